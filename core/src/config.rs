@@ -1,0 +1,163 @@
+//! `rail.yaml`, the repo-wide settings, beside claims.md. Every key is optional.
+//!
+//! ```yaml
+//! lease: 2h            # default lease of a claim
+//! expiring: 15m        # a claim with less left than this is "expiring"
+//! check: cargo test    # what `rail done` runs before it releases
+//! on_stop: release     # what the agent Stop hook does: release | renew | nothing
+//! hook_failure: deny   # when the rail cannot be read, hooks deny (or warn)
+//! lock_timeout: 10s    # how long a command waits for the lock
+//! remote: origin       # share the rail through this git remote
+//! ```
+
+use chrono::TimeDelta;
+use serde::Serialize;
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::time;
+use crate::yaml::{self, Value};
+
+pub const DEFAULT_LEASE: TimeDelta = TimeDelta::hours(2);
+pub const DEFAULT_EXPIRING: TimeDelta = TimeDelta::minutes(15);
+pub const DEFAULT_LOCK_TIMEOUT: TimeDelta = TimeDelta::seconds(10);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnStop {
+    Release,
+    Renew,
+    Nothing,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HookFailure {
+    Deny,
+    Warn,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Config {
+    #[serde(with = "secs")]
+    pub lease: TimeDelta,
+    #[serde(with = "secs")]
+    pub expiring: TimeDelta,
+    pub check: Option<String>,
+    pub on_stop: OnStop,
+    pub hook_failure: HookFailure,
+    #[serde(with = "secs")]
+    pub lock_timeout: TimeDelta,
+    pub remote: Option<String>,
+}
+
+mod secs {
+    use chrono::TimeDelta;
+    use serde::Serializer;
+
+    pub fn serialize<S: Serializer>(d: &TimeDelta, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_i64(d.num_seconds())
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            lease: DEFAULT_LEASE,
+            expiring: DEFAULT_EXPIRING,
+            check: None,
+            on_stop: OnStop::Release,
+            hook_failure: HookFailure::Deny,
+            lock_timeout: DEFAULT_LOCK_TIMEOUT,
+            remote: None,
+        }
+    }
+}
+
+pub const KNOWN_KEYS: &[&str] = &[
+    "lease",
+    "expiring",
+    "check",
+    "on_stop",
+    "hook_failure",
+    "lock_timeout",
+    "remote",
+];
+
+/// Reads rail.yaml; bad values keep their default and get a diagnostic.
+pub fn parse(text: &str) -> (Config, Vec<Diagnostic>) {
+    let doc = yaml::parse(text);
+    let mut diags = doc.diagnostics.clone();
+    let mut config = Config::default();
+    for entry in doc.entries() {
+        let span = entry.value.span;
+        let value = match &entry.value.value {
+            Value::Scalar(s) => s.clone(),
+            Value::Null => continue,
+            _ => {
+                diags.push(Diagnostic::error(
+                    Code::BadConfig,
+                    span,
+                    format!("`{}` expects a single value", entry.key),
+                ));
+                continue;
+            }
+        };
+        let mut bad =
+            |message: String| diags.push(Diagnostic::error(Code::BadConfig, span, message));
+        let duration = |v: &str| time::parse_duration(v).map_err(|e| e.to_string());
+        match entry.key.as_str() {
+            "lease" => match duration(&value) {
+                Ok(d) => config.lease = d,
+                Err(e) => bad(format!("lease: {e}")),
+            },
+            "expiring" => match duration(&value) {
+                Ok(d) => config.expiring = d,
+                Err(e) => bad(format!("expiring: {e}")),
+            },
+            "lock_timeout" => match duration(&value) {
+                Ok(d) => config.lock_timeout = d,
+                Err(e) => bad(format!("lock_timeout: {e}")),
+            },
+            "check" => config.check = Some(value),
+            "remote" => config.remote = Some(value),
+            "on_stop" => match value.as_str() {
+                "release" => config.on_stop = OnStop::Release,
+                "renew" => config.on_stop = OnStop::Renew,
+                "nothing" => config.on_stop = OnStop::Nothing,
+                _ => bad("on_stop is one of release, renew, nothing".into()),
+            },
+            "hook_failure" => match value.as_str() {
+                "deny" => config.hook_failure = HookFailure::Deny,
+                "warn" => config.hook_failure = HookFailure::Warn,
+                _ => bad("hook_failure is deny or warn".into()),
+            },
+            other => diags.push(Diagnostic::warning(
+                Code::UnknownField,
+                entry.key_span,
+                format!(
+                    "unknown setting `{other}` (known: {})",
+                    KNOWN_KEYS.join(", ")
+                ),
+            )),
+        }
+    }
+    (config, diags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_overrides() {
+        let (c, d) = parse("lease: 45m\ncheck: cargo test --workspace\non_stop: renew\n");
+        assert!(d.is_empty());
+        assert_eq!(c.lease, TimeDelta::minutes(45));
+        assert_eq!(c.expiring, DEFAULT_EXPIRING);
+        assert_eq!(c.check.as_deref(), Some("cargo test --workspace"));
+        assert_eq!(c.on_stop, OnStop::Renew);
+        let (c, d) = parse("lease: forever\nwho: me\n");
+        assert_eq!(c.lease, DEFAULT_LEASE);
+        assert_eq!(d.len(), 2);
+    }
+}

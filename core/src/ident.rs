@@ -1,0 +1,218 @@
+//! What task ids, session names and resource names may contain.
+//!
+//! Task ids name a line in claims.md and appear in `grep "^TASK |"`, so they are one token with
+//! no path separators. Session names default to git branch names, so they may contain `/`.
+//! Both refuse whitespace, pipes, control characters and `..`.
+
+pub const MAX_NAME_LEN: usize = 128;
+
+/// Why a name was refused, in words fit for an error message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameError(pub String);
+
+impl std::fmt::Display for NameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NameError {}
+
+fn common(kind: &str, name: &str) -> Result<(), NameError> {
+    if name.is_empty() {
+        return Err(NameError(format!("{kind} is empty")));
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Err(NameError(format!(
+            "{kind} is longer than {MAX_NAME_LEN} bytes"
+        )));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(NameError(format!(
+            "{kind} contains a control character (U+{:04X})",
+            c as u32
+        )));
+    }
+    if name.chars().any(char::is_whitespace) {
+        return Err(NameError(format!("{kind} `{name}` contains whitespace")));
+    }
+    if name.contains('|') {
+        return Err(NameError(format!(
+            "{kind} `{name}` contains `|`, the field separator"
+        )));
+    }
+    if name.contains("..") {
+        return Err(NameError(format!("{kind} `{name}` contains `..`")));
+    }
+    let first = name.chars().next().unwrap_or(' ');
+    if !first.is_alphanumeric() {
+        return Err(NameError(format!(
+            "{kind} `{name}` must start with a letter or digit"
+        )));
+    }
+    Ok(())
+}
+
+/// A task id: starts with a letter or digit; then letters, digits and `. _ - + # : @`.
+pub fn validate_task(task: &str) -> Result<(), NameError> {
+    common("task id", task)?;
+    if task.contains('/') || task.contains('\\') {
+        return Err(NameError(format!(
+            "task id `{task}` contains a path separator"
+        )));
+    }
+    if let Some(c) = task
+        .chars()
+        .find(|c| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+' | '#' | ':' | '@')))
+    {
+        return Err(NameError(format!("task id `{task}` contains `{c}`")));
+    }
+    Ok(())
+}
+
+/// A session name: like a git branch name. Starts with a letter or digit; then letters, digits
+/// and `. _ - + @ /`; no empty `//` segment, no segment starting with `.`, no trailing `/` or
+/// `.lock`.
+pub fn validate_session(session: &str) -> Result<(), NameError> {
+    common("session name", session)?;
+    if let Some(c) = session
+        .chars()
+        .find(|c| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+' | '@' | '/')))
+    {
+        return Err(NameError(format!(
+            "session name `{session}` contains `{c}`"
+        )));
+    }
+    if session.ends_with('/') || session.contains("//") {
+        return Err(NameError(format!(
+            "session name `{session}` has an empty path segment"
+        )));
+    }
+    if session.split('/').any(|seg| seg.starts_with('.')) {
+        return Err(NameError(format!(
+            "session name `{session}` has a segment starting with `.`"
+        )));
+    }
+    if session.ends_with(".lock") || session.ends_with('.') {
+        return Err(NameError(format!(
+            "session name `{session}` may not end with `.lock` or `.`"
+        )));
+    }
+    Ok(())
+}
+
+/// A resource: one token, `kind:name` by convention (`port:3000`, `checkout:test-lock`,
+/// `simulator:iphone-15`). A `shared:` prefix marks a resource several sessions may hold at once.
+pub fn validate_resource(resource: &str) -> Result<(), NameError> {
+    if resource.is_empty() {
+        return Err(NameError("resource is empty".into()));
+    }
+    if resource.len() > MAX_NAME_LEN {
+        return Err(NameError(format!(
+            "resource is longer than {MAX_NAME_LEN} bytes"
+        )));
+    }
+    if let Some(c) = resource
+        .chars()
+        .find(|c| c.is_control() || c.is_whitespace() || matches!(c, '|' | ','))
+    {
+        return Err(NameError(format!(
+            "resource `{resource}` contains {}",
+            describe(c)
+        )));
+    }
+    let name = resource.strip_prefix(SHARED_PREFIX).unwrap_or(resource);
+    if name.is_empty() {
+        return Err(NameError("resource after `shared:` is empty".into()));
+    }
+    Ok(())
+}
+
+/// Marks a resource that several live sessions may hold together.
+pub const SHARED_PREFIX: &str = "shared:";
+
+/// Splits `shared:port:3000` into (`port:3000`, true) and `port:3000` into (`port:3000`, false).
+pub fn resource_key(resource: &str) -> (&str, bool) {
+    match resource.strip_prefix(SHARED_PREFIX) {
+        Some(rest) => (rest, true),
+        None => (resource, false),
+    }
+}
+
+fn describe(c: char) -> String {
+    if c.is_whitespace() {
+        "whitespace".into()
+    } else if c.is_control() {
+        format!("a control character (U+{:04X})", c as u32)
+    } else {
+        format!("`{c}`")
+    }
+}
+
+/// The claim file of an owner: `claims/<owner>.yaml`, with `/` in the owner written as `%2F`
+/// (session names never contain `%`, so the mapping is reversible).
+pub fn claim_file_name(owner: &str) -> String {
+    format!("{}.yaml", owner.replace('/', "%2F"))
+}
+
+/// The owner a claim file name stands for, if it is one (`feature%2Fx.yaml` → `feature/x`).
+pub fn owner_from_file_name(file_name: &str) -> Option<String> {
+    let stem = file_name
+        .strip_suffix(".yaml")
+        .or_else(|| file_name.strip_suffix(".yml"))?;
+    Some(stem.replace("%2F", "/").replace("%2f", "/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tasks() {
+        for ok in [
+            "auth-refresh",
+            "JIRA-123",
+            "gh#42",
+            "v1.2_fix",
+            "tâche",
+            "a:b@c",
+        ] {
+            assert!(validate_task(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "", "../x", "a|b", "a/b", "a b", "-x", "#x", "a..b", "a\u{7}", "x\\y",
+        ] {
+            assert!(validate_task(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn sessions() {
+        for ok in ["session-a", "feature/x", "alice@laptop", "claude.2"] {
+            assert!(validate_session(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "", "a|b", "a b", "/x", "x/", "a//b", "a/.b", "a.lock", "a..b", "-x",
+        ] {
+            assert!(validate_session(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn resources() {
+        assert!(validate_resource("port:3000").is_ok());
+        assert_eq!(resource_key("shared:port:3000"), ("port:3000", true));
+        assert!(validate_resource("shared:").is_err());
+        assert!(validate_resource("a,b").is_err());
+    }
+
+    #[test]
+    fn claim_file_names_round_trip() {
+        assert_eq!(claim_file_name("feature/x"), "feature%2Fx.yaml");
+        assert_eq!(
+            owner_from_file_name("feature%2Fx.yaml").as_deref(),
+            Some("feature/x")
+        );
+        assert_eq!(owner_from_file_name("notes.txt"), None);
+    }
+}

@@ -1,0 +1,306 @@
+//! Timestamps and durations as people write them in claims.
+//!
+//! Timestamps: `2026-10-22T14:05Z` (what `date -u +%FT%RZ` writes), with seconds
+//! (`14:05:30Z`, fractions allowed), or with an offset (`+02:00`, `+0200`, `+02`). A zone is
+//! required: a claim read on another machine must mean the same instant.
+//!
+//! Durations: `90s`, `45m`, `2h`, `1h30m`, `1d`, combined largest unit first.
+
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};
+use nom::{
+    branch::alt,
+    bytes::complete::take_while_m_n,
+    character::complete::{char, digit1, one_of},
+    combinator::{all_consuming, map_res, opt, recognize},
+    sequence::preceded,
+    IResult, Parser,
+};
+
+pub type Time = DateTime<Utc>;
+
+type Ymd = (u32, u32, u32);
+type Hmsn = (u32, u32, u32, u32);
+
+fn digits<'a>(n: usize) -> impl Parser<&'a str, Output = u32, Error = nom::error::Error<&'a str>> {
+    map_res(
+        take_while_m_n(n, n, |c: char| c.is_ascii_digit()),
+        |s: &str| s.parse::<u32>(),
+    )
+}
+
+fn date(input: &str) -> IResult<&str, (u32, u32, u32)> {
+    let (input, year) = digits(4).parse(input)?;
+    let (input, _) = char('-')(input)?;
+    let (input, month) = digits(2).parse(input)?;
+    let (input, _) = char('-')(input)?;
+    let (input, day) = digits(2).parse(input)?;
+    Ok((input, (year, month, day)))
+}
+
+fn clock(input: &str) -> IResult<&str, (u32, u32, u32, u32)> {
+    let (input, hour) = digits(2).parse(input)?;
+    let (input, _) = char(':')(input)?;
+    let (input, minute) = digits(2).parse(input)?;
+    let (input, second) = opt(preceded(char(':'), digits(2))).parse(input)?;
+    let (input, frac) = opt(preceded(one_of(".,"), digit1)).parse(input)?;
+    let nanos = frac
+        .map(|f: &str| {
+            let mut padded: String = f.chars().take(9).collect();
+            while padded.len() < 9 {
+                padded.push('0');
+            }
+            padded.parse::<u32>().unwrap_or(0)
+        })
+        .unwrap_or(0);
+    Ok((input, (hour, minute, second.unwrap_or(0), nanos)))
+}
+
+/// Offset in seconds east of UTC.
+fn zone(input: &str) -> IResult<&str, i32> {
+    let utc = |i| -> IResult<&str, i32> {
+        let (i, _) = one_of("Zz")(i)?;
+        Ok((i, 0))
+    };
+    let offset = |i| -> IResult<&str, i32> {
+        let (i, sign) = one_of("+-")(i)?;
+        let (i, hours) = digits(2).parse(i)?;
+        let (i, minutes) = opt(preceded(opt(char(':')), digits(2))).parse(i)?;
+        let secs = (hours * 3600 + minutes.unwrap_or(0) * 60) as i32;
+        Ok((i, if sign == '-' { -secs } else { secs }))
+    };
+    alt((utc, offset)).parse(input)
+}
+
+/// Why a timestamp did not parse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TimeError {
+    Syntax,
+    NoZone,
+    OutOfRange,
+}
+
+impl std::fmt::Display for TimeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TimeError::Syntax => {
+                "expected a time like 2026-10-22T14:05Z (date -u +%FT%RZ), with optional seconds or an offset such as +02:00"
+            }
+            TimeError::NoZone => {
+                "the time has no zone; add Z for UTC (date -u +%FT%RZ) or an offset such as +02:00"
+            }
+            TimeError::OutOfRange => "the date or time is out of range",
+        })
+    }
+}
+
+/// Parses a whole string as a timestamp (surrounding whitespace is not allowed).
+pub fn parse_time(text: &str) -> Result<Time, TimeError> {
+    let head = |i| -> IResult<&str, (Ymd, Hmsn)> {
+        let (i, d) = date(i)?;
+        let (i, _) = one_of("Tt ")(i)?;
+        let (i, c) = clock(i)?;
+        Ok((i, (d, c)))
+    };
+    let (rest, ((year, month, day), (hour, minute, second, nanos))) =
+        head(text).map_err(|_| TimeError::Syntax)?;
+    let offset = match all_consuming(zone).parse(rest) {
+        Ok((_, offset)) => offset,
+        Err(_) if rest.is_empty() => return Err(TimeError::NoZone),
+        Err(_) => return Err(TimeError::Syntax),
+    };
+    let date = NaiveDate::from_ymd_opt(year as i32, month, day).ok_or(TimeError::OutOfRange)?;
+    // Leap seconds (`:60`) are clamped to :59.999 rather than refused.
+    let (second, nanos) = if second == 60 {
+        (59, 999_999_999)
+    } else {
+        (second, nanos)
+    };
+    let time =
+        NaiveTime::from_hms_nano_opt(hour, minute, second, nanos).ok_or(TimeError::OutOfRange)?;
+    let zone = FixedOffset::east_opt(offset).ok_or(TimeError::OutOfRange)?;
+    let local = NaiveDateTime::new(date, time)
+        .and_local_timezone(zone)
+        .single()
+        .ok_or(TimeError::OutOfRange)?;
+    Ok(local.with_timezone(&Utc))
+}
+
+/// True when a field looks like someone meant a date (`2026-…`), even if it does not parse.
+pub fn looks_like_time(text: &str) -> bool {
+    recognize((digits(4), char::<&str, nom::error::Error<&str>>('-')))
+        .parse(text)
+        .is_ok()
+}
+
+/// The form Rail writes: UTC with seconds, e.g. `2026-10-22T14:05:03Z`.
+pub fn format_time(time: Time) -> String {
+    time.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// Why a duration did not parse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DurationError;
+
+impl std::fmt::Display for DurationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("expected a duration like 45m, 2h, 1h30m or 1d")
+    }
+}
+
+/// Parses `1d2h30m15s` style durations (at least one part, units in decreasing order, no
+/// repeats). Zero is refused: a lease of nothing is a mistake.
+pub fn parse_duration(text: &str) -> Result<TimeDelta, DurationError> {
+    let mut rest = text;
+    let mut total: i64 = 0;
+    let mut last_rank = usize::MAX;
+    if rest.is_empty() {
+        return Err(DurationError);
+    }
+    while !rest.is_empty() {
+        let part = |i| -> IResult<&str, (&str, char)> { (digit1, one_of("dhms")).parse(i) };
+        let (after, (number, unit)) = part(rest).map_err(|_| DurationError)?;
+        let rank = match unit {
+            'd' => 0,
+            'h' => 1,
+            'm' => 2,
+            _ => 3,
+        };
+        if last_rank != usize::MAX && rank <= last_rank {
+            return Err(DurationError);
+        }
+        last_rank = rank;
+        let n: i64 = number.parse().map_err(|_| DurationError)?;
+        let scale = [86_400, 3_600, 60, 1][rank];
+        total = n
+            .checked_mul(scale)
+            .and_then(|v| total.checked_add(v))
+            .ok_or(DurationError)?;
+        rest = after;
+    }
+    // Cap at ten years: anything longer is a typo, and it keeps arithmetic far from overflow.
+    if total <= 0 || total > 10 * 366 * 86_400 {
+        return Err(DurationError);
+    }
+    TimeDelta::try_seconds(total).ok_or(DurationError)
+}
+
+/// Renders a duration for people and for the duration fields Rail writes: `2h13m`, `45m`,
+/// `3d4h`, `30s`. Minutes are dropped once days are shown; seconds once minutes are.
+pub fn format_duration(duration: TimeDelta) -> String {
+    let secs = duration.num_seconds();
+    let negative = secs < 0;
+    let secs = secs.unsigned_abs();
+    let (d, h, m, s) = (
+        secs / 86_400,
+        secs % 86_400 / 3_600,
+        secs % 3_600 / 60,
+        secs % 60,
+    );
+    let mut out = String::new();
+    if negative {
+        out.push('-');
+    }
+    if d > 0 {
+        out.push_str(&format!("{d}d"));
+        if h > 0 {
+            out.push_str(&format!("{h}h"));
+        }
+    } else if h > 0 {
+        out.push_str(&format!("{h}h"));
+        if m > 0 {
+            out.push_str(&format!("{m}m"));
+        }
+    } else if m > 0 {
+        out.push_str(&format!("{m}m"));
+    } else {
+        out.push_str(&format!("{s}s"));
+    }
+    out
+}
+
+/// Exact form for writing back into files (`1h30m`, `45m`, `90s` → `1m30s`).
+pub fn format_duration_exact(duration: TimeDelta) -> String {
+    let secs = duration.num_seconds().max(0);
+    let (d, h, m, s) = (
+        secs / 86_400,
+        secs % 86_400 / 3_600,
+        secs % 3_600 / 60,
+        secs % 60,
+    );
+    let mut out = String::new();
+    for (n, unit) in [(d, 'd'), (h, 'h'), (m, 'm'), (s, 's')] {
+        if n > 0 {
+            out.push_str(&format!("{n}{unit}"));
+        }
+    }
+    if out.is_empty() {
+        out.push_str("0s");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utc(text: &str) -> String {
+        format_time(parse_time(text).unwrap())
+    }
+
+    #[test]
+    fn seed_forms() {
+        assert_eq!(utc("2026-10-22T14:05Z"), "2026-10-22T14:05:00Z");
+        assert_eq!(utc("2026-10-22T14:05:30Z"), "2026-10-22T14:05:30Z");
+        assert_eq!(utc("2026-10-22T14:05:30.250Z"), "2026-10-22T14:05:30Z");
+        assert_eq!(utc("2026-10-22T16:05+02:00"), "2026-10-22T14:05:00Z");
+        assert_eq!(utc("2026-10-22T16:05:00+0200"), "2026-10-22T14:05:00Z");
+        assert_eq!(utc("2026-10-22T09:05-05"), "2026-10-22T14:05:00Z");
+        assert_eq!(utc("2026-10-22 14:05z"), "2026-10-22T14:05:00Z");
+    }
+
+    #[test]
+    fn bad_times() {
+        assert_eq!(parse_time("2026-10-22T14:05"), Err(TimeError::NoZone));
+        assert_eq!(parse_time("yesterday"), Err(TimeError::Syntax));
+        assert_eq!(parse_time("2026-13-22T14:05Z"), Err(TimeError::OutOfRange));
+        assert_eq!(parse_time("2026-10-22T25:05Z"), Err(TimeError::OutOfRange));
+        assert_eq!(parse_time("2026-10-22T14:05Zjunk"), Err(TimeError::Syntax));
+        assert_eq!(parse_time(""), Err(TimeError::Syntax));
+        assert!(looks_like_time("2026-10-2"));
+        assert!(!looks_like_time("26-10-22"));
+    }
+
+    #[test]
+    fn durations() {
+        let d = |s| parse_duration(s).map(|d| d.num_seconds());
+        assert_eq!(d("45m"), Ok(2700));
+        assert_eq!(d("2h"), Ok(7200));
+        assert_eq!(d("1h30m"), Ok(5400));
+        assert_eq!(d("1d"), Ok(86_400));
+        assert_eq!(d("90s"), Ok(90));
+        for bad in [
+            "",
+            "0m",
+            "30m1h",
+            "1h1h",
+            "soon",
+            "1.5h",
+            "-1h",
+            "99999999999999d",
+        ] {
+            assert!(d(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            format_duration(TimeDelta::seconds(2 * 3600 + 13 * 60 + 5)),
+            "2h13m"
+        );
+        assert_eq!(format_duration(TimeDelta::seconds(45 * 60)), "45m");
+        assert_eq!(format_duration(TimeDelta::seconds(30)), "30s");
+        assert_eq!(format_duration(TimeDelta::seconds(-90)), "-1m");
+        assert_eq!(
+            format_duration(TimeDelta::seconds(3 * 86_400 + 4 * 3600)),
+            "3d4h"
+        );
+        assert_eq!(format_duration_exact(TimeDelta::seconds(5400)), "1h30m");
+    }
+}

@@ -1,0 +1,1 @@
+//! Cross-component tests live under tests/tests.
