@@ -3,16 +3,30 @@
 //! Hosts (the `rail` CLI, the wasm package behind the VS Code extension and the web board) pass
 //! in texts, times and facts; core parses, validates and decides. Core never touches the file
 //! system, processes, the clock or the network.
+//!
+//! Reading order: [`rail`] (claims.md) and [`claimfile`] (claim YAML) parse; [`model`] joins
+//! and evaluates claims with [`lease`]; [`conflict`] and [`scope`] judge them; [`board`] is the
+//! view every front end shows; [`ops`] plans changes as [`edit`] patches; [`merge`] is the git
+//! merge driver's logic.
 
+pub mod board;
 pub mod claimfile;
 pub mod config;
+pub mod conflict;
 pub mod diagnostic;
 pub mod edit;
 pub mod glob;
 pub mod ident;
+pub mod input;
+pub mod lease;
 pub mod lock;
 pub mod log;
+pub mod markdown;
+pub mod merge;
+pub mod model;
+pub mod ops;
 pub mod rail;
+pub mod scope;
 pub mod serde_time;
 pub mod text;
 pub mod time;

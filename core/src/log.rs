@@ -22,6 +22,7 @@ use crate::time::{self, Time};
 /// What happened. Unknown event names from newer versions are kept as they are.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Event {
     Claimed,
     Renewed,
@@ -73,15 +74,16 @@ impl Event {
 
 /// One log line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LogEntry {
     #[serde(serialize_with = "crate::serde_time::serialize")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub time: Time,
     pub event: Event,
     pub task: Option<String>,
     pub session: Option<String>,
     pub details: BTreeMap<String, String>,
     /// Zero-based line in the log (when parsed).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
 }
 

@@ -1,0 +1,438 @@
+//! The board: one serializable view of the whole rail at one moment.
+//!
+//! `rail board --json`, the VS Code extension and the web board all show this model; none of
+//! them recomputes a state, a conflict or a lease. Field names are stable and documented in
+//! docs/format.md ("The board model").
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::conflict::{self, Blocked, Conflict, ConflictKind};
+use crate::diagnostic::{Code, Diagnostic, Located, Severity};
+use crate::ident::resource_key;
+use crate::input::{Facts, RailTexts};
+use crate::lease::{Activity, State};
+use crate::log::LogEntry;
+use crate::markdown;
+use crate::model::{Claim, Evaluation, Origin, Rail};
+use crate::text::LineIndex;
+use crate::time::{format_duration, format_time, Time};
+
+/// Version of the board JSON; bumped on incompatible changes.
+pub const BOARD_VERSION: u32 = 1;
+
+/// How many log entries the board carries (newest first).
+pub const DEFAULT_LOG_LIMIT: usize = 50;
+
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Board {
+    pub version: u32,
+    pub now: String,
+    pub settings: Settings,
+    pub summary: Summary,
+    pub claims: Vec<BoardClaim>,
+    pub released: Vec<BoardReleased>,
+    pub conflicts: Vec<Conflict>,
+    pub blocked: Vec<Blocked>,
+    pub resources: Vec<ResourceUse>,
+    pub sessions: Vec<SessionView>,
+    pub diagnostics: Vec<Located>,
+    pub log: Vec<LogEntry>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Settings {
+    pub lease_secs: i64,
+    pub expiring_secs: i64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Summary {
+    pub claims: usize,
+    pub live: usize,
+    pub expiring: usize,
+    pub stale: usize,
+    pub blocked: usize,
+    pub conflicts: usize,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct BoardClaim {
+    pub id: usize,
+    /// `null` for a claim file that claims paths and resources but no task.
+    pub task: Option<String>,
+    pub session: String,
+    pub branch: String,
+    /// Where it is written: `claims.md` or `claims/<owner>.yaml`, one-based line.
+    pub file: String,
+    pub line: u32,
+    /// A claim file that adds paths or resources to this claims.md line.
+    pub also: Option<String>,
+    pub claimed_at: Option<String>,
+    pub renewed_at: Option<String>,
+    pub last_commit_at: Option<String>,
+    pub lease_start: Option<String>,
+    pub lease_end: Option<String>,
+    pub lease_secs: i64,
+    /// Negative once the lease ran out; `null` when no time is known.
+    pub lease_left_secs: Option<i64>,
+    pub lease_left_text: Option<String>,
+    pub age_secs: Option<i64>,
+    pub age_text: Option<String>,
+    pub state: State,
+    pub activity: Activity,
+    pub reason: String,
+    /// False for a duplicate claim that lost to an earlier one.
+    pub holds: bool,
+    pub blocked: bool,
+    pub blocked_by: Vec<String>,
+    /// Indexes into `conflicts`.
+    pub conflicts: Vec<usize>,
+    pub paths: Vec<String>,
+    pub resources: Vec<String>,
+    pub after: Vec<String>,
+    pub purpose: Option<String>,
+    /// `purpose` rendered from markdown; safe to insert as HTML.
+    pub purpose_html: Option<String>,
+    pub pid: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct BoardReleased {
+    pub task: Option<String>,
+    pub session: String,
+    pub file: String,
+    pub released_at: String,
+    pub touched: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ResourceHolder {
+    pub claim: usize,
+    pub session: String,
+    pub task: Option<String>,
+    pub shared: bool,
+    pub state: State,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ResourceUse {
+    /// Without the `shared:` prefix, e.g. `port:3000`.
+    pub name: String,
+    /// The part before the first `:` (`port`, `simulator`, `checkout`), or `""`.
+    pub kind: String,
+    pub holders: Vec<ResourceHolder>,
+    /// Two holding sessions and at least one exclusive holder.
+    pub clash: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SessionView {
+    pub name: String,
+    pub branch: String,
+    pub worktree: Option<String>,
+    pub last_commit_at: Option<String>,
+    pub claims: Vec<usize>,
+    pub live: usize,
+    pub expiring: usize,
+    pub stale: usize,
+}
+
+fn time_str(t: Option<Time>) -> Option<String> {
+    t.map(format_time)
+}
+
+/// Builds the board from the rail's texts and the host's facts.
+pub fn build(texts: &RailTexts, facts: &Facts) -> Board {
+    let rail = Rail::load(texts);
+    build_from(&rail, facts, DEFAULT_LOG_LIMIT)
+}
+
+pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
+    let eval = rail.evaluate(facts);
+    let conflicts = conflict::detect(&eval);
+    let blocked = conflict::blocked(&eval, &rail.log);
+    let now = facts.now;
+
+    let mut claim_conflicts: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut losers: Vec<usize> = Vec::new();
+    for (i, c) in conflicts.iter().enumerate() {
+        for id in &c.claims {
+            claim_conflicts.entry(*id).or_default().push(i);
+        }
+        if c.kind == ConflictKind::DuplicateTask {
+            losers.extend(c.claims.iter().skip(1));
+        }
+    }
+    let blocked_by: BTreeMap<usize, Vec<String>> = blocked
+        .iter()
+        .map(|b| {
+            (
+                b.claim,
+                b.waiting_for.iter().map(|w| w.task.clone()).collect(),
+            )
+        })
+        .collect();
+
+    let claims: Vec<BoardClaim> = eval
+        .claims
+        .iter()
+        .map(|c| {
+            let lease = &c.lease_state;
+            let age = c.claimed_at.map(|t| now - t);
+            BoardClaim {
+                id: c.id,
+                task: c.task.clone(),
+                session: c.session.clone(),
+                branch: c.branch.clone(),
+                file: c.file.clone(),
+                line: c.line,
+                also: c.also.clone(),
+                claimed_at: time_str(c.claimed_at),
+                renewed_at: time_str(c.renewed_at),
+                last_commit_at: time_str(c.last_commit_at),
+                lease_start: time_str(lease.start),
+                lease_end: time_str(lease.end),
+                lease_secs: c.lease.num_seconds(),
+                lease_left_secs: lease.left.map(|d| d.num_seconds()),
+                lease_left_text: lease.left.map(format_duration),
+                age_secs: age.map(|d| d.num_seconds()),
+                age_text: age.map(format_duration),
+                state: lease.state,
+                activity: lease.activity,
+                reason: lease.reason.clone(),
+                holds: !losers.contains(&c.id),
+                blocked: blocked_by.contains_key(&c.id),
+                blocked_by: blocked_by.get(&c.id).cloned().unwrap_or_default(),
+                conflicts: claim_conflicts.get(&c.id).cloned().unwrap_or_default(),
+                paths: c.paths.clone(),
+                resources: c.resources.clone(),
+                after: c.after.clone(),
+                purpose: c.purpose.clone(),
+                purpose_html: c.purpose.as_deref().map(markdown::render),
+                pid: c.pid.clone(),
+            }
+        })
+        .collect();
+
+    let released = eval
+        .released
+        .iter()
+        .map(|r| BoardReleased {
+            task: r.task.clone(),
+            session: r.session.clone(),
+            file: r.file.clone(),
+            released_at: format_time(r.released_at),
+            touched: r.touched.clone(),
+        })
+        .collect();
+
+    let resources = resources(&eval);
+    let sessions = sessions(&eval, facts);
+    let mut diagnostics = rail.diagnostics();
+    diagnostics.extend(semantic_diagnostics(rail, &eval, &conflicts, &blocked));
+
+    let mut log: Vec<LogEntry> = rail
+        .log
+        .entries
+        .iter()
+        .rev()
+        .take(log_limit)
+        .cloned()
+        .collect();
+    log.sort_by(|a, b| b.time.cmp(&a.time).then(b.line.cmp(&a.line)));
+
+    let mut summary = Summary {
+        claims: claims.len(),
+        blocked: blocked.len(),
+        conflicts: conflicts.len(),
+        ..Summary::default()
+    };
+    for c in &claims {
+        match c.state {
+            State::Live => summary.live += 1,
+            State::Expiring => summary.expiring += 1,
+            State::Stale => summary.stale += 1,
+        }
+    }
+    for d in &diagnostics {
+        match d.severity {
+            Severity::Error => summary.errors += 1,
+            Severity::Warning => summary.warnings += 1,
+            Severity::Info => {}
+        }
+    }
+
+    Board {
+        version: BOARD_VERSION,
+        now: format_time(now),
+        settings: Settings {
+            lease_secs: rail.config.lease.num_seconds(),
+            expiring_secs: rail.config.expiring.num_seconds(),
+        },
+        summary,
+        claims,
+        released,
+        conflicts,
+        blocked,
+        resources,
+        sessions,
+        diagnostics,
+        log,
+    }
+}
+
+fn resources(eval: &Evaluation) -> Vec<ResourceUse> {
+    let mut by_name: BTreeMap<String, Vec<ResourceHolder>> = BTreeMap::new();
+    for claim in &eval.claims {
+        for r in &claim.resources {
+            let (name, shared) = resource_key(r);
+            by_name
+                .entry(name.to_string())
+                .or_default()
+                .push(ResourceHolder {
+                    claim: claim.id,
+                    session: claim.session.clone(),
+                    task: claim.task.clone(),
+                    shared,
+                    state: claim.state(),
+                });
+        }
+    }
+    by_name
+        .into_iter()
+        .map(|(name, holders)| {
+            let holding: Vec<&ResourceHolder> =
+                holders.iter().filter(|h| h.state.holds()).collect();
+            let mut sessions: Vec<&str> = holding.iter().map(|h| h.session.as_str()).collect();
+            sessions.sort_unstable();
+            sessions.dedup();
+            let clash = sessions.len() > 1 && holding.iter().any(|h| !h.shared);
+            ResourceUse {
+                kind: name
+                    .split_once(':')
+                    .map(|(k, _)| k.to_string())
+                    .unwrap_or_default(),
+                name,
+                holders,
+                clash,
+            }
+        })
+        .collect()
+}
+
+fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
+    let mut by_name: BTreeMap<String, SessionView> = BTreeMap::new();
+    for claim in &eval.claims {
+        let view = by_name
+            .entry(claim.session.clone())
+            .or_insert_with(|| SessionView {
+                name: claim.session.clone(),
+                branch: claim.branch.clone(),
+                worktree: None,
+                last_commit_at: time_str(claim.last_commit_at),
+                claims: Vec::new(),
+                live: 0,
+                expiring: 0,
+                stale: 0,
+            });
+        view.claims.push(claim.id);
+        match claim.state() {
+            State::Live => view.live += 1,
+            State::Expiring => view.expiring += 1,
+            State::Stale => view.stale += 1,
+        }
+    }
+    for wt in &facts.worktrees {
+        let Some(branch) = &wt.branch else { continue };
+        match by_name.values_mut().find(|v| &v.branch == branch) {
+            Some(view) => view.worktree = Some(wt.path.clone()),
+            None => {
+                by_name.insert(
+                    branch.clone(),
+                    SessionView {
+                        name: branch.clone(),
+                        branch: branch.clone(),
+                        worktree: Some(wt.path.clone()),
+                        last_commit_at: time_str(facts.commits.get(branch).copied()),
+                        claims: Vec::new(),
+                        live: 0,
+                        expiring: 0,
+                        stale: 0,
+                    },
+                );
+            }
+        }
+    }
+    by_name.into_values().collect()
+}
+
+/// Conflicts and blocks as diagnostics on the lines involved, for Problems panels and
+/// `rail validate`.
+fn semantic_diagnostics(
+    rail: &Rail,
+    eval: &Evaluation,
+    conflicts: &[Conflict],
+    blocked: &[Blocked],
+) -> Vec<Located> {
+    let claims_index = LineIndex::new(rail.claims.text());
+    let locate = |claim: &Claim, d: Diagnostic| -> Located {
+        match claim.origin {
+            Origin::Line(_) => d.locate(&rail.claims_path, rail.claims.text(), &claims_index),
+            Origin::File(i) => {
+                let file = &rail.files[i];
+                d.locate(&file.path, file.text(), &LineIndex::new(file.text()))
+            }
+        }
+    };
+    let mut out = Vec::new();
+    for conflict in conflicts {
+        let (code, severity) = match conflict.kind {
+            ConflictKind::DuplicateTask => (Code::DuplicateClaim, Severity::Error),
+            ConflictKind::PathOverlap => (Code::PathOverlap, Severity::Warning),
+            ConflictKind::ResourceClash => (Code::ResourceClash, Severity::Warning),
+        };
+        for id in &conflict.claims {
+            let claim = &eval.claims[*id];
+            let d = Diagnostic {
+                code,
+                severity,
+                span: claim.span,
+                message: conflict.message.clone(),
+            };
+            out.push(locate(claim, d));
+        }
+    }
+    for b in blocked {
+        let claim = &eval.claims[b.claim];
+        let d = Diagnostic {
+            code: Code::Blocked,
+            severity: Severity::Info,
+            span: claim.span,
+            message: b.message.clone(),
+        };
+        out.push(locate(claim, d));
+    }
+    for claim in &eval.claims {
+        if claim.claimed_at.is_none() && claim.renewed_at.is_none() {
+            let d = Diagnostic::warning(
+                Code::NoClaimTime,
+                claim.span,
+                "no claim time is known for this claim file; add `since:` so its lease can run out",
+            );
+            out.push(locate(claim, d));
+        }
+    }
+    out
+}

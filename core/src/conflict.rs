@@ -1,0 +1,342 @@
+//! Conflicts between claims, and tasks blocked on others.
+//!
+//! - the same task claimed twice (the earlier claim holds);
+//! - overlapping paths between holding claims of different sessions;
+//! - one exclusive resource held by two sessions (`shared:` resources may be held by many, but
+//!   not together with an exclusive holder);
+//! - a task whose `after:` tasks are not released yet is blocked.
+//!
+//! Path conflicts are found through an index keyed by each pattern's literal prefix: two
+//! patterns can only overlap when one prefix is a segment prefix of the other, so a pattern is
+//! only compared with patterns filed under its own prefix or one of its ancestors.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use crate::glob;
+use crate::ident::resource_key;
+use crate::log::{Event, Log};
+use crate::model::{precedence, Claim, Evaluation};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum ConflictKind {
+    DuplicateTask,
+    PathOverlap,
+    ResourceClash,
+}
+
+/// Two overlapping patterns and a path both cover.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Overlap {
+    pub left: String,
+    pub right: String,
+    pub example: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Conflict {
+    pub kind: ConflictKind,
+    /// Claim ids; for a duplicate task the holder comes first.
+    pub claims: Vec<usize>,
+    pub sessions: Vec<String>,
+    pub task: Option<String>,
+    pub resource: Option<String>,
+    pub overlaps: Vec<Overlap>,
+    pub message: String,
+}
+
+/// All conflicts, in a stable order (kind, then the claims involved).
+pub fn detect(eval: &Evaluation) -> Vec<Conflict> {
+    let mut out = duplicates(eval);
+    out.extend(path_overlaps(&eval.claims));
+    out.extend(resource_clashes(&eval.claims));
+    out.sort_by(|a, b| (a.kind, &a.claims).cmp(&(b.kind, &b.claims)));
+    out
+}
+
+/// For a task claimed more than once: the claim that holds it. Among claims that still hold
+/// (live or expiring) the earliest wins; if all are stale, the earliest overall.
+pub fn holder_of<'a>(claims: &[&'a Claim]) -> Option<&'a Claim> {
+    let mut sorted: Vec<&Claim> = claims.to_vec();
+    sorted.sort_by(|a, b| precedence(a, b));
+    sorted
+        .iter()
+        .find(|c| c.state().holds())
+        .or(sorted.first())
+        .copied()
+}
+
+fn duplicates(eval: &Evaluation) -> Vec<Conflict> {
+    let mut by_task: BTreeMap<&str, Vec<&Claim>> = BTreeMap::new();
+    for claim in &eval.claims {
+        if let Some(task) = &claim.task {
+            by_task.entry(task).or_default().push(claim);
+        }
+    }
+    let mut out = Vec::new();
+    for (task, claims) in by_task {
+        if claims.len() < 2 {
+            continue;
+        }
+        let Some(holder) = holder_of(&claims) else {
+            continue;
+        };
+        let mut others: Vec<&Claim> = claims
+            .iter()
+            .copied()
+            .filter(|c| c.id != holder.id)
+            .collect();
+        others.sort_by(|a, b| precedence(a, b));
+        let mut ids = vec![holder.id];
+        ids.extend(others.iter().map(|c| c.id));
+        let mut sessions = vec![holder.session.clone()];
+        sessions.extend(others.iter().map(|c| c.session.clone()));
+        let rest = others
+            .iter()
+            .map(|c| format!("{} ({}:{})", c.session, c.file, c.line))
+            .collect::<Vec<_>>()
+            .join(", ");
+        out.push(Conflict {
+            kind: ConflictKind::DuplicateTask,
+            claims: ids,
+            sessions,
+            task: Some(task.to_string()),
+            resource: None,
+            overlaps: Vec::new(),
+            message: format!(
+                "task {task} is claimed more than once: {} ({}:{}) holds it; also claimed by {rest}",
+                holder.session, holder.file, holder.line
+            ),
+        });
+    }
+    out
+}
+
+struct PathEntry<'a> {
+    claim: &'a Claim,
+    pattern: &'a str,
+    prefix: &'a str,
+}
+
+/// Path overlaps between holding claims of different sessions, one conflict per claim pair.
+pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
+    let entries: Vec<PathEntry<'_>> = claims
+        .iter()
+        .filter(|c| c.state().holds())
+        .flat_map(|c| {
+            c.paths.iter().map(move |p| PathEntry {
+                claim: c,
+                pattern: p,
+                prefix: glob::literal_prefix(p),
+            })
+        })
+        .collect();
+    let mut by_prefix: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        by_prefix.entry(e.prefix).or_default().push(i);
+    }
+    let mut pairs: BTreeMap<(usize, usize), Vec<Overlap>> = BTreeMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        for ancestor in ancestors(e.prefix) {
+            let Some(candidates) = by_prefix.get(ancestor) else {
+                continue;
+            };
+            let same_prefix = ancestor.len() == e.prefix.len();
+            for &j in candidates {
+                // Pairs under one prefix are seen from both sides: take each once.
+                if same_prefix && j >= i {
+                    continue;
+                }
+                let f = &entries[j];
+                if f.claim.session == e.claim.session {
+                    continue;
+                }
+                if let Some(example) = glob::overlap_witness(f.pattern, e.pattern) {
+                    let (a, b) = if f.claim.id < e.claim.id {
+                        (f, e)
+                    } else {
+                        (e, f)
+                    };
+                    let list = pairs.entry((a.claim.id, b.claim.id)).or_default();
+                    let overlap = Overlap {
+                        left: a.pattern.to_string(),
+                        right: b.pattern.to_string(),
+                        example,
+                    };
+                    if !list.contains(&overlap) {
+                        list.push(overlap);
+                    }
+                }
+            }
+        }
+    }
+    pairs
+        .into_iter()
+        .map(|((a, b), overlaps)| {
+            let (ca, cb) = (&claims[a], &claims[b]);
+            let first = &overlaps[0];
+            let more = if overlaps.len() > 1 {
+                format!(" (and {} more overlapping paths)", overlaps.len() - 1)
+            } else {
+                String::new()
+            };
+            Conflict {
+                kind: ConflictKind::PathOverlap,
+                claims: vec![a, b],
+                sessions: vec![ca.session.clone(), cb.session.clone()],
+                task: None,
+                resource: None,
+                message: format!(
+                    "{} ({}) and {} ({}) both claim {}: `{}` overlaps `{}`{more}",
+                    ca.session,
+                    ca.label(),
+                    cb.session,
+                    cb.label(),
+                    first.example,
+                    first.left,
+                    first.right
+                ),
+                overlaps,
+            }
+        })
+        .collect()
+}
+
+/// `a/b/c` → `""`, `a`, `a/b`, `a/b/c`.
+fn ancestors(prefix: &str) -> impl Iterator<Item = &str> {
+    std::iter::once("")
+        .chain(prefix.match_indices('/').map(move |(i, _)| &prefix[..i]))
+        .chain((!prefix.is_empty()).then_some(prefix))
+}
+
+/// One exclusive resource held by several sessions, or an exclusive holder beside shared ones.
+pub fn resource_clashes(claims: &[Claim]) -> Vec<Conflict> {
+    let mut by_key: BTreeMap<&str, Vec<(&Claim, bool)>> = BTreeMap::new();
+    for claim in claims.iter().filter(|c| c.state().holds()) {
+        for resource in &claim.resources {
+            let (key, shared) = resource_key(resource);
+            by_key.entry(key).or_default().push((claim, shared));
+        }
+    }
+    let mut out = Vec::new();
+    for (key, holders) in by_key {
+        let sessions: BTreeSet<&str> = holders.iter().map(|(c, _)| c.session.as_str()).collect();
+        let exclusive = holders.iter().any(|(_, shared)| !shared);
+        if sessions.len() < 2 || !exclusive {
+            continue;
+        }
+        let list = holders
+            .iter()
+            .map(|(c, shared)| {
+                format!(
+                    "{} ({}{})",
+                    c.session,
+                    c.label(),
+                    if *shared { ", shared" } else { "" }
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        out.push(Conflict {
+            kind: ConflictKind::ResourceClash,
+            claims: holders.iter().map(|(c, _)| c.id).collect(),
+            sessions: holders.iter().map(|(c, _)| c.session.clone()).collect(),
+            task: None,
+            resource: Some(key.to_string()),
+            overlaps: Vec::new(),
+            message: format!("{key} is exclusive but held by {list}"),
+        });
+    }
+    out
+}
+
+/// A claim waiting for tasks that are not released yet.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Blocked {
+    pub claim: usize,
+    pub task: Option<String>,
+    pub session: String,
+    pub waiting_for: Vec<Waiting>,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Waiting {
+    pub task: String,
+    /// Who holds it now, if anyone.
+    pub held_by: Option<String>,
+}
+
+/// Tasks released for good: a `released` or passing `done` in the log, or a released claim
+/// file, with no claim on the task now.
+pub fn released_tasks(eval: &Evaluation, log: &Log) -> BTreeSet<String> {
+    let mut done: BTreeSet<String> = BTreeSet::new();
+    for entry in &log.entries {
+        let counts = match entry.event {
+            Event::Released => true,
+            Event::Done => entry.details.get("verdict").map(String::as_str) == Some("passed"),
+            _ => false,
+        };
+        if counts {
+            if let Some(task) = &entry.task {
+                done.insert(task.clone());
+            }
+        }
+    }
+    for r in &eval.released {
+        if let Some(task) = &r.task {
+            done.insert(task.clone());
+        }
+    }
+    for claim in &eval.claims {
+        if let Some(task) = &claim.task {
+            done.remove(task);
+        }
+    }
+    for b in &eval.broken {
+        done.remove(&b.task);
+    }
+    done
+}
+
+pub fn blocked(eval: &Evaluation, log: &Log) -> Vec<Blocked> {
+    let released = released_tasks(eval, log);
+    let mut out = Vec::new();
+    for claim in &eval.claims {
+        let waiting: Vec<Waiting> = claim
+            .after
+            .iter()
+            .filter(|dep| !released.contains(*dep))
+            .map(|dep| Waiting {
+                task: dep.clone(),
+                held_by: holder_of(&eval.claims_of(dep)).map(|c| c.session.clone()),
+            })
+            .collect();
+        if waiting.is_empty() {
+            continue;
+        }
+        let list = waiting
+            .iter()
+            .map(|w| match &w.held_by {
+                Some(s) => format!("{} (held by {s})", w.task),
+                None => format!("{} (not released yet)", w.task),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        out.push(Blocked {
+            claim: claim.id,
+            task: claim.task.clone(),
+            session: claim.session.clone(),
+            message: format!("{} waits for {list}", claim.label()),
+            waiting_for: waiting,
+        });
+    }
+    out
+}

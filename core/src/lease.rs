@@ -1,0 +1,263 @@
+//! Leases: how long a claim holds without activity, and what state it is in now.
+//!
+//! A lease runs from the latest activity: the claim time, the last renewal, or the last commit on
+//! the session's branch. It lasts the claim's own `lease:` or the repo default (2h). With less
+//! than the `expiring` threshold left it is `expiring`; past its end it is `stale`, free to take.
+//! Liveness facts override time: an owner process known dead on this host makes the claim stale
+//! at once; an owner known alive is never stale by time alone.
+
+use chrono::TimeDelta;
+use serde::Serialize;
+
+use crate::time::{format_duration, format_time, Time};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum State {
+    Live,
+    Expiring,
+    Stale,
+}
+
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Live => "live",
+            State::Expiring => "expiring",
+            State::Stale => "stale",
+        }
+    }
+
+    /// Live and expiring claims hold; stale ones are free to take.
+    pub fn holds(self) -> bool {
+        self != State::Stale
+    }
+}
+
+/// What last kept the lease going.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum Activity {
+    Claimed,
+    Renewed,
+    Commit,
+    /// No time known at all.
+    None,
+}
+
+/// Everything a lease decision needs about one claim.
+#[derive(Clone, Debug)]
+pub struct LeaseInput<'a> {
+    pub claimed_at: Option<Time>,
+    pub renewed_at: Option<Time>,
+    pub last_commit_at: Option<Time>,
+    pub lease: TimeDelta,
+    pub branch: &'a str,
+    /// `pid@host` of the owner, when recorded.
+    pub owner: Option<&'a str>,
+    /// What the host knows of the owner: alive, dead, or nothing.
+    pub owner_alive: Option<bool>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    pub start: Option<Time>,
+    pub end: Option<Time>,
+    /// Negative once the lease ran out.
+    pub left: Option<TimeDelta>,
+    pub activity: Activity,
+    pub state: State,
+    pub reason: String,
+}
+
+pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease {
+    let candidates = [
+        (input.claimed_at, Activity::Claimed),
+        (input.renewed_at, Activity::Renewed),
+        (input.last_commit_at, Activity::Commit),
+    ];
+    // The latest activity; on equal times the earlier-listed kind is named.
+    let latest = candidates
+        .iter()
+        .filter_map(|(t, a)| t.map(|t| (t, *a)))
+        .fold(None::<(Time, Activity)>, |best, (t, a)| match best {
+            Some((bt, _)) if bt >= t => best,
+            _ => Some((t, a)),
+        });
+    let owner = input.owner.unwrap_or("its owner");
+
+    let Some((start, activity)) = latest else {
+        // No time at all (a claim file without `since` and no mtime from the host).
+        let state = if input.owner_alive == Some(false) {
+            State::Stale
+        } else {
+            State::Live
+        };
+        let reason = if state == State::Stale {
+            format!("owner process {owner} is dead")
+        } else {
+            "no claim time is known (add `since:`), so the lease cannot run out".to_string()
+        };
+        return Lease {
+            start: None,
+            end: None,
+            left: None,
+            activity: Activity::None,
+            state,
+            reason,
+        };
+    };
+
+    let end = start + input.lease;
+    let left = end - now;
+    let idle = now - start;
+    let lease_text = format_duration(input.lease);
+    let since = match activity {
+        Activity::Commit => format!("last commit on {} {} ago", input.branch, ago(idle)),
+        Activity::Renewed => format!("renewed {} ago", ago(idle)),
+        _ => format!("claimed {} ago", ago(idle)),
+    };
+
+    if input.owner_alive == Some(false) {
+        return Lease {
+            start: Some(start),
+            end: Some(end),
+            left: Some(left),
+            activity,
+            state: State::Stale,
+            reason: format!("owner process {owner} is dead ({since})"),
+        };
+    }
+    if left <= TimeDelta::zero() {
+        if input.owner_alive == Some(true) {
+            return Lease {
+                start: Some(start),
+                end: Some(end),
+                left: Some(left),
+                activity,
+                state: State::Live,
+                reason: format!(
+                    "lease of {lease_text} ran out {} ago, but owner process {owner} is alive",
+                    ago(-left)
+                ),
+            };
+        }
+        let reason = match activity {
+            Activity::Commit => format!(
+                "no commit on {} for {} (lease {lease_text})",
+                input.branch,
+                ago(idle)
+            ),
+            Activity::Renewed => format!(
+                "no renewal or commit on {} for {} (lease {lease_text})",
+                input.branch,
+                ago(idle)
+            ),
+            _ => format!(
+                "claimed {} ago with no commit on {} or renewal since (lease {lease_text})",
+                ago(idle),
+                input.branch
+            ),
+        };
+        return Lease {
+            start: Some(start),
+            end: Some(end),
+            left: Some(left),
+            activity,
+            state: State::Stale,
+            reason,
+        };
+    }
+    let state = if left <= expiring {
+        State::Expiring
+    } else {
+        State::Live
+    };
+    let reason = format!(
+        "{} left of {lease_text} (until {}); {since}",
+        format_duration(left),
+        format_time(end)
+    );
+    Lease {
+        start: Some(start),
+        end: Some(end),
+        left: Some(left),
+        activity,
+        state,
+        reason,
+    }
+}
+
+/// A non-negative duration for "… ago" texts (clock skew can make activity lie in the future).
+fn ago(d: TimeDelta) -> String {
+    format_duration(d.max(TimeDelta::zero()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::parse_time;
+
+    fn t(s: &str) -> Time {
+        parse_time(s).unwrap()
+    }
+
+    fn input() -> LeaseInput<'static> {
+        LeaseInput {
+            claimed_at: Some(t("2026-10-22T14:05Z")),
+            renewed_at: None,
+            last_commit_at: None,
+            lease: TimeDelta::hours(2),
+            branch: "session-a",
+            owner: Some("4242@devbox"),
+            owner_alive: None,
+        }
+    }
+
+    #[test]
+    fn states_over_time() {
+        let exp = TimeDelta::minutes(15);
+        let live = evaluate(&input(), t("2026-10-22T15:00Z"), exp);
+        assert_eq!(live.state, State::Live);
+        assert_eq!(
+            live.reason,
+            "1h5m left of 2h (until 2026-10-22T16:05:00Z); claimed 55m ago"
+        );
+        assert_eq!(
+            evaluate(&input(), t("2026-10-22T15:55Z"), exp).state,
+            State::Expiring
+        );
+        let stale = evaluate(&input(), t("2026-10-22T16:18Z"), exp);
+        assert_eq!(stale.state, State::Stale);
+        assert_eq!(
+            stale.reason,
+            "claimed 2h13m ago with no commit on session-a or renewal since (lease 2h)"
+        );
+    }
+
+    #[test]
+    fn commits_keep_the_ticket() {
+        let mut i = input();
+        i.last_commit_at = Some(t("2026-10-22T15:30Z"));
+        let l = evaluate(&i, t("2026-10-22T16:18Z"), TimeDelta::minutes(15));
+        assert_eq!(l.state, State::Live);
+        assert_eq!(l.activity, Activity::Commit);
+        let l = evaluate(&i, t("2026-10-22T17:43Z"), TimeDelta::minutes(15));
+        assert_eq!(l.reason, "no commit on session-a for 2h13m (lease 2h)");
+    }
+
+    #[test]
+    fn liveness_overrides_time() {
+        let mut i = input();
+        i.owner_alive = Some(false);
+        let l = evaluate(&i, t("2026-10-22T14:06Z"), TimeDelta::minutes(15));
+        assert_eq!(l.state, State::Stale);
+        assert!(l.reason.starts_with("owner process 4242@devbox is dead"));
+        i.owner_alive = Some(true);
+        let l = evaluate(&i, t("2026-10-23T14:06Z"), TimeDelta::minutes(15));
+        assert_eq!(l.state, State::Live);
+        assert!(l.reason.contains("alive"));
+    }
+}

@@ -1,0 +1,459 @@
+//! Three-way merge of claims.md, for the git merge driver.
+//!
+//! Lines are matched by key: a claim line by its task, any other line by its text. A patience
+//! diff (unique lines as anchors) matches base to each side; the diff3 walk then keeps what
+//! both sides kept, takes what only one side changed, and settles the rest without conflict
+//! markers:
+//!
+//! - claims are merged by task: a release on either side wins over an unchanged claim, and a
+//!   release beats a mere renewal of the same claim, but not a new claim of the task;
+//! - the same task claimed differently on both sides goes to the earlier claim time, then the
+//!   smaller session name; the loser is reported;
+//! - both sides' edits of the same claim (same session and claim time) keep the later renewal;
+//! - other lines changed on both sides at one place are all kept, in a fixed order.
+//!
+//! `merge(b, x, y)` and `merge(b, y, x)` give the same bytes; merging with an unchanged side
+//! returns the other side as it is.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use crate::rail::{self, ClaimLine, LineKind, RailDoc};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Loser {
+    pub task: String,
+    pub kept_session: String,
+    pub lost_session: String,
+    /// The losing line as it was written.
+    pub lost_line: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct MergeResult {
+    pub text: String,
+    /// Claims of a task that lost to another claim of the same task.
+    pub losers: Vec<Loser>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Key {
+    /// A claim line: its task and which claim of that task in the file (0 for the first).
+    Claim(String, usize),
+    /// Any other line, by its content.
+    Text(String),
+}
+
+struct Side<'a> {
+    doc: RailDoc,
+    keys: Vec<Key>,
+    /// Line content (no terminator) per line.
+    contents: Vec<&'a str>,
+}
+
+fn side(text: &str) -> Side<'_> {
+    let doc = rail::parse(text);
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut keys = Vec::new();
+    let mut contents = Vec::new();
+    for line in &doc.lines {
+        let content = line.content.slice(text);
+        // A BOM belongs to the file, not to the first line's identity.
+        let content = content.trim_start_matches('\u{feff}');
+        contents.push(content);
+        keys.push(match &line.kind {
+            LineKind::Claim(c) => {
+                let n = seen.entry(c.task.clone()).or_default();
+                *n += 1;
+                Key::Claim(c.task.clone(), *n - 1)
+            }
+            _ => Key::Text(content.to_string()),
+        });
+    }
+    Side {
+        doc,
+        keys,
+        contents,
+    }
+}
+
+impl<'a> Side<'a> {
+    fn claim(&self, key: &Key) -> Option<(&ClaimLine, &'a str)> {
+        let i = self.keys.iter().position(|k| k == key)?;
+        match &self.doc.lines[i].kind {
+            LineKind::Claim(c) => Some((c.as_ref(), self.contents[i])),
+            _ => None,
+        }
+    }
+}
+
+/// Merges three versions of claims.md.
+pub fn merge(base: &str, ours: &str, theirs: &str) -> MergeResult {
+    if ours == theirs || theirs == base {
+        return MergeResult {
+            text: ours.to_string(),
+            losers: Vec::new(),
+        };
+    }
+    if ours == base {
+        return MergeResult {
+            text: theirs.to_string(),
+            losers: Vec::new(),
+        };
+    }
+    let b = side(base);
+    let o = side(ours);
+    let t = side(theirs);
+    let mo = matching(&b.keys, &o.keys);
+    let mt = matching(&b.keys, &t.keys);
+
+    // Walk stable points: base lines matched on both sides.
+    let mut items: Vec<Key> = Vec::new();
+    let (mut pb, mut po, mut pt) = (0usize, 0usize, 0usize);
+    let stable: Vec<(usize, usize, usize)> = (0..b.keys.len())
+        .filter_map(|i| Some((i, mo[i]?, mt[i]?)))
+        .collect();
+    for (sb, so, st) in
+        stable
+            .into_iter()
+            .chain(std::iter::once((b.keys.len(), o.keys.len(), t.keys.len())))
+    {
+        if sb < pb || so < po || st < pt {
+            continue;
+        }
+        chunk(
+            &b.keys[pb..sb],
+            &o.keys[po..so],
+            &t.keys[pt..st],
+            &mut items,
+        );
+        if sb < b.keys.len() {
+            items.push(b.keys[sb].clone());
+        }
+        (pb, po, pt) = (sb + 1, so + 1, st + 1);
+    }
+
+    // Render, resolving each claim by task once.
+    let mut losers = Vec::new();
+    let mut done: HashSet<Key> = HashSet::new();
+    let mut lines: Vec<String> = Vec::new();
+    for key in items {
+        match &key {
+            Key::Text(text) => lines.push(text.clone()),
+            Key::Claim(task, _) => {
+                if !done.insert(key.clone()) {
+                    continue;
+                }
+                if let Some(line) = resolve(task, &key, &b, &o, &t, &mut losers) {
+                    lines.push(line);
+                }
+            }
+        }
+    }
+    MergeResult {
+        text: render(&lines, base, ours, theirs),
+        losers,
+    }
+}
+
+/// The unstable chunk between two stable points.
+fn chunk(b: &[Key], o: &[Key], t: &[Key], out: &mut Vec<Key>) {
+    if o == b {
+        out.extend_from_slice(t);
+    } else if t == b || o == t {
+        out.extend_from_slice(o);
+    } else {
+        // Both changed this place. Keep base lines both kept, then each side's additions, the
+        // sides in a fixed order so the result does not depend on which side is "ours".
+        let (first, second) = if o <= t { (o, t) } else { (t, o) };
+        let mut here: Vec<Key> = Vec::new();
+        for k in b {
+            if o.contains(k) && t.contains(k) {
+                here.push(k.clone());
+            }
+        }
+        for k in first.iter().chain(second) {
+            if !b.contains(k) && !here.contains(k) {
+                here.push(k.clone());
+            }
+        }
+        // A claim kept (maybe changed) by one side and dropped by the other: resolve() decides.
+        for k in b {
+            if matches!(k, Key::Claim(..)) && (o.contains(k) || t.contains(k)) && !here.contains(k)
+            {
+                here.push(k.clone());
+            }
+        }
+        out.extend(here);
+    }
+}
+
+/// Decides a task's line from its three versions.
+fn resolve(
+    task: &str,
+    key: &Key,
+    b: &Side<'_>,
+    o: &Side<'_>,
+    t: &Side<'_>,
+    losers: &mut Vec<Loser>,
+) -> Option<String> {
+    let (bc, oc, tc) = (b.claim(key), o.claim(key), t.claim(key));
+    let text = |c: Option<(&ClaimLine, &str)>| c.map(|(_, s)| s.to_string());
+    let (bs, os, ts) = (text(bc), text(oc), text(tc));
+    if os == ts {
+        return os;
+    }
+    if os == bs {
+        return ts;
+    }
+    if ts == bs {
+        return os;
+    }
+    let same_claim = |x: &ClaimLine, y: &ClaimLine| x.session == y.session && x.time == y.time;
+    match (oc, tc) {
+        (None, Some((c, s))) | (Some((c, s)), None) => {
+            // One side released, the other changed it. A renewal or edit of the released claim
+            // loses to the release; a new claim of the task (another session or time) stays.
+            match bc {
+                Some((base, _)) if same_claim(base, c) => None,
+                _ => Some(s.to_string()),
+            }
+        }
+        (Some((x, xs)), Some((y, ys))) => {
+            if same_claim(x, y) {
+                // Both edited one claim: the later renewal wins, then the smaller text.
+                let rank = |c: &ClaimLine, s: &str| (std::cmp::Reverse(c.renewed), s.to_string());
+                let (winner, _) = if rank(x, xs) <= rank(y, ys) {
+                    (xs, ys)
+                } else {
+                    (ys, xs)
+                };
+                return Some(winner.to_string());
+            }
+            let rank = |c: &ClaimLine, s: &str| (c.time, c.session.clone(), s.to_string());
+            let ((wc, ws), (lc, ls)) = if rank(x, xs) <= rank(y, ys) {
+                ((x, xs), (y, ys))
+            } else {
+                ((y, ys), (x, xs))
+            };
+            losers.push(Loser {
+                task: task.to_string(),
+                kept_session: wc.session.clone(),
+                lost_session: lc.session.clone(),
+                lost_line: ls.to_string(),
+            });
+            Some(ws.to_string())
+        }
+        (None, None) => None,
+    }
+}
+
+/// Joins lines with the line ending all versions agree on (`\r\n` only if every non-empty input
+/// uses it), ending with one if any side ends with one; keeps a BOM any side has.
+fn render(lines: &[String], base: &str, ours: &str, theirs: &str) -> String {
+    let inputs = [base, ours, theirs];
+    let crlf = inputs
+        .iter()
+        .filter(|s| s.contains('\n'))
+        .all(|s| s.contains("\r\n"))
+        && inputs.iter().any(|s| s.contains("\r\n"));
+    let nl = if crlf { "\r\n" } else { "\n" };
+    let mut out = String::new();
+    if [ours, theirs].iter().any(|s| s.starts_with('\u{feff}')) {
+        out.push('\u{feff}');
+    }
+    for (i, line) in lines.iter().enumerate() {
+        out.push_str(line);
+        if i + 1 < lines.len() {
+            out.push_str(nl);
+        }
+    }
+    let ends_nl = [ours, theirs].iter().any(|s| s.ends_with('\n'));
+    if !lines.is_empty() && ends_nl {
+        out.push_str(nl);
+    }
+    out
+}
+
+/// For each line of `a`, the line of `b` it is matched to (a patience diff: a longest
+/// increasing run of lines unique on both sides anchors the match, gaps are matched
+/// recursively, with common prefix/suffix trimming and a small LCS for anchorless gaps).
+fn matching(a: &[Key], b: &[Key]) -> Vec<Option<usize>> {
+    let mut out = vec![None; a.len()];
+    patience(a, b, 0, a.len(), 0, b.len(), &mut out);
+    out
+}
+
+fn patience(
+    a: &[Key],
+    b: &[Key],
+    mut alo: usize,
+    mut ahi: usize,
+    mut blo: usize,
+    mut bhi: usize,
+    out: &mut [Option<usize>],
+) {
+    while alo < ahi && blo < bhi && a[alo] == b[blo] {
+        out[alo] = Some(blo);
+        alo += 1;
+        blo += 1;
+    }
+    while alo < ahi && blo < bhi && a[ahi - 1] == b[bhi - 1] {
+        out[ahi - 1] = Some(bhi - 1);
+        ahi -= 1;
+        bhi -= 1;
+    }
+    if alo == ahi || blo == bhi {
+        return;
+    }
+    // Lines unique in both ranges.
+    let mut count: HashMap<&Key, (usize, usize, usize)> = HashMap::new();
+    for (i, k) in a.iter().enumerate().take(ahi).skip(alo) {
+        let e = count.entry(k).or_insert((0, 0, 0));
+        e.0 += 1;
+        e.2 = i;
+    }
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let mut bcount: HashMap<&Key, (usize, usize)> = HashMap::new();
+    for (j, k) in b.iter().enumerate().take(bhi).skip(blo) {
+        let e = bcount.entry(k).or_insert((0, 0));
+        e.0 += 1;
+        e.1 = j;
+    }
+    for (k, (na, _, i)) in &count {
+        if *na == 1 {
+            if let Some((1, j)) = bcount.get(k) {
+                pairs.push((*i, *j));
+            }
+        }
+    }
+    if pairs.is_empty() {
+        small_lcs(a, b, alo, ahi, blo, bhi, out);
+        return;
+    }
+    pairs.sort_unstable();
+    let anchors = longest_increasing(&pairs);
+    let (mut pa, mut pb) = (alo, blo);
+    for (i, j) in anchors {
+        patience(a, b, pa, i, pb, j, out);
+        out[i] = Some(j);
+        pa = i + 1;
+        pb = j + 1;
+    }
+    patience(a, b, pa, ahi, pb, bhi, out);
+}
+
+/// Longest run of pairs increasing in both coordinates (pairs sorted by the first).
+fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut tails: Vec<usize> = Vec::new(); // index into pairs of the tail of each length
+    let mut prev: Vec<Option<usize>> = vec![None; pairs.len()];
+    for (n, &(_, j)) in pairs.iter().enumerate() {
+        let pos = tails.partition_point(|&t| pairs[t].1 < j);
+        if pos > 0 {
+            prev[n] = Some(tails[pos - 1]);
+        }
+        if pos == tails.len() {
+            tails.push(n);
+        } else {
+            tails[pos] = n;
+        }
+    }
+    let mut out = Vec::new();
+    let mut cur = tails.last().copied();
+    while let Some(n) = cur {
+        out.push(pairs[n]);
+        cur = prev[n];
+    }
+    out.reverse();
+    out
+}
+
+/// Plain LCS for gaps without unique anchors, when small enough; bigger gaps stay unmatched
+/// (a merge still results, with both versions of those lines kept).
+fn small_lcs(
+    a: &[Key],
+    b: &[Key],
+    alo: usize,
+    ahi: usize,
+    blo: usize,
+    bhi: usize,
+    out: &mut [Option<usize>],
+) {
+    let (n, m) = (ahi - alo, bhi - blo);
+    if n * m > 250_000 {
+        return;
+    }
+    let mut dp = vec![0u32; (n + 1) * (m + 1)];
+    let w = m + 1;
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            dp[i * w + j] = if a[alo + i] == b[blo + j] {
+                dp[(i + 1) * w + j + 1] + 1
+            } else {
+                dp[(i + 1) * w + j].max(dp[i * w + j + 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if a[alo + i] == b[blo + j] {
+            out[alo + i] = Some(blo + j);
+            i += 1;
+            j += 1;
+        } else if dp[(i + 1) * w + j] >= dp[i * w + j + 1] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "# Claims\n\nauth | session-a | 2026-10-22T14:05Z\nbilling | session-b | 2026-10-22T14:10Z\n";
+
+    #[test]
+    fn different_tasks_union() {
+        let ours = format!("{BASE}search | session-c | 2026-10-22T15:00Z\n");
+        let theirs = BASE.replace("auth | session-a | 2026-10-22T14:05Z\n", "")
+            + "docs | session-d | 2026-10-22T15:01Z\n";
+        let r = merge(BASE, &ours, &theirs);
+        assert_eq!(r.text, "# Claims\n\nbilling | session-b | 2026-10-22T14:10Z\ndocs | session-d | 2026-10-22T15:01Z\nsearch | session-c | 2026-10-22T15:00Z\n");
+        assert_eq!(merge(BASE, &theirs, &ours).text, r.text);
+    }
+
+    #[test]
+    fn release_beats_renewal_of_the_same_claim() {
+        let ours = BASE.replace(
+            "auth | session-a | 2026-10-22T14:05Z",
+            "auth | session-a | 2026-10-22T14:05Z | renewed: 2026-10-22T15:00Z",
+        );
+        let theirs = BASE.replace("auth | session-a | 2026-10-22T14:05Z\n", "");
+        assert_eq!(merge(BASE, &ours, &theirs).text, theirs);
+        assert_eq!(merge(BASE, &theirs, &ours).text, theirs);
+    }
+
+    #[test]
+    fn same_task_claimed_on_both_sides() {
+        let ours = format!("{BASE}search | session-c | 2026-10-22T15:00Z\n");
+        let theirs = format!("{BASE}search | session-d | 2026-10-22T14:59Z\n");
+        let r = merge(BASE, &ours, &theirs);
+        assert!(r.text.contains("search | session-d"));
+        assert!(!r.text.contains("search | session-c"));
+        assert_eq!(r.losers.len(), 1);
+        assert_eq!(r.losers[0].lost_session, "session-c");
+        assert_eq!(merge(BASE, &theirs, &ours), r);
+    }
+
+    #[test]
+    fn unchanged_side_returns_the_other() {
+        let ours = "x\r\nno newline";
+        assert_eq!(merge(BASE, ours, BASE).text, ours);
+        assert_eq!(merge(BASE, BASE, ours).text, ours);
+    }
+}

@@ -1,0 +1,350 @@
+//! The rail as a whole: every file parsed, every claim evaluated against the facts.
+//!
+//! [`Rail::load`] parses the texts once; [`Rail::evaluate`] turns claims.md lines and claim
+//! files into [`Claim`]s with their lease state. Board, operations, scope and `who` all start
+//! from here, so a rule is applied the same way everywhere.
+
+use chrono::TimeDelta;
+
+use crate::claimfile::{self, ClaimFile};
+use crate::config::{self, Config};
+use crate::diagnostic::{Diagnostic, Located};
+use crate::input::{Facts, FileText, RailTexts};
+use crate::lease::{self, Lease, LeaseInput, State};
+use crate::log::{self, Log};
+use crate::rail::{self, LineKind, RailDoc};
+use crate::text::{LineIndex, Span};
+use crate::time::Time;
+
+pub const CLAIMS_MD: &str = "claims.md";
+pub const CLAIMS_DIR: &str = "claims";
+pub const LOG_FILE: &str = "claims.log";
+pub const CONFIG_FILE: &str = "rail.yaml";
+
+/// Every file of the rail, parsed.
+#[derive(Clone, Debug)]
+pub struct Rail {
+    pub claims_path: String,
+    pub claims: RailDoc,
+    pub files: Vec<ClaimFile>,
+    file_modified: Vec<Option<Time>>,
+    pub log_path: String,
+    pub log: Log,
+    log_text: String,
+    pub config_path: String,
+    pub config: Config,
+    config_text: String,
+    config_diagnostics: Vec<Diagnostic>,
+}
+
+impl Rail {
+    pub fn load(texts: &RailTexts) -> Rail {
+        let claims_text = texts.claims.as_ref().map(|f| f.text.as_str()).unwrap_or("");
+        let mut files: Vec<&FileText> = texts.claim_files.iter().collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        let log_text = texts
+            .log
+            .as_ref()
+            .map(|f| f.text.clone())
+            .unwrap_or_default();
+        let config_text = texts
+            .config
+            .as_ref()
+            .map(|f| f.text.clone())
+            .unwrap_or_default();
+        let (config, config_diagnostics) = config::parse(&config_text);
+        Rail {
+            claims_path: path_or(&texts.claims, CLAIMS_MD),
+            claims: rail::parse(claims_text),
+            file_modified: files.iter().map(|f| f.modified).collect(),
+            files: files
+                .iter()
+                .map(|f| claimfile::parse(&f.path, &f.text))
+                .collect(),
+            log_path: path_or(&texts.log, LOG_FILE),
+            log: log::parse(&log_text),
+            log_text,
+            config_path: path_or(&texts.config, CONFIG_FILE),
+            config,
+            config_text,
+            config_diagnostics,
+        }
+    }
+
+    /// Every parse diagnostic of every file, located (file, line, column).
+    pub fn diagnostics(&self) -> Vec<Located> {
+        let mut out = Vec::new();
+        let mut push = |file: &str, text: &str, diags: &[Diagnostic]| {
+            if diags.is_empty() {
+                return;
+            }
+            let index = LineIndex::new(text);
+            out.extend(diags.iter().map(|d| d.locate(file, text, &index)));
+        };
+        push(
+            &self.claims_path,
+            self.claims.text(),
+            &self.claims.diagnostics,
+        );
+        for file in &self.files {
+            push(&file.path, file.text(), &file.diagnostics);
+        }
+        push(&self.log_path, &self.log_text, &self.log.diagnostics);
+        push(
+            &self.config_path,
+            &self.config_text,
+            &self.config_diagnostics,
+        );
+        out
+    }
+
+    /// Turns lines and files into claims and evaluates their leases at `facts.now`.
+    pub fn evaluate(&self, facts: &Facts) -> Evaluation {
+        let mut claims = Vec::new();
+        let mut released = Vec::new();
+        let mut broken = Vec::new();
+        let index = LineIndex::new(self.claims.text());
+        let mut joined = vec![false; self.files.len()];
+
+        for (n, line) in self.claims.lines.iter().enumerate() {
+            match &line.kind {
+                LineKind::Claim(c) => {
+                    let mut claim = Claim {
+                        id: claims.len(),
+                        task: Some(c.task.clone()),
+                        session: c.session.clone(),
+                        origin: Origin::Line(n),
+                        file: self.claims_path.clone(),
+                        line: n as u32 + 1,
+                        span: line.content,
+                        also: None,
+                        claimed_at: Some(c.time),
+                        renewed_at: c.renewed,
+                        last_commit_at: None,
+                        lease: c.lease.unwrap_or(self.config.lease),
+                        branch: c.branch.clone().unwrap_or_else(|| c.session.clone()),
+                        pid: c.pid.clone(),
+                        after: c.after.clone(),
+                        paths: c.paths.clone(),
+                        resources: c.resources.clone(),
+                        purpose: c.purpose.clone(),
+                        lease_state: placeholder_lease(),
+                    };
+                    // A claim file of the same owner naming this task adds to the line.
+                    if let Some((i, file)) = self.files.iter().enumerate().find(|(i, f)| {
+                        !joined[*i]
+                            && f.released.is_none()
+                            && f.owner.as_deref() == Some(&c.session)
+                            && f.task.as_deref() == Some(&c.task)
+                    }) {
+                        joined[i] = true;
+                        claim.also = Some(file.path.clone());
+                        union(&mut claim.paths, &file.paths);
+                        union(&mut claim.resources, &file.resources);
+                        union(&mut claim.after, &file.after);
+                        if claim.purpose.is_none() {
+                            claim.purpose = file.purpose.clone();
+                        }
+                        claim.renewed_at = claim.renewed_at.max(file.renewed);
+                    }
+                    claims.push(claim);
+                }
+                LineKind::Broken { task: Some(task) } => broken.push(BrokenClaim {
+                    task: task.clone(),
+                    file: self.claims_path.clone(),
+                    line: index.line_of(line.content.start) as u32 + 1,
+                }),
+                _ => {}
+            }
+        }
+        for (i, file) in self.files.iter().enumerate() {
+            if joined[i] || !file.is_valid() {
+                continue;
+            }
+            let owner = file.owner.clone().unwrap_or_default();
+            if let Some(when) = file.released {
+                released.push(Released {
+                    task: file.task.clone(),
+                    session: owner,
+                    file: file.path.clone(),
+                    released_at: when,
+                    touched: file.touched.clone(),
+                });
+                continue;
+            }
+            claims.push(Claim {
+                id: claims.len(),
+                task: file.task.clone(),
+                session: owner.clone(),
+                origin: Origin::File(i),
+                file: file.path.clone(),
+                line: 1,
+                span: file.owner_span,
+                also: None,
+                claimed_at: file.since.or(self.file_modified[i]),
+                renewed_at: file.renewed,
+                last_commit_at: None,
+                lease: file.lease.unwrap_or(self.config.lease),
+                branch: file.branch.clone().unwrap_or(owner),
+                pid: file.pid.clone(),
+                after: file.after.clone(),
+                paths: file.paths.clone(),
+                resources: file.resources.clone(),
+                purpose: file.purpose.clone(),
+                lease_state: placeholder_lease(),
+            });
+        }
+        for claim in &mut claims {
+            claim.last_commit_at = facts.commits.get(&claim.branch).copied();
+            let owner_alive = claim
+                .pid
+                .as_ref()
+                .and_then(|pid| facts.processes.get(pid).copied())
+                .or_else(|| facts.sessions.get(&claim.session).copied());
+            claim.lease_state = lease::evaluate(
+                &LeaseInput {
+                    claimed_at: claim.claimed_at,
+                    renewed_at: claim.renewed_at,
+                    last_commit_at: claim.last_commit_at,
+                    lease: claim.lease,
+                    branch: &claim.branch,
+                    owner: claim.pid.as_deref(),
+                    owner_alive,
+                },
+                facts.now,
+                self.config.expiring,
+            );
+        }
+        Evaluation {
+            claims,
+            released,
+            broken,
+        }
+    }
+}
+
+fn path_or(file: &Option<FileText>, default: &str) -> String {
+    file.as_ref()
+        .map(|f| f.path.clone())
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| default.to_string())
+}
+
+fn union(into: &mut Vec<String>, more: &[String]) {
+    for item in more {
+        if !into.contains(item) {
+            into.push(item.clone());
+        }
+    }
+}
+
+fn placeholder_lease() -> Lease {
+    Lease {
+        start: None,
+        end: None,
+        left: None,
+        activity: lease::Activity::None,
+        state: State::Live,
+        reason: String::new(),
+    }
+}
+
+/// Where a claim was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Zero-based line of claims.md.
+    Line(usize),
+    /// Index into [`Rail::files`].
+    File(usize),
+}
+
+/// One claim, evaluated.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    pub id: usize,
+    /// A claim file without `task:` claims paths and resources, not a task.
+    pub task: Option<String>,
+    pub session: String,
+    pub origin: Origin,
+    pub file: String,
+    /// One-based line.
+    pub line: u32,
+    pub span: Span,
+    /// A claim file that adds to this claims.md line.
+    pub also: Option<String>,
+    pub claimed_at: Option<Time>,
+    pub renewed_at: Option<Time>,
+    pub last_commit_at: Option<Time>,
+    pub lease: TimeDelta,
+    pub branch: String,
+    pub pid: Option<String>,
+    pub after: Vec<String>,
+    pub paths: Vec<String>,
+    pub resources: Vec<String>,
+    pub purpose: Option<String>,
+    pub lease_state: Lease,
+}
+
+impl Claim {
+    pub fn state(&self) -> State {
+        self.lease_state.state
+    }
+
+    /// `task` or, for a claim file without a task, `(claims/x.yaml)`.
+    pub fn label(&self) -> String {
+        match &self.task {
+            Some(t) => t.clone(),
+            None => format!("({})", self.file),
+        }
+    }
+}
+
+/// A claim file marked `released:`.
+#[derive(Clone, Debug)]
+pub struct Released {
+    pub task: Option<String>,
+    pub session: String,
+    pub file: String,
+    pub released_at: Time,
+    pub touched: Vec<String>,
+}
+
+/// A broken claims.md line whose task id could be read: the task is taken, the line needs fixing.
+#[derive(Clone, Debug)]
+pub struct BrokenClaim {
+    pub task: String,
+    pub file: String,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Evaluation {
+    pub claims: Vec<Claim>,
+    pub released: Vec<Released>,
+    pub broken: Vec<BrokenClaim>,
+}
+
+impl Evaluation {
+    /// Claims of a task, in order of precedence: earliest claim first, then session name, then
+    /// file order. The first one holds the task.
+    pub fn claims_of(&self, task: &str) -> Vec<&Claim> {
+        let mut out: Vec<&Claim> = self
+            .claims
+            .iter()
+            .filter(|c| c.task.as_deref() == Some(task))
+            .collect();
+        out.sort_by(|a, b| precedence(a, b));
+        out
+    }
+}
+
+/// Who holds a task claimed twice: the earlier claim, then the smaller session name, then the
+/// one written first.
+pub fn precedence(a: &Claim, b: &Claim) -> std::cmp::Ordering {
+    let never = Time::MAX_UTC;
+    a.claimed_at
+        .unwrap_or(never)
+        .cmp(&b.claimed_at.unwrap_or(never))
+        .then_with(|| a.session.cmp(&b.session))
+        .then_with(|| a.id.cmp(&b.id))
+}

@@ -1,0 +1,886 @@
+//! Operations as pure planners: claim, release, renew, take, update.
+//!
+//! Each takes the rail's texts, the facts, the acting session and the request, and returns
+//! either a [`Plan`] — the minimal edits per file plus the log line to append — or a
+//! [`Refusal`] that names the holder, the claim's age and the lease left. A refused operation
+//! changes nothing. Hosts apply plans under the rail lock, re-reading the files first, so the
+//! plan always matches the text it was made from.
+
+// A refusal is returned at most once per command and carries everything the user needs to
+// know; boxing it would only add noise at every construction site.
+#![allow(clippy::result_large_err)]
+
+use chrono::TimeDelta;
+use serde::Serialize;
+
+use crate::claimfile::{self, NewValue};
+use crate::conflict::{self, holder_of, Conflict};
+use crate::edit::{FileEdits, TextEdit};
+use crate::glob;
+use crate::ident;
+use crate::input::{Facts, RailTexts};
+use crate::lease::State;
+use crate::log::{Event, LogEntry};
+use crate::model::{Claim, Evaluation, Origin, Rail};
+use crate::rail::{self, NewClaim};
+use crate::time::{self, format_duration, format_time};
+
+/// What a session asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    Claim(ClaimRequest),
+    /// `touched`: the files the session actually changed (from git), recorded in the log and,
+    /// for claim files, in the file.
+    Release {
+        task: String,
+        touched: Vec<String>,
+    },
+    Renew {
+        task: String,
+    },
+    Take {
+        task: String,
+        reason: Option<String>,
+        /// The taker's branch, when it is not named like the session.
+        branch: Option<String>,
+    },
+    Update {
+        task: String,
+        paths: Option<Vec<String>>,
+        resources: Option<Vec<String>>,
+        purpose: Option<String>,
+    },
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClaimRequest {
+    pub task: String,
+    pub paths: Vec<String>,
+    pub resources: Vec<String>,
+    pub purpose: Option<String>,
+    /// As written by the user, e.g. `45m`.
+    pub lease: Option<String>,
+    pub after: Vec<String>,
+    /// `pid@host` of the owning process, if the host knows it.
+    pub pid: Option<String>,
+    /// The session's branch, when it is not named like the session.
+    pub branch: Option<String>,
+}
+
+impl Request {
+    pub fn task(&self) -> &str {
+        match self {
+            Request::Claim(c) => &c.task,
+            Request::Release { task, .. }
+            | Request::Renew { task }
+            | Request::Take { task, .. }
+            | Request::Update { task, .. } => task,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Request::Claim(_) => "claim",
+            Request::Release { .. } => "release",
+            Request::Renew { .. } => "renew",
+            Request::Take { .. } => "take",
+            Request::Update { .. } => "update",
+        }
+    }
+}
+
+/// What to change: edits per file and the log line to append.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Plan {
+    pub op: String,
+    pub task: String,
+    pub session: String,
+    pub edits: Vec<FileEdits>,
+    /// The line to append to claims.log (without newline); `null` when nothing happens.
+    pub log_line: Option<String>,
+    pub message: String,
+    /// Nothing to do (e.g. claiming a task the session already holds and nothing changes).
+    pub noop: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum RefusalKind {
+    /// Another session holds the task (live or expiring).
+    Held,
+    /// Another session's claim is stale: free to take with `take`, not to `claim` over.
+    StaleHeld,
+    /// The task is not claimed.
+    NotClaimed,
+    /// The task is held by another session.
+    NotYours,
+    /// `take` of a claim that is not stale.
+    NotStale,
+    /// The requested paths overlap another session's live claim.
+    PathConflict,
+    /// An exclusive resource is held by another session.
+    ResourceConflict,
+    /// A broken line in claims.md names the task.
+    BrokenLine,
+    /// The request itself is invalid (bad task id, path, duration...).
+    BadInput,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Refusal {
+    pub kind: RefusalKind,
+    pub task: String,
+    /// The session that holds what was asked for.
+    pub holder: Option<String>,
+    pub holder_claim: Option<usize>,
+    pub claimed_at: Option<String>,
+    pub age_secs: Option<i64>,
+    pub lease_left_secs: Option<i64>,
+    pub state: Option<State>,
+    /// Why the holder's claim is in its state.
+    pub reason: Option<String>,
+    pub conflicts: Vec<Conflict>,
+    pub message: String,
+}
+
+impl Refusal {
+    /// The CLI's exit code: 2 for bad input, 1 for every other refusal.
+    pub fn exit_code(&self) -> i32 {
+        if self.kind == RefusalKind::BadInput {
+            2
+        } else {
+            1
+        }
+    }
+
+    fn bad(task: &str, message: impl Into<String>) -> Refusal {
+        Refusal {
+            kind: RefusalKind::BadInput,
+            task: task.to_string(),
+            holder: None,
+            holder_claim: None,
+            claimed_at: None,
+            age_secs: None,
+            lease_left_secs: None,
+            state: None,
+            reason: None,
+            conflicts: Vec::new(),
+            message: message.into(),
+        }
+    }
+
+    fn about(kind: RefusalKind, claim: &Claim, now: time::Time, message: String) -> Refusal {
+        Refusal {
+            kind,
+            task: claim.task.clone().unwrap_or_default(),
+            holder: Some(claim.session.clone()),
+            holder_claim: Some(claim.id),
+            claimed_at: claim.claimed_at.map(format_time),
+            age_secs: claim.claimed_at.map(|t| (now - t).num_seconds()),
+            lease_left_secs: claim.lease_state.left.map(|d| d.num_seconds()),
+            state: Some(claim.state()),
+            reason: Some(claim.lease_state.reason.clone()),
+            conflicts: Vec::new(),
+            message,
+        }
+    }
+}
+
+/// "held by session-a since 2026-10-22T14:05:00Z (1h12m ago, claims.md:3); 48m left of its 2h lease"
+fn describe_holder(claim: &Claim, now: time::Time) -> String {
+    let since = match claim.claimed_at {
+        Some(t) => format!(
+            " since {} ({} ago)",
+            format_time(t),
+            format_duration((now - t).max(TimeDelta::zero()))
+        ),
+        None => String::new(),
+    };
+    let lease = match claim.lease_state.left {
+        Some(left) if left > TimeDelta::zero() => format!(
+            "; {} left of its {} lease",
+            format_duration(left),
+            format_duration(claim.lease)
+        ),
+        Some(_) => format!("; stale: {}", claim.lease_state.reason),
+        None => String::new(),
+    };
+    format!(
+        "held by {}{since} at {}:{}{lease}",
+        claim.session, claim.file, claim.line
+    )
+}
+
+/// Plans `request` for `session`. Never panics; any input gives a plan or a refusal.
+pub fn plan(
+    texts: &RailTexts,
+    facts: &Facts,
+    session: &str,
+    request: &Request,
+) -> Result<Plan, Refusal> {
+    let task = request.task();
+    ident::validate_task(task).map_err(|e| Refusal::bad(task, e.0))?;
+    ident::validate_session(session).map_err(|e| Refusal::bad(task, e.0))?;
+    let rail = Rail::load(texts);
+    let eval = rail.evaluate(facts);
+    if let Some(b) = eval.broken.iter().find(|b| b.task == task) {
+        return Err(Refusal {
+            kind: RefusalKind::BrokenLine,
+            message: format!(
+                "{}:{} names task {task} but the line is broken; fix it first (see `rail validate`)",
+                b.file, b.line
+            ),
+            ..Refusal::bad(task, "")
+        });
+    }
+    let planner = Planner {
+        rail: &rail,
+        eval: &eval,
+        facts,
+        session,
+        task,
+    };
+    match request {
+        Request::Claim(req) => planner.claim(req),
+        Request::Release { touched, .. } => planner.release(touched),
+        Request::Renew { .. } => planner.renew(),
+        Request::Take { reason, branch, .. } => planner.take(reason.as_deref(), branch.as_deref()),
+        Request::Update {
+            paths,
+            resources,
+            purpose,
+            ..
+        } => planner.update(paths.as_deref(), resources.as_deref(), purpose.as_deref()),
+    }
+}
+
+struct Planner<'a> {
+    rail: &'a Rail,
+    eval: &'a Evaluation,
+    facts: &'a Facts,
+    session: &'a str,
+    task: &'a str,
+}
+
+fn normalize_paths(task: &str, paths: &[String]) -> Result<Vec<String>, Refusal> {
+    let mut out: Vec<String> = Vec::new();
+    for p in paths {
+        let n = glob::normalize(p).map_err(|e| Refusal::bad(task, e.0))?;
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    Ok(out)
+}
+
+fn check_resources(task: &str, resources: &[String]) -> Result<Vec<String>, Refusal> {
+    let mut out: Vec<String> = Vec::new();
+    for r in resources {
+        ident::validate_resource(r).map_err(|e| Refusal::bad(task, e.0))?;
+        if !out.contains(r) {
+            out.push(r.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn check_purpose(task: &str, purpose: Option<&str>) -> Result<(), Refusal> {
+    if let Some(p) = purpose {
+        rail::check_value("purpose", p).map_err(|e| Refusal::bad(task, e))?;
+    }
+    Ok(())
+}
+
+impl<'a> Planner<'a> {
+    fn now(&self) -> time::Time {
+        self.facts.now
+    }
+
+    fn plan(&self, op: &str, edits: Vec<FileEdits>, log: LogEntry, message: String) -> Plan {
+        Plan {
+            op: op.to_string(),
+            task: self.task.to_string(),
+            session: self.session.to_string(),
+            edits,
+            log_line: Some(log.render()),
+            message,
+            noop: false,
+        }
+    }
+
+    fn log(&self, event: Event) -> LogEntry {
+        LogEntry::new(self.now(), event, Some(self.task), Some(self.session))
+    }
+
+    fn claims_md_edits(&self, edits: Vec<TextEdit>) -> FileEdits {
+        FileEdits {
+            file: self.rail.claims_path.clone(),
+            create: self.rail.claims.text().is_empty(),
+            edits,
+        }
+    }
+
+    /// The claim of this task that holds it, and this session's own claims of it.
+    fn holder(&self) -> (Option<&'a Claim>, Vec<&'a Claim>) {
+        let all = self.eval.claims_of(self.task);
+        let own = all
+            .iter()
+            .copied()
+            .filter(|c| c.session == self.session)
+            .collect();
+        (holder_of(&all), own)
+    }
+
+    /// Conflicts the hypothetical claim `probe` would have with other sessions.
+    fn conflicts_with(&self, probe: Claim) -> Vec<Conflict> {
+        let probe_id = probe.id;
+        let mut claims: Vec<Claim> = self
+            .eval
+            .claims
+            .iter()
+            .filter(|c| c.id != probe_id)
+            .cloned()
+            .collect();
+        let probe_index = claims.len();
+        let mut probe = probe;
+        probe.id = probe_index;
+        // Ids must be positions for the conflict functions.
+        for (i, c) in claims.iter_mut().enumerate() {
+            c.id = i;
+        }
+        let original_ids: Vec<usize> = self
+            .eval
+            .claims
+            .iter()
+            .filter(|c| c.id != probe_id)
+            .map(|c| c.id)
+            .collect();
+        claims.push(probe);
+        let mut found = conflict::path_overlaps(&claims);
+        found.extend(conflict::resource_clashes(&claims));
+        found
+            .into_iter()
+            .filter(|c| c.claims.contains(&probe_index))
+            .map(|mut c| {
+                c.claims = c
+                    .claims
+                    .iter()
+                    .map(|id| original_ids.get(*id).copied().unwrap_or(probe_id))
+                    .collect();
+                c
+            })
+            .collect()
+    }
+
+    fn conflict_refusal(&self, conflicts: Vec<Conflict>) -> Refusal {
+        let kind = if conflicts
+            .iter()
+            .any(|c| c.kind == conflict::ConflictKind::PathOverlap)
+        {
+            RefusalKind::PathConflict
+        } else {
+            RefusalKind::ResourceConflict
+        };
+        let first = conflicts
+            .iter()
+            .flat_map(|c| c.claims.iter())
+            .filter_map(|id| self.eval.claims.get(*id))
+            .find(|c| c.session != self.session);
+        let details = conflicts
+            .iter()
+            .map(|c| c.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut refusal = match first {
+            Some(holder) => Refusal::about(
+                kind,
+                holder,
+                self.now(),
+                format!(
+                    "{} would conflict with {}: {details}",
+                    self.task,
+                    describe_holder(holder, self.now())
+                ),
+            ),
+            None => Refusal::bad(self.task, details),
+        };
+        refusal.kind = kind;
+        refusal.task = self.task.to_string();
+        refusal.conflicts = conflicts;
+        refusal
+    }
+
+    fn claim(&self, req: &ClaimRequest) -> Result<Plan, Refusal> {
+        let task = self.task;
+        let paths = normalize_paths(task, &req.paths)?;
+        let resources = check_resources(task, &req.resources)?;
+        check_purpose(task, req.purpose.as_deref())?;
+        let lease = match &req.lease {
+            Some(text) => Some(
+                time::parse_duration(text)
+                    .map_err(|e| Refusal::bad(task, format!("--lease `{text}`: {e}")))?,
+            ),
+            None => None,
+        };
+        for dep in &req.after {
+            ident::validate_task(dep).map_err(|e| Refusal::bad(task, e.0))?;
+        }
+        if let Some(branch) = &req.branch {
+            ident::validate_session(branch)
+                .map_err(|e| Refusal::bad(task, e.0.replace("session name", "branch")))?;
+        }
+        if let Some(pid) = &req.pid {
+            rail::check_value("pid", pid).map_err(|e| Refusal::bad(task, e))?;
+            if pid.contains(char::is_whitespace) {
+                return Err(Refusal::bad(task, "pid must be `pid@host`"));
+            }
+        }
+
+        let (holder, own) = self.holder();
+        if let Some(holder) = holder {
+            if holder.session != self.session {
+                let now = self.now();
+                return Err(if holder.state().holds() {
+                    Refusal::about(
+                        RefusalKind::Held,
+                        holder,
+                        now,
+                        format!(
+                            "{task} is {}; pick another task",
+                            describe_holder(holder, now)
+                        ),
+                    )
+                } else {
+                    Refusal::about(
+                        RefusalKind::StaleHeld,
+                        holder,
+                        now,
+                        format!(
+                            "{task} is {}; it is free to take: `rail take {task}`",
+                            describe_holder(holder, now)
+                        ),
+                    )
+                });
+            }
+        }
+        if let Some(mine) = own.first() {
+            return Ok(Plan {
+                op: "claim".into(),
+                task: task.into(),
+                session: self.session.into(),
+                edits: Vec::new(),
+                log_line: None,
+                message: format!(
+                    "{task} is already yours ({}:{}, {}); use `rail renew` to extend it or `rail update` to change paths",
+                    mine.file,
+                    mine.line,
+                    mine.state().as_str()
+                ),
+                noop: true,
+            });
+        }
+
+        let new = NewClaim {
+            task: task.to_string(),
+            session: self.session.to_string(),
+            time: Some(self.now()),
+            lease,
+            branch: req.branch.clone().filter(|b| b != self.session),
+            pid: req.pid.clone(),
+            after: req.after.clone(),
+            paths: paths.clone(),
+            resources: resources.clone(),
+            purpose: req.purpose.clone().filter(|p| !p.trim().is_empty()),
+        };
+        let probe = self.probe(&new);
+        let conflicts = self.conflicts_with(probe);
+        if !conflicts.is_empty() {
+            return Err(self.conflict_refusal(conflicts));
+        }
+        let line = rail::render_claim(&new, self.now());
+        let edit = self.rail.claims.append_line(&line);
+        let log = self
+            .log(Event::Claimed)
+            .with("paths", paths.join(", "))
+            .with("resources", resources.join(", "))
+            .with(
+                "lease",
+                lease.map(time::format_duration_exact).unwrap_or_default(),
+            )
+            .with("pid", req.pid.clone().unwrap_or_default());
+        Ok(self.plan(
+            "claim",
+            vec![self.claims_md_edits(vec![edit])],
+            log,
+            format!("claimed {task} for {}", self.session),
+        ))
+    }
+
+    /// A claim as it would be evaluated if written now.
+    fn probe(&self, new: &NewClaim) -> Claim {
+        Claim {
+            id: usize::MAX,
+            task: Some(new.task.clone()),
+            session: new.session.clone(),
+            origin: Origin::Line(usize::MAX),
+            file: self.rail.claims_path.clone(),
+            line: 0,
+            span: Default::default(),
+            also: None,
+            claimed_at: Some(self.now()),
+            renewed_at: None,
+            last_commit_at: None,
+            lease: new.lease.unwrap_or(self.rail.config.lease),
+            branch: new.branch.clone().unwrap_or_else(|| new.session.clone()),
+            pid: new.pid.clone(),
+            after: new.after.clone(),
+            paths: new.paths.clone(),
+            resources: new.resources.clone(),
+            purpose: new.purpose.clone(),
+            lease_state: crate::lease::Lease {
+                start: Some(self.now()),
+                end: None,
+                left: None,
+                activity: crate::lease::Activity::Claimed,
+                state: State::Live,
+                reason: String::new(),
+            },
+        }
+    }
+
+    /// This session's claims of the task, or the refusal saying why there are none.
+    fn own_claims(&self) -> Result<Vec<&'a Claim>, Refusal> {
+        let (holder, own) = self.holder();
+        if !own.is_empty() {
+            return Ok(own);
+        }
+        let now = self.now();
+        Err(match holder {
+            Some(h) => Refusal::about(
+                RefusalKind::NotYours,
+                h,
+                now,
+                format!(
+                    "{} is not yours: it is {}",
+                    self.task,
+                    describe_holder(h, now)
+                ),
+            ),
+            None => Refusal {
+                kind: RefusalKind::NotClaimed,
+                message: format!("{} is not claimed by anyone", self.task),
+                ..Refusal::bad(self.task, "")
+            },
+        })
+    }
+
+    fn release(&self, touched: &[String]) -> Result<Plan, Refusal> {
+        let own = self.own_claims()?;
+        let mut touched_norm: Vec<String> = touched
+            .iter()
+            .map(|t| crate::scope::normalize_path(t))
+            .filter(|t| !t.is_empty())
+            .collect();
+        touched_norm.sort();
+        touched_norm.dedup();
+        let now = format_time(self.now());
+        let mut md_edits = Vec::new();
+        let mut files = Vec::new();
+        for claim in &own {
+            match claim.origin {
+                Origin::Line(n) => md_edits.extend(self.rail.claims.remove_line(n)),
+                Origin::File(_) => {}
+            }
+            let yaml = match (claim.origin, &claim.also) {
+                (Origin::File(i), _) => Some(i),
+                (Origin::Line(_), Some(path)) => {
+                    self.rail.files.iter().position(|f| &f.path == path)
+                }
+                _ => None,
+            };
+            if let Some(i) = yaml {
+                let file = &self.rail.files[i];
+                let mut values = vec![("released", NewValue::Scalar(now.clone()))];
+                // Touched paths must be valid patterns to be read back; others go to the log only.
+                let valid: Vec<String> = touched_norm
+                    .iter()
+                    .filter(|t| glob::normalize(t).is_ok())
+                    .cloned()
+                    .collect();
+                values.push(("touched", NewValue::List(valid)));
+                files.push(FileEdits {
+                    file: file.path.clone(),
+                    create: false,
+                    edits: claimfile::set_keys(file, &values),
+                });
+            }
+        }
+        let mut edits = Vec::new();
+        if !md_edits.is_empty() {
+            edits.push(self.claims_md_edits(md_edits));
+        }
+        edits.extend(files);
+        let log = self
+            .log(Event::Released)
+            .with("touched", touched_norm.join(", "));
+        let n = touched_norm.len();
+        Ok(self.plan(
+            "release",
+            edits,
+            log,
+            format!(
+                "released {} ({n} file{} touched)",
+                self.task,
+                if n == 1 { "" } else { "s" }
+            ),
+        ))
+    }
+
+    fn renew(&self) -> Result<Plan, Refusal> {
+        let own = self.own_claims()?;
+        let now = format_time(self.now());
+        let mut md_edits = Vec::new();
+        let mut files = Vec::new();
+        for claim in &own {
+            match claim.origin {
+                Origin::Line(n) => {
+                    md_edits.extend(rail::set_field(&self.rail.claims, n, "renewed", &now))
+                }
+                Origin::File(i) => {
+                    let file = &self.rail.files[i];
+                    files.push(FileEdits {
+                        file: file.path.clone(),
+                        create: false,
+                        edits: claimfile::set_keys(
+                            file,
+                            &[("renewed", NewValue::Scalar(now.clone()))],
+                        ),
+                    });
+                }
+            }
+        }
+        let mut edits = Vec::new();
+        if !md_edits.is_empty() {
+            edits.push(self.claims_md_edits(md_edits));
+        }
+        edits.extend(files);
+        let lease = own[0].lease;
+        Ok(self.plan(
+            "renew",
+            edits,
+            self.log(Event::Renewed),
+            format!(
+                "renewed {}: lease of {} runs from now",
+                self.task,
+                format_duration(lease)
+            ),
+        ))
+    }
+
+    fn take(&self, reason: Option<&str>, branch: Option<&str>) -> Result<Plan, Refusal> {
+        if let Some(r) = reason {
+            rail::check_value("reason", r).map_err(|e| Refusal::bad(self.task, e))?;
+        }
+        if let Some(b) = branch {
+            ident::validate_session(b)
+                .map_err(|e| Refusal::bad(self.task, e.0.replace("session name", "branch")))?;
+        }
+        let (holder, own) = self.holder();
+        let Some(holder) = holder else {
+            return Err(Refusal {
+                kind: RefusalKind::NotClaimed,
+                message: format!(
+                    "{} is not claimed by anyone: use `rail claim {}`",
+                    self.task, self.task
+                ),
+                ..Refusal::bad(self.task, "")
+            });
+        };
+        let now = self.now();
+        if holder.session == self.session || !own.is_empty() && holder.state().holds() {
+            return Ok(Plan {
+                op: "take".into(),
+                task: self.task.into(),
+                session: self.session.into(),
+                edits: Vec::new(),
+                log_line: None,
+                message: format!("{} is already yours; nothing to take", self.task),
+                noop: true,
+            });
+        }
+        if holder.state().holds() {
+            return Err(Refusal::about(
+                RefusalKind::NotStale,
+                holder,
+                now,
+                format!(
+                    "{} is {}; only a stale claim can be taken",
+                    self.task,
+                    describe_holder(holder, now)
+                ),
+            ));
+        }
+        let stamp = format_time(now);
+        let why = reason
+            .map(str::to_string)
+            .unwrap_or_else(|| holder.lease_state.reason.clone());
+        let mut edits = Vec::new();
+        match holder.origin {
+            Origin::Line(n) => {
+                let rail::LineKind::Claim(line) = &self.rail.claims.lines[n].kind else {
+                    return Err(Refusal::bad(self.task, "internal: claim line vanished"));
+                };
+                let mut time_text = stamp.clone();
+                if let Some(b) = branch.filter(|b| *b != self.session) {
+                    time_text.push_str(&format!(" | branch: {b}"));
+                }
+                let mut md = vec![
+                    TextEdit::replace(line.session_span, self.session),
+                    TextEdit::replace(line.time_span, time_text),
+                ];
+                // The old owner's renewal, process and branch do not carry over.
+                for key in ["renewed", "pid", "branch"] {
+                    md.extend(rail::remove_field(&self.rail.claims, n, key));
+                }
+                edits.push(self.claims_md_edits(md));
+            }
+            Origin::File(i) => {
+                let file = &self.rail.files[i];
+                edits.push(FileEdits {
+                    file: file.path.clone(),
+                    create: false,
+                    edits: claimfile::set_keys(
+                        file,
+                        &[
+                            ("released", NewValue::Scalar(stamp.clone())),
+                            ("touched", NewValue::List(Vec::new())),
+                        ],
+                    ),
+                });
+                let new = NewClaim {
+                    task: self.task.to_string(),
+                    session: self.session.to_string(),
+                    time: Some(now),
+                    lease: file.lease,
+                    branch: branch.filter(|b| *b != self.session).map(str::to_string),
+                    pid: None,
+                    after: holder.after.clone(),
+                    paths: holder.paths.clone(),
+                    resources: holder.resources.clone(),
+                    purpose: holder.purpose.clone(),
+                };
+                let line = rail::render_claim(&new, now);
+                edits.push(self.claims_md_edits(vec![self.rail.claims.append_line(&line)]));
+            }
+        }
+        let log = self
+            .log(Event::Taken)
+            .with("from", holder.session.clone())
+            .with("reason", why.clone());
+        Ok(self.plan(
+            "take",
+            edits,
+            log,
+            format!("took {} from {} ({why})", self.task, holder.session),
+        ))
+    }
+
+    fn update(
+        &self,
+        paths: Option<&[String]>,
+        resources: Option<&[String]>,
+        purpose: Option<&str>,
+    ) -> Result<Plan, Refusal> {
+        let task = self.task;
+        let paths = paths.map(|p| normalize_paths(task, p)).transpose()?;
+        let resources = resources.map(|r| check_resources(task, r)).transpose()?;
+        check_purpose(task, purpose)?;
+        let own = self.own_claims()?;
+        let mine = own[0];
+        let mut probe = mine.clone();
+        if let Some(p) = &paths {
+            probe.paths = p.clone();
+        }
+        if let Some(r) = &resources {
+            probe.resources = r.clone();
+        }
+        let conflicts = self.conflicts_with(probe);
+        if !conflicts.is_empty() {
+            return Err(self.conflict_refusal(conflicts));
+        }
+        let mut changes: Vec<(&str, NewValue)> = Vec::new();
+        if let Some(p) = &paths {
+            changes.push(("paths", NewValue::List(p.clone())));
+        }
+        if let Some(r) = &resources {
+            changes.push(("resources", NewValue::List(r.clone())));
+        }
+        if let Some(p) = purpose {
+            changes.push(("purpose", NewValue::Scalar(p.to_string())));
+        }
+        if changes.is_empty() {
+            return Err(Refusal::bad(
+                task,
+                "nothing to update: give paths, resources or a purpose",
+            ));
+        }
+        let edits = match mine.origin {
+            Origin::Line(n) => {
+                let mut md = Vec::new();
+                for (key, value) in &changes {
+                    let text = match value {
+                        NewValue::List(items) => items.join(", "),
+                        NewValue::Scalar(s) => s.clone(),
+                    };
+                    let edit = if text.is_empty() {
+                        rail::remove_field(&self.rail.claims, n, key)
+                    } else {
+                        rail::set_field(&self.rail.claims, n, key, &text)
+                    };
+                    md.extend(edit);
+                }
+                merge_inserts(&mut md);
+                vec![self.claims_md_edits(md)]
+            }
+            Origin::File(i) => {
+                let file = &self.rail.files[i];
+                vec![FileEdits {
+                    file: file.path.clone(),
+                    create: false,
+                    edits: claimfile::set_keys(file, &changes),
+                }]
+            }
+        };
+        let mut log = self.log(Event::Updated);
+        if let Some(p) = &paths {
+            log = log.with("paths", p.join(", "));
+        }
+        if let Some(r) = &resources {
+            log = log.with("resources", r.join(", "));
+        }
+        if let Some(p) = purpose {
+            log = log.with("purpose", p);
+        }
+        Ok(self.plan("update", edits, log, format!("updated {task}")))
+    }
+}
+
+/// Several new fields inserted at one point become one insertion (edits may not share a point).
+fn merge_inserts(edits: &mut Vec<TextEdit>) {
+    edits.sort_by_key(|e| (e.span.start, e.span.end));
+    let mut out: Vec<TextEdit> = Vec::new();
+    for e in edits.drain(..) {
+        match out.last_mut() {
+            Some(last)
+                if last.span.is_empty() && e.span.is_empty() && last.span.start == e.span.start =>
+            {
+                last.text.push_str(&e.text);
+            }
+            _ => out.push(e),
+        }
+    }
+    *edits = out;
+}
