@@ -1,1 +1,264 @@
-fn main() {}
+//! `rail`: the native host for agents, git hooks and the merge driver.
+//!
+//! The CLI reads files, takes the lock, asks git, and prints; every decision is rail-core's.
+
+mod cmd;
+mod context;
+mod fail;
+mod git;
+mod lock;
+mod render;
+mod repo;
+mod store;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::context::Ctx;
+use crate::fail::Fail;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "rail",
+    version,
+    about = "A ticket rail for parallel coding agents: claim tasks, paths and resources; see who holds what.",
+    after_help = "Exit codes: 0 done · 1 refused or conflict found · 2 bad input or usage · 3 environment (not a git repo, lock wait timed out, I/O error)"
+)]
+struct Cli {
+    /// Act as this session (default: $RAIL_SESSION, else the current branch).
+    #[arg(long, global = true, value_name = "NAME")]
+    session: Option<String>,
+    /// The directory holding claims.md (default: $RAIL_DIR, else the main checkout).
+    #[arg(long, global = true, value_name = "DIR")]
+    rail: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    /// Evaluate as of this time (default: $RAIL_NOW, else now). For tests and replays.
+    #[arg(long, global = true, value_name = "TIME")]
+    now: Option<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct ClaimArgs {
+    /// A path, directory or glob this task will change (repeatable).
+    #[arg(long = "path", value_name = "GLOB")]
+    pub paths: Vec<String>,
+    /// A shared resource this task uses, e.g. port:3000 (repeatable; `shared:` prefix for shared use).
+    #[arg(long = "resource", value_name = "RES")]
+    pub resources: Vec<String>,
+    /// What the task is for (one line, markdown).
+    #[arg(long, value_name = "TEXT")]
+    pub purpose: Option<String>,
+    /// Lease for this claim, e.g. 45m or 4h (default: rail.yaml `lease`, else 2h).
+    #[arg(long, value_name = "DUR")]
+    pub lease: Option<String>,
+    /// A task this one waits for (repeatable).
+    #[arg(long = "after", value_name = "TASK")]
+    pub after: Vec<String>,
+    /// The owning process as PID or PID@HOST (default: $RAIL_OWNER_PID), so a dead owner frees the claim at once.
+    #[arg(long, value_name = "PID")]
+    pub pid: Option<String>,
+    /// The branch whose commits keep this claim alive (default: the branch named like the session).
+    #[arg(long, value_name = "BRANCH")]
+    pub branch: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Create claims.md if missing and configure the merge driver (idempotent).
+    Init(cmd::admin::InitArgs),
+    /// Claim a task (refused if someone holds it or its paths/resources).
+    Claim {
+        task: String,
+        #[command(flatten)]
+        args: ClaimArgs,
+    },
+    /// Release your claim; records the files actually touched (from git).
+    Release {
+        task: String,
+        /// Record these files instead of asking git (repeatable).
+        #[arg(long = "touched", value_name = "FILE")]
+        touched: Vec<String>,
+        /// Do not record touched files.
+        #[arg(long, conflicts_with = "touched")]
+        no_touched: bool,
+        /// Branch the session forked from, for the touched-files diff (default: the main checkout's branch).
+        #[arg(long, value_name = "REF")]
+        base: Option<String>,
+    },
+    /// Renew your claim: its lease runs again from now.
+    Renew { task: String },
+    /// Take over a stale claim (refused while it is live).
+    Take {
+        task: String,
+        /// Why (recorded in the log; default: why the claim is stale).
+        #[arg(long, value_name = "TEXT")]
+        reason: Option<String>,
+    },
+    /// Change the paths, resources or purpose of your claim.
+    Update {
+        task: String,
+        /// Replace the paths with these (repeatable).
+        #[arg(long = "path", value_name = "GLOB")]
+        paths: Vec<String>,
+        /// Remove all paths.
+        #[arg(long, conflicts_with = "paths")]
+        clear_paths: bool,
+        /// Replace the resources with these (repeatable).
+        #[arg(long = "resource", value_name = "RES")]
+        resources: Vec<String>,
+        /// Remove all resources.
+        #[arg(long, conflicts_with = "resources")]
+        clear_resources: bool,
+        #[arg(long, value_name = "TEXT")]
+        purpose: Option<String>,
+    },
+    /// Show the board: every claim, its state, conflicts, resources.
+    #[command(alias = "status")]
+    Board(cmd::show::BoardArgs),
+    /// Who holds these paths.
+    Who {
+        #[arg(required = true)]
+        paths: Vec<String>,
+    },
+    /// Check changes against your claims: outside your scope, or inside another session's.
+    Check(cmd::show::CheckArgs),
+    /// Print diagnostics as file:line:col: severity[code]: message.
+    Validate(cmd::show::ValidateArgs),
+    /// Show who holds the rail lock and whether that process is alive; break only a dead one.
+    Lock {
+        /// Break the lock if its owner is dead (or the file is abandoned).
+        #[arg(long = "break")]
+        break_lock: bool,
+        /// With --break: break it even if its owner is alive or on another host.
+        #[arg(long, requires = "break_lock")]
+        force: bool,
+    },
+    /// Show the log of what happened.
+    Log {
+        /// Only the last N entries.
+        #[arg(short = 'n', long, value_name = "N")]
+        limit: Option<usize>,
+    },
+    /// The git merge driver for claims.md (configured by `rail init`).
+    MergeDriver {
+        base: PathBuf,
+        ours: PathBuf,
+        theirs: PathBuf,
+        pathname: Option<String>,
+    },
+    /// A station: a new worktree and branch for TASK, then claim it.
+    Worktree {
+        task: String,
+        /// Start the branch from this ref (default: HEAD).
+        #[arg(long, value_name = "REF")]
+        base: Option<String>,
+        /// Where to put the worktree (default: ../<repo>-<task>).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        #[command(flatten)]
+        args: ClaimArgs,
+    },
+}
+
+fn main() {
+    std::process::exit(run());
+}
+
+fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                fail::USAGE
+            } else {
+                fail::OK
+            };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let json = cli.json;
+    let result = dispatch(cli);
+    match result {
+        Ok(()) => fail::OK,
+        Err(f) => {
+            if json {
+                let value = f.json.clone().unwrap_or_else(
+                    || serde_json::json!({ "ok": false, "code": f.code, "error": f.message }),
+                );
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&value).unwrap_or_default()
+                );
+            }
+            if !f.message.is_empty() {
+                eprintln!("rail: {}", f.message);
+            }
+            f.code
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<(), Fail> {
+    // The merge driver runs inside git with no rail of its own; it needs no context.
+    if let Command::MergeDriver {
+        base,
+        ours,
+        theirs,
+        pathname,
+    } = &cli.command
+    {
+        return cmd::admin::merge_driver(base, ours, theirs, pathname.as_deref());
+    }
+    let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json)?;
+    match cli.command {
+        Command::Init(args) => cmd::admin::init(&ctx, &args),
+        Command::Claim { task, args } => cmd::mutate::claim(&ctx, &task, &args),
+        Command::Release {
+            task,
+            touched,
+            no_touched,
+            base,
+        } => cmd::mutate::release(&ctx, &task, touched, no_touched, base.as_deref()),
+        Command::Renew { task } => cmd::mutate::renew(&ctx, &task),
+        Command::Take { task, reason } => cmd::mutate::take(&ctx, &task, reason),
+        Command::Update {
+            task,
+            paths,
+            clear_paths,
+            resources,
+            clear_resources,
+            purpose,
+        } => cmd::mutate::update(
+            &ctx,
+            &task,
+            (clear_paths || !paths.is_empty()).then_some(paths),
+            (clear_resources || !resources.is_empty()).then_some(resources),
+            purpose,
+        ),
+        Command::Board(args) => cmd::show::board(&ctx, &args),
+        Command::Who { paths } => cmd::show::who(&ctx, &paths),
+        Command::Check(args) => cmd::show::check(&ctx, &args),
+        Command::Validate(args) => cmd::show::validate(&ctx, &args),
+        Command::Lock { break_lock, force } => cmd::admin::lock(&ctx, break_lock, force),
+        Command::Log { limit } => cmd::show::log(&ctx, limit),
+        Command::Worktree {
+            task,
+            base,
+            dir,
+            args,
+        } => cmd::mutate::worktree(&ctx, &task, base.as_deref(), dir, &args),
+        Command::MergeDriver { .. } => unreachable_merge_driver(),
+    }
+}
+
+fn unreachable_merge_driver() -> Result<(), Fail> {
+    Err(Fail::usage(
+        "merge-driver is handled before the rail is located",
+    ))
+}

@@ -11,7 +11,7 @@
 #![allow(clippy::result_large_err)]
 
 use chrono::TimeDelta;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::claimfile::{self, NewValue};
 use crate::conflict::{self, holder_of, Conflict};
@@ -25,14 +25,20 @@ use crate::model::{Claim, Evaluation, Origin, Rail};
 use crate::rail::{self, NewClaim};
 use crate::time::{self, format_duration, format_time};
 
-/// What a session asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What a session asks for. As JSON: `{"op": "claim", "task": "…", "paths": […]}`,
+/// `{"op": "release", "task": "…", "touched": […]}`, `{"op": "renew", "task": "…"}`,
+/// `{"op": "take", "task": "…", "reason": "…"}`, `{"op": "update", "task": "…", "paths": […]}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Request {
     Claim(ClaimRequest),
     /// `touched`: the files the session actually changed (from git), recorded in the log and,
     /// for claim files, in the file.
     Release {
         task: String,
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
         touched: Vec<String>,
     },
     Renew {
@@ -40,30 +46,49 @@ pub enum Request {
     },
     Take {
         task: String,
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
         reason: Option<String>,
         /// The taker's branch, when it is not named like the session.
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
         branch: Option<String>,
     },
     Update {
         task: String,
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
         paths: Option<Vec<String>>,
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
         resources: Option<Vec<String>>,
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
         purpose: Option<String>,
     },
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ClaimRequest {
     pub task: String,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub paths: Vec<String>,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub resources: Vec<String>,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub purpose: Option<String>,
     /// As written by the user, e.g. `45m`.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub lease: Option<String>,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub after: Vec<String>,
     /// `pid@host` of the owning process, if the host knows it.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub pid: Option<String>,
     /// The session's branch, when it is not named like the session.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub branch: Option<String>,
 }
 
@@ -199,13 +224,16 @@ fn describe_holder(claim: &Claim, now: time::Time) -> String {
         ),
         None => String::new(),
     };
+    // The state decides the wording: a dead owner makes a claim stale with time left, a live
+    // owner keeps it holding past its end.
     let lease = match claim.lease_state.left {
+        _ if claim.state() == State::Stale => format!("; stale: {}", claim.lease_state.reason),
         Some(left) if left > TimeDelta::zero() => format!(
             "; {} left of its {} lease",
             format_duration(left),
             format_duration(claim.lease)
         ),
-        Some(_) => format!("; stale: {}", claim.lease_state.reason),
+        Some(_) => format!("; {}", claim.lease_state.reason),
         None => String::new(),
     };
     format!(
@@ -400,7 +428,7 @@ impl<'a> Planner<'a> {
                 holder,
                 self.now(),
                 format!(
-                    "{} would conflict with {}: {details}",
+                    "{} would conflict with a live claim: {details}. That claim is {}",
                     self.task,
                     describe_holder(holder, self.now())
                 ),

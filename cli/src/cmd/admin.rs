@@ -1,0 +1,333 @@
+//! Setup and maintenance: init, lock, merge-driver, validating single files.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use rail_core::diagnostic::Located;
+use rail_core::log::{Event, LogEntry};
+use rail_core::model::{CLAIMS_MD, CONFIG_FILE, LOG_FILE};
+use rail_core::text::LineIndex;
+
+use crate::context::Ctx;
+use crate::fail::{self, Fail};
+use crate::git;
+use crate::lock;
+
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    /// Also install the pre-commit check (chains any hook already there).
+    #[arg(long)]
+    pub hooks: bool,
+}
+
+const CLAIMS_HEADER: &str = "# Claims\n\n<!-- The rail: one line per claimed task, `task | session | time`, written by `rail claim`.\n     Lines inside comments or code blocks are never claims. -->\n";
+
+const HOOK_MARK: &str = "# installed by rail init --hooks";
+
+/// The command git should run for the merge driver: `rail` if it is on PATH and is this
+/// binary, else this binary's absolute path.
+fn rail_command() -> String {
+    let exe = std::env::current_exe().ok();
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join("rail"))
+            .find(|p| p.is_file())
+    });
+    match (exe, on_path) {
+        (Some(exe), Some(found))
+            if fs::canonicalize(&found).ok() == fs::canonicalize(&exe).ok() =>
+        {
+            "rail".into()
+        }
+        (Some(exe), _) => shell_quote(&exe.display().to_string()),
+        (None, _) => "rail".into(),
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// Appends `line` to the file unless a line equal to it is already there. True if written.
+fn ensure_line(path: &Path, line: &str) -> Result<bool, Fail> {
+    let existing = match fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(Fail::env(format!("{}: {e}", path.display()))),
+    };
+    if existing.lines().any(|l| l.trim() == line) {
+        return Ok(false);
+    }
+    let mut text = existing;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(line);
+    text.push('\n');
+    fs::write(path, text).map_err(|e| Fail::env(format!("{}: {e}", path.display())))?;
+    Ok(true)
+}
+
+pub fn init(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
+    let mut done: Vec<String> = Vec::new();
+    let claims = ctx.rail.path(CLAIMS_MD);
+    if !claims.exists() {
+        fs::write(&claims, CLAIMS_HEADER)
+            .map_err(|e| Fail::env(format!("{}: {e}", claims.display())))?;
+        done.push(format!("created {}", claims.display()));
+    }
+    let repo = ctx.repo.as_ref();
+    if let Some(repo) = repo {
+        let top = repo.main_checkout();
+        // Paths in .gitattributes/.gitignore are relative to the checkout root.
+        let rel = ctx.rail.root.canonicalize().ok().and_then(|r| {
+            top.canonicalize()
+                .ok()
+                .and_then(|t| r.strip_prefix(t).ok().map(Path::to_path_buf))
+        });
+        if let Some(rel) = rel {
+            let prefix = if rel.as_os_str().is_empty() {
+                String::new()
+            } else {
+                format!("{}/", rel.display())
+            };
+            let attrs = top.join(".gitattributes");
+            if ensure_line(&attrs, &format!("{prefix}{CLAIMS_MD} merge=rail"))? {
+                done.push(format!(
+                    "{}: {prefix}{CLAIMS_MD} merge=rail",
+                    attrs.display()
+                ));
+            }
+            if ensure_line(&attrs, &format!("{prefix}{LOG_FILE} merge=union"))? {
+                done.push(format!(
+                    "{}: {prefix}{LOG_FILE} merge=union",
+                    attrs.display()
+                ));
+            }
+            let ignore = top.join(".gitignore");
+            for pattern in ["claims.md.lock*", "claims.md.journal", "claims/*.rail-tmp"] {
+                if ensure_line(&ignore, &format!("{prefix}{pattern}"))? {
+                    done.push(format!("{}: {prefix}{pattern}", ignore.display()));
+                }
+            }
+        }
+        let driver = format!("{} merge-driver %O %A %B %P", rail_command());
+        if git::config_get(&top, "merge.rail.driver").as_deref() != Some(driver.as_str()) {
+            git::config_set(&top, "merge.rail.name", "Rail claims merge").map_err(Fail::env)?;
+            git::config_set(&top, "merge.rail.driver", &driver).map_err(Fail::env)?;
+            done.push(format!("git config merge.rail.driver \"{driver}\""));
+        }
+        if args.hooks {
+            done.extend(install_hooks(repo)?);
+        }
+    } else if args.hooks {
+        return Err(Fail::env("--hooks needs a git repository"));
+    }
+    if ctx.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "ok": true, "done": done }))
+                .unwrap_or_default()
+        );
+    } else if done.is_empty() {
+        println!("rail is already set up in {}", ctx.rail.root.display());
+    } else {
+        for d in &done {
+            println!("{d}");
+        }
+    }
+    Ok(())
+}
+
+/// The hooks directory git uses (core.hooksPath, else <common dir>/hooks).
+pub fn hooks_dir(repo: &crate::repo::Repo) -> PathBuf {
+    match git::config_get(&repo.worktree, "core.hooksPath") {
+        Some(p) => {
+            let p = PathBuf::from(p);
+            if p.is_absolute() {
+                p
+            } else {
+                repo.worktree.join(p)
+            }
+        }
+        None => repo.common_dir.join("hooks"),
+    }
+}
+
+fn install_hooks(repo: &crate::repo::Repo) -> Result<Vec<String>, Fail> {
+    let dir = hooks_dir(repo);
+    fs::create_dir_all(&dir).map_err(|e| Fail::env(format!("{}: {e}", dir.display())))?;
+    let mut done = Vec::new();
+    let rail = rail_command();
+    for (name, command) in [("pre-commit", format!("{rail} check --staged"))] {
+        let path = dir.join(name);
+        let chained = dir.join(format!("{name}.rail-chained"));
+        let script = format!(
+            "#!/bin/sh\n{HOOK_MARK}\n# A hook that was here before runs first, unchanged: {name}.rail-chained\nhere=$(dirname \"$0\")\nif [ -x \"$here/{name}.rail-chained\" ]; then\n  \"$here/{name}.rail-chained\" \"$@\" || exit $?\nfi\nexec {command}\n"
+        );
+        match fs::read_to_string(&path) {
+            Ok(existing) if existing.contains(HOOK_MARK) => {
+                if existing == script {
+                    continue;
+                }
+            }
+            Ok(_) => {
+                if chained.exists() {
+                    return Err(Fail::env(format!(
+                        "{} and {} both exist; merge them by hand",
+                        path.display(),
+                        chained.display()
+                    )));
+                }
+                fs::rename(&path, &chained)
+                    .map_err(|e| Fail::env(format!("{}: {e}", path.display())))?;
+                done.push(format!(
+                    "kept your {name} hook as {} (it runs first)",
+                    chained.display()
+                ));
+            }
+            Err(_) => {}
+        }
+        fs::write(&path, script).map_err(|e| Fail::env(format!("{}: {e}", path.display())))?;
+        make_executable(&path)?;
+        done.push(format!("installed {}", path.display()));
+    }
+    Ok(done)
+}
+
+fn make_executable(path: &Path) -> Result<(), Fail> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut perms = fs::metadata(path)
+        .map_err(|e| Fail::env(format!("{}: {e}", path.display())))?
+        .permissions();
+    perms.set_mode(perms.mode() | 0o755);
+    fs::set_permissions(path, perms).map_err(|e| Fail::env(format!("{}: {e}", path.display())))
+}
+
+pub fn lock(ctx: &Ctx, break_lock: bool, force: bool) -> Result<(), Fail> {
+    let found =
+        lock::inspect(&ctx.rail.root).map_err(|e| Fail::env(format!("reading the lock: {e}")))?;
+    if !break_lock {
+        match &found {
+            None => {
+                if ctx.json {
+                    println!("{}", serde_json::json!({ "held": false }));
+                } else {
+                    println!("the rail lock is free");
+                }
+            }
+            Some((record, verdict)) => {
+                if ctx.json {
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&serde_json::json!({
+                            "held": true, "record": record, "verdict": verdict
+                        }))
+                        .unwrap_or_default()
+                    );
+                } else {
+                    println!("the rail lock is {}", verdict.message);
+                    if verdict.breakable {
+                        println!("it may be broken: `rail lock --break`");
+                    }
+                }
+            }
+        }
+        return Ok(());
+    }
+    let session = ctx.session().unwrap_or_else(|_| "unknown".into());
+    match lock::break_on_request(&ctx.rail.root, force, &session) {
+        Ok(None) => {
+            println!("the rail lock is free; nothing to break");
+            Ok(())
+        }
+        Ok(Some(broken)) => {
+            println!(
+                "broke the lock held by {}: {}",
+                broken.holder, broken.reason
+            );
+            // Record it, under the lock like every other log line.
+            let held = ctx.lock(&session)?;
+            let line = LogEntry::new(ctx.now, Event::LockBroken, None, Some(&session))
+                .with("holder", broken.holder)
+                .with("reason", broken.reason)
+                .render();
+            let texts = ctx.read(true)?;
+            ctx.rail
+                .apply(&held, &texts, &[], &[line])
+                .map_err(Fail::env)
+        }
+        Err(message) => Err(Fail::refused(message, None)),
+    }
+}
+
+/// `rail merge-driver %O %A %B %P`: merges into %A, reports losing claims on stderr.
+pub fn merge_driver(
+    base: &Path,
+    ours: &Path,
+    theirs: &Path,
+    pathname: Option<&str>,
+) -> Result<(), Fail> {
+    let read = |p: &Path| {
+        fs::read(p)
+            .map_err(|e| Fail::refused(format!("{}: {e}", p.display()), None))
+            .and_then(|b| {
+                String::from_utf8(b).map_err(|_| {
+                    Fail::refused(
+                        format!("{} is not UTF-8; leaving the merge to you", p.display()),
+                        None,
+                    )
+                })
+            })
+    };
+    let (b, o, t) = (read(base)?, read(ours)?, read(theirs)?);
+    let result = rail_core::merge::merge(&b, &o, &t);
+    fs::write(ours, &result.text)
+        .map_err(|e| Fail::refused(format!("{}: {e}", ours.display()), None))?;
+    let name = pathname.unwrap_or(CLAIMS_MD);
+    for l in &result.losers {
+        eprintln!(
+            "rail merge {name}: {} was claimed on both sides; kept {}'s claim, dropped {}'s: {}",
+            l.task, l.kept_session, l.lost_session, l.lost_line
+        );
+    }
+    Ok(())
+}
+
+/// Diagnostics of single files, the kind chosen by name.
+pub fn validate_files(paths: &[PathBuf]) -> Result<Vec<Located>, Fail> {
+    let mut out = Vec::new();
+    for path in paths {
+        let bytes = fs::read(path).map_err(|e| Fail {
+            code: fail::USAGE,
+            message: format!("{}: {e}", path.display()),
+            json: None,
+        })?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Fail::usage(format!("{} is not UTF-8", path.display())))?;
+        let name = path.display().to_string();
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let diags = if file_name == CONFIG_FILE {
+            rail_core::config::parse(&text).1
+        } else if file_name.ends_with(".yaml") || file_name.ends_with(".yml") {
+            rail_core::claimfile::parse(&format!("claims/{file_name}"), &text).diagnostics
+        } else if file_name.ends_with(".log") {
+            rail_core::log::parse(&text).diagnostics
+        } else {
+            rail_core::rail::parse(&text).diagnostics
+        };
+        let index = LineIndex::new(&text);
+        out.extend(diags.iter().map(|d| d.locate(&name, &text, &index)));
+    }
+    Ok(out)
+}

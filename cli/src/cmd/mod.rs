@@ -1,0 +1,5 @@
+//! One module per group of subcommands.
+
+pub mod admin;
+pub mod mutate;
+pub mod show;

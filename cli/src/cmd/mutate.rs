@@ -1,0 +1,319 @@
+//! The commands that change the rail: claim, release, renew, take, update, worktree.
+//!
+//! Each one: take the lock, finish any crashed write, read the files, let core plan, apply the
+//! plan's edits and log line, release the lock. Refusals change nothing.
+
+use std::path::PathBuf;
+
+use rail_core::diagnostic::Code;
+use rail_core::log::{Event, LogEntry};
+use rail_core::ops::{self, ClaimRequest, Request};
+
+use crate::context::{Commits, Ctx};
+use crate::fail::Fail;
+use crate::git;
+use crate::lock;
+use crate::ClaimArgs;
+
+fn claim_request(task: &str, args: &ClaimArgs) -> Result<ClaimRequest, Fail> {
+    let pid = match args.pid.clone().or_else(|| {
+        std::env::var("RAIL_OWNER_PID")
+            .ok()
+            .filter(|s| !s.is_empty())
+    }) {
+        Some(p) if p.contains('@') => Some(p),
+        Some(p) => {
+            p.parse::<u32>()
+                .map_err(|_| Fail::usage(format!("--pid `{p}`: expected a process id")))?;
+            Some(format!("{p}@{}", lock::hostname()))
+        }
+        None => None,
+    };
+    Ok(ClaimRequest {
+        task: task.to_string(),
+        paths: args.paths.clone(),
+        resources: args.resources.clone(),
+        purpose: args.purpose.clone(),
+        lease: args.lease.clone(),
+        after: args.after.clone(),
+        pid,
+        branch: args.branch.clone(),
+    })
+}
+
+pub fn claim(ctx: &Ctx, task: &str, args: &ClaimArgs) -> Result<(), Fail> {
+    let session = ctx.session()?;
+    let req = claim_request(task, args)?;
+    mutate(ctx, &session, Request::Claim(req))
+}
+
+pub fn release(
+    ctx: &Ctx,
+    task: &str,
+    touched: Vec<String>,
+    no_touched: bool,
+    base: Option<&str>,
+) -> Result<(), Fail> {
+    let session = ctx.session()?;
+    rail_core::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
+    let touched = if no_touched {
+        Vec::new()
+    } else if !touched.is_empty() {
+        touched
+    } else {
+        touched_files(ctx, base)
+    };
+    mutate(
+        ctx,
+        &session,
+        Request::Release {
+            task: task.to_string(),
+            touched,
+        },
+    )
+}
+
+/// The files this session's worktree changed since it forked from the main checkout's branch.
+fn touched_files(ctx: &Ctx, base: Option<&str>) -> Vec<String> {
+    let Some(repo) = &ctx.repo else {
+        return Vec::new();
+    };
+    let main_branch = crate::repo::head_branch(&repo.common_dir);
+    let own = repo.branch();
+    let base = base
+        .map(str::to_string)
+        .or_else(|| main_branch.filter(|m| Some(m) != own.as_ref()));
+    match git::session_changes(&repo.worktree, base.as_deref()) {
+        Ok(files) => without_rail_files(ctx, repo, files),
+        Err(e) => {
+            eprintln!("rail: could not list touched files ({e}); releasing without them");
+            Vec::new()
+        }
+    }
+}
+
+/// The rail's own files are not part of anyone's work.
+pub fn without_rail_files(ctx: &Ctx, repo: &crate::repo::Repo, files: Vec<String>) -> Vec<String> {
+    let same_dir = repo.worktree.canonicalize().ok() == ctx.rail.root.canonicalize().ok();
+    if !same_dir {
+        return files;
+    }
+    files
+        .into_iter()
+        .filter(|f| {
+            !(f == "claims.md"
+                || f.starts_with("claims.md.")
+                || f == "claims.log"
+                || f == "rail.yaml"
+                || f.starts_with("claims/"))
+        })
+        .collect()
+}
+
+pub fn renew(ctx: &Ctx, task: &str) -> Result<(), Fail> {
+    let session = ctx.session()?;
+    mutate(
+        ctx,
+        &session,
+        Request::Renew {
+            task: task.to_string(),
+        },
+    )
+}
+
+pub fn take(ctx: &Ctx, task: &str, reason: Option<String>) -> Result<(), Fail> {
+    let session = ctx.session()?;
+    mutate(
+        ctx,
+        &session,
+        Request::Take {
+            task: task.to_string(),
+            reason,
+            branch: None,
+        },
+    )
+}
+
+pub fn update(
+    ctx: &Ctx,
+    task: &str,
+    paths: Option<Vec<String>>,
+    resources: Option<Vec<String>>,
+    purpose: Option<String>,
+) -> Result<(), Fail> {
+    let session = ctx.session()?;
+    mutate(
+        ctx,
+        &session,
+        Request::Update {
+            task: task.to_string(),
+            paths,
+            resources,
+            purpose,
+        },
+    )
+}
+
+/// Runs one operation under the lock.
+pub fn mutate(ctx: &Ctx, session: &str, request: Request) -> Result<(), Fail> {
+    rail_core::ident::validate_task(request.task()).map_err(|e| Fail::usage(e.0))?;
+    let lock = ctx.lock(session)?;
+    hold_for_tests();
+    let mut log_lines = Vec::new();
+    for b in &lock.broken {
+        eprintln!(
+            "rail: recovered a stale lock held by {}: {}",
+            b.holder, b.reason
+        );
+        log_lines.push(
+            LogEntry::new(ctx.now, Event::LockBroken, None, Some(session))
+                .with("holder", b.holder.clone())
+                .with("reason", b.reason.clone())
+                .render(),
+        );
+    }
+    match ctx.rail.recover(&lock) {
+        Ok(Some(note)) => {
+            eprintln!("rail: {note}");
+            log_lines.push(
+                LogEntry::new(ctx.now, Event::Recovered, None, Some(session))
+                    .with("note", note)
+                    .render(),
+            );
+        }
+        Ok(None) => {}
+        Err(e) => return Err(Fail::env(format!("recovering an interrupted write: {e}"))),
+    }
+    let texts = ctx.read(true)?;
+    let claims_doc =
+        rail_core::rail::parse(texts.claims.as_ref().map(|c| c.text.as_str()).unwrap_or(""));
+    if let Some(marker) = claims_doc
+        .diagnostics
+        .iter()
+        .find(|d| d.code == Code::ConflictMarker)
+    {
+        let line =
+            rail_core::text::LineIndex::new(claims_doc.text()).line_of(marker.span.start) + 1;
+        write_log_only(ctx, &lock, &texts, &log_lines)?;
+        return Err(Fail::usage(format!(
+            "claims.md:{line} has a merge conflict marker; resolve it before changing the rail (rail's merge driver avoids these: `rail init`)"
+        )));
+    }
+    let facts = ctx.facts(&texts, Commits::IfNeeded);
+    match ops::plan(&texts, &facts, session, &request) {
+        Ok(plan) => {
+            if let Some(line) = &plan.log_line {
+                log_lines.push(line.clone());
+            }
+            ctx.rail
+                .apply(&lock, &texts, &plan.edits, &log_lines)
+                .map_err(Fail::env)?;
+            drop(lock);
+            if ctx.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({ "ok": true, "plan": plan }))
+                        .unwrap_or_default()
+                );
+            } else {
+                println!("{}", plan.message);
+            }
+            Ok(())
+        }
+        Err(refusal) => {
+            write_log_only(ctx, &lock, &texts, &log_lines)?;
+            drop(lock);
+            let code = refusal.exit_code();
+            let json = serde_json::json!({ "ok": false, "refusal": refusal });
+            Err(Fail {
+                code,
+                message: refusal.message.clone(),
+                json: Some(json),
+            })
+        }
+    }
+}
+
+/// `RAIL_TEST_HOLD_MS`: keep the lock this long (tests kill a holder mid-operation).
+fn hold_for_tests() {
+    if let Some(ms) = std::env::var("RAIL_TEST_HOLD_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+fn write_log_only(
+    ctx: &Ctx,
+    lock: &lock::RailLock,
+    texts: &rail_core::input::RailTexts,
+    log_lines: &[String],
+) -> Result<(), Fail> {
+    if log_lines.is_empty() {
+        return Ok(());
+    }
+    ctx.rail
+        .apply(lock, texts, &[], log_lines)
+        .map_err(Fail::env)
+}
+
+/// `rail worktree TASK`: a station — new worktree and branch, then the claim.
+pub fn worktree(
+    ctx: &Ctx,
+    task: &str,
+    base: Option<&str>,
+    dir: Option<PathBuf>,
+    args: &ClaimArgs,
+) -> Result<(), Fail> {
+    rail_core::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
+    let repo = ctx
+        .repo
+        .as_ref()
+        .ok_or_else(|| Fail::env("rail worktree needs a git repository"))?;
+    // The station's branch is the session: --session / RAIL_SESSION if given, else the task.
+    let branch = ctx
+        .explicit_session()
+        .map(str::to_string)
+        .unwrap_or_else(|| task.to_string());
+    rail_core::ident::validate_session(&branch).map_err(|e| Fail::usage(e.0))?;
+    let main = repo.main_checkout();
+    let dir = dir.unwrap_or_else(|| {
+        let name = main
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "repo".into());
+        main.parent()
+            .unwrap_or(&main)
+            .join(format!("{name}-{}", branch.replace('/', "-")))
+    });
+    // Claim first: a station for a task someone else holds must not be created.
+    let req = claim_request(task, args)?;
+    let branch_for_claim = ClaimRequest {
+        branch: None,
+        ..req
+    };
+    mutate(ctx, &branch, Request::Claim(branch_for_claim))?;
+    let dir_s = dir.display().to_string();
+    let mut git_args = vec!["worktree", "add", "-b", branch.as_str(), dir_s.as_str()];
+    if let Some(b) = base {
+        git_args.push(b);
+    }
+    if let Err(e) = git::run(&main, &git_args) {
+        // Undo the claim so a failed station does not hold the task.
+        let _ = mutate(
+            ctx,
+            &branch,
+            Request::Release {
+                task: task.to_string(),
+                touched: Vec::new(),
+            },
+        );
+        return Err(Fail::env(format!("creating the worktree: {e}")));
+    }
+    if !ctx.json {
+        println!("station ready: {dir_s} on branch {branch}");
+        println!("work there: cd {dir_s}");
+    }
+    Ok(())
+}

@@ -1,0 +1,215 @@
+//! The commands that read: board, who, check, validate, log.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use rail_core::board;
+use rail_core::diagnostic::Severity;
+use rail_core::model::Rail;
+use rail_core::scope::{self, FileClass};
+
+use crate::context::{Commits, Ctx};
+use crate::fail::{self, Fail};
+use crate::git;
+use crate::render;
+
+#[derive(Args, Debug)]
+pub struct BoardArgs {}
+
+fn print_json<T: serde::Serialize>(value: &T) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    );
+}
+
+pub fn board(ctx: &Ctx, _args: &BoardArgs) -> Result<(), Fail> {
+    let texts = ctx.read(false)?;
+    let facts = ctx.facts(&texts, Commits::Always);
+    let board = board::build(&texts, &facts);
+    if ctx.json {
+        print_json(&board);
+    } else {
+        print!(
+            "{}",
+            render::board(&board, &ctx.rail.root, render::use_color())
+        );
+    }
+    Ok(())
+}
+
+pub fn who(ctx: &Ctx, paths: &[String]) -> Result<(), Fail> {
+    let texts = ctx.read(false)?;
+    let facts = ctx.facts(&texts, Commits::IfNeeded);
+    let rail = Rail::load(&texts);
+    let eval = rail.evaluate(&facts);
+    let answers = scope::who(&eval, paths);
+    if ctx.json {
+        print_json(&answers);
+        return Ok(());
+    }
+    for answer in &answers {
+        if answer.holders.is_empty() {
+            println!("{}: nobody", answer.path);
+            continue;
+        }
+        for h in &answer.holders {
+            println!(
+                "{}: {} ({}, {}) via `{}`",
+                answer.path,
+                h.session,
+                h.task.as_deref().unwrap_or("no task"),
+                h.state.as_str(),
+                h.pattern
+            );
+        }
+    }
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Check the files staged for commit (for the pre-commit hook).
+    #[arg(long, conflicts_with = "files")]
+    pub staged: bool,
+    /// Report changes outside your declared paths without failing.
+    #[arg(long)]
+    pub warn_drift: bool,
+    /// Branch the session forked from (default: the main checkout's branch).
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
+    /// Files to check (default: everything the session changed).
+    pub files: Vec<String>,
+}
+
+pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<(), Fail> {
+    let session = ctx.session()?;
+    let changed = if !args.files.is_empty() {
+        args.files.clone()
+    } else {
+        let repo = ctx
+            .repo
+            .as_ref()
+            .ok_or_else(|| Fail::env("rail check needs a git repository (or pass FILE...)"))?;
+        if args.staged {
+            git::staged_files(&repo.worktree).map_err(Fail::env)?
+        } else {
+            let main_branch = crate::repo::head_branch(&repo.common_dir);
+            let own = repo.branch();
+            let base = args
+                .base
+                .clone()
+                .or_else(|| main_branch.filter(|m| Some(m) != own.as_ref()));
+            crate::cmd::mutate::without_rail_files(
+                ctx,
+                repo,
+                git::session_changes(&repo.worktree, base.as_deref()).map_err(Fail::env)?,
+            )
+        }
+    };
+    let texts = ctx.read(false)?;
+    let facts = ctx.facts(&texts, Commits::IfNeeded);
+    let rail = Rail::load(&texts);
+    let eval = rail.evaluate(&facts);
+    let report = scope::classify(&eval, &session, &changed);
+    let failing =
+        !report.conflicts.is_empty() || (!args.warn_drift && !report.out_of_scope.is_empty());
+    // On failure the JSON goes out once, with the error (see main::run).
+    if ctx.json && !failing {
+        print_json(&report);
+    } else if !ctx.json {
+        print!("{}", render::scope(&report));
+    }
+    if failing {
+        let mut parts = Vec::new();
+        if !report.conflicts.is_empty() {
+            parts.push(format!(
+                "{} file(s) held by another session",
+                report.conflicts.len()
+            ));
+        }
+        if !report.out_of_scope.is_empty() && !args.warn_drift {
+            parts.push(format!(
+                "{} file(s) outside {session}'s declared paths",
+                report.out_of_scope.len()
+            ));
+        }
+        return Err(Fail {
+            code: fail::REFUSED,
+            message: format!("check failed: {}", parts.join(", ")),
+            json: Some(serde_json::to_value(&report).unwrap_or_default()),
+        });
+    }
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    /// Files to validate (default: the whole rail).
+    pub files: Vec<PathBuf>,
+}
+
+pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<(), Fail> {
+    let diagnostics = if args.files.is_empty() {
+        let texts = ctx.read(false)?;
+        let facts = ctx.facts(&texts, Commits::IfNeeded);
+        board::build(&texts, &facts).diagnostics
+    } else {
+        crate::cmd::admin::validate_files(&args.files)?
+    };
+    let errors = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    if ctx.json {
+        if errors == 0 {
+            print_json(&diagnostics);
+        }
+    } else {
+        for d in &diagnostics {
+            println!("{}", d.one_line());
+        }
+        if diagnostics.is_empty() {
+            println!("no problems found");
+        }
+    }
+    if errors > 0 {
+        return Err(Fail {
+            code: fail::REFUSED,
+            message: format!("{errors} error(s) found"),
+            json: Some(serde_json::to_value(&diagnostics).unwrap_or_default()),
+        });
+    }
+    Ok(())
+}
+
+pub fn log(ctx: &Ctx, limit: Option<usize>) -> Result<(), Fail> {
+    let texts = ctx.read(false)?;
+    let text = texts.log.as_ref().map(|l| l.text.as_str()).unwrap_or("");
+    let log = rail_core::log::parse(text);
+    let skip = limit
+        .map(|n| log.entries.len().saturating_sub(n))
+        .unwrap_or(0);
+    let entries = &log.entries[skip..];
+    if ctx.json {
+        print_json(&entries);
+        return Ok(());
+    }
+    if entries.is_empty() {
+        println!("the log is empty");
+    }
+    for e in entries {
+        println!("{}", e.render());
+    }
+    Ok(())
+}
+
+/// Keeps FileClass in use for the text renderer's exhaustive match.
+pub fn class_label(class: FileClass) -> &'static str {
+    match class {
+        FileClass::InScope => "in scope",
+        FileClass::OutOfScope => "OUT OF SCOPE",
+        FileClass::Conflict => "HELD BY ANOTHER SESSION",
+        FileClass::Undeclared => "no declared scope",
+    }
+}

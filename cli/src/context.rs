@@ -1,0 +1,211 @@
+//! Per-invocation context: where the rail is, who the session is, what time it is, and the
+//! facts core needs (commit times, process liveness, worktrees).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use rail_core::input::{Facts, RailTexts, Worktree};
+use rail_core::lease::State;
+use rail_core::model::Rail;
+
+use crate::fail::Fail;
+use crate::git;
+use crate::lock::{self, Owner, RailLock};
+use crate::repo::{self, Repo};
+use crate::store::{RailDir, StoreError};
+
+#[derive(Debug)]
+pub struct Ctx {
+    pub repo: Option<Repo>,
+    pub rail: RailDir,
+    session_flag: Option<String>,
+    pub now: DateTime<Utc>,
+    pub json: bool,
+    pub command_line: String,
+}
+
+/// How much effort to spend on commit times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Commits {
+    /// Always ask git (the board shows them).
+    Always,
+    /// Only if some claim is not plainly live without them (commits can only extend leases).
+    IfNeeded,
+}
+
+impl Ctx {
+    pub fn new(
+        rail_flag: Option<PathBuf>,
+        session: Option<String>,
+        now: Option<String>,
+        json: bool,
+    ) -> Result<Ctx, Fail> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| Fail::env(format!("cannot read the current directory: {e}")))?;
+        let repo = repo::discover(&cwd);
+        let rail_root = match rail_flag.or_else(|| std::env::var_os("RAIL_DIR").map(PathBuf::from))
+        {
+            Some(dir) => {
+                if !dir.is_dir() {
+                    return Err(Fail::env(format!(
+                        "rail directory {} does not exist",
+                        dir.display()
+                    )));
+                }
+                dir
+            }
+            None => match &repo {
+                Some(r) => r.main_checkout(),
+                None => {
+                    return Err(Fail::env(format!(
+                    "{} is not inside a git repository; run rail in a checkout or pass --rail DIR",
+                    cwd.display()
+                )))
+                }
+            },
+        };
+        let now = match now.or_else(|| std::env::var("RAIL_NOW").ok()) {
+            Some(text) => rail_core::time::parse_time(&text)
+                .map_err(|e| Fail::usage(format!("--now `{text}`: {e}")))?,
+            None => Utc::now(),
+        };
+        let session_flag =
+            session.or_else(|| std::env::var("RAIL_SESSION").ok().filter(|s| !s.is_empty()));
+        Ok(Ctx {
+            repo,
+            rail: RailDir::new(rail_root),
+            session_flag,
+            now,
+            json,
+            command_line: command_line(),
+        })
+    }
+
+    /// The acting session: `--session`, else `RAIL_SESSION`, else the current branch.
+    pub fn session(&self) -> Result<String, Fail> {
+        let name = match &self.session_flag {
+            Some(s) => s.clone(),
+            None => self.repo.as_ref().and_then(|r| r.branch()).ok_or_else(|| {
+                Fail::usage(
+                    "no session: HEAD is detached or this is not a git checkout; pass --session NAME or set RAIL_SESSION",
+                )
+            })?,
+        };
+        rail_core::ident::validate_session(&name).map_err(|e| Fail::usage(e.0))?;
+        Ok(name)
+    }
+
+    /// The session named by `--session` or `RAIL_SESSION`, if any.
+    pub fn explicit_session(&self) -> Option<&str> {
+        self.session_flag.as_deref()
+    }
+
+    pub fn lock_timeout(&self, texts_config: Option<&RailTexts>) -> Duration {
+        if let Some(ms) = std::env::var("RAIL_LOCK_TIMEOUT_MS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+        {
+            return Duration::from_millis(ms);
+        }
+        let config = texts_config
+            .and_then(|t| t.config.as_ref())
+            .map(|c| rail_core::config::parse(&c.text).0)
+            .unwrap_or_default();
+        config
+            .lock_timeout
+            .to_std()
+            .unwrap_or(Duration::from_secs(10))
+    }
+
+    pub fn lock(&self, session: &str) -> Result<RailLock, Fail> {
+        let config_text =
+            std::fs::read_to_string(self.rail.path(rail_core::model::CONFIG_FILE)).ok();
+        let texts = RailTexts {
+            config: config_text.map(|text| rail_core::input::FileText {
+                path: rail_core::model::CONFIG_FILE.into(),
+                text,
+                modified: None,
+            }),
+            ..RailTexts::default()
+        };
+        let timeout = self.lock_timeout(Some(&texts));
+        lock::acquire(
+            &self.rail.root,
+            &Owner {
+                session: session.to_string(),
+                command: self.command_line.clone(),
+            },
+            timeout,
+        )
+        .map_err(|e| match e {
+            lock::LockError::Timeout { .. } => Fail::env(e.to_string()),
+            lock::LockError::Io(..) => Fail::env(e.to_string()),
+        })
+    }
+
+    pub fn read(&self, locked: bool) -> Result<RailTexts, Fail> {
+        self.rail.read(locked).map_err(store_fail)
+    }
+
+    /// Facts as of `self.now` for these texts.
+    pub fn facts(&self, texts: &RailTexts, commits: Commits) -> Facts {
+        let mut facts = Facts::at(self.now);
+        facts.host = lock::hostname();
+        let rail = Rail::load(texts);
+        let eval = rail.evaluate(&facts);
+        for claim in &eval.claims {
+            let Some(pid) = &claim.pid else { continue };
+            let Some((num, host)) = pid.split_once('@') else {
+                continue;
+            };
+            if host != facts.host {
+                continue;
+            }
+            if let Some(alive) = num
+                .parse::<u32>()
+                .ok()
+                .and_then(|n| lock::pid_alive(n, None))
+            {
+                facts.processes.insert(pid.clone(), alive);
+            }
+        }
+        let need = match commits {
+            Commits::Always => true,
+            Commits::IfNeeded => eval.claims.iter().any(|c| c.state() != State::Live),
+        };
+        if need {
+            facts.commits = git::branch_commit_times(&self.rail.root);
+        }
+        if commits == Commits::Always {
+            if let Some(repo) = &self.repo {
+                facts.worktrees = repo::worktrees(repo)
+                    .into_iter()
+                    .map(|(path, branch)| Worktree {
+                        path: path.display().to_string(),
+                        branch,
+                    })
+                    .collect();
+            }
+        }
+        facts
+    }
+}
+
+pub fn store_fail(e: StoreError) -> Fail {
+    if e.bad_input {
+        Fail::usage(e.to_string())
+    } else {
+        Fail::env(e.to_string())
+    }
+}
+
+fn command_line() -> String {
+    let args: Vec<String> = std::env::args().collect();
+    let mut line = String::from("rail");
+    for a in args.iter().skip(1) {
+        line.push(' ');
+        line.push_str(a);
+    }
+    line.chars().filter(|c| !c.is_control()).take(200).collect()
+}

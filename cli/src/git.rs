@@ -1,0 +1,111 @@
+//! The git commands Rail runs: commit times for leases, changed files for scope and release,
+//! and configuration for `rail init`. Each is one process; none runs on the claim fast path.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use chrono::{DateTime, Utc};
+
+/// Runs git in `dir`; stdout on success, a readable error otherwise.
+pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(format!(
+            "git {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// Last commit time of every local branch, in one `git for-each-ref`.
+pub fn branch_commit_times(dir: &Path) -> BTreeMap<String, DateTime<Utc>> {
+    let Ok(out) = run(
+        dir,
+        &[
+            "for-each-ref",
+            "--format=%(refname)%00%(committerdate:unix)",
+            "refs/heads/",
+        ],
+    ) else {
+        return BTreeMap::new();
+    };
+    out.lines()
+        .filter_map(|line| {
+            let (name, secs) = line.split_once('\0')?;
+            let branch = name.strip_prefix("refs/heads/")?;
+            let time = DateTime::<Utc>::from_timestamp(secs.trim().parse().ok()?, 0)?;
+            Some((branch.to_string(), time))
+        })
+        .collect()
+}
+
+fn nul_list(text: &str) -> Vec<String> {
+    text.split('\0')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Files staged for commit in the worktree at `dir`.
+pub fn staged_files(dir: &Path) -> Result<Vec<String>, String> {
+    run(
+        dir,
+        &[
+            "diff",
+            "--cached",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            "--diff-filter=ACDMRTUXB",
+        ],
+    )
+    .map(|s| nul_list(&s))
+}
+
+/// Everything the session changed: commits on its branch since it forked from `base`, plus
+/// uncommitted and untracked files in its worktree.
+pub fn session_changes(dir: &Path, base: Option<&str>) -> Result<Vec<String>, String> {
+    let fork = match base {
+        Some(b) => run(dir, &["merge-base", "HEAD", b])
+            .map(|s| s.trim().to_string())
+            .ok(),
+        None => None,
+    };
+    let mut files = match &fork {
+        Some(commit) if !commit.is_empty() => run(
+            dir,
+            &["diff", "--name-only", "-z", "--no-renames", commit.as_str()],
+        )?,
+        // No base: uncommitted changes only (HEAD may not exist yet in a new repo).
+        _ => run(dir, &["diff", "--name-only", "-z", "--no-renames", "HEAD"]).unwrap_or_default(),
+    };
+    files.push('\0');
+    files.push_str(&run(
+        dir,
+        &["ls-files", "--others", "--exclude-standard", "-z"],
+    )?);
+    let mut list = nul_list(&files);
+    list.sort();
+    list.dedup();
+    Ok(list)
+}
+
+/// A git config value of the repository at `dir`.
+pub fn config_get(dir: &Path, key: &str) -> Option<String> {
+    run(dir, &["config", "--get", key])
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+pub fn config_set(dir: &Path, key: &str, value: &str) -> Result<(), String> {
+    run(dir, &["config", key, value]).map(|_| ())
+}

@@ -1,0 +1,525 @@
+//! The rail lock (docs/lock-protocol.md).
+//!
+//! 1. The lock is the file `claims.md.lock`, created atomically with a complete owner record:
+//!    the record is written to a private temp file, fsynced, then hard-linked into place
+//!    (`link` fails if the lock exists, and the lock is never seen empty).
+//! 2. Then `flock(claims.md, LOCK_EX)`, so people using the plain `flock claims.md …` one-liner
+//!    are excluded too. claims.md is only ever rewritten in place (same inode).
+//! 3. A lock whose owner is dead on this host (or an unreadable lock older than the grace period)
+//!    is broken by exactly one waiter: to break the lock with identity N, a waiter must first
+//!    create the tombstone `claims.md.lock.break.N.1` exclusively, then re-read the lock and
+//!    unlink it only if it is still N. Nobody but the tombstone holder can remove N, so the
+//!    unlink removes N and nothing else. A tombstone whose creator died is superseded by
+//!    `…N.2`, and so on.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use chrono::{TimeDelta, Utc};
+use rail_core::lock::{self as core_lock, LockFacts, LockRecord, LockState, LockVerdict};
+use rustix::fs::{flock, FlockOperation};
+
+pub const LOCK_NAME: &str = "claims.md.lock";
+
+/// What the holder of a lock is doing, for its owner record.
+#[derive(Clone, Debug)]
+pub struct Owner {
+    pub session: String,
+    pub command: String,
+}
+
+/// A held rail lock. Dropping it releases the lock.
+#[derive(Debug)]
+pub struct RailLock {
+    lock_path: PathBuf,
+    nonce: String,
+    /// claims.md, flocked exclusively for as long as the lock is held.
+    pub claims: File,
+    /// Locks this acquisition broke on the way (for the log and the user).
+    pub broken: Vec<Broken>,
+}
+
+/// A stale lock that was broken.
+#[derive(Clone, Debug)]
+pub struct Broken {
+    pub holder: String,
+    pub reason: String,
+}
+
+#[derive(Debug)]
+pub enum LockError {
+    /// Waited too long; `verdict` says who holds it.
+    Timeout {
+        verdict: Option<LockVerdict>,
+        what: String,
+    },
+    Io(String, io::Error),
+}
+
+impl std::fmt::Display for LockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LockError::Timeout { verdict, what, .. } => match verdict {
+                Some(v) => write!(f, "timed out waiting for {what}: {}", v.message),
+                None => write!(f, "timed out waiting for {what}"),
+            },
+            LockError::Io(what, e) => write!(f, "{what}: {e}"),
+        }
+    }
+}
+
+fn io_err(what: impl Into<String>) -> impl FnOnce(io::Error) -> LockError {
+    let what = what.into();
+    move |e| LockError::Io(what, e)
+}
+
+/// This machine's name, as recorded in lock records and claim `pid@host` fields.
+pub fn hostname() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The kernel's start time of a process (clock ticks since boot), to tell a pid from its reuse.
+pub fn proc_start(pid: u32) -> Option<u64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(19)?.parse().ok()
+}
+
+fn proc_state(pid: u32) -> Option<char> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().next()?.chars().next()
+}
+
+/// Is process `pid` alive on this host? A zombie (killed, not yet reaped) is dead; a pid now
+/// used by a process that started at another time is dead. `None` if it cannot be told.
+pub fn pid_alive(pid: u32, started: Option<u64>) -> Option<bool> {
+    let raw = i32::try_from(pid).ok()?;
+    let pid_t = rustix::process::Pid::from_raw(raw)?;
+    match rustix::process::test_kill_process(pid_t) {
+        Ok(()) | Err(rustix::io::Errno::PERM) => {}
+        Err(rustix::io::Errno::SRCH) => return Some(false),
+        Err(_) => return None,
+    }
+    if proc_state(pid) == Some('Z') {
+        return Some(false);
+    }
+    if let (Some(recorded), Some(actual)) = (started, proc_start(pid)) {
+        if recorded != actual {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
+fn random_hex() -> String {
+    let mut bytes = [0u8; 8];
+    let ok = File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .is_ok();
+    if !ok {
+        // Fall back on time and pid; uniqueness, not secrecy, is what matters.
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        bytes = ((nanos as u64) ^ ((std::process::id() as u64) << 32)).to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A lock file as found on disk.
+#[derive(Clone, Debug)]
+struct Observed {
+    record: Option<LockRecord>,
+    dev: u64,
+    ino: u64,
+    mtime_ns: i128,
+    len: u64,
+}
+
+impl Observed {
+    fn read(path: &Path) -> io::Result<Option<Observed>> {
+        let mut file = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let meta = file.metadata()?;
+        let mut text = String::new();
+        let record = match file.read_to_string(&mut text) {
+            Ok(_) => core_lock::parse(&text),
+            Err(_) => None,
+        };
+        Ok(Some(Observed {
+            record,
+            dev: meta.dev(),
+            ino: meta.ino(),
+            mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+            len: meta.len(),
+        }))
+    }
+
+    /// Names this particular lock (not just "a lock"): the record's nonce, or for an unreadable
+    /// file its inode and modification time.
+    fn key(&self) -> String {
+        match &self.record {
+            Some(r) => sanitize(&r.nonce),
+            None => format!("ino{}-{}", self.ino, self.mtime_ns),
+        }
+    }
+
+    fn same_lock(&self, other: &Observed) -> bool {
+        self.dev == other.dev
+            && self.ino == other.ino
+            && match (&self.record, &other.record) {
+                (Some(a), Some(b)) => a.nonce == b.nonce,
+                (None, None) => self.mtime_ns == other.mtime_ns && self.len == other.len,
+                _ => false,
+            }
+    }
+
+    fn age(&self) -> TimeDelta {
+        let now = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as i128)
+            .unwrap_or(0);
+        TimeDelta::nanoseconds(((now - self.mtime_ns).max(0)).min(i64::MAX as i128) as i64)
+    }
+
+    fn verdict(&self, host: &str) -> LockVerdict {
+        let owner_alive = self
+            .record
+            .as_ref()
+            .filter(|r| r.host == host)
+            .and_then(|r| pid_alive(r.pid, r.proc_start));
+        core_lock::assess(
+            self.record.as_ref(),
+            &LockFacts {
+                now: Utc::now(),
+                host: host.to_string(),
+                owner_alive,
+                file_age: self.age(),
+            },
+        )
+    }
+}
+
+fn sanitize(key: &str) -> String {
+    key.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .take(64)
+        .collect()
+}
+
+/// Who holds the lock now, and what that means. `None` if nobody does.
+pub fn inspect(dir: &Path) -> io::Result<Option<(Option<LockRecord>, LockVerdict)>> {
+    let host = hostname();
+    Ok(Observed::read(&dir.join(LOCK_NAME))?.map(|o| {
+        let verdict = o.verdict(&host);
+        (o.record, verdict)
+    }))
+}
+
+/// Breaks the lock seen as `seen`, race-free (see the module docs). Returns true if this call
+/// removed it; false if someone else is breaking it or it changed meanwhile.
+fn break_lock(dir: &Path, seen: &Observed, me: &LockRecord, host: &str) -> io::Result<bool> {
+    let lock_path = dir.join(LOCK_NAME);
+    let key = seen.key();
+    let tomb = |generation: u32| dir.join(format!("{LOCK_NAME}.break.{key}.{generation}"));
+    let mut generation = 1;
+    let mine = loop {
+        let path = tomb(generation);
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(mut f) => {
+                f.write_all(me.render().as_bytes())?;
+                break path;
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                // Someone is breaking this lock. Supersede them only if they died doing it.
+                let Some(other) = Observed::read(&path)? else {
+                    continue; // vanished: try the same generation again
+                };
+                let state = other.verdict(host).state;
+                if matches!(state, LockState::Dead | LockState::Abandoned) {
+                    generation += 1;
+                    if generation > 64 {
+                        return Ok(false);
+                    }
+                    continue;
+                }
+                return Ok(false);
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    // Only the tombstone holder may remove the lock `seen`; check it is still that lock.
+    let removed = match Observed::read(&lock_path)? {
+        Some(now) if now.same_lock(seen) => match fs::remove_file(&lock_path) {
+            Ok(()) => true,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+            Err(e) => return Err(e),
+        },
+        _ => false,
+    };
+    // Clear every tombstone of this key (the lock they were about is gone or changed).
+    for g in 1..=generation {
+        let _ = fs::remove_file(tomb(g));
+    }
+    let _ = fs::remove_file(&mine);
+    Ok(removed)
+}
+
+/// Breaks the current lock on request (`rail lock --break [--force]`). Refuses a live or
+/// unverifiable owner unless `force`. Returns what was broken.
+pub fn break_on_request(dir: &Path, force: bool, session: &str) -> Result<Option<Broken>, String> {
+    let host = hostname();
+    let lock_path = dir.join(LOCK_NAME);
+    let seen = match Observed::read(&lock_path) {
+        Ok(Some(o)) => o,
+        Ok(None) => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", lock_path.display())),
+    };
+    let verdict = seen.verdict(&host);
+    if !verdict.breakable && !force {
+        return Err(format!(
+            "the lock is {}; not breaking it (add --force to break it anyway)",
+            verdict.message
+        ));
+    }
+    let me = own_record(session, "rail lock --break");
+    match break_lock(dir, &seen, &me, &host) {
+        Ok(true) => Ok(Some(Broken {
+            holder: seen
+                .record
+                .as_ref()
+                .map(|r| r.holder())
+                .unwrap_or_else(|| "an unreadable lock file".into()),
+            reason: if force && !verdict.breakable {
+                format!("forced: {}", verdict.message)
+            } else {
+                verdict.message
+            },
+        })),
+        Ok(false) => Err(
+            "the lock changed or another process is breaking it; look again with `rail lock`"
+                .into(),
+        ),
+        Err(e) => Err(format!("breaking the lock: {e}")),
+    }
+}
+
+fn own_record(session: &str, command: &str) -> LockRecord {
+    let pid = std::process::id();
+    LockRecord {
+        pid,
+        host: hostname(),
+        session: session.to_string(),
+        command: command.to_string(),
+        started: Utc::now(),
+        nonce: random_hex(),
+        proc_start: proc_start(pid),
+    }
+}
+
+/// Takes the rail lock in `dir`, waiting up to `timeout`.
+pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock, LockError> {
+    let deadline = Instant::now() + timeout;
+    let host = hostname();
+    let me = own_record(&owner.session, &owner.command);
+    let lock_path = dir.join(LOCK_NAME);
+    let tmp = dir.join(format!("{LOCK_NAME}.{}.tmp", me.nonce));
+    {
+        let mut f = File::create(&tmp).map_err(io_err(format!("creating {}", tmp.display())))?;
+        f.write_all(me.render().as_bytes())
+            .and_then(|_| f.sync_all())
+            .map_err(io_err(format!("writing {}", tmp.display())))?;
+    }
+    let cleanup_tmp = || {
+        let _ = fs::remove_file(&tmp);
+    };
+    let mut broken = Vec::new();
+    let mut backoff = Backoff::new(&me.nonce);
+    loop {
+        match fs::hard_link(&tmp, &lock_path) {
+            Ok(()) => break,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                cleanup_tmp();
+                return Err(LockError::Io(
+                    format!("creating {}", lock_path.display()),
+                    e,
+                ));
+            }
+        }
+        let seen = match Observed::read(&lock_path) {
+            Ok(Some(seen)) => seen,
+            Ok(None) => continue, // released meanwhile: try again at once
+            Err(e) => {
+                cleanup_tmp();
+                return Err(LockError::Io(format!("reading {}", lock_path.display()), e));
+            }
+        };
+        let verdict = seen.verdict(&host);
+        if verdict.breakable {
+            match break_lock(dir, &seen, &me, &host) {
+                Ok(true) => {
+                    broken.push(Broken {
+                        holder: seen
+                            .record
+                            .as_ref()
+                            .map(|r| r.holder())
+                            .unwrap_or_else(|| "an unreadable lock file".into()),
+                        reason: verdict.message.clone(),
+                    });
+                    continue;
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    cleanup_tmp();
+                    return Err(LockError::Io("breaking a stale lock".into(), e));
+                }
+            }
+        }
+        if Instant::now() >= deadline {
+            cleanup_tmp();
+            return Err(LockError::Timeout {
+                verdict: Some(verdict),
+                what: format!("the rail lock {}", lock_path.display()),
+            });
+        }
+        backoff.sleep(deadline);
+    }
+    cleanup_tmp();
+
+    // The lock file is ours. Now exclude flock users of claims.md as well.
+    let claims_path = dir.join(rail_core::model::CLAIMS_MD);
+    let release_lock_file = || {
+        let _ = fs::remove_file(&lock_path);
+    };
+    let claims = match OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&claims_path)
+    {
+        Ok(f) => f,
+        Err(e) => {
+            release_lock_file();
+            return Err(LockError::Io(
+                format!("opening {}", claims_path.display()),
+                e,
+            ));
+        }
+    };
+    loop {
+        match flock(&claims, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => break,
+            Err(rustix::io::Errno::WOULDBLOCK) | Err(rustix::io::Errno::INTR) => {
+                if Instant::now() >= deadline {
+                    release_lock_file();
+                    return Err(LockError::Timeout {
+                        verdict: None,
+                        what: format!(
+                            "flock on {} (another process, e.g. a `flock claims.md …` one-liner, holds it)",
+                            claims_path.display()
+                        ),
+                    });
+                }
+                backoff.sleep(deadline);
+            }
+            Err(e) => {
+                release_lock_file();
+                return Err(LockError::Io(
+                    format!("flock {}", claims_path.display()),
+                    e.into(),
+                ));
+            }
+        }
+    }
+    Ok(RailLock {
+        lock_path,
+        nonce: me.nonce,
+        claims,
+        broken,
+    })
+}
+
+impl Drop for RailLock {
+    fn drop(&mut self) {
+        // Remove the lock file only if it is still ours (a forced break may have replaced it).
+        if let Ok(Some(seen)) = Observed::read(&self.lock_path) {
+            if seen.record.as_ref().map(|r| r.nonce.as_str()) == Some(self.nonce.as_str()) {
+                let _ = fs::remove_file(&self.lock_path);
+            }
+        }
+        let _ = flock(&self.claims, FlockOperation::Unlock);
+    }
+}
+
+/// Readers take a shared flock on claims.md so they never see a write half done.
+pub fn read_shared(path: &Path) -> io::Result<Option<(String, SystemTime)>> {
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut backoff = Backoff::new("reader");
+    loop {
+        match flock(&file, FlockOperation::NonBlockingLockShared) {
+            Ok(()) => break,
+            Err(rustix::io::Errno::WOULDBLOCK) | Err(rustix::io::Errno::INTR)
+                if Instant::now() < deadline =>
+            {
+                backoff.sleep(deadline)
+            }
+            // Past the deadline, read anyway: a stuck writer must not make the board unreadable.
+            Err(_) => break,
+        }
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    let modified = file.metadata()?.modified()?;
+    let _ = flock(&file, FlockOperation::Unlock);
+    Ok(Some((
+        String::from_utf8_lossy(&bytes).into_owned(),
+        modified,
+    )))
+}
+
+/// Exponential backoff with jitter: 1 ms doubling to 50 ms.
+struct Backoff {
+    next: u64,
+    seed: u64,
+}
+
+impl Backoff {
+    fn new(seed: &str) -> Self {
+        let seed = seed.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        });
+        Backoff {
+            next: 1,
+            seed: seed | 1,
+        }
+    }
+
+    fn sleep(&mut self, deadline: Instant) {
+        self.seed ^= self.seed << 13;
+        self.seed ^= self.seed >> 7;
+        self.seed ^= self.seed << 17;
+        let jitter = self.seed % (self.next + 1);
+        let wait = Duration::from_millis(self.next / 2 + jitter);
+        let left = deadline.saturating_duration_since(Instant::now());
+        std::thread::sleep(wait.min(left).max(Duration::from_micros(200)));
+        self.next = (self.next * 2).min(50);
+    }
+}

@@ -1,0 +1,243 @@
+//! Text output for people: the board and scope reports. Everything shown comes from core's
+//! models; this file only lays it out.
+
+use std::fmt::Write;
+use std::io::IsTerminal;
+use std::path::Path;
+
+use rail_core::board::{Board, BoardClaim};
+use rail_core::conflict::ConflictKind;
+use rail_core::lease::State;
+use rail_core::scope::ScopeReport;
+
+pub fn use_color() -> bool {
+    std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+}
+
+struct Paint(bool);
+
+impl Paint {
+    fn wrap(&self, code: &str, text: &str) -> String {
+        if self.0 {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+    fn bold(&self, t: &str) -> String {
+        self.wrap("1", t)
+    }
+    fn green(&self, t: &str) -> String {
+        self.wrap("32", t)
+    }
+    fn yellow(&self, t: &str) -> String {
+        self.wrap("33", t)
+    }
+    fn red(&self, t: &str) -> String {
+        self.wrap("31", t)
+    }
+    fn dim(&self, t: &str) -> String {
+        self.wrap("2", t)
+    }
+}
+
+fn claim_line(c: &BoardClaim, p: &Paint, task_w: usize, session_w: usize) -> String {
+    let task = c.task.clone().unwrap_or_else(|| format!("({})", c.file));
+    let left = match (&c.lease_left_text, c.state) {
+        (Some(t), State::Live | State::Expiring) => format!("{t} left"),
+        (Some(_), State::Stale) => "stale".to_string(),
+        (None, _) => "no time".to_string(),
+    };
+    let mut line = format!(
+        "  {:task_w$}  {:session_w$}  {:>10}  {}",
+        task,
+        c.session,
+        left,
+        p.dim(&c.reason)
+    );
+    if !c.holds {
+        line.push_str(&p.red("  [duplicate: does not hold]"));
+    }
+    if !c.conflicts.is_empty() {
+        line.push_str(&p.red("  [conflict]"));
+    }
+    let mut details = Vec::new();
+    if !c.paths.is_empty() {
+        details.push(format!("paths: {}", c.paths.join(", ")));
+    }
+    if !c.resources.is_empty() {
+        details.push(format!("resources: {}", c.resources.join(", ")));
+    }
+    if !c.blocked_by.is_empty() {
+        details.push(format!("waits for: {}", c.blocked_by.join(", ")));
+    }
+    if let Some(purpose) = &c.purpose {
+        details.push(format!("purpose: {purpose}"));
+    }
+    for d in details {
+        line.push_str(&format!("\n  {:task_w$}  {}", "", p.dim(&d)));
+    }
+    line.push('\n');
+    line
+}
+
+/// Chooses the claims of one board column.
+type Pick = fn(&BoardClaim) -> bool;
+
+/// The whole board as text.
+pub fn board(board: &Board, root: &Path, color: bool) -> String {
+    let p = Paint(color);
+    let mut out = String::new();
+    let s = &board.summary;
+    let _ = writeln!(
+        out,
+        "{} {}  ({} claims: {} live, {} expiring, {} stale; {} conflicts) at {}",
+        p.bold("Rail"),
+        root.display(),
+        s.claims,
+        s.live,
+        s.expiring,
+        s.stale,
+        s.conflicts,
+        board.now
+    );
+    let task_w = board
+        .claims
+        .iter()
+        .map(|c| {
+            c.task
+                .as_ref()
+                .map(|t| t.chars().count())
+                .unwrap_or(c.file.len() + 2)
+        })
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 32);
+    let session_w = board
+        .claims
+        .iter()
+        .map(|c| c.session.chars().count())
+        .max()
+        .unwrap_or(7)
+        .clamp(7, 24);
+    let columns: [(&str, Pick); 4] = [
+        ("LIVE", |c| c.state == State::Live && !c.blocked),
+        ("EXPIRING", |c| c.state == State::Expiring && !c.blocked),
+        ("STALE — free to take", |c| {
+            c.state == State::Stale && !c.blocked
+        }),
+        ("BLOCKED", |c| c.blocked),
+    ];
+    if board.claims.is_empty() {
+        let _ = writeln!(out, "\n  no claims yet: `rail claim TASK --path GLOB`");
+    }
+    for (title, pick) in columns.iter() {
+        let claims: Vec<&BoardClaim> = board.claims.iter().filter(|c| pick(c)).collect();
+        if claims.is_empty() {
+            continue;
+        }
+        let heading = match *title {
+            "LIVE" => p.green(title),
+            "EXPIRING" => p.yellow(title),
+            "BLOCKED" => p.yellow(title),
+            _ => p.red(title),
+        };
+        let _ = writeln!(out, "\n{}", p.bold(&heading));
+        for c in claims {
+            out.push_str(&claim_line(c, &p, task_w, session_w));
+        }
+    }
+    if !board.conflicts.is_empty() {
+        let _ = writeln!(out, "\n{}", p.bold(&p.red("CONFLICTS")));
+        for c in &board.conflicts {
+            let kind = match c.kind {
+                ConflictKind::DuplicateTask => "same task twice",
+                ConflictKind::PathOverlap => "paths overlap",
+                ConflictKind::ResourceClash => "resource clash",
+            };
+            let _ = writeln!(out, "  {} {}: {}", p.red("!"), kind, c.message);
+        }
+    }
+    if !board.resources.is_empty() {
+        let _ = writeln!(out, "\n{}", p.bold("RESOURCES"));
+        for r in &board.resources {
+            let holders = r
+                .holders
+                .iter()
+                .map(|h| {
+                    format!(
+                        "{} ({}{}{})",
+                        h.session,
+                        h.task.as_deref().unwrap_or("no task"),
+                        if h.shared { ", shared" } else { "" },
+                        if h.state == State::Stale {
+                            ", stale"
+                        } else {
+                            ""
+                        }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let mark = if r.clash {
+                p.red(" [clash]")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(out, "  {:24}  {holders}{mark}", r.name);
+        }
+    }
+    if !board.diagnostics.is_empty() {
+        let _ = writeln!(out, "\n{}", p.bold("DIAGNOSTICS"));
+        for d in &board.diagnostics {
+            let _ = writeln!(out, "  {}", d.one_line());
+        }
+    }
+    if !board.log.is_empty() {
+        let _ = writeln!(out, "\n{}", p.bold("RECENT LOG"));
+        for e in board.log.iter().take(8) {
+            let _ = writeln!(out, "  {}", p.dim(&e.render()));
+        }
+    }
+    out
+}
+
+pub fn scope(report: &ScopeReport) -> String {
+    let mut out = String::new();
+    if report.files.is_empty() {
+        out.push_str("no changed files\n");
+        return out;
+    }
+    for f in &report.files {
+        let mut line = format!("{}: {}", crate::cmd::show::class_label(f.class), f.path);
+        if !f.others.is_empty() {
+            let who = f
+                .others
+                .iter()
+                .map(|h| {
+                    format!(
+                        "{} ({}, `{}`)",
+                        h.session,
+                        h.task.as_deref().unwrap_or("no task"),
+                        h.pattern
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            line.push_str(&format!(" — held by {who}"));
+        }
+        if f.unclaimed {
+            line.push_str(" (unclaimed)");
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    if !report.declared.is_empty() {
+        out.push_str(&format!(
+            "{} declared: {}\n",
+            report.session,
+            report.declared.join(", ")
+        ));
+    }
+    out
+}

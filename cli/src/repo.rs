@@ -1,0 +1,149 @@
+//! Where the rail is, and who is asking.
+//!
+//! From any worktree, the main checkout is the parent of the git common dir; claims.md and its
+//! companions live there, so every worktree shares one rail. This is found by reading `.git`
+//! files (`.git` as a directory, or a `gitdir:` file in a linked worktree, then its `commondir`)
+//! rather than spawning git; unusual setups (GIT_DIR in the environment, a bare common dir) fall
+//! back to `git rev-parse`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A git checkout as found from the working directory.
+#[derive(Clone, Debug)]
+pub struct Repo {
+    /// The worktree's top directory.
+    pub worktree: PathBuf,
+    /// The worktree's own git dir (`.git`, or `.git/worktrees/<name>`).
+    pub git_dir: PathBuf,
+    /// The shared git dir.
+    pub common_dir: PathBuf,
+}
+
+impl Repo {
+    /// The main checkout: the parent of the common dir.
+    pub fn main_checkout(&self) -> PathBuf {
+        self.common_dir
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| self.common_dir.clone())
+    }
+
+    /// The branch checked out in this worktree (`None` when HEAD is detached).
+    pub fn branch(&self) -> Option<String> {
+        head_branch(&self.git_dir)
+    }
+}
+
+/// The branch a git dir's HEAD points to.
+pub fn head_branch(git_dir: &Path) -> Option<String> {
+    let head = fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    head.trim()
+        .strip_prefix("ref: refs/heads/")
+        .map(str::to_string)
+}
+
+fn read_gitdir_file(dot_git: &Path) -> Option<PathBuf> {
+    let text = fs::read_to_string(dot_git).ok()?;
+    let target = text.trim().strip_prefix("gitdir:")?.trim();
+    let path = Path::new(target);
+    Some(if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        dot_git.parent()?.join(path)
+    })
+}
+
+fn common_dir_of(git_dir: &Path) -> PathBuf {
+    match fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) => {
+            let p = Path::new(text.trim());
+            let joined = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                git_dir.join(p)
+            };
+            joined.canonicalize().unwrap_or(joined)
+        }
+        Err(_) => git_dir.to_path_buf(),
+    }
+}
+
+/// Finds the repository containing `start` by reading `.git` files.
+pub fn discover(start: &Path) -> Option<Repo> {
+    if std::env::var_os("GIT_DIR").is_some() || std::env::var_os("GIT_COMMON_DIR").is_some() {
+        return discover_with_git(start);
+    }
+    let start = start.canonicalize().ok()?;
+    let mut dir: &Path = &start;
+    loop {
+        let dot_git = dir.join(".git");
+        if let Ok(meta) = fs::symlink_metadata(&dot_git) {
+            let git_dir = if meta.is_dir() {
+                dot_git.clone()
+            } else {
+                read_gitdir_file(&dot_git)?
+            };
+            let git_dir = git_dir.canonicalize().unwrap_or(git_dir);
+            let common_dir = common_dir_of(&git_dir);
+            if common_dir.file_name().and_then(|n| n.to_str()) != Some(".git") {
+                // A bare or separate common dir: let git say where things are.
+                return discover_with_git(&start);
+            }
+            return Some(Repo {
+                worktree: dir.to_path_buf(),
+                git_dir,
+                common_dir,
+            });
+        }
+        dir = dir.parent()?;
+    }
+}
+
+fn git_path(start: &Path, args: &[&str]) -> Option<PathBuf> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(start)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8(out.stdout).ok()?;
+    Some(PathBuf::from(text.trim_end_matches('\n')))
+}
+
+fn discover_with_git(start: &Path) -> Option<Repo> {
+    let worktree = git_path(start, &["rev-parse", "--show-toplevel"])?;
+    let git_dir = git_path(start, &["rev-parse", "--path-format=absolute", "--git-dir"])?;
+    let common_dir = git_path(
+        start,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+    )?;
+    Some(Repo {
+        worktree,
+        git_dir,
+        common_dir,
+    })
+}
+
+/// Every worktree of the repository: (path, branch). Read from the common dir's files.
+pub fn worktrees(repo: &Repo) -> Vec<(PathBuf, Option<String>)> {
+    let mut out = vec![(repo.main_checkout(), head_branch(&repo.common_dir))];
+    if let Ok(entries) = fs::read_dir(repo.common_dir.join("worktrees")) {
+        let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        dirs.sort();
+        for wt in dirs {
+            let Some(path) = fs::read_to_string(wt.join("gitdir"))
+                .ok()
+                .map(|s| PathBuf::from(s.trim()))
+                .and_then(|p| p.parent().map(Path::to_path_buf))
+            else {
+                continue;
+            };
+            out.push((path, head_branch(&wt)));
+        }
+    }
+    out
+}

@@ -1,0 +1,589 @@
+//! The CLI's commands on real repositories: exit codes, refusals, bad input that must never
+//! touch the rail, crash recovery, the merge driver through `git merge`, and the pre-commit hook.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn claim_renew_take_update_release_with_a_clock() {
+    let repo = Repo::new();
+    let at = |t: &str| format!("--now={t}");
+    let out = repo.rail(&[
+        "claim",
+        "billing",
+        "--session",
+        "session-a",
+        "--path",
+        "src/billing/**",
+        "--lease",
+        "1h",
+        &at("2026-10-22T14:05:00Z"),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        repo.holders("billing"),
+        ["billing | session-a | 2026-10-22T14:05:00Z | lease: 1h | paths: src/billing/**"]
+    );
+    // Live: take is refused and the refusal names holder, age and lease left.
+    let out = repo.rail(&[
+        "take",
+        "billing",
+        "--session",
+        "session-b",
+        "--json",
+        &at("2026-10-22T14:35:00Z"),
+    ]);
+    assert_eq!(code(&out), 1);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["refusal"]["kind"], "not-stale");
+    assert_eq!(v["refusal"]["holder"], "session-a");
+    assert_eq!(v["refusal"]["age_secs"], 1800);
+    assert_eq!(v["refusal"]["lease_left_secs"], 1800);
+    // Renewal moves the lease.
+    let out = repo.rail(&[
+        "renew",
+        "billing",
+        "--session",
+        "session-a",
+        &at("2026-10-22T14:50:00Z"),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.holders("billing")[0].contains("renewed: 2026-10-22T14:50:00Z"));
+    // Still live at 15:40; stale at 15:51.
+    let out = repo.rail(&[
+        "take",
+        "billing",
+        "--session",
+        "session-b",
+        &at("2026-10-22T15:40:00Z"),
+    ]);
+    assert_eq!(code(&out), 1);
+    let out = repo.rail(&[
+        "take",
+        "billing",
+        "--session",
+        "session-b",
+        "--reason",
+        "session-a went quiet",
+        &at("2026-10-22T15:51:00Z"),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        repo.holders("billing"),
+        ["billing | session-b | 2026-10-22T15:51:00Z | lease: 1h | paths: src/billing/**"]
+    );
+    let log = repo.read("claims.log");
+    assert!(
+        log.contains(
+            "| taken | billing | session-b | from: session-a | reason: session-a went quiet"
+        ),
+        "{log}"
+    );
+    // Update, then release with explicit touched files.
+    let out = repo.rail(&[
+        "update",
+        "billing",
+        "--session",
+        "session-b",
+        "--path",
+        "src/billing/**",
+        "--path",
+        "docs/billing.md",
+        "--purpose",
+        "totals",
+        &at("2026-10-22T16:00:00Z"),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.holders("billing")[0]
+        .ends_with("| paths: src/billing/**, docs/billing.md | purpose: totals"));
+    let out = repo.rail(&[
+        "release",
+        "billing",
+        "--session",
+        "session-b",
+        "--touched",
+        "src/billing/tax.rs",
+        &at("2026-10-22T16:10:00Z"),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.holders("billing").is_empty());
+    assert!(repo
+        .read("claims.log")
+        .contains("| released | billing | session-b | touched: src/billing/tax.rs"));
+    // Releasing again: not claimed.
+    let out = repo.rail(&[
+        "release",
+        "billing",
+        "--session",
+        "session-b",
+        "--no-touched",
+    ]);
+    assert_eq!(code(&out), 1);
+}
+
+#[test]
+fn release_records_the_files_the_session_touched() {
+    let repo = Repo::new();
+    let wt = repo.path().parent().unwrap().join(format!(
+        "{}-station",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    let out = repo.rail(&[
+        "worktree",
+        "search",
+        "--session",
+        "search-session",
+        "--dir",
+        wt.to_str().unwrap(),
+        "--path",
+        "src/search/**",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    std::fs::create_dir_all(wt.join("src/search")).unwrap();
+    std::fs::write(wt.join("src/search/index.rs"), "fn main() {}\n").unwrap();
+    git_in(&wt, &["add", "."]);
+    git_in(
+        &wt,
+        &[
+            "-c",
+            "user.email=t@e.invalid",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-qm",
+            "index",
+        ],
+    );
+    std::fs::write(wt.join("notes.txt"), "draft\n").unwrap();
+    // From inside the station: the rail is found in the main checkout, the session is the branch.
+    let out = repo.rail_in(&wt, &["release", "search"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let log = repo.read("claims.log");
+    assert!(
+        log.contains(
+            "| released | search | search-session | touched: notes.txt, src/search/index.rs"
+        ),
+        "{log}"
+    );
+    let _ = std::fs::remove_dir_all(&wt);
+}
+
+#[test]
+fn bad_input_is_refused_with_exit_2_and_the_rail_untouched() {
+    let repo = Repo::new();
+    assert_eq!(code(&repo.rail(&["claim", "ok-task", "--session", "s"])), 0);
+    let before = repo.read("claims.md");
+    for args in [
+        vec!["claim", "../x", "--session", "s"],
+        vec!["claim", "a|b", "--session", "s"],
+        vec!["claim", "x", "--session", "bad session"],
+        vec!["claim", "x", "--session", "s", "--path", "/etc/passwd"],
+        vec!["claim", "x", "--session", "s", "--lease", "soon"],
+        vec!["claim", "x", "--session", "s", "--purpose", "two\nlines"],
+        vec!["claim", "x", "--session", "s", "--frobnicate"],
+        vec!["claim", "x", "--session", "s", "--now", "yesterday"],
+        vec!["bogus-command"],
+    ] {
+        let out = repo.rail(&args);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(!stderr(&out).is_empty(), "{args:?} must explain itself");
+        assert_eq!(repo.read("claims.md"), before, "{args:?} changed the rail");
+    }
+}
+
+#[test]
+fn a_corrupt_or_huge_claims_md_is_never_rewritten() {
+    let repo = Repo::new();
+    let path = repo.file("claims.md");
+    // Not UTF-8.
+    let garbage = b"ok | s | 2026-10-22T14:05Z\n\xff\xfe broken\n".to_vec();
+    std::fs::write(&path, &garbage).unwrap();
+    let out = repo.rail(&["claim", "x", "--session", "s"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("not valid UTF-8"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&path).unwrap(), garbage);
+    // Conflict markers left by a textual merge.
+    let marked = "<<<<<<< HEAD\na | s | 2026-10-22T14:05Z\n=======\nb | t | 2026-10-22T14:06Z\n>>>>>>> other\n";
+    std::fs::write(&path, marked).unwrap();
+    let out = repo.rail(&["claim", "x", "--session", "s"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("claims.md:1 has a merge conflict marker"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.read("claims.md"), marked);
+    // 50 MB.
+    let line = "filler | s | 2026-10-22T14:05Z\n";
+    let big = line.repeat(50 * 1024 * 1024 / line.len());
+    std::fs::write(&path, &big).unwrap();
+    let out = repo.rail(&["claim", "x", "--session", "s"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("more than the 16 MB"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), big.len() as u64);
+}
+
+#[test]
+fn environment_problems_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(rail_bin())
+        .args(["board"])
+        .current_dir(dir.path())
+        .env_remove("RAIL_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3);
+    assert!(stderr(&out).contains("not inside a git repository"));
+    // A lock held by a live process: the wait times out, naming the holder.
+    let repo = Repo::new();
+    let mut holder = std::process::Command::new(rail_bin())
+        .args(["claim", "slow", "--session", "holder"])
+        .current_dir(repo.path())
+        .env("RAIL_TEST_HOLD_MS", "3000")
+        .spawn()
+        .unwrap();
+    while !repo.file("claims.md.lock").exists() {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let out = repo.rail_env(
+        &["claim", "other", "--session", "waiter"],
+        &[("RAIL_LOCK_TIMEOUT_MS", "300")],
+    );
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("held by {}@", holder.id())),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("is alive"), "{}", stderr(&out));
+    holder.wait().unwrap();
+}
+
+#[test]
+fn sigkill_at_every_write_step_leaves_the_old_or_the_new_rail() {
+    for point in ["after-journal", "mid-write", "before-log"] {
+        let repo = Repo::new();
+        for t in ["a", "b", "c"] {
+            assert_eq!(code(&repo.rail(&["claim", t, "--session", "s"])), 0);
+        }
+        let before = repo.read("claims.md");
+        let out = repo.rail_env(
+            &["release", "b", "--session", "s", "--no-touched"],
+            &[("RAIL_TEST_CRASH", point)],
+        );
+        assert_ne!(code(&out), 0, "{point}: the crash hook did not fire");
+        // Whatever a reader sees now is a whole version.
+        let seen = repo.read("claims.md");
+        let expected_after: String = before
+            .lines()
+            .filter(|l| !l.starts_with("b |"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let board = repo.rail(&["board", "--json"]);
+        assert_eq!(code(&board), 0, "{point}: {}", stderr(&board));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&board)).unwrap();
+        let tasks: Vec<&str> = v["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["task"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            tasks,
+            ["a", "c"],
+            "{point}: readers see the intended state (file: {seen:?})"
+        );
+        // The next writer finishes the interrupted change and says so.
+        let out = repo.rail(&["claim", "d", "--session", "s"]);
+        assert_eq!(code(&out), 0, "{point}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("interrupted by a crash"),
+            "{point}: {}",
+            stderr(&out)
+        );
+        let now = repo.read("claims.md");
+        assert!(now.starts_with(&expected_after), "{point}: {now:?}");
+        assert_eq!(repo.holders("b").len(), 0, "{point}");
+        let released = repo.read("claims.log").matches("| released | b |").count();
+        assert_eq!(released, 1, "{point}: the release is logged once");
+        assert!(!repo.file("claims.md.journal").exists());
+    }
+}
+
+#[test]
+fn merges_through_the_driver_are_clean_and_order_independent() {
+    let repo = Repo::new();
+    for t in ["shared-1", "shared-2"] {
+        assert_eq!(
+            code(&repo.rail(&[
+                "claim",
+                t,
+                "--session",
+                "s0",
+                "--now",
+                "2026-10-22T10:00:00Z"
+            ])),
+            0
+        );
+    }
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "rail"]);
+    repo.git(&["branch", "left"]);
+    repo.git(&["branch", "right"]);
+    let commit_on = |branch: &str, ops: &[&[&str]]| {
+        repo.git(&["checkout", "-q", branch]);
+        for op in ops {
+            let out = repo.rail(op);
+            assert_eq!(code(&out), 0, "{op:?}: {}", stderr(&out));
+        }
+        repo.git(&["commit", "-qam", branch]);
+    };
+    commit_on(
+        "left",
+        &[
+            &[
+                "claim",
+                "left-task",
+                "--session",
+                "l",
+                "--now",
+                "2026-10-22T11:00:00Z",
+            ],
+            &["release", "shared-1", "--session", "s0", "--no-touched"],
+        ],
+    );
+    commit_on(
+        "right",
+        &[
+            &[
+                "claim",
+                "right-task",
+                "--session",
+                "r",
+                "--now",
+                "2026-10-22T11:05:00Z",
+            ],
+            &[
+                "renew",
+                "shared-2",
+                "--session",
+                "s0",
+                "--now",
+                "2026-10-22T11:06:00Z",
+            ],
+        ],
+    );
+    let merged = |into: &str, from: &str| {
+        repo.git(&["checkout", "-q", "-B", &format!("m-{into}"), into]);
+        repo.git(&["merge", "-q", "--no-edit", from]);
+        repo.read("claims.md")
+    };
+    let a = merged("left", "right");
+    let b = merged("right", "left");
+    assert_eq!(a, b, "merging in either order gives identical files");
+    assert!(!a.contains("<<<<<<<") && !a.contains(">>>>>>>"));
+    for (task, n) in [
+        ("left-task", 1),
+        ("right-task", 1),
+        ("shared-1", 0),
+        ("shared-2", 1),
+    ] {
+        assert_eq!(
+            a.lines()
+                .filter(|l| l.starts_with(&format!("{task} |")))
+                .count(),
+            n,
+            "{task} in {a}"
+        );
+    }
+    assert!(a.contains("renewed: 2026-10-22T11:06:00Z"));
+}
+
+#[test]
+fn the_pre_commit_hook_blocks_another_sessions_paths_and_chains_the_old_hook() {
+    let repo = Repo::new();
+    let hooks = repo.path().join(".git/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let user_hook = hooks.join("pre-commit");
+    std::fs::write(
+        &user_hook,
+        "#!/bin/sh\necho user-hook-ran >> \"$(git rev-parse --git-dir)/user-hook.log\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&user_hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = repo.rail(&["init", "--hooks"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(hooks.join("pre-commit.rail-chained").exists());
+    // Idempotent.
+    let again = repo.rail(&["init", "--hooks"]);
+    assert!(
+        stdout(&again).contains("already set up"),
+        "{}",
+        stdout(&again)
+    );
+
+    assert_eq!(
+        code(&repo.rail(&[
+            "claim",
+            "auth",
+            "--session",
+            "session-a",
+            "--path",
+            "src/auth/**"
+        ])),
+        0
+    );
+    repo.git(&["checkout", "-q", "-b", "session-b"]);
+    std::fs::create_dir_all(repo.file("src/auth")).unwrap();
+    std::fs::write(repo.file("src/auth/token.ts"), "x\n").unwrap();
+    repo.git(&["add", "src/auth/token.ts"]);
+    let out = std::process::Command::new("git")
+        .args(["commit", "-qm", "sneaky"])
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the commit must be blocked");
+    // git passes hook output through on stderr.
+    let err = stderr(&out);
+    assert!(err.contains("session-a"), "{err}");
+    assert!(err.contains("src/auth/token.ts"), "{err}");
+    assert!(
+        std::fs::read_to_string(repo.path().join(".git/user-hook.log"))
+            .unwrap()
+            .contains("user-hook-ran")
+    );
+    // A file nobody holds commits fine.
+    repo.git(&["reset", "-q"]);
+    std::fs::write(repo.file("README"), "hi\n").unwrap();
+    repo.git(&["add", "README"]);
+    let out = std::process::Command::new("git")
+        .args(["commit", "-qm", "fine"])
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn validate_prints_file_line_col() {
+    let repo = Repo::new();
+    std::fs::write(
+        repo.file("claims.md"),
+        "# Claims\nça | s | 2026-10-22T14:05Z\n😀x | s | nope\n",
+    )
+    .unwrap();
+    let out = repo.rail(&["validate"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stdout(&out).lines().next().unwrap(),
+        "claims.md:3:1: error[invalid-task]: task id `😀x` must start with a letter or digit"
+    );
+    let out = repo.rail(&["validate", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v[1]["code"], "bad-time");
+    // `😀x | s | ` is 9 characters but 10 UTF-16 units (the emoji is a surrogate pair).
+    assert_eq!(v[1]["column"], 10, "one-based column in characters");
+    assert_eq!(
+        v[1]["range"]["start"]["character"], 10,
+        "zero-based UTF-16 offset"
+    );
+    assert_eq!(v[1]["range"]["start"]["line"], 2);
+}
+
+#[test]
+fn who_and_check_name_the_holder() {
+    let repo = Repo::new();
+    assert_eq!(
+        code(&repo.rail(&["claim", "auth", "--session", "a", "--path", "src/auth/**"])),
+        0
+    );
+    assert_eq!(
+        code(&repo.rail(&["claim", "ui", "--session", "b", "--path", "web/**"])),
+        0
+    );
+    let out = repo.rail(&["who", "src/auth/token.ts", "README.md"]);
+    assert_eq!(
+        stdout(&out),
+        "src/auth/token.ts: a (auth, live) via `src/auth/**`\nREADME.md: nobody\n"
+    );
+    let out = repo.rail(&[
+        "check",
+        "--session",
+        "b",
+        "web/index.html",
+        "src/auth/token.ts",
+        "docs/x.md",
+    ]);
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    assert!(text.contains("in scope: web/index.html"), "{text}");
+    assert!(
+        text.contains(
+            "HELD BY ANOTHER SESSION: src/auth/token.ts — held by a (auth, `src/auth/**`)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("OUT OF SCOPE: docs/x.md (unclaimed)"),
+        "{text}"
+    );
+    let out = repo.rail(&[
+        "check",
+        "--session",
+        "b",
+        "--warn-drift",
+        "web/a",
+        "docs/x.md",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
+
+#[test]
+fn lock_command_shows_and_breaks_only_dead_owners() {
+    let repo = Repo::new();
+    let out = repo.rail(&["lock"]);
+    assert_eq!(stdout(&out), "the rail lock is free\n");
+    // A lock of a live process (this test) cannot be broken without --force.
+    let me = std::process::id();
+    let host = rustix_hostname();
+    std::fs::write(
+        repo.file("claims.md.lock"),
+        format!("pid: {me}\nhost: {host}\nsession: x\ncommand: test\nstarted: 2026-10-22T14:05:00Z\nnonce: abc123\n"),
+    )
+    .unwrap();
+    let out = repo.rail(&["lock"]);
+    assert!(
+        stdout(&out).contains(&format!("held by {me}@{host}")),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("is alive"));
+    let out = repo.rail(&["lock", "--break", "--session", "s"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(repo.file("claims.md.lock").exists());
+    let out = repo.rail(&["lock", "--break", "--force", "--session", "s"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!repo.file("claims.md.lock").exists());
+    assert!(repo
+        .read("claims.log")
+        .contains("| lock-broken | - | s | holder:"));
+}
+
+fn rustix_hostname() -> String {
+    String::from_utf8(
+        std::process::Command::new("uname")
+            .arg("-n")
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
+    .trim()
+    .to_string()
+}

@@ -1,0 +1,103 @@
+//! Helpers for the CLI's integration tests: throw-away git repositories and a `rail` runner.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn rail_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_rail"))
+}
+
+pub struct Repo {
+    pub dir: tempfile::TempDir,
+}
+
+impl Repo {
+    /// A new repository with one commit on `main` and `rail init` done.
+    pub fn new() -> Repo {
+        let dir = tempfile::Builder::new()
+            .prefix("rail-test-")
+            .tempdir()
+            .unwrap();
+        let repo = Repo { dir };
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo.git(&["config", "user.email", "test@example.invalid"]);
+        repo.git(&["config", "user.name", "Rail Test"]);
+        repo.git(&["commit", "-q", "--allow-empty", "-m", "init"]);
+        let out = repo.rail(&["init"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        repo
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    pub fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.file(name)).unwrap_or_default()
+    }
+
+    pub fn git(&self, args: &[&str]) -> String {
+        git_in(self.path(), args)
+    }
+
+    pub fn rail(&self, args: &[&str]) -> Output {
+        self.rail_in(self.path(), args, &[])
+    }
+
+    pub fn rail_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        self.rail_in(self.path(), args, env)
+    }
+
+    pub fn rail_in(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut cmd = Command::new(rail_bin());
+        cmd.args(args)
+            .current_dir(dir)
+            .env_remove("RAIL_SESSION")
+            .env_remove("RAIL_DIR")
+            .env_remove("RAIL_NOW");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    }
+
+    /// Lines of claims.md that claim `task` (by the seed's own rule, `^task |`).
+    pub fn holders(&self, task: &str) -> Vec<String> {
+        self.read("claims.md")
+            .lines()
+            .filter(|l| l.starts_with(&format!("{task} |")))
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+pub fn git_in(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn code(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
