@@ -175,7 +175,11 @@ impl Ctx {
             Commits::IfNeeded => eval.claims.iter().any(|c| c.state() != State::Live),
         };
         if need {
-            facts.commits = git::branch_commit_times(&self.rail.root);
+            let base = self
+                .repo
+                .as_ref()
+                .and_then(|r| repo::head_branch(&r.common_dir));
+            facts.commits = git::branch_commit_times(&self.rail.root, base.as_deref());
         }
         if commits == Commits::Always {
             if let Some(repo) = &self.repo {

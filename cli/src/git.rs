@@ -25,23 +25,42 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
     }
 }
 
-/// Last commit time of every local branch, in one `git for-each-ref`.
-pub fn branch_commit_times(dir: &Path) -> BTreeMap<String, DateTime<Utc>> {
-    let Ok(out) = run(
-        dir,
-        &[
-            "for-each-ref",
-            "--format=%(refname)%00%(committerdate:unix)",
-            "refs/heads/",
-        ],
-    ) else {
+/// Time of the last commit each local branch has of its own: the tip's commit time, for
+/// branches with commits not on `base` (the main checkout's branch). A branch just cut from
+/// `base` has no commit of its own, so `base`'s history does not keep its claims alive.
+/// One `git for-each-ref`; git older than 2.41 (no `ahead-behind`) falls back to plain tips.
+pub fn branch_commit_times(dir: &Path, base: Option<&str>) -> BTreeMap<String, DateTime<Utc>> {
+    let with_ahead =
+        base.map(|b| format!("--format=%(refname)%00%(committerdate:unix)%00%(ahead-behind:{b})"));
+    let out = with_ahead
+        .as_deref()
+        .and_then(|fmt| run(dir, &["for-each-ref", fmt, "refs/heads/"]).ok())
+        .or_else(|| {
+            run(
+                dir,
+                &[
+                    "for-each-ref",
+                    "--format=%(refname)%00%(committerdate:unix)",
+                    "refs/heads/",
+                ],
+            )
+            .ok()
+        });
+    let Some(out) = out else {
         return BTreeMap::new();
     };
     out.lines()
         .filter_map(|line| {
-            let (name, secs) = line.split_once('\0')?;
-            let branch = name.strip_prefix("refs/heads/")?;
-            let time = DateTime::<Utc>::from_timestamp(secs.trim().parse().ok()?, 0)?;
+            let mut fields = line.split('\0');
+            let branch = fields.next()?.strip_prefix("refs/heads/")?;
+            let secs = fields.next()?.trim().parse().ok()?;
+            if let Some(ahead_behind) = fields.next() {
+                let ahead: u64 = ahead_behind.split_whitespace().next()?.parse().ok()?;
+                if ahead == 0 {
+                    return None;
+                }
+            }
+            let time = DateTime::<Utc>::from_timestamp(secs, 0)?;
             Some((branch.to_string(), time))
         })
         .collect()

@@ -76,7 +76,9 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
     let candidates = [
         (input.claimed_at, Activity::Claimed),
         (input.renewed_at, Activity::Renewed),
-        (input.last_commit_at, Activity::Commit),
+        // A commit "after now" has not happened yet as of `now` (a replay with an earlier
+        // time, or another machine's clock running ahead): it does not count.
+        (input.last_commit_at.filter(|t| *t <= now), Activity::Commit),
     ];
     // The latest activity; on equal times the earlier-listed kind is named.
     let latest = candidates
@@ -86,7 +88,11 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
             Some((bt, _)) if bt >= t => best,
             _ => Some((t, a)),
         });
-    let owner = input.owner.unwrap_or("its owner");
+    // Liveness may come from a process (`pid@host`) or from the host's knowledge of the session.
+    let owner = match input.owner {
+        Some(pid) => format!("owner process {pid}"),
+        None => "its owner".to_string(),
+    };
 
     let Some((start, activity)) = latest else {
         // No time at all (a claim file without `since` and no mtime from the host).
@@ -96,7 +102,7 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
             State::Live
         };
         let reason = if state == State::Stale {
-            format!("owner process {owner} is dead")
+            format!("{owner} is dead")
         } else {
             "no claim time is known (add `since:`), so the lease cannot run out".to_string()
         };
@@ -127,7 +133,7 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
             left: Some(left),
             activity,
             state: State::Stale,
-            reason: format!("owner process {owner} is dead ({since})"),
+            reason: format!("{owner} is dead ({since})"),
         };
     }
     if left <= TimeDelta::zero() {
@@ -139,7 +145,7 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
                 activity,
                 state: State::Live,
                 reason: format!(
-                    "lease of {lease_text} ran out {} ago, but owner process {owner} is alive",
+                    "lease of {lease_text} ran out {} ago, but {owner} is alive",
                     ago(-left)
                 ),
             };
@@ -249,6 +255,15 @@ mod tests {
     }
 
     #[test]
+    fn commits_after_now_do_not_count() {
+        let mut i = input();
+        i.last_commit_at = Some(t("2026-10-22T18:00Z"));
+        let l = evaluate(&i, t("2026-10-22T16:18Z"), TimeDelta::minutes(15));
+        assert_eq!(l.state, State::Stale);
+        assert_eq!(l.activity, Activity::Claimed);
+    }
+
+    #[test]
     fn liveness_overrides_time() {
         let mut i = input();
         i.owner_alive = Some(false);
@@ -259,5 +274,13 @@ mod tests {
         let l = evaluate(&i, t("2026-10-23T14:06Z"), TimeDelta::minutes(15));
         assert_eq!(l.state, State::Live);
         assert!(l.reason.contains("alive"));
+        // Without a pid the liveness is the session's (regression: "owner process its owner").
+        i.owner = None;
+        i.owner_alive = Some(false);
+        let l = evaluate(&i, t("2026-10-22T14:06Z"), TimeDelta::minutes(15));
+        assert_eq!(l.reason, "its owner is dead (claimed 1m ago)");
+        i.owner_alive = Some(true);
+        let l = evaluate(&i, t("2026-10-23T14:06Z"), TimeDelta::minutes(15));
+        assert_eq!(l.reason, "lease of 2h ran out 22h1m ago, but its owner is alive");
     }
 }

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Installs what Rail needs on a fresh machine of this kind, and nothing that is already there.
+# Idempotent: every step checks first and prints "ok" when there is nothing to do.
+#
+#   scripts/bootstrap.sh demo   what `npm run demo` needs (Rust build of the CLI, git, flock)
+#   scripts/bootstrap.sh test   everything `npm test` needs (adds wasm32, wasm-bindgen-cli,
+#                               npm packages, Chromium and ChromeDriver)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+PROFILE=${1:-test}
+
+say() { printf '\033[1mbootstrap:\033[0m %s\n' "$*"; }
+
+# The wasm-bindgen CLI must match the wasm-bindgen crate in Cargo.lock exactly.
+wasm_bindgen_version() {
+  awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/, ""); print; exit}' "$ROOT/Cargo.lock"
+}
+
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    say "apt packages ok ($*)"
+    return
+  fi
+  say "installing apt packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+command -v cargo >/dev/null || { echo "bootstrap: cargo is missing; install Rust (rustup) first" >&2; exit 3; }
+command -v node >/dev/null || { echo "bootstrap: node is missing; install Node.js 20 first" >&2; exit 3; }
+
+apt_install git util-linux
+
+if [ "$PROFILE" = "test" ]; then
+  # Debian's Chromium for browser tests (Playwright's own download cannot work here).
+  apt_install chromium chromium-driver
+
+  if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    say "wasm32 target ok"
+  else
+    say "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+
+  want=$(wasm_bindgen_version)
+  have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+  if [ -n "$want" ] && [ "$have" != "$want" ]; then
+    # No --locked: the registry mirror here lacks one of its locked dependency versions.
+    say "installing wasm-bindgen-cli $want (was: ${have:-none}); this takes a few minutes"
+    cargo install wasm-bindgen-cli --version "$want"
+  else
+    say "wasm-bindgen-cli ok ($have)"
+  fi
+fi
+
+# npm packages of every workspace, reinstalled only when package-lock.json changed.
+stamp="$ROOT/node_modules/.package-lock.json"
+if [ -f "$ROOT/package-lock.json" ] && [ -f "$stamp" ] && [ "$stamp" -nt "$ROOT/package-lock.json" ]; then
+  say "npm packages ok"
+else
+  say "installing npm packages"
+  if [ -f "$ROOT/package-lock.json" ]; then
+    npm ci --no-audit --no-fund --loglevel=error
+  else
+    npm install --no-audit --no-fund --loglevel=error
+  fi
+fi
+say "done ($PROFILE)"
