@@ -119,6 +119,11 @@ impl Ctx {
     }
 
     pub fn lock(&self, session: &str) -> Result<RailLock, Fail> {
+        self.lock_within(session, None)
+    }
+
+    /// Takes the rail lock, waiting at most `timeout` (default: the configured lock timeout).
+    pub fn lock_within(&self, session: &str, timeout: Option<Duration>) -> Result<RailLock, Fail> {
         let config_text =
             std::fs::read_to_string(self.rail.path(rail_core::model::CONFIG_FILE)).ok();
         let texts = RailTexts {
@@ -129,7 +134,7 @@ impl Ctx {
             }),
             ..RailTexts::default()
         };
-        let timeout = self.lock_timeout(Some(&texts));
+        let timeout = timeout.unwrap_or_else(|| self.lock_timeout(Some(&texts)));
         lock::acquire(
             &self.rail.root,
             &Owner {

@@ -465,7 +465,7 @@ impl Drop for RailLock {
 }
 
 /// Readers take a shared flock on claims.md so they never see a write half done.
-pub fn read_shared(path: &Path) -> io::Result<Option<(String, SystemTime)>> {
+pub fn read_shared(path: &Path) -> io::Result<Option<(Vec<u8>, SystemTime)>> {
     let mut file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -489,10 +489,7 @@ pub fn read_shared(path: &Path) -> io::Result<Option<(String, SystemTime)>> {
     file.read_to_end(&mut bytes)?;
     let modified = file.metadata()?.modified()?;
     let _ = flock(&file, FlockOperation::Unlock);
-    Ok(Some((
-        String::from_utf8_lossy(&bytes).into_owned(),
-        modified,
-    )))
+    Ok(Some((bytes, modified)))
 }
 
 /// Exponential backoff with jitter: 1 ms doubling to 50 ms.

@@ -151,6 +151,21 @@ enum Command {
         theirs: PathBuf,
         pathname: Option<String>,
     },
+    /// Agent hooks: `rail hook claude` reads Claude Code's hook payload on stdin.
+    Hook {
+        #[command(subcommand)]
+        kind: cmd::agent::HookKind,
+    },
+    /// The gate: run the check, judge the diff against the claim, release only on a pass.
+    Done {
+        task: String,
+        /// The check command (default: rail.yaml `check`).
+        #[arg(long, value_name = "CMD")]
+        check: Option<String>,
+        /// Branch the session forked from (default: the main checkout's branch).
+        #[arg(long, value_name = "REF")]
+        base: Option<String>,
+    },
     /// A station: a new worktree and branch for TASK, then claim it.
     Worktree {
         task: String,
@@ -215,6 +230,12 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
     {
         return cmd::admin::merge_driver(base, ours, theirs, pathname.as_deref());
     }
+    if let Command::Hook { kind } = &cli.command {
+        // A hook answers through its exit code, whatever goes wrong.
+        let cmd::agent::HookKind::Claude = kind;
+        let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json);
+        std::process::exit(cmd::agent::claude(ctx));
+    }
     let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json)?;
     match cli.command {
         Command::Init(args) => cmd::admin::init(&ctx, &args),
@@ -253,12 +274,13 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             dir,
             args,
         } => cmd::mutate::worktree(&ctx, &task, base.as_deref(), dir, &args),
-        Command::MergeDriver { .. } => unreachable_merge_driver(),
+        Command::Done { task, check, base } => cmd::gate::done(&ctx, &task, check, base.as_deref()),
+        Command::MergeDriver { .. } | Command::Hook { .. } => handled_before_context(),
     }
 }
 
-fn unreachable_merge_driver() -> Result<(), Fail> {
+fn handled_before_context() -> Result<(), Fail> {
     Err(Fail::usage(
-        "merge-driver is handled before the rail is located",
+        "this command is handled before the rail is located",
     ))
 }

@@ -96,7 +96,7 @@ impl RailDir {
         }
         let (bytes, modified) = if shared {
             match lock::read_shared(&path).map_err(|e| err(e, false))? {
-                Some((text, m)) => (text.into_bytes(), m),
+                Some((bytes, m)) => (bytes, m),
                 None => return Ok(None),
             }
         } else {

@@ -16,9 +16,14 @@ use crate::lock;
 
 #[derive(Args, Debug)]
 pub struct InitArgs {
-    /// Also install the pre-commit check (chains any hook already there).
+    /// Also install the pre-commit and pre-push checks (chaining hooks already there).
     #[arg(long)]
     pub hooks: bool,
+    /// Also write the rail section of AGENTS.md / CLAUDE.md and Claude Code's hook settings.
+    #[arg(long)]
+    pub agents: bool,
+    #[command(flatten)]
+    pub agent_args: crate::cmd::agent::AgentsArgs,
 }
 
 const CLAIMS_HEADER: &str = "# Claims\n\n<!-- The rail: one line per claimed task, `task | session | time`, written by `rail claim`.\n     Lines inside comments or code blocks are never claims. -->\n";
@@ -27,7 +32,7 @@ const HOOK_MARK: &str = "# installed by rail init --hooks";
 
 /// The command git should run for the merge driver: `rail` if it is on PATH and is this
 /// binary, else this binary's absolute path.
-fn rail_command() -> String {
+pub fn rail_command() -> String {
     let exe = std::env::current_exe().ok();
     let on_path = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
@@ -76,6 +81,13 @@ fn ensure_line(path: &Path, line: &str) -> Result<bool, Fail> {
 }
 
 pub fn init(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
+    if args.agent_args.print && !args.agents {
+        return Err(Fail::usage("--print goes with --agents"));
+    }
+    if args.agents && args.agent_args.print {
+        crate::cmd::agent::init_agents(ctx, &args.agent_args, &rail_command())?;
+        return Ok(());
+    }
     let mut done: Vec<String> = Vec::new();
     let claims = ctx.rail.path(CLAIMS_MD);
     if !claims.exists() {
@@ -127,6 +139,13 @@ pub fn init(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
         if args.hooks {
             done.extend(install_hooks(repo)?);
         }
+        if args.agents {
+            done.extend(crate::cmd::agent::init_agents(
+                ctx,
+                &args.agent_args,
+                &rail_command(),
+            )?);
+        }
     } else if args.hooks {
         return Err(Fail::env("--hooks needs a git repository"));
     }
@@ -166,7 +185,10 @@ fn install_hooks(repo: &crate::repo::Repo) -> Result<Vec<String>, Fail> {
     fs::create_dir_all(&dir).map_err(|e| Fail::env(format!("{}: {e}", dir.display())))?;
     let mut done = Vec::new();
     let rail = rail_command();
-    for (name, command) in [("pre-commit", format!("{rail} check --staged"))] {
+    for (name, command) in [
+        ("pre-commit", format!("{rail} check --staged")),
+        ("pre-push", format!("{rail} check --pre-push")),
+    ] {
         let path = dir.join(name);
         let chained = dir.join(format!("{name}.rail-chained"));
         let script = format!(

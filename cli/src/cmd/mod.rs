@@ -1,5 +1,7 @@
 //! One module per group of subcommands.
 
 pub mod admin;
+pub mod agent;
+pub mod gate;
 pub mod mutate;
 pub mod show;

@@ -74,7 +74,7 @@ pub fn release(
 }
 
 /// The files this session's worktree changed since it forked from the main checkout's branch.
-fn touched_files(ctx: &Ctx, base: Option<&str>) -> Vec<String> {
+pub fn touched_files(ctx: &Ctx, base: Option<&str>) -> Vec<String> {
     let Some(repo) = &ctx.repo else {
         return Vec::new();
     };
@@ -154,8 +154,25 @@ pub fn update(
     )
 }
 
-/// Runs one operation under the lock.
+/// Runs one operation under the lock and prints what happened.
 pub fn mutate(ctx: &Ctx, session: &str, request: Request) -> Result<(), Fail> {
+    mutate_with_log(ctx, session, request, Vec::new(), true)
+}
+
+/// Runs one operation under the lock without printing (hooks).
+pub fn mutate_quiet(ctx: &Ctx, session: &str, request: Request) -> Result<(), Fail> {
+    mutate_with_log(ctx, session, request, Vec::new(), false)
+}
+
+/// Runs one operation under the lock; `extra_log` lines are appended before the operation's
+/// own line, in the same journalled write (the gate's verdict before its release).
+pub fn mutate_with_log(
+    ctx: &Ctx,
+    session: &str,
+    request: Request,
+    extra_log: Vec<String>,
+    print: bool,
+) -> Result<(), Fail> {
     rail_core::ident::validate_task(request.task()).map_err(|e| Fail::usage(e.0))?;
     let lock = ctx.lock(session)?;
     hold_for_tests();
@@ -202,6 +219,7 @@ pub fn mutate(ctx: &Ctx, session: &str, request: Request) -> Result<(), Fail> {
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     match ops::plan(&texts, &facts, session, &request) {
         Ok(plan) => {
+            log_lines.extend(extra_log);
             if let Some(line) = &plan.log_line {
                 log_lines.push(line.clone());
             }
@@ -209,6 +227,9 @@ pub fn mutate(ctx: &Ctx, session: &str, request: Request) -> Result<(), Fail> {
                 .apply(&lock, &texts, &plan.edits, &log_lines)
                 .map_err(Fail::env)?;
             drop(lock);
+            if !print {
+                return Ok(());
+            }
             if ctx.json {
                 println!(
                     "{}",

@@ -72,6 +72,9 @@ pub struct CheckArgs {
     /// Check the files staged for commit (for the pre-commit hook).
     #[arg(long, conflicts_with = "files")]
     pub staged: bool,
+    /// Check the commits being pushed, read from stdin as git's pre-push hook gives them.
+    #[arg(long, conflicts_with_all = ["files", "staged"])]
+    pub pre_push: bool,
     /// Report changes outside your declared paths without failing.
     #[arg(long)]
     pub warn_drift: bool,
@@ -82,8 +85,91 @@ pub struct CheckArgs {
     pub files: Vec<String>,
 }
 
+/// `RAIL_BYPASS=reason`: a person's explicit way past the hooks, always logged.
+fn bypass(ctx: &Ctx, session: &str, what: &str) -> Result<bool, Fail> {
+    let Some(reason) = std::env::var("RAIL_BYPASS").ok().filter(|r| !r.is_empty()) else {
+        return Ok(false);
+    };
+    let reason = if reason == "1" {
+        "no reason given".to_string()
+    } else {
+        reason
+    };
+    let lock = ctx.lock(session)?;
+    let texts = ctx.read(true)?;
+    let line =
+        rail_core::log::LogEntry::new(ctx.now, rail_core::log::Event::Bypass, None, Some(session))
+            .with("check", what)
+            .with("reason", reason.clone())
+            .render();
+    ctx.rail
+        .apply(&lock, &texts, &[], &[line])
+        .map_err(Fail::env)?;
+    eprintln!("rail: {what} bypassed by RAIL_BYPASS ({reason}); this is recorded in claims.log");
+    Ok(true)
+}
+
+/// Files changed by the commits git is about to push (pre-push stdin:
+/// `<local ref> <local sha> <remote ref> <remote sha>` per line): every commit of the local
+/// side that the remote side (or, for a new branch, any remote branch) does not have.
+fn pushed_files(repo: &crate::repo::Repo) -> Result<Vec<String>, Fail> {
+    use std::io::Read;
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .map_err(|e| Fail::env(format!("reading the pushed refs: {e}")))?;
+    let zero = |sha: &str| sha.chars().all(|c| c == '0');
+    let mut files = Vec::new();
+    for line in input.lines() {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        let [_, local, _, remote] = parts.as_slice() else {
+            continue;
+        };
+        if zero(local) {
+            continue; // a deletion pushes no files
+        }
+        let not = if zero(remote) {
+            "--remotes".to_string()
+        } else {
+            remote.to_string()
+        };
+        let out = git::run(
+            &repo.worktree,
+            &[
+                "log",
+                "--format=",
+                "--name-only",
+                "-z",
+                "--no-renames",
+                local,
+                "--not",
+                &not,
+            ],
+        )
+        .map_err(Fail::env)?;
+        files.extend(
+            out.split(['\0', '\n'])
+                .filter(|s| !s.is_empty())
+                .map(str::to_string),
+        );
+    }
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
 pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<(), Fail> {
     let session = ctx.session()?;
+    let what = if args.pre_push {
+        "pre-push"
+    } else if args.staged {
+        "pre-commit"
+    } else {
+        "check"
+    };
+    if bypass(ctx, &session, what)? {
+        return Ok(());
+    }
     let changed = if !args.files.is_empty() {
         args.files.clone()
     } else {
@@ -93,6 +179,8 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<(), Fail> {
             .ok_or_else(|| Fail::env("rail check needs a git repository (or pass FILE...)"))?;
         if args.staged {
             git::staged_files(&repo.worktree).map_err(Fail::env)?
+        } else if args.pre_push {
+            crate::cmd::mutate::without_rail_files(ctx, repo, pushed_files(repo)?)
         } else {
             let main_branch = crate::repo::head_branch(&repo.common_dir);
             let own = repo.branch();

@@ -26,6 +26,9 @@ impl Repo {
         repo.git(&["commit", "-q", "--allow-empty", "-m", "init"]);
         let out = repo.rail(&["init"]);
         assert!(out.status.success(), "{}", stderr(&out));
+        // As users do: commit what `rail init` set up.
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-qm", "rail init"]);
         repo
     }
 

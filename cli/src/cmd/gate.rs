@@ -1,0 +1,107 @@
+//! `rail done TASK`: the gate. Runs the check, classifies the session's diff against its claim,
+//! records the verdict, and releases only on a pass.
+
+use std::process::Command;
+
+use rail_core::gate::{self, CheckOutcome, Verdict};
+use rail_core::log::{Event, LogEntry};
+use rail_core::model::Rail;
+use rail_core::ops::Request;
+use rail_core::scope;
+
+use crate::context::{Commits, Ctx};
+use crate::fail::{self, Fail};
+
+pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) -> Result<(), Fail> {
+    let session = ctx.session()?;
+    rail_core::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
+    let texts = ctx.read(false)?;
+    let rail = Rail::load(&texts);
+    let check = check.or_else(|| rail.config.check.clone()).ok_or_else(|| {
+        Fail::usage(format!(
+            "no check command: set `check: …` in {} or pass --check CMD",
+            ctx.rail.path(rail_core::model::CONFIG_FILE).display()
+        ))
+    })?;
+    let facts = ctx.facts(&texts, Commits::IfNeeded);
+    let eval = rail.evaluate(&facts);
+    if !eval.claims_of(task).iter().any(|c| c.session == session) {
+        return Err(Fail::refused(
+            format!("{task} is not claimed by {session}; nothing to finish"),
+            None,
+        ));
+    }
+    let changed = crate::cmd::mutate::touched_files(ctx, base);
+    let report = scope::classify(&eval, &session, &changed);
+
+    let workdir = ctx
+        .repo
+        .as_ref()
+        .map(|r| r.worktree.clone())
+        .unwrap_or_else(|| ctx.rail.root.clone());
+    eprintln!("rail done: running `{check}` in {}", workdir.display());
+    let outcome = match Command::new("sh")
+        .arg("-c")
+        .arg(&check)
+        .current_dir(&workdir)
+        .status()
+    {
+        Ok(status) => {
+            use std::os::unix::process::ExitStatusExt;
+            gate::outcome_from_exit(status.code(), status.signal(), &check)
+        }
+        Err(e) => CheckOutcome::NotStarted {
+            reason: format!("cannot run `sh -c {check}`: {e}"),
+        },
+    };
+    let result = gate::judge(task, &check, &outcome, &report);
+    let mut line = LogEntry::new(ctx.now, Event::Done, Some(task), Some(&session))
+        .with("verdict", result.verdict.as_str())
+        .with("check", check.clone())
+        .with("files", result.files.join(", "));
+    if let CheckOutcome::Failed { code: Some(c), .. } = &outcome {
+        line = line.with("exit", c.to_string());
+    }
+    let line = line.render();
+
+    if result.release {
+        let touched = changed.clone();
+        crate::cmd::mutate::mutate_with_log(
+            ctx,
+            &session,
+            Request::Release {
+                task: task.to_string(),
+                touched,
+            },
+            vec![line],
+            true,
+        )?;
+    } else {
+        let lock = ctx.lock(&session)?;
+        let texts = ctx.read(true)?;
+        ctx.rail
+            .apply(&lock, &texts, &[], &[line])
+            .map_err(Fail::env)?;
+    }
+    let json = serde_json::json!({ "ok": result.release, "gate": result, "scope": report });
+    let code = match result.verdict {
+        Verdict::Passed => {
+            if ctx.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&json).unwrap_or_default()
+                );
+            } else {
+                println!("{}", result.message);
+            }
+            return Ok(());
+        }
+        Verdict::NotStarted => fail::ENVIRONMENT,
+        Verdict::Failed | Verdict::OutOfScope => fail::REFUSED,
+    };
+    Err(Fail {
+        code,
+        message: result.message,
+        json: Some(json),
+    })
+}

@@ -1,0 +1,454 @@
+//! Agents follow the rail: the Claude Code hook against a real rail with recorded payloads,
+//! fail-safe behaviour, the instruction snippet and settings merge on disk, the pre-push hook,
+//! the logged bypass, and the gate.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use common::*;
+
+fn payload(name: &str, cwd: &Path, file: &str, command: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/hooks")
+        .join(name);
+    std::fs::read_to_string(path)
+        .unwrap()
+        .replace("{{CWD}}", &cwd.display().to_string())
+        .replace("{{FILE}}", file)
+        .replace(
+            "{{COMMAND}}",
+            &command.replace('\\', "\\\\").replace('"', "\\\""),
+        )
+}
+
+fn hook(dir: &Path, stdin: &str, env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(rail_bin());
+    cmd.args(["hook", "claude"])
+        .current_dir(dir)
+        .env_remove("RAIL_SESSION")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// A repo where session `auth` holds src/auth/** and session `web` (a station) holds web/**.
+fn setup() -> (Repo, PathBuf) {
+    let repo = Repo::new();
+    std::fs::create_dir_all(repo.file("src/auth")).unwrap();
+    std::fs::write(repo.file("src/auth/token.ts"), "x\n").unwrap();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "app"]);
+    assert_eq!(
+        code(&repo.rail(&[
+            "claim",
+            "auth-refresh",
+            "--session",
+            "auth",
+            "--path",
+            "src/auth/**"
+        ])),
+        0
+    );
+    let station = repo.path().parent().unwrap().join(format!(
+        "{}-web",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    let out = repo.rail(&[
+        "worktree",
+        "web-ui",
+        "--session",
+        "web",
+        "--dir",
+        station.to_str().unwrap(),
+        "--path",
+        "web/**",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    (repo, station)
+}
+
+#[test]
+fn each_tool_is_denied_warned_or_allowed() {
+    let (repo, station) = setup();
+    let held = station.join("src/auth/token.ts").display().to_string();
+    let own = station.join("web/app.ts").display().to_string();
+    let outside = station.join("docs/notes.md").display().to_string();
+    for tool in [
+        "edit.json",
+        "write.json",
+        "multiedit.json",
+        "notebookedit.json",
+    ] {
+        let out = hook(&station, &payload(tool, &station, &held, ""), &[]);
+        assert_eq!(code(&out), 2, "{tool}: another session's path is denied");
+        let err = stderr(&out);
+        assert!(
+            err.contains("src/auth/token.ts is claimed by auth (task auth-refresh"),
+            "{tool}: {err}"
+        );
+        assert!(
+            err.contains("Do not edit another session's paths"),
+            "{tool}: {err}"
+        );
+
+        let out = hook(&station, &payload(tool, &station, &own, ""), &[]);
+        assert_eq!(code(&out), 0, "{tool}: {}", stderr(&out));
+        assert!(
+            stdout(&out).is_empty(),
+            "{tool}: own path is allowed silently"
+        );
+
+        let out = hook(&station, &payload(tool, &station, &outside, ""), &[]);
+        assert_eq!(code(&out), 0, "{tool}: outside scope only warns");
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert!(
+            v["systemMessage"]
+                .as_str()
+                .unwrap()
+                .contains("docs/notes.md is outside web's claimed paths"),
+            "{v}"
+        );
+        assert!(
+            v["hookSpecificOutput"].get("permissionDecision").is_none(),
+            "a warning never grants permission"
+        );
+    }
+    // A tool that writes nothing is not checked.
+    let out = hook(&station, &payload("read.json", &station, &held, ""), &[]);
+    assert_eq!((code(&out), stdout(&out).as_str()), (0, ""));
+    // The main checkout's copy of a held file is held too.
+    let main_copy = repo.file("src/auth/token.ts").display().to_string();
+    let out = hook(
+        &station,
+        &payload("edit.json", &station, &main_copy, ""),
+        &[],
+    );
+    assert_eq!(code(&out), 2);
+    // Denials are logged.
+    assert!(repo.read("claims.log").contains(
+        "| refused | auth-refresh | web | by: hook claude | holder: auth | path: src/auth/token.ts"
+    ));
+}
+
+#[test]
+fn bash_writes_into_held_paths_are_denied() {
+    let (_repo, station) = setup();
+    for command in [
+        "echo hi > src/auth/token.ts",
+        "cat > src/auth/new.ts <<'EOF'\nexport {}\nEOF",
+        "printf x | tee -a src/auth/token.ts",
+        "sed -i 's/a/b/' src/auth/token.ts",
+        "cp /tmp/x src/auth/",
+        "mv src/auth/token.ts web/token.ts",
+        "rm -rf src/auth",
+        "rm src/*",
+        "cd src && echo x >> auth/token.ts",
+    ] {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        assert_eq!(
+            code(&out),
+            2,
+            "{command:?} must be denied: {}",
+            stderr(&out)
+        );
+    }
+    for command in [
+        "ls src/auth",
+        "cat src/auth/token.ts | wc -l",
+        "echo x > web/a.ts",
+        "git status",
+    ] {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        assert_eq!(
+            code(&out),
+            0,
+            "{command:?} must be allowed: {}",
+            stderr(&out)
+        );
+        assert!(stdout(&out).is_empty(), "{command:?}: {}", stdout(&out));
+    }
+    // Unanalysable parts are named when the hook has something to say.
+    let out = hook(
+        &station,
+        &payload(
+            "bash.json",
+            &station,
+            "",
+            "echo x > docs/$NAME; echo y > docs/a.md",
+        ),
+        &[],
+    );
+    assert_eq!(code(&out), 0);
+    assert!(
+        stdout(&out).contains("not analysed: a redirection to `docs/$NAME`"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn malformed_input_and_an_unreadable_rail_fail_closed_or_warn_by_config() {
+    let (repo, station) = setup();
+    for bad in ["", "not json", "[1,2]", "{\"tool_name\":\"Edit\"}"] {
+        let out = hook(&station, bad, &[]);
+        assert_eq!(code(&out), 2, "{bad:?}");
+        assert!(
+            stderr(&out).contains("Rail could not check this edit"),
+            "{bad:?}: {}",
+            stderr(&out)
+        );
+    }
+    let edit_without_path = payload("edit.json", &station, "", "");
+    let out = hook(&station, &edit_without_path, &[]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("without `tool_input.file_path`"));
+
+    // A corrupt rail: deny by default, warn when configured.
+    std::fs::write(repo.file("claims.md"), b"\xff\xfe\n").unwrap();
+    let own = station.join("web/app.ts").display().to_string();
+    let out = hook(&station, &payload("edit.json", &station, &own, ""), &[]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("not valid UTF-8"));
+    std::fs::write(repo.file("rail.yaml"), "hook_failure: warn\n").unwrap();
+    let out = hook(&station, &payload("edit.json", &station, &own, ""), &[]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("Rail could not check this edit"));
+}
+
+#[test]
+fn the_hook_never_hangs_past_its_bound() {
+    let (repo, station) = setup();
+    // A live process holds the lock's flock-protected read for a long time? Readers only wait
+    // 10 s; the hook's own bound is shorter. Simulate a stuck stdin instead: never close it.
+    let mut child = Command::new(rail_bin())
+        .args(["hook", "claude"])
+        .current_dir(&station)
+        .env("RAIL_HOOK_TIMEOUT_MS", "300")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _keep_open = child.stdin.take();
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(code(&out), 2, "fail closed on timeout");
+    assert!(stderr(&out).contains("took longer than 300 ms"));
+    drop(repo);
+}
+
+#[test]
+fn stop_renews_and_session_end_releases() {
+    let (repo, station) = setup();
+    let out = hook(
+        &station,
+        &payload("stop.json", &station, "", ""),
+        &[("RAIL_NOW", "2030-01-01T00:00:00Z")],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        repo.holders("web-ui")[0].contains("renewed: 2030-01-01T00:00:00Z"),
+        "{:?}",
+        repo.holders("web-ui")
+    );
+    std::fs::create_dir_all(station.join("web")).unwrap();
+    std::fs::write(station.join("web/app.ts"), "app\n").unwrap();
+    let out = hook(
+        &station,
+        &payload("session-end.json", &station, "", ""),
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.holders("web-ui").is_empty());
+    assert!(repo
+        .read("claims.log")
+        .contains("| released | web-ui | web | touched: web/app.ts"));
+    // on_stop: renew keeps the claim at session end.
+    assert_eq!(
+        code(&repo.rail_in(&station, &["claim", "web-ui-2", "--path", "web/**"], &[])),
+        0
+    );
+    std::fs::write(repo.file("rail.yaml"), "on_stop: renew\n").unwrap();
+    let out = hook(
+        &station,
+        &payload("session-end.json", &station, "", ""),
+        &[],
+    );
+    assert_eq!(code(&out), 0);
+    assert_eq!(repo.holders("web-ui-2").len(), 1);
+}
+
+#[test]
+fn init_agents_writes_the_section_once_and_merges_settings() {
+    let repo = Repo::new();
+    std::fs::write(repo.file("AGENTS.md"), "# House rules\n\nUse tabs.\n").unwrap();
+    std::fs::create_dir_all(repo.file(".claude")).unwrap();
+    std::fs::write(
+        repo.file(".claude/settings.json"),
+        r#"{"permissions":{"allow":["Bash(npm test)"]},"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./guard.sh"}]}]}}"#,
+    )
+    .unwrap();
+    for _ in 0..2 {
+        let out = repo.rail(&["init", "--agents"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    let agents = repo.read("AGENTS.md");
+    assert!(agents.starts_with("# House rules\n\nUse tabs.\n\n<!-- rail:begin -->"));
+    assert_eq!(agents.matches("<!-- rail:begin -->").count(), 1);
+    assert!(
+        !repo.file("CLAUDE.md").exists(),
+        "only existing instruction files are written"
+    );
+    let settings: serde_json::Value =
+        serde_json::from_str(&repo.read(".claude/settings.json")).unwrap();
+    assert_eq!(settings["permissions"]["allow"][0], "Bash(npm test)");
+    let pre = settings["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre.len(), 2);
+    assert_eq!(pre[0]["hooks"][0]["command"], "./guard.sh");
+    assert!(pre[1]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .ends_with("hook claude"));
+    assert!(settings["hooks"]["SessionEnd"].is_array());
+    // --print touches nothing; a broken settings file is refused, untouched.
+    let before = repo.read("AGENTS.md");
+    let out = repo.rail(&["init", "--agents", "--print"]);
+    assert!(stdout(&out).contains("Claim before you edit"));
+    assert_eq!(repo.read("AGENTS.md"), before);
+    std::fs::write(repo.file(".claude/settings.json"), "{ broken").unwrap();
+    let out = repo.rail(&["init", "--agents"]);
+    assert_eq!(code(&out), 2);
+    assert_eq!(repo.read(".claude/settings.json"), "{ broken");
+}
+
+#[test]
+fn pre_push_blocks_commits_into_held_paths_and_bypass_is_logged() {
+    let repo = Repo::new();
+    let out = repo.rail(&["init", "--hooks"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let remote = tempfile::tempdir().unwrap();
+    git_in(remote.path(), &["init", "-q", "--bare"]);
+    repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
+    assert_eq!(
+        code(&repo.rail(&[
+            "claim",
+            "auth",
+            "--session",
+            "auth",
+            "--path",
+            "src/auth/**"
+        ])),
+        0
+    );
+    repo.git(&["checkout", "-q", "-b", "intruder"]);
+    std::fs::create_dir_all(repo.file("src/auth")).unwrap();
+    std::fs::write(repo.file("src/auth/token.ts"), "x\n").unwrap();
+    repo.git(&["add", "src/auth/token.ts"]);
+    // Past the pre-commit hook with an explicit override…
+    let out = Command::new("git")
+        .args(["commit", "-qm", "sneak"])
+        .current_dir(repo.path())
+        .env("RAIL_BYPASS", "emergency fix, agreed with auth")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    // …but the push is checked again.
+    let out = Command::new("git")
+        .args(["push", "-q", "origin", "intruder"])
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the push must be blocked");
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        said.contains("src/auth/token.ts") && said.contains("held by auth"),
+        "{said}"
+    );
+    let log = repo.read("claims.log");
+    assert!(
+        log.contains(
+            "| bypass | - | intruder | check: pre-commit | reason: emergency fix, agreed with auth"
+        ),
+        "{log}"
+    );
+}
+
+#[test]
+fn the_gate_passes_fails_does_not_start_and_catches_scope() {
+    let repo = Repo::new();
+    let at = |task: &str, check: &str| -> Output {
+        repo.rail(&["done", task, "--session", "s", "--check", check])
+    };
+    std::fs::create_dir_all(repo.file("src/a")).unwrap();
+    repo.git(&["checkout", "-q", "-b", "s"]);
+    assert_eq!(code(&repo.rail(&["claim", "t", "--path", "src/a/**"])), 0);
+    std::fs::write(repo.file("src/a/x.rs"), "x\n").unwrap();
+
+    let out = at("t", "exit 3");
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("the check ran and failed (`exit 3`: exit 3)"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        repo.holders("t").len(),
+        1,
+        "a failed check leaves the claim live"
+    );
+
+    let out = at("t", "definitely-not-a-command-xyz");
+    assert_eq!(code(&out), 3);
+    assert!(
+        stderr(&out).contains("the check did not start"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.holders("t").len(), 1);
+
+    std::fs::write(repo.file("README.md"), "drift\n").unwrap();
+    let out = at("t", "true");
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("outside s's declared paths: README.md"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.holders("t").len(), 1);
+
+    std::fs::remove_file(repo.file("README.md")).unwrap();
+    let out = at("t", "test -f src/a/x.rs");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.holders("t").is_empty(), "a pass releases");
+    let log = repo.read("claims.log");
+    let verdicts: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("| done | t | s |"))
+        .filter_map(|l| l.split("verdict: ").nth(1))
+        .collect();
+    assert_eq!(
+        verdicts,
+        ["failed", "not-started", "out-of-scope", "passed"],
+        "{log}"
+    );
+    assert!(
+        log.contains("files: README.md"),
+        "the out-of-scope verdict names the files: {log}"
+    );
+    assert!(log.contains("| released | t | s | touched: src/a/x.rs"));
+}

@@ -1,0 +1,229 @@
+//! What an agent's edit hook decides about the paths a tool call would write.
+//!
+//! - **deny** a path held by another session's live (or expiring) claim;
+//! - **warn** on a path outside the session's own declared paths, or when the session holds no
+//!   claim at all;
+//! - **allow** everything else.
+//!
+//! Paths are repo-relative. Targets written as globs (a Bash `rm src/*`) are compared as
+//! patterns: they are denied when they could touch another session's paths.
+
+use serde::Serialize;
+
+use crate::glob;
+use crate::lease::State;
+use crate::model::{Claim, Evaluation};
+use crate::scope;
+use crate::time::format_duration;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum Decision {
+    Allow,
+    Warn,
+    Deny,
+}
+
+/// A path another session holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Held {
+    pub path: String,
+    pub session: String,
+    pub task: Option<String>,
+    pub pattern: String,
+    pub state: State,
+    pub file: String,
+    pub line: u32,
+    pub lease_left: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct HookVerdict {
+    pub decision: Decision,
+    /// What to tell the agent: who holds what, and what to do.
+    pub message: String,
+    pub held: Vec<Held>,
+    /// Paths outside the session's own declared scope.
+    pub outside: Vec<String>,
+}
+
+fn held(path: &str, claim: &Claim, pattern: &str) -> Held {
+    Held {
+        path: path.to_string(),
+        session: claim.session.clone(),
+        task: claim.task.clone(),
+        pattern: pattern.to_string(),
+        state: claim.state(),
+        file: claim.file.clone(),
+        line: claim.line,
+        lease_left: claim
+            .lease_state
+            .left
+            .filter(|l| l.num_seconds() > 0)
+            .map(format_duration),
+    }
+}
+
+/// Decides about `targets` (repo-relative paths or globs) written by `session`.
+///
+/// Every target is compared as a pattern covering itself and everything below it, so writing a
+/// directory (`cp x src/auth/`, `rm -rf src`) counts as writing the files inside it.
+pub fn decide(eval: &Evaluation, session: &str, targets: &[String]) -> HookVerdict {
+    let mut held_paths: Vec<Held> = Vec::new();
+    let mut outside: Vec<String> = Vec::new();
+    let own: Vec<&Claim> = eval
+        .claims
+        .iter()
+        .filter(|c| c.session == session)
+        .collect();
+    let declared: Vec<&str> = own
+        .iter()
+        .flat_map(|c| c.paths.iter().map(String::as_str))
+        .collect();
+    for raw in targets {
+        let target = scope::normalize_path(raw);
+        if target.is_empty() {
+            continue;
+        }
+        // A name no pattern can express (a `,` or `|` in a file name) is matched literally.
+        let pattern = glob::normalize(&target).ok();
+        let touches = |p: &str| match &pattern {
+            Some(t) => glob::overlaps(p, t),
+            None => glob::covers(p, &target),
+        };
+        for claim in eval
+            .claims
+            .iter()
+            .filter(|c| c.session != session && c.state().holds())
+        {
+            if let Some(p) = claim.paths.iter().find(|p| touches(p)) {
+                held_paths.push(held(&target, claim, p));
+            }
+        }
+        if !declared.is_empty() && !declared.iter().any(|p| touches(p)) {
+            outside.push(target);
+        }
+    }
+    let report_declared = declared.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+
+    if !held_paths.is_empty() {
+        let lines: Vec<String> = held_paths
+            .iter()
+            .map(|h| {
+                let task = h.task.as_deref().unwrap_or("no task");
+                let left = h
+                    .lease_left
+                    .as_ref()
+                    .map(|l| format!(", {l} left"))
+                    .unwrap_or_default();
+                format!(
+                    "{} is claimed by {} (task {task}, {}{left}, {}:{}, via `{}`)",
+                    h.path,
+                    h.session,
+                    h.state.as_str(),
+                    h.file,
+                    h.line,
+                    h.pattern
+                )
+            })
+            .collect();
+        let first = &held_paths[0];
+        let take = first
+            .task
+            .as_ref()
+            .map(|t| format!("; if its claim goes stale, `rail take {t}`"))
+            .unwrap_or_default();
+        return HookVerdict {
+            decision: Decision::Deny,
+            message: format!(
+                "Rail: {}. Do not edit another session's paths: work on something else (`rail board`, `rail ready`), or ask {} to release it{take}.",
+                lines.join("; "),
+                first.session
+            ),
+            held: held_paths,
+            outside,
+        };
+    }
+    if !outside.is_empty() {
+        return HookVerdict {
+            decision: Decision::Warn,
+            message: format!(
+                "Rail: {} {} outside {session}'s claimed paths ({}). If the task needs {}, add it first: `rail update TASK --path …`.",
+                outside.join(", "),
+                if outside.len() == 1 { "is" } else { "are" },
+                report_declared.join(", "),
+                if outside.len() == 1 { "it" } else { "them" }
+            ),
+            held: held_paths,
+            outside,
+        };
+    }
+    if own.is_empty() && !targets.is_empty() {
+        return HookVerdict {
+            decision: Decision::Warn,
+            message: format!(
+                "Rail: {session} holds no claim. Claim your task before editing: `rail claim TASK --path GLOB`."
+            ),
+            held: held_paths,
+            outside,
+        };
+    }
+    HookVerdict {
+        decision: Decision::Allow,
+        message: String::new(),
+        held: held_paths,
+        outside,
+    }
+}
+
+/// Resolves a path a tool reported (absolute, or relative to `cwd`) to a repo-relative path
+/// under `worktree`, lexically (`..` and `.` folded). `None` if it lies outside the worktree.
+pub fn repo_relative(worktree: &str, cwd: &str, path: &str) -> Option<String> {
+    let joined = if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("{}/{}", cwd.trim_end_matches('/'), path)
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in joined.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    let root: Vec<&str> = worktree
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    if parts.len() < root.len() || parts[..root.len()] != root[..] {
+        return None;
+    }
+    let rel = parts[root.len()..].join("/");
+    (!rel.is_empty()).then_some(rel)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths() {
+        assert_eq!(
+            repo_relative("/w/app", "/w/app/src", "../docs/a.md").as_deref(),
+            Some("docs/a.md")
+        );
+        assert_eq!(
+            repo_relative("/w/app", "/w/app", "/w/app/src/x.ts").as_deref(),
+            Some("src/x.ts")
+        );
+        assert_eq!(repo_relative("/w/app", "/w/app", "/etc/passwd"), None);
+        assert_eq!(repo_relative("/w/app", "/w/app", "/w/app2/x"), None);
+        assert_eq!(repo_relative("/w/app", "/w/app", "."), None);
+    }
+}
