@@ -66,6 +66,43 @@ pub fn branch_commit_times(dir: &Path, base: Option<&str>) -> BTreeMap<String, D
         .collect()
 }
 
+/// Like [`branch_commit_times`] for the remote-tracking branches of `remote` (the branches as
+/// other machines pushed them), counting only commits not on `base` (e.g. `origin/main`).
+pub fn remote_commit_times(
+    dir: &Path,
+    remote: &str,
+    base: Option<&str>,
+) -> BTreeMap<String, DateTime<Utc>> {
+    let prefix = format!("refs/remotes/{remote}/");
+    let fmt = match base {
+        Some(b) => format!("--format=%(refname)%00%(committerdate:unix)%00%(ahead-behind:{b})"),
+        None => "--format=%(refname)%00%(committerdate:unix)".to_string(),
+    };
+    let Ok(out) = run(dir, &["for-each-ref", &fmt, &prefix]) else {
+        return BTreeMap::new();
+    };
+    out.lines()
+        .filter_map(|line| {
+            let mut fields = line.split('\0');
+            let branch = fields.next()?.strip_prefix(&prefix)?;
+            if branch == "HEAD" {
+                return None;
+            }
+            let secs = fields.next()?.trim().parse().ok()?;
+            if let Some(ahead_behind) = fields.next() {
+                let ahead: u64 = ahead_behind.split_whitespace().next()?.parse().ok()?;
+                if ahead == 0 {
+                    return None;
+                }
+            }
+            Some((
+                branch.to_string(),
+                DateTime::<Utc>::from_timestamp(secs, 0)?,
+            ))
+        })
+        .collect()
+}
+
 fn nul_list(text: &str) -> Vec<String> {
     text.split('\0')
         .filter(|s| !s.is_empty())

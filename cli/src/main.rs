@@ -9,6 +9,7 @@ mod git;
 mod lock;
 mod render;
 mod repo;
+mod shared;
 mod store;
 
 use std::path::PathBuf;
@@ -38,6 +39,9 @@ struct Cli {
     /// Evaluate as of this time (default: $RAIL_NOW, else now). For tests and replays.
     #[arg(long, global = true, value_name = "TIME")]
     now: Option<String>,
+    /// With a shared rail: fetch it from the remote before reading.
+    #[arg(long, global = true)]
+    fetch: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -151,6 +155,8 @@ enum Command {
         theirs: PathBuf,
         pathname: Option<String>,
     },
+    /// Fetch the shared rail (and the remote's branches) and mirror it into the main checkout.
+    Sync,
     /// Agent hooks: `rail hook claude` reads Claude Code's hook payload on stdin.
     Hook {
         #[command(subcommand)]
@@ -237,6 +243,20 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         std::process::exit(cmd::agent::claude(ctx));
     }
     let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json)?;
+    if let Some(remote) = shared::remote_of(&ctx) {
+        if matches!(
+            cli.command,
+            Command::Board(_)
+                | Command::Who { .. }
+                | Command::Check(_)
+                | Command::Validate(_)
+                | Command::Log { .. }
+        ) {
+            if let Some(note) = shared::before_read(&ctx, &remote, cli.fetch)? {
+                eprintln!("rail: {note}");
+            }
+        }
+    }
     match cli.command {
         Command::Init(args) => cmd::admin::init(&ctx, &args),
         Command::Claim { task, args } => cmd::mutate::claim(&ctx, &task, &args),
@@ -275,6 +295,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             args,
         } => cmd::mutate::worktree(&ctx, &task, base.as_deref(), dir, &args),
         Command::Done { task, check, base } => cmd::gate::done(&ctx, &task, check, base.as_deref()),
+        Command::Sync => cmd::admin::sync(&ctx),
         Command::MergeDriver { .. } | Command::Hook { .. } => handled_before_context(),
     }
 }

@@ -223,14 +223,18 @@ impl RailDir {
             if fe.edits.is_empty() {
                 continue;
             }
-            let old = if fe.file == CLAIMS_MD {
-                texts.claims.as_ref().map(|f| f.text.as_str())
-            } else {
-                texts
+            fn find(f: &Option<FileText>) -> Option<&str> {
+                f.as_ref().map(|f| f.text.as_str())
+            }
+            let old = match fe.file.as_str() {
+                CLAIMS_MD => find(&texts.claims),
+                LOG_FILE => find(&texts.log),
+                CONFIG_FILE => find(&texts.config),
+                other => texts
                     .claim_files
                     .iter()
-                    .find(|f| f.path == fe.file)
-                    .map(|f| f.text.as_str())
+                    .find(|f| f.path == other)
+                    .map(|f| f.text.as_str()),
             }
             .unwrap_or("");
             let new = edit::apply(old, &fe.edits)

@@ -745,9 +745,11 @@ impl<'a> Planner<'a> {
                 holder,
                 now,
                 format!(
-                    "{} is {}; only a stale claim can be taken",
+                    "{} is {}; only a stale claim can be taken (it is {}: {})",
                     self.task,
-                    describe_holder(holder, now)
+                    describe_holder(holder, now),
+                    holder.state().as_str(),
+                    holder.lease_state.reason
                 ),
             ));
         }

@@ -22,6 +22,9 @@ pub struct InitArgs {
     /// Also write the rail section of AGENTS.md / CLAUDE.md and Claude Code's hook settings.
     #[arg(long)]
     pub agents: bool,
+    /// Share the rail across machines through this git remote (e.g. origin).
+    #[arg(long, value_name = "NAME")]
+    pub remote: Option<String>,
     #[command(flatten)]
     pub agent_args: crate::cmd::agent::AgentsArgs,
 }
@@ -146,7 +149,10 @@ pub fn init(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
                 &rail_command(),
             )?);
         }
-    } else if args.hooks {
+        if let Some(remote) = &args.remote {
+            done.extend(crate::shared::init_remote(ctx, remote)?);
+        }
+    } else if args.hooks || args.remote.is_some() {
         return Err(Fail::env("--hooks needs a git repository"));
     }
     if ctx.json {
@@ -231,6 +237,32 @@ fn make_executable(path: &Path) -> Result<(), Fail> {
         .permissions();
     perms.set_mode(perms.mode() | 0o755);
     fs::set_permissions(path, perms).map_err(|e| Fail::env(format!("{}: {e}", path.display())))
+}
+
+pub fn sync(ctx: &Ctx) -> Result<(), Fail> {
+    let remote = crate::shared::remote_of(ctx).ok_or_else(|| {
+        Fail::usage(
+            "this rail is not shared; `rail init --remote NAME` shares it through a git remote",
+        )
+    })?;
+    let snapshot = crate::shared::sync(ctx, &remote)?;
+    if ctx.json {
+        println!(
+            "{}",
+            serde_json::json!({ "ok": true, "remote": remote, "commit": snapshot.commit, "files": snapshot.files.len() })
+        );
+    } else {
+        println!(
+            "synced the shared rail from {remote} ({} files{})",
+            snapshot.files.len(),
+            snapshot
+                .commit
+                .as_deref()
+                .map(|c| format!(", {}", &c[..c.len().min(12)]))
+                .unwrap_or_default()
+        );
+    }
+    Ok(())
 }
 
 pub fn lock(ctx: &Ctx, break_lock: bool, force: bool) -> Result<(), Fail> {

@@ -174,6 +174,9 @@ pub fn mutate_with_log(
     print: bool,
 ) -> Result<(), Fail> {
     rail_core::ident::validate_task(request.task()).map_err(|e| Fail::usage(e.0))?;
+    if let Some(remote) = crate::shared::remote_of(ctx) {
+        return crate::shared::mutate(ctx, &remote, session, request, &extra_log, print);
+    }
     let lock = ctx.lock(session)?;
     hold_for_tests();
     let mut log_lines = Vec::new();

@@ -233,6 +233,11 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<(), Fail> {
 
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
+    /// For a CI job: fail on anything a hosted merge (which never runs the merge driver) can
+    /// leave behind — conflict markers, duplicate claims, an unreadable rail — and print
+    /// GitHub Actions annotations when $GITHUB_ACTIONS is set.
+    #[arg(long)]
+    pub ci: bool,
     /// Files to validate (default: the whole rail).
     pub files: Vec<PathBuf>,
 }
@@ -254,8 +259,25 @@ pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<(), Fail> {
             print_json(&diagnostics);
         }
     } else {
+        let github = args.ci && std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
         for d in &diagnostics {
-            println!("{}", d.one_line());
+            if github {
+                let level = match d.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                    Severity::Info => "notice",
+                };
+                println!(
+                    "::{level} file={},line={},col={}::{}: {}",
+                    d.file,
+                    d.line,
+                    d.column,
+                    d.code,
+                    d.message.replace('\n', " ")
+                );
+            } else {
+                println!("{}", d.one_line());
+            }
         }
         if diagnostics.is_empty() {
             println!("no problems found");

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""CLI latency: `rail claim` + `rail release` against the seed's flock one-liner pair, and
+`rail check` on a 50-file change. Medians over many runs, on a real git repository.
+
+    python3 bench/cli_latency.py [--runs N]      (builds rail in release mode first)
+
+Both sides are started the same way (a process per command from Python), so process start-up
+costs count on both sides.
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RAIL = os.path.join(ROOT, "target", "release", "rail")
+
+
+def run(cmd, cwd, env=None, shell=False):
+    subprocess.run(cmd, cwd=cwd, env=env, shell=shell, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def timed(fn, runs):
+    samples = []
+    for i in range(runs):
+        start = time.perf_counter()
+        fn(i)
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples), samples
+
+
+def make_repo(claims=20):
+    d = tempfile.mkdtemp(prefix="rail-bench-")
+    g = ["git", "-c", "user.name=b", "-c", "user.email=b@e.invalid"]
+    run(["git", "init", "-q", "-b", "main"], d)
+    run(g + ["commit", "-q", "--allow-empty", "-m", "init"], d)
+    run([RAIL, "init"], d)
+    run(g + ["add", "-A"], d)
+    run(g + ["commit", "-q", "-m", "rail"], d)
+    for i in range(claims):
+        run([RAIL, "claim", f"bg-{i}", "--session", f"s{i % 5}", "--path", f"pkg{i}/**"], d)
+    return d
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=200)
+    args = ap.parse_args()
+    subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "rail-cli"], cwd=ROOT, check=True)
+
+    d = make_repo()
+    env = dict(os.environ, RAIL_SESSION="bench")
+    claim_line = 'T{i} | bench | $(date -u +%FT%RZ)'
+
+    def one_liner_pair(i):
+        run(f"flock claims.md -c 'grep -q \"^T{i} |\" claims.md || echo \"{claim_line.format(i=i)}\" >> claims.md'",
+            d, shell=True)
+        run(f"flock claims.md -c 'sed -i \"/^T{i} |/d\" claims.md'", d, shell=True)
+
+    def rail_pair(i):
+        run([RAIL, "claim", f"R{i}"], d, env=env)
+        run([RAIL, "release", f"R{i}"], d, env=env)
+
+    def rail_pair_no_touched(i):
+        run([RAIL, "claim", f"N{i}"], d, env=env)
+        run([RAIL, "release", f"N{i}", "--no-touched"], d, env=env)
+
+    # Warm the page cache and the binary once.
+    one_liner_pair(-1)
+    rail_pair(-1)
+    liner, _ = timed(one_liner_pair, args.runs)
+    rail, _ = timed(rail_pair, args.runs)
+    rail_nt, _ = timed(rail_pair_no_touched, args.runs)
+
+    files = [f"pkg{i % 20}/src/file{i}.rs" for i in range(50)]
+    check_env = dict(env, RAIL_SESSION="s0")
+
+    def check(_):
+        subprocess.run([RAIL, "check", "--warn-drift"] + files, cwd=d, env=check_env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    chk, _ = timed(check, args.runs)
+
+    print(f"runs per figure: {args.runs}; rail: {RAIL}")
+    print(f"flock one-liner claim + release (sed -i):   median {liner:6.2f} ms")
+    print(f"rail claim + rail release (touched via git): median {rail:6.2f} ms  ratio {rail / liner:4.2f}")
+    print(f"rail claim + rail release --no-touched:      median {rail_nt:6.2f} ms  ratio {rail_nt / liner:4.2f}")
+    print(f"rail check, 50 changed files, 20 claims:     median {chk:6.2f} ms")
+    shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,362 @@
+//! One rail across machines on a git remote: a bare repository served by path and by
+//! `git daemon` on 127.0.0.1, and clones as machines.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+struct Remote {
+    dir: tempfile::TempDir,
+    daemon: Option<Child>,
+    url: String,
+}
+
+impl Remote {
+    fn bare(path: &Path) {
+        git_in(
+            path.parent().unwrap(),
+            &["init", "-q", "--bare", "-b", "main", path.to_str().unwrap()],
+        );
+    }
+
+    fn by_path() -> Remote {
+        let dir = tempfile::tempdir().unwrap();
+        let bare = dir.path().join("rail.git");
+        Remote::bare(&bare);
+        Remote {
+            url: bare.display().to_string(),
+            dir,
+            daemon: None,
+        }
+    }
+
+    fn by_daemon() -> Remote {
+        let dir = tempfile::tempdir().unwrap();
+        let bare = dir.path().join("rail.git");
+        Remote::bare(&bare);
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        // The `git-daemon` binary itself: `git daemon` is a wrapper, and killing the wrapper
+        // would leave the real server running.
+        let exec_path = git_in(dir.path(), &["--exec-path"]);
+        let daemon = Command::new(Path::new(exec_path.trim()).join("git-daemon"))
+            .args([
+                "--reuseaddr",
+                "--export-all",
+                "--enable=receive-pack",
+                "--listen=127.0.0.1",
+                &format!("--port={port}"),
+                &format!("--base-path={}", dir.path().display()),
+                dir.path().to_str().unwrap(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "git daemon did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Remote {
+            url: format!("git://127.0.0.1:{port}/rail.git"),
+            dir,
+            daemon: Some(daemon),
+        }
+    }
+
+    fn bare_path(&self) -> PathBuf {
+        self.dir.path().join("rail.git")
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let bare = self.bare_path();
+        let mut full = vec!["--git-dir", bare.to_str().unwrap()];
+        full.extend_from_slice(args);
+        git_in(self.dir.path(), &full)
+    }
+
+    fn shared_file(&self, name: &str) -> String {
+        self.git(&["show", &format!("refs/rail/claims:{name}")])
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut d) = self.daemon.take() {
+            let _ = d.kill();
+            let _ = d.wait();
+        }
+    }
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+struct Machine {
+    dir: tempfile::TempDir,
+}
+
+impl Machine {
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn rail(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+        let mut cmd = Command::new(rail_bin());
+        cmd.args(args)
+            .current_dir(self.path())
+            .env_remove("RAIL_SESSION");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    }
+}
+
+/// Clones as machines; the first one publishes the rail.
+fn machines(remote: &Remote, n: usize) -> Vec<Machine> {
+    let mut out = Vec::new();
+    for i in 0..n {
+        let dir = tempfile::tempdir().unwrap();
+        git_in(dir.path(), &["clone", "-q", &remote.url, "."]);
+        git_in(dir.path(), &["config", "user.email", "m@e.invalid"]);
+        git_in(dir.path(), &["config", "user.name", "machine"]);
+        if i == 0 {
+            git_in(dir.path(), &["commit", "-q", "--allow-empty", "-m", "init"]);
+            git_in(dir.path(), &["push", "-q", "origin", "HEAD:main"]);
+        } else {
+            git_in(dir.path(), &["pull", "-q", "origin", "main"]);
+        }
+        let m = Machine { dir };
+        let init = m.rail(&["init", "--remote", "origin"], &[]);
+        assert_eq!(code(&init), 0, "{}", stderr(&init));
+        out.push(m);
+    }
+    out
+}
+
+fn race(remote: &Remote) {
+    let ms = machines(remote, 3);
+    let tasks: Vec<String> = (0..20).map(|i| format!("task-{i}")).collect();
+    let started = Instant::now();
+    let mut children = Vec::new();
+    for (mi, m) in ms.iter().enumerate() {
+        for p in 0..8 {
+            let order: Vec<&str> = (0..20)
+                .map(|i| tasks[(i + p * 5 + mi * 7) % 20].as_str())
+                .collect();
+            let script = format!(
+                "for t in {}; do \"$RAIL\" claim \"$t\" --session m{mi}-p{p} >/dev/null 2>err-{p}.txt; echo \"$t $?\"; done",
+                order.join(" ")
+            );
+            children.push((
+                format!("m{mi}-p{p}"),
+                Command::new("sh")
+                    .arg("-c")
+                    .arg(script)
+                    .current_dir(m.path())
+                    .env("RAIL", rail_bin())
+                    .env_remove("RAIL_SESSION")
+                    .stdout(Stdio::piped())
+                    .spawn()
+                    .unwrap(),
+            ));
+        }
+    }
+    let mut wins: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (who, child) in children {
+        let out = child.wait_with_output().unwrap();
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let (task, code) = line.split_once(' ').unwrap();
+            match code {
+                "0" => wins.entry(task.to_string()).or_default().push(who.clone()),
+                "1" => {}
+                other => panic!("{who}: {task} exited {other}"),
+            }
+        }
+    }
+    let elapsed = started.elapsed();
+    for t in &tasks {
+        assert_eq!(wins.get(t).map(Vec::len), Some(1), "{t}: {:?}", wins.get(t));
+    }
+    let shared = remote.shared_file("claims.md");
+    let doc = rail_core::rail::parse(&shared);
+    let claims: Vec<_> = doc
+        .claims()
+        .map(|(_, c)| (c.task.clone(), c.session.clone()))
+        .collect();
+    assert_eq!(claims.len(), 20, "{shared}");
+    for (task, session) in &claims {
+        assert_eq!(&wins[task][0], session, "the winner is the holder");
+    }
+    // One commit per successful operation, after the one that published the rail.
+    let commits = remote.git(&["rev-list", "--count", "refs/rail/claims"]);
+    assert_eq!(commits.trim(), "21");
+    let log = rail_core::log::parse(&remote.shared_file("claims.log"));
+    assert_eq!(
+        log.entries
+            .iter()
+            .filter(|e| e.event.as_str() == "claimed")
+            .count(),
+        20
+    );
+    eprintln!(
+        "3 machines x 8 processes, 20 tasks over {}: {:.1}s, {:.1} successful claims/s",
+        remote.url,
+        elapsed.as_secs_f64(),
+        20.0 / elapsed.as_secs_f64()
+    );
+    // Every machine's mirror converges on the shared state after a sync.
+    for m in &ms {
+        assert_eq!(code(&m.rail(&["sync"], &[])), 0);
+        assert_eq!(
+            std::fs::read_to_string(m.path().join("claims.md")).unwrap(),
+            shared
+        );
+    }
+}
+
+#[test]
+fn three_machines_race_over_a_path_remote() {
+    race(&Remote::by_path());
+}
+
+#[test]
+fn three_machines_race_over_git_daemon() {
+    race(&Remote::by_daemon());
+}
+
+#[test]
+fn pushing_commits_keeps_a_claim_across_machines() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 2);
+    let (a, b) = (&ms[0], &ms[1]);
+    let t0 = "2026-10-22T10:00:00Z";
+    let out = a.rail(
+        &["claim", "feature", "--session", "alice", "--now", t0],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // alice works on her branch and pushes a commit 90 minutes in.
+    git_in(a.path(), &["checkout", "-q", "-b", "alice"]);
+    std::fs::write(a.path().join("work.txt"), "w\n").unwrap();
+    git_in(a.path(), &["add", "work.txt"]);
+    let out = Command::new("git")
+        .args(["commit", "-qm", "work"])
+        .current_dir(a.path())
+        .env("GIT_COMMITTER_DATE", "2026-10-22T11:30:00Z")
+        .env("GIT_AUTHOR_DATE", "2026-10-22T11:30:00Z")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    git_in(a.path(), &["push", "-q", "origin", "alice"]);
+    // At 12:30 the claim is 2h30 old but alice pushed an hour ago: bob may not take it.
+    let out = b.rail(
+        &[
+            "take",
+            "feature",
+            "--session",
+            "bob",
+            "--now",
+            "2026-10-22T12:30:00Z",
+        ],
+        &[],
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("last commit on alice"),
+        "{}",
+        stderr(&out)
+    );
+    // alice stops; at 13:31 her last push is more than 2h old: bob takes it.
+    let out = b.rail(
+        &[
+            "take",
+            "feature",
+            "--session",
+            "bob",
+            "--now",
+            "2026-10-22T13:31:00Z",
+        ],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(remote.shared_file("claims.md").contains("feature | bob |"));
+    assert!(remote
+        .shared_file("claims.log")
+        .contains("| taken | feature | bob | from: alice | reason: no commit on alice for 2h1m"));
+}
+
+#[test]
+fn a_remote_that_dies_mid_operation_changes_nothing_anywhere() {
+    let mut remote = Remote::by_daemon();
+    let ms = machines(&remote, 1);
+    let m = &ms[0];
+    assert_eq!(
+        code(&m.rail(&["claim", "before", "--session", "s"], &[])),
+        0
+    );
+    let local_before = std::fs::read_to_string(m.path().join("claims.md")).unwrap();
+    let shared_before = remote.shared_file("claims.md");
+    // The claim fetches and plans, then the remote goes away before the push.
+    let child = Command::new(rail_bin())
+        .args(["claim", "during", "--session", "s"])
+        .current_dir(m.path())
+        .env("RAIL_TEST_BEFORE_PUSH_MS", "1500")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    remote.stop();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unreachable, nothing was changed"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(m.path().join("claims.md")).unwrap(),
+        local_before
+    );
+    assert_eq!(remote.shared_file("claims.md"), shared_before);
+    // Reads still work from the last fetched state, marked stale.
+    let out = m.rail(&["board", "--fetch", "--json"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("STALE"), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["claims"][0]["task"], "before");
+    // Mutations fail cleanly while it is down.
+    let out = m.rail(&["claim", "after", "--session", "s"], &[]);
+    assert_eq!(code(&out), 3);
+}
+
+#[test]
+fn validate_ci_catches_what_a_hosted_merge_leaves() {
+    let repo = Repo::new();
+    std::fs::write(
+        repo.file("claims.md"),
+        "# Claims\n<<<<<<< HEAD\na | s | 2026-10-22T14:05Z\n=======\na | t | 2026-10-22T14:06Z\n>>>>>>> b\n",
+    )
+    .unwrap();
+    let out = repo.rail_env(&["validate", "--ci"], &[("GITHUB_ACTIONS", "true")]);
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    assert!(
+        text.contains("::error file=claims.md,line=2,col=1::conflict-marker"),
+        "{text}"
+    );
+    assert!(text.contains("duplicate-claim"), "{text}");
+}
