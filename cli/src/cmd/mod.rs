@@ -3,5 +3,6 @@
 pub mod admin;
 pub mod agent;
 pub mod gate;
+pub mod html;
 pub mod mutate;
 pub mod show;

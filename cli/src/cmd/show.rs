@@ -14,7 +14,11 @@ use crate::git;
 use crate::render;
 
 #[derive(Args, Debug)]
-pub struct BoardArgs {}
+pub struct BoardArgs {
+    /// Write a self-contained HTML board (page, wasm and this rail) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
 
 fn print_json<T: serde::Serialize>(value: &T) {
     println!(
@@ -23,9 +27,12 @@ fn print_json<T: serde::Serialize>(value: &T) {
     );
 }
 
-pub fn board(ctx: &Ctx, _args: &BoardArgs) -> Result<(), Fail> {
+pub fn board(ctx: &Ctx, args: &BoardArgs) -> Result<(), Fail> {
     let texts = ctx.read(false)?;
     let facts = ctx.facts(&texts, Commits::Always);
+    if let Some(path) = &args.html {
+        return crate::cmd::html::write_board_html(&texts, &facts, path);
+    }
     let board = board::build(&texts, &facts);
     if ctx.json {
         print_json(&board);

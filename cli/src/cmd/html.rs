@@ -1,0 +1,75 @@
+//! `rail board --html FILE`: one self-contained HTML file (the web board's page, its wasm and the
+//! current rail embedded) that anyone can open from disk — attached to a PR or a CI run.
+
+use std::path::Path;
+
+use rail_core::input::{Facts, RailTexts};
+
+use crate::fail::Fail;
+
+/// The placeholder the web board's standalone page reads its data from.
+const PLACEHOLDER: &str = "__RAIL_DATA__";
+
+#[cfg(rail_standalone_html)]
+const EMBEDDED: Option<&str> = Some(include_str!(concat!(env!("OUT_DIR"), "/standalone.html")));
+#[cfg(not(rail_standalone_html))]
+const EMBEDDED: Option<&str> = None;
+
+fn template() -> Result<String, Fail> {
+    if let Some(path) = std::env::var_os("RAIL_STANDALONE_HTML") {
+        return std::fs::read_to_string(&path).map_err(|e| {
+            Fail::env(format!(
+                "RAIL_STANDALONE_HTML={}: {e}",
+                Path::new(&path).display()
+            ))
+        });
+    }
+    EMBEDDED.map(str::to_string).ok_or_else(|| {
+        Fail::env(
+            "this rail was built without the web board: run `npm run build -w web-viewer`, then rebuild rail (or set RAIL_STANDALONE_HTML to web-viewer/dist/standalone.html)",
+        )
+    })
+}
+
+/// JSON safe inside `<script type="application/json">`: no `<`, `>` or `&` can end the element
+/// or start markup, and U+2028/2029 are escaped for old parsers.
+pub fn script_json(value: &serde_json::Value) -> String {
+    serde_json::to_string(value)
+        .unwrap_or_else(|_| "null".into())
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
+pub fn write_board_html(texts: &RailTexts, facts: &Facts, path: &Path) -> Result<(), Fail> {
+    let page = template()?;
+    if page.matches(PLACEHOLDER).count() != 1 {
+        return Err(Fail::env(format!(
+            "the web board's standalone page has no single {PLACEHOLDER} placeholder; rebuild web-viewer"
+        )));
+    }
+    let data = script_json(&serde_json::json!({ "texts": texts, "facts": facts }));
+    let html = page.replace(PLACEHOLDER, &data);
+    std::fs::write(path, html).map_err(|e| Fail::env(format!("{}: {e}", path.display())))?;
+    println!(
+        "wrote the board to {} (open it in a browser; it needs no network)",
+        path.display()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_json_cannot_close_the_script() {
+        let v = serde_json::json!({ "purpose": "</script><script>alert(1)</script> & \u{2028}" });
+        let s = script_json(&v);
+        assert!(!s.contains('<') && !s.contains('>') && !s.contains('&'));
+        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, v);
+    }
+}
