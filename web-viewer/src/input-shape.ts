@@ -1,0 +1,89 @@
+// Untrusted JSON (a host's postMessage, a snapshot's data block) checked into the boundary types.
+// Only the shape is checked here; what the values mean (times, names, paths) is core's job, and
+// core reports it as diagnostics or a `rail: …` error.
+
+import type { Facts, FileText, RailTexts } from './core.js';
+
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown, where: string): string {
+  if (typeof value !== 'string') throw new InputError(`${where}: expected a string`);
+  return value;
+}
+
+function fileText(value: unknown, where: string): FileText {
+  if (!isRecord(value)) throw new InputError(`${where}: expected {path, text}`);
+  const file: FileText = { path: str(value.path, `${where}.path`), text: str(value.text, `${where}.text`) };
+  if (value.modified !== undefined && value.modified !== null) {
+    file.modified = str(value.modified, `${where}.modified`);
+  }
+  return file;
+}
+
+function optionalFile(value: unknown, where: string): FileText | undefined {
+  return value === undefined || value === null ? undefined : fileText(value, where);
+}
+
+function stringMap<T>(value: unknown, where: string, item: (v: unknown, w: string) => T): Record<string, T> {
+  if (value === undefined || value === null) return {};
+  if (!isRecord(value)) throw new InputError(`${where}: expected an object`);
+  const out: Record<string, T> = {};
+  for (const [key, v] of Object.entries(value)) out[key] = item(v, `${where}.${key}`);
+  return out;
+}
+
+function bool(value: unknown, where: string): boolean {
+  if (typeof value !== 'boolean') throw new InputError(`${where}: expected true or false`);
+  return value;
+}
+
+export function toRailTexts(value: unknown): RailTexts {
+  if (!isRecord(value)) throw new InputError('texts: expected an object');
+  const texts: RailTexts = {};
+  const claims = optionalFile(value.claims, 'texts.claims');
+  if (claims) texts.claims = claims;
+  const log = optionalFile(value.log, 'texts.log');
+  if (log) texts.log = log;
+  const config = optionalFile(value.config, 'texts.config');
+  if (config) texts.config = config;
+  const files = value.claim_files;
+  if (files !== undefined && files !== null) {
+    if (!Array.isArray(files)) throw new InputError('texts.claim_files: expected an array');
+    texts.claim_files = files.map((f: unknown, i) => fileText(f, `texts.claim_files[${i}]`));
+  }
+  return texts;
+}
+
+export function toFacts(value: unknown): Facts {
+  if (!isRecord(value)) throw new InputError('facts: expected an object');
+  const facts: Facts = { now: str(value.now, 'facts.now') };
+  if (value.host !== undefined && value.host !== null) facts.host = str(value.host, 'facts.host');
+  if (value.commits != null) facts.commits = stringMap(value.commits, 'facts.commits', str);
+  if (value.processes != null) facts.processes = stringMap(value.processes, 'facts.processes', bool);
+  if (value.sessions != null) facts.sessions = stringMap(value.sessions, 'facts.sessions', bool);
+  if (value.worktrees != null) {
+    if (!Array.isArray(value.worktrees)) throw new InputError('facts.worktrees: expected an array');
+    facts.worktrees = value.worktrees.map((w: unknown, i) => {
+      const where = `facts.worktrees[${i}]`;
+      if (!isRecord(w)) throw new InputError(`${where}: expected {path, branch?}`);
+      const tree: { path: string; branch?: string } = { path: str(w.path, `${where}.path`) };
+      if (w.branch !== undefined && w.branch !== null) tree.branch = str(w.branch, `${where}.branch`);
+      return tree;
+    });
+  }
+  return facts;
+}
+
+/** `{texts, facts}` as the snapshot data block and the embed message carry them. */
+export function toRailInput(value: unknown): { texts: RailTexts; facts: Facts } {
+  if (!isRecord(value)) throw new InputError('expected {"texts": …, "facts": …}');
+  return { texts: toRailTexts(value.texts), facts: toFacts(value.facts) };
+}
+
+export { isRecord };

@@ -1,0 +1,170 @@
+// The board by state: live, expiring, stale (free to take) and blocked. Which column a claim is
+// in follows core's fields only: `blocked` first (it waits, whatever its lease), else `state`.
+// Each column is a virtual list; arrow keys move between cards and columns (one tab stop per
+// column, roving focus), Enter or Space selects.
+
+import type { BoardClaim } from '../core.js';
+import { h } from '../dom.js';
+import { CARD_HEIGHT, renderCard, restyleCards } from './card.js';
+import type { ViewContext } from './context.js';
+import { VirtualList } from './virtual.js';
+
+export type ColumnId = 'live' | 'expiring' | 'stale' | 'blocked';
+
+const COLUMNS: { id: ColumnId; title: string; hint: string }[] = [
+  { id: 'live', title: 'Live', hint: 'held, lease running' },
+  { id: 'expiring', title: 'Expiring', hint: 'lease about to run out' },
+  { id: 'stale', title: 'Stale — free to take', hint: 'rail take TASK' },
+  { id: 'blocked', title: 'Blocked', hint: 'waiting for other tasks' },
+];
+
+export function columnOf(claim: BoardClaim): ColumnId {
+  return claim.blocked ? 'blocked' : claim.state;
+}
+
+const GAP = 8;
+
+interface Column {
+  id: ColumnId;
+  list: VirtualList<BoardClaim>;
+  count: HTMLElement;
+  scroller: HTMLElement;
+  /** The card index that holds the column's tab stop. */
+  active: number;
+}
+
+export class ColumnsView {
+  private readonly columns: Column[];
+  private ctx: ViewContext | null = null;
+
+  constructor(root: HTMLElement) {
+    root.replaceChildren();
+    this.columns = COLUMNS.map(({ id, title, hint }, columnIndex) => {
+      const count = h('span', { class: 'col-count' }, '0');
+      const scroller = h('div', {
+        class: 'col-body',
+        attrs: { role: 'listbox', 'aria-label': `${title} claims`, tabindex: 0 },
+      });
+      const column: Column = {
+        id,
+        count,
+        scroller,
+        active: 0,
+        list: new VirtualList<BoardClaim>({
+          scroller,
+          rowHeight: CARD_HEIGHT + GAP,
+          key: (c) => c.id,
+          render: (c, i) => this.card(column, c, i),
+        }),
+      };
+      scroller.addEventListener('keydown', (e) => this.onKey(e, columnIndex));
+      scroller.addEventListener('focus', (e) => {
+        // Focus landing on the list itself moves on to its active card.
+        if (e.target === scroller && column.list.length > 0) this.focusCard(columnIndex, column.active);
+      });
+      root.append(
+        h(
+          'section',
+          { class: `column col-${id}`, attrs: { 'aria-label': title }, data: { column: id } },
+          h('header', { class: 'col-head' }, h('h2', {}, title), count, h('span', { class: 'col-hint' }, hint)),
+          scroller,
+        ),
+      );
+      return column;
+    });
+  }
+
+  private card(column: Column, claim: BoardClaim, index: number): HTMLElement {
+    const card = renderCard(claim, this.ctx!);
+    card.style.height = `${CARD_HEIGHT}px`;
+    card.dataset.index = String(index);
+    if (index === column.active) card.tabIndex = 0;
+    return card;
+  }
+
+  update(ctx: ViewContext, claims: BoardClaim[], total: number): void {
+    this.ctx = ctx;
+    const groups = new Map<ColumnId, BoardClaim[]>(COLUMNS.map((c) => [c.id, []]));
+    for (const claim of claims) groups.get(columnOf(claim))!.push(claim);
+    const totals = new Map<ColumnId, number>(COLUMNS.map((c) => [c.id, 0]));
+    for (const claim of ctx.board.claims) totals.set(columnOf(claim), totals.get(columnOf(claim))! + 1);
+    for (const column of this.columns) {
+      const items = groups.get(column.id)!;
+      column.active = Math.min(column.active, Math.max(0, items.length - 1));
+      column.list.setItems(items);
+      const all = totals.get(column.id)!;
+      column.count.textContent = items.length === all || claims.length === total ? String(items.length) : `${items.length} of ${all}`;
+      column.scroller.classList.toggle('empty', items.length === 0);
+      column.scroller.tabIndex = items.length === 0 ? -1 : 0;
+    }
+  }
+
+  /** Marks the selection and conflict partners on the cards in view, in place (re-rendering
+   * would take focus away from the card being hovered or focused). */
+  restyle(ctx: ViewContext): void {
+    this.ctx = ctx;
+    for (const column of this.columns) restyleCards(column.scroller, ctx);
+  }
+
+  /** Scrolls a claim into view and focuses it; false when the filter hides it. */
+  reveal(id: number, focus: boolean): boolean {
+    for (const [ci, column] of this.columns.entries()) {
+      const index = column.list.indexOf(id);
+      if (index < 0) continue;
+      column.active = index;
+      const el = column.list.scrollToIndex(index);
+      el?.scrollIntoView({ block: 'nearest' });
+      if (focus) this.focusCard(ci, index);
+      return true;
+    }
+    return false;
+  }
+
+  private focusCard(columnIndex: number, index: number): void {
+    const column = this.columns[columnIndex];
+    if (!column || column.list.length === 0) return;
+    const i = Math.max(0, Math.min(index, column.list.length - 1));
+    column.scroller.querySelector<HTMLElement>('.card[tabindex="0"]')?.setAttribute('tabindex', '-1');
+    column.active = i;
+    const el = column.list.scrollToIndex(i);
+    if (el) {
+      el.tabIndex = 0;
+      el.focus({ preventScroll: true });
+    }
+  }
+
+  private onKey(e: KeyboardEvent, columnIndex: number): void {
+    const column = this.columns[columnIndex]!;
+    const page = Math.max(1, Math.floor(column.scroller.clientHeight / (CARD_HEIGHT + GAP)));
+    const moves: Record<string, () => void> = {
+      ArrowDown: () => this.focusCard(columnIndex, column.active + 1),
+      ArrowUp: () => this.focusCard(columnIndex, column.active - 1),
+      PageDown: () => this.focusCard(columnIndex, column.active + page),
+      PageUp: () => this.focusCard(columnIndex, column.active - page),
+      Home: () => this.focusCard(columnIndex, 0),
+      End: () => this.focusCard(columnIndex, column.list.length - 1),
+      ArrowRight: () => this.focusNeighbour(columnIndex, +1),
+      ArrowLeft: () => this.focusNeighbour(columnIndex, -1),
+      Enter: () => this.selectActive(column),
+      ' ': () => this.selectActive(column),
+    };
+    const move = moves[e.key];
+    if (!move || e.altKey || e.ctrlKey || e.metaKey) return;
+    e.preventDefault();
+    move();
+  }
+
+  private focusNeighbour(from: number, step: number): void {
+    for (let i = from + step; i >= 0 && i < this.columns.length; i += step) {
+      if (this.columns[i]!.list.length > 0) {
+        this.focusCard(i, this.columns[i]!.active);
+        return;
+      }
+    }
+  }
+
+  private selectActive(column: Column): void {
+    const claim = column.list.itemAt(column.active);
+    if (claim) this.ctx?.select(claim.id);
+  }
+}

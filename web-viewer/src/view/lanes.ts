@@ -1,0 +1,121 @@
+// The board by session: one lane per session (core's `sessions`, in its order) with its branch,
+// worktree, last commit and lease counts, and its claims as small chips. Lanes are virtualized
+// and each shows at most CHIPS claims, so a session with 5,000 claims costs one lane; "+N more"
+// narrows the board to that session instead.
+
+import type { BoardClaim, SessionView } from '../core.js';
+import { h } from '../dom.js';
+import { restyleCards } from './card.js';
+import { localTime, leaseLeft, type ViewContext } from './context.js';
+import { VirtualList } from './virtual.js';
+
+const LANE_HEIGHT = 112;
+const CHIPS = 40;
+
+interface Lane {
+  session: SessionView;
+  index: number;
+  claims: BoardClaim[];
+}
+
+export class LanesView {
+  private readonly list: VirtualList<Lane>;
+  private ctx: ViewContext | null = null;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly onlySession: (session: string) => void,
+  ) {
+    root.replaceChildren();
+    const scroller = h('div', { class: 'lanes-body', attrs: { role: 'list', 'aria-label': 'Sessions' } });
+    root.append(scroller);
+    this.list = new VirtualList<Lane>({
+      scroller,
+      rowHeight: LANE_HEIGHT,
+      key: (lane) => lane.index,
+      render: (lane) => this.lane(lane),
+      overscan: 2,
+    });
+  }
+
+  update(ctx: ViewContext, claims: BoardClaim[]): void {
+    this.ctx = ctx;
+    const shown = new Set(claims.map((c) => c.id));
+    const lanes: Lane[] = [];
+    for (const [index, session] of ctx.board.sessions.entries()) {
+      const own = session.claims.filter((id) => shown.has(id)).map((id) => ctx.byId.get(id)).filter((c): c is BoardClaim => !!c);
+      if (own.length > 0) lanes.push({ session, index, claims: own });
+    }
+    this.list.setItems(lanes);
+  }
+
+  restyle(ctx: ViewContext): void {
+    this.ctx = ctx;
+    restyleCards(this.root, ctx);
+  }
+
+  private lane({ session, claims }: Lane): HTMLElement {
+    const ctx = this.ctx!;
+    const chips = claims.slice(0, CHIPS).map((claim) => {
+      const classes = ['chip', `state-${claim.state}`];
+      if (claim.conflicts.length) classes.push('has-conflict');
+      if (claim.blocked) classes.push('is-blocked');
+      if (ctx.selected === claim.id) classes.push('selected');
+      if (ctx.partners.has(claim.id)) classes.push('partner');
+      return h(
+        'button',
+        {
+          class: classes.join(' '),
+          attrs: { type: 'button' },
+          data: { 'claim-id': claim.id },
+          title: `${claim.task ?? claim.file} — ${claim.reason}`,
+          on: {
+            click: () => ctx.select(claim.id),
+            mouseenter: () => ctx.hover(claim.id),
+            mouseleave: () => ctx.hover(null),
+          },
+        },
+        h('span', { class: 'chip-task' }, claim.task ?? '(no task)'),
+        h(
+          'span',
+          { class: 'chip-left' },
+          claim.conflicts.length ? h('span', { class: 'chip-flag' }, '⚠ conflict · ') : null,
+          claim.blocked ? 'blocked' : leaseLeft(claim),
+        ),
+      );
+    });
+    const more = claims.length - CHIPS;
+    const facts = [
+      session.branch !== session.name ? `branch ${session.branch}` : null,
+      session.worktree ? `worktree ${session.worktree}` : null,
+      session.last_commit_at ? `last commit ${localTime(session.last_commit_at)}` : null,
+    ].filter((f): f is string => f !== null);
+    const lane = h(
+      'div',
+      { class: 'lane', attrs: { role: 'listitem' }, data: { session: session.name } },
+      h(
+        'div',
+        { class: 'lane-head' },
+        h('h3', { class: 'lane-name' }, session.name),
+        h(
+          'span',
+          { class: 'lane-counts' },
+          h('span', { class: 'count state-live' }, `${session.live} live`),
+          h('span', { class: 'count state-expiring' }, `${session.expiring} expiring`),
+          h('span', { class: 'count state-stale' }, `${session.stale} stale`),
+        ),
+        h('span', { class: 'lane-facts' }, facts.join(' · ')),
+      ),
+      h(
+        'div',
+        { class: 'lane-chips' },
+        ...chips,
+        more > 0
+          ? h('button', { class: 'chip more', attrs: { type: 'button' }, on: { click: () => this.onlySession(session.name) } }, `+${more} more`)
+          : null,
+      ),
+    );
+    lane.style.height = `${LANE_HEIGHT - 8}px`;
+    return lane;
+  }
+}
