@@ -2,9 +2,10 @@
 # Installs what Rail needs on a fresh machine of this kind, and nothing that is already there.
 # Idempotent: every step checks first and prints "ok" when there is nothing to do.
 #
-#   scripts/bootstrap.sh demo   what `npm run demo` needs (Rust build of the CLI, git, flock)
-#   scripts/bootstrap.sh test   everything `npm test` needs (adds wasm32, wasm-bindgen-cli,
-#                               npm packages, Chromium and ChromeDriver)
+#   scripts/bootstrap.sh demo   what `npm run demo` needs: git, flock, the wasm32 target, the
+#                               pinned wasm-bindgen-cli and npm packages (for the web board)
+#   scripts/bootstrap.sh test   everything `npm test` needs: the above plus Chromium and
+#                               ChromeDriver
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -41,7 +42,9 @@ apt_install git util-linux
 if [ "$PROFILE" = "test" ]; then
   # Debian's Chromium for browser tests (Playwright's own download cannot work here).
   apt_install chromium chromium-driver
+fi
 
+if true; then
   if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
     say "wasm32 target ok"
   else

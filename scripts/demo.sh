@@ -76,3 +76,13 @@ echo
 echo
 echo "The demo rail is in $APP (claims.md, claims/, claims.log); stations: $DEMO_DIR/app-*."
 echo "Try:  cd $APP && $RAIL who src/auth/token.ts && $RAIL take billing-totals --session you"
+
+# The web board: a self-contained snapshot file, and (in a terminal) the live page.
+echo
+(cd "$ROOT" && npm run --silent build -w web-viewer >/dev/null)
+RAIL_STANDALONE_HTML="$ROOT/web-viewer/dist/standalone.html" "$RAIL" board --html "$DEMO_DIR/board.html"
+echo "Open it from disk: file://$DEMO_DIR/board.html"
+if [ -t 1 ] && [ "${DEMO_SERVE:-1}" = "1" ]; then
+  echo "Serving the live board of the demo rail (it reloads as the rail changes):"
+  exec node "$ROOT/web-viewer/scripts/serve.mjs" --rail "$APP" --port "${DEMO_PORT:-8080}"
+fi
