@@ -243,15 +243,10 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
     let mut diagnostics = rail.diagnostics();
     diagnostics.extend(semantic_diagnostics(rail, &eval, &conflicts, &blocked));
 
-    let mut log: Vec<LogEntry> = rail
-        .log
-        .entries
-        .iter()
-        .rev()
-        .take(log_limit)
-        .cloned()
-        .collect();
-    log.sort_by(|a, b| b.time.cmp(&a.time).then(b.line.cmp(&a.line)));
+    // The newest entries by time (a log merged from several machines is not in time order).
+    let mut newest: Vec<&LogEntry> = rail.log.entries.iter().collect();
+    newest.sort_by(|a, b| b.time.cmp(&a.time).then(b.line.cmp(&a.line)));
+    let log: Vec<LogEntry> = newest.into_iter().take(log_limit).cloned().collect();
 
     let mut summary = Summary {
         claims: claims.len(),

@@ -128,7 +128,8 @@ pub fn parse(path: &str, text: &str) -> ClaimFile {
         seen.push(&entry.key);
         read_entry(&mut file, entry, &mut diags);
     }
-    if file.owner.is_none() && !diags.iter().any(|d| d.code == Code::MissingOwner) {
+    // An `owner` that is there but unusable has its own diagnostic already.
+    if file.owner.is_none() && yaml.get("owner").is_none() {
         diags.push(Diagnostic::error(
             Code::MissingOwner,
             Span::empty(0),
@@ -209,7 +210,7 @@ fn read_entry(file: &mut ClaimFile, entry: &Entry, diags: &mut Vec<Diagnostic>) 
                     }
                     Err(e) => diags.push(Diagnostic::error(Code::InvalidSession, span, e.0)),
                 }
-            } else {
+            } else if entry.value.value == Value::Null {
                 diags.push(Diagnostic::error(
                     Code::MissingOwner,
                     entry.key_span,
@@ -419,6 +420,18 @@ mod tests {
         assert!(codes.contains(&Code::OwnerMismatch));
         let empty = parse("claims/x.yaml", "# nothing\n");
         assert_eq!(empty.diagnostics[0].code, Code::MissingOwner);
+        // An owner of the wrong shape or name is reported once, as what it is.
+        for (text, code) in [
+            ("owner: [a]\n", Code::BadValue),
+            ("owner: two words\n", Code::InvalidSession),
+            ("owner:\n", Code::MissingOwner),
+            ("paths: [a]\n", Code::MissingOwner),
+        ] {
+            let file = parse("claims/a.yaml", text);
+            let codes: Vec<_> = file.diagnostics.iter().map(|d| d.code).collect();
+            assert_eq!(codes, [code], "{text:?}");
+            assert!(!file.is_valid());
+        }
     }
 
     #[test]

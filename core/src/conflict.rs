@@ -11,6 +11,7 @@
 //! only compared with patterns filed under its own prefix or one of its ancestors.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::Serialize;
 
@@ -136,21 +137,29 @@ pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
             })
         })
         .collect();
-    let mut by_prefix: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, e) in entries.iter().enumerate() {
-        by_prefix.entry(e.prefix).or_default().push(i);
+    // Entries by prefix as chains through `next` (the first entry of each prefix in `first`),
+    // built backwards so every chain runs in ascending order: no list per prefix to allocate.
+    let mut first: HashMap<&str, usize, BuildHasherDefault<Fnv>> =
+        HashMap::with_capacity_and_hasher(entries.len(), Default::default());
+    let mut next = vec![usize::MAX; entries.len()];
+    for (i, e) in entries.iter().enumerate().rev() {
+        let head = first.entry(e.prefix).or_insert(usize::MAX);
+        next[i] = *head;
+        *head = i;
     }
     let mut pairs: BTreeMap<(usize, usize), Vec<Overlap>> = BTreeMap::new();
     for (i, e) in entries.iter().enumerate() {
         for ancestor in ancestors(e.prefix) {
-            let Some(candidates) = by_prefix.get(ancestor) else {
+            let Some(&head) = first.get(ancestor) else {
                 continue;
             };
             let same_prefix = ancestor.len() == e.prefix.len();
-            for &j in candidates {
+            let chain =
+                std::iter::successors(Some(head), |&j| Some(next[j]).filter(|n| *n != usize::MAX));
+            for j in chain {
                 // Pairs under one prefix are seen from both sides: take each once.
                 if same_prefix && j >= i {
-                    continue;
+                    break;
                 }
                 let f = &entries[j];
                 if f.claim.session == e.claim.session {
@@ -194,9 +203,9 @@ pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
                 message: format!(
                     "{} ({}) and {} ({}) both claim {}: `{}` overlaps `{}`{more}",
                     ca.session,
-                    ca.label(),
+                    what(ca),
                     cb.session,
-                    cb.label(),
+                    what(cb),
                     first.example,
                     first.left,
                     first.right
@@ -205,6 +214,36 @@ pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
             }
         })
         .collect()
+}
+
+/// What a claim is about, for "session (…)" texts: its task, or for a claim file without one
+/// the file (not [`Claim::label`], whose own parentheses would double up).
+fn what(claim: &Claim) -> &str {
+    claim.task.as_deref().unwrap_or(&claim.file)
+}
+
+/// FNV-1a: the prefix index hashes every ancestor of every claimed pattern, short strings
+/// from the rail itself, where SipHash's flood resistance buys nothing and costs most of the
+/// time of a large board.
+#[derive(Debug)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// `a/b/c` → `""`, `a`, `a/b`, `a/b/c`.
@@ -236,7 +275,7 @@ pub fn resource_clashes(claims: &[Claim]) -> Vec<Conflict> {
                 format!(
                     "{} ({}{})",
                     c.session,
-                    c.label(),
+                    what(c),
                     if *shared { ", shared" } else { "" }
                 )
             })
@@ -308,6 +347,13 @@ pub fn released_tasks(eval: &Evaluation, log: &Log) -> BTreeSet<String> {
 
 pub fn blocked(eval: &Evaluation, log: &Log) -> Vec<Blocked> {
     let released = released_tasks(eval, log);
+    // Claims by task, built once: scanning every claim for each dependency is quadratic.
+    let mut by_task: HashMap<&str, Vec<&Claim>> = HashMap::new();
+    for claim in &eval.claims {
+        if let Some(task) = &claim.task {
+            by_task.entry(task).or_default().push(claim);
+        }
+    }
     let mut out = Vec::new();
     for claim in &eval.claims {
         let waiting: Vec<Waiting> = claim
@@ -316,7 +362,10 @@ pub fn blocked(eval: &Evaluation, log: &Log) -> Vec<Blocked> {
             .filter(|dep| !released.contains(*dep))
             .map(|dep| Waiting {
                 task: dep.clone(),
-                held_by: holder_of(&eval.claims_of(dep)).map(|c| c.session.clone()),
+                held_by: by_task
+                    .get(dep.as_str())
+                    .and_then(|claims| holder_of(claims))
+                    .map(|c| c.session.clone()),
             })
             .collect();
         if waiting.is_empty() {

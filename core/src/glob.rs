@@ -79,13 +79,18 @@ pub fn normalize(pattern: &str) -> Result<String, PatternError> {
                 ))
             }
             "**" => {}
-            s if s.contains("**") => {
+            s if s.as_bytes().windows(2).any(|w| w == b"**") => {
                 return err(format!(
                 "path `{pattern}`: `**` must be a whole segment (`a/**/b`); use `*` inside a segment"
             ))
             }
             _ => {}
         }
+    }
+    // Without classes or braces (backslashes are refused above) fast-glob's validation, the
+    // class check and brace expansion below have nothing to find: the common case stops here.
+    if !trimmed.bytes().any(|b| b == b'[' || b == b'{') {
+        return Ok(trimmed.to_string());
     }
     if let Err(e) = fast_glob::validate(trimmed) {
         return err(format!(
@@ -161,6 +166,14 @@ pub fn overlap_witness(a: &str, b: &str) -> Option<String> {
     if is_literal(a) && is_literal(b) {
         // The common case, decided without automata.
         return literal_overlap(a, b);
+    }
+    // A literal path covered by the other pattern is the shortest witness there is: everything
+    // a literal covers is the path itself or lies below it. (A broad glob such as `docs/**`
+    // meets many literal files; this spares building two automata for each.)
+    for (literal, other) in [(a, b), (b, a)] {
+        if is_literal(literal) && covers(other, literal) {
+            return Some(literal.to_string());
+        }
     }
     let na = Nfa::covering(a);
     let nb = Nfa::covering(b);

@@ -281,6 +281,9 @@ mod tests {
         assert_eq!(l.reason, "its owner is dead (claimed 1m ago)");
         i.owner_alive = Some(true);
         let l = evaluate(&i, t("2026-10-23T14:06Z"), TimeDelta::minutes(15));
-        assert_eq!(l.reason, "lease of 2h ran out 22h1m ago, but its owner is alive");
+        assert_eq!(
+            l.reason,
+            "lease of 2h ran out 22h1m ago, but its owner is alive"
+        );
     }
 }

@@ -56,23 +56,42 @@ struct Side<'a> {
 
 fn side(text: &str) -> Side<'_> {
     let doc = rail::parse(text);
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut keys = Vec::new();
     let mut contents = Vec::new();
     for line in &doc.lines {
         let content = line.content.slice(text);
         // A BOM belongs to the file, not to the first line's identity.
-        let content = content.trim_start_matches('\u{feff}');
-        contents.push(content);
-        keys.push(match &line.kind {
-            LineKind::Claim(c) => {
-                let n = seen.entry(c.task.clone()).or_default();
-                *n += 1;
-                Key::Claim(c.task.clone(), *n - 1)
-            }
-            _ => Key::Text(content.to_string()),
-        });
+        contents.push(content.trim_start_matches('\u{feff}'));
     }
+    // A task claimed more than once is numbered by claim time, then session, then text, not by
+    // position: two sides holding the same claims in another order (each appended its own,
+    // then pulled the other's) must pair them claim by claim.
+    let mut by_task: HashMap<&str, Vec<(&ClaimLine, &str, usize)>> = HashMap::new();
+    for (i, line) in doc.lines.iter().enumerate() {
+        if let LineKind::Claim(c) = &line.kind {
+            by_task
+                .entry(&c.task)
+                .or_default()
+                .push((c, contents[i], i));
+        }
+    }
+    let mut rank = vec![0usize; doc.lines.len()];
+    for claims in by_task.values_mut() {
+        claims.sort_by(|a, b| {
+            (a.0.time, &a.0.session, a.1, a.2).cmp(&(b.0.time, &b.0.session, b.1, b.2))
+        });
+        for (n, (_, _, i)) in claims.iter().enumerate() {
+            rank[*i] = n;
+        }
+    }
+    let keys = doc
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| match &line.kind {
+            LineKind::Claim(c) => Key::Claim(c.task.clone(), rank[i]),
+            _ => Key::Text(contents[i].to_string()),
+        })
+        .collect();
     Side {
         doc,
         keys,
@@ -163,7 +182,11 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> MergeResult {
 fn chunk(b: &[Key], o: &[Key], t: &[Key], out: &mut Vec<Key>) {
     if o == b {
         out.extend_from_slice(t);
-    } else if t == b || o == t {
+        dropped_claims(b, t, o, out);
+    } else if t == b {
+        out.extend_from_slice(o);
+        dropped_claims(b, o, t, out);
+    } else if o == t {
         out.extend_from_slice(o);
     } else {
         // Both changed this place. Keep base lines both kept, then each side's additions, the
@@ -188,6 +211,17 @@ fn chunk(b: &[Key], o: &[Key], t: &[Key], out: &mut Vec<Key>) {
             }
         }
         out.extend(here);
+    }
+}
+
+/// Claim keys of `b` that `changed` dropped while `other` still has them. Keys say nothing of
+/// content: the other side may have rewritten the line (a new claim of the task), so resolve()
+/// must see these rather than the drop winning unseen.
+fn dropped_claims(b: &[Key], changed: &[Key], other: &[Key], out: &mut Vec<Key>) {
+    for k in b {
+        if matches!(k, Key::Claim(..)) && !changed.contains(k) && other.contains(k) {
+            out.push(k.clone());
+        }
     }
 }
 
@@ -448,6 +482,39 @@ mod tests {
         assert_eq!(r.losers.len(), 1);
         assert_eq!(r.losers[0].lost_session, "session-c");
         assert_eq!(merge(BASE, &theirs, &ours), r);
+    }
+
+    #[test]
+    fn release_does_not_beat_a_new_claim_of_the_task() {
+        // Regression: theirs replaced the line (same key, new content) while ours released it;
+        // the key-level walk took ours without ever comparing the contents.
+        let ours = BASE.replace("auth | session-a | 2026-10-22T14:05Z\n", "");
+        let theirs = BASE.replace(
+            "auth | session-a | 2026-10-22T14:05Z",
+            "auth | session-e | 2026-10-22T16:00Z",
+        );
+        let r = merge(BASE, &ours, &theirs);
+        assert_eq!(r.text, theirs);
+        assert_eq!(merge(BASE, &theirs, &ours), r);
+        // A release still beats the claim left as it was.
+        let unchanged_elsewhere = BASE.replace("billing", "billing-2");
+        let r = merge(BASE, &ours, &unchanged_elsewhere);
+        assert!(!r.text.contains("auth |"), "{}", r.text);
+    }
+
+    #[test]
+    fn the_same_claims_in_another_order_pair_up() {
+        // Regression: duplicate claims were paired by position, so `auth | a` came out twice
+        // and b's claim, which both sides hold, was lost.
+        let a = "auth | a | 2026-10-22T14:05Z";
+        let b = "auth | b | 2026-10-22T14:10Z";
+        let ours = format!("{a}\n{b}\nx\n");
+        let theirs = format!("x\n{b}\n{a}\n");
+        let r = merge("x\n", &ours, &theirs);
+        assert_eq!(r.text.matches(a).count(), 1, "{}", r.text);
+        assert_eq!(r.text.matches(b).count(), 1, "{}", r.text);
+        assert!(r.losers.is_empty());
+        assert_eq!(merge("x\n", &theirs, &ours), r);
     }
 
     #[test]

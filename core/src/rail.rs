@@ -169,7 +169,8 @@ pub fn parse(text: &str) -> RailDoc {
     let mut excluded_iter = excluded.iter().peekable();
     let mut doc = RailDoc {
         text: text.to_string(),
-        lines: Vec::new(),
+        // One allocation for the lines instead of a dozen regrowths on a big rail.
+        lines: Vec::with_capacity(text.bytes().filter(|b| *b == b'\n').count() + 1),
         diagnostics: Vec::new(),
     };
     for (index, spans) in lines(text).enumerate() {
@@ -234,7 +235,7 @@ fn is_token(s: &str) -> bool {
 /// Splits on `|` (unescaped `\|` is kept inside a table cell). For plain lines a `purpose:`
 /// field runs to the end of the line, pipes included.
 fn split_fields(text: &str, body: Span, table: bool) -> Vec<Piece<'_>> {
-    let mut pieces = Vec::new();
+    let mut pieces = Vec::with_capacity(8);
     let bytes = text.as_bytes();
     let mut start = body.start;
     let mut sep_start = body.start;
@@ -327,7 +328,10 @@ fn classify(text: &str, content: Span, diags: &mut Vec<Diagnostic>) -> LineKind 
     if form == Form::TableRow && is_table_delimiter(&pieces) {
         return LineKind::Text;
     }
-    if pieces.len() < 2 || !is_token(pieces[0].text) {
+    // A first cell with spaces is prose ("Read this | then that"), unless a timestamp in the
+    // third cell shows the line was meant as a claim (then the task id gets a diagnostic).
+    let dated = pieces.len() >= 3 && time::looks_like_time(pieces[2].text);
+    if pieces.len() < 2 || pieces[0].text.is_empty() || (!is_token(pieces[0].text) && !dated) {
         return LineKind::Text;
     }
     let (task, session) = (pieces[0], pieces[1]);
@@ -574,23 +578,22 @@ fn extra_field(text: &str, claim: &mut ClaimLine, piece: &Piece<'_>, diags: &mut
 }
 
 /// Comma-separated items of a value, trimmed, empty ones skipped.
-fn list_items(text: &str, value: Span) -> Vec<(Span, &str)> {
-    let mut out = Vec::new();
+fn list_items(text: &str, value: Span) -> impl Iterator<Item = (Span, &str)> {
+    // `,` is ASCII, so splitting the bytes keeps every item on character boundaries.
+    let commas = value
+        .slice(text)
+        .bytes()
+        .enumerate()
+        .filter(|(_, b)| *b == b',')
+        .map(move |(i, _)| value.start + i);
     let mut start = value.start;
-    let slice = value.slice(text);
-    for (i, c) in slice
-        .char_indices()
-        .chain(std::iter::once((slice.len(), ',')))
-    {
-        if c == ',' {
-            let (span, item) = trimmed(text, start, value.start + i);
-            if !item.is_empty() {
-                out.push((span, item));
-            }
-            start = value.start + i + 1;
-        }
-    }
-    out
+    commas
+        .chain(std::iter::once(value.end))
+        .filter_map(move |end| {
+            let (span, item) = trimmed(text, start, end);
+            start = end + 1;
+            (!item.is_empty()).then_some((span, item))
+        })
 }
 
 /// What a claim says, for writing a new line.
@@ -708,16 +711,35 @@ mod markdown {
 
     use crate::text::Span;
 
+    /// Fast path: without any of ```` ``` ````, `~~~`, `<` or an indented line there can be no
+    /// code block or HTML. One pass over the bytes.
+    fn may_have_markup(text: &str) -> bool {
+        let b = text.as_bytes();
+        let indented = |rest: &[u8]| rest.starts_with(b"    ") || rest.starts_with(b"\t");
+        if indented(b) {
+            return true;
+        }
+        let mut i = 0;
+        while let Some(off) = b[i..]
+            .iter()
+            .position(|c| matches!(c, b'`' | b'~' | b'<' | b'\n'))
+        {
+            let j = i + off;
+            let found = match b[j] {
+                b'<' => true,
+                b'\n' => indented(&b[j + 1..]),
+                c => b[j..].starts_with(&[c, c, c]),
+            };
+            if found {
+                return true;
+            }
+            i = j + 1;
+        }
+        false
+    }
+
     pub fn excluded_ranges(text: &str) -> Vec<Span> {
-        // Fast path: without any of these there can be no code block or HTML.
-        let may_have_markup = text.contains("```")
-            || text.contains("~~~")
-            || text.contains('<')
-            || text.contains("\n    ")
-            || text.contains("\n\t")
-            || text.starts_with("    ")
-            || text.starts_with('\t');
-        if !may_have_markup {
+        if !may_have_markup(text) {
             return Vec::new();
         }
         let mut out: Vec<Span> = Vec::new();
@@ -745,16 +767,7 @@ mod tests {
     use crate::edit::apply;
 
     fn kinds(text: &str) -> Vec<&'static str> {
-        parse(text)
-            .lines
-            .iter()
-            .map(|l| match l.kind {
-                LineKind::Text => "text",
-                LineKind::Claim(_) => "claim",
-                LineKind::Broken { .. } => "broken",
-                LineKind::ConflictMarker => "marker",
-            })
-            .collect()
+        kinds_of(&parse(text))
     }
 
     #[test]
@@ -805,6 +818,27 @@ mod tests {
                 task: Some("a".into())
             }
         );
+    }
+
+    #[test]
+    fn a_dated_line_with_a_spaced_task_is_a_broken_claim() {
+        // Regression: these were taken for prose, so the claim silently did not count.
+        let doc = parse("a b | s | 2026-10-22T14:05Z\n| ça 😀 | s | 2026-10-22T14:05Z |\nRead this | then that.\nSee the | docs | here\n");
+        let codes: Vec<_> = doc.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, [Code::InvalidTask, Code::InvalidTask]);
+        assert_eq!(kinds_of(&doc), ["broken", "broken", "text", "text"]);
+    }
+
+    fn kinds_of(doc: &RailDoc) -> Vec<&'static str> {
+        doc.lines
+            .iter()
+            .map(|l| match l.kind {
+                LineKind::Text => "text",
+                LineKind::Claim(_) => "claim",
+                LineKind::Broken { .. } => "broken",
+                LineKind::ConflictMarker => "marker",
+            })
+            .collect()
     }
 
     #[test]

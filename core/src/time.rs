@@ -134,7 +134,27 @@ pub fn looks_like_time(text: &str) -> bool {
 
 /// The form Rail writes: UTC with seconds, e.g. `2026-10-22T14:05:03Z`.
 pub fn format_time(time: Time) -> String {
-    time.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    use chrono::{Datelike, Timelike};
+    // The board writes several times per claim; formatting the fields directly avoids parsing
+    // a strftime string each time. Years outside 0..=9999 keep chrono's signed form.
+    if (0..=9999).contains(&time.year()) {
+        let mut out = String::with_capacity(20);
+        let mut push = |n: u32, width: u32, after: char| {
+            for p in (0..width).rev() {
+                out.push(char::from(b'0' + (n / 10u32.pow(p) % 10) as u8));
+            }
+            out.push(after);
+        };
+        push(time.year() as u32, 4, '-');
+        push(time.month(), 2, '-');
+        push(time.day(), 2, 'T');
+        push(time.hour(), 2, ':');
+        push(time.minute(), 2, ':');
+        push(time.second(), 2, 'Z');
+        out
+    } else {
+        time.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    }
 }
 
 /// Why a duration did not parse.
@@ -256,6 +276,24 @@ mod tests {
         assert_eq!(utc("2026-10-22T16:05:00+0200"), "2026-10-22T14:05:00Z");
         assert_eq!(utc("2026-10-22T09:05-05"), "2026-10-22T14:05:00Z");
         assert_eq!(utc("2026-10-22 14:05z"), "2026-10-22T14:05:00Z");
+    }
+
+    #[test]
+    fn format_time_matches_chrono() {
+        for text in [
+            "2026-10-22T14:05:03Z",
+            "0001-01-01T00:00:00Z",
+            "9999-12-31T23:59:59.999Z",
+            "2016-12-31T23:59:60Z",
+        ] {
+            let t = parse_time(text).unwrap();
+            assert_eq!(format_time(t), t.format("%Y-%m-%dT%H:%M:%SZ").to_string());
+        }
+        let far = parse_time("9999-12-31T23:59:59Z").unwrap() + TimeDelta::days(400);
+        assert_eq!(
+            format_time(far),
+            far.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+        );
     }
 
     #[test]

@@ -254,6 +254,19 @@ impl<'a> YamlParser<'a> {
                 break;
             }
             let Some((key, key_len, rest_offset)) = key_of(body) else {
+                if is_complex_key(body) {
+                    // `? key` then `: value` on the next line: one unsupported construct.
+                    self.unsupported(line.body, "complex keys (`? key`)");
+                    self.pos += 1;
+                    self.skip_blank();
+                    if self.pos < self.lines.len()
+                        && self.lines[self.pos].indent == indent
+                        && is_complex_value(self.body(self.pos))
+                    {
+                        self.pos += 1;
+                    }
+                    continue;
+                }
                 if is_seq_item(body) {
                     self.syntax(
                         line.body,
@@ -346,6 +359,7 @@ impl<'a> YamlParser<'a> {
             '*' => self.unsupported(span, "aliases (`*name`)"),
             '!' => self.unsupported(span, "tags (`!tag`)"),
             '{' => self.unsupported(span, "flow mappings (`{a: b}`)"),
+            '?' if is_complex_key(text) => self.unsupported(span, "complex keys (`? key`)"),
             '@' | '`' => self.syntax(
                 span,
                 format!("a plain value cannot start with `{first}`; quote it"),
@@ -634,6 +648,14 @@ impl<'a> YamlParser<'a> {
 
 fn is_marker(body: &str, marker: &str) -> bool {
     body == marker || body.starts_with(&format!("{marker} "))
+}
+
+fn is_complex_key(body: &str) -> bool {
+    body == "?" || body.starts_with("? ")
+}
+
+fn is_complex_value(body: &str) -> bool {
+    body == ":" || body.starts_with(": ")
 }
 
 fn is_seq_item(body: &str) -> bool {
@@ -962,6 +984,8 @@ mod tests {
             ("a: 1\n---\nb: 2\n", "several documents"),
             ("a: {b: 1}\n", "flow mappings"),
             ("%YAML 1.2\n---\na: 1\n", "directives"),
+            ("a: 1\n? b\n: 2\nc: 3\n", "complex keys"),
+            ("? b\n: 2\n", "complex keys"),
         ] {
             let doc = parse(text);
             assert!(
