@@ -84,6 +84,9 @@ pub struct BoardClaim {
     /// Negative once the lease ran out; `null` when no time is known.
     pub lease_left_secs: Option<i64>,
     pub lease_left_text: Option<String>,
+    /// The lease for people: `1h12m left`, `ran out 2h ago`, `stale: owner gone`,
+    /// `ran out 5m ago; owner alive`, `no time known`.
+    pub lease_text: String,
     pub age_secs: Option<i64>,
     pub age_text: Option<String>,
     pub state: State,
@@ -207,6 +210,7 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
                 lease_secs: c.lease.num_seconds(),
                 lease_left_secs: lease.left.map(|d| d.num_seconds()),
                 lease_left_text: lease.left.map(format_duration),
+                lease_text: lease_phrase(lease.left, lease.state),
                 age_secs: age.map(|d| d.num_seconds()),
                 age_text: age.map(format_duration),
                 state: lease.state,
@@ -285,6 +289,16 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
         sessions,
         diagnostics,
         log,
+    }
+}
+
+fn lease_phrase(left: Option<chrono::TimeDelta>, state: State) -> String {
+    match left {
+        None => "no time known".to_string(),
+        Some(l) if l.num_seconds() > 0 && state == State::Stale => "stale: owner gone".to_string(),
+        Some(l) if l.num_seconds() > 0 => format!("{} left", format_duration(l)),
+        Some(l) if state == State::Stale => format!("ran out {} ago", format_duration(-l)),
+        Some(l) => format!("ran out {} ago; owner alive", format_duration(-l)),
     }
 }
 

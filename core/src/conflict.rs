@@ -269,8 +269,12 @@ pub fn resource_clashes(claims: &[Claim]) -> Vec<Conflict> {
         if sessions.len() < 2 || !exclusive {
             continue;
         }
-        let list = holders
+        // Name a few holders; a resource held by hundreds must not make every one of their
+        // diagnostics repeat the whole list.
+        const NAMED: usize = 6;
+        let mut list = holders
             .iter()
+            .take(NAMED)
             .map(|(c, shared)| {
                 format!(
                     "{} ({}{})",
@@ -281,6 +285,9 @@ pub fn resource_clashes(claims: &[Claim]) -> Vec<Conflict> {
             })
             .collect::<Vec<_>>()
             .join(", ");
+        if holders.len() > NAMED {
+            list.push_str(&format!(" and {} more", holders.len() - NAMED));
+        }
         out.push(Conflict {
             kind: ConflictKind::ResourceClash,
             claims: holders.iter().map(|(c, _)| c.id).collect(),

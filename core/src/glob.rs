@@ -43,7 +43,8 @@ pub fn normalize(pattern: &str) -> Result<String, PatternError> {
     }
     if let Some(c) = pattern
         .chars()
-        .find(|c| c.is_control() || matches!(c, '|' | ','))
+        .find(|c| c.is_control() || *c == '|')
+        .or_else(|| top_level_comma(pattern).then_some(','))
     {
         return err(format!(
             "path `{pattern}` contains {}",
@@ -123,6 +124,30 @@ pub fn normalize(pattern: &str) -> Result<String, PatternError> {
     Ok(trimmed.to_string())
 }
 
+/// A `,` outside `{…}`: in a claims.md list it would split the path in two.
+fn top_level_comma(pattern: &str) -> bool {
+    let mut depth = 0usize;
+    for c in pattern.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Does a (brace-free) pattern name directories as well as files? Its last segment does,
+/// unless it has an extension (a `.` after its first character): `src/billing`, `src/*`,
+/// `.github` and `src/**` name directories and cover what lies below them; `src/main.rs`,
+/// `*.md` and `docs/billing.md` name files only. Without this rule a file claim such as
+/// `src/main.rs` would "overlap" every glob like `**/*.md` (through `src/main.rs/x.md`).
+pub fn names_directory(pattern: &str) -> bool {
+    let last = pattern.rsplit('/').next().unwrap_or(pattern);
+    !last.char_indices().any(|(i, c)| c == '.' && i > 0)
+}
+
 /// True when the pattern has no glob syntax at all.
 pub fn is_literal(pattern: &str) -> bool {
     !pattern.contains(['*', '?', '[', '{'])
@@ -149,11 +174,20 @@ pub fn literal_prefix(pattern: &str) -> &str {
 /// Does `pattern` cover `path` (match it, or match one of its parent directories)?
 /// `path` is repo-relative with `/` separators.
 pub fn covers(pattern: &str, path: &str) -> bool {
-    if fast_glob::glob_match(pattern, path) {
-        return true;
+    let covers_one = |alternative: &str| {
+        fast_glob::glob_match(alternative, path)
+            || (names_directory(alternative)
+                && path
+                    .match_indices('/')
+                    .any(|(i, _)| fast_glob::glob_match(alternative, &path[..i])))
+    };
+    if !pattern.contains('{') {
+        return covers_one(pattern);
     }
-    path.match_indices('/')
-        .any(|(i, _)| fast_glob::glob_match(pattern, &path[..i]))
+    // Whether an alternative names a directory is decided per alternative.
+    expand_braces(pattern.as_bytes())
+        .iter()
+        .any(|alt| covers_one(&String::from_utf8_lossy(alt)))
 }
 
 /// Could some path be covered by both patterns? Patterns must be normalized.
@@ -182,7 +216,11 @@ pub fn overlap_witness(a: &str, b: &str) -> Option<String> {
 
 fn literal_overlap(a: &str, b: &str) -> Option<String> {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    if long == short || (long.starts_with(short) && long.as_bytes()[short.len()] == b'/') {
+    if long == short
+        || (names_directory(short)
+            && long.starts_with(short)
+            && long.as_bytes()[short.len()] == b'/')
+    {
         Some(long.to_string())
     } else {
         None
@@ -269,16 +307,21 @@ impl Nfa {
         let mut nfa = Nfa::default();
         let start = nfa.state();
         let end = nfa.state();
+        // Alternatives that name directories also lead to "/ and anything below".
+        let below = nfa.state();
+        let slash = nfa.state();
+        let inside = nfa.state();
         for alternative in expand_braces(pattern.as_bytes()) {
             let s = nfa.state();
             nfa.eps[start].push(s);
             let e = nfa.compile(&alternative, s);
             nfa.eps[e].push(end);
+            if names_directory(&String::from_utf8_lossy(&alternative)) {
+                nfa.eps[e].push(below);
+            }
         }
         nfa.accept[end] = true;
-        let slash = nfa.state();
-        let inside = nfa.state();
-        nfa.edges[end].push((ByteSet::single(b'/'), slash));
+        nfa.edges[below].push((ByteSet::single(b'/'), slash));
         nfa.edges[slash].push((ByteSet::ALL, inside));
         nfa.edges[inside].push((ByteSet::ALL, inside));
         nfa.accept[inside] = true;
@@ -558,6 +601,12 @@ mod tests {
         assert!(!covers("src/*.ts", "src/a/main.ts"));
         assert!(covers("src/auth/**", "src/auth/token.ts"));
         assert!(covers("src/*", "src/a/b.ts"));
+        // Files do not contain files.
+        assert!(!covers("src/main.rs", "src/main.rs/x"));
+        assert!(!covers("**/*.md", "docs/a.md/b"));
+        assert!(covers(".github", ".github/workflows/ci.yml"));
+        assert!(covers("{src,docs/a.md}", "src/x.rs"));
+        assert!(!covers("{src,docs/a.md}", "docs/a.md/x"));
     }
 
     #[test]
@@ -589,6 +638,11 @@ mod tests {
         assert!(!overlaps("src/billing", "src/billing2"));
         assert!(!overlaps("src/*.ts", "src/a/*.rs"));
         assert!(!overlaps("{web,api}/x", "cli/x"));
+        // A file claim does not meet every extension glob through imaginary subdirectories.
+        assert!(!overlaps("src/main.rs", "**/*.md"));
+        assert!(!overlaps("docs/billing.md", "docs/billing.md/**"));
+        assert!(overlaps("docs", "**/*.md"));
+        assert!(overlaps("src/main.rs", "src/*.rs"));
         assert!(!overlaps("a/?", "a/bc"));
     }
 

@@ -35,7 +35,8 @@ pub struct Loser {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MergeResult {
     pub text: String,
-    /// Claims of a task that lost to another claim of the same task.
+    /// Claims of a task that lost to another claim of the same task, and edits of one claim
+    /// made on both sides where one edit was dropped (then both sessions are the same).
     pub losers: Vec<Loser>,
 }
 
@@ -260,11 +261,18 @@ fn resolve(
             if same_claim(x, y) {
                 // Both edited one claim: the later renewal wins, then the smaller text.
                 let rank = |c: &ClaimLine, s: &str| (std::cmp::Reverse(c.renewed), s.to_string());
-                let (winner, _) = if rank(x, xs) <= rank(y, ys) {
+                let (winner, loser) = if rank(x, xs) <= rank(y, ys) {
                     (xs, ys)
                 } else {
                     (ys, xs)
                 };
+                // The other side's edit of this claim is dropped: say so.
+                losers.push(Loser {
+                    task: task.to_string(),
+                    kept_session: x.session.clone(),
+                    lost_session: x.session.clone(),
+                    lost_line: loser.to_string(),
+                });
                 return Some(winner.to_string());
             }
             let rank = |c: &ClaimLine, s: &str| (c.time, c.session.clone(), s.to_string());

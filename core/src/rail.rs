@@ -577,14 +577,23 @@ fn extra_field(text: &str, claim: &mut ClaimLine, piece: &Piece<'_>, diags: &mut
     }
 }
 
-/// Comma-separated items of a value, trimmed, empty ones skipped.
+/// Comma-separated items of a value, trimmed, empty ones skipped. A `,` inside `{…}` belongs
+/// to a glob's alternatives (`{web,api}/src/**`), not to the list.
 fn list_items(text: &str, value: Span) -> impl Iterator<Item = (Span, &str)> {
-    // `,` is ASCII, so splitting the bytes keeps every item on character boundaries.
+    // `,` and braces are ASCII, so splitting the bytes keeps items on character boundaries.
+    let mut depth = 0usize;
     let commas = value
         .slice(text)
         .bytes()
         .enumerate()
-        .filter(|(_, b)| *b == b',')
+        .filter(move |(_, b)| {
+            match b {
+                b'{' => depth += 1,
+                b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            *b == b',' && depth == 0
+        })
         .map(move |(i, _)| value.start + i);
     let mut start = value.start;
     commas
@@ -847,6 +856,11 @@ mod tests {
         let (_, c) = doc.claims().next().unwrap();
         assert_eq!(c.lease, Some(TimeDelta::hours(4)));
         assert_eq!(c.paths, ["src/billing/**", "docs/billing.md"]);
+        let doc = parse("web | s | 2026-10-22T14:05Z | paths: {web,api}/src/**, docs\n");
+        assert_eq!(
+            doc.claims().next().unwrap().1.paths,
+            ["{web,api}/src/**", "docs"]
+        );
         assert_eq!(c.resources, ["port:3000"]);
         assert_eq!(c.purpose.as_deref(), Some("fix | the totals"));
         assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
