@@ -157,6 +157,12 @@ enum Command {
     },
     /// Fetch the shared rail (and the remote's branches) and mirror it into the main checkout.
     Sync,
+    /// Backlog tasks (`- [ ] task` lines) whose dependencies are released and nobody holds.
+    Ready {
+        /// Show every backlog task with its status.
+        #[arg(long)]
+        all: bool,
+    },
     /// Agent hooks: `rail hook claude` reads Claude Code's hook payload on stdin.
     Hook {
         #[command(subcommand)]
@@ -251,6 +257,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
                 | Command::Check(_)
                 | Command::Validate(_)
                 | Command::Log { .. }
+                | Command::Ready { .. }
         ) {
             if let Some(note) = shared::before_read(&ctx, &remote, cli.fetch)? {
                 eprintln!("rail: {note}");
@@ -296,6 +303,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         } => cmd::mutate::worktree(&ctx, &task, base.as_deref(), dir, &args),
         Command::Done { task, check, base } => cmd::gate::done(&ctx, &task, check, base.as_deref()),
         Command::Sync => cmd::admin::sync(&ctx),
+        Command::Ready { all } => cmd::show::ready(&ctx, all),
         Command::MergeDriver { .. } | Command::Hook { .. } => handled_before_context(),
     }
 }

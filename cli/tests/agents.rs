@@ -452,3 +452,37 @@ fn the_gate_passes_fails_does_not_start_and_catches_scope() {
     );
     assert!(log.contains("| released | t | s | touched: src/a/x.rs"));
 }
+
+#[test]
+fn ready_lists_the_backlog_and_a_passing_gate_ticks_it() {
+    let repo = Repo::new();
+    let mut claims = repo.read("claims.md");
+    claims.push_str("\n## Backlog\n- [ ] api | paths: src/api/** | purpose: the new endpoints\n- [ ] docs | after: api | paths: docs/**\n- [ ] write the docs by hand\n");
+    std::fs::write(repo.file("claims.md"), claims).unwrap();
+    repo.git(&["commit", "-qam", "backlog"]);
+    let out = repo.rail(&["ready"]);
+    assert_eq!(
+        stdout(&out),
+        "api  ready  paths: src/api/**  — the new endpoints\n"
+    );
+    // Claiming takes the planned paths and purpose.
+    repo.git(&["checkout", "-q", "-b", "dev"]);
+    assert_eq!(code(&repo.rail(&["claim", "api"])), 0);
+    assert!(repo.holders("api")[0].ends_with("| paths: src/api/** | purpose: the new endpoints"));
+    let out = repo.rail(&["ready", "--all", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v[0]["status"], "claimed");
+    assert_eq!(v[1]["status"], "blocked");
+    assert_eq!(v[1]["waiting_for"][0]["task"], "api");
+    // The gate passes: the claim goes, the backlog entry is ticked, and docs becomes ready.
+    std::fs::create_dir_all(repo.file("src/api")).unwrap();
+    std::fs::write(repo.file("src/api/mod.rs"), "\n").unwrap();
+    let out = repo.rail(&["done", "api", "--check", "true"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo
+        .read("claims.md")
+        .contains("- [x] api | paths: src/api/**"));
+    assert!(repo.holders("api").is_empty());
+    let out = repo.rail(&["ready"]);
+    assert_eq!(stdout(&out), "docs  ready  paths: docs/**\n");
+}

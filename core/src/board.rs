@@ -36,6 +36,8 @@ pub struct Board {
     pub released: Vec<BoardReleased>,
     pub conflicts: Vec<Conflict>,
     pub blocked: Vec<Blocked>,
+    /// The backlog (`- [ ] task` lines of claims.md) and where each task stands.
+    pub planned: Vec<conflict::PlannedView>,
     pub resources: Vec<ResourceUse>,
     pub sessions: Vec<SessionView>,
     pub diagnostics: Vec<Located>,
@@ -166,6 +168,7 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
     let eval = rail.evaluate(facts);
     let conflicts = conflict::detect(&eval);
     let blocked = conflict::blocked(&eval, &rail.log);
+    let planned = conflict::backlog(&eval, &rail.log);
     let now = facts.now;
 
     let mut claim_conflicts: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
@@ -285,6 +288,7 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
         released,
         conflicts,
         blocked,
+        planned,
         resources,
         sessions,
         diagnostics,

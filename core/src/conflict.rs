@@ -341,6 +341,10 @@ pub fn released_tasks(eval: &Evaluation, log: &Log) -> BTreeSet<String> {
             done.insert(task.clone());
         }
     }
+    // A ticked backlog entry (`- [x] task`) is done.
+    for p in eval.planned.iter().filter(|p| p.done) {
+        done.insert(p.task.clone());
+    }
     for claim in &eval.claims {
         if let Some(task) = &claim.task {
             done.remove(task);
@@ -395,4 +399,78 @@ pub fn blocked(eval: &Evaluation, log: &Log) -> Vec<Blocked> {
         });
     }
     out
+}
+
+/// Where a backlog task stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum PlannedStatus {
+    /// Its dependencies are released and nobody holds it: it can start.
+    Ready,
+    /// It waits for tasks that are not released yet.
+    Blocked,
+    /// Someone claimed it.
+    Claimed,
+    /// Ticked off.
+    Done,
+}
+
+/// A backlog task and where it stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PlannedView {
+    pub task: String,
+    pub status: PlannedStatus,
+    pub file: String,
+    pub line: u32,
+    pub after: Vec<String>,
+    pub paths: Vec<String>,
+    pub resources: Vec<String>,
+    pub purpose: Option<String>,
+    /// Who holds it, when claimed.
+    pub held_by: Option<String>,
+    /// Unreleased dependencies, when blocked.
+    pub waiting_for: Vec<Waiting>,
+}
+
+/// The backlog with each task's status; `rail ready` lists the `ready` ones.
+pub fn backlog(eval: &Evaluation, log: &Log) -> Vec<PlannedView> {
+    let released = released_tasks(eval, log);
+    eval.planned
+        .iter()
+        .map(|p| {
+            let holder = holder_of(&eval.claims_of(&p.task)).map(|c| c.session.clone());
+            let waiting_for: Vec<Waiting> = p
+                .after
+                .iter()
+                .filter(|dep| !released.contains(*dep))
+                .map(|dep| Waiting {
+                    task: dep.clone(),
+                    held_by: holder_of(&eval.claims_of(dep)).map(|c| c.session.clone()),
+                })
+                .collect();
+            let status = if p.done {
+                PlannedStatus::Done
+            } else if holder.is_some() {
+                PlannedStatus::Claimed
+            } else if !waiting_for.is_empty() {
+                PlannedStatus::Blocked
+            } else {
+                PlannedStatus::Ready
+            };
+            PlannedView {
+                task: p.task.clone(),
+                status,
+                file: p.file.clone(),
+                line: p.line,
+                after: p.after.clone(),
+                paths: p.paths.clone(),
+                resources: p.resources.clone(),
+                purpose: p.purpose.clone(),
+                held_by: holder,
+                waiting_for,
+            }
+        })
+        .collect()
 }

@@ -103,6 +103,7 @@ impl Rail {
         let mut claims = Vec::new();
         let mut released = Vec::new();
         let mut broken = Vec::new();
+        let mut planned = Vec::new();
         let index = LineIndex::new(self.claims.text());
         let mut joined = vec![false; self.files.len()];
 
@@ -149,6 +150,18 @@ impl Rail {
                     }
                     claims.push(claim);
                 }
+                LineKind::Planned(p) => planned.push(Planned {
+                    task: p.task.clone(),
+                    done: p.done,
+                    line_index: n,
+                    file: self.claims_path.clone(),
+                    line: n as u32 + 1,
+                    after: p.after.clone(),
+                    paths: p.paths.clone(),
+                    resources: p.resources.clone(),
+                    purpose: p.purpose.clone(),
+                    lease: p.lease,
+                }),
                 LineKind::Broken { task: Some(task) } => broken.push(BrokenClaim {
                     task: task.clone(),
                     file: self.claims_path.clone(),
@@ -219,6 +232,7 @@ impl Rail {
             claims,
             released,
             broken,
+            planned,
         }
     }
 }
@@ -317,14 +331,36 @@ pub struct BrokenClaim {
     pub line: u32,
 }
 
+/// A task on the backlog: a `- [ ] task | …` line of claims.md.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    pub task: String,
+    pub done: bool,
+    /// Zero-based line in claims.md (for edits).
+    pub line_index: usize,
+    pub file: String,
+    pub line: u32,
+    pub after: Vec<String>,
+    pub paths: Vec<String>,
+    pub resources: Vec<String>,
+    pub purpose: Option<String>,
+    pub lease: Option<TimeDelta>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Evaluation {
     pub claims: Vec<Claim>,
     pub released: Vec<Released>,
     pub broken: Vec<BrokenClaim>,
+    pub planned: Vec<Planned>,
 }
 
 impl Evaluation {
+    /// The backlog entry of a task, if it has one.
+    pub fn planned_of(&self, task: &str) -> Option<&Planned> {
+        self.planned.iter().find(|p| p.task == task)
+    }
+
     /// Claims of a task, in order of precedence: earliest claim first, then session name, then
     /// file order. The first one holds the task.
     pub fn claims_of(&self, task: &str) -> Vec<&Claim> {

@@ -40,6 +40,10 @@ pub enum Request {
         #[serde(default)]
         #[cfg_attr(feature = "ts", ts(optional = nullable))]
         touched: Vec<String>,
+        /// The task is finished (the gate passed): also tick its backlog entry.
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        done: bool,
     },
     Renew {
         task: String,
@@ -273,7 +277,7 @@ pub fn plan(
     };
     match request {
         Request::Claim(req) => planner.claim(req),
-        Request::Release { touched, .. } => planner.release(touched),
+        Request::Release { touched, done, .. } => planner.release(touched, *done),
         Request::Renew { .. } => planner.renew(),
         Request::Take { reason, branch, .. } => planner.take(reason.as_deref(), branch.as_deref()),
         Request::Update {
@@ -443,6 +447,30 @@ impl<'a> Planner<'a> {
 
     fn claim(&self, req: &ClaimRequest) -> Result<Plan, Refusal> {
         let task = self.task;
+        // A backlog entry supplies what the request leaves out.
+        let mut filled;
+        let req = match self.eval.planned_of(task) {
+            Some(p) => {
+                filled = req.clone();
+                if filled.paths.is_empty() {
+                    filled.paths = p.paths.clone();
+                }
+                if filled.resources.is_empty() {
+                    filled.resources = p.resources.clone();
+                }
+                if filled.after.is_empty() {
+                    filled.after = p.after.clone();
+                }
+                if filled.purpose.is_none() {
+                    filled.purpose = p.purpose.clone();
+                }
+                if filled.lease.is_none() {
+                    filled.lease = p.lease.map(time::format_duration_exact);
+                }
+                &filled
+            }
+            None => req,
+        };
         let paths = normalize_paths(task, &req.paths)?;
         let resources = check_resources(task, &req.resources)?;
         check_purpose(task, req.purpose.as_deref())?;
@@ -605,7 +633,7 @@ impl<'a> Planner<'a> {
         })
     }
 
-    fn release(&self, touched: &[String]) -> Result<Plan, Refusal> {
+    fn release(&self, touched: &[String], done: bool) -> Result<Plan, Refusal> {
         let own = self.own_claims()?;
         let mut touched_norm: Vec<String> = touched
             .iter()
@@ -644,6 +672,11 @@ impl<'a> Planner<'a> {
                     create: false,
                     edits: claimfile::set_keys(file, &values),
                 });
+            }
+        }
+        if done {
+            if let Some(p) = self.eval.planned_of(self.task) {
+                md_edits.extend(rail::tick(&self.rail.claims, p.line_index));
             }
         }
         let mut edits = Vec::new();

@@ -96,6 +96,32 @@ pub enum LineKind {
     Broken { task: Option<String> },
     /// A merge conflict marker.
     ConflictMarker,
+    /// A planned task: a markdown task-list item `- [ ] task | after: … | paths: …`, ticked
+    /// (`[x]`) when done. Not a claim: nobody holds it yet.
+    Planned(Box<PlannedTask>),
+}
+
+/// A task on the backlog (see [`LineKind::Planned`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedTask {
+    pub task: String,
+    pub task_span: Span,
+    pub done: bool,
+    /// The one character between `[` and `]`.
+    pub checkbox: Span,
+    pub after: Vec<String>,
+    pub paths: Vec<String>,
+    pub resources: Vec<String>,
+    pub purpose: Option<String>,
+    pub lease: Option<TimeDelta>,
+}
+
+/// The edit that ticks a planned task's checkbox (`[ ]` → `[x]`).
+pub fn tick(doc: &RailDoc, line: usize) -> Option<TextEdit> {
+    match &doc.lines.get(line)?.kind {
+        LineKind::Planned(p) if !p.done => Some(TextEdit::replace(p.checkbox, "x")),
+        _ => None,
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -302,6 +328,9 @@ fn classify(text: &str, content: Span, diags: &mut Vec<Diagnostic>) -> LineKind 
         ));
         return LineKind::ConflictMarker;
     }
+    if let Some(planned) = planned(text, content, diags) {
+        return planned;
+    }
     if !line.contains('|') {
         return LineKind::Text;
     }
@@ -454,6 +483,68 @@ fn classify(text: &str, content: Span, diags: &mut Vec<Diagnostic>) -> LineKind 
         .or_else(|| claim.fields.last().map(|f| f.removal_span.end))
         .unwrap_or(time_piece.span.end);
     LineKind::Claim(Box::new(claim))
+}
+
+/// `- [ ] task | key: value…` (also `* `, `1. `, and `[x]` when done). A to-do in words
+/// (`- [ ] write the docs`) is not a planned task: the first field must be one task id and every
+/// other field a `key: value`.
+fn planned(text: &str, content: Span, diags: &mut Vec<Diagnostic>) -> Option<LineKind> {
+    let line = content.slice(text);
+    let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+    let rest = &line[indent..];
+    let offset = list_body(rest)?;
+    let done = match rest.get(offset..offset + 4)? {
+        "[ ] " => false,
+        "[x] " | "[X] " => true,
+        _ => return None,
+    };
+    let box_at = content.start + indent + offset + 1;
+    let body = Span::new(content.start + indent + offset + 4, content.end);
+    let pieces = split_fields(text, body, false);
+    let first = pieces.first()?;
+    if !is_token(first.text) || ident::validate_task(first.text).is_err() {
+        return None;
+    }
+    if pieces[1..]
+        .iter()
+        .any(|p| !p.text.is_empty() && field_key(p.text).is_none())
+    {
+        return None;
+    }
+    // The fields mean what they mean on a claim line; read them the same way.
+    let mut scratch = ClaimLine {
+        form: Form::ListItem,
+        task: first.text.to_string(),
+        task_span: first.span,
+        session: String::new(),
+        session_span: Span::empty(first.span.end),
+        time: chrono::DateTime::<chrono::Utc>::MIN_UTC,
+        time_span: Span::empty(first.span.end),
+        fields: Vec::new(),
+        insert_at: first.span.end,
+        lease: None,
+        branch: None,
+        pid: None,
+        after: Vec::new(),
+        paths: Vec::new(),
+        resources: Vec::new(),
+        renewed: None,
+        purpose: None,
+    };
+    for piece in pieces[1..].iter().filter(|p| !p.text.is_empty()) {
+        extra_field(text, &mut scratch, piece, diags);
+    }
+    Some(LineKind::Planned(Box::new(PlannedTask {
+        task: scratch.task,
+        task_span: first.span,
+        done,
+        checkbox: Span::new(box_at, box_at + 1),
+        after: scratch.after,
+        paths: scratch.paths,
+        resources: scratch.resources,
+        purpose: scratch.purpose,
+        lease: scratch.lease,
+    })))
 }
 
 /// `key: value` → the key, if the piece has that shape.
@@ -846,6 +937,7 @@ mod tests {
                 LineKind::Claim(_) => "claim",
                 LineKind::Broken { .. } => "broken",
                 LineKind::ConflictMarker => "marker",
+                LineKind::Planned(_) => "planned",
             })
             .collect()
     }
@@ -864,6 +956,32 @@ mod tests {
         assert_eq!(c.resources, ["port:3000"]);
         assert_eq!(c.purpose.as_deref(), Some("fix | the totals"));
         assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+    }
+
+    #[test]
+    fn planned_tasks() {
+        let text = "## Backlog\n- [ ] search | after: auth | paths: src/search/** | purpose: rebuild it\n- [x] auth\n- [ ] write the docs\n* [ ] lone-task\n";
+        let doc = parse(text);
+        let planned: Vec<_> = doc
+            .lines
+            .iter()
+            .filter_map(|l| match &l.kind {
+                LineKind::Planned(p) => Some((p.task.as_str(), p.done, p.after.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            planned,
+            [
+                ("search", false, vec!["auth".to_string()]),
+                ("auth", true, vec![]),
+                ("lone-task", false, vec![])
+            ]
+        );
+        assert!(doc.diagnostics.is_empty());
+        let ticked = apply(text, &[tick(&doc, 1).unwrap()]).unwrap();
+        assert!(ticked.contains("- [x] search | after: auth"));
+        assert_eq!(tick(&doc, 2), None, "already done");
     }
 
     #[test]

@@ -122,7 +122,7 @@ fn request() -> impl Strategy<Value = Request> {
         3 => (task.clone(), subset(&PATHS), subset(&RESOURCES)).prop_map(|(task, paths, resources)| {
             Request::Claim(ClaimRequest { task, paths, resources, ..Default::default() })
         }),
-        2 => (task.clone(), subset(&PATHS)).prop_map(|(task, touched)| Request::Release { task, touched }),
+        2 => (task.clone(), subset(&PATHS)).prop_map(|(task, touched)| Request::Release { task, touched, done: false }),
         2 => task.clone().prop_map(|task| Request::Renew { task }),
         2 => task.clone().prop_map(|task| Request::Take { task, reason: None, branch: None }),
         2 => (task, subset(&PATHS), prop::option::of(subset(&RESOURCES))).prop_map(|(task, paths, resources)| {

@@ -279,6 +279,7 @@ pub fn parse_json(text: &str) -> Value {
     let mut claims = Vec::new();
     let mut broken = Vec::new();
     let mut markers = Vec::new();
+    let mut planned = Vec::new();
     for (n, line) in doc.lines.iter().enumerate() {
         match &line.kind {
             LineKind::Claim(c) => claims.push(json!({
@@ -299,6 +300,15 @@ pub fn parse_json(text: &str) -> Value {
             })),
             LineKind::Broken { task } => broken.push(json!({ "line": n + 1, "task": task })),
             LineKind::ConflictMarker => markers.push(json!(n + 1)),
+            LineKind::Planned(p) => planned.push(json!({
+                "line": n + 1,
+                "task": p.task,
+                "done": p.done,
+                "after": p.after,
+                "paths": p.paths,
+                "resources": p.resources,
+                "purpose": p.purpose,
+            })),
             LineKind::Text => {}
         }
     }
@@ -307,6 +317,7 @@ pub fn parse_json(text: &str) -> Value {
         "claims": claims,
         "broken": broken,
         "conflict_markers": markers,
+        "planned": planned,
         "diagnostics": located(CLAIMS_MD, text, &doc.diagnostics),
     })
 }
@@ -507,6 +518,40 @@ pub fn render_parse(value: &Value) -> String {
     }
     for b in value["broken"].as_array().unwrap() {
         out.push_str(&format!("broken {}: task {}\n", b["line"], b["task"]));
+    }
+    for p in value["planned"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "planned {}: {} {}{}{}\n",
+            p["line"],
+            if p["done"].as_bool() == Some(true) {
+                "[x]"
+            } else {
+                "[ ]"
+            },
+            p["task"].as_str().unwrap_or(""),
+            p["after"]
+                .as_array()
+                .filter(|a| !a.is_empty())
+                .map(|a| format!(
+                    " after {}",
+                    a.iter()
+                        .filter_map(|x| x.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+                .unwrap_or_default(),
+            p["paths"]
+                .as_array()
+                .filter(|a| !a.is_empty())
+                .map(|a| format!(
+                    " paths {}",
+                    a.iter()
+                        .filter_map(|x| x.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+                .unwrap_or_default(),
+        ));
     }
     for m in value["conflict_markers"].as_array().unwrap() {
         out.push_str(&format!("conflict marker {m}\n"));

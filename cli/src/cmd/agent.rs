@@ -296,6 +296,7 @@ fn on_session(ctx: &Ctx, what: OnStop) -> Result<(), String> {
             OnStop::Release => Request::Release {
                 touched: crate::cmd::mutate::touched_files(ctx, None),
                 task,
+                done: false,
             },
         };
         crate::cmd::mutate::mutate_quiet(ctx, &session, request).map_err(|f| f.message)?;

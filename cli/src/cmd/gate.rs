@@ -72,6 +72,7 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
             Request::Release {
                 task: task.to_string(),
                 touched,
+                done: true,
             },
             vec![line],
             true,

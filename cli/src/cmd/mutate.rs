@@ -69,6 +69,7 @@ pub fn release(
         Request::Release {
             task: task.to_string(),
             touched,
+            done: false,
         },
     )
 }
@@ -331,6 +332,7 @@ pub fn worktree(
             Request::Release {
                 task: task.to_string(),
                 touched: Vec::new(),
+                done: false,
             },
         );
         return Err(Fail::env(format!("creating the worktree: {e}")));

@@ -300,6 +300,59 @@ pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<(), Fail> {
     Ok(())
 }
 
+/// `rail ready`: backlog tasks whose dependencies are released and that nobody holds.
+pub fn ready(ctx: &Ctx, all: bool) -> Result<(), Fail> {
+    let texts = ctx.read(false)?;
+    let facts = ctx.facts(&texts, Commits::IfNeeded);
+    let rail = Rail::load(&texts);
+    let eval = rail.evaluate(&facts);
+    let backlog = rail_core::conflict::backlog(&eval, &rail.log);
+    let shown: Vec<_> = backlog
+        .iter()
+        .filter(|p| all || p.status == rail_core::conflict::PlannedStatus::Ready)
+        .collect();
+    if ctx.json {
+        print_json(&shown);
+        return Ok(());
+    }
+    if backlog.is_empty() {
+        println!(
+            "no backlog: list tasks in claims.md as `- [ ] task | after: other | paths: src/**`"
+        );
+        return Ok(());
+    }
+    if shown.is_empty() {
+        println!(
+            "nothing is ready: every planned task is claimed, done or waiting (`rail ready --all`)"
+        );
+    }
+    for p in shown {
+        let mut line = format!(
+            "{}  {}",
+            p.task,
+            serde_json::to_value(p.status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        );
+        if let Some(h) = &p.held_by {
+            line.push_str(&format!(" by {h}"));
+        }
+        if !p.waiting_for.is_empty() {
+            let w: Vec<&str> = p.waiting_for.iter().map(|w| w.task.as_str()).collect();
+            line.push_str(&format!(", waits for {}", w.join(", ")));
+        }
+        if !p.paths.is_empty() {
+            line.push_str(&format!("  paths: {}", p.paths.join(", ")));
+        }
+        if let Some(purpose) = &p.purpose {
+            line.push_str(&format!("  — {purpose}"));
+        }
+        println!("{line}");
+    }
+    Ok(())
+}
+
 pub fn log(ctx: &Ctx, limit: Option<usize>) -> Result<(), Fail> {
     let texts = ctx.read(false)?;
     let text = texts.log.as_ref().map(|l| l.text.as_str()).unwrap_or("");
