@@ -3,7 +3,8 @@
 # Idempotent: every step checks first and prints "ok" when there is nothing to do.
 #
 #   scripts/bootstrap.sh demo   what `npm run demo` needs: git, flock, the wasm32 target, the
-#                               pinned wasm-bindgen-cli and npm packages (for the web board)
+#                               pinned wasm-bindgen-cli and the npm packages of every workspace
+#                               (with what code-server's install needs)
 #   scripts/bootstrap.sh test   everything `npm test` needs: the above plus Chromium and
 #                               ChromeDriver
 set -euo pipefail
@@ -63,6 +64,14 @@ if true; then
   fi
 fi
 
+# The extension's tests run in code-server, a devDependency: as root its install scripts need
+# unsafe-perm, its native modules need a C toolchain and Kerberos headers, and its ripgrep
+# download must be served from a seeded cache (vscode-extension/scripts/prepare-code-server.sh).
+# `npm ci` installs every workspace, so the demo needs this too.
+export npm_config_unsafe_perm=true
+bash "$ROOT/vscode-extension/scripts/prepare-code-server.sh"
+
+
 # npm packages of every workspace, reinstalled only when package-lock.json changed.
 stamp="$ROOT/node_modules/.package-lock.json"
 if [ -f "$ROOT/package-lock.json" ] && [ -f "$stamp" ] && [ "$stamp" -nt "$ROOT/package-lock.json" ]; then
@@ -75,4 +84,6 @@ else
     npm install --no-audit --no-fund --loglevel=error
   fi
 fi
+# npm may skip dependencies' install scripts; finish code-server's if it did.
+bash "$ROOT/vscode-extension/scripts/prepare-code-server.sh" --finish
 say "done ($PROFILE)"

@@ -53,12 +53,21 @@ export interface EmbedData {
   source: string | null;
 }
 
-/** Listens for the host's data. Only messages from the parent frame (how VS Code delivers them)
- * or from this window are read; anything else, or anything of the wrong shape, is ignored or
- * reported, never evaluated. */
+/** Is this message from the page's host? The parent frame when there is one; VS Code deletes
+ * `window.parent` inside webviews and posts from the webview's own origin, so without a parent
+ * the origin decides. This window's own messages count too. */
+function fromHost(event: MessageEvent<unknown>): boolean {
+  if (event.source === window || event.source === null) return true;
+  const parent = (window as { parent?: Window }).parent;
+  if (parent !== undefined && parent !== window) return event.source === parent;
+  return event.origin === window.origin;
+}
+
+/** Listens for the host's data. Only messages from the host (see `fromHost`) are read; anything
+ * else, or anything of the wrong shape, is ignored or reported, never evaluated. */
 export function listenForHost(onData: (data: EmbedData) => void, onError: (message: string) => void): void {
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
-    if (event.source !== window.parent && event.source !== window && event.source !== null) return;
+    if (!fromHost(event)) return;
     const data = event.data;
     if (!isRecord(data) || data.type !== 'rail') return;
     try {

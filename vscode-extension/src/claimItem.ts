@@ -1,0 +1,117 @@
+// How one claim looks in a tree (the Board and Sessions views share it). Every word shown comes
+// from core's board: the state, the age and lease texts, the reason, the purpose.
+
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+
+import type { BoardClaim } from './host/core';
+
+/** A detail row under a claim: one path, resource or dependency. */
+export interface DetailNode {
+  kind: 'detail';
+  id: string;
+  label: string;
+  description?: string;
+  icon: string;
+  tooltip?: string;
+}
+
+/** The icon for a claim: its state, or that it waits or lost a duplicate. */
+function icon(claim: BoardClaim): vscode.ThemeIcon {
+  if (!claim.holds) return new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.errorForeground'));
+  if (claim.blocked && claim.state !== 'stale') return new vscode.ThemeIcon('debug-pause', new vscode.ThemeColor('charts.blue'));
+  switch (claim.state) {
+    case 'live':
+      return new vscode.ThemeIcon('pass', new vscode.ThemeColor('charts.green'));
+    case 'expiring':
+      return new vscode.ThemeIcon('watch', new vscode.ThemeColor('charts.yellow'));
+    case 'stale':
+      return new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('charts.red'));
+  }
+}
+
+/** `alice · 12m · 1h48m left` — core's texts, joined. */
+export function claimDescription(claim: BoardClaim): string {
+  const parts = [claim.session];
+  if (claim.age_text !== null) parts.push(claim.age_text);
+  if (claim.lease_left_text !== null && claim.lease_left_secs !== null) {
+    parts.push(claim.lease_left_secs >= 0 ? `${claim.lease_left_text} left` : 'lease ran out');
+  }
+  if (!claim.holds) parts.push('duplicate');
+  return parts.join(' · ');
+}
+
+/** The hover: who, what state and why, the purpose (markdown, untrusted), where it is written. */
+export function claimTooltip(claim: BoardClaim): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, true);
+  md.isTrusted = false;
+  md.supportHtml = false;
+  md.appendMarkdown(`**`).appendText(claim.task ?? '(paths and resources only)').appendMarkdown(`** — `);
+  md.appendText(`${claim.session}, ${claim.state}`);
+  md.appendMarkdown('\n\n').appendText(claim.reason);
+  if (claim.purpose) md.appendMarkdown('\n\n---\n\n').appendMarkdown(claim.purpose);
+  if (claim.blocked_by.length > 0) md.appendMarkdown('\n\n').appendText(`waiting for: ${claim.blocked_by.join(', ')}`);
+  md.appendMarkdown('\n\n').appendText(`${claim.file}:${claim.line}${claim.also ? ` (+ ${claim.also})` : ''}`);
+  return md;
+}
+
+/**
+ * The `viewItem` context value that gates the inline and context-menu commands:
+ * `rail.claim.<mine|other>.<state>` — Release/Renew for mine, Take Over for others' stale ones.
+ */
+export function claimContext(claim: BoardClaim, session: string | undefined): string {
+  const who = claim.session === session ? 'mine' : 'other';
+  return `rail.claim.${who}.${claim.state}${claim.task === null ? '.notask' : ''}`;
+}
+
+export function claimTreeItem(claim: BoardClaim, id: string, session: string | undefined, railRoot: string): vscode.TreeItem {
+  const hasDetails = claim.paths.length + claim.resources.length + claim.after.length > 0;
+  const item = new vscode.TreeItem(
+    claim.task ?? `(${claim.file})`,
+    hasDetails ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+  );
+  item.id = id;
+  item.description = claimDescription(claim);
+  item.tooltip = claimTooltip(claim);
+  item.iconPath = icon(claim);
+  item.contextValue = claimContext(claim, session);
+  // Clicking a claim shows the line it is written on.
+  const line = Math.max(0, claim.line - 1);
+  item.command = {
+    command: 'vscode.open',
+    title: 'Open Claim',
+    arguments: [
+      vscode.Uri.file(path.join(railRoot, claim.file)),
+      { selection: new vscode.Range(line, 0, line, 0), preview: true } satisfies vscode.TextDocumentShowOptions,
+    ],
+  };
+  return item;
+}
+
+/** The rows under a claim: its paths, resources and the tasks it waits for. */
+export function claimDetails(claim: BoardClaim, parentId: string): DetailNode[] {
+  const out: DetailNode[] = [];
+  for (const p of claim.paths) out.push({ kind: 'detail', id: `${parentId}/path:${p}`, label: p, icon: 'file-submodule', description: 'path' });
+  for (const r of claim.resources) out.push({ kind: 'detail', id: `${parentId}/res:${r}`, label: r, icon: 'plug', description: 'resource' });
+  for (const a of claim.after) {
+    const waiting = claim.blocked_by.includes(a);
+    out.push({
+      kind: 'detail',
+      id: `${parentId}/after:${a}`,
+      label: a,
+      icon: waiting ? 'debug-pause' : 'pass',
+      description: waiting ? 'waiting for it' : 'after (released)',
+    });
+  }
+  return out;
+}
+
+export function detailTreeItem(node: DetailNode): vscode.TreeItem {
+  const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+  item.id = node.id;
+  if (node.description !== undefined) item.description = node.description;
+  if (node.tooltip !== undefined) item.tooltip = node.tooltip;
+  item.iconPath = new vscode.ThemeIcon(node.icon);
+  item.contextValue = 'rail.detail';
+  return item;
+}

@@ -1,0 +1,430 @@
+// The commands, in one table. Each asks what it needs (or takes it as an argument — from a tree
+// item, or from a test or keybinding), has core plan or judge, and shows the answer. Commands
+// return what they did, so the integration tests can check it.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+
+import type { BoardPanel } from './boardWebview';
+import type { RailContext } from './ctx';
+import { repoRelative } from './decorations';
+import { core, type BoardClaim, type Located, type ScopeReport, type Who } from './host/core';
+import { git, sessionChanges } from './host/git';
+import { inspect, type LockInfo } from './host/lock';
+import { breakLockAndLog, mutate, type MutateResult } from './host/mutate';
+import { headBranch, isRailFile, mainCheckout } from './host/repo';
+import { LOG_FILE } from './host/store';
+
+export interface CommandContext {
+  rail: RailContext;
+  board: BoardPanel;
+}
+
+type Command = (c: CommandContext, arg?: unknown) => Promise<unknown>;
+
+/** Arguments commands accept instead of asking (tests, keybindings, other extensions). */
+interface ClaimArgs {
+  task?: string;
+  paths?: string[];
+  resources?: string[];
+  purpose?: string;
+  after?: string[];
+  /** New Station: where the worktree goes, and what to branch from. */
+  dir?: string;
+  base?: string;
+  /** Take Over / Break Dead Lock: skip the confirmation (already given). */
+  confirmed?: boolean;
+  force?: boolean;
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null;
+}
+
+/** A claim handed over by a tree item (`{ kind: 'claim', claim }`), if that is what `arg` is. */
+function claimFromArg(arg: unknown): BoardClaim | undefined {
+  // Tree items hand back the node objects our own trees built from core's board, unchanged.
+  if (isObject(arg) && arg.kind === 'claim' && isObject(arg.claim)) return arg.claim as unknown as BoardClaim;
+  return undefined;
+}
+
+function argsOf(arg: unknown): ClaimArgs {
+  if (!isObject(arg) || claimFromArg(arg) || arg instanceof vscode.Uri) return {};
+  const strings = (v: unknown): string[] | undefined =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined;
+  const out: ClaimArgs = {};
+  if (typeof arg.task === 'string') out.task = arg.task;
+  const paths = strings(arg.paths);
+  if (paths) out.paths = paths;
+  const resources = strings(arg.resources);
+  if (resources) out.resources = resources;
+  const after = strings(arg.after);
+  if (after) out.after = after;
+  if (typeof arg.purpose === 'string') out.purpose = arg.purpose;
+  if (typeof arg.dir === 'string') out.dir = arg.dir;
+  if (typeof arg.base === 'string') out.base = arg.base;
+  if (arg.confirmed === true) out.confirmed = true;
+  if (arg.force === true) out.force = true;
+  return out;
+}
+
+/** `a, b ,c` → `['a', 'b', 'c']`. Lists are typed comma-separated, as claims.md writes them. */
+function splitList(text: string): string[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+async function ask(title: string, prompt: string, placeHolder: string, value = '', required = false): Promise<string | undefined> {
+  const answer = await vscode.window.showInputBox({
+    title,
+    prompt,
+    placeHolder,
+    value,
+    ignoreFocusOut: true,
+    validateInput: required ? (v) => (v.trim() ? undefined : 'Required') : undefined,
+  });
+  return answer?.trim();
+}
+
+/** A default for "paths": the folder of the file being edited, as a glob. */
+function suggestedPaths(rail: RailContext): string {
+  const uri = vscode.window.activeTextEditor?.document.uri;
+  const rel = uri ? repoRelative(rail, uri) : undefined;
+  if (!rel) return '';
+  const dir = path.posix.dirname(rel);
+  return dir === '.' ? rel : `${dir}/**`;
+}
+
+/** Picks one of `claims` (the only one is taken without asking). */
+async function pickClaim(claims: BoardClaim[], title: string): Promise<BoardClaim | undefined> {
+  const withTask = claims.filter((c) => c.task !== null);
+  if (withTask.length === 0) {
+    void vscode.window.showInformationMessage(`Rail: nothing to ${title.toLowerCase()}.`);
+    return undefined;
+  }
+  if (withTask.length === 1) return withTask[0];
+  const pick = await vscode.window.showQuickPick(
+    withTask.map((c) => ({ label: c.task ?? '', description: `${c.session} · ${c.state}`, detail: c.reason, claim: c })),
+    { title: `Rail: ${title}`, placeHolder: 'Which task?' },
+  );
+  return pick?.claim;
+}
+
+/**
+ * The branch to record on a claim when the session is not named like the branch, so commits on
+ * it keep the claim alive. Not the main checkout's branch: its commits never count for leases.
+ */
+function branchFor(rail: RailContext, session: string): string | null {
+  const branch = rail.branch;
+  const common = rail.location?.repo?.commonDir;
+  const main = common !== undefined ? headBranch(common) : undefined;
+  return branch !== undefined && branch !== session && branch !== main ? branch : null;
+}
+
+/** The files this session changed since it forked from the main checkout's branch. */
+async function changedFiles(rail: RailContext): Promise<string[]> {
+  const loc = rail.location;
+  if (!loc?.repo) return [];
+  const main = headBranch(loc.repo.commonDir);
+  const own = headBranch(loc.repo.gitDir);
+  const base = main !== undefined && main !== own ? main : undefined;
+  const files = await sessionChanges(loc.repo.worktree, base);
+  // In the main checkout the rail's own files show up as changes; they are nobody's work.
+  const sameDir = fs.realpathSync(loc.repo.worktree) === fs.realpathSync(loc.root);
+  return sameDir ? files.filter((f) => !isRailFile(f)) : files;
+}
+
+const claimTask: Command = async ({ rail }, arg) => {
+  const session = rail.requireSession();
+  if (!session) return undefined;
+  const a = argsOf(arg);
+  let { task, paths, resources, purpose } = a;
+  if (task === undefined) {
+    task = await ask('Rail: Claim Task (1/4)', `Task id — you claim it as ${session}`, 'auth-refresh', '', true);
+    if (!task) return undefined;
+    const p = await ask('Rail: Claim Task (2/4)', 'Paths you will change (comma-separated globs; empty: none)', 'src/auth/**, docs/auth.md', suggestedPaths(rail));
+    if (p === undefined) return undefined;
+    const r = await ask('Rail: Claim Task (3/4)', 'Resources you will use (comma-separated; empty: none)', 'port:3000, simulator:iphone-15');
+    if (r === undefined) return undefined;
+    const why = await ask('Rail: Claim Task (4/4)', 'Purpose (one line of markdown; empty: none)', 'refresh tokens before they expire');
+    if (why === undefined) return undefined;
+    paths = splitList(p);
+    resources = splitList(r);
+    purpose = why;
+  }
+  return rail.run({
+    op: 'claim',
+    task,
+    paths: paths ?? [],
+    resources: resources ?? [],
+    purpose: purpose ? purpose : null,
+    lease: rail.config.lease || null,
+    after: a.after ?? [],
+    branch: branchFor(rail, session),
+  });
+};
+
+const release: Command = async ({ rail }, arg) => {
+  const claim = claimFromArg(arg) ?? (argsOf(arg).task ? undefined : await pickClaim(rail.myClaims(), 'Release'));
+  const task = claim?.task ?? argsOf(arg).task;
+  if (!task) return undefined;
+  let touched: string[] = [];
+  try {
+    touched = await changedFiles(rail);
+  } catch (e) {
+    rail.output.warn(`could not list touched files (${e instanceof Error ? e.message : String(e)}); releasing without them`);
+  }
+  return rail.run({ op: 'release', task, touched });
+};
+
+const renew: Command = async ({ rail }, arg) => {
+  const claim = claimFromArg(arg) ?? (argsOf(arg).task ? undefined : await pickClaim(rail.myClaims(), 'Renew'));
+  const task = claim?.task ?? argsOf(arg).task;
+  if (!task) return undefined;
+  return rail.run({ op: 'renew', task });
+};
+
+const takeOver: Command = async ({ rail }, arg) => {
+  const session = rail.requireSession();
+  if (!session) return undefined;
+  const a = argsOf(arg);
+  const board = rail.snapshot?.board;
+  const stale = board?.claims.filter((c) => c.state === 'stale' && c.session !== session && c.task !== null) ?? [];
+  const claim =
+    claimFromArg(arg) ?? (a.task ? stale.find((c) => c.task === a.task) : await pickClaim(stale, 'Take Over'));
+  const task = claim?.task ?? a.task;
+  if (!task) return undefined;
+  if (!a.confirmed) {
+    // Show who holds it and why core judged it stale before anything changes.
+    const detail = claim
+      ? `${claim.session} holds it (claimed ${claim.claimed_at ?? 'at an unknown time'}, ${claim.file}:${claim.line}).\n\nWhy it is stale: ${claim.reason}`
+      : 'It is not on the board as a stale claim; Rail will refuse unless it is stale.';
+    const ok = await vscode.window.showWarningMessage(`Take over "${task}"?`, { modal: true, detail }, 'Take Over');
+    if (ok !== 'Take Over') return undefined;
+  }
+  return rail.run({ op: 'take', task, reason: null, branch: branchFor(rail, session) });
+};
+
+const showBoard: Command = async ({ rail, board }) => {
+  if (!rail.snapshot) await rail.refresh();
+  board.show();
+  return board.visible ? 'web-board' : undefined;
+};
+
+const validate: Command = async ({ rail }) => {
+  await rail.refresh();
+  const snap = rail.snapshot;
+  if (!snap) return undefined;
+  const found: Located[] = core().validate(snap.texts);
+  const errors = found.filter((d) => d.severity === 'error').length;
+  const warnings = found.filter((d) => d.severity === 'warning').length;
+  if (found.length === 0) {
+    void vscode.window.showInformationMessage('Rail: the claims are valid.');
+  } else {
+    void vscode.commands.executeCommand('workbench.actions.view.problems');
+    void vscode.window.showWarningMessage(`Rail: ${errors} errors, ${warnings} warnings in the rail's files (see Problems).`);
+  }
+  return found;
+};
+
+const checkMyChanges: Command = async ({ rail }) => {
+  const session = rail.requireSession();
+  if (!session) return undefined;
+  await rail.refresh();
+  const snap = rail.snapshot;
+  if (!snap) return undefined;
+  const changed = await changedFiles(rail);
+  const report: ScopeReport = core().scope(snap.texts, snap.facts, session, changed);
+  rail.output.info(`check (${session}): ${changed.length} changed files`);
+  for (const f of report.files) {
+    const who = f.others.map((h) => `${h.session} (${h.task ?? 'no task'})`).join(', ');
+    rail.output.info(`  ${f.class.padEnd(12)} ${f.path}${who ? ` — held by ${who}` : ''}`);
+  }
+  if (report.clean) {
+    void vscode.window.showInformationMessage(
+      `Rail: ${changed.length} changed files, none outside your claim or inside another session's.`,
+    );
+    return report;
+  }
+  const message = `Rail: ${report.conflicts.length} changed files are held by other sessions, ${report.out_of_scope.length} are outside your claim.`;
+  void vscode.window.showWarningMessage(message, 'Show Files').then(async (pick) => {
+    if (pick !== 'Show Files' || !rail.location?.repo) return;
+    const worktree = rail.location.repo.worktree;
+    const item = await vscode.window.showQuickPick(
+      report.files
+        .filter((f) => f.class === 'conflict' || f.class === 'out-of-scope')
+        .map((f) => ({ label: f.path, description: f.class, detail: f.others.map((h) => `${h.session}: ${h.task ?? ''}`).join(', ') })),
+      { title: 'Rail: changes outside your scope' },
+    );
+    if (item) void vscode.window.showTextDocument(vscode.Uri.file(path.join(worktree, item.label)));
+  });
+  return report;
+};
+
+function describeLock(info: LockInfo): string {
+  const r = info.record;
+  const alive = info.alive === undefined ? 'cannot be checked here' : info.alive ? 'alive' : 'dead';
+  const owner = r ? `pid ${r.pid} on ${r.host}, session ${r.session || '?'}, \`${r.command}\`, since ${r.started}` : 'an unreadable lock file';
+  return `${owner}; process ${alive}. ${info.verdict.message}`;
+}
+
+const showLockOwner: Command = async ({ rail }) => {
+  const root = rail.location?.root;
+  if (!root) return undefined;
+  const info = inspect(root);
+  if (!info) {
+    void vscode.window.showInformationMessage('Rail: the lock is free.');
+    return null;
+  }
+  const text = `Rail lock held: ${describeLock(info)}`;
+  rail.output.info(text);
+  const action = info.verdict.breakable ? 'Break Dead Lock' : 'Force Break…';
+  void vscode.window.showInformationMessage(text, action).then((pick) => {
+    if (pick) void vscode.commands.executeCommand('rail.breakLock');
+  });
+  return info;
+};
+
+const breakLock: Command = async ({ rail }, arg) => {
+  const loc = rail.location;
+  const session = rail.session ?? 'unknown';
+  if (!loc) return undefined;
+  const a = argsOf(arg);
+  const info = inspect(loc.root);
+  if (!info) {
+    void vscode.window.showInformationMessage('Rail: the lock is free; nothing to break.');
+    return null;
+  }
+  let force = false;
+  if (!info.verdict.breakable) {
+    // Core says the holder may be alive (or cannot be checked): only on explicit confirmation.
+    if (!a.force) {
+      const ok = await vscode.window.showWarningMessage(
+        'Force-break the rail lock?',
+        { modal: true, detail: `${describeLock(info)}\n\nBreaking a live holder's lock lets two writers in at once. Do this only if you know the holder is gone.` },
+        'Force Break',
+      );
+      if (ok !== 'Force Break') return undefined;
+    }
+    force = true;
+  }
+  try {
+    const broken = await breakLockAndLog(loc, session, force, { command: `vscode: rail lock --break${force ? ' --force' : ''}` });
+    const message = broken ? `Rail: broke the lock held by ${broken.holder}: ${broken.reason}` : 'Rail: the lock was already free.';
+    rail.output.warn(message);
+    void vscode.window.showInformationMessage(message);
+    return broken ?? null;
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Rail: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  } finally {
+    await rail.refresh();
+  }
+};
+
+const newStation: Command = async ({ rail }, arg) => {
+  const loc = rail.location;
+  if (!loc?.repo) return undefined;
+  const a = argsOf(arg);
+  const main = mainCheckout(loc.repo);
+  const task = a.task ?? (await ask('Rail: New Station (1/3)', 'Task id — also the new branch and session', 'auth-refresh', '', true));
+  if (!task) return undefined;
+  // The station's branch is its session, named after the task (as `rail worktree` does).
+  const branch = task;
+  const defaultDir = path.join(path.dirname(main), `${path.basename(main)}-${branch.replace(/\//g, '-')}`);
+  const dir = a.dir ?? (await ask('Rail: New Station (2/3)', 'Where the worktree goes', defaultDir, defaultDir, true));
+  if (!dir) return undefined;
+  let paths = a.paths;
+  if (paths === undefined && a.task === undefined) {
+    const p = await ask('Rail: New Station (3/3)', 'Paths the task will change (comma-separated; empty: none)', 'src/auth/**');
+    if (p === undefined) return undefined;
+    paths = splitList(p);
+  }
+  // Claim first: a station for a task someone else holds must not be created.
+  const command = `vscode: rail worktree ${task}`;
+  let claimed: MutateResult;
+  try {
+    claimed = await mutate(loc, branch, { op: 'claim', task, paths: paths ?? [], resources: a.resources ?? [], purpose: a.purpose ?? null, lease: rail.config.lease || null }, { command });
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Rail: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
+  if (!claimed.ok) {
+    await rail.refresh();
+    void vscode.window.showWarningMessage(`Rail: ${claimed.message}`);
+    return claimed;
+  }
+  try {
+    await git(main, ['worktree', 'add', '-b', branch, dir, ...(a.base ? [a.base] : [])]);
+  } catch (e) {
+    // Undo the claim so a failed station does not hold the task.
+    await mutate(loc, branch, { op: 'release', task, touched: [] }, { command }).catch(() => undefined);
+    await rail.refresh();
+    void vscode.window.showErrorMessage(`Rail: creating the worktree: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
+  await rail.refresh();
+  rail.output.info(`station ready: ${dir} on branch ${branch}`);
+  void vscode.window.showInformationMessage(`Rail: station ready: ${dir} on branch ${branch}.`, 'Open Station').then((pick) => {
+    if (pick) void vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(dir), { forceNewWindow: true });
+  });
+  return { ...claimed, dir };
+};
+
+const openLog: Command = async ({ rail }) => {
+  const root = rail.location?.root;
+  if (!root) return undefined;
+  const file = path.join(root, LOG_FILE);
+  if (!fs.existsSync(file)) {
+    void vscode.window.showInformationMessage('Rail: nothing has been logged yet (no claims.log).');
+    return undefined;
+  }
+  const editor = await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
+  // The newest events are at the end.
+  const last = editor.document.lineCount - 1;
+  editor.revealRange(new vscode.Range(last, 0, last, 0));
+  return file;
+};
+
+const refresh: Command = async ({ rail }) => {
+  await rail.refresh();
+  return rail.snapshot?.board.summary;
+};
+
+const whoHolds: Command = async ({ rail }, arg) => {
+  const uri = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
+  const snap = rail.snapshot;
+  if (!uri || !snap) return undefined;
+  const rel = repoRelative(rail, uri);
+  if (!rel) {
+    void vscode.window.showInformationMessage('Rail: that file is not in this repository.');
+    return undefined;
+  }
+  const answers: Who[] = core().who(snap.texts, snap.facts, [rel]);
+  const holders = answers[0]?.holders ?? [];
+  const text = holders.length
+    ? holders.map((h) => `${h.session} (${h.task ?? 'no task'}, ${h.state}) via ${h.pattern}`).join('; ')
+    : 'nobody';
+  void vscode.window.showInformationMessage(`Rail: ${rel}: ${text}`);
+  return answers;
+};
+
+/** Every command, by id (package.json declares the same ids, with their `when` clauses). */
+export const COMMANDS: Record<string, Command> = {
+  'rail.claimTask': claimTask,
+  'rail.release': release,
+  'rail.renew': renew,
+  'rail.takeOver': takeOver,
+  'rail.showBoard': showBoard,
+  'rail.validate': validate,
+  'rail.checkMyChanges': checkMyChanges,
+  'rail.showLockOwner': showLockOwner,
+  'rail.breakLock': breakLock,
+  'rail.newStation': newStation,
+  'rail.openLog': openLog,
+  'rail.refresh': refresh,
+  'rail.whoHolds': whoHolds,
+};

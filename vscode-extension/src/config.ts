@@ -1,0 +1,27 @@
+// The extension's settings, read in one place. Values are passed to core as the user wrote them
+// (durations stay text: core parses them, and says so when one is wrong).
+
+import * as vscode from 'vscode';
+
+export interface RailConfig {
+  /** `rail.session`, or empty. */
+  session: string;
+  /** `rail.lease`: lease for claims made here, or empty for the rail's default. */
+  lease: string;
+  /** `rail.expiringThreshold`: overrides rail.yaml's `expiring` for this window, or empty. */
+  expiringThreshold: string;
+  /** `rail.railDirectory`: where claims.md lives, or empty to find it like the CLI. */
+  railDirectory: string;
+  editWarnings: boolean;
+}
+
+export function readConfig(): RailConfig {
+  const c = vscode.workspace.getConfiguration('rail');
+  return {
+    session: c.get<string>('session', '').trim(),
+    lease: c.get<string>('lease', '').trim(),
+    expiringThreshold: c.get<string>('expiringThreshold', '').trim(),
+    railDirectory: c.get<string>('railDirectory', '').trim(),
+    editWarnings: c.get<boolean>('editWarnings', true),
+  };
+}

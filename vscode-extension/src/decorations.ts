@@ -1,0 +1,80 @@
+// Explorer decorations: a file another live session holds gets a badge and a warning colour.
+// Core decides (its `scope` classification: `conflict` = a holding claim of another session
+// covers the file); this provider only maps files to repo-relative paths and batches the asks,
+// since the Explorer requests decorations one file at a time.
+
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+
+import type { RailContext } from './ctx';
+import type { FileScope } from './host/core';
+import { isRailFile } from './host/repo';
+
+/** The path core speaks of (relative to the worktree, `/`-separated), or undefined if outside it. */
+export function repoRelative(ctx: RailContext, uri: vscode.Uri): string | undefined {
+  const worktree = ctx.location?.repo?.worktree ?? ctx.location?.root;
+  if (!worktree || uri.scheme !== 'file') return undefined;
+  const rel = path.relative(worktree, uri.fsPath);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+  const posix = rel.split(path.sep).join('/');
+  if (posix === '.git' || posix.startsWith('.git/') || isRailFile(posix)) return undefined;
+  return posix;
+}
+
+/** `bob (billing, live)` for each other session holding the file. */
+export function holdersText(scope: FileScope): string {
+  return scope.others.map((h) => `${h.session} (${h.task ?? 'no task'}, ${h.state}) via ${h.pattern}`).join('; ');
+}
+
+export class HeldFileDecorations implements vscode.FileDecorationProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri | vscode.Uri[] | undefined>();
+  readonly onDidChangeFileDecorations = this.changed.event;
+  private pending = new Map<string, ((s: FileScope | undefined) => void)[]>();
+  private scheduled = false;
+
+  constructor(private readonly ctx: RailContext) {
+    ctx.onDidChange(() => this.changed.fire(undefined));
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+
+  provideFileDecoration(uri: vscode.Uri): Promise<vscode.FileDecoration | undefined> | undefined {
+    const rel = repoRelative(this.ctx, uri);
+    if (rel === undefined || !this.ctx.snapshot) return undefined;
+    return this.lookup(rel).then((scope) => {
+      if (scope?.class !== 'conflict') return undefined;
+      const decoration = new vscode.FileDecoration('!', `Rail: held by ${holdersText(scope)}`, new vscode.ThemeColor('list.warningForeground'));
+      decoration.propagate = false;
+      return decoration;
+    });
+  }
+
+  /** Queues a path; all paths asked for in one tick go to core in one call. */
+  private lookup(rel: string): Promise<FileScope | undefined> {
+    return new Promise((resolve) => {
+      const waiting = this.pending.get(rel) ?? [];
+      waiting.push(resolve);
+      this.pending.set(rel, waiting);
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setTimeout(() => this.flush(), 0);
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.pending;
+    this.pending = new Map();
+    let scopes: Map<string, FileScope>;
+    try {
+      scopes = this.ctx.classify([...batch.keys()]);
+    } catch (e) {
+      this.ctx.output.error(`decorations: ${e instanceof Error ? e.message : String(e)}`);
+      scopes = new Map();
+    }
+    for (const [rel, resolvers] of batch) for (const r of resolvers) r(scopes.get(rel));
+  }
+}

@@ -1,0 +1,91 @@
+// The git commands the extension runs, the same ones the CLI runs (cli/src/git.rs): commit times
+// for leases, the session's changed files for scope and release, and `worktree add` for stations.
+
+import { execFile } from 'node:child_process';
+
+export class GitError extends Error {}
+
+/** Runs git in `dir`; stdout on success, a readable error otherwise. */
+export function git(dir: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd: dir, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
+      if (err) {
+        const why = stderr.trim() || err.message;
+        reject(new GitError(`git ${args.join(' ')} failed: ${why}`));
+      } else {
+        resolve(stdout);
+      }
+    });
+  });
+}
+
+/**
+ * Time of the last commit each local branch has of its own, as RFC 3339: the tip's commit time
+ * for branches with commits not on `base` (the main checkout's branch), so a branch just cut from
+ * `base` does not inherit `base`'s activity. One `git for-each-ref`; git older than 2.41 (no
+ * `ahead-behind`) falls back to plain tips, as the CLI does.
+ */
+export async function branchCommitTimes(dir: string, base: string | undefined): Promise<Record<string, string>> {
+  let out: string | undefined;
+  let withAhead = false;
+  if (base !== undefined) {
+    try {
+      out = await git(dir, [
+        'for-each-ref',
+        `--format=%(refname)%00%(committerdate:unix)%00%(ahead-behind:${base})`,
+        'refs/heads/',
+      ]);
+      withAhead = true;
+    } catch {
+      out = undefined;
+    }
+  }
+  if (out === undefined) {
+    try {
+      out = await git(dir, ['for-each-ref', '--format=%(refname)%00%(committerdate:unix)', 'refs/heads/']);
+    } catch {
+      return {};
+    }
+  }
+  const times: Record<string, string> = {};
+  for (const line of out.split('\n')) {
+    const [ref, secs, aheadBehind] = line.split('\0');
+    if (ref === undefined || !ref.startsWith('refs/heads/') || secs === undefined) continue;
+    const seconds = Number(secs.trim());
+    if (!Number.isSafeInteger(seconds)) continue;
+    if (withAhead) {
+      const ahead = Number((aheadBehind ?? '').trim().split(/\s+/)[0]);
+      if (!Number.isFinite(ahead) || ahead === 0) continue;
+    }
+    times[ref.slice('refs/heads/'.length)] = new Date(seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+  }
+  return times;
+}
+
+function nulList(text: string): string[] {
+  return text.split('\0').filter((s) => s.length > 0);
+}
+
+/**
+ * Everything a session changed: commits on its branch since it forked from `base`, plus
+ * uncommitted and untracked files in its worktree (what `rail check` and `rail release` use).
+ */
+export async function sessionChanges(worktree: string, base: string | undefined): Promise<string[]> {
+  let fork: string | undefined;
+  if (base !== undefined) {
+    try {
+      fork = (await git(worktree, ['merge-base', 'HEAD', base])).trim() || undefined;
+    } catch {
+      fork = undefined;
+    }
+  }
+  let diff: string;
+  if (fork !== undefined) {
+    diff = await git(worktree, ['diff', '--name-only', '-z', '--no-renames', fork]);
+  } else {
+    // No base: uncommitted changes only (HEAD may not exist yet in a new repository).
+    diff = await git(worktree, ['diff', '--name-only', '-z', '--no-renames', 'HEAD']).catch(() => '');
+  }
+  const untracked = await git(worktree, ['ls-files', '--others', '--exclude-standard', '-z']);
+  return [...new Set([...nulList(diff), ...nulList(untracked)])].sort();
+}

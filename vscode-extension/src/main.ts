@@ -1,0 +1,85 @@
+// Activation: build the context object, hang every feature off it, register the commands, and
+// start the first refresh without waiting for it (the views fill in when it lands).
+
+import * as vscode from 'vscode';
+
+import { readTree, type RailApi } from './api';
+import { BoardTree } from './boardTree';
+import { BoardPanel } from './boardWebview';
+import { COMMANDS, type CommandContext } from './commands';
+import { RailContext } from './ctx';
+import { HeldFileDecorations } from './decorations';
+import { RailDiagnostics } from './diagnostics';
+import { EditWarnings } from './editWarnings';
+import { ResourcesTree } from './resourcesTree';
+import { SessionsTree } from './sessionsTree';
+import { RailStatusBar } from './statusBar';
+import { RailWatchers } from './watchers';
+
+export function activate(extension: vscode.ExtensionContext): RailApi {
+  const rail = new RailContext(extension);
+  const boardTree = new BoardTree(rail);
+  const resourcesTree = new ResourcesTree(rail);
+  const sessionsTree = new SessionsTree(rail);
+  const decorations = new HeldFileDecorations(rail);
+  const editWarnings = new EditWarnings(rail);
+  const statusBar = new RailStatusBar(rail);
+  const panel = new BoardPanel(rail);
+  const watchers = new RailWatchers(rail);
+  const diagnostics = new RailDiagnostics(rail);
+
+  extension.subscriptions.push(
+    rail,
+    decorations,
+    editWarnings,
+    statusBar,
+    panel,
+    watchers,
+    diagnostics,
+    vscode.window.createTreeView('rail.board', { treeDataProvider: boardTree, showCollapseAll: true }),
+    vscode.window.createTreeView('rail.resources', { treeDataProvider: resourcesTree }),
+    vscode.window.createTreeView('rail.sessions', { treeDataProvider: sessionsTree }),
+    vscode.window.registerFileDecorationProvider(decorations),
+  );
+
+  const commandContext: CommandContext = { rail, board: panel };
+  for (const [id, run] of Object.entries(COMMANDS)) {
+    extension.subscriptions.push(vscode.commands.registerCommand(id, (arg?: unknown) => run(commandContext, arg)));
+  }
+
+  // Settings and folders decide where the rail is and who we are: look again when they change.
+  extension.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('rail')) return;
+      rail.locate();
+      watchers.start();
+      void rail.refresh();
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      rail.locate();
+      watchers.start();
+      void rail.refresh();
+    }),
+  );
+
+  watchers.start();
+  const ready = rail.refresh();
+  rail.markActivated();
+
+  return {
+    ready,
+    snapshot: () => rail.snapshot,
+    refresh: () => rail.refresh(),
+    session: () => rail.session,
+    stats: () => ({ ...rail.stats, refreshMs: [...rail.stats.refreshMs] }),
+    tree: (view) =>
+      view === 'board' ? readTree(boardTree) : view === 'resources' ? readTree(resourcesTree) : readTree(sessionsTree),
+    decoration: async (uri) => (await decorations.provideFileDecoration(uri)) ?? undefined,
+    editWarning: (uri) => editWarnings.check(uri),
+    statusText: () => statusBar.item.text,
+  };
+}
+
+export function deactivate(): void {
+  // Everything is in extension.subscriptions; VS Code disposes it.
+}

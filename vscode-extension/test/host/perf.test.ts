@@ -1,0 +1,78 @@
+// Measurements on a rail of 1,000 claims, inside the real extension host: activation, the first
+// board, refreshes (read the files + git facts + core's board + the views told to redraw), the
+// Board tree, and decorations. Written to metrics.json beside the workspace; the bounds asserted
+// here are loose on purpose (a shared 2-core machine), the report carries the real figures.
+
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+
+import type { RailApi } from '../../src/api';
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+}
+
+function round(x: number): number {
+  return Math.round(x * 10) / 10;
+}
+
+suite('Rail measurements (1,000 claims)', () => {
+  test('activation, first board, refresh, tree, decorations', async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
+    const ext = vscode.extensions.getExtension<RailApi>('rail.rail-vscode');
+    assert.ok(ext);
+    const api = await ext.activate();
+    await api.ready;
+    const board = api.snapshot()?.board;
+    assert.equal(board?.summary.claims, 1000);
+    const { activationMs, firstBoardMs } = api.stats();
+    // Steady state: let the workbench finish starting before timing refreshes.
+    await new Promise((r) => setTimeout(r, 3000));
+
+    const refreshes: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const t = performance.now();
+      await api.refresh();
+      refreshes.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 50)); // as file events would come, not back to back
+    }
+    const inside = api.stats().refreshMs.slice(-20);
+
+    const trees: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      const rows = await api.tree('board');
+      trees.push(performance.now() - t);
+      assert.ok(rows.length > 0);
+    }
+
+    // The Explorer asks for the visible files' decorations together; they go to core as one batch.
+    const t = performance.now();
+    await Promise.all(Array.from({ length: 50 }, (_, i) => api.decoration(vscode.Uri.file(path.join(folder, `src/mod${i}/file.ts`)))));
+    const decorationsMs = performance.now() - t;
+    const t1 = performance.now();
+    await api.decoration(vscode.Uri.file(path.join(folder, 'src/mod999/alone.ts')));
+    const decorationOneMs = performance.now() - t1;
+
+    const metrics = {
+      claims: 1000,
+      activationMs: round(activationMs),
+      firstBoardMs: round(firstBoardMs ?? NaN),
+      refreshMedianMs: round(median(refreshes)),
+      refreshMaxMs: round(Math.max(...refreshes)),
+      refreshInsideMedianMs: round(median(inside)),
+      boardTreeFullyExpandedMedianMs: round(median(trees)),
+      decorations50FilesOneBatchMs: round(decorationsMs),
+      decorationOneFileMs: round(decorationOneMs),
+      loadAverage1m: round(os.loadavg()[0] ?? NaN),
+    };
+    fs.writeFileSync(path.join(path.dirname(folder), 'metrics.json'), JSON.stringify(metrics, null, 2));
+    console.log(`rail metrics: ${JSON.stringify(metrics)}`);
+    assert.ok(activationMs < 1000, `activation ${activationMs} ms`);
+    assert.ok(metrics.refreshMedianMs < 500, `refresh median ${metrics.refreshMedianMs} ms`);
+  });
+});

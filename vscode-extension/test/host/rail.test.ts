@@ -1,0 +1,322 @@
+// The extension inside a real VS Code extension host (code-server 4.100.3 = VS Code 1.100.3),
+// installed from the built .vsix, on the workspace test/shared/workspace.ts prepares. Commands
+// run through VS Code's command service; what the views show is read back through the API that
+// activate() returns; diagnostics through VS Code's own API.
+
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+
+import type { RailApi, TreeRow } from '../../src/api';
+import type { Located, ScopeReport, Who } from '../../src/host/core';
+import type { LockInfo } from '../../src/host/lock';
+import { RAIL_BIN, git } from '../shared/fixtures';
+
+/** What the mutating commands return (MutateResult, seen without its union narrowing). */
+interface MutateResultLike {
+  ok: boolean;
+  message?: string;
+  refusal?: { kind: string };
+}
+
+const EXTENSION_ID = 'rail.rail-vscode';
+
+function ws(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'a workspace folder is open');
+  return folder.uri.fsPath;
+}
+
+function find(rows: TreeRow[], label: string): TreeRow | undefined {
+  for (const r of rows) {
+    if (r.label === label) return r;
+    const inner = find(r.children, label);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function claimsMd(): string {
+  return fs.readFileSync(path.join(ws(), 'claims.md'), 'utf8');
+}
+
+function logText(): string {
+  return fs.readFileSync(path.join(ws(), 'claims.log'), 'utf8');
+}
+
+suite('Rail in a real VS Code', () => {
+  let api: RailApi;
+
+  suiteSetup(async () => {
+    const ext = vscode.extensions.getExtension<RailApi>(EXTENSION_ID);
+    assert.ok(ext, `${EXTENSION_ID} is installed`);
+    api = await ext.activate();
+    await api.ready;
+    assert.ok(api.snapshot(), 'the first board is there');
+  });
+
+  test('activates on the workspace, finds the rail and the session', () => {
+    assert.equal(api.session(), 'alice', 'rail.session from the user settings');
+    const stats = api.stats();
+    assert.ok(stats.activationMs > 0 && stats.activationMs < 2000, `activation took ${stats.activationMs} ms`);
+    assert.equal(api.snapshot()?.board.summary.claims, 5);
+  });
+
+  test('the Board view groups claims as core judged them', async () => {
+    const rows = await api.tree('board');
+    assert.deepEqual(
+      rows.map((r) => r.label),
+      ['Live', 'Expiring', 'Stale (free to take)', 'Blocked', 'Conflicts'],
+    );
+    const live = rows[0];
+    const auth = live?.children.find((c) => c.label === 'auth-refresh');
+    assert.ok(auth, 'auth-refresh is live');
+    assert.match(auth.description, /^alice · 1\dm · 1h[45]\dm left$/);
+    assert.equal(auth.contextValue, 'rail.claim.mine.live');
+    assert.deepEqual(
+      auth.children.map((c) => c.label),
+      ['src/auth/**', 'port:3000'],
+    );
+    assert.match(auth.tooltip, /refresh \*\*tokens\*\* early/, 'the purpose is in the tooltip');
+    assert.ok(find(rows[1]?.children ?? [], 'billing'), 'billing is expiring');
+    const search = rows[2]?.children.find((c) => c.label === 'search');
+    assert.equal(search?.contextValue, 'rail.claim.other.stale');
+    assert.ok(find(rows[3]?.children ?? [], 'docs'), 'docs waits for billing');
+    const conflicts = rows[4]?.children.map((c) => c.label).sort();
+    assert.deepEqual(conflicts, ['path-overlap', 'resource-clash']);
+    assert.ok(find(rows, 'ui'), 'the claim file of frank is on the board');
+  });
+
+  test('the Resources and Sessions views', async () => {
+    const resources = await api.tree('resources');
+    const port = resources.find((r) => r.label === 'port:3000');
+    assert.ok(port);
+    assert.match(port.description, /alice, bob · clash/);
+    assert.deepEqual(port.children.map((c) => c.label).sort(), ['alice', 'bob']);
+    assert.ok(resources.find((r) => r.label === 'simulator:iphone-15'));
+    const sessions = await api.tree('sessions');
+    const alice = sessions.find((s) => s.label === 'alice');
+    assert.match(alice?.description ?? '', /^you · 1 live/);
+    const station = sessions.find((s) => s.label === 'station');
+    assert.match(station?.description ?? '', /no claims · .*-station$/, 'the station worktree is a session');
+  });
+
+  test('diagnostics for claims.md are in the Problems panel', async () => {
+    const uri = vscode.Uri.file(path.join(ws(), 'claims.md'));
+    const diags = await until('diagnostics', () => {
+      const d = vscode.languages.getDiagnostics(uri);
+      return d.length > 0 ? d : undefined;
+    });
+    const codes = diags.map((d) => String(d.code)).sort();
+    assert.ok(codes.includes('bad-time'), codes.join());
+    assert.ok(codes.includes('path-overlap'), codes.join());
+    assert.ok(codes.includes('resource-clash'), codes.join());
+    assert.ok(codes.includes('blocked'), codes.join());
+    const bad = diags.find((d) => d.code === 'bad-time');
+    assert.equal(bad?.severity, vscode.DiagnosticSeverity.Error);
+    assert.equal(bad?.range.start.line, 6, 'the broken line (zero-based)');
+    assert.equal(bad?.source, 'rail');
+  });
+
+  test('the status bar shows the session, its claims and the nearest lease end', () => {
+    assert.match(api.statusText(), /alice · 1 claim · 1h[45]\dm left/);
+  });
+
+  test('files another live session holds are decorated; editing them warns', async () => {
+    const tax = vscode.Uri.file(path.join(ws(), 'src/billing/tax.ts'));
+    const deco = await api.decoration(tax);
+    assert.equal(deco?.badge, '!');
+    assert.match(deco?.tooltip ?? '', /held by bob \(billing, expiring\)/);
+    assert.equal(await api.decoration(vscode.Uri.file(path.join(ws(), 'README.md'))), undefined);
+    assert.equal(await api.decoration(vscode.Uri.file(path.join(ws(), 'src/search/index.ts'))), undefined, 'a stale claim holds nothing');
+    assert.match(api.editWarning(tax) ?? '', /src\/billing\/tax\.ts is held by bob/);
+    assert.match(api.editWarning(vscode.Uri.file(path.join(ws(), 'README.md'))) ?? '', /outside the paths you claimed \(src\/auth\/\*\*\)/);
+    // Typing in an editor triggers it too (once per file).
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(ws(), 'web/app.ts')));
+    const editor = await vscode.window.showTextDocument(doc);
+    await editor.edit((e) => e.insert(new vscode.Position(0, 0), '// edit\n'));
+    await new Promise((r) => setTimeout(r, 500)); // the change event reaches the extension
+    assert.equal(api.editWarning(doc.uri), undefined, 'already warned while typing');
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    git(ws(), 'checkout', '--', 'web/app.ts'); // whatever the editor did, the file is as committed
+  });
+
+  test('Claim Task, Renew, Release through the command service', async () => {
+    const claimed = await vscode.commands.executeCommand<MutateResultLike>('rail.claimTask', {
+      task: 'api-docs',
+      paths: ['docs/api/**'],
+      purpose: 'write the API docs',
+    });
+    assert.equal(claimed?.ok, true, JSON.stringify(claimed));
+    assert.match(claimsMd(), /^api-docs \| alice \| \S+ \| paths: docs\/api\/\*\* \| purpose: write the API docs$/m);
+    assert.ok(find(await api.tree('board'), 'api-docs'), 'in the tree at once');
+    const renewed = await vscode.commands.executeCommand<MutateResultLike>('rail.renew', { task: 'api-docs' });
+    assert.equal(renewed?.ok, true);
+    assert.match(claimsMd(), /^api-docs \| .* \| renewed: /m);
+    const released = await vscode.commands.executeCommand<MutateResultLike>('rail.release', { task: 'api-docs' });
+    assert.equal(released?.ok, true);
+    assert.doesNotMatch(claimsMd(), /^api-docs /m);
+    assert.match(logText(), /\| claimed \| api-docs \| alice \|/);
+    assert.match(logText(), /\| renewed \| api-docs \| alice/);
+    assert.match(logText(), /\| released \| api-docs \| alice/);
+  });
+
+  test('a refused claim changes nothing and says who holds it', async () => {
+    const before = claimsMd();
+    const r = await vscode.commands.executeCommand<MutateResultLike>('rail.claimTask', { task: 'billing' });
+    assert.equal(r?.ok, false);
+    assert.equal(r?.refusal?.kind, 'held');
+    assert.match(r?.message ?? '', /billing is held by bob/);
+    assert.equal(claimsMd(), before);
+  });
+
+  test('Take Over Stale Claim takes carol\'s stale search', async () => {
+    const r = await vscode.commands.executeCommand<MutateResultLike>('rail.takeOver', { task: 'search', confirmed: true });
+    assert.equal(r?.ok, true, JSON.stringify(r));
+    assert.match(claimsMd(), /^search \| alice \|/m);
+    assert.match(logText(), /\| taken \| search \| alice \| from: carol \| reason: /);
+    const live = (await api.tree('board')).find((g) => g.label === 'Live');
+    assert.ok(live?.children.find((c) => c.label === 'search'), 'search is now alice\'s and live');
+  });
+
+  test('a claim written by the CLI shows up by itself (file watcher)', async () => {
+    const r = spawnSync(RAIL_BIN, ['--session', 'zed', 'claim', 'from-cli'], { cwd: ws(), encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    await until('the watcher to refresh the board', async () => find(await api.tree('board'), 'from-cli'));
+  });
+
+  test('a commit on a branch refreshes the board by itself (branch-head watcher)', async () => {
+    const station = `${ws()}-station`;
+    fs.writeFileSync(path.join(station, 'work.txt'), 'work\n');
+    git(station, 'add', 'work.txt');
+    git(station, 'commit', '-q', '-m', 'station work');
+    await until('the station session to show its commit', () =>
+      api.snapshot()?.board.sessions.find((s) => s.name === 'station')?.last_commit_at ?? undefined,
+    );
+  });
+
+  test('Show Lock Owner and Break Dead Lock on a lock left by a dead process', async () => {
+    const dead = spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim();
+    const host = os.hostname();
+    const lockFile = path.join(ws(), 'claims.md.lock');
+    fs.writeFileSync(
+      lockFile,
+      `pid: ${dead}\nhost: ${host}\nsession: ghost\ncommand: rail claim ghost\nstarted: 2026-10-22T14:05:03Z\nnonce: 0123456789abcdef\n`,
+    );
+    const info = await vscode.commands.executeCommand<LockInfo | null>('rail.showLockOwner');
+    assert.equal(info?.record?.pid, Number(dead));
+    assert.equal(info?.alive, false);
+    assert.equal(info?.verdict.state, 'dead');
+    assert.equal(info?.verdict.breakable, true);
+    const broken = await vscode.commands.executeCommand<{ holder: string; reason: string } | null>('rail.breakLock');
+    assert.equal(broken?.holder, `${dead}@${host}`);
+    assert.equal(fs.existsSync(lockFile), false);
+    assert.match(logText(), new RegExp(`\\| lock-broken \\| - \\| alice \\| holder: ${dead}@`));
+    assert.equal(await vscode.commands.executeCommand('rail.showLockOwner'), null, 'free now');
+  });
+
+  test('a broken claim file gets its diagnostic by itself (claims/ watcher)', async () => {
+    const file = path.join(ws(), 'claims', 'grace.yaml');
+    fs.writeFileSync(file, 'owner: &me grace\npaths: *me\n');
+    try {
+      const diags = await until('the claim file diagnostic', () => {
+        const d = vscode.languages.getDiagnostics(vscode.Uri.file(file));
+        return d.some((x) => x.code === 'yaml-unsupported') ? d : undefined;
+      });
+      assert.equal(diags[0]?.severity, vscode.DiagnosticSeverity.Error);
+    } finally {
+      fs.rmSync(file);
+    }
+  });
+
+  test('settings: rail.expiringThreshold and rail.lease', async () => {
+    const config = vscode.workspace.getConfiguration('rail');
+    const expiringTasks = async (): Promise<string[]> =>
+      ((await api.tree('board')).find((g) => g.label === 'Expiring')?.children ?? []).map((c) => c.label);
+    try {
+      await config.update('expiringThreshold', '3h', vscode.ConfigurationTarget.Global);
+      await until('auth-refresh to count as expiring under a 3h threshold', async () =>
+        (await expiringTasks()).includes('auth-refresh') ? true : undefined,
+      );
+      await config.update('expiringThreshold', 'soon', vscode.ConfigurationTarget.Global);
+      await until('a bad threshold to fall back to the rail\'s', async () =>
+        (await expiringTasks()).includes('auth-refresh') ? undefined : true,
+      );
+      await config.update('lease', '45m', vscode.ConfigurationTarget.Global);
+      const r = await vscode.commands.executeCommand<MutateResultLike>('rail.claimTask', { task: 'short-lease' });
+      assert.equal(r?.ok, true, JSON.stringify(r));
+      assert.match(claimsMd(), /^short-lease \| alice \| \S+ \| lease: 45m$/m);
+    } finally {
+      await config.update('expiringThreshold', undefined, vscode.ConfigurationTarget.Global);
+      await config.update('lease', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  test('Validate Claims reports core\'s diagnostics', async () => {
+    const found = await vscode.commands.executeCommand<Located[]>('rail.validate');
+    assert.ok(found?.some((d) => d.code === 'bad-time' && d.line === 7));
+  });
+
+  test('Check My Changes classifies the session\'s changes with core\'s scope', async () => {
+    fs.writeFileSync(path.join(ws(), 'src/billing/new.ts'), 'x\n');
+    fs.writeFileSync(path.join(ws(), 'src/auth/extra.ts'), 'x\n');
+    try {
+      const report = await vscode.commands.executeCommand<ScopeReport>('rail.checkMyChanges');
+      assert.deepEqual(report?.conflicts, ['src/billing/new.ts']);
+      assert.ok(report?.in_scope.includes('src/auth/extra.ts'));
+      assert.equal(report?.clean, false);
+    } finally {
+      fs.rmSync(path.join(ws(), 'src/billing/new.ts'));
+      fs.rmSync(path.join(ws(), 'src/auth/extra.ts'));
+    }
+  });
+
+  test('Who Holds This File?', async () => {
+    const who = await vscode.commands.executeCommand<Who[]>('rail.whoHolds', vscode.Uri.file(path.join(ws(), 'src/billing/tax.ts')));
+    assert.deepEqual(who?.[0]?.holders.map((h) => h.session), ['bob']);
+  });
+
+  test('Show Board opens the webview', async () => {
+    const page = await vscode.commands.executeCommand<string>('rail.showBoard');
+    assert.equal(page, 'web-board');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('New Station: claim, then a worktree on a new branch', async () => {
+    const dir = `${ws()}-station-2`;
+    const r = await vscode.commands.executeCommand<MutateResultLike & { dir?: string }>('rail.newStation', {
+      task: 'station-2',
+      dir,
+      paths: ['src/station2/**'],
+    });
+    assert.equal(r?.ok, true, JSON.stringify(r));
+    assert.ok(fs.existsSync(path.join(dir, '.git')), 'the worktree exists');
+    assert.equal(git(dir, 'branch', '--show-current').trim(), 'station-2');
+    assert.match(claimsMd(), /^station-2 \| station-2 \| \S+ \| paths: src\/station2\/\*\*$/m);
+    await until('the station in the Sessions view', async () =>
+      (await api.tree('sessions')).find((s) => s.label === 'station-2' && s.description.includes('station-2')),
+    );
+  });
+
+  test('Open Log and Refresh', async () => {
+    const file = await vscode.commands.executeCommand<string>('rail.openLog');
+    assert.equal(file, path.join(ws(), 'claims.log'));
+    assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, file);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const summary = await vscode.commands.executeCommand<{ claims: number }>('rail.refresh');
+    assert.ok((summary?.claims ?? 0) >= 6);
+  });
+});

@@ -1,0 +1,104 @@
+// Facts for core, gathered as the CLI gathers them: commit times (own commits only, via
+// ahead-behind), process liveness, worktrees, a session's changed files. The resulting board
+// matches `rail board --json` on the same rail.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+
+import { baseFacts, boardWithProcesses } from '../../src/host/facts';
+import { branchCommitTimes, sessionChanges } from '../../src/host/git';
+import { hostname, pidAlive, procStart } from '../../src/host/proc';
+import { discover } from '../../src/host/repo';
+import { RailStore } from '../../src/host/store';
+import { deadPid, git, rail, tempRepo } from '../shared/fixtures';
+
+test('commit times: only branches with commits of their own count', async () => {
+  const repo = tempRepo();
+  git(repo, 'branch', 'fresh');
+  git(repo, 'checkout', '-q', '-b', 'busy');
+  fs.writeFileSync(path.join(repo, 'x.txt'), 'x');
+  git(repo, 'add', 'x.txt');
+  git(repo, 'commit', '-q', '-m', 'work');
+  git(repo, 'checkout', '-q', 'main');
+  const times = await branchCommitTimes(repo, 'main');
+  assert.deepEqual(Object.keys(times), ['busy']);
+  const unix = Number(git(repo, 'log', '-1', '--format=%ct', 'busy').trim());
+  assert.equal(times.busy, new Date(unix * 1000).toISOString().replace(/\.\d+Z$/, 'Z'));
+  assert.deepEqual(Object.keys(await branchCommitTimes(repo, undefined)).sort(), ['busy', 'fresh', 'main'], 'no base: plain tips');
+});
+
+test('process liveness: self alive, exited dead, other start time dead', () => {
+  assert.equal(pidAlive(process.pid), true);
+  assert.equal(pidAlive(process.pid, procStart(process.pid)), true);
+  assert.equal(pidAlive(process.pid, (procStart(process.pid) ?? 0) + 5), false);
+  assert.equal(pidAlive(deadPid()), false);
+  assert.equal(pidAlive(-1), undefined);
+});
+
+test('a session\'s changes: commits since the fork, edits, untracked files', async () => {
+  const repo = tempRepo();
+  const station = `${repo}-st`;
+  git(repo, 'worktree', 'add', '-q', '-b', 'st', station);
+  try {
+    fs.writeFileSync(path.join(station, 'committed.ts'), '1');
+    git(station, 'add', '.');
+    git(station, 'commit', '-q', '-m', 'c');
+    fs.writeFileSync(path.join(station, 'README.md'), 'changed\n');
+    fs.writeFileSync(path.join(station, 'untracked.ts'), '2');
+    assert.deepEqual(await sessionChanges(station, 'main'), ['README.md', 'committed.ts', 'untracked.ts']);
+  } finally {
+    fs.rmSync(station, { recursive: true, force: true });
+  }
+});
+
+test('the board from our facts agrees with `rail board --json`', async () => {
+  const repo = tempRepo();
+  const host = hostname();
+  const now = new Date();
+  const t = (minAgo: number): string => new Date(now.getTime() - minAgo * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
+  git(repo, 'checkout', '-q', '-b', 'worker');
+  fs.writeFileSync(path.join(repo, 'w.txt'), 'w');
+  git(repo, 'add', 'w.txt');
+  git(repo, 'commit', '-q', '-m', 'w');
+  git(repo, 'checkout', '-q', 'main');
+  fs.writeFileSync(
+    path.join(repo, 'claims.md'),
+    [
+      `live | alice | ${t(5)} | paths: src/a/**`,
+      `expiring | bob | ${t(110)}`,
+      `renewed-by-commit | worker | ${t(300)}`,
+      `stale | carol | ${t(300)} | paths: src/a/x.ts`,
+      `dead-owner | dave | ${t(1)} | pid: ${deadPid()}@${host}`,
+      `alive-owner | erin | ${t(400)} | pid: ${process.pid}@${host}`,
+      `blocked | frank | ${t(2)} | after: live`,
+      '',
+    ].join('\n'),
+  );
+  const loc = { root: repo, repo: discover(repo) ?? undefined };
+  const texts = await new RailStore(repo).read(false);
+  const facts0 = await baseFacts(loc, { commits: true, worktrees: true, now });
+  const { board, facts } = boardWithProcesses(texts, facts0);
+  assert.ok(facts.processes && Object.keys(facts.processes).length === 2, 'both pids on this host were checked');
+  const cli = rail(repo, ['--session', 'alice', 'board', '--json', '--now', now.toISOString()]);
+  assert.equal(cli.status, 0, cli.stderr);
+  const expected = JSON.parse(cli.stdout) as typeof board;
+  const pick = (b: typeof board): unknown =>
+    b.claims.map((c) => [c.task, c.state, c.blocked, c.last_commit_at, c.lease_left_text, c.reason]);
+  assert.deepEqual(pick(board), pick(expected));
+  assert.deepEqual(board.conflicts, expected.conflicts);
+  assert.deepEqual(board.sessions, expected.sessions);
+  const states = Object.fromEntries(board.claims.map((c) => [c.task, c.state]));
+  assert.deepEqual(states, {
+    live: 'live',
+    expiring: 'expiring',
+    'renewed-by-commit': 'live',
+    stale: 'stale',
+    'dead-owner': 'stale',
+    'alive-owner': 'live',
+    blocked: 'live',
+  });
+  assert.equal(spawnSync('true').status, 0);
+});
