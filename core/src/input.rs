@@ -30,6 +30,7 @@ pub struct RailTexts {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub claims: Option<FileText>,
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub claim_files: Vec<FileText>,
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional))]
@@ -59,18 +60,22 @@ pub struct Facts {
     pub now: Time,
     /// This machine's host name (to judge `pid@host` owners).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub host: String,
     /// Last commit time per branch (`refs/heads/<branch>`), for leases.
     #[serde(default, with = "time_map")]
-    #[cfg_attr(feature = "ts", ts(type = "Record<string, string>"))]
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, string>", optional = nullable))]
     pub commits: BTreeMap<String, Time>,
     /// Liveness of owner processes, keyed `pid@host`.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub processes: BTreeMap<String, bool>,
     /// Liveness of whole sessions, when a host knows it (e.g. an agent harness).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub sessions: BTreeMap<String, bool>,
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub worktrees: Vec<Worktree>,
 }
 
@@ -87,7 +92,7 @@ impl Facts {
     }
 }
 
-mod time_str {
+pub(crate) mod time_str {
     use serde::{Deserialize, Deserializer, Serializer};
 
     use crate::time::{format_time, parse_time, Time};

@@ -14,7 +14,7 @@
 //! ```
 
 use chrono::TimeDelta;
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::time::{self, Time};
 use crate::yaml::{self, render_scalar, Value};
@@ -77,17 +77,34 @@ pub fn parse(text: &str) -> Option<LockRecord> {
     })
 }
 
-/// What the host knows about the lock file and its owner.
-#[derive(Clone, Debug)]
+/// What the host knows about the lock file and its owner. As JSON (from JS hosts):
+/// `{"now": "2026-10-22T14:05:03Z", "host": "devbox", "owner_alive": null, "file_age_ms": 1500}`.
+#[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LockFacts {
+    #[serde(with = "crate::input::time_str")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub now: Time,
     /// This machine's host name.
     pub host: String,
     /// Is the recorded pid (with matching start time, where known) running here? Only
     /// meaningful when the record's host is this host; `None` if it could not be checked.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub owner_alive: Option<bool>,
-    /// How long ago the lock file was last modified.
+    /// How long ago the lock file was last modified (milliseconds in JSON, as JS hosts measure
+    /// it: `Date.now() - stat.mtimeMs`).
+    #[serde(rename = "file_age_ms", deserialize_with = "millis")]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub file_age: TimeDelta,
+}
+
+fn millis<'de, D: Deserializer<'de>>(d: D) -> Result<TimeDelta, D::Error> {
+    let ms = f64::deserialize(d)?;
+    // `as` saturates (NaN becomes 0); try_milliseconds refuses what TimeDelta cannot hold.
+    TimeDelta::try_milliseconds(ms as i64)
+        .filter(|_| ms.is_finite())
+        .ok_or_else(|| serde::de::Error::custom(format!("file age {ms} ms is out of range")))
 }
 
 /// How long an empty or unreadable lock file is given to be written before it counts as

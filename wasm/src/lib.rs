@@ -1,1 +1,274 @@
-//! placeholder
+//! rail-wasm: rail-core for JavaScript.
+//!
+//! A thin facade: every export decodes its arguments, calls one rail-core function and encodes
+//! the result. There is no rule here; a rule lives in core, once. The VS Code extension (Node
+//! build, `pkg/node`) and the web board (browser build, `pkg/web`) both call these functions.
+//!
+//! Conventions at the boundary:
+//! - objects cross as plain JSON-shaped values with the same field names as `rail board --json`:
+//!   arguments are read with serde-wasm-bindgen, results are written by serde_json and parsed
+//!   by `JSON.parse` (see [`ret`]); their TypeScript types are generated from the Rust structs
+//!   into `types/rail.d.ts` and embedded in the package's `.d.ts`;
+//! - times are RFC 3339 strings in UTC;
+//! - `span`s are UTF-8 byte offsets into the text they came from; `range`s and positions are
+//!   zero-based lines and UTF-16 columns, as JavaScript strings and LSP count them (see
+//!   `positionAt`, `offsetAt`, `rangeOf`). A lone surrogate in a JS string reaches Rust as U+FFFD,
+//!   which is one UTF-16 unit too, so UTF-16 positions stay true to the JS string;
+//! - every failure (an argument of the wrong shape, edits that do not apply) throws a JS `Error`
+//!   whose message starts with `rail: <argument or step>:`. A panic would be a bug in core: the
+//!   panic hook prints it to the console before the instance traps.
+
+use rail_core::edit::{self, TextEdit};
+use rail_core::input::{Facts, RailTexts};
+use rail_core::lock::{self, LockFacts};
+use rail_core::model::Rail;
+use rail_core::ops::{self, Plan, Refusal, Request};
+use rail_core::text::{Encoding, LineIndex, Position, Span};
+use rail_core::{markdown, scope};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[cfg(feature = "ts")]
+pub mod types;
+
+/// The answer to [`plan`]: the plan to apply, or why nothing may change.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum PlanOutcome {
+    Ok(Plan),
+    Refusal(Refusal),
+}
+
+impl From<Result<Plan, Refusal>> for PlanOutcome {
+    fn from(result: Result<Plan, Refusal>) -> Self {
+        match result {
+            Ok(plan) => PlanOutcome::Ok(plan),
+            Err(refusal) => PlanOutcome::Refusal(refusal),
+        }
+    }
+}
+
+// The generated declarations of every boundary type, so the functions below can name them.
+#[wasm_bindgen(typescript_custom_section)]
+const BOUNDARY_TYPES: &str = include_str!("../types/rail.d.ts");
+
+// ---------------------------------------------------------------------------------------------
+// The boundary: one way in, one way out, one error.
+
+/// The only way an error leaves this crate: a JS `Error` saying which argument or step failed.
+fn fail(what: &str, why: impl std::fmt::Display) -> JsError {
+    JsError::new(&format!("rail: {what}: {why}"))
+}
+
+/// Decodes an object argument.
+fn arg<T: DeserializeOwned>(name: &str, value: JsValue) -> Result<T, JsError> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| {
+        // serde-wasm-bindgen's errors display as JS errors do ("Error: …"); keep the message.
+        let message = e.to_string();
+        fail(name, message.strip_prefix("Error: ").unwrap_or(&message))
+    })
+}
+
+/// Decodes a string argument. Checked here rather than by wasm-bindgen's glue, so a wrong type
+/// gives this crate's error instead of whatever the glue happens to do with it.
+fn text_arg(name: &str, value: JsValue) -> Result<String, JsError> {
+    value
+        .as_string()
+        .ok_or_else(|| fail(name, "expected a string"))
+}
+
+/// Encodes a result as a plain JS value: serde_json writes it, `JSON.parse` builds it. The value
+/// is exactly what native hosts print (`null` for `None`, maps as objects, numbers as JSON
+/// numbers), and for large results (a board of thousands of claims) this is about three times
+/// faster than building the objects field by field from wasm with serde-wasm-bindgen.
+fn ret<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
+    let json = serde_json::to_string(value).map_err(|e| fail("result", e))?;
+    js_sys::JSON::parse(&json).map_err(|_| fail("result", "JSON.parse refused the result"))
+}
+
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    fn console_error(message: &str);
+}
+
+/// Installed when the module is instantiated: a panic (a bug) is printed before the trap, so
+/// the console says what went wrong instead of only "unreachable".
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen(start, private)]
+fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error(&format!(
+            "rail-wasm panicked (a bug in rail; please report it): {info}"
+        ));
+    }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exports.
+
+/// The board: every claim with its lease state, conflicts, blocks, resources, sessions,
+/// diagnostics and the recent log. What `rail board --json` prints.
+#[wasm_bindgen(unchecked_return_type = "Board")]
+pub fn board(
+    #[wasm_bindgen(unchecked_param_type = "RailTexts")] texts: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Facts")] facts: JsValue,
+) -> Result<JsValue, JsError> {
+    let texts: RailTexts = arg("texts", texts)?;
+    let facts: Facts = arg("facts", facts)?;
+    ret(&rail_core::board::build(&texts, &facts))
+}
+
+/// Plans an operation (`claim`, `release`, `renew`, `take`, `update`) for `session`:
+/// `{ ok: Plan }` with the edits to apply and the log line to append, or `{ refusal: Refusal }`.
+#[wasm_bindgen(unchecked_return_type = "PlanOutcome")]
+pub fn plan(
+    #[wasm_bindgen(unchecked_param_type = "RailTexts")] texts: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Facts")] facts: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] session: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Request")] request: JsValue,
+) -> Result<JsValue, JsError> {
+    let texts: RailTexts = arg("texts", texts)?;
+    let facts: Facts = arg("facts", facts)?;
+    let session = text_arg("session", session)?;
+    let request: Request = arg("request", request)?;
+    ret(&PlanOutcome::from(ops::plan(
+        &texts, &facts, &session, &request,
+    )))
+}
+
+/// Every parse diagnostic of every file of the rail (what `rail validate` reports before
+/// looking at leases), each with its file, byte span, UTF-16 range and one-based line/column.
+#[wasm_bindgen(unchecked_return_type = "Located[]")]
+pub fn validate(
+    #[wasm_bindgen(unchecked_param_type = "RailTexts")] texts: JsValue,
+) -> Result<JsValue, JsError> {
+    let texts: RailTexts = arg("texts", texts)?;
+    ret(&Rail::load(&texts).diagnostics())
+}
+
+/// Three-way merge of claims.md, as the git merge driver does it. Never fails.
+#[wasm_bindgen(unchecked_return_type = "MergeResult")]
+pub fn merge(
+    #[wasm_bindgen(unchecked_param_type = "string")] base: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] ours: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] theirs: JsValue,
+) -> Result<JsValue, JsError> {
+    let base = text_arg("base", base)?;
+    let ours = text_arg("ours", ours)?;
+    let theirs = text_arg("theirs", theirs)?;
+    ret(&rail_core::merge::merge(&base, &ours, &theirs))
+}
+
+/// `rail who`: for each path, every claim covering it (stale ones too, marked by state).
+#[wasm_bindgen(unchecked_return_type = "Who[]")]
+pub fn who(
+    #[wasm_bindgen(unchecked_param_type = "RailTexts")] texts: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Facts")] facts: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string[]")] paths: JsValue,
+) -> Result<JsValue, JsError> {
+    let texts: RailTexts = arg("texts", texts)?;
+    let facts: Facts = arg("facts", facts)?;
+    let paths: Vec<String> = arg("paths", paths)?;
+    let eval = Rail::load(&texts).evaluate(&facts);
+    ret(&scope::who(&eval, &paths))
+}
+
+/// `rail check`: how the files `session` changed relate to what it claimed (in scope, out of
+/// scope, conflicting with another session, undeclared, unclaimed).
+#[wasm_bindgen(unchecked_return_type = "ScopeReport")]
+pub fn scope(
+    #[wasm_bindgen(unchecked_param_type = "RailTexts")] texts: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Facts")] facts: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] session: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string[]")] changed: JsValue,
+) -> Result<JsValue, JsError> {
+    let texts: RailTexts = arg("texts", texts)?;
+    let facts: Facts = arg("facts", facts)?;
+    let session = text_arg("session", session)?;
+    let changed: Vec<String> = arg("changed", changed)?;
+    let eval = Rail::load(&texts).evaluate(&facts);
+    ret(&scope::classify(&eval, &session, &changed))
+}
+
+/// Reads a lock file's owner record; `null` when it is empty or incomplete.
+#[wasm_bindgen(js_name = parseLockRecord, unchecked_return_type = "LockRecord | null")]
+pub fn parse_lock_record(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> Result<JsValue, JsError> {
+    let text = text_arg("text", text)?;
+    ret(&lock::parse(&text))
+}
+
+/// Whether a found lock may be broken, from the lock file's text (`record`, possibly empty or
+/// garbled) and what the host observed.
+#[wasm_bindgen(js_name = assessLock, unchecked_return_type = "LockVerdict")]
+pub fn assess_lock(
+    #[wasm_bindgen(unchecked_param_type = "string")] record: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "LockFacts")] facts: JsValue,
+) -> Result<JsValue, JsError> {
+    let record = text_arg("record", record)?;
+    let facts: LockFacts = arg("facts", facts)?;
+    ret(&lock::assess(lock::parse(&record).as_ref(), &facts))
+}
+
+/// Applies a plan's edits (byte spans into `text`) and returns the new text. Throws when edits
+/// overlap or a span does not fit the text.
+#[wasm_bindgen(js_name = applyEdits, unchecked_return_type = "string")]
+pub fn apply_edits(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "TextEdit[]")] edits: JsValue,
+) -> Result<JsValue, JsError> {
+    let text = text_arg("text", text)?;
+    let edits: Vec<TextEdit> = arg("edits", edits)?;
+    let out = edit::apply(&text, &edits).map_err(|e| fail("edits", e))?;
+    Ok(JsValue::from_str(&out))
+}
+
+/// Markdown (a claim's purpose) as HTML that is safe to insert into a page.
+#[wasm_bindgen(js_name = renderMarkdown, unchecked_return_type = "string")]
+pub fn render_markdown(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> Result<JsValue, JsError> {
+    let text = text_arg("text", text)?;
+    Ok(JsValue::from_str(&markdown::render(&text)))
+}
+
+/// The zero-based line and UTF-16 column of a byte offset into `text` (an offset inside a
+/// character or past the end clamps back to a character boundary).
+#[wasm_bindgen(js_name = positionAt, unchecked_return_type = "Position")]
+pub fn position_at(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] offset: JsValue,
+) -> Result<JsValue, JsError> {
+    let text = text_arg("text", text)?;
+    let offset: usize = arg("offset", offset)?;
+    ret(&LineIndex::new(&text).position(&text, offset, Encoding::Utf16))
+}
+
+/// The byte offset of a zero-based line and UTF-16 column in `text`, the inverse of
+/// `positionAt` (a column past the line end clamps to it; half a surrogate pair clamps to
+/// the start of its character).
+#[wasm_bindgen(js_name = offsetAt, unchecked_return_type = "number")]
+pub fn offset_at(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Position")] position: JsValue,
+) -> Result<JsValue, JsError> {
+    let text = text_arg("text", text)?;
+    let position: Position = arg("position", position)?;
+    ret(&LineIndex::new(&text).offset(&text, position, Encoding::Utf16))
+}
+
+/// The UTF-16 range of a byte span into `text`, e.g. to show a plan's edit in an editor.
+#[wasm_bindgen(js_name = rangeOf, unchecked_return_type = "Range")]
+pub fn range_of(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Span")] span: JsValue,
+) -> Result<JsValue, JsError> {
+    let text = text_arg("text", text)?;
+    let span: Span = arg("span", span)?;
+    ret(&LineIndex::new(&text).range(&text, span, Encoding::Utf16))
+}

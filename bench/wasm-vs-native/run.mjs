@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// `board` on a 10,000-claim rail, natively and through the wasm package in Node.
+//
+//   node bench/wasm-vs-native/run.mjs [ROUNDS]      (build the package first: scripts/build-wasm.sh)
+//
+// The rail: 9,000 claims.md lines and 1,000 claim files, 5 path patterns each (one claim in 500
+// also names a file others name too: some conflicts), a resource on one claim in ten, 200
+// sessions with a mix of live, expiring and stale leases, and a 2,000-line log.
+// The same input (texts + facts, written to a temporary JSON file) goes to both sides. Prints the
+// median times and the ratio wasm / native; the target is wasm within 2x of native.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const rounds = Number(process.argv[2] ?? 15);
+
+function rail() {
+  const pad = (n) => String(n).padStart(2, "0");
+  // Claim times from 10:00 to 14:59 on the day; "now" is 15:00, leases 2h: a mix of states.
+  const time = (i) => `2026-10-22T${pad(10 + (i % 5))}:${pad((i * 7) % 60)}Z`;
+  const paths = (i) =>
+    [0, 1, 2, 3, i % 500 === 4 ? -1 : 4]
+      .map((k) => (k < 0 ? "src/shared/config.ts" : `src/area${i % 400}/mod${(i * 5 + k) % 997}/**`))
+      .join(", ");
+  const lines = ["# Claims", ""];
+  for (let i = 0; i < 9000; i++) {
+    let line = `task-${i} | session-${i % 200} | ${time(i)} | paths: ${paths(i)}`;
+    if (i % 10 === 0) line += ` | resources: port:${3000 + (i % 40)}`;
+    if (i % 25 === 0) line += ` | purpose: keep **task ${i}** going`;
+    lines.push(line);
+  }
+  const claimFiles = [];
+  for (let i = 9000; i < 10000; i++) {
+    const list = paths(i)
+      .split(", ")
+      .map((p) => `  - ${p}`)
+      .join("\n");
+    let text = `owner: session-x${i}\ntask: task-${i}\nsince: ${time(i)}\npaths:\n${list}\n`;
+    if (i % 10 === 0) text += `resources:\n  - shared:simulator\n`;
+    claimFiles.push({ path: `claims/session-x${i}.yaml`, text });
+  }
+  const log = [];
+  for (let i = 0; i < 2000; i++) {
+    log.push(`${time(i).replace("Z", ":00Z")} | claimed | task-${i} | session-${i % 200} | paths: src/a${i}/**`);
+  }
+  return {
+    texts: {
+      claims: { path: "claims.md", text: `${lines.join("\n")}\n` },
+      claim_files: claimFiles,
+      log: { path: "claims.log", text: `${log.join("\n")}\n` },
+    },
+    facts: { now: "2026-10-22T15:00:00Z", host: "devbox", commits: { "session-7": "2026-10-22T14:30:00Z" } },
+  };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const input = rail();
+const dir = mkdtempSync(join(tmpdir(), "rail-bench-"));
+try {
+  const file = join(dir, "input.json");
+  writeFileSync(file, JSON.stringify(input));
+
+  // Native (release profile, as the CLI ships).
+  const native = spawnSync(
+    "cargo",
+    ["bench", "-p", "rail-wasm", "--bench", "wasm-vs-native", "--quiet", "--", file, String(rounds)],
+    { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
+  );
+  if (native.status !== 0) process.exit(native.status ?? 1);
+  const n = JSON.parse(native.stdout.trim().split("\n").pop());
+
+  // wasm in Node: the same call the VS Code extension makes, objects in and out.
+  const wasm = createRequire(import.meta.url)(join(root, "wasm/pkg/node/rail_wasm.js"));
+  let board;
+  for (let i = 0; i < 3; i++) board = wasm.board(input.texts, input.facts);
+  const samples = [];
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    board = wasm.board(input.texts, input.facts);
+    samples.push(performance.now() - t);
+  }
+  const w = median(samples);
+  if (board.claims.length !== n.claims) throw new Error(`claims: wasm ${board.claims.length}, native ${n.claims}`);
+  // The part of the wasm time that only a JS host pays: building the result's JS objects (the
+  // package does it with JSON.parse of serde_json's text; the native side stops at the text).
+  const text = JSON.stringify(board);
+  const parse = [];
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    JSON.parse(text);
+    parse.push(performance.now() - t);
+  }
+  const p = median(parse);
+
+  const ms = (x) => `${x.toFixed(1)} ms`.padStart(10);
+  console.log(`board of ${n.claims} claims (${board.conflicts.length} conflicts), median of ${rounds}:`);
+  console.log(`  native board::build              ${ms(n.build_ms)}`);
+  console.log(`  native board::build + to JSON    ${ms(n.build_json_ms)}`);
+  console.log(`  wasm board() in Node (objects)   ${ms(w)}`);
+  console.log(`    of which JSON.parse (${(text.length / 1e6).toFixed(1)} MB) ${ms(p)}`);
+  console.log(`  ratio wasm / native build        ${(w / n.build_ms).toFixed(2)}x`);
+  console.log(`  ratio wasm / native build+JSON   ${(w / n.build_json_ms).toFixed(2)}x  (target <= 2x)`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Prints the raw and gzipped size of the optimised wasm module and fails when it is over budget.
+#
+#   scripts/wasm-size.sh [FILE]     (default: wasm/pkg/web/rail_wasm_bg.wasm; build it first with
+#                                    scripts/build-wasm.sh)
+#
+# Budget (KiB = 1024 bytes; gzip at level 9, as a server would send it precompressed):
+#   raw  <= 500 KiB
+#   gzip <= 200 KiB
+# To see what dominates, build with names kept and ask twiggy (cargo install twiggy):
+#   wasm-bindgen target-wasm/wasm32-unknown-unknown/wasm/rail_wasm.wasm --out-dir /tmp/named --target web
+#   wasm-opt -Oz -g /tmp/named/rail_wasm_bg.wasm -o /tmp/named.wasm && twiggy top -n 40 /tmp/named.wasm
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+file=${1:-$root/wasm/pkg/web/rail_wasm_bg.wasm}
+raw_budget=$((500 * 1024))
+gzip_budget=$((200 * 1024))
+
+if [[ ! -f "$file" ]]; then
+    echo "wasm-size: $file is missing; run scripts/build-wasm.sh" >&2
+    exit 2
+fi
+raw=$(wc -c <"$file")
+gz=$(gzip -9 -c "$file" | wc -c)
+kib() { awk -v b="$1" 'BEGIN { printf "%.1f KiB", b / 1024 }'; }
+verdict() {
+    if (($1 <= $2)); then echo "ok"; else echo "OVER by $(kib $(($1 - $2)))"; fi
+}
+printf 'wasm-size: %s\n' "${file#"$root"/}"
+printf '  raw   %8d bytes  %-11s (budget %s)  %s\n' "$raw" "$(kib "$raw")" "$(kib $raw_budget)" "$(verdict "$raw" $raw_budget)"
+printf '  gzip  %8d bytes  %-11s (budget %s)  %s\n' "$gz" "$(kib "$gz")" "$(kib $gzip_budget)" "$(verdict "$gz" $gzip_budget)"
+((raw <= raw_budget && gz <= gzip_budget))

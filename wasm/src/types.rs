@@ -1,0 +1,87 @@
+//! TypeScript declarations of every object that crosses the boundary, generated from the Rust
+//! structs with ts-rs (built only with `--features ts`).
+//!
+//! `types/rail.d.ts` is this module's output, committed; `tests/types.rs` fails when it is stale
+//! and rewrites it with `RAIL_UPDATE_TYPES=1`. The file is embedded in the package's `.d.ts`, so
+//! the exported functions name these types instead of `any`.
+
+use std::any::TypeId;
+use std::collections::BTreeMap;
+
+use rail_core::board::Board;
+use rail_core::diagnostic::Located;
+use rail_core::edit::TextEdit;
+use rail_core::input::{Facts, RailTexts};
+use rail_core::lock::{LockFacts, LockRecord, LockVerdict};
+use rail_core::merge::MergeResult;
+use rail_core::ops::Request;
+use rail_core::scope::{ScopeReport, Who};
+use rail_core::text::{Position, Range, Span};
+use ts_rs::{Config, TypeVisitor, TS};
+
+use crate::PlanOutcome;
+
+/// Every declaration the exports need, with everything they reference, sorted by name.
+pub fn declarations() -> String {
+    // Numbers cross as JS numbers (JSON-compatible mode), never as BigInt.
+    let cfg = Config::new().with_large_int("number");
+    let mut found = Collect {
+        cfg: &cfg,
+        decls: BTreeMap::new(),
+    };
+    // The roots: what the exports take and return.
+    found.visit::<RailTexts>();
+    found.visit::<Facts>();
+    found.visit::<Request>();
+    found.visit::<TextEdit>();
+    found.visit::<Position>();
+    found.visit::<Span>();
+    found.visit::<LockFacts>();
+    found.visit::<Board>();
+    found.visit::<PlanOutcome>();
+    found.visit::<Located>();
+    found.visit::<MergeResult>();
+    found.visit::<Who>();
+    found.visit::<ScopeReport>();
+    found.visit::<LockRecord>();
+    found.visit::<LockVerdict>();
+    found.visit::<Range>();
+
+    let mut out = String::from(
+        "// Generated from the Rust structs by rail-wasm's `types` module (ts-rs). Do not edit:\n\
+         // run `RAIL_UPDATE_TYPES=1 cargo test -p rail-wasm --features ts --test types`.\n",
+    );
+    for (_, decl) in found.decls.into_values() {
+        out.push_str("\nexport ");
+        out.push_str(decl.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+struct Collect<'a> {
+    cfg: &'a Config,
+    /// By TypeScript name: the Rust type it came from, and its declaration.
+    decls: BTreeMap<String, (TypeId, String)>,
+}
+
+impl TypeVisitor for Collect<'_> {
+    fn visit<T: TS + 'static + ?Sized>(&mut self) {
+        // Only named types are declared; `Vec<T>`, `Option<T>`, maps and primitives are inlined.
+        if T::output_path().is_none() {
+            T::visit_dependencies(self);
+            T::visit_generics(self);
+            return;
+        }
+        let name = T::ident(self.cfg);
+        if let Some((seen, _)) = self.decls.get(&name) {
+            // Two Rust types must not share one TypeScript name.
+            assert_eq!(*seen, TypeId::of::<T>(), "two types are named {name}");
+            return;
+        }
+        self.decls
+            .insert(name, (TypeId::of::<T>(), T::decl(self.cfg)));
+        T::visit_dependencies(self);
+        T::visit_generics(self);
+    }
+}

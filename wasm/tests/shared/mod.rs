@@ -1,0 +1,436 @@
+//! The facade's tests, run in Node (`tests/node.rs`) and in headless Chromium
+//! (`tests/browser.rs`). They call the exports as JavaScript would: with `JsValue`s built from
+//! JSON or from raw UTF-16, and read the results back as JSON.
+
+use js_sys::JsString;
+use serde_json::{json, Value};
+use wasm_bindgen::{JsCast, JsError, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+use rail_core::input::{Facts, RailTexts};
+
+mod fuzz;
+
+const NOW: &str = "2026-10-22T15:00:00Z";
+
+const CLAIMS: &str = "# Claims\n\nauth-refresh | session-a | 2026-10-22T14:05Z | paths: src/auth/**, docs/auth.md | resources: port:3000\nbilling | session-b | 2026-10-22T12:00Z | paths: src/billing/** | purpose: fix **totals**\n";
+
+/// A JSON value as JavaScript would pass it (plain objects, arrays, numbers, strings).
+pub fn js(value: &Value) -> JsValue {
+    use serde::Serialize;
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .unwrap()
+}
+
+/// A JS string made of exactly these UTF-16 code units (lone surrogates included).
+pub fn utf16(units: &[u16]) -> JsValue {
+    // `String.fromCharCode` takes its units as arguments: a few thousand at a time.
+    units
+        .chunks(4096)
+        .fold(JsString::from(""), |s, chunk| {
+            s.concat(&JsString::from_char_code(chunk))
+        })
+        .into()
+}
+
+/// A JS string with a lone high surrogate spliced in at every `~`.
+fn with_lone_surrogates(text: &str) -> JsValue {
+    let units: Vec<u16> = text
+        .encode_utf16()
+        .map(|u| if u == u16::from(b'~') { 0xD83D } else { u })
+        .collect();
+    utf16(&units)
+}
+
+/// What an export returned, as JSON (the way `JSON.stringify` would see it).
+pub fn json_of(value: JsValue) -> Value {
+    serde_wasm_bindgen::from_value(value).unwrap()
+}
+
+pub fn ok(result: Result<JsValue, JsError>) -> Value {
+    match result {
+        Ok(v) => json_of(v),
+        Err(e) => panic!("unexpected error: {}", message(e)),
+    }
+}
+
+/// The message of a thrown error; fails unless it is a real JS `Error`.
+pub fn message(error: JsError) -> String {
+    let value: JsValue = error.into();
+    let error = value
+        .dyn_into::<js_sys::Error>()
+        .expect("exports throw JS Error objects");
+    error.message().into()
+}
+
+fn err(result: Result<JsValue, JsError>) -> String {
+    match result {
+        Ok(v) => panic!("expected an error, got {:?}", json_of(v)),
+        Err(e) => message(e),
+    }
+}
+
+fn texts_json(claims: &str) -> Value {
+    json!({ "claims": { "path": "claims.md", "text": claims } })
+}
+
+fn facts_json() -> Value {
+    json!({ "now": NOW })
+}
+
+fn native_texts(value: &Value) -> RailTexts {
+    serde_json::from_value(value.clone()).unwrap()
+}
+
+fn native_facts(value: &Value) -> Facts {
+    serde_json::from_value(value.clone()).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn board_matches_serde_json_of_core() {
+    let texts = texts_json(CLAIMS);
+    let facts = json!({
+        "now": NOW,
+        "commits": { "session-a": "2026-10-22T14:50:00Z" },
+        "worktrees": [{ "path": "/work/app-billing", "branch": "session-b" }],
+    });
+    let got = ok(rail_wasm::board(js(&texts), js(&facts)));
+    let want = serde_json::to_value(rail_core::board::build(
+        &native_texts(&texts),
+        &native_facts(&facts),
+    ))
+    .unwrap();
+    assert_eq!(got, want);
+    assert_eq!(got["claims"][0]["task"], "auth-refresh");
+    assert_eq!(got["claims"][0]["last_commit_at"], "2026-10-22T14:50:00Z");
+    assert_eq!(got["claims"][1]["state"], "stale");
+    assert_eq!(
+        got["claims"][1]["purpose_html"],
+        "<p>fix <strong>totals</strong></p>"
+    );
+    // Absent values are `null`, never `undefined`: the result survives JSON.stringify whole.
+    assert!(got["claims"][0]["pid"].is_null());
+}
+
+#[wasm_bindgen_test]
+fn board_of_an_empty_rail() {
+    let got = ok(rail_wasm::board(js(&json!({})), js(&facts_json())));
+    assert_eq!(got["summary"]["claims"], 0);
+    assert_eq!(got["now"], NOW);
+}
+
+#[wasm_bindgen_test]
+fn plan_gives_a_plan_or_a_refusal() {
+    let texts = texts_json(CLAIMS);
+    let claim = json!({ "op": "claim", "task": "search", "paths": ["src/search/**"] });
+    let got = ok(rail_wasm::plan(
+        js(&texts),
+        js(&facts_json()),
+        "session-c".into(),
+        js(&claim),
+    ));
+    let plan = &got["ok"];
+    assert_eq!(plan["op"], "claim");
+    assert_eq!(plan["edits"][0]["file"], "claims.md");
+    // The plan's edits apply to the text it was made from.
+    let edits = js(&plan["edits"][0]["edits"]);
+    let after = rail_wasm::apply_edits(CLAIMS.into(), edits)
+        .unwrap()
+        .as_string()
+        .unwrap();
+    assert!(
+        after.ends_with("search | session-c | 2026-10-22T15:00:00Z | paths: src/search/**\n"),
+        "{after}"
+    );
+
+    let held = json!({ "op": "claim", "task": "auth-refresh" });
+    let got = ok(rail_wasm::plan(
+        js(&texts),
+        js(&facts_json()),
+        "session-c".into(),
+        js(&held),
+    ));
+    assert_eq!(got["refusal"]["kind"], "held");
+    assert_eq!(got["refusal"]["holder"], "session-a");
+    assert!(got.get("ok").is_none());
+}
+
+#[wasm_bindgen_test]
+fn validate_reports_every_file() {
+    let texts = json!({
+        "claims": { "path": "claims.md", "text": "auth | session-a | yesterday\n" },
+        "claim_files": [{ "path": "claims/session-b.yaml", "text": "owner: [\n" }],
+    });
+    let got = ok(rail_wasm::validate(js(&texts)));
+    let files: Vec<&str> = got
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
+    assert!(files.contains(&"claims.md"), "{got}");
+    assert!(files.contains(&"claims/session-b.yaml"), "{got}");
+}
+
+/// The start column of the first diagnostic on "nope" must be the JS string index of "nope".
+fn check_diagnostic_column(text: JsValue) {
+    let js_text: JsString = text.clone().unchecked_into();
+    let expected = js_text.index_of("nope", 0);
+    assert!(expected > 0);
+    let line_start = js_text.last_index_of("\n", expected) + 1;
+    let texts = js_sys::Object::new();
+    let claims = js_sys::Object::new();
+    js_sys::Reflect::set(&claims, &"path".into(), &"claims.md".into()).unwrap();
+    js_sys::Reflect::set(&claims, &"text".into(), &text).unwrap();
+    js_sys::Reflect::set(&texts, &"claims".into(), &claims).unwrap();
+    let got = ok(rail_wasm::validate(texts.into()));
+    let d = got
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "bad-time")
+        .unwrap_or_else(|| panic!("no bad-time diagnostic in {got}"));
+    assert_eq!(d["range"]["start"]["line"], 1, "{d}");
+    assert_eq!(
+        d["range"]["start"]["character"],
+        expected - line_start,
+        "{d}"
+    );
+    assert_eq!(
+        d["range"]["end"]["character"],
+        expected - line_start + 4,
+        "{d}"
+    );
+}
+
+#[wasm_bindgen_test]
+fn diagnostic_ranges_count_utf16_units() {
+    // ç is 1 unit (2 bytes), 😀 is 2 units (4 bytes).
+    check_diagnostic_column("# ç\nçç😀 | session-a | nope\n".into());
+    // A lone surrogate becomes U+FFFD in Rust: still one unit, so columns stay true.
+    check_diagnostic_column(with_lone_surrogates("# ~\nç~😀~ | session-a | nope\n"));
+}
+
+#[wasm_bindgen_test]
+fn positions_are_utf16() {
+    let text = "ab\nç😀x\r\nend";
+    let x = text.find('x').unwrap();
+    let p = ok(rail_wasm::position_at(text.into(), JsValue::from(x as u32)));
+    assert_eq!(p, json!({ "line": 1, "character": 3 }));
+    let back = ok(rail_wasm::offset_at(text.into(), js(&p)));
+    assert_eq!(back, json!(x));
+    // Inside the emoji (byte offset) clamps back to its start; half a surrogate pair too.
+    let emoji = text.find('😀').unwrap();
+    let inside = ok(rail_wasm::position_at(
+        text.into(),
+        JsValue::from(emoji as u32 + 2),
+    ));
+    assert_eq!(inside, json!({ "line": 1, "character": 1 }));
+    let half = ok(rail_wasm::offset_at(
+        text.into(),
+        js(&json!({ "line": 1, "character": 2 })),
+    ));
+    assert_eq!(half, json!(emoji));
+    let range = ok(rail_wasm::range_of(
+        text.into(),
+        js(&json!({ "start": emoji, "end": x + 1 })),
+    ));
+    assert_eq!(
+        range,
+        json!({ "start": { "line": 1, "character": 1 }, "end": { "line": 1, "character": 4 } })
+    );
+    // Past the end clamps to the end.
+    let end = ok(rail_wasm::position_at(text.into(), JsValue::from(9999)));
+    assert_eq!(end, json!({ "line": 2, "character": 3 }));
+}
+
+#[wasm_bindgen_test]
+fn positions_after_lone_surrogates_match_js_indexes() {
+    // "a<lone>b": in Rust "a\u{FFFD}b", b at byte 4; in JS, b at index 2.
+    let text = utf16(&[0x61, 0xD800, 0x62, 0x0A, 0xDC00, 0x63]);
+    let p = ok(rail_wasm::position_at(text.clone(), JsValue::from(4)));
+    assert_eq!(p, json!({ "line": 0, "character": 2 }));
+    let c = ok(rail_wasm::offset_at(
+        text,
+        js(&json!({ "line": 1, "character": 1 })),
+    ));
+    // Line 1 starts at byte 6 ("a" + 3 + "b" + "\n"); the lone low surrogate is 3 bytes.
+    assert_eq!(c, json!(9));
+}
+
+#[wasm_bindgen_test]
+fn merge_is_the_driver() {
+    let base = "auth | session-a | 2026-10-22T14:05Z\n";
+    let ours = format!("{base}search | session-c | 2026-10-22T15:00Z\n");
+    let theirs = format!("{base}search | session-d | 2026-10-22T14:59Z\n");
+    let got = ok(rail_wasm::merge(
+        base.into(),
+        ours.as_str().into(),
+        theirs.as_str().into(),
+    ));
+    assert_eq!(
+        got,
+        serde_json::to_value(rail_core::merge::merge(base, &ours, &theirs)).unwrap()
+    );
+    assert_eq!(got["losers"][0]["lost_session"], "session-c");
+}
+
+#[wasm_bindgen_test]
+fn who_and_scope() {
+    let texts = js(&texts_json(CLAIMS));
+    let got = ok(rail_wasm::who(
+        texts.clone(),
+        js(&facts_json()),
+        js(&json!(["./src/auth/token.ts", "README.md"])),
+    ));
+    assert_eq!(got[0]["path"], "src/auth/token.ts");
+    assert_eq!(got[0]["holders"][0]["session"], "session-a");
+    assert_eq!(got[1]["holders"], json!([]));
+
+    let got = ok(rail_wasm::scope(
+        texts,
+        js(&facts_json()),
+        "session-a".into(),
+        js(&json!([
+            "src/auth/a.ts",
+            "src/other.ts",
+            "src/billing/x.ts"
+        ])),
+    ));
+    assert_eq!(got["in_scope"], json!(["src/auth/a.ts"]));
+    // session-b's billing claim is stale: touching its paths is no conflict, only drift.
+    assert_eq!(
+        got["out_of_scope"],
+        json!(["src/other.ts", "src/billing/x.ts"])
+    );
+    assert_eq!(got["conflicts"], json!([]));
+    assert_eq!(got["clean"], false);
+}
+
+#[wasm_bindgen_test]
+fn lock_record_and_verdict() {
+    let record = "pid: 4242\nhost: devbox\nsession: session-a\ncommand: rail claim auth\nstarted: 2026-10-22T14:05:03Z\nnonce: 5f1c2a9e\n";
+    let got = ok(rail_wasm::parse_lock_record(record.into()));
+    assert_eq!(got["pid"], 4242);
+    assert_eq!(got["started"], "2026-10-22T14:05:03Z");
+    assert!(got["proc_start"].is_null());
+    assert_eq!(ok(rail_wasm::parse_lock_record("".into())), Value::Null);
+
+    let facts = |alive: Value, age_ms: f64| {
+        js(&json!({ "now": NOW, "host": "devbox", "owner_alive": alive, "file_age_ms": age_ms }))
+    };
+    let dead = ok(rail_wasm::assess_lock(
+        record.into(),
+        facts(json!(false), 0.0),
+    ));
+    assert_eq!(dead["state"], "dead");
+    assert_eq!(dead["breakable"], true);
+    let unknown = ok(rail_wasm::assess_lock(
+        record.into(),
+        facts(Value::Null, 0.0),
+    ));
+    assert_eq!(unknown["state"], "unknown");
+    // An empty lock file: young for 2 s, then abandoned (fractional milliseconds are fine).
+    let young = ok(rail_wasm::assess_lock(
+        "".into(),
+        facts(Value::Null, 1999.5),
+    ));
+    assert_eq!(young["state"], "young");
+    let abandoned = ok(rail_wasm::assess_lock(
+        "".into(),
+        facts(Value::Null, 2000.0),
+    ));
+    assert_eq!(abandoned["state"], "abandoned");
+    let m = err(rail_wasm::assess_lock(
+        "".into(),
+        js(&json!({ "now": NOW, "host": "devbox", "file_age_ms": -1e300 })),
+    ));
+    assert!(m.starts_with("rail: facts: file age"), "{m}");
+}
+
+#[wasm_bindgen_test]
+fn apply_edits_refuses_overlaps_and_bad_spans() {
+    let edit = |s: usize, e: usize, t: &str| json!({ "span": { "start": s, "end": e }, "text": t });
+    let out = rail_wasm::apply_edits("héllo".into(), js(&json!([edit(0, 1, "H")])))
+        .unwrap()
+        .as_string();
+    assert_eq!(out.as_deref(), Some("Héllo"));
+    let m = err(rail_wasm::apply_edits(
+        "héllo".into(),
+        js(&json!([edit(0, 3, ""), edit(1, 4, "")])),
+    ));
+    assert!(m.starts_with("rail: edits: edits overlap"), "{m}");
+    // Byte 2 is inside `é`.
+    let m = err(rail_wasm::apply_edits(
+        "héllo".into(),
+        js(&json!([edit(2, 3, "")])),
+    ));
+    assert!(m.contains("outside the text"), "{m}");
+}
+
+#[wasm_bindgen_test]
+fn markdown_is_safe_html() {
+    let html = rail_wasm::render_markdown("<script>x</script> [a](javascript:alert(1))".into())
+        .unwrap()
+        .as_string()
+        .unwrap();
+    assert!(!html.contains("<script"), "{html}");
+    assert!(!html.contains("href"), "{html}");
+}
+
+#[wasm_bindgen_test]
+fn wrong_argument_types_throw_errors_that_name_the_argument() {
+    let cases: Vec<(String, Result<JsValue, JsError>)> = vec![
+        (
+            "rail: texts: invalid type".into(),
+            rail_wasm::board(JsValue::from(3), js(&facts_json())),
+        ),
+        (
+            "rail: facts: missing field `now`".into(),
+            rail_wasm::board(js(&json!({})), js(&json!({}))),
+        ),
+        (
+            "rail: facts: `soon`: expected a time".into(),
+            rail_wasm::board(js(&json!({})), js(&json!({ "now": "soon" }))),
+        ),
+        (
+            "rail: session: expected a string".into(),
+            rail_wasm::plan(
+                js(&json!({})),
+                js(&facts_json()),
+                JsValue::NULL,
+                js(&json!({ "op": "renew", "task": "x" })),
+            ),
+        ),
+        (
+            "rail: request: unknown variant `fly`".into(),
+            rail_wasm::plan(
+                js(&json!({})),
+                js(&facts_json()),
+                "s".into(),
+                js(&json!({ "op": "fly", "task": "x" })),
+            ),
+        ),
+        (
+            "rail: ours: expected a string".into(),
+            rail_wasm::merge("".into(), JsValue::UNDEFINED, "".into()),
+        ),
+        (
+            "rail: paths: ".into(),
+            rail_wasm::who(js(&json!({})), js(&facts_json()), "src".into()),
+        ),
+        (
+            "rail: offset: invalid type".into(),
+            rail_wasm::position_at("abc".into(), JsValue::from(-1)),
+        ),
+        (
+            "rail: edits: invalid type".into(),
+            rail_wasm::apply_edits("abc".into(), js(&json!({}))),
+        ),
+    ];
+    for (want, result) in cases {
+        let m = err(result);
+        assert!(m.starts_with(&want), "{m:?} should start with {want:?}");
+    }
+}

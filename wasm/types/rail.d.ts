@@ -1,0 +1,299 @@
+// Generated from the Rust structs by rail-wasm's `types` module (ts-rs). Do not edit:
+// run `RAIL_UPDATE_TYPES=1 cargo test -p rail-wasm --features ts --test types`.
+
+export type Activity = "claimed" | "renewed" | "commit" | "none";
+
+export type Blocked = { claim: number, task: string | null, session: string, waiting_for: Array<Waiting>, message: string, };
+
+export type Board = { version: number, now: string, settings: Settings, summary: Summary, claims: Array<BoardClaim>, released: Array<BoardReleased>, conflicts: Array<Conflict>, blocked: Array<Blocked>, 
+/**
+ * The backlog (`- [ ] task` lines of claims.md) and where each task stands.
+ */
+planned: Array<PlannedView>, resources: Array<ResourceUse>, sessions: Array<SessionView>, diagnostics: Array<Located>, log: Array<LogEntry>, };
+
+export type BoardClaim = { id: number, 
+/**
+ * `null` for a claim file that claims paths and resources but no task.
+ */
+task: string | null, session: string, branch: string, 
+/**
+ * Where it is written: `claims.md` or `claims/<owner>.yaml`, one-based line.
+ */
+file: string, line: number, 
+/**
+ * A claim file that adds paths or resources to this claims.md line.
+ */
+also: string | null, claimed_at: string | null, renewed_at: string | null, last_commit_at: string | null, lease_start: string | null, lease_end: string | null, lease_secs: number, 
+/**
+ * Negative once the lease ran out; `null` when no time is known.
+ */
+lease_left_secs: number | null, lease_left_text: string | null, 
+/**
+ * The lease for people: `1h12m left`, `ran out 2h ago`, `stale: owner gone`,
+ * `ran out 5m ago; owner alive`, `no time known`.
+ */
+lease_text: string, age_secs: number | null, age_text: string | null, state: State, activity: Activity, reason: string, 
+/**
+ * False for a duplicate claim that lost to an earlier one.
+ */
+holds: boolean, blocked: boolean, blocked_by: Array<string>, 
+/**
+ * Indexes into `conflicts`.
+ */
+conflicts: Array<number>, paths: Array<string>, resources: Array<string>, after: Array<string>, purpose: string | null, 
+/**
+ * `purpose` rendered from markdown; safe to insert as HTML.
+ */
+purpose_html: string | null, pid: string | null, };
+
+export type BoardReleased = { task: string | null, session: string, file: string, released_at: string, touched: Array<string>, };
+
+export type ClaimRequest = { task: string, paths?: Array<string>, resources?: Array<string>, purpose?: string | null, 
+/**
+ * As written by the user, e.g. `45m`.
+ */
+lease?: string | null, after?: Array<string>, 
+/**
+ * `pid@host` of the owning process, if the host knows it.
+ */
+pid?: string | null, 
+/**
+ * The session's branch, when it is not named like the session.
+ */
+branch?: string | null, };
+
+export type Code = "bad-time" | "missing-session" | "missing-time" | "invalid-task" | "invalid-session" | "unknown-field" | "duplicate-field" | "malformed-field" | "bad-duration" | "invalid-path" | "invalid-resource" | "conflict-marker" | "yaml-syntax" | "yaml-unsupported" | "missing-owner" | "bad-value" | "duplicate-key" | "owner-mismatch" | "no-claim-time" | "bad-log-line" | "duplicate-claim" | "path-overlap" | "resource-clash" | "blocked" | "bad-lock-record" | "bad-config";
+
+export type Conflict = { kind: ConflictKind, 
+/**
+ * Claim ids; for a duplicate task the holder comes first.
+ */
+claims: Array<number>, sessions: Array<string>, task: string | null, resource: string | null, overlaps: Array<Overlap>, message: string, };
+
+export type ConflictKind = "duplicate-task" | "path-overlap" | "resource-clash";
+
+export type Event = "claimed" | "renewed" | "released" | "taken" | "updated" | "lock-broken" | "recovered" | "done" | "bypass" | "refused" | string;
+
+export type Facts = { 
+/**
+ * "Now" for every lease decision. Hosts pass the clock; tests and replays pass any time.
+ */
+now: string, 
+/**
+ * This machine's host name (to judge `pid@host` owners).
+ */
+host?: string, 
+/**
+ * Last commit time per branch (`refs/heads/<branch>`), for leases.
+ */
+commits?: Record<string, string>, 
+/**
+ * Liveness of owner processes, keyed `pid@host`.
+ */
+processes?: { [key in string]: boolean }, 
+/**
+ * Liveness of whole sessions, when a host knows it (e.g. an agent harness).
+ */
+sessions?: { [key in string]: boolean }, worktrees?: Array<Worktree>, };
+
+export type FileClass = "in-scope" | "out-of-scope" | "conflict" | "undeclared";
+
+export type FileEdits = { 
+/**
+ * The file, relative to the rail directory: `claims.md` or `claims/<owner>.yaml`.
+ */
+file: string, 
+/**
+ * True when the file does not exist yet and the edits create it.
+ */
+create: boolean, edits: Array<TextEdit>, };
+
+export type FileScope = { path: string, class: FileClass, 
+/**
+ * The session's own patterns covering the file.
+ */
+own: Array<string>, 
+/**
+ * Other sessions' holding claims covering the file.
+ */
+others: Array<Holder>, 
+/**
+ * No claim at all covers it.
+ */
+unclaimed: boolean, };
+
+export type FileText = { 
+/**
+ * `claims.md`, `claims/session-a.yaml`, `claims.log`, `rail.yaml`.
+ */
+path: string, text: string, 
+/**
+ * Last modification time, used as a claim file's `since` when it has none.
+ */
+modified?: string | null, };
+
+export type Holder = { claim: number, session: string, task: string | null, pattern: string, state: State, };
+
+export type Located = { file: string, code: Code, severity: Severity, message: string, span: Span, range: Range, line: number, column: number, };
+
+export type LockFacts = { now: string, 
+/**
+ * This machine's host name.
+ */
+host: string, 
+/**
+ * Is the recorded pid (with matching start time, where known) running here? Only
+ * meaningful when the record's host is this host; `None` if it could not be checked.
+ */
+owner_alive?: boolean | null, 
+/**
+ * How long ago the lock file was last modified (milliseconds in JSON, as JS hosts measure
+ * it: `Date.now() - stat.mtimeMs`).
+ */
+file_age_ms: number, };
+
+export type LockRecord = { pid: number, host: string, session: string, command: string, started: string, 
+/**
+ * Unique per acquisition: tells one holder from the next even if pids repeat.
+ */
+nonce: string, 
+/**
+ * The owner's process start time as the OS counts it (Linux: clock ticks since boot), so a
+ * reused pid is not mistaken for the owner. Empty when unknown.
+ */
+proc_start: number | null, };
+
+export type LockState = "alive" | "dead" | "foreign-host" | "unknown" | "abandoned" | "young";
+
+export type LockVerdict = { state: LockState, 
+/**
+ * May a waiter break it without being told to?
+ */
+breakable: boolean, 
+/**
+ * What to say: who holds it and what can be done.
+ */
+message: string, };
+
+export type LogEntry = { time: string, event: Event, task: string | null, session: string | null, details: { [key in string]: string }, 
+/**
+ * Zero-based line in the log (when parsed).
+ */
+line: number | null, };
+
+export type Loser = { task: string, kept_session: string, lost_session: string, 
+/**
+ * The losing line as it was written.
+ */
+lost_line: string, };
+
+export type MergeResult = { text: string, 
+/**
+ * Claims of a task that lost to another claim of the same task, and edits of one claim
+ * made on both sides where one edit was dropped (then both sessions are the same).
+ */
+losers: Array<Loser>, };
+
+export type Overlap = { left: string, right: string, example: string, };
+
+export type Plan = { op: string, task: string, session: string, edits: Array<FileEdits>, 
+/**
+ * The line to append to claims.log (without newline); `null` when nothing happens.
+ */
+log_line: string | null, message: string, 
+/**
+ * Nothing to do (e.g. claiming a task the session already holds and nothing changes).
+ */
+noop: boolean, };
+
+export type PlanOutcome = { "ok": Plan } | { "refusal": Refusal };
+
+export type PlannedStatus = "ready" | "blocked" | "claimed" | "done";
+
+export type PlannedView = { task: string, status: PlannedStatus, file: string, line: number, after: Array<string>, paths: Array<string>, resources: Array<string>, purpose: string | null, 
+/**
+ * Who holds it, when claimed.
+ */
+held_by: string | null, 
+/**
+ * Unreleased dependencies, when blocked.
+ */
+waiting_for: Array<Waiting>, };
+
+export type Position = { line: number, character: number, };
+
+export type RailTexts = { claims?: FileText, claim_files?: Array<FileText>, log?: FileText, config?: FileText, };
+
+export type Range = { start: Position, end: Position, };
+
+export type Refusal = { kind: RefusalKind, task: string, 
+/**
+ * The session that holds what was asked for.
+ */
+holder: string | null, holder_claim: number | null, claimed_at: string | null, age_secs: number | null, lease_left_secs: number | null, state: State | null, 
+/**
+ * Why the holder's claim is in its state.
+ */
+reason: string | null, conflicts: Array<Conflict>, message: string, };
+
+export type RefusalKind = "held" | "stale-held" | "not-claimed" | "not-yours" | "not-stale" | "path-conflict" | "resource-conflict" | "broken-line" | "bad-input";
+
+export type Request = { "op": "claim" } & ClaimRequest | { "op": "release", task: string, touched?: Array<string>, 
+/**
+ * The task is finished (the gate passed): also tick its backlog entry.
+ */
+done?: boolean, } | { "op": "renew", task: string, } | { "op": "take", task: string, reason?: string | null, 
+/**
+ * The taker's branch, when it is not named like the session.
+ */
+branch?: string | null, } | { "op": "update", task: string, paths?: Array<string> | null, resources?: Array<string> | null, purpose?: string | null, };
+
+export type ResourceHolder = { claim: number, session: string, task: string | null, shared: boolean, state: State, };
+
+export type ResourceUse = { 
+/**
+ * Without the `shared:` prefix, e.g. `port:3000`.
+ */
+name: string, 
+/**
+ * The part before the first `:` (`port`, `simulator`, `checkout`), or `""`.
+ */
+kind: string, holders: Array<ResourceHolder>, 
+/**
+ * Two holding sessions and at least one exclusive holder.
+ */
+clash: boolean, };
+
+export type ScopeReport = { session: string, 
+/**
+ * Everything the session declared (all its claims' paths).
+ */
+declared: Array<string>, files: Array<FileScope>, in_scope: Array<string>, out_of_scope: Array<string>, conflicts: Array<string>, undeclared: Array<string>, unclaimed: Array<string>, 
+/**
+ * True when nothing is out of scope and nothing conflicts.
+ */
+clean: boolean, };
+
+export type SessionView = { name: string, branch: string, worktree: string | null, last_commit_at: string | null, claims: Array<number>, live: number, expiring: number, stale: number, };
+
+export type Settings = { lease_secs: number, expiring_secs: number, };
+
+export type Severity = "error" | "warning" | "info";
+
+export type Span = { start: number, end: number, };
+
+export type State = "live" | "expiring" | "stale";
+
+export type Summary = { claims: number, live: number, expiring: number, stale: number, blocked: number, conflicts: number, errors: number, warnings: number, };
+
+export type TextEdit = { span: Span, text: string, };
+
+export type Waiting = { task: string, 
+/**
+ * Who holds it now, if anyone.
+ */
+held_by: string | null, };
+
+export type Who = { path: string, holders: Array<Holder>, };
+
+export type Worktree = { path: string, branch?: string, };
