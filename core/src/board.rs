@@ -252,7 +252,9 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
 
     // The newest entries by time (a log merged from several machines is not in time order).
     let mut newest: Vec<&LogEntry> = rail.log.entries.iter().collect();
-    newest.sort_by(|a, b| b.time.cmp(&a.time).then(b.line.cmp(&a.line)));
+    crate::sort::sort_by(&mut newest, |a, b| {
+        b.time.cmp(&a.time).then(b.line.cmp(&a.line))
+    });
     let log: Vec<LogEntry> = newest.into_iter().take(log_limit).cloned().collect();
 
     let mut summary = Summary {
@@ -329,7 +331,7 @@ fn resources(eval: &Evaluation) -> Vec<ResourceUse> {
             let holding: Vec<&ResourceHolder> =
                 holders.iter().filter(|h| h.state.holds()).collect();
             let mut sessions: Vec<&str> = holding.iter().map(|h| h.session.as_str()).collect();
-            sessions.sort_unstable();
+            crate::sort::sort_by(&mut sessions, |a, b| a.cmp(b));
             sessions.dedup();
             let clash = sessions.len() > 1 && holding.iter().any(|h| !h.shared);
             ResourceUse {

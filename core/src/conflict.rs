@@ -56,7 +56,9 @@ pub fn detect(eval: &Evaluation) -> Vec<Conflict> {
     let mut out = duplicates(eval);
     out.extend(path_overlaps(&eval.claims));
     out.extend(resource_clashes(&eval.claims));
-    out.sort_by(|a, b| (a.kind, &a.claims).cmp(&(b.kind, &b.claims)));
+    crate::sort::sort_by(&mut out, |a, b| {
+        (a.kind, &a.claims).cmp(&(b.kind, &b.claims))
+    });
     out
 }
 
@@ -64,7 +66,7 @@ pub fn detect(eval: &Evaluation) -> Vec<Conflict> {
 /// (live or expiring) the earliest wins; if all are stale, the earliest overall.
 pub fn holder_of<'a>(claims: &[&'a Claim]) -> Option<&'a Claim> {
     let mut sorted: Vec<&Claim> = claims.to_vec();
-    sorted.sort_by(|a, b| precedence(a, b));
+    crate::sort::sort_by(&mut sorted, |a, b| precedence(a, b));
     sorted
         .iter()
         .find(|c| c.state().holds())
@@ -92,7 +94,7 @@ fn duplicates(eval: &Evaluation) -> Vec<Conflict> {
             .copied()
             .filter(|c| c.id != holder.id)
             .collect();
-        others.sort_by(|a, b| precedence(a, b));
+        crate::sort::sort_by(&mut others, |a, b| precedence(a, b));
         let mut ids = vec![holder.id];
         ids.extend(others.iter().map(|c| c.id));
         let mut sessions = vec![holder.session.clone()];

@@ -62,7 +62,7 @@ impl std::error::Error for EditError {}
 /// Applies edits to `text`. All edits refer to the original text.
 pub fn apply(text: &str, edits: &[TextEdit]) -> Result<String, EditError> {
     let mut sorted: Vec<&TextEdit> = edits.iter().collect();
-    sorted.sort_by_key(|e| (e.span.start, e.span.end));
+    crate::sort::sort_by_key(&mut sorted, |e| (e.span.start, e.span.end));
     for edit in &sorted {
         let span = edit.span;
         if span.start > span.end

@@ -31,6 +31,7 @@ pub mod rail;
 pub mod scope;
 pub mod serde_time;
 pub mod shell;
+pub mod sort;
 pub mod text;
 pub mod time;
 pub mod yaml;

@@ -77,7 +77,7 @@ fn side(text: &str) -> Side<'_> {
     }
     let mut rank = vec![0usize; doc.lines.len()];
     for claims in by_task.values_mut() {
-        claims.sort_by(|a, b| {
+        crate::sort::sort_by(claims, |a, b| {
             (a.0.time, &a.0.session, a.1, a.2).cmp(&(b.0.time, &b.0.session, b.1, b.2))
         });
         for (n, (_, _, i)) in claims.iter().enumerate() {
@@ -376,7 +376,7 @@ fn patience(
         small_lcs(a, b, alo, ahi, blo, bhi, out);
         return;
     }
-    pairs.sort_unstable();
+    crate::sort::sort_by(&mut pairs, |a, b| a.cmp(b));
     let anchors = longest_increasing(&pairs);
     let (mut pa, mut pb) = (alo, blo);
     for (i, j) in anchors {

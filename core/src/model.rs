@@ -41,7 +41,7 @@ impl Rail {
     pub fn load(texts: &RailTexts) -> Rail {
         let claims_text = texts.claims.as_ref().map(|f| f.text.as_str()).unwrap_or("");
         let mut files: Vec<&FileText> = texts.claim_files.iter().collect();
-        files.sort_by(|a, b| a.path.cmp(&b.path));
+        crate::sort::sort_by(&mut files, |a, b| a.path.cmp(&b.path));
         let log_text = texts
             .log
             .as_ref()
@@ -369,7 +369,7 @@ impl Evaluation {
             .iter()
             .filter(|c| c.task.as_deref() == Some(task))
             .collect();
-        out.sort_by(|a, b| precedence(a, b));
+        crate::sort::sort_by(&mut out, |a, b| precedence(a, b));
         out
     }
 }

@@ -289,6 +289,9 @@ pub fn plan(
     }
 }
 
+/// The id of a claim that is not in the rail yet (a `claim` being planned).
+const NOT_WRITTEN: usize = usize::MAX;
+
 struct Planner<'a> {
     rail: &'a Rail,
     eval: &'a Evaluation,
@@ -397,10 +400,15 @@ impl<'a> Planner<'a> {
             .into_iter()
             .filter(|c| c.claims.contains(&probe_index))
             .map(|mut c| {
+                // Ids name claims of the rail as it is; a claim not written yet has none, so it
+                // is left out (an update's probe keeps the id of the claim it changes).
                 c.claims = c
                     .claims
                     .iter()
-                    .map(|id| original_ids.get(*id).copied().unwrap_or(probe_id))
+                    .filter_map(|id| match original_ids.get(*id) {
+                        Some(original) => Some(*original),
+                        None => (probe_id != NOT_WRITTEN).then_some(probe_id),
+                    })
                     .collect();
                 c
             })
@@ -578,7 +586,7 @@ impl<'a> Planner<'a> {
     /// A claim as it would be evaluated if written now.
     fn probe(&self, new: &NewClaim) -> Claim {
         Claim {
-            id: usize::MAX,
+            id: NOT_WRITTEN,
             task: Some(new.task.clone()),
             session: new.session.clone(),
             origin: Origin::Line(usize::MAX),
@@ -640,7 +648,7 @@ impl<'a> Planner<'a> {
             .map(|t| crate::scope::normalize_path(t))
             .filter(|t| !t.is_empty())
             .collect();
-        touched_norm.sort();
+        crate::sort::sort_by(&mut touched_norm, |a, b| a.cmp(b));
         touched_norm.dedup();
         let now = format_time(self.now());
         let mut md_edits = Vec::new();
@@ -933,7 +941,7 @@ impl<'a> Planner<'a> {
 
 /// Several new fields inserted at one point become one insertion (edits may not share a point).
 fn merge_inserts(edits: &mut Vec<TextEdit>) {
-    edits.sort_by_key(|e| (e.span.start, e.span.end));
+    crate::sort::sort_by_key(edits, |e| (e.span.start, e.span.end));
     let mut out: Vec<TextEdit> = Vec::new();
     for e in edits.drain(..) {
         match out.last_mut() {

@@ -52,7 +52,7 @@ impl<'a> PathIndex<'a> {
                 }
             }
         }
-        out.sort_by_key(|(c, _)| c.id);
+        crate::sort::sort_by_key(&mut out, |(c, _)| c.id);
         out.dedup_by_key(|(c, p)| (c.id, *p));
         out
     }

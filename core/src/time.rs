@@ -133,28 +133,39 @@ pub fn looks_like_time(text: &str) -> bool {
 }
 
 /// The form Rail writes: UTC with seconds, e.g. `2026-10-22T14:05:03Z`.
+///
+/// Written field by field: the board formats several times per claim, and chrono's strftime
+/// machinery would also add its whole formatter to the WebAssembly build. Years outside
+/// 0..=9999 are written the way chrono's `%Y` does (`+10000`, `-0001`).
 pub fn format_time(time: Time) -> String {
     use chrono::{Datelike, Timelike};
-    // The board writes several times per claim; formatting the fields directly avoids parsing
-    // a strftime string each time. Years outside 0..=9999 keep chrono's signed form.
-    if (0..=9999).contains(&time.year()) {
-        let mut out = String::with_capacity(20);
-        let mut push = |n: u32, width: u32, after: char| {
-            for p in (0..width).rev() {
-                out.push(char::from(b'0' + (n / 10u32.pow(p) % 10) as u8));
-            }
-            out.push(after);
-        };
-        push(time.year() as u32, 4, '-');
-        push(time.month(), 2, '-');
-        push(time.day(), 2, 'T');
-        push(time.hour(), 2, ':');
-        push(time.minute(), 2, ':');
-        push(time.second(), 2, 'Z');
-        out
-    } else {
-        time.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    fn push(out: &mut String, n: u32, width: usize) {
+        let digits = n.to_string();
+        for _ in digits.len()..width {
+            out.push('0');
+        }
+        out.push_str(&digits);
     }
+    let mut out = String::with_capacity(21);
+    let year = time.year();
+    if year > 9999 {
+        out.push('+');
+    } else if year < 0 {
+        out.push('-');
+    }
+    push(&mut out, year.unsigned_abs(), 4);
+    for (sep, n) in [
+        ('-', time.month()),
+        ('-', time.day()),
+        ('T', time.hour()),
+        (':', time.minute()),
+        (':', time.second()),
+    ] {
+        out.push(sep);
+        push(&mut out, n, 2);
+    }
+    out.push('Z');
+    out
 }
 
 /// Why a duration did not parse.
@@ -293,6 +304,11 @@ mod tests {
         assert_eq!(
             format_time(far),
             far.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+        );
+        let early = parse_time("0001-01-01T00:00:00Z").unwrap() - TimeDelta::days(800);
+        assert_eq!(
+            format_time(early),
+            early.format("%Y-%m-%dT%H:%M:%SZ").to_string()
         );
     }
 

@@ -103,6 +103,7 @@ pub fn parse(text: &str) -> YamlDoc {
         lines: Vec::new(),
         pos: 0,
         diags: Vec::new(),
+        depth: 0,
     };
     p.scan_lines();
     let root = p.document();
@@ -112,11 +113,16 @@ pub fn parse(text: &str) -> YamlDoc {
     }
 }
 
+/// How deep block nodes may nest. Claim files need three or four levels; the limit keeps
+/// untrusted input from exhausting the stack (a trap in WebAssembly).
+pub const MAX_DEPTH: usize = 64;
+
 struct YamlParser<'a> {
     text: &'a str,
     lines: Vec<LineInfo>,
     pos: usize,
     diags: Vec<Diagnostic>,
+    depth: usize,
 }
 
 impl<'a> YamlParser<'a> {
@@ -219,6 +225,30 @@ impl<'a> YamlParser<'a> {
         if line.indent < min {
             return None;
         }
+        if self.depth >= MAX_DEPTH {
+            // Too deep: report once, and skip everything nested here.
+            self.unsupported(
+                line.body,
+                &format!("values nested more than {MAX_DEPTH} levels deep"),
+            );
+            while self.pos < self.lines.len()
+                && (self.lines[self.pos].blank || self.lines[self.pos].indent >= min)
+            {
+                self.pos += 1;
+            }
+            return Some(Node {
+                value: Value::Null,
+                span: line.body,
+                style: Style::Empty,
+            });
+        }
+        self.depth += 1;
+        let node = self.node_at(min, line);
+        self.depth -= 1;
+        node
+    }
+
+    fn node_at(&mut self, min: usize, line: LineInfo) -> Option<Node> {
         let body = self.body(self.pos);
         if is_seq_item(body) {
             return Some(self.sequence(line.indent));
@@ -1013,6 +1043,32 @@ mod tests {
         ] {
             let doc = parse(text);
             assert!(!doc.diagnostics.is_empty(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_reported_not_recursed() {
+        // 20,000 compact `- - -` levels, or 1,000 indented mappings: far past the limit.
+        for unit in ["- ", "k:\n"] {
+            let levels = if unit == "- " { 20_000 } else { 1_000 };
+            let mut text = String::new();
+            for depth in 0..levels {
+                if unit == "- " {
+                    text.push_str(unit);
+                } else {
+                    text.push_str(&" ".repeat(depth));
+                    text.push_str("k:\n");
+                }
+            }
+            text.push_str("x\n");
+            let doc = parse(&text);
+            assert!(
+                doc.diagnostics
+                    .iter()
+                    .any(|d| d.code == Code::YamlUnsupported
+                        && d.message.contains("nested more than")),
+                "{unit:?}"
+            );
         }
     }
 

@@ -241,6 +241,30 @@ pub fn load_merge(dir: &Path) -> MergeInput {
 /// Evaluates one fixture (a `.md`/`.yaml` file for parse and yaml, a folder for the others)
 /// into JSON that depends only on the fixture's files.
 pub fn evaluate_fixture(kind: Kind, path: &Path) -> Value {
+    canonical(evaluate_unordered(kind, path))
+}
+
+/// Object keys in sorted order, at every depth. serde_json keeps insertion order when any crate
+/// of the build enables its `preserve_order` feature (the CLI does), so without this the same
+/// fixture would print differently in a workspace build and a single-crate build.
+pub fn canonical(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, canonical(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(canonical).collect()),
+        other => other,
+    }
+}
+
+fn evaluate_unordered(kind: Kind, path: &Path) -> Value {
     match kind {
         Kind::Parse => parse_json(&read(path)),
         Kind::Yaml => {
