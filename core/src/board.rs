@@ -171,67 +171,30 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
     let planned = conflict::backlog(&eval, &rail.log);
     let now = facts.now;
 
-    let mut claim_conflicts: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    let mut losers: Vec<usize> = Vec::new();
+    // Per claim id: its conflicts, whether it lost a duplicate, what it waits for.
+    let n = eval.claims.len();
+    let mut claim_conflicts: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut loser = vec![false; n];
     for (i, c) in conflicts.iter().enumerate() {
         for id in &c.claims {
-            claim_conflicts.entry(*id).or_default().push(i);
+            if let Some(list) = claim_conflicts.get_mut(*id) {
+                list.push(i);
+            }
         }
         if c.kind == ConflictKind::DuplicateTask {
-            losers.extend(c.claims.iter().skip(1));
+            for id in c.claims.iter().skip(1) {
+                if let Some(l) = loser.get_mut(*id) {
+                    *l = true;
+                }
+            }
         }
     }
-    let blocked_by: BTreeMap<usize, Vec<String>> = blocked
-        .iter()
-        .map(|b| {
-            (
-                b.claim,
-                b.waiting_for.iter().map(|w| w.task.clone()).collect(),
-            )
-        })
-        .collect();
-
-    let claims: Vec<BoardClaim> = eval
-        .claims
-        .iter()
-        .map(|c| {
-            let lease = &c.lease_state;
-            let age = c.claimed_at.map(|t| now - t);
-            BoardClaim {
-                id: c.id,
-                task: c.task.clone(),
-                session: c.session.clone(),
-                branch: c.branch.clone(),
-                file: c.file.clone(),
-                line: c.line,
-                also: c.also.clone(),
-                claimed_at: time_str(c.claimed_at),
-                renewed_at: time_str(c.renewed_at),
-                last_commit_at: time_str(c.last_commit_at),
-                lease_start: time_str(lease.start),
-                lease_end: time_str(lease.end),
-                lease_secs: c.lease.num_seconds(),
-                lease_left_secs: lease.left.map(|d| d.num_seconds()),
-                lease_left_text: lease.left.map(format_duration),
-                lease_text: lease_phrase(lease.left, lease.state),
-                age_secs: age.map(|d| d.num_seconds()),
-                age_text: age.map(format_duration),
-                state: lease.state,
-                activity: lease.activity,
-                reason: lease.reason.clone(),
-                holds: !losers.contains(&c.id),
-                blocked: blocked_by.contains_key(&c.id),
-                blocked_by: blocked_by.get(&c.id).cloned().unwrap_or_default(),
-                conflicts: claim_conflicts.get(&c.id).cloned().unwrap_or_default(),
-                paths: c.paths.clone(),
-                resources: c.resources.clone(),
-                after: c.after.clone(),
-                purpose: c.purpose.clone(),
-                purpose_html: c.purpose.as_deref().map(markdown::render),
-                pid: c.pid.clone(),
-            }
-        })
-        .collect();
+    let mut blocked_by: Vec<Option<Vec<String>>> = vec![None; n];
+    for b in &blocked {
+        if let Some(slot) = blocked_by.get_mut(b.claim) {
+            *slot = Some(b.waiting_for.iter().map(|w| w.task.clone()).collect());
+        }
+    }
 
     let released = eval
         .released
@@ -249,6 +212,50 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
     let sessions = sessions(&eval, facts);
     let mut diagnostics = rail.diagnostics();
     diagnostics.extend(semantic_diagnostics(rail, &eval, &conflicts, &blocked));
+
+    // Last: the claims' strings move into the board instead of being copied.
+    let claims: Vec<BoardClaim> = eval
+        .claims
+        .into_iter()
+        .map(|c| {
+            let lease = c.lease_state;
+            let age = c.claimed_at.map(|t| now - t);
+            let purpose_html = c.purpose.as_deref().map(markdown::render);
+            BoardClaim {
+                id: c.id,
+                task: c.task,
+                session: c.session,
+                branch: c.branch,
+                file: c.file,
+                line: c.line,
+                also: c.also,
+                claimed_at: time_str(c.claimed_at),
+                renewed_at: time_str(c.renewed_at),
+                last_commit_at: time_str(c.last_commit_at),
+                lease_start: time_str(lease.start),
+                lease_end: time_str(lease.end),
+                lease_secs: c.lease.num_seconds(),
+                lease_left_secs: lease.left.map(|d| d.num_seconds()),
+                lease_left_text: lease.left.map(format_duration),
+                lease_text: lease_phrase(lease.left, lease.state),
+                age_secs: age.map(|d| d.num_seconds()),
+                age_text: age.map(format_duration),
+                state: lease.state,
+                activity: lease.activity,
+                reason: lease.reason,
+                holds: !loser[c.id],
+                blocked: blocked_by[c.id].is_some(),
+                blocked_by: blocked_by[c.id].take().unwrap_or_default(),
+                conflicts: std::mem::take(&mut claim_conflicts[c.id]),
+                paths: c.paths,
+                resources: c.resources,
+                after: c.after,
+                purpose: c.purpose,
+                purpose_html,
+                pid: c.pid,
+            }
+        })
+        .collect();
 
     // The newest entries by time (a log merged from several machines is not in time order).
     let mut newest: Vec<&LogEntry> = rail.log.entries.iter().collect();
@@ -401,13 +408,16 @@ fn semantic_diagnostics(
     conflicts: &[Conflict],
     blocked: &[Blocked],
 ) -> Vec<Located> {
-    let claims_index = LineIndex::new(rail.claims.text());
-    let locate = |claim: &Claim, d: Diagnostic| -> Located {
+    // Claim files are small, but a file with many conflicts would be indexed once per
+    // diagnostic: index each at most once.
+    let mut file_index: Vec<Option<LineIndex>> = vec![None; rail.files.len()];
+    let mut locate = |claim: &Claim, d: Diagnostic| -> Located {
         match claim.origin {
-            Origin::Line(_) => d.locate(&rail.claims_path, rail.claims.text(), &claims_index),
+            Origin::Line(_) => d.locate(&rail.claims_path, rail.claims.text(), &rail.claims_index),
             Origin::File(i) => {
                 let file = &rail.files[i];
-                d.locate(&file.path, file.text(), &LineIndex::new(file.text()))
+                let index = file_index[i].get_or_insert_with(|| LineIndex::new(file.text()));
+                d.locate(&file.path, file.text(), index)
             }
         }
     };

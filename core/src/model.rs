@@ -26,6 +26,8 @@ pub const CONFIG_FILE: &str = "rail.yaml";
 pub struct Rail {
     pub claims_path: String,
     pub claims: RailDoc,
+    /// Line starts of claims.md, computed once: locating diagnostics and claims needs them.
+    pub claims_index: LineIndex,
     pub files: Vec<ClaimFile>,
     file_modified: Vec<Option<Time>>,
     pub log_path: String,
@@ -56,6 +58,7 @@ impl Rail {
         Rail {
             claims_path: path_or(&texts.claims, CLAIMS_MD),
             claims: rail::parse(claims_text),
+            claims_index: LineIndex::new(claims_text),
             file_modified: files.iter().map(|f| f.modified).collect(),
             files: files
                 .iter()
@@ -73,7 +76,12 @@ impl Rail {
 
     /// Every parse diagnostic of every file, located (file, line, column).
     pub fn diagnostics(&self) -> Vec<Located> {
-        let mut out = Vec::new();
+        let mut out: Vec<Located> = self
+            .claims
+            .diagnostics
+            .iter()
+            .map(|d| d.locate(&self.claims_path, self.claims.text(), &self.claims_index))
+            .collect();
         let mut push = |file: &str, text: &str, diags: &[Diagnostic]| {
             if diags.is_empty() {
                 return;
@@ -81,11 +89,6 @@ impl Rail {
             let index = LineIndex::new(text);
             out.extend(diags.iter().map(|d| d.locate(file, text, &index)));
         };
-        push(
-            &self.claims_path,
-            self.claims.text(),
-            &self.claims.diagnostics,
-        );
         for file in &self.files {
             push(&file.path, file.text(), &file.diagnostics);
         }
@@ -104,7 +107,7 @@ impl Rail {
         let mut released = Vec::new();
         let mut broken = Vec::new();
         let mut planned = Vec::new();
-        let index = LineIndex::new(self.claims.text());
+        let index = &self.claims_index;
         let mut joined = vec![false; self.files.len()];
 
         for (n, line) in self.claims.lines.iter().enumerate() {
