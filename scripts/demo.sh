@@ -68,6 +68,16 @@ resources:
 purpose: test the token cache invalidation path
 YAML
 
+# A backlog: planned tasks with dependencies (`rail ready` lists the ones that can start).
+cat >> claims.md <<'MD'
+
+## Backlog
+- [x] project-setup
+- [ ] auth-refresh | paths: src/auth/**
+- [ ] search-ranking | after: search-index | paths: src/search/rank.ts
+- [ ] billing-export | after: project-setup | paths: src/billing/export.ts | purpose: CSV export of totals
+MD
+
 # The seed's own one-liner still works beside rail.
 flock claims.md -c 'grep -q "^readme-polish |" claims.md || echo "readme-polish | human | $(date -u +%FT%RZ)" >> claims.md'
 
@@ -75,7 +85,7 @@ echo
 "$RAIL" board
 echo
 echo "The demo rail is in $APP (claims.md, claims/, claims.log); stations: $DEMO_DIR/app-*."
-echo "Try:  cd $APP && $RAIL who src/auth/token.ts && $RAIL take billing-totals --session you"
+echo "Try:  cd $APP && $RAIL ready && $RAIL who src/auth/token.ts && $RAIL take billing-totals --session you"
 
 # The web board: a self-contained snapshot file, and (in a terminal) the live page.
 echo

@@ -187,6 +187,27 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
             let _ = writeln!(out, "  {:24}  {holders}{mark}", r.name);
         }
     }
+    if !board.planned.is_empty() {
+        use rail_core::conflict::PlannedStatus;
+        let _ = writeln!(out, "\n{}", p.bold("BACKLOG"));
+        for t in &board.planned {
+            let status = match t.status {
+                PlannedStatus::Ready => p.green("ready"),
+                PlannedStatus::Blocked => p.yellow("blocked"),
+                PlannedStatus::Claimed => "claimed".to_string(),
+                PlannedStatus::Done => p.dim("done"),
+            };
+            let mut line = format!("  {:task_w$}  {status}", t.task);
+            if let Some(h) = &t.held_by {
+                line.push_str(&format!(" by {h}"));
+            }
+            if !t.waiting_for.is_empty() {
+                let w: Vec<&str> = t.waiting_for.iter().map(|w| w.task.as_str()).collect();
+                line.push_str(&format!(", waits for {}", w.join(", ")));
+            }
+            let _ = writeln!(out, "{line}");
+        }
+    }
     if !board.diagnostics.is_empty() {
         let _ = writeln!(out, "\n{}", p.bold("DIAGNOSTICS"));
         for d in &board.diagnostics {

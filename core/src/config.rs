@@ -23,6 +23,7 @@ pub const DEFAULT_LOCK_TIMEOUT: TimeDelta = TimeDelta::seconds(10);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum OnStop {
     Release,
     Renew,
@@ -31,21 +32,27 @@ pub enum OnStop {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum HookFailure {
     Deny,
     Warn,
 }
 
+/// As JSON, durations are whole seconds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Config {
     #[serde(with = "secs")]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub lease: TimeDelta,
     #[serde(with = "secs")]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub expiring: TimeDelta,
     pub check: Option<String>,
     pub on_stop: OnStop,
     pub hook_failure: HookFailure,
     #[serde(with = "secs")]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub lock_timeout: TimeDelta,
     pub remote: Option<String>,
 }

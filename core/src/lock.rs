@@ -19,14 +19,17 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::time::{self, Time};
 use crate::yaml::{self, render_scalar, Value};
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LockRecord {
     pub pid: u32,
     pub host: String,
     pub session: String,
     pub command: String,
-    #[serde(serialize_with = "crate::serde_time::serialize")]
+    #[serde(
+        serialize_with = "crate::serde_time::serialize",
+        deserialize_with = "crate::serde_time::deserialize"
+    )]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub started: Time,
     /// Unique per acquisition: tells one holder from the next even if pids repeat.

@@ -13,14 +13,14 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::text::{lines, Span};
 use crate::time::{self, Time};
 
 /// What happened. Unknown event names from newer versions are kept as they are.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Event {
@@ -73,17 +73,23 @@ impl Event {
 }
 
 /// One log line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LogEntry {
-    #[serde(serialize_with = "crate::serde_time::serialize")]
+    #[serde(
+        serialize_with = "crate::serde_time::serialize",
+        deserialize_with = "crate::serde_time::deserialize"
+    )]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub time: Time,
     pub event: Event,
     pub task: Option<String>,
     pub session: Option<String>,
+    #[serde(default)]
     pub details: BTreeMap<String, String>,
     /// Zero-based line in the log (when parsed).
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub line: Option<usize>,
 }
 
@@ -235,6 +241,23 @@ fn parse_line(line: &str) -> Option<LogEntry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_events_survive_json() {
+        let e: LogEntry = serde_json::from_str(
+            r#"{"time":"2026-10-22T18:02:00Z","event":"frobbed","task":null,"session":"s"}"#,
+        )
+        .unwrap();
+        assert_eq!(e.event, Event::Other("frobbed".into()));
+        let e: LogEntry = serde_json::from_str(
+            r#"{"time":"2026-10-22T18:02:00Z","event":"lock-broken","task":null,"session":"s","details":{"holder":"1@h"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            e.render(),
+            "2026-10-22T18:02:00Z | lock-broken | - | s | holder: 1@h"
+        );
+    }
 
     #[test]
     fn round_trip() {

@@ -34,9 +34,7 @@ function icon(claim: BoardClaim): vscode.ThemeIcon {
 export function claimDescription(claim: BoardClaim): string {
   const parts = [claim.session];
   if (claim.age_text !== null) parts.push(claim.age_text);
-  if (claim.lease_left_text !== null && claim.lease_left_secs !== null) {
-    parts.push(claim.lease_left_secs >= 0 ? `${claim.lease_left_text} left` : 'lease ran out');
-  }
+  parts.push(claim.lease_text);
   if (!claim.holds) parts.push('duplicate');
   return parts.join(' · ');
 }

@@ -27,9 +27,7 @@ export class RailStatusBar implements vscode.Disposable {
       .sort((a, b) => (a.lease_left_secs ?? 0) - (b.lease_left_secs ?? 0))[0];
     const parts = [session ?? 'no session'];
     parts.push(mine.length === 1 ? '1 claim' : `${mine.length} claims`);
-    if (nearest?.lease_left_text && nearest.lease_left_secs !== null) {
-      parts.push(nearest.lease_left_secs >= 0 ? `${nearest.lease_left_text} left` : `${nearest.task ?? ''} ran out`);
-    }
+    if (nearest) parts.push(nearest.lease_text);
     const warn = mine.some((c) => c.state !== 'live');
     this.item.text = `$(${warn ? 'watch' : 'checklist'}) ${parts.join(' · ')}`;
     this.item.backgroundColor = warn ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;

@@ -84,7 +84,16 @@ fn text_arg(name: &str, value: JsValue) -> Result<String, JsError> {
 /// numbers), and for large results (a board of thousands of claims) this is about three times
 /// faster than building the objects field by field from wasm with serde-wasm-bindgen.
 fn ret<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
-    let json = serde_json::to_string(value).map_err(|e| fail("result", e))?;
+    ret_sized(value, 0)
+}
+
+/// [`ret`] with a guess of the JSON's size: a board of thousands of claims is megabytes, and
+/// growing the buffer by doubling from nothing copies it over and over.
+fn ret_sized<T: Serialize>(value: &T, expected: usize) -> Result<JsValue, JsError> {
+    let mut buf = Vec::with_capacity(expected.max(256));
+    serde_json::to_writer(&mut buf, value).map_err(|e| fail("result", e))?;
+    // serde_json writes UTF-8 only.
+    let json = String::from_utf8(buf).map_err(|e| fail("result", e))?;
     js_sys::JSON::parse(&json).map_err(|_| fail("result", "JSON.parse refused the result"))
 }
 
@@ -119,7 +128,9 @@ pub fn board(
 ) -> Result<JsValue, JsError> {
     let texts: RailTexts = arg("texts", texts)?;
     let facts: Facts = arg("facts", facts)?;
-    ret(&rail_core::board::build(&texts, &facts))
+    let board = rail_core::board::build(&texts, &facts);
+    // About 800 bytes of JSON per claim.
+    ret_sized(&board, 1024 + board.claims.len() * 900)
 }
 
 /// Plans an operation (`claim`, `release`, `renew`, `take`, `update`) for `session`:
@@ -201,6 +212,34 @@ pub fn parse_lock_record(
 ) -> Result<JsValue, JsError> {
     let text = text_arg("text", text)?;
     ret(&lock::parse(&text))
+}
+
+/// The text of a lock owner record, exactly as every host writes `claims.md.lock`.
+#[wasm_bindgen(js_name = renderLockRecord, unchecked_return_type = "string")]
+pub fn render_lock_record(
+    #[wasm_bindgen(unchecked_param_type = "LockRecord")] record: JsValue,
+) -> Result<JsValue, JsError> {
+    let record: lock::LockRecord = arg("record", record)?;
+    Ok(JsValue::from_str(&record.render()))
+}
+
+/// One line of claims.log (without the newline), for the lines a host writes itself
+/// (`lock-broken`, `recovered`); every other line comes ready-made in a plan.
+#[wasm_bindgen(js_name = renderLogLine, unchecked_return_type = "string")]
+pub fn render_log_line(
+    #[wasm_bindgen(unchecked_param_type = "LogEntry")] entry: JsValue,
+) -> Result<JsValue, JsError> {
+    let entry: rail_core::log::LogEntry = arg("entry", entry)?;
+    Ok(JsValue::from_str(&entry.render()))
+}
+
+/// rail.yaml's settings (defaults for what it does not say; durations in seconds).
+#[wasm_bindgen(js_name = parseConfig, unchecked_return_type = "Config")]
+pub fn parse_config(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> Result<JsValue, JsError> {
+    let text = text_arg("text", text)?;
+    ret(&rail_core::config::parse(&text).0)
 }
 
 /// Whether a found lock may be broken, from the lock file's text (`record`, possibly empty or

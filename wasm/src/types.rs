@@ -46,6 +46,8 @@ pub fn declarations() -> String {
     found.visit::<LockRecord>();
     found.visit::<LockVerdict>();
     found.visit::<Range>();
+    found.visit::<rail_core::log::LogEntry>();
+    found.visit::<rail_core::config::Config>();
 
     let mut out = String::from(
         "// Generated from the Rust structs by rail-wasm's `types` module (ts-rs). Do not edit:\n\

@@ -64,6 +64,8 @@ branch?: string | null, };
 
 export type Code = "bad-time" | "missing-session" | "missing-time" | "invalid-task" | "invalid-session" | "unknown-field" | "duplicate-field" | "malformed-field" | "bad-duration" | "invalid-path" | "invalid-resource" | "conflict-marker" | "yaml-syntax" | "yaml-unsupported" | "missing-owner" | "bad-value" | "duplicate-key" | "owner-mismatch" | "no-claim-time" | "bad-log-line" | "duplicate-claim" | "path-overlap" | "resource-clash" | "blocked" | "bad-lock-record" | "bad-config";
 
+export type Config = { lease: number, expiring: number, check: string | null, on_stop: OnStop, hook_failure: HookFailure, lock_timeout: number, remote: string | null, };
+
 export type Conflict = { kind: ConflictKind, 
 /**
  * Claim ids; for a duplicate task the holder comes first.
@@ -134,6 +136,8 @@ modified?: string | null, };
 
 export type Holder = { claim: number, session: string, task: string | null, pattern: string, state: State, };
 
+export type HookFailure = "deny" | "warn";
+
 export type Located = { file: string, code: Code, severity: Severity, message: string, span: Span, range: Range, line: number, column: number, };
 
 export type LockFacts = { now: string, 
@@ -179,7 +183,7 @@ export type LogEntry = { time: string, event: Event, task: string | null, sessio
 /**
  * Zero-based line in the log (when parsed).
  */
-line: number | null, };
+line?: number | null, };
 
 export type Loser = { task: string, kept_session: string, lost_session: string, 
 /**
@@ -193,6 +197,8 @@ export type MergeResult = { text: string,
  * made on both sides where one edit was dropped (then both sessions are the same).
  */
 losers: Array<Loser>, };
+
+export type OnStop = "release" | "renew" | "nothing";
 
 export type Overlap = { left: string, right: string, example: string, };
 

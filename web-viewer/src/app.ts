@@ -15,6 +15,7 @@ import { renderDiagnostics } from './view/diagnostics.js';
 import { LanesView } from './view/lanes.js';
 import { renderLog } from './view/log.js';
 import { renderResources } from './view/resources.js';
+import { renderBacklog } from './view/backlog.js';
 import { renderSummary } from './view/summary.js';
 import { TimelineView, WINDOWS } from './view/timeline.js';
 
@@ -221,6 +222,7 @@ export class App {
     this.timeline.update(ctx, this.shown);
     renderConflicts(byId('conflicts-panel').querySelector('.panel-body')!, ctx, shownIds);
     renderResources(byId('resources-panel').querySelector('.panel-body')!, ctx, shownIds);
+    renderBacklog(byId('backlog-panel').querySelector('.panel-body')!, ctx);
     renderDiagnostics(byId('diagnostics-panel').querySelector('.panel-body')!, ctx);
     renderLog(byId('log-panel').querySelector('.panel-body')!, ctx);
     renderDetail(this.detail, ctx, () => this.select(null, false));

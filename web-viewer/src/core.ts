@@ -14,6 +14,7 @@ export type {
   FileText,
   Located,
   LogEntry,
+  PlannedView,
   RailTexts,
   ResourceUse,
   SessionView,

@@ -52,42 +52,9 @@ export interface HeldLock {
   release(): void;
 }
 
-/** How a YAML scalar is written in an owner record: exactly rail-core's `render_scalar`. */
-function renderScalar(value: string): string {
-  const plainOk =
-    value.length > 0 &&
-    value.trim() === value &&
-    !value.includes(': ') &&
-    !value.endsWith(':') &&
-    !value.includes(' #') &&
-    !/[\n\r\t"]/.test(value) &&
-    !/^[-?:,[\]{}#&*!|>'%@`]/.test(value) &&
-    value !== '~' &&
-    value !== 'null' &&
-    // eslint-disable-next-line no-control-regex
-    !/[\u0000-\u001f\u007f-\u009f]/.test(value);
-  if (plainOk) return value;
-  let out = '"';
-  for (const c of value) {
-    const code = c.codePointAt(0) ?? 0;
-    if (c === '"') out += '\\"';
-    else if (c === '\\') out += '\\\\';
-    else if (c === '\n') out += '\\n';
-    else if (c === '\t') out += '\\t';
-    else if (c === '\r') out += '\\r';
-    else if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) out += `\\u${code.toString(16).padStart(4, '0')}`;
-    else out += c;
-  }
-  return out + '"';
-}
-
-/** The owner record's text, as rail-core's `LockRecord::render` writes it. */
+/** The owner record's text: rail-core renders it, so every host writes the same bytes. */
 export function renderRecord(r: LockRecord): string {
-  let out =
-    `pid: ${r.pid}\nhost: ${renderScalar(r.host)}\nsession: ${renderScalar(r.session)}\n` +
-    `command: ${renderScalar(r.command)}\nstarted: ${r.started}\nnonce: ${renderScalar(r.nonce)}\n`;
-  if (r.proc_start !== null) out += `proc_start: ${r.proc_start}\n`;
-  return out;
+  return core().renderLockRecord(r);
 }
 
 export function ownRecord(owner: Owner): LockRecord {

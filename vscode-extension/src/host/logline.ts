@@ -2,18 +2,16 @@
 // journal layer, before core is asked anything, so no plan carries them. Every other log line
 // (claimed, released, taken, …) comes ready-made in core's plan.
 //
-// The format is docs/format.md's `time | event | task | session | key: value…`, rendered exactly
-// like rail-core's `LogEntry::render`: details in key order, `\` and `|` escaped, newlines blanked.
+// The format is docs/format.md's `time | event | task | session | key: value…`; core renders it.
+
+import { core } from './core';
 
 /** A time as Rail writes it: UTC with seconds, `date -u +%FT%TZ`. */
 export function formatTime(date: Date): string {
   return date.toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
-function escape(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\n\r]/g, ' ');
-}
-
+/** A log line (without newline), rendered by rail-core like every other line of the log. */
 export function renderLogLine(
   time: Date,
   event: string,
@@ -21,11 +19,5 @@ export function renderLogLine(
   session: string | null,
   details: Record<string, string> = {},
 ): string {
-  let out = `${formatTime(time)} | ${event} | ${escape(task ?? '-')} | ${escape(session ?? '-')}`;
-  // rail-core keeps details in a BTreeMap: byte order of the keys (all ASCII here).
-  for (const key of Object.keys(details).sort()) {
-    const value = details[key];
-    if (value) out += ` | ${key}: ${escape(value)}`;
-  }
-  return out;
+  return core().renderLogLine({ time: formatTime(time), event, task, session, details, line: null });
 }

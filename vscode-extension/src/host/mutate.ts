@@ -5,6 +5,9 @@
 // No vscode import here: the extension and the conformance driver (test/driver.ts) run this same
 // code, so the lock conformance test exercises exactly what the extension does.
 
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
 import { core, type Plan, type RailTexts, type Refusal, type Request } from './core';
 import { baseFacts, boardWithProcesses, type RailLocation } from './facts';
 import { acquire, breakOnRequest, type Broken, type HeldLock } from './lock';
@@ -24,11 +27,19 @@ export type MutateResult =
   | { ok: true; plan: Plan; notes: string[] }
   | { ok: false; message: string; refusal?: Refusal; notes: string[] };
 
-/** The lock wait: `RAIL_LOCK_TIMEOUT_MS` (tests), else the protocol's default of 10 s. */
-export function lockTimeoutMs(explicit?: number): number {
+/** The lock wait: explicit, else `RAIL_LOCK_TIMEOUT_MS` (tests), else rail.yaml's
+ * `lock_timeout` (read by core; 10 s when it says nothing). */
+export function lockTimeoutMs(root: string, explicit?: number): number {
   if (explicit !== undefined) return explicit;
   const env = Number(process.env.RAIL_LOCK_TIMEOUT_MS);
-  return Number.isFinite(env) && env > 0 ? env : 10_000;
+  if (Number.isFinite(env) && env > 0) return env;
+  let text = '';
+  try {
+    text = fs.readFileSync(path.join(root, 'rail.yaml'), 'utf8');
+  } catch {
+    // No rail.yaml: the defaults.
+  }
+  return core().parseConfig(text).lock_timeout * 1000;
 }
 
 /** Takes the lock and finishes a crashed write; returns the lock and the log lines to write. */
@@ -37,7 +48,7 @@ async function lockAndRecover(
   session: string,
   opts: MutateOptions,
 ): Promise<{ lock: HeldLock; logLines: string[]; notes: string[] }> {
-  const lock = await acquire(store.root, { session, command: opts.command }, lockTimeoutMs(opts.timeoutMs));
+  const lock = await acquire(store.root, { session, command: opts.command }, lockTimeoutMs(store.root, opts.timeoutMs));
   const logLines: string[] = [];
   const notes: string[] = [];
   try {

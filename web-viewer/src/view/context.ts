@@ -30,11 +30,9 @@ export const STATE_LABEL: Record<BoardClaim['state'], string> = {
   stale: 'stale — free to take',
 };
 
-/** The lease left as people say it, from core's text ("1h5m", "-2h"): no arithmetic here. */
+/** The lease as people say it: core's own phrase ("1h5m left", "ran out 2h ago"). */
 export function leaseLeft(claim: BoardClaim): string {
-  const text = claim.lease_left_text;
-  if (text === null) return 'no claim time known';
-  return text.startsWith('-') ? `ran out ${text.slice(1)} ago` : `${text} left`;
+  return claim.lease_text;
 }
 
 export const CONFLICT_LABEL: Record<string, string> = {
