@@ -121,7 +121,12 @@ fn unique() -> String {
 pub fn fetch(dir: &Path, remote: &str, branches: bool) -> Result<Option<String>, RemoteError> {
     // A private ref per process: concurrent fetches on one machine must not fight over one ref.
     let tmp = format!("refs/rail/tmp/fetch-{}", unique());
+    // Rail fetches often: no automatic gc or maintenance after each of them.
     let mut args = vec![
+        "-c".to_string(),
+        "gc.auto=0".into(),
+        "-c".into(),
+        "maintenance.auto=false".into(),
         "fetch".to_string(),
         "--quiet".into(),
         "--no-write-fetch-head".into(),
@@ -236,6 +241,7 @@ fn commit(
     let now = Utc::now().timestamp();
     let mut stream = Vec::new();
     let _ = writeln!(stream, "commit {tmp}");
+    let _ = writeln!(stream, "mark :1");
     let _ = writeln!(stream, "committer Rail <rail@localhost> {now} +0000");
     let _ = writeln!(stream, "data {}", message.len());
     stream.extend_from_slice(message.as_bytes());
@@ -249,12 +255,14 @@ fn commit(
         stream.extend_from_slice(text.as_bytes());
         stream.push(b'\n');
     }
+    // The commit's id comes back on stdout: no rev-parse needed.
+    let _ = writeln!(stream, "get-mark :1");
     let _ = writeln!(stream, "done");
     let mut child = Command::new("git")
         .args(["fast-import", "--quiet", "--done"])
         .current_dir(dir)
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| RemoteError::Git(format!("cannot run git fast-import: {e}")))?;
@@ -273,9 +281,12 @@ fn commit(
             String::from_utf8_lossy(&out.stderr).trim()
         )));
     }
-    let sha = git::run(dir, &["rev-parse", &tmp])
-        .map(|s| s.trim().to_string())
-        .map_err(RemoteError::Git)?;
+    let sha = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if sha.len() < 40 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(RemoteError::Git(format!(
+            "git fast-import did not report the commit (`{sha}`)"
+        )));
+    }
     let _ = git::run(dir, &["update-ref", "-d", &tmp]);
     Ok(sha)
 }
