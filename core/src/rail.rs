@@ -805,60 +805,9 @@ pub fn remove_field(doc: &RailDoc, line: usize, key: &str) -> Option<TextEdit> {
 }
 
 /// Markdown context: byte ranges where no line is a claim (code blocks, HTML blocks and
-/// comments), found with pulldown-cmark.
+/// comments), found by core's own CommonMark block scanner (see [`crate::markdown`]).
 mod markdown {
-    use pulldown_cmark::{Event, Options, Parser, Tag};
-
-    use crate::text::Span;
-
-    /// Fast path: without any of ```` ``` ````, `~~~`, `<` or an indented line there can be no
-    /// code block or HTML. One pass over the bytes.
-    fn may_have_markup(text: &str) -> bool {
-        let b = text.as_bytes();
-        let indented = |rest: &[u8]| rest.starts_with(b"    ") || rest.starts_with(b"\t");
-        if indented(b) {
-            return true;
-        }
-        let mut i = 0;
-        while let Some(off) = b[i..]
-            .iter()
-            .position(|c| matches!(c, b'`' | b'~' | b'<' | b'\n'))
-        {
-            let j = i + off;
-            let found = match b[j] {
-                b'<' => true,
-                b'\n' => indented(&b[j + 1..]),
-                c => b[j..].starts_with(&[c, c, c]),
-            };
-            if found {
-                return true;
-            }
-            i = j + 1;
-        }
-        false
-    }
-
-    pub fn excluded_ranges(text: &str) -> Vec<Span> {
-        if !may_have_markup(text) {
-            return Vec::new();
-        }
-        let mut out: Vec<Span> = Vec::new();
-        for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
-            match event {
-                Event::Start(Tag::CodeBlock(_)) | Event::Start(Tag::HtmlBlock) => {
-                    out.push(Span::new(range.start, range.end));
-                }
-                // An inline comment that spans lines hides the lines after its first.
-                Event::InlineHtml(html) if html.starts_with("<!--") && html.contains('\n') => {
-                    let first_nl = range.start + html.find('\n').unwrap_or(0) + 1;
-                    out.push(Span::new(first_nl, range.end));
-                }
-                _ => {}
-            }
-        }
-        out.sort_by_key(|s| (s.start, s.end));
-        out
-    }
+    pub(super) use crate::markdown::excluded_ranges;
 }
 
 #[cfg(test)]
