@@ -97,6 +97,12 @@ fn ret_sized<T: Serialize>(value: &T, expected: usize) -> Result<JsValue, JsErro
     js_sys::JSON::parse(&json).map_err(|_| fail("result", "JSON.parse refused the result"))
 }
 
+/// Allocation is most of a large board's work; talc is several times faster than std's
+/// dlmalloc in WebAssembly.
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen]
 extern "C" {
