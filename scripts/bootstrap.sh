@@ -67,8 +67,9 @@ fi
 # The extension's tests run in code-server, a devDependency: as root its install scripts need
 # unsafe-perm, its native modules need a C toolchain and Kerberos headers, and its ripgrep
 # download must be served from a seeded cache (vscode-extension/scripts/prepare-code-server.sh).
-# `npm ci` installs every workspace, so the demo needs this too.
-export npm_config_unsafe_perm=true
+# `npm ci` installs every workspace, so the demo needs this too. Its postinstall also runs
+# `npx node-gyp`, which must not stop to ask (a user's npmrc may say `yes=false`).
+export npm_config_unsafe_perm=true npm_config_yes=true
 bash "$ROOT/vscode-extension/scripts/prepare-code-server.sh"
 
 
