@@ -2,8 +2,10 @@
 # `npm test -w vscode-extension` (the root `npm test` runs it through `npm test --workspaces`).
 # Builds what the tests need — the wasm package, the rail CLI, the extension and its .vsix — then
 # runs, in the order a failure is cheapest to see:
-#   1. unit tests of the host code on real temporary git repositories (node:test)
-#   2. lock conformance: the extension's lock code and the rail CLI racing as real processes
+#   1. unit tests of the host code on real temporary git repositories (node:test), shared-rail
+#      tests on clones of a bare remote (by path and behind git-daemon) among them
+#   2. conformance: the extension's lock code and the rail CLI racing as real processes on one
+#      rail, and on clones of one shared remote
 #   3. VS Code: code-server + Chromium — the in-host integration suite, the 1,000-claim
 #      measurements, and the UI driven by Playwright (screenshots in artifacts/vscode/)
 set -euo pipefail
@@ -30,7 +32,7 @@ bash scripts/package.sh
 stage "unit tests"
 node --test --test-concurrency=1 out/test/unit/*.test.js
 
-stage "lock conformance (extension vs rail CLI vs flock one-liner)"
+stage "conformance (extension vs rail CLI vs flock one-liner; shared rail across clones)"
 node --test out/test/conformance/*.test.js
 
 stage "VS Code: integration suite, measurements, UI"

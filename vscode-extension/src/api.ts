@@ -3,7 +3,7 @@
 
 import * as vscode from 'vscode';
 
-import type { Snapshot, Stats } from './ctx';
+import type { RefreshOptions, Snapshot, Stats } from './ctx';
 
 /** A tree row as VS Code would render it, with its children expanded. */
 export interface TreeRow {
@@ -18,7 +18,8 @@ export interface RailApi {
   /** Resolves once the first board is ready (or no rail was found). */
   readonly ready: Promise<void>;
   snapshot(): Snapshot | undefined;
-  refresh(): Promise<void>;
+  /** `{ fetch: true }`: a shared rail is fetched from its remote first (as Refresh does). */
+  refresh(opts?: RefreshOptions): Promise<void>;
   session(): string | undefined;
   stats(): Stats;
   /** The whole tree of one view, expanded. */
@@ -27,6 +28,9 @@ export interface RailApi {
   /** What the edit-time check says about a file right now (and marks it as said). */
   editWarning(uri: vscode.Uri): string | undefined;
   statusText(): string;
+  statusTooltip(): string;
+  /** What the Board view shows above its tree: its description and message (shared rails). */
+  boardNote(): { description: string; message: string };
 }
 
 function text(x: string | vscode.TreeItemLabel | vscode.MarkdownString | boolean | undefined): string {

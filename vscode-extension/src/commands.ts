@@ -12,7 +12,7 @@ import { repoRelative } from './decorations';
 import { core, type BoardClaim, type Located, type ScopeReport, type Who } from './host/core';
 import { git, sessionChanges } from './host/git';
 import { inspect, type LockInfo } from './host/lock';
-import { breakLockAndLog, mutate, type MutateResult } from './host/mutate';
+import { breakLockAndLog, type MutateResult } from './host/mutate';
 import { headBranch, isRailFile, mainCheckout } from './host/repo';
 import { LOG_FILE } from './host/store';
 
@@ -347,7 +347,7 @@ const newStation: Command = async ({ rail }, arg) => {
   const command = `vscode: rail worktree ${task}`;
   let claimed: MutateResult;
   try {
-    claimed = await mutate(loc, branch, { op: 'claim', task, paths: paths ?? [], resources: a.resources ?? [], purpose: a.purpose ?? null, lease: rail.config.lease || null }, { command });
+    claimed = await rail.mutate(loc, branch, { op: 'claim', task, paths: paths ?? [], resources: a.resources ?? [], purpose: a.purpose ?? null, lease: rail.config.lease || null }, command);
   } catch (e) {
     void vscode.window.showErrorMessage(`Rail: ${e instanceof Error ? e.message : String(e)}`);
     return undefined;
@@ -361,7 +361,7 @@ const newStation: Command = async ({ rail }, arg) => {
     await git(main, ['worktree', 'add', '-b', branch, dir, ...(a.base ? [a.base] : [])]);
   } catch (e) {
     // Undo the claim so a failed station does not hold the task.
-    await mutate(loc, branch, { op: 'release', task, touched: [] }, { command }).catch(() => undefined);
+    await rail.mutate(loc, branch, { op: 'release', task, touched: [] }, command).catch(() => undefined);
     await rail.refresh();
     void vscode.window.showErrorMessage(`Rail: creating the worktree: ${e instanceof Error ? e.message : String(e)}`);
     return undefined;
@@ -389,8 +389,10 @@ const openLog: Command = async ({ rail }) => {
   return file;
 };
 
+/** Refresh: a shared rail is fetched from its remote first (the only place a view fetches on
+ * request; file events never do). */
 const refresh: Command = async ({ rail }) => {
-  await rail.refresh();
+  await rail.refresh({ fetch: true });
   return rail.snapshot?.board.summary;
 };
 

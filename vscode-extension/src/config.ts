@@ -13,6 +13,8 @@ export interface RailConfig {
   /** `rail.railDirectory`: where claims.md lives, or empty to find it like the CLI. */
   railDirectory: string;
   editWarnings: boolean;
+  /** `rail.sharedFetchInterval`: seconds between fetches of a shared rail; 0: only on request. */
+  sharedFetchInterval: number;
 }
 
 export function readConfig(): RailConfig {
@@ -23,5 +25,6 @@ export function readConfig(): RailConfig {
     expiringThreshold: c.get<string>('expiringThreshold', '').trim(),
     railDirectory: c.get<string>('railDirectory', '').trim(),
     editWarnings: c.get<boolean>('editWarnings', true),
+    sharedFetchInterval: Math.max(0, c.get<number>('sharedFetchInterval', 60)),
   };
 }

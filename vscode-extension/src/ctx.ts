@@ -2,6 +2,11 @@
 // board — and the one way to change the rail. Features (trees, diagnostics, decorations, status
 // bar, webview) subscribe to `onDidChange` and show what the snapshot holds; none of them reads
 // files or computes a state itself.
+//
+// A rail shared through a git remote (host/shared.ts) is shown from its mirror in the main
+// checkout, like any rail. The mirror is brought up to date from the remote on explicit Refresh,
+// on the periodic fetch timer (watchers.ts) and by every mutation — never on a file event, since
+// the mirror's own writes are file events.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -21,6 +26,7 @@ import { baseFacts, boardWithProcesses, type RailLocation } from './host/facts';
 import { inspect } from './host/lock';
 import { mutate, type MutateResult } from './host/mutate';
 import { discover, headBranch, mainCheckout } from './host/repo';
+import { lastSynced, remoteOf, SharedError, syncShared, withPushedCommits, type SharedInfo } from './host/shared';
 import { CLAIMS_MD, RailStore } from './host/store';
 
 /** One consistent view of the rail: the texts read, the facts observed, core's board. */
@@ -33,6 +39,13 @@ export interface Snapshot {
   /** When it was taken, and how long reading + evaluating took. */
   at: number;
   ms: number;
+  /** Set when the rail is shared through a git remote: which, how fresh, and why it is stale. */
+  shared?: SharedInfo;
+}
+
+export interface RefreshOptions {
+  /** A shared rail: fetch it from the remote and mirror it first (`rail sync`). */
+  fetch?: boolean;
 }
 
 export interface Stats {
@@ -58,6 +71,11 @@ export class RailContext implements vscode.Disposable {
 
   private running: Promise<void> | undefined;
   private again = false;
+  private fetchWanted = false;
+  /** When the shared rail was last fetched (or a fetch was tried); 0: not yet. */
+  lastFetchAt = 0;
+  /** Why the latest fetch of the shared rail failed, for that remote; cleared when one works. */
+  private fetchError: { remote: string; message: string } | undefined;
   private scopeCache = new Map<string, FileScope>();
   private warnedBadThreshold = '';
   private lastError = '';
@@ -155,8 +173,10 @@ export class RailContext implements vscode.Disposable {
   /**
    * Reads the rail and asks core for the board. Concurrent calls coalesce: one runs, and one more
    * runs after it if anything asked meanwhile, so a burst of file events costs two refreshes.
+   * With `fetch`, a shared rail is fetched and mirrored first (once, however many asked).
    */
-  refresh(): Promise<void> {
+  refresh(opts: RefreshOptions = {}): Promise<void> {
+    if (opts.fetch) this.fetchWanted = true;
     if (this.running) {
       this.again = true;
       return this.running;
@@ -179,12 +199,25 @@ export class RailContext implements vscode.Disposable {
     }
     const started = performance.now();
     try {
+      // Whether the rail is shared is asked every time (`git config` may change any moment), but
+      // alongside the reads, so a local rail pays nothing for it.
+      const shared = remoteOf(loc);
+      if (this.fetchWanted) {
+        this.fetchWanted = false;
+        const remote = await shared;
+        if (remote !== undefined) await this.sync(loc, remote);
+      }
       const store = new RailStore(loc.root);
-      const [texts, facts0] = await Promise.all([store.read(false), baseFacts(loc, { commits: true, worktrees: true })]);
+      const [texts, local, remote] = await Promise.all([store.read(false), baseFacts(loc, { commits: true, worktrees: true }), shared]);
+      const facts0 = remote !== undefined ? await withPushedCommits(loc, remote, local) : local;
       const coreTexts = this.withThreshold(texts);
       const { board, facts } = boardWithProcesses(coreTexts, facts0);
       const ms = performance.now() - started;
       this.snapshot = { texts, coreTexts, facts, board, at: Date.now(), ms };
+      if (remote !== undefined) {
+        const error = this.fetchError?.remote === remote ? this.fetchError.message : undefined;
+        this.snapshot.shared = { remote, syncedAt: lastSynced(loc), error };
+      }
       this.scopeCache = new Map();
       this.stats.refreshMs.push(ms);
       if (this.stats.refreshMs.length > 50) this.stats.refreshMs.shift();
@@ -201,6 +234,25 @@ export class RailContext implements vscode.Disposable {
         this.lastError = message;
         void vscode.window.showWarningMessage(`Rail: cannot read the rail: ${message}`);
       }
+    }
+  }
+
+  /**
+   * `rail sync`: fetch the shared rail and the remote's branches, mirror it. A failure is kept
+   * (the views say the board is stale, and why) rather than thrown: the last fetched state is
+   * still the best there is to show.
+   */
+  private async sync(loc: RailLocation, remote: string): Promise<void> {
+    this.lastFetchAt = Date.now();
+    try {
+      const { notes } = await syncShared(loc, remote, this.session ?? 'sync', { command: 'vscode: rail sync' });
+      for (const note of notes) this.output.warn(note);
+      if (this.fetchError) this.output.info(`fetched the shared rail from ${remote} again`);
+      this.fetchError = undefined;
+    } catch (e) {
+      const message = e instanceof SharedError ? e.detail : e instanceof Error ? e.message : String(e);
+      if (this.fetchError?.message !== message) this.output.warn(`could not fetch the shared rail from ${remote}: ${message}`);
+      this.fetchError = { remote, message };
     }
   }
 
@@ -257,7 +309,7 @@ export class RailContext implements vscode.Disposable {
     try {
       result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: `Rail: ${request.op} ${request.task}` },
-        () => mutate(loc, session, request, { command }),
+        () => this.mutate(loc, session, request, command),
       );
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
@@ -279,5 +331,25 @@ export class RailContext implements vscode.Disposable {
       void vscode.window.showWarningMessage(`Rail: ${result.message}`);
     }
     return result;
+  }
+
+  /**
+   * One operation through host/mutate (local, or on the shared rail's remote). A shared
+   * mutation fetches first, so it also tells whether the remote answers: the views' "stale"
+   * follows it.
+   */
+  async mutate(loc: RailLocation, session: string, request: Request, command: string): Promise<MutateResult> {
+    const remote = this.snapshot?.shared?.remote;
+    if (remote !== undefined) this.lastFetchAt = Date.now();
+    try {
+      const result = await mutate(loc, session, request, { command });
+      if (remote !== undefined) this.fetchError = undefined;
+      return result;
+    } catch (e) {
+      if (remote !== undefined && e instanceof SharedError && e.kind === 'unreachable') {
+        this.fetchError = { remote, message: e.detail };
+      }
+      throw e;
+    }
   }
 }

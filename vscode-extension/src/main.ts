@@ -13,6 +13,7 @@ import { RailDiagnostics } from './diagnostics';
 import { EditWarnings } from './editWarnings';
 import { ResourcesTree } from './resourcesTree';
 import { SessionsTree } from './sessionsTree';
+import { SharedBoardNote } from './sharedView';
 import { RailStatusBar } from './statusBar';
 import { RailWatchers } from './watchers';
 
@@ -27,6 +28,8 @@ export function activate(extension: vscode.ExtensionContext): RailApi {
   const panel = new BoardPanel(rail);
   const watchers = new RailWatchers(rail);
   const diagnostics = new RailDiagnostics(rail);
+  const boardView = vscode.window.createTreeView('rail.board', { treeDataProvider: boardTree, showCollapseAll: true });
+  const sharedNote = new SharedBoardNote(rail, boardView);
 
   extension.subscriptions.push(
     rail,
@@ -36,7 +39,8 @@ export function activate(extension: vscode.ExtensionContext): RailApi {
     panel,
     watchers,
     diagnostics,
-    vscode.window.createTreeView('rail.board', { treeDataProvider: boardTree, showCollapseAll: true }),
+    boardView,
+    sharedNote,
     vscode.window.createTreeView('rail.resources', { treeDataProvider: resourcesTree }),
     vscode.window.createTreeView('rail.sessions', { treeDataProvider: sessionsTree }),
     vscode.window.registerFileDecorationProvider(decorations),
@@ -69,7 +73,7 @@ export function activate(extension: vscode.ExtensionContext): RailApi {
   return {
     ready,
     snapshot: () => rail.snapshot,
-    refresh: () => rail.refresh(),
+    refresh: (opts) => rail.refresh(opts),
     session: () => rail.session,
     stats: () => ({ ...rail.stats, refreshMs: [...rail.stats.refreshMs] }),
     tree: (view) =>
@@ -77,6 +81,11 @@ export function activate(extension: vscode.ExtensionContext): RailApi {
     decoration: async (uri) => (await decorations.provideFileDecoration(uri)) ?? undefined,
     editWarning: (uri) => editWarnings.check(uri),
     statusText: () => statusBar.item.text,
+    statusTooltip: () => {
+      const tip = statusBar.item.tooltip;
+      return tip === undefined ? '' : typeof tip === 'string' ? tip : tip.value;
+    },
+    boardNote: () => ({ description: boardView.description ?? '', message: boardView.message ?? '' }),
   };
 }
 

@@ -1,6 +1,8 @@
 // Keeps the board current by itself: file watchers on the rail's files and on the branch heads
 // (a commit renews its branch's claims), debounced, plus a timer for leases that run out while
-// nothing changes on disk.
+// nothing changes on disk. A shared rail is also fetched from its remote on a timer of its own
+// (`rail.sharedFetchInterval`): file events never fetch, since mirroring the fetched state writes
+// the very files they watch.
 //
 // Node's fs.watch rather than VS Code's FileSystemWatcher: the rail usually lives outside the
 // workspace folder (a station's rail is the main checkout), and `.git` is excluded from VS Code's
@@ -15,6 +17,8 @@ import type { RailContext } from './ctx';
 const DEBOUNCE_MS = 150;
 /** Ages and lease texts are shown to the minute: look again at least this often. */
 const MAX_TICK_MS = 60_000;
+/** A shared rail is not fetched more often than this, whatever the setting says. */
+const MIN_FETCH_MS = 5_000;
 
 const RAIL_NAMES = new Set(['claims.md', 'claims.log', 'rail.yaml', 'claims', 'claims.md.lock']);
 
@@ -22,11 +26,13 @@ export class RailWatchers implements vscode.Disposable {
   private watchers: fs.FSWatcher[] = [];
   private debounce: NodeJS.Timeout | undefined;
   private tick: NodeJS.Timeout | undefined;
+  private fetchTimer: NodeJS.Timeout | undefined;
   private claimsDirWatched = false;
 
   constructor(private readonly ctx: RailContext) {
     ctx.onDidChange(() => {
       this.scheduleTick();
+      this.scheduleFetch();
       // claims/ may appear after start (the first claim file): watch it once it exists.
       if (!this.claimsDirWatched && ctx.location) this.watchClaimsDir(ctx.location.root);
     });
@@ -96,6 +102,22 @@ export class RailWatchers implements vscode.Disposable {
     this.tick = setTimeout(() => void this.ctx.refresh(), Math.max(1000, next));
   }
 
+  /**
+   * Next fetch of a shared rail: an interval after the last one (a mutation counts, it fetched
+   * too), at once if none happened yet. Re-armed on every refresh from the time of the last
+   * fetch, so frequent file events do not postpone it.
+   */
+  private scheduleFetch(): void {
+    if (this.fetchTimer) clearTimeout(this.fetchTimer);
+    this.fetchTimer = undefined;
+    const seconds = this.ctx.config.sharedFetchInterval;
+    if (!this.ctx.snapshot?.shared || seconds <= 0) return;
+    const every = Math.max(MIN_FETCH_MS, seconds * 1000);
+    const last = this.ctx.lastFetchAt;
+    const wait = last === 0 ? 0 : Math.max(1000, last + every - Date.now());
+    this.fetchTimer = setTimeout(() => void this.ctx.refresh({ fetch: true }), wait);
+  }
+
   private stopWatching(): void {
     for (const w of this.watchers) w.close();
     this.watchers = [];
@@ -106,5 +128,6 @@ export class RailWatchers implements vscode.Disposable {
     this.stopWatching();
     if (this.debounce) clearTimeout(this.debounce);
     if (this.tick) clearTimeout(this.tick);
+    if (this.fetchTimer) clearTimeout(this.fetchTimer);
   }
 }

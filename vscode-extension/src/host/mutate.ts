@@ -1,72 +1,32 @@
 // The mutation flow (cli/src/cmd/mutate.rs): take the lock, log any stale lock broken on the way,
 // finish a crashed write, read the files, let core plan, apply the plan's edits and log line,
 // release the lock. A refusal changes nothing but (at most) the log lines about locks recovered.
+// A rail shared through a git remote (shared.ts) goes through the remote instead, exactly as the
+// CLI does: the same `mutate()` serves both, so no caller can forget the shared case.
 //
 // No vscode import here: the extension and the conformance driver (test/driver.ts) run this same
 // code, so the lock conformance test exercises exactly what the extension does.
 
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-
 import { core, type Plan, type RailTexts, type Refusal, type Request } from './core';
 import { baseFacts, boardWithProcesses, type RailLocation } from './facts';
-import { acquire, breakOnRequest, type Broken, type HeldLock } from './lock';
+import { breakOnRequest, type Broken } from './lock';
+import { lockAndRecover, type LockOptions } from './locked';
 import { renderLogLine } from './logline';
+import { mutateShared, remoteOf } from './shared';
 import { RailStore } from './store';
 
-export interface MutateOptions {
-  /** What the lock's owner record says we are doing, e.g. `vscode: rail claim auth-refresh`. */
-  command: string;
-  /** Lock wait; default `RAIL_LOCK_TIMEOUT_MS`, else 10 s. */
-  timeoutMs?: number;
+export interface MutateOptions extends LockOptions {
   /** Hold the lock this long before planning (tests kill a holder mid-operation). */
   holdMs?: number;
 }
 
-export type MutateResult =
+export type MutateResult = (
   | { ok: true; plan: Plan; notes: string[] }
-  | { ok: false; message: string; refusal?: Refusal; notes: string[] };
-
-/** The lock wait: explicit, else `RAIL_LOCK_TIMEOUT_MS` (tests), else rail.yaml's
- * `lock_timeout` (read by core; 10 s when it says nothing). */
-export function lockTimeoutMs(root: string, explicit?: number): number {
-  if (explicit !== undefined) return explicit;
-  const env = Number(process.env.RAIL_LOCK_TIMEOUT_MS);
-  if (Number.isFinite(env) && env > 0) return env;
-  let text = '';
-  try {
-    text = fs.readFileSync(path.join(root, 'rail.yaml'), 'utf8');
-  } catch {
-    // No rail.yaml: the defaults.
-  }
-  return core().parseConfig(text).lock_timeout * 1000;
-}
-
-/** Takes the lock and finishes a crashed write; returns the lock and the log lines to write. */
-async function lockAndRecover(
-  store: RailStore,
-  session: string,
-  opts: MutateOptions,
-): Promise<{ lock: HeldLock; logLines: string[]; notes: string[] }> {
-  const lock = await acquire(store.root, { session, command: opts.command }, lockTimeoutMs(store.root, opts.timeoutMs));
-  const logLines: string[] = [];
-  const notes: string[] = [];
-  try {
-    for (const b of lock.broken) {
-      notes.push(`recovered a stale lock held by ${b.holder}: ${b.reason}`);
-      logLines.push(renderLogLine(new Date(), 'lock-broken', null, session, { holder: b.holder, reason: b.reason }));
-    }
-    const recovered = store.recover(lock.claimsFd);
-    if (recovered !== undefined) {
-      notes.push(recovered);
-      logLines.push(renderLogLine(new Date(), 'recovered', null, session, { note: recovered }));
-    }
-  } catch (e) {
-    lock.release();
-    throw e;
-  }
-  return { lock, logLines, notes };
-}
+  | { ok: false; message: string; refusal?: Refusal; notes: string[] }
+) & {
+  /** Shared rail: rounds of fetch, plan and push it took (each extra one: a rejected push). */
+  attempts?: number;
+};
 
 /** Where a merge left conflict markers in claims.md (core's diagnostic), if it did. */
 function conflictMarkerLine(texts: RailTexts): number | undefined {
@@ -76,13 +36,19 @@ function conflictMarkerLine(texts: RailTexts): number | undefined {
   return marker?.line;
 }
 
-/** Runs one operation for `session` under the lock. Throws only on environment failures. */
+/**
+ * Runs one operation for `session`: under the local lock, or on the shared rail's remote when the
+ * rail is shared (then the main checkout's files are mirrored afterwards). Throws only on
+ * environment failures (a lock that never came, a remote that cannot be reached: `SharedError`).
+ */
 export async function mutate(
   loc: RailLocation,
   session: string,
   request: Request,
   opts: MutateOptions,
 ): Promise<MutateResult> {
+  const remote = await remoteOf(loc);
+  if (remote !== undefined) return mutateShared(loc, remote, session, request, opts);
   const store = new RailStore(loc.root);
   const { lock, logLines, notes } = await lockAndRecover(store, session, opts);
   try {

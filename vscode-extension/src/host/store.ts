@@ -192,14 +192,33 @@ export class RailStore {
     const entries: JournalEntry[] = [];
     for (const fe of edits) {
       if (fe.edits.length === 0) continue;
-      const old =
-        fe.file === CLAIMS_MD ? texts.claims?.text : texts.claim_files?.find((f) => f.path === fe.file)?.text;
-      const next = core().applyEdits(old ?? '', fe.edits);
+      const next = core().applyEdits(textOf(texts, fe.file) ?? '', fe.edits);
       entries.push({ kind: 'file', path: fe.file, bytes: Buffer.from(next, 'utf8') });
     }
     for (const line of logLines) {
       entries.push({ kind: 'append', path: LOG_FILE, bytes: Buffer.from(`${line}\n`, 'utf8') });
     }
+    this.journaled(claimsFd, entries);
+  }
+
+  /**
+   * Under the lock: makes the rail's files read exactly `files` (path → text), for the mirror of
+   * a shared rail. Only files that differ from `texts` (read under this lock) are written, through
+   * the journal like any change; files `files` does not name are left alone. Returns the paths
+   * written.
+   */
+  replace(claimsFd: number, texts: RailTexts, files: ReadonlyMap<string, string>): string[] {
+    const entries: JournalEntry[] = [];
+    for (const [file, text] of files) {
+      if (textOf(texts, file) === text) continue;
+      entries.push({ kind: 'file', path: file, bytes: Buffer.from(text, 'utf8') });
+    }
+    this.journaled(claimsFd, entries);
+    return entries.map((e) => e.path);
+  }
+
+  /** Journal first, then the files, then the journal goes. */
+  private journaled(claimsFd: number, entries: readonly JournalEntry[]): void {
     if (entries.length === 0) return;
     const journal = this.file(JOURNAL);
     const fd = fs.openSync(journal, 'w');
@@ -239,6 +258,14 @@ export class RailStore {
       }
     }
   }
+}
+
+/** The text of one of the rail's files as read into `texts` (`undefined`: it does not exist). */
+function textOf(texts: RailTexts, file: string): string | undefined {
+  if (file === CLAIMS_MD) return texts.claims?.text;
+  if (file === LOG_FILE) return texts.log?.text;
+  if (file === CONFIG_FILE) return texts.config?.text;
+  return texts.claim_files?.find((f) => f.path === file)?.text;
 }
 
 function endsWith(haystack: Buffer, needle: Buffer): boolean {

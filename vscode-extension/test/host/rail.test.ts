@@ -319,4 +319,64 @@ suite('Rail in a real VS Code', () => {
     const summary = await vscode.commands.executeCommand<{ claims: number }>('rail.refresh');
     assert.ok((summary?.claims ?? 0) >= 6);
   });
+
+  // Last: it turns this workspace's rail into a shared one (docs/shared-rail.md).
+  test('shared mode: Refresh fetches another clone\'s claim, claims land on the remote, a lost remote is stale', async () => {
+    const parent = path.dirname(ws());
+    const bare = path.join(parent, 'shared.git');
+    const other = path.join(parent, 'other-machine');
+    const cli = (dir: string, args: string[]): ReturnType<typeof spawnSync> =>
+      spawnSync(RAIL_BIN, args, { cwd: dir, encoding: 'utf8' });
+    const sharedClaims = (): string => git(parent, '--git-dir', bare, 'show', 'refs/rail/claims:claims.md');
+    git(parent, 'init', '-q', '--bare', '-b', 'main', bare);
+    git(ws(), 'remote', 'add', 'origin', bare);
+    git(ws(), 'push', '-q', 'origin', 'main');
+    // This window's rail is published as the shared one, the documented way; then a second machine.
+    assert.equal(cli(ws(), ['init', '--remote', 'origin']).status, 0);
+    git(parent, 'clone', '-q', bare, other);
+    assert.equal(cli(other, ['init', '--remote', 'origin']).status, 0);
+    const byOther = cli(other, ['--session', 'zoe', 'claim', 'remote-task', '--path', 'remote/**']);
+    assert.equal(byOther.status, 0, String(byOther.stderr));
+    assert.doesNotMatch(claimsMd(), /^remote-task /m, 'not in this machine\'s mirror before a fetch');
+
+    await vscode.commands.executeCommand('rail.refresh');
+    assert.ok(find(await api.tree('board'), 'remote-task'), 'Refresh fetched the other machine\'s claim');
+    assert.match(claimsMd(), /^remote-task \| zoe \|/m, 'and mirrored it');
+    assert.match(api.boardNote().description, /^shared via origin, fetched \d+s ago$/);
+    assert.equal(api.boardNote().message, '');
+    assert.match(api.statusText(), /\$\(cloud\) origin$/);
+    assert.match(api.statusTooltip().replace(/&nbsp;/g, ' '), /Shared via origin, fetched \d+s ago\./, 'the status bar tooltip');
+
+    const claimed = await vscode.commands.executeCommand<MutateResultLike>('rail.claimTask', { task: 'from-window', paths: ['window/**'] });
+    assert.equal(claimed?.ok, true, JSON.stringify(claimed));
+    assert.match(sharedClaims(), /^from-window \| alice \| \S+ \| paths: window\/\*\*$/m, 'on the remote ref');
+    assert.match(claimsMd(), /^from-window \| alice \|/m, 'and in the mirror');
+    const refused = cli(other, ['--session', 'zoe', 'claim', 'from-window']);
+    assert.equal(refused.status, 1, 'the other machine is refused');
+    assert.match(String(refused.stderr), /from-window is held by alice/);
+    const heldElsewhere = await vscode.commands.executeCommand<MutateResultLike>('rail.claimTask', { task: 'remote-task' });
+    assert.equal(heldElsewhere?.ok, false);
+    assert.match(heldElsewhere?.message ?? '', /remote-task is held by zoe/);
+
+    // The remote goes away: Refresh keeps the last fetched board and says it is stale.
+    git(ws(), 'remote', 'set-url', 'origin', path.join(parent, 'gone.git'));
+    try {
+      await vscode.commands.executeCommand('rail.refresh');
+      const note = api.boardNote();
+      assert.match(note.message, /^shared rail on origin: last fetched \d+s ago — could not fetch: .+/);
+      assert.equal(note.description, 'shared via origin: STALE');
+      assert.match(api.statusText(), /\$\(cloud-offline\) origin: stale$/);
+      assert.ok(find(await api.tree('board'), 'from-window'), 'the last fetched state is still shown');
+      const before = claimsMd();
+      const offline = await vscode.commands.executeCommand<MutateResultLike | undefined>('rail.claimTask', { task: 'offline' });
+      assert.equal(offline, undefined, 'the claim failed');
+      assert.equal(claimsMd(), before, 'and changed nothing here');
+      assert.doesNotMatch(sharedClaims(), /^offline /m, 'nor there');
+    } finally {
+      git(ws(), 'remote', 'set-url', 'origin', bare);
+    }
+    await vscode.commands.executeCommand('rail.refresh');
+    assert.match(api.boardNote().description, /^shared via origin, fetched \d+s ago$/, 'fresh again once the remote answers');
+    assert.equal(api.boardNote().message, '');
+  });
 });

@@ -1,0 +1,37 @@
+// Says on the Board view that the rail is shared, and how fresh it is: the view's description
+// reads "shared via origin, fetched 20s ago"; when the last fetch failed, the view's message says
+// the board is stale and why ("shared rail on origin: last fetched 5m ago — could not fetch: …").
+// A local rail shows neither.
+
+import * as vscode from 'vscode';
+
+import type { BoardNode } from './boardTree';
+import type { RailContext } from './ctx';
+import { describeShared } from './host/shared';
+
+export class SharedBoardNote implements vscode.Disposable {
+  private readonly subscription: vscode.Disposable;
+
+  constructor(
+    private readonly ctx: RailContext,
+    private readonly view: vscode.TreeView<BoardNode>,
+  ) {
+    this.subscription = ctx.onDidChange(() => this.update());
+  }
+
+  update(): void {
+    const shared = this.ctx.snapshot?.shared;
+    if (!shared) {
+      this.view.description = undefined;
+      this.view.message = undefined;
+      return;
+    }
+    const { text, stale } = describeShared(shared);
+    this.view.description = stale ? `shared via ${shared.remote}: STALE` : text;
+    this.view.message = stale ? text : undefined;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+  }
+}
