@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use rail_core::edit::{FileEdits, TextEdit};
+use rail_core::freshness::FreshnessFacts;
 use rail_core::input::{FileText, RailTexts};
 use rail_core::model::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE, LOG_FILE};
 use rail_core::ops::{self, Plan, Request};
@@ -79,6 +80,9 @@ impl Snapshot {
     }
 }
 
+/// How an unreachable remote's failure starts; reads show only what git said after it.
+const UNREACHABLE: &str = "the shared rail's remote is unreachable, nothing was changed: ";
+
 /// Why talking to the remote failed.
 #[derive(Debug)]
 pub enum RemoteError {
@@ -91,9 +95,7 @@ pub enum RemoteError {
 impl RemoteError {
     fn fail(self) -> Fail {
         match self {
-            RemoteError::Unreachable(m) => Fail::env(format!(
-                "the shared rail's remote is unreachable, nothing was changed: {m}"
-            )),
+            RemoteError::Unreachable(m) => Fail::env(format!("{UNREACHABLE}{m}")),
             RemoteError::Git(m) => Fail::env(m),
         }
     }
@@ -607,27 +609,28 @@ pub fn init_remote(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
     Ok(done)
 }
 
-/// For reads: the shared rail's age, and a refresh first with `--fetch`.
+/// For reads: the shared rail's age (core's sentence), and a refresh first with `--fetch`.
 pub fn before_read(ctx: &Ctx, remote: &str, fetch_first: bool) -> Result<Option<String>, Fail> {
+    let mut fetch_error = None;
     if fetch_first {
         match sync(ctx, remote) {
-            Ok(_) => return Ok(Some(format!("shared rail on {remote}: just fetched"))),
+            Ok(_) => {}
             Err(f) if f.code == fail::ENVIRONMENT => {
-                let age = last_synced(ctx)
-                    .map(|t| rail_core::time::format_duration(Utc::now() - t) + " ago")
-                    .unwrap_or_else(|| "never".into());
-                return Ok(Some(format!(
-                    "shared rail on {remote}: STALE — could not fetch ({}); showing the state fetched {age}",
-                    f.message
-                )));
+                let why = f.message.strip_prefix(UNREACHABLE).unwrap_or(&f.message);
+                fetch_error = Some(why.to_string());
             }
             Err(f) => return Err(f),
         }
     }
-    let age = last_synced(ctx)
-        .map(|t| rail_core::time::format_duration(Utc::now() - t) + " ago")
-        .unwrap_or_else(|| "never".into());
-    Ok(Some(format!(
-        "shared rail on {remote}: last fetched {age} (`--fetch` to refresh)"
-    )))
+    let note = rail_core::freshness::describe(&FreshnessFacts {
+        remote: remote.to_string(),
+        fetched_at: last_synced(ctx),
+        now: Utc::now(),
+        fetch_error,
+    });
+    Ok(Some(if fetch_first || note.stale {
+        note.text
+    } else {
+        format!("{} (`--fetch` to refresh)", note.text)
+    }))
 }

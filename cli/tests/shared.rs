@@ -224,6 +224,13 @@ fn race(remote: &Remote) {
             std::fs::read_to_string(m.path().join("claims.md")).unwrap(),
             shared
         );
+        // Reads say how old the mirror is, and how to refresh it.
+        let out = m.rail(&["board"], &[]);
+        let note = stderr(&out);
+        assert!(
+            note.contains("shared via origin, fetched ") && note.contains("(`--fetch` to refresh)"),
+            "{note}"
+        );
     }
 }
 
@@ -335,7 +342,12 @@ fn a_remote_that_dies_mid_operation_changes_nothing_anywhere() {
     // Reads still work from the last fetched state, marked stale.
     let out = m.rail(&["board", "--fetch", "--json"], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert!(stderr(&out).contains("STALE"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("shared via origin: STALE, could not fetch (")
+            && stderr(&out).contains("); showing the state fetched "),
+        "{}",
+        stderr(&out)
+    );
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["claims"][0]["task"], "before");
     // Mutations fail cleanly while it is down.

@@ -107,7 +107,7 @@ pub(crate) mod time_str {
     }
 }
 
-mod opt_time {
+pub(crate) mod opt_time {
     use serde::{Deserialize, Deserializer, Serializer};
 
     use crate::time::{format_time, parse_time, Time};

@@ -15,6 +15,7 @@ pub mod config;
 pub mod conflict;
 pub mod diagnostic;
 pub mod edit;
+pub mod freshness;
 pub mod gate;
 pub mod glob;
 pub mod hook;

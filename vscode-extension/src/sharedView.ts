@@ -1,6 +1,7 @@
 // Says on the Board view that the rail is shared, and how fresh it is: the view's description
 // reads "shared via origin, fetched 20s ago"; when the last fetch failed, the view's message says
-// the board is stale and why ("shared rail on origin: last fetched 5m ago — could not fetch: …").
+// the board is stale and why ("shared via origin: STALE, could not fetch (…); showing the state
+// fetched 5m ago").
 // A local rail shows neither.
 
 import * as vscode from 'vscode';

@@ -248,6 +248,16 @@ pub fn parse_config(
     ret(&rail_core::config::parse(&text).0)
 }
 
+/// How fresh the local copy of a shared rail is: the sentence the views show, and whether the
+/// copy is stale (the latest fetch failed).
+#[wasm_bindgen(js_name = describeFreshness, unchecked_return_type = "Freshness")]
+pub fn describe_freshness(
+    #[wasm_bindgen(unchecked_param_type = "FreshnessFacts")] facts: JsValue,
+) -> Result<JsValue, JsError> {
+    let facts: rail_core::freshness::FreshnessFacts = arg("facts", facts)?;
+    ret(&rail_core::freshness::describe(&facts))
+}
+
 /// Whether a found lock may be broken, from the lock file's text (`record`, possibly empty or
 /// garbled) and what the host observed.
 #[wasm_bindgen(js_name = assessLock, unchecked_return_type = "LockVerdict")]

@@ -48,6 +48,8 @@ pub fn declarations() -> String {
     found.visit::<Range>();
     found.visit::<rail_core::log::LogEntry>();
     found.visit::<rail_core::config::Config>();
+    found.visit::<rail_core::freshness::FreshnessFacts>();
+    found.visit::<rail_core::freshness::Freshness>();
 
     let mut out = String::from(
         "// Generated from the Rust structs by rail-wasm's `types` module (ts-rs). Do not edit:\n\

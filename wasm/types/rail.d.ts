@@ -134,6 +134,22 @@ path: string, text: string,
  */
 modified?: string | null, };
 
+export type Freshness = { text: string, stale: boolean, };
+
+export type FreshnessFacts = { 
+/**
+ * The git remote the rail is shared through.
+ */
+remote: string, 
+/**
+ * When the local copy was last brought up to date with the remote; `None`: never.
+ */
+fetched_at?: string | null, now: string, 
+/**
+ * What the latest fetch said when it failed; `None` when it worked (or none was tried).
+ */
+fetch_error?: string | null, };
+
 export type Holder = { claim: number, session: string, task: string | null, pattern: string, state: State, };
 
 export type HookFailure = "deny" | "warn";

@@ -15,6 +15,8 @@ export type {
   FileEdits,
   FileScope,
   FileText,
+  Freshness,
+  FreshnessFacts,
   Holder,
   Located,
   LockFacts,

@@ -328,32 +328,16 @@ export interface SharedInfo {
   error: string | undefined;
 }
 
-/** A duration as Rail writes ages (`20s`, `5m`, `1h30m`, `2d3h`; core's `format_duration`). */
-export function durationText(ms: number): string {
-  const secs = Math.max(0, Math.floor(ms / 1000));
-  const d = Math.floor(secs / 86_400);
-  const h = Math.floor((secs % 86_400) / 3_600);
-  const m = Math.floor((secs % 3_600) / 60);
-  if (d > 0) return h > 0 ? `${d}d${h}h` : `${d}d`;
-  if (h > 0) return m > 0 ? `${h}h${m}m` : `${h}h`;
-  if (m > 0) return `${m}m`;
-  return `${secs % 60}s`;
-}
-
 /**
  * The line the Board view and the status bar show for a shared rail: where it is shared, how old
- * the shown state is, and — when the last fetch failed — that it is stale and why.
+ * the shown state is, and — when the last fetch failed — that it is stale and why. Core words it
+ * (`rail_core::freshness`), as it does for the CLI's reads.
  */
 export function describeShared(info: SharedInfo, now: Date = new Date()): { text: string; stale: boolean } {
-  const age = info.syncedAt ? `${durationText(now.getTime() - info.syncedAt.getTime())} ago` : undefined;
-  if (info.error !== undefined) {
-    // Git's messages run over several lines ("fatal: …\nfatal: …"): one line, bounded.
-    const why = info.error.replace(/\s*\n\s*/g, ' ').slice(0, 300);
-    const fetched = age ? `last fetched ${age}` : 'never fetched';
-    return { text: `shared rail on ${info.remote}: ${fetched} — could not fetch: ${why}`, stale: true };
-  }
-  return {
-    text: age ? `shared via ${info.remote}, fetched ${age}` : `shared via ${info.remote}, not fetched yet`,
-    stale: false,
-  };
+  return core().describeFreshness({
+    remote: info.remote,
+    fetched_at: info.syncedAt?.toISOString() ?? null,
+    now: now.toISOString(),
+    fetch_error: info.error ?? null,
+  });
 }

@@ -366,6 +366,26 @@ fn lock_facts(rng: &mut Rng) -> JsValue {
     object.into()
 }
 
+fn freshness_facts(rng: &mut Rng) -> JsValue {
+    if rng.chance(20) {
+        return garbage(rng, 0);
+    }
+    let object = Object::new();
+    set(
+        &object,
+        "remote",
+        &(*rng.pick(&["origin", "", "up stream"])).into(),
+    );
+    set(&object, "now", &time(rng));
+    if rng.chance(2) {
+        set(&object, "fetched_at", &time(rng));
+    }
+    if rng.chance(2) {
+        set(&object, "fetch_error", &text(rng, 4));
+    }
+    object.into()
+}
+
 fn lock_text(rng: &mut Rng) -> JsValue {
     if rng.chance(50) {
         return text(rng, 8);
@@ -422,6 +442,11 @@ fn round(seed: u64) {
         "assessLock",
         seed,
         rail_wasm::assess_lock(lock_text(rng), lock_facts(rng)),
+    );
+    check(
+        "describeFreshness",
+        seed,
+        rail_wasm::describe_freshness(freshness_facts(rng)),
     );
     check(
         "applyEdits",

@@ -350,6 +350,27 @@ fn lock_record_and_verdict() {
 }
 
 #[wasm_bindgen_test]
+fn describe_freshness_says_how_old_the_shared_copy_is() {
+    let fresh = ok(rail_wasm::describe_freshness(js(&json!({
+        "remote": "origin", "fetched_at": "2026-10-22T14:59:39.250Z", "now": NOW
+    }))));
+    assert_eq!(fresh["text"], "shared via origin, fetched 20s ago");
+    assert_eq!(fresh["stale"], false);
+    let stale = ok(rail_wasm::describe_freshness(js(&json!({
+        "remote": "origin", "fetched_at": null, "now": NOW, "fetch_error": "fatal: gone\n"
+    }))));
+    assert_eq!(
+        stale["text"],
+        "shared via origin: STALE, could not fetch (fatal: gone); nothing was fetched yet"
+    );
+    assert_eq!(stale["stale"], true);
+    let m = err(rail_wasm::describe_freshness(js(
+        &json!({ "remote": "origin", "now": "soon" }),
+    )));
+    assert!(m.starts_with("rail: facts: "), "{m}");
+}
+
+#[wasm_bindgen_test]
 fn apply_edits_refuses_overlaps_and_bad_spans() {
     let edit = |s: usize, e: usize, t: &str| json!({ "span": { "start": s, "end": e }, "text": t });
     let out = rail_wasm::apply_edits("héllo".into(), js(&json!([edit(0, 1, "H")])))
