@@ -75,7 +75,9 @@ try {
   const n = JSON.parse(native.stdout.trim().split("\n").pop());
 
   // wasm in Node: the same call the VS Code extension makes, objects in and out.
-  const wasm = createRequire(import.meta.url)(join(root, "wasm/pkg/node/rail_wasm.js"));
+  // RAIL_WASM_PKG: another build of the package (e.g. one with names, for a profile).
+  const pkg = process.env.RAIL_WASM_PKG ?? join(root, "wasm/pkg/node");
+  const wasm = createRequire(import.meta.url)(join(pkg, "rail_wasm.js"));
   let board;
   for (let i = 0; i < 3; i++) board = wasm.board(input.texts, input.facts);
   const samples = [];
