@@ -129,29 +129,52 @@ pub fn staged_files(dir: &Path) -> Result<Vec<String>, String> {
 /// Everything the session changed: commits on its branch since it forked from `base`, plus
 /// uncommitted and untracked files in its worktree.
 pub fn session_changes(dir: &Path, base: Option<&str>) -> Result<Vec<String>, String> {
-    let fork = match base {
-        Some(b) => run(dir, &["merge-base", "HEAD", b])
-            .map(|s| s.trim().to_string())
-            .ok(),
-        None => None,
-    };
-    let mut files = match &fork {
-        Some(commit) if !commit.is_empty() => run(
-            dir,
-            &["diff", "--name-only", "-z", "--no-renames", commit.as_str()],
-        )?,
+    // Two git processes at once (every release runs this, so its latency is the release's):
+    // untracked files, and the diff since the fork point — found by the diff itself
+    // (`--merge-base`, one process instead of `git merge-base` and then `git diff`).
+    let untracked = started(dir, &["ls-files", "--others", "--exclude-standard", "-z"]);
+    let diff_head = ["diff", "--name-only", "-z", "--no-renames", "HEAD"];
+    let mut files = match base {
+        Some(b) => {
+            let since_fork = ["diff", "--name-only", "-z", "--no-renames", "--merge-base", b];
+            // No common history with the base: uncommitted changes only, as without a base.
+            run(dir, &since_fork).or_else(|_| run(dir, &diff_head))
+        }
         // No base: uncommitted changes only (HEAD may not exist yet in a new repo).
-        _ => run(dir, &["diff", "--name-only", "-z", "--no-renames", "HEAD"]).unwrap_or_default(),
-    };
+        None => Ok(run(dir, &diff_head).unwrap_or_default()),
+    }?;
     files.push('\0');
-    files.push_str(&run(
-        dir,
-        &["ls-files", "--others", "--exclude-standard", "-z"],
-    )?);
+    files.push_str(&finish(untracked, &["ls-files", "--others"])?);
     let mut list = nul_list(&files);
     list.sort();
     list.dedup();
     Ok(list)
+}
+
+/// A git process started in the background; [`finish`] collects its output like [`run`].
+fn started(dir: &Path, args: &[&str]) -> std::io::Result<std::process::Child> {
+    Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+}
+
+fn finish(child: std::io::Result<std::process::Child>, args: &[&str]) -> Result<String, String> {
+    let out = child
+        .and_then(|c| c.wait_with_output())
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(format!(
+            "git {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
 }
 
 /// A git config value of the repository at `dir`.

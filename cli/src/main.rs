@@ -249,19 +249,20 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         std::process::exit(cmd::agent::claude(ctx));
     }
     let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json)?;
-    if let Some(remote) = shared::remote_of(&ctx) {
-        if matches!(
-            cli.command,
-            Command::Board(_)
-                | Command::Who { .. }
-                | Command::Check(_)
-                | Command::Validate(_)
-                | Command::Log { .. }
-                | Command::Ready { .. }
-        ) {
-            if let Some(note) = shared::before_read(&ctx, &remote, cli.fetch)? {
-                eprintln!("rail: {note}");
-            }
+    // Reads of a shared rail say how old it is. Only reads ask (a mutation asks for itself):
+    // each asking is a git process.
+    let reads = matches!(
+        cli.command,
+        Command::Board(_)
+            | Command::Who { .. }
+            | Command::Check(_)
+            | Command::Validate(_)
+            | Command::Log { .. }
+            | Command::Ready { .. }
+    );
+    if let Some(remote) = reads.then(|| shared::remote_of(&ctx)).flatten() {
+        if let Some(note) = shared::before_read(&ctx, &remote, cli.fetch)? {
+            eprintln!("rail: {note}");
         }
     }
     match cli.command {

@@ -156,6 +156,21 @@ fn release_records_the_files_the_session_touched() {
         ],
     );
     std::fs::write(wt.join("notes.txt"), "draft\n").unwrap();
+    // Main moves on meanwhile: its new files are not the session's (diffed from the fork point).
+    std::fs::write(repo.path().join("elsewhere.txt"), "main\n").unwrap();
+    git_in(repo.path(), &["add", "elsewhere.txt"]);
+    git_in(
+        repo.path(),
+        &[
+            "-c",
+            "user.email=t@e.invalid",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-qm",
+            "elsewhere",
+        ],
+    );
     // From inside the station: the rail is found in the main checkout, the session is the branch.
     let out = repo.rail_in(&wt, &["release", "search"], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
