@@ -136,7 +136,14 @@ pub fn session_changes(dir: &Path, base: Option<&str>) -> Result<Vec<String>, St
     let diff_head = ["diff", "--name-only", "-z", "--no-renames", "HEAD"];
     let mut files = match base {
         Some(b) => {
-            let since_fork = ["diff", "--name-only", "-z", "--no-renames", "--merge-base", b];
+            let since_fork = [
+                "diff",
+                "--name-only",
+                "-z",
+                "--no-renames",
+                "--merge-base",
+                b,
+            ];
             // No common history with the base: uncommitted changes only, as without a base.
             run(dir, &since_fork).or_else(|_| run(dir, &diff_head))
         }
