@@ -34,6 +34,14 @@ const MAX_ALTERNATIVES: usize = 64;
 
 /// Checks a pattern and returns its normal form (a trailing `/` removed).
 pub fn normalize(pattern: &str) -> Result<String, PatternError> {
+    if plain(pattern) {
+        return Ok(pattern.strip_suffix('/').unwrap_or(pattern).to_string());
+    }
+    checked(pattern)
+}
+
+/// [`normalize`] without the fast path: every check, each with its message.
+fn checked(pattern: &str) -> Result<String, PatternError> {
     let err = |m: String| Err(PatternError(m));
     if pattern.is_empty() {
         return err("path is empty".into());
@@ -122,6 +130,40 @@ pub fn normalize(pattern: &str) -> Result<String, PatternError> {
         ));
     }
     Ok(trimmed.to_string())
+}
+
+/// The common case, decided in one pass over the bytes: an ASCII pattern without control
+/// characters or any of `| , \ [ {`, neither absolute nor negated, within the length limit,
+/// whose segments are not empty, `.`, `..`, or `**` glued to other text. [`normalize`] accepts
+/// every such pattern unchanged but for a trailing `/`; anything else takes its full checks
+/// (which also word the error). Paths are most of a claims.md line, so this is parsing's hot path.
+fn plain(pattern: &str) -> bool {
+    let bytes = pattern.as_bytes();
+    if bytes.len() > MAX_PATTERN_LEN || matches!(bytes.first(), None | Some(b'/' | b'!')) {
+        return false;
+    }
+    let trimmed = bytes.strip_suffix(b"/").unwrap_or(bytes);
+    // Per segment: its length, how many `.` it has, whether it has `**` somewhere.
+    let (mut len, mut dots, mut double, mut prev_star) = (0usize, 0usize, false, false);
+    for &b in trimmed.iter().chain(std::iter::once(&b'/')) {
+        match b {
+            b'/' => {
+                let dot_segment = dots == len && len <= 2;
+                if len == 0 || dot_segment || double && len != 2 {
+                    return false;
+                }
+                (len, dots, double, prev_star) = (0, 0, false, false);
+                continue;
+            }
+            b'.' => dots += 1,
+            b'*' => double |= prev_star,
+            0..=0x1f | 0x7f..=0xff | b'|' | b',' | b'\\' | b'[' | b'{' => return false,
+            _ => {}
+        }
+        prev_star = b == b'*';
+        len += 1;
+    }
+    true
 }
 
 /// A `,` outside `{…}`: in a claims.md list it would split the path in two.
@@ -568,6 +610,50 @@ fn expand_braces(pattern: &[u8]) -> Vec<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fast path never changes an answer: over every string of up to four characters from
+    /// an alphabet of what matters (segment separators, dots, stars, refused bytes, non-ASCII),
+    /// and over longer strings mixing them, `normalize` and the full checks agree exactly.
+    #[test]
+    fn the_fast_path_agrees_with_the_full_checks() {
+        let alphabet = [
+            "a", ".", "*", "/", "|", ",", "\\", "[", "{", "}", "!", "é", "\u{1}", "\u{7f}", "b.c",
+        ];
+        let mut patterns = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = patterns
+                .iter()
+                .flat_map(|p| alphabet.iter().map(move |a| format!("{p}{a}")))
+                .collect();
+            patterns.extend(longer);
+        }
+        patterns.sort();
+        patterns.dedup();
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..20_000 {
+            let mut p = String::new();
+            for _ in 0..(seed % 24) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                p.push_str(alphabet[(seed % alphabet.len() as u64) as usize]);
+            }
+            patterns.push(p);
+        }
+        patterns.push("a/".repeat(MAX_PATTERN_LEN / 2));
+        patterns.push(format!("{}b", "a/".repeat(MAX_PATTERN_LEN / 2)));
+        let mut fast = 0;
+        for p in &patterns {
+            fast += usize::from(plain(p));
+            assert_eq!(normalize(p), checked(p), "{p:?}");
+        }
+        // The fast path is really taken, and not for everything.
+        assert!(
+            fast > 1_000 && fast < patterns.len() / 2,
+            "{fast} of {}",
+            patterns.len()
+        );
+    }
 
     #[test]
     fn normalizes_and_refuses() {

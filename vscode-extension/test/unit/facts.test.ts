@@ -57,13 +57,15 @@ test('a session\'s changes: commits since the fork, edits, untracked files', asy
 test('the board from our facts agrees with `rail board --json`', async () => {
   const repo = tempRepo();
   const host = hostname();
-  const now = new Date();
-  const t = (minAgo: number): string => new Date(now.getTime() - minAgo * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
   git(repo, 'checkout', '-q', '-b', 'worker');
   fs.writeFileSync(path.join(repo, 'w.txt'), 'w');
   git(repo, 'add', 'w.txt');
   git(repo, 'commit', '-q', '-m', 'w');
   git(repo, 'checkout', '-q', 'main');
+  // "now" after the commit: core ignores commits later than now, and a `now` taken before it
+  // made this test fail whenever a second boundary fell between the two (often, under load).
+  const now = new Date();
+  const t = (minAgo: number): string => new Date(now.getTime() - minAgo * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
   fs.writeFileSync(
     path.join(repo, 'claims.md'),
     [
