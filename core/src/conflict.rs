@@ -266,7 +266,12 @@ pub fn resource_clashes(claims: &[Claim]) -> Vec<Conflict> {
     }
     let mut out = Vec::new();
     for (key, holders) in by_key {
-        let sessions: BTreeSet<&str> = holders.iter().map(|(c, _)| c.session.as_str()).collect();
+        // Inserted one by one: `collect()` into a BTreeSet sorts first, another copy of std's
+        // sort in the wasm build.
+        let mut sessions = BTreeSet::new();
+        for (c, _) in &holders {
+            sessions.insert(c.session.as_str());
+        }
         let exclusive = holders.iter().any(|(_, shared)| !shared);
         if sessions.len() < 2 || !exclusive {
             continue;

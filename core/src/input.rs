@@ -132,27 +132,30 @@ pub(crate) mod opt_time {
 mod time_map {
     use std::collections::BTreeMap;
 
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde::{Deserialize, Deserializer, Serializer};
 
     use crate::time::{format_time, parse_time, Time};
 
     pub fn serialize<S: Serializer>(m: &BTreeMap<String, Time>, s: S) -> Result<S::Ok, S::Error> {
-        m.iter()
-            .map(|(k, v)| (k.clone(), format_time(*v)))
-            .collect::<BTreeMap<_, _>>()
-            .serialize(s)
+        // Keys stay in the map's order; a map rather than `collect()` into a new BTreeMap, whose
+        // FromIterator sorts (another copy of std's sort in the wasm build).
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(m.len()))?;
+        for (k, v) in m {
+            map.serialize_entry(k, &format_time(*v))?;
+        }
+        map.end()
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(
         d: D,
     ) -> Result<BTreeMap<String, Time>, D::Error> {
-        BTreeMap::<String, String>::deserialize(d)?
-            .into_iter()
-            .map(|(k, v)| {
-                parse_time(&v)
-                    .map(|t| (k, t))
-                    .map_err(|e| serde::de::Error::custom(format!("`{v}`: {e}")))
-            })
-            .collect()
+        let mut out = BTreeMap::new();
+        // Inserted one by one: `collect()` into a BTreeMap sorts first (see `serialize`).
+        for (k, v) in BTreeMap::<String, String>::deserialize(d)? {
+            let t = parse_time(&v).map_err(|e| serde::de::Error::custom(format!("`{v}`: {e}")))?;
+            out.insert(k, t);
+        }
+        Ok(out)
     }
 }

@@ -20,7 +20,10 @@ use crate::text::{lines, Span};
 use crate::time::{self, Time};
 
 /// What happened. Unknown event names from newer versions are kept as they are.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+///
+/// Deserialized by name through [`Event::from_name`] rather than derived: the derive's untagged
+/// fallback buffers every value in serde's `Content`, several KB of the wasm build.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Event {
@@ -69,6 +72,12 @@ impl Event {
             "refused" => Event::Refused,
             other => Event::Other(other.to_string()),
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Event, D::Error> {
+        Ok(Event::from_name(&String::deserialize(d)?))
     }
 }
 

@@ -88,7 +88,7 @@ pub fn excluded_ranges(text: &str) -> Vec<Span> {
             _ => {}
         }
     }
-    out.sort_by_key(|s| (s.start, s.end));
+    crate::sort::sort_by_key(&mut out, |s| (s.start, s.end));
     out
 }
 
