@@ -1039,3 +1039,76 @@ fn merge_inserts(edits: &mut Vec<TextEdit>) {
     }
     *edits = out;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(json: &str) -> Result<Request, String> {
+        serde_json::from_str(json).map_err(|e| e.to_string())
+    }
+
+    /// The wire struct reads exactly the JSON the tagged enum writes, for every op.
+    #[test]
+    fn requests_round_trip_through_the_wire_form() {
+        let all = [
+            Request::Claim(ClaimRequest {
+                task: "a".into(),
+                paths: vec!["src/**".into()],
+                resources: vec!["port:3000".into()],
+                purpose: Some("p".into()),
+                lease: Some("45m".into()),
+                after: vec!["b".into()],
+                pid: Some("1@h".into()),
+                branch: Some("br".into()),
+            }),
+            Request::Release {
+                task: "a".into(),
+                touched: vec!["x".into()],
+                done: true,
+            },
+            Request::Renew { task: "a".into() },
+            Request::Take {
+                task: "a".into(),
+                reason: Some("r".into()),
+                branch: None,
+            },
+            Request::Update {
+                task: "a".into(),
+                paths: None,
+                resources: Some(vec![]),
+                purpose: Some("q".into()),
+            },
+        ];
+        for r in all {
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(read(&json), Ok(r), "{json}");
+        }
+    }
+
+    #[test]
+    fn the_wire_form_fills_defaults_and_names_what_is_wrong() {
+        assert_eq!(
+            read(r#"{"op":"claim"}"#),
+            Ok(Request::Claim(ClaimRequest::default()))
+        );
+        assert_eq!(
+            read(r#"{"op":"release","task":"a","touched":null,"paths":["ignored"]}"#),
+            Ok(Request::Release {
+                task: "a".into(),
+                touched: vec![],
+                done: false
+            })
+        );
+        assert_eq!(
+            read(r#"{"op":"renew"}"#),
+            Err("missing field `task`".to_string())
+        );
+        let unknown = read(r#"{"op":"steal","task":"a"}"#).unwrap_err();
+        assert!(unknown.starts_with("unknown variant `steal`"), "{unknown}");
+        let missing = read(r#"{"task":"a"}"#).unwrap_err();
+        assert!(missing.starts_with("missing field `op`"), "{missing}");
+        let wrong = read(r#"{"op":"claim","task":"a","paths":"src"}"#).unwrap_err();
+        assert!(wrong.starts_with("invalid type: string"), "{wrong}");
+    }
+}
