@@ -813,6 +813,57 @@ mod markdown {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `list_items` against a plain reference: split at commas outside braces, trim, drop empties.
+    #[test]
+    fn list_items_split_at_commas_outside_braces() {
+        fn reference(v: &str) -> Vec<String> {
+            let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0usize);
+            for c in v.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                if c == ',' && depth == 0 {
+                    out.push(std::mem::take(&mut cur));
+                } else {
+                    cur.push(c);
+                }
+            }
+            out.push(cur);
+            let items = out.iter().map(|s| s.trim());
+            items
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect()
+        }
+        let cases = [
+            "",
+            ",",
+            "a",
+            " a , b ",
+            "a,,b,",
+            "{a,b}/x, c",
+            "{a,{b,c}}/**,d",
+            "}a,b{",
+            "é, ü/**",
+            "src/a/**, src/b/**,src/c.rs",
+            "{,}",
+            " , a{b , c}d , ",
+        ];
+        for v in cases {
+            let text = format!("xx{v}yy");
+            let span = Span::new(2, 2 + v.len());
+            let got: Vec<String> = list_items(&text, span)
+                .map(|(sp, item)| {
+                    assert_eq!(sp.slice(&text), item);
+                    item.to_string()
+                })
+                .collect();
+            assert_eq!(got, reference(v), "{v:?}");
+        }
+    }
     use crate::edit::apply;
 
     fn kinds(text: &str) -> Vec<&'static str> {
