@@ -9,20 +9,7 @@ use chrono::{DateTime, Utc};
 
 /// Runs git in `dir`; stdout on success, a readable error otherwise.
 pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(format!(
-            "git {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
+    finish(started(dir, args), args)
 }
 
 /// Time of the last commit each local branch has of its own: the tip's commit time, for
@@ -158,7 +145,8 @@ pub fn session_changes(dir: &Path, base: Option<&str>) -> Result<Vec<String>, St
     Ok(list)
 }
 
-/// A git process started in the background; [`finish`] collects its output like [`run`].
+/// A git process started in the background (stdin closed, output captured, as
+/// `Command::output` does); [`finish`] waits for it and reads its result.
 fn started(dir: &Path, args: &[&str]) -> std::io::Result<std::process::Child> {
     Command::new("git")
         .args(args)
@@ -169,6 +157,7 @@ fn started(dir: &Path, args: &[&str]) -> std::io::Result<std::process::Child> {
         .spawn()
 }
 
+/// stdout of a git process on success, a readable error otherwise.
 fn finish(child: std::io::Result<std::process::Child>, args: &[&str]) -> Result<String, String> {
     let out = child
         .and_then(|c| c.wait_with_output())

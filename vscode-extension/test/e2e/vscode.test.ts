@@ -13,13 +13,12 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
-import { EXTENSION_DIR, REPO_ROOT, tempDir } from '../shared/fixtures';
+import { EXTENSION_DIR, freePort, REPO_ROOT, tempDir } from '../shared/fixtures';
 import { makeBigWorkspace, makeWorkspace } from '../shared/workspace';
 
 const CODE_SERVER = path.join(REPO_ROOT, 'node_modules', '.bin', 'code-server');
@@ -33,18 +32,6 @@ let port = 0;
 let server: ChildProcess | undefined;
 let browser: BrowserContext | undefined;
 let installedDir = '';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const p = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 async function healthy(timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

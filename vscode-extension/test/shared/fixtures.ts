@@ -3,6 +3,7 @@
 
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -100,4 +101,17 @@ export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = '
 export function deadPid(): number {
   const r = spawnSync('sh', ['-c', 'echo $$']);
   return Number(String(r.stdout).trim());
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (for code-server, git-daemon). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
 }

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 
-import { git, rail, tempDir } from './fixtures';
+import { freePort, git, rail, tempDir } from './fixtures';
 
 export interface Remote {
   /** What clones use as `origin`: a path, or a `git://127.0.0.1:<port>/rail.git` URL. */
@@ -28,18 +28,6 @@ function bareRepo(): { parent: string; bare: string } {
 export function pathRemote(): Remote {
   const { bare } = bareRepo();
   return { url: bare, bare, stop: () => Promise.resolve() };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function connects(port: number): Promise<boolean> {
