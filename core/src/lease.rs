@@ -89,7 +89,8 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
             _ => Some((t, a)),
         });
     // Liveness may come from a process (`pid@host`) or from the host's knowledge of the session.
-    let owner = match input.owner {
+    // Built only for the texts that name them: most claims need neither.
+    let owner = || match input.owner {
         Some(pid) => format!("owner process {pid}"),
         None => "its owner".to_string(),
     };
@@ -102,7 +103,7 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
             State::Live
         };
         let reason = if state == State::Stale {
-            format!("{owner} is dead")
+            format!("{} is dead", owner())
         } else {
             "no claim time is known (add `since:`), so the lease cannot run out".to_string()
         };
@@ -120,7 +121,7 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
     let left = end - now;
     let idle = now - start;
     let lease_text = format_duration(input.lease);
-    let since = match activity {
+    let since = || match activity {
         Activity::Commit => format!("last commit on {} {} ago", input.branch, ago(idle)),
         Activity::Renewed => format!("renewed {} ago", ago(idle)),
         _ => format!("claimed {} ago", ago(idle)),
@@ -133,7 +134,7 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
             left: Some(left),
             activity,
             state: State::Stale,
-            reason: format!("{owner} is dead ({since})"),
+            reason: format!("{} is dead ({})", owner(), since()),
         };
     }
     if left <= TimeDelta::zero() {
@@ -145,8 +146,9 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
                 activity,
                 state: State::Live,
                 reason: format!(
-                    "lease of {lease_text} ran out {} ago, but {owner} is alive",
-                    ago(-left)
+                    "lease of {lease_text} ran out {} ago, but {} is alive",
+                    ago(-left),
+                    owner()
                 ),
             };
         }
@@ -182,9 +184,10 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
         State::Live
     };
     let reason = format!(
-        "{} left of {lease_text} (until {}); {since}",
+        "{} left of {lease_text} (until {}); {}",
         format_duration(left),
-        format_time(end)
+        format_time(end),
+        since()
     );
     Lease {
         start: Some(start),

@@ -139,13 +139,7 @@ pub fn looks_like_time(text: &str) -> bool {
 /// 0..=9999 are written the way chrono's `%Y` does (`+10000`, `-0001`).
 pub fn format_time(time: Time) -> String {
     use chrono::{Datelike, Timelike};
-    fn push(out: &mut String, n: u32, width: usize) {
-        let digits = n.to_string();
-        for _ in digits.len()..width {
-            out.push('0');
-        }
-        out.push_str(&digits);
-    }
+    let push = |out: &mut String, n: u32, width: usize| push_number(out, u64::from(n), width);
     let mut out = String::with_capacity(21);
     let year = time.year();
     if year > 9999 {
@@ -166,6 +160,27 @@ pub fn format_time(time: Time) -> String {
     }
     out.push('Z');
     out
+}
+
+/// Appends `n` in decimal, padded with zeros to at least `width` digits. Written out rather than
+/// through `to_string`/`format!`: times and durations are formatted several times per claim on
+/// every board, and the formatting machinery (a string per number, calls through `dyn Write`)
+/// was most of that cost, in WebAssembly even more than natively.
+pub fn push_number(out: &mut String, mut n: u64, width: usize) {
+    let mut digits = [b'0'; 20]; // u64::MAX has 20 digits
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for _ in digits.len() - start..width {
+        out.push('0');
+    }
+    out.extend(digits[start..].iter().map(|d| char::from(*d)));
 }
 
 /// Why a duration did not parse.
@@ -227,24 +242,25 @@ pub fn format_duration(duration: TimeDelta) -> String {
         secs % 3_600 / 60,
         secs % 60,
     );
-    let mut out = String::new();
+    // The two largest units, the second only when it is not zero.
+    let parts = if d > 0 {
+        [(d, 'd'), (h, 'h')]
+    } else if h > 0 {
+        [(h, 'h'), (m, 'm')]
+    } else if m > 0 {
+        [(m, 'm'), (0, 's')]
+    } else {
+        [(s, 's'), (0, 's')]
+    };
+    let mut out = String::with_capacity(12);
     if negative {
         out.push('-');
     }
-    if d > 0 {
-        out.push_str(&format!("{d}d"));
-        if h > 0 {
-            out.push_str(&format!("{h}h"));
+    for (i, (n, unit)) in parts.into_iter().enumerate() {
+        if i == 0 || n > 0 {
+            push_number(&mut out, n, 0);
+            out.push(unit);
         }
-    } else if h > 0 {
-        out.push_str(&format!("{h}h"));
-        if m > 0 {
-            out.push_str(&format!("{m}m"));
-        }
-    } else if m > 0 {
-        out.push_str(&format!("{m}m"));
-    } else {
-        out.push_str(&format!("{s}s"));
     }
     out
 }
@@ -261,7 +277,8 @@ pub fn format_duration_exact(duration: TimeDelta) -> String {
     let mut out = String::new();
     for (n, unit) in [(d, 'd'), (h, 'h'), (m, 'm'), (s, 's')] {
         if n > 0 {
-            out.push_str(&format!("{n}{unit}"));
+            push_number(&mut out, n.unsigned_abs(), 0);
+            out.push(unit);
         }
     }
     if out.is_empty() {
@@ -276,6 +293,58 @@ mod tests {
 
     fn utc(text: &str) -> String {
         format_time(parse_time(text).unwrap())
+    }
+
+    #[test]
+    fn push_number_is_zero_padded_decimal() {
+        let mut values: Vec<u64> = (0..2_000).collect();
+        values.extend([9_999, 10_000, 99_999, 4_294_967_295, u64::MAX - 1, u64::MAX]);
+        values.extend((0..64).map(|bit| 1u64 << bit));
+        for n in values {
+            for width in [0, 1, 2, 4, 7, 25] {
+                let mut out = String::from("x");
+                push_number(&mut out, n, width);
+                assert_eq!(out, format!("x{n:0width$}"), "n={n} width={width}");
+            }
+        }
+    }
+
+    /// The rules as first written with `format!`, kept as the oracle for the hand-written form.
+    fn duration_oracle(secs: i64) -> String {
+        let sign = if secs < 0 { "-" } else { "" };
+        let a = secs.unsigned_abs();
+        let (d, h, m, s) = (a / 86_400, a % 86_400 / 3_600, a % 3_600 / 60, a % 60);
+        let body = match (d, h, m) {
+            (1.., 0, _) => format!("{d}d"),
+            (1.., _, _) => format!("{d}d{h}h"),
+            (0, 1.., 0) => format!("{h}h"),
+            (0, 1.., _) => format!("{h}h{m}m"),
+            (0, 0, 1..) => format!("{m}m"),
+            _ => format!("{s}s"),
+        };
+        format!("{sign}{body}")
+    }
+
+    #[test]
+    fn format_duration_matches_its_oracle() {
+        let mut secs: Vec<i64> = (-4_000..4_000).collect();
+        secs.extend((0..400).map(|i| i * 977 + 86_000));
+        secs.extend([
+            3_600 * 24 * 400,
+            86_400 * 3 + 59,
+            7_200,
+            7_260,
+            i64::from(i32::MAX),
+        ]);
+        for s in secs {
+            for s in [s, -s] {
+                assert_eq!(
+                    format_duration(TimeDelta::seconds(s)),
+                    duration_oracle(s),
+                    "{s}s"
+                );
+            }
+        }
     }
 
     #[test]
