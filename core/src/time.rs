@@ -242,25 +242,28 @@ pub fn format_duration(duration: TimeDelta) -> String {
         secs % 3_600 / 60,
         secs % 60,
     );
-    // The two largest units, the second only when it is not zero.
-    let parts = if d > 0 {
-        [(d, 'd'), (h, 'h')]
-    } else if h > 0 {
-        [(h, 'h'), (m, 'm')]
-    } else if m > 0 {
-        [(m, 'm'), (0, 's')]
-    } else {
-        [(s, 's'), (0, 's')]
-    };
     let mut out = String::with_capacity(12);
     if negative {
         out.push('-');
     }
-    for (i, (n, unit)) in parts.into_iter().enumerate() {
-        if i == 0 || n > 0 {
-            push_number(&mut out, n, 0);
-            out.push(unit);
+    let mut part = |n: u64, unit: char| {
+        push_number(&mut out, n, 0);
+        out.push(unit);
+    };
+    if d > 0 {
+        part(d, 'd');
+        if h > 0 {
+            part(h, 'h');
         }
+    } else if h > 0 {
+        part(h, 'h');
+        if m > 0 {
+            part(m, 'm');
+        }
+    } else if m > 0 {
+        part(m, 'm');
+    } else {
+        part(s, 's');
     }
     out
 }
