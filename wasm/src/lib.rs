@@ -29,6 +29,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+pub mod json;
 #[cfg(feature = "ts")]
 pub mod types;
 
@@ -79,10 +80,11 @@ fn text_arg(name: &str, value: JsValue) -> Result<String, JsError> {
         .ok_or_else(|| fail(name, "expected a string"))
 }
 
-/// Encodes a result as a plain JS value: serde_json writes it, `JSON.parse` builds it. The value
-/// is exactly what native hosts print (`null` for `None`, maps as objects, numbers as JSON
-/// numbers), and for large results (a board of thousands of claims) this is about three times
-/// faster than building the objects field by field from wasm with serde-wasm-bindgen.
+/// Encodes a result as a plain JS value: [`json`] writes it, `JSON.parse` builds it. The value
+/// is exactly what native hosts print with serde_json (`null` for `None`, maps as objects,
+/// numbers as JSON numbers), and for large results (a board of thousands of claims) this is
+/// about three times faster than building the objects field by field from wasm with
+/// serde-wasm-bindgen.
 fn ret<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
     ret_sized(value, 0)
 }
@@ -90,10 +92,7 @@ fn ret<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
 /// [`ret`] with a guess of the JSON's size: a board of thousands of claims is megabytes, and
 /// growing the buffer by doubling from nothing copies it over and over.
 fn ret_sized<T: Serialize>(value: &T, expected: usize) -> Result<JsValue, JsError> {
-    let mut buf = Vec::with_capacity(expected.max(256));
-    serde_json::to_writer(&mut buf, value).map_err(|e| fail("result", e))?;
-    // serde_json writes UTF-8 only.
-    let json = String::from_utf8(buf).map_err(|e| fail("result", e))?;
+    let json = json::to_string(value, expected.max(256)).map_err(|e| fail("result", e))?;
     js_sys::JSON::parse(&json).map_err(|_| fail("result", "JSON.parse refused the result"))
 }
 
