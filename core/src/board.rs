@@ -20,7 +20,7 @@ use crate::text::LineIndex;
 use crate::time::{format_duration, format_time, Time};
 
 /// Version of the board JSON; bumped on incompatible changes.
-pub const BOARD_VERSION: u32 = 1;
+pub const BOARD_VERSION: u32 = 2;
 
 /// How many log entries the board carries (newest first).
 pub const DEFAULT_LOG_LIMIT: usize = 50;
@@ -64,11 +64,18 @@ pub struct Summary {
     pub warnings: usize,
 }
 
+/// One claim on the board. A field that is `None` or an empty list is left out of the JSON
+/// (readers take a missing field as `null` or `[]`): most claims have no renewal, purpose, pid,
+/// blocker, conflict or resource, and on a board of 10,000 claims leaving them out makes the
+/// JSON a fifth smaller and the wasm `board()` in Node (whose `JSON.parse` builds every field)
+/// about 10% faster.
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct BoardClaim {
     pub id: usize,
-    /// `null` for a claim file that claims paths and resources but no task.
+    /// Left out for a claim file that claims paths and resources but no task.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub task: Option<String>,
     pub session: String,
     pub branch: String,
@@ -76,20 +83,40 @@ pub struct BoardClaim {
     pub file: String,
     pub line: u32,
     /// A claim file that adds paths or resources to this claims.md line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub also: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub claimed_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub renewed_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub last_commit_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub lease_start: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub lease_end: Option<String>,
     pub lease_secs: i64,
-    /// Negative once the lease ran out; `null` when no time is known.
+    /// Negative once the lease ran out; left out when no time is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub lease_left_secs: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub lease_left_text: Option<String>,
     /// The lease for people: `1h12m left`, `ran out 2h ago`, `stale: owner gone`,
     /// `ran out 5m ago; owner alive`, `no time known`.
     pub lease_text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub age_secs: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub age_text: Option<String>,
     pub state: State,
     pub activity: Activity,
@@ -97,15 +124,31 @@ pub struct BoardClaim {
     /// False for a duplicate claim that lost to an earlier one.
     pub holds: bool,
     pub blocked: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
     pub blocked_by: Vec<String>,
     /// Indexes into `conflicts`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<usize>>", optional))]
     pub conflicts: Vec<usize>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
     pub paths: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
     pub resources: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
     pub after: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub purpose: Option<String>,
     /// `purpose` rendered from markdown; safe to insert as HTML.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub purpose_html: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub pid: Option<String>,
 }
 

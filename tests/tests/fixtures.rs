@@ -229,8 +229,11 @@ fn board_fixtures() {
         if rail_tests::board_json(&reversed, &facts) != *value {
             problems.push("the board depends on the order of the claim files".into());
         }
-        if value["version"] != 1 {
-            problems.push("board version is not 1".into());
+        if value["version"] != rail_core::board::BOARD_VERSION {
+            problems.push(format!(
+                "board version is not {}",
+                rail_core::board::BOARD_VERSION
+            ));
         }
         problems
     });

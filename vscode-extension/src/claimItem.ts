@@ -33,7 +33,7 @@ function icon(claim: BoardClaim): vscode.ThemeIcon {
 /** `alice · 12m · 1h48m left` — core's texts, joined. */
 export function claimDescription(claim: BoardClaim): string {
   const parts = [claim.session];
-  if (claim.age_text !== null) parts.push(claim.age_text);
+  if (claim.age_text !== undefined) parts.push(claim.age_text);
   parts.push(claim.lease_text);
   if (!claim.holds) parts.push('duplicate');
   return parts.join(' · ');
@@ -48,7 +48,7 @@ export function claimTooltip(claim: BoardClaim): vscode.MarkdownString {
   md.appendText(`${claim.session}, ${claim.state}`);
   md.appendMarkdown('\n\n').appendText(claim.reason);
   if (claim.purpose) md.appendMarkdown('\n\n---\n\n').appendMarkdown(claim.purpose);
-  if (claim.blocked_by.length > 0) md.appendMarkdown('\n\n').appendText(`waiting for: ${claim.blocked_by.join(', ')}`);
+  if (claim.blocked_by?.length) md.appendMarkdown('\n\n').appendText(`waiting for: ${claim.blocked_by.join(', ')}`);
   md.appendMarkdown('\n\n').appendText(`${claim.file}:${claim.line}${claim.also ? ` (+ ${claim.also})` : ''}`);
   return md;
 }
@@ -59,11 +59,11 @@ export function claimTooltip(claim: BoardClaim): vscode.MarkdownString {
  */
 export function claimContext(claim: BoardClaim, session: string | undefined): string {
   const who = claim.session === session ? 'mine' : 'other';
-  return `rail.claim.${who}.${claim.state}${claim.task === null ? '.notask' : ''}`;
+  return `rail.claim.${who}.${claim.state}${claim.task === undefined ? '.notask' : ''}`;
 }
 
 export function claimTreeItem(claim: BoardClaim, id: string, session: string | undefined, railRoot: string): vscode.TreeItem {
-  const hasDetails = claim.paths.length + claim.resources.length + claim.after.length > 0;
+  const hasDetails = (claim.paths?.length ?? 0) + (claim.resources?.length ?? 0) + (claim.after?.length ?? 0) > 0;
   const item = new vscode.TreeItem(
     claim.task ?? `(${claim.file})`,
     hasDetails ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
@@ -89,10 +89,10 @@ export function claimTreeItem(claim: BoardClaim, id: string, session: string | u
 /** The rows under a claim: its paths, resources and the tasks it waits for. */
 export function claimDetails(claim: BoardClaim, parentId: string): DetailNode[] {
   const out: DetailNode[] = [];
-  for (const p of claim.paths) out.push({ kind: 'detail', id: `${parentId}/path:${p}`, label: p, icon: 'file-submodule', description: 'path' });
-  for (const r of claim.resources) out.push({ kind: 'detail', id: `${parentId}/res:${r}`, label: r, icon: 'plug', description: 'resource' });
-  for (const a of claim.after) {
-    const waiting = claim.blocked_by.includes(a);
+  for (const p of claim.paths ?? []) out.push({ kind: 'detail', id: `${parentId}/path:${p}`, label: p, icon: 'file-submodule', description: 'path' });
+  for (const r of claim.resources ?? []) out.push({ kind: 'detail', id: `${parentId}/res:${r}`, label: r, icon: 'plug', description: 'resource' });
+  for (const a of claim.after ?? []) {
+    const waiting = claim.blocked_by?.includes(a) ?? false;
     out.push({
       kind: 'detail',
       id: `${parentId}/after:${a}`,

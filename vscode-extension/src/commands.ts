@@ -100,7 +100,7 @@ function suggestedPaths(rail: RailContext): string {
 
 /** Picks one of `claims` (the only one is taken without asking). */
 async function pickClaim(claims: BoardClaim[], title: string): Promise<BoardClaim | undefined> {
-  const withTask = claims.filter((c) => c.task !== null);
+  const withTask = claims.filter((c) => c.task !== undefined);
   if (withTask.length === 0) {
     void vscode.window.showInformationMessage(`Rail: nothing to ${title.toLowerCase()}.`);
     return undefined;
@@ -192,7 +192,7 @@ const takeOver: Command = async ({ rail }, arg) => {
   if (!session) return undefined;
   const a = argsOf(arg);
   const board = rail.snapshot?.board;
-  const stale = board?.claims.filter((c) => c.state === 'stale' && c.session !== session && c.task !== null) ?? [];
+  const stale = board?.claims.filter((c) => c.state === 'stale' && c.session !== session && c.task !== undefined) ?? [];
   const claim =
     claimFromArg(arg) ?? (a.task ? stale.find((c) => c.task === a.task) : await pickClaim(stale, 'Take Over'));
   const task = claim?.task ?? a.task;

@@ -139,7 +139,7 @@ export class RailContext implements vscode.Disposable {
   /** This session's claims on the current board. */
   myClaims(): BoardClaim[] {
     const me = this.session;
-    return this.snapshot?.board.claims.filter((c) => c.session === me && c.task !== null) ?? [];
+    return this.snapshot?.board.claims.filter((c) => c.session === me && c.task !== undefined) ?? [];
   }
 
   /**
@@ -259,8 +259,8 @@ export class RailContext implements vscode.Disposable {
   private updateContextKeys(board: Board): void {
     const me = this.session;
     const set = (key: string, value: boolean): Thenable<unknown> => vscode.commands.executeCommand('setContext', key, value);
-    void set('rail.hasMyClaims', board.claims.some((c) => c.session === me && c.task !== null));
-    void set('rail.hasStaleClaims', board.claims.some((c) => c.state === 'stale' && c.session !== me && c.task !== null));
+    void set('rail.hasMyClaims', board.claims.some((c) => c.session === me && c.task !== undefined));
+    void set('rail.hasStaleClaims', board.claims.some((c) => c.state === 'stale' && c.session !== me && c.task !== undefined));
     void set('rail.lockHeld', this.location ? inspect(this.location.root) !== undefined : false);
   }
 

@@ -25,7 +25,7 @@ export class RailStatusBar implements vscode.Disposable {
     const session = this.ctx.session;
     const mine = this.ctx.myClaims();
     const nearest = mine
-      .filter((c) => c.lease_left_secs !== null)
+      .filter((c) => c.lease_left_secs !== undefined)
       .sort((a, b) => (a.lease_left_secs ?? 0) - (b.lease_left_secs ?? 0))[0];
     const parts = [session ?? 'no session'];
     parts.push(mine.length === 1 ? '1 claim' : `${mine.length} claims`);

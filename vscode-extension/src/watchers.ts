@@ -93,7 +93,7 @@ export class RailWatchers implements vscode.Disposable {
     if (board) {
       for (const c of board.claims) {
         const left = c.lease_left_secs;
-        if (left === null) continue;
+        if (left === undefined) continue;
         for (const edge of [left, left - board.settings.expiring_secs]) {
           if (edge > 0) next = Math.min(next, edge * 1000 + 500);
         }

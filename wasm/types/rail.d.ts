@@ -13,9 +13,9 @@ planned: Array<PlannedView>, resources: Array<ResourceUse>, sessions: Array<Sess
 
 export type BoardClaim = { id: number, 
 /**
- * `null` for a claim file that claims paths and resources but no task.
+ * Left out for a claim file that claims paths and resources but no task.
  */
-task: string | null, session: string, branch: string, 
+task?: string, session: string, branch: string, 
 /**
  * Where it is written: `claims.md` or `claims/<owner>.yaml`, one-based line.
  */
@@ -23,28 +23,28 @@ file: string, line: number,
 /**
  * A claim file that adds paths or resources to this claims.md line.
  */
-also: string | null, claimed_at: string | null, renewed_at: string | null, last_commit_at: string | null, lease_start: string | null, lease_end: string | null, lease_secs: number, 
+also?: string, claimed_at?: string, renewed_at?: string, last_commit_at?: string, lease_start?: string, lease_end?: string, lease_secs: number, 
 /**
- * Negative once the lease ran out; `null` when no time is known.
+ * Negative once the lease ran out; left out when no time is known.
  */
-lease_left_secs: number | null, lease_left_text: string | null, 
+lease_left_secs?: number, lease_left_text?: string, 
 /**
  * The lease for people: `1h12m left`, `ran out 2h ago`, `stale: owner gone`,
  * `ran out 5m ago; owner alive`, `no time known`.
  */
-lease_text: string, age_secs: number | null, age_text: string | null, state: State, activity: Activity, reason: string, 
+lease_text: string, age_secs?: number, age_text?: string, state: State, activity: Activity, reason: string, 
 /**
  * False for a duplicate claim that lost to an earlier one.
  */
-holds: boolean, blocked: boolean, blocked_by: Array<string>, 
+holds: boolean, blocked: boolean, blocked_by?: Array<string>, 
 /**
  * Indexes into `conflicts`.
  */
-conflicts: Array<number>, paths: Array<string>, resources: Array<string>, after: Array<string>, purpose: string | null, 
+conflicts?: Array<number>, paths?: Array<string>, resources?: Array<string>, after?: Array<string>, purpose?: string, 
 /**
  * `purpose` rendered from markdown; safe to insert as HTML.
  */
-purpose_html: string | null, pid: string | null, };
+purpose_html?: string, pid?: string, };
 
 export type BoardReleased = { task: string | null, session: string, file: string, released_at: string, touched: Array<string>, };
 

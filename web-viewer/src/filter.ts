@@ -65,9 +65,9 @@ export class ClaimIndex {
     const claims = board.claims;
     this.task = claims.map((c) => (c.task ?? '').toLowerCase());
     this.session = claims.map((c) => c.session.toLowerCase());
-    this.resources = claims.map((c) => c.resources.join('\n').toLowerCase());
+    this.resources = claims.map((c) => (c.resources ?? []).join('\n').toLowerCase());
     this.all = claims.map((c) =>
-      [c.task ?? '', c.session, c.branch, c.file, ...c.paths, ...c.resources, c.purpose ?? ''].join('\n').toLowerCase(),
+      [c.task ?? '', c.session, c.branch, c.file, ...(c.paths ?? []), ...(c.resources ?? []), c.purpose ?? ''].join('\n').toLowerCase(),
     );
   }
 
@@ -79,13 +79,13 @@ export class ClaimIndex {
     for (let i = 0; i < claims.length; i++) {
       const c = claims[i]!;
       if (narrow.session && c.session !== narrow.session) continue;
-      if (narrow.conflictsOnly && c.conflicts.length === 0) continue;
+      if (narrow.conflictsOnly && !c.conflicts?.length) continue;
       if (narrow.blockedOnly && !c.blocked) continue;
       if (!q.words.every((w) => this.all[i]!.includes(w))) continue;
       if (!q.sessions.every((s) => this.session[i]!.includes(s))) continue;
       if (!q.tasks.every((t) => this.task[i]!.includes(t))) continue;
       if (!q.resources.every((r) => this.resources[i]!.includes(r))) continue;
-      if (!q.paths.every((p) => covering.get(p)?.has(c.id) || c.paths.some((own) => own.includes(p)))) continue;
+      if (!q.paths.every((p) => covering.get(p)?.has(c.id) || (c.paths ?? []).some((own) => own.includes(p)))) continue;
       if (!q.is.every((flag) => isFlag(c, flag))) continue;
       out.push(c);
     }
@@ -97,7 +97,7 @@ function isFlag(c: BoardClaim, flag: string): boolean {
   switch (flag) {
     case 'conflict':
     case 'conflicts':
-      return c.conflicts.length > 0;
+      return (c.conflicts?.length ?? 0) > 0;
     case 'blocked':
       return c.blocked;
     case 'live':

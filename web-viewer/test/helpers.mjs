@@ -174,7 +174,7 @@ export async function assertShows(page, board, label) {
     if (want.length <= 8) assert.deepEqual(s.columns[column].cards, want, `${label}: ${column} cards`);
   }
   if (board.claims.length <= 30) {
-    const conflicted = board.claims.filter((c) => c.conflicts.length > 0).map((c) => c.id).sort((a, b) => a - b);
+    const conflicted = board.claims.filter((c) => (c.conflicts ?? []).length > 0).map((c) => c.id).sort((a, b) => a - b);
     assert.deepEqual(s.conflictCards, conflicted, `${label}: conflict highlights`);
     for (const c of board.conflicts) for (const id of c.claims) assert.ok(s.conflictCards.includes(id), `${label}: both sides of "${c.message}"`);
     const timed = board.claims.filter((c) => c.lease_end && (c.lease_start || c.claimed_at)).map((c) => c.id).sort((a, b) => a - b);

@@ -46,7 +46,7 @@ export function boardWithProcesses(texts: RailTexts, facts: Facts): { board: Boa
   const processes: Record<string, boolean> = {};
   for (const claim of board.claims) {
     const pid = claim.pid;
-    if (pid === null) continue;
+    if (pid === undefined) continue;
     const at = pid.indexOf('@');
     if (at < 0 || pid.slice(at + 1) !== facts.host) continue;
     const alive = pidAlive(Number(pid.slice(0, at)));

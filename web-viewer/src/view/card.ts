@@ -10,21 +10,22 @@ import { CONFLICT_LABEL, STATE_LABEL, claimName, leaseLeft, type ViewContext } f
 export const CARD_HEIGHT = 118;
 
 function conflictBadge(claim: BoardClaim, ctx: ViewContext): HTMLElement | null {
-  if (claim.conflicts.length === 0) return null;
-  const first = ctx.board.conflicts[claim.conflicts[0]!];
+  const conflicts = claim.conflicts ?? [];
+  if (conflicts.length === 0) return null;
+  const first = ctx.board.conflicts[conflicts[0]!];
   const others = new Set<string>();
-  for (const i of claim.conflicts) for (const s of ctx.board.conflicts[i]?.sessions ?? []) if (s !== claim.session) others.add(s);
+  for (const i of conflicts) for (const s of ctx.board.conflicts[i]?.sessions ?? []) if (s !== claim.session) others.add(s);
   const label =
-    claim.conflicts.length === 1 && first
+    conflicts.length === 1 && first
       ? `${CONFLICT_LABEL[first.kind] ?? first.kind}${others.size ? ` · ${[...others].join(', ')}` : ''}`
-      : `${claim.conflicts.length} conflicts`;
-  const messages = claim.conflicts.map((i) => ctx.board.conflicts[i]?.message ?? '').join('\n');
+      : `${conflicts.length} conflicts`;
+  const messages = conflicts.map((i) => ctx.board.conflicts[i]?.message ?? '').join('\n');
   return h('span', { class: 'badge badge-conflict', title: messages }, '⚠ ', label);
 }
 
 export function renderCard(claim: BoardClaim, ctx: ViewContext): HTMLElement {
   const classes = ['card', `state-${claim.state}`];
-  if (claim.conflicts.length) classes.push('has-conflict');
+  if (claim.conflicts?.length) classes.push('has-conflict');
   if (claim.blocked) classes.push('is-blocked');
   if (!claim.holds) classes.push('not-held');
   if (ctx.selected === claim.id) classes.push('selected');
@@ -35,16 +36,16 @@ export function renderCard(claim: BoardClaim, ctx: ViewContext): HTMLElement {
   // Links inside a card stay clickable but out of the tab order: the card is one stop.
   for (const a of purpose.querySelectorAll('a')) a.setAttribute('tabindex', '-1');
 
-  const paths = claim.paths.length
+  const paths = claim.paths
     ? h('span', { class: 'card-paths', title: claim.paths.join('\n') }, claim.paths.join(', '))
     : null;
   const foot = h(
     'div',
     { class: 'card-foot' },
     conflictBadge(claim, ctx),
-    claim.blocked ? h('span', { class: 'badge badge-blocked', title: claim.reason }, 'waits for ', claim.blocked_by.join(', ')) : null,
+    claim.blocked ? h('span', { class: 'badge badge-blocked', title: claim.reason }, 'waits for ', (claim.blocked_by ?? []).join(', ')) : null,
     claim.holds ? null : h('span', { class: 'badge badge-unheld', title: 'a duplicate claim that lost to an earlier one' }, 'not held'),
-    claim.resources.length ? h('span', { class: 'badge badge-res', title: claim.resources.join('\n') }, claim.resources.join(', ')) : null,
+    claim.resources ? h('span', { class: 'badge badge-res', title: claim.resources.join('\n') }, claim.resources.join(', ')) : null,
     paths,
   );
 

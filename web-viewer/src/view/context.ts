@@ -20,7 +20,7 @@ export interface ViewContext {
 export function partnersOf(board: Board, claim: BoardClaim | undefined): Set<number> {
   const out = new Set<number>();
   if (!claim) return out;
-  for (const i of claim.conflicts) for (const id of board.conflicts[i]?.claims ?? []) if (id !== claim.id) out.add(id);
+  for (const i of claim.conflicts ?? []) for (const id of board.conflicts[i]?.claims ?? []) if (id !== claim.id) out.add(id);
   return out;
 }
 
@@ -55,7 +55,7 @@ const timeFormat = new Intl.DateTimeFormat(undefined, {
   hourCycle: 'h23',
 });
 
-export function localTime(iso: string | null): string {
+export function localTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const t = Date.parse(iso);
   return Number.isNaN(t) ? iso : timeFormat.format(t);

@@ -11,12 +11,12 @@ function row(label: string, ...value: Child[]): HTMLElement[] {
   return [h('dt', {}, label), h('dd', {}, ...value)];
 }
 
-function time(iso: string | null): HTMLElement {
+function time(iso: string | undefined): HTMLElement {
   return h('time', { attrs: { datetime: iso ?? undefined }, title: iso ?? '' }, localTime(iso));
 }
 
-function list(items: string[], cls: string): HTMLElement {
-  return items.length ? h('ul', { class: `plain ${cls}` }, ...items.map((i) => h('li', {}, h('code', {}, i)))) : h('span', { class: 'muted' }, 'none');
+function list(items: string[] | undefined, cls: string): HTMLElement {
+  return items?.length ? h('ul', { class: `plain ${cls}` }, ...items.map((i) => h('li', {}, h('code', {}, i)))) : h('span', { class: 'muted' }, 'none');
 }
 
 export function location(ctx: ViewContext, file: string, line: number, column = 1, label = `${file}:${line}`): HTMLElement {
@@ -38,7 +38,7 @@ export function renderDetail(root: HTMLElement, ctx: ViewContext, onClose: () =>
     root.replaceChildren();
     return;
   }
-  const conflicts = claim.conflicts.map((i) => ctx.board.conflicts[i]).filter((c) => c !== undefined);
+  const conflicts = (claim.conflicts ?? []).map((i) => ctx.board.conflicts[i]).filter((c) => c !== undefined);
   const purpose = h('div', { class: 'purpose' });
   if (claim.purpose_html) purpose.append(purposeFragment(claim.purpose_html, claim.purpose ?? ''));
 
@@ -51,7 +51,7 @@ export function renderDetail(root: HTMLElement, ctx: ViewContext, onClose: () =>
       h('button', { class: 'icon', attrs: { type: 'button', 'aria-label': 'Close details (Esc)' }, on: { click: onClose } }, '×'),
     ),
     h('p', { class: `detail-state state-${claim.state}` }, h('span', { class: `badge badge-state state-${claim.state}` }, STATE_LABEL[claim.state]), ' ', claim.reason),
-    claim.blocked ? h('p', { class: 'detail-blocked' }, 'Blocked: waits for ', claim.blocked_by.join(', ')) : null,
+    claim.blocked ? h('p', { class: 'detail-blocked' }, 'Blocked: waits for ', (claim.blocked_by ?? []).join(', ')) : null,
     claim.holds ? null : h('p', { class: 'detail-unheld' }, 'Does not hold the task: a duplicate claim that lost to an earlier one.'),
     claim.purpose_html ? purpose : null,
     h(
@@ -68,7 +68,7 @@ export function renderDetail(root: HTMLElement, ctx: ViewContext, onClose: () =>
       ...(claim.pid ? row('process', claim.pid) : []),
       ...row('paths', list(claim.paths, 'paths')),
       ...row('resources', list(claim.resources, 'resources')),
-      ...(claim.after.length ? row('after', list(claim.after, 'after')) : []),
+      ...(claim.after ? row('after', list(claim.after, 'after')) : []),
     ),
     conflicts.length
       ? h(

@@ -58,7 +58,7 @@ export class LanesView {
     const ctx = this.ctx!;
     const chips = claims.slice(0, CHIPS).map((claim) => {
       const classes = ['chip', `state-${claim.state}`];
-      if (claim.conflicts.length) classes.push('has-conflict');
+      if (claim.conflicts?.length) classes.push('has-conflict');
       if (claim.blocked) classes.push('is-blocked');
       if (ctx.selected === claim.id) classes.push('selected');
       if (ctx.partners.has(claim.id)) classes.push('partner');
@@ -79,7 +79,7 @@ export class LanesView {
         h(
           'span',
           { class: 'chip-left' },
-          claim.conflicts.length ? h('span', { class: 'chip-flag' }, '⚠ conflict · ') : null,
+          claim.conflicts?.length ? h('span', { class: 'chip-flag' }, '⚠ conflict · ') : null,
           claim.blocked ? 'blocked' : leaseLeft(claim),
         ),
       );

@@ -25,8 +25,8 @@ interface Row {
 const hhmm = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 const day = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
 
-function ms(iso: string | null): number | null {
-  if (iso === null) return null;
+function ms(iso: string | undefined): number | null {
+  if (iso === undefined) return null;
   const t = Date.parse(iso);
   return Number.isNaN(t) ? null : t;
 }
@@ -233,7 +233,7 @@ export class TimelineView {
     for (let i = first; i <= last; i++) {
       const { claim, start, end, claimed } = this.rows[i]!;
       const classes = ['tl-row', `state-${claim.state}`];
-      if (claim.conflicts.length) classes.push('has-conflict');
+      if (claim.conflicts?.length) classes.push('has-conflict');
       if (claim.blocked) classes.push('is-blocked');
       if (ctx?.selected === claim.id) classes.push('selected');
       if (ctx?.partners.has(claim.id)) classes.push('partner');
