@@ -31,7 +31,12 @@ let checks = 0;
 function smoke(mod, label) {
   const board = mod.board(texts, facts);
   assert.equal(board.claims[0].task, "auth", label);
-  assert.equal(board.claims[0].pid, null, `${label}: absent values are null`);
+  assert.equal(board.sessions[0].worktree, null, `${label}: absent values are null`);
+  assert.ok(!("pid" in board.claims[0]), `${label}: a claim leaves out its empty fields`);
+  // Results cross as ASCII JSON (json.rs escapes the rest): text outside ASCII comes back whole.
+  const purpose = "tâche — ça 😀 \u{10ffff}";
+  const rich = mod.board({ claims: { path: "claims.md", text: `auth | s | 2026-10-22T14:05Z | purpose: ${purpose}\n` } }, facts);
+  assert.equal(rich.claims[0].purpose, purpose, `${label}: text outside ASCII`);
   const outcome = mod.plan(texts, facts, "session-b", { op: "claim", task: "auth" });
   assert.equal(outcome.refusal.kind, "held", label);
   assert.deepEqual(mod.positionAt("ç😀x", 6), { line: 0, character: 3 }, label);

@@ -11,7 +11,7 @@ const facts: Facts = { now: "2026-10-22T15:00:00Z" };
 const board: Board = rail.board(texts, facts);
 const claims: number = board.summary.claims;
 const state: "live" | "expiring" | "stale" = board.claims[0].state;
-const html: string | null = board.claims[0].purpose_html;
+const html: string | undefined = board.claims[0].purpose_html;
 
 const request: Request = { op: "claim", task: "search", paths: ["src/search/**"] };
 const outcome: PlanOutcome = rail.plan(texts, facts, "session-c", request);
