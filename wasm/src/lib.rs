@@ -30,6 +30,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 pub mod json;
+mod text_in;
 #[cfg(feature = "ts")]
 pub mod types;
 
@@ -75,9 +76,14 @@ fn arg<T: DeserializeOwned>(name: &str, value: JsValue) -> Result<T, JsError> {
 /// Decodes a string argument. Checked here rather than by wasm-bindgen's glue, so a wrong type
 /// gives this crate's error instead of whatever the glue happens to do with it.
 fn text_arg(name: &str, value: JsValue) -> Result<String, JsError> {
-    value
-        .as_string()
-        .ok_or_else(|| fail(name, "expected a string"))
+    text_in::text_from_js(&value).ok_or_else(|| fail(name, "expected a string"))
+}
+
+/// Decodes the rail's texts, copying each file's text in one go (see [`text_in`]).
+#[inline(never)]
+fn texts_arg(value: JsValue) -> Result<RailTexts, JsError> {
+    // The error names the field: `rail: texts.claims.text: invalid type: …`.
+    text_in::texts_from_js(&value).map_err(|e| fail(&e.at, e.why))
 }
 
 /// Encodes a result as a plain JS value: [`json`] writes it, `JSON.parse` builds it. The value
@@ -172,7 +178,7 @@ pub fn board(
     #[wasm_bindgen(unchecked_param_type = "RailTexts")] texts: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Facts")] facts: JsValue,
 ) -> Result<JsValue, JsError> {
-    let texts: RailTexts = arg("texts", texts)?;
+    let texts = texts_arg(texts)?;
     let facts: Facts = arg("facts", facts)?;
     let board = rail_core::board::build(&texts, &facts);
     // About 800 bytes of JSON per claim.
@@ -188,7 +194,7 @@ pub fn plan(
     #[wasm_bindgen(unchecked_param_type = "string")] session: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Request")] request: JsValue,
 ) -> Result<JsValue, JsError> {
-    let texts: RailTexts = arg("texts", texts)?;
+    let texts = texts_arg(texts)?;
     let facts: Facts = arg("facts", facts)?;
     let session = text_arg("session", session)?;
     let request: Request = arg("request", request)?;
@@ -203,7 +209,7 @@ pub fn plan(
 pub fn validate(
     #[wasm_bindgen(unchecked_param_type = "RailTexts")] texts: JsValue,
 ) -> Result<JsValue, JsError> {
-    let texts: RailTexts = arg("texts", texts)?;
+    let texts = texts_arg(texts)?;
     ret(&Rail::load(&texts).diagnostics())
 }
 
@@ -227,7 +233,7 @@ pub fn who(
     #[wasm_bindgen(unchecked_param_type = "Facts")] facts: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string[]")] paths: JsValue,
 ) -> Result<JsValue, JsError> {
-    let texts: RailTexts = arg("texts", texts)?;
+    let texts = texts_arg(texts)?;
     let facts: Facts = arg("facts", facts)?;
     let paths: Vec<String> = arg("paths", paths)?;
     let eval = Rail::load(&texts).evaluate(&facts);
@@ -243,7 +249,7 @@ pub fn scope(
     #[wasm_bindgen(unchecked_param_type = "string")] session: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string[]")] changed: JsValue,
 ) -> Result<JsValue, JsError> {
-    let texts: RailTexts = arg("texts", texts)?;
+    let texts = texts_arg(texts)?;
     let facts: Facts = arg("facts", facts)?;
     let session = text_arg("session", session)?;
     let changed: Vec<String> = arg("changed", changed)?;

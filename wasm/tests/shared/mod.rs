@@ -400,6 +400,101 @@ fn markdown_is_safe_html() {
     assert!(!html.contains("href"), "{html}");
 }
 
+/// The texts argument is read field by field (src/text_in.rs), each text copied in with
+/// `TextEncoder.encodeInto`: the same texts as serde would read, and errors naming the field.
+#[wasm_bindgen_test]
+fn texts_are_read_field_by_field() {
+    let purpose = "tâche — ça 😀 \u{10ffff}";
+    let line = format!("auth | s | 2026-10-22T14:05Z | purpose: {purpose}\n");
+    // Text outside ASCII, in claims.md and in a claim file, in and out again whole.
+    let board = ok(rail_wasm::board(
+        js(&json!({
+            "claims": { "path": "claims.md", "text": line },
+            "claim_files": [{ "path": "claims/é.yaml", "text": "owner: é\ntask: ü\n", "modified": "2026-10-22T14:00:00Z" }],
+            "log": null,
+        })),
+        js(&facts_json()),
+    ));
+    assert_eq!(board["claims"][0]["purpose"], purpose);
+    assert_eq!(board["claims"][1]["session"], "é");
+    assert_eq!(board["claims"][1]["claimed_at"], "2026-10-22T14:00:00Z");
+    // A lone surrogate becomes U+FFFD, as wasm-bindgen's own conversion does.
+    let texts = js_sys::Object::new();
+    let claims = js_sys::Object::new();
+    js_sys::Reflect::set(&claims, &"path".into(), &"claims.md".into()).unwrap();
+    js_sys::Reflect::set(
+        &claims,
+        &"text".into(),
+        &with_lone_surrogates("x | s | 2026-10-22T14:05Z | purpose: a~b\n"),
+    )
+    .unwrap();
+    js_sys::Reflect::set(&texts, &"claims".into(), &claims).unwrap();
+    let board = ok(rail_wasm::board(texts.into(), js(&facts_json())));
+    assert_eq!(board["claims"][0]["purpose"], "a\u{fffd}b");
+    // Absent in every spelling.
+    for empty in [json!({}), json!({ "claims": null, "claim_files": null })] {
+        let board = ok(rail_wasm::board(js(&empty), js(&facts_json())));
+        assert_eq!(board["claims"], json!([]));
+    }
+    let cases = [
+        (
+            json!(3),
+            "rail: texts: invalid type: number, expected an object",
+        ),
+        (
+            json!(null),
+            "rail: texts: invalid type: null, expected an object",
+        ),
+        (
+            json!({ "claims": "x" }),
+            "rail: texts.claims: invalid type: string, expected a file",
+        ),
+        (
+            json!({ "claims": { "path": "claims.md", "text": 3 } }),
+            "rail: texts.claims.text: invalid type: number, expected a string",
+        ),
+        (
+            json!({ "log": { "text": "" } }),
+            "rail: texts.log.path: invalid type: undefined, expected a string",
+        ),
+        (
+            json!({ "claim_files": {} }),
+            "rail: texts.claim_files: invalid type: object, expected a list",
+        ),
+        (
+            json!({ "claim_files": [{ "path": "a", "text": "" }, 3] }),
+            "rail: texts.claim_files[1]: invalid type: number, expected a file",
+        ),
+        (
+            json!({ "claim_files": [null] }),
+            "rail: texts.claim_files[0]: invalid type: null, expected a file",
+        ),
+        (
+            json!({ "config": { "path": "rail.yaml", "text": "", "modified": "soon" } }),
+            "rail: texts.config.modified: `soon`: expected a time",
+        ),
+        (
+            json!({ "config": { "path": "rail.yaml", "text": "", "modified": 1 } }),
+            "rail: texts.config.modified: invalid type: number, expected a time",
+        ),
+    ];
+    for (texts, want) in cases {
+        let m = err(rail_wasm::board(js(&texts), js(&facts_json())));
+        assert!(m.starts_with(want), "{m:?} should start with {want:?}");
+    }
+    // A getter that throws is an error, not a trap.
+    let texts = js_sys::Object::new();
+    let throws = js_sys::Function::new_no_args("throw new Error('no')");
+    let descriptor = js_sys::Object::new();
+    js_sys::Reflect::set(&descriptor, &"get".into(), &throws).unwrap();
+    js_sys::Object::define_property(&texts, &"claims".into(), &descriptor);
+    let m = err(rail_wasm::board(texts.into(), js(&facts_json())));
+    assert!(
+        m.starts_with("rail: texts.claims: could not be read"),
+        "{m}"
+    );
+}
+
 #[wasm_bindgen_test]
 fn wrong_argument_types_throw_errors_that_name_the_argument() {
     let cases: Vec<(String, Result<JsValue, JsError>)> = vec![
