@@ -672,28 +672,30 @@ fn extra_field(text: &str, claim: &mut ClaimLine, piece: &Piece<'_>, diags: &mut
 /// to a glob's alternatives (`{web,api}/src/**`), not to the list.
 fn list_items(text: &str, value: Span) -> impl Iterator<Item = (Span, &str)> {
     // `,` and braces are ASCII, so splitting the bytes keeps items on character boundaries.
-    let mut depth = 0usize;
-    let commas = value
-        .slice(text)
-        .bytes()
-        .enumerate()
-        .filter(move |(_, b)| {
-            match b {
-                b'{' => depth += 1,
-                b'}' => depth = depth.saturating_sub(1),
-                _ => {}
+    // A plain loop rather than a chain of iterator adapters: this runs for every path of every
+    // claim, and in wasm the adapters' per-byte checks showed in profiles.
+    let bytes = text.as_bytes();
+    let (mut start, mut depth) = (value.start, 0usize);
+    std::iter::from_fn(move || {
+        while start <= value.end {
+            let mut end = start;
+            while end < value.end {
+                match bytes[end] {
+                    b'{' => depth += 1,
+                    b'}' => depth = depth.saturating_sub(1),
+                    b',' if depth == 0 => break,
+                    _ => {}
+                }
+                end += 1;
             }
-            *b == b',' && depth == 0
-        })
-        .map(move |(i, _)| value.start + i);
-    let mut start = value.start;
-    commas
-        .chain(std::iter::once(value.end))
-        .filter_map(move |end| {
             let (span, item) = trimmed(text, start, end);
             start = end + 1;
-            (!item.is_empty()).then_some((span, item))
-        })
+            if !item.is_empty() {
+                return Some((span, item));
+            }
+        }
+        None
+    })
 }
 
 /// What a claim says, for writing a new line.
