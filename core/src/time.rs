@@ -177,10 +177,13 @@ pub fn push_number(out: &mut String, mut n: u64, width: usize) {
             break;
         }
     }
-    for _ in digits.len() - start..width {
+    // The buffer starts out all zeros, so padding to up to 20 digits is a matter of where the
+    // copy starts; the digits go in with one copy rather than one `push` each.
+    for _ in digits.len()..width {
         out.push('0');
     }
-    out.extend(digits[start..].iter().map(|d| char::from(*d)));
+    let start = start.min(digits.len().saturating_sub(width));
+    out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
 }
 
 /// Why a duration did not parse.
