@@ -75,23 +75,35 @@ fn encode_into(encoder: &TextEncoder, text: &JsString, into: &mut [u8]) -> Encod
 /// the fast copy and the module does not carry a second deserializer for the same shape.
 pub fn texts_from_js(texts: &JsValue) -> Result<RailTexts, BadTexts> {
     if !texts.is_object() {
-        return Err(wrong("texts", "an object with the rail's texts", texts));
+        return Err(wrong(
+            "texts".into(),
+            "an object with the rail's texts",
+            texts,
+        ));
     }
-    let list = get(texts, "claim_files", "texts.claim_files")?;
+    let list = get(texts, &"claim_files".into(), &|| "texts.claim_files".into())?;
+    // Each file's keys, made JS strings once rather than once per file.
+    let keys = FileKeys {
+        path: "path".into(),
+        text: "text".into(),
+        modified: "modified".into(),
+    };
     let mut claim_files = Vec::new();
     if !absent(&list) {
         let Some(list) = list.dyn_ref::<js_sys::Array>() else {
-            return Err(wrong("texts.claim_files", "a list", &list));
+            return Err(wrong("texts.claim_files".into(), "a list", &list));
         };
+        claim_files.reserve(list.length() as usize);
         for i in 0..list.length() {
-            let at = format!("texts.claim_files[{i}]");
             let file = list.get(i);
-            claim_files.push(file_at(&file, &at)?.ok_or_else(|| wrong(&at, "a file", &file))?);
+            let at = At::Listed(i);
+            let read = file_at(&file, &keys, at)?;
+            claim_files.push(read.ok_or_else(|| wrong(at.name(), "a file", &file))?);
         }
     }
-    let file = |key: &str| {
-        let at = format!("texts.{key}");
-        file_at(&get(texts, key, &at)?, &at)
+    let file = |key: &'static str| {
+        let at = At::Key(key);
+        file_at(&get(texts, &key.into(), &|| at.name())?, &keys, at)
     };
     // A struct literal without `..`, so a field added to RailTexts does not compile here until
     // it is read here too.
@@ -103,31 +115,55 @@ pub fn texts_from_js(texts: &JsValue) -> Result<RailTexts, BadTexts> {
     })
 }
 
-fn file_at(file: &JsValue, at: &str) -> Result<Option<FileText>, BadTexts> {
+/// Where a file sits in the texts object; spelled out only for an error message (a board reads
+/// a thousand claim files, and formatting each one's name up front showed in profiles).
+#[derive(Clone, Copy)]
+enum At {
+    Key(&'static str),
+    Listed(u32),
+}
+
+impl At {
+    fn name(self) -> String {
+        match self {
+            At::Key(key) => format!("texts.{key}"),
+            At::Listed(i) => format!("texts.claim_files[{i}]"),
+        }
+    }
+
+    fn field(self, key: &str) -> String {
+        format!("{}.{key}", self.name())
+    }
+}
+
+struct FileKeys {
+    path: JsValue,
+    text: JsValue,
+    modified: JsValue,
+}
+
+fn file_at(file: &JsValue, keys: &FileKeys, at: At) -> Result<Option<FileText>, BadTexts> {
     if absent(file) {
         return Ok(None);
     }
     if !file.is_object() {
-        return Err(wrong(at, "a file", file));
+        return Err(wrong(at.name(), "a file", file));
     }
-    let field = |key: &str| {
-        let at = format!("{at}.{key}");
-        get(file, key, &at).map(|value| (value, at))
-    };
-    let (path, at_path) = field("path")?;
+    let field = |js: &JsValue, key: &'static str| get(file, js, &|| at.field(key));
+    let path = field(&keys.path, "path")?;
     let path = path
         .as_string()
-        .ok_or_else(|| wrong(&at_path, "a string", &path))?;
-    let (text, at_text) = field("text")?;
-    let text = text_from_js(&text).ok_or_else(|| wrong(&at_text, "a string", &text))?;
-    let (modified, at_modified) = field("modified")?;
+        .ok_or_else(|| wrong(at.field("path"), "a string", &path))?;
+    let text = field(&keys.text, "text")?;
+    let text = text_from_js(&text).ok_or_else(|| wrong(at.field("text"), "a string", &text))?;
+    let modified = field(&keys.modified, "modified")?;
     let modified = match modified.as_string() {
         Some(time) => Some(parse_time(&time).map_err(|e| BadTexts {
-            at: at_modified,
+            at: at.field("modified"),
             why: format!("`{time}`: {e}"),
         })?),
         None if absent(&modified) => None,
-        None => return Err(wrong(&at_modified, "a time", &modified)),
+        None => return Err(wrong(at.field("modified"), "a time", &modified)),
     };
     Ok(Some(FileText {
         path,
@@ -136,10 +172,10 @@ fn file_at(file: &JsValue, at: &str) -> Result<Option<FileText>, BadTexts> {
     }))
 }
 
-/// `object[key]`; a getter that throws is an error naming `at`.
-fn get(object: &JsValue, key: &str, at: &str) -> Result<JsValue, BadTexts> {
-    js_sys::Reflect::get(object, &JsValue::from_str(key)).map_err(|_| BadTexts {
-        at: at.into(),
+/// `object[key]`; a getter that throws is an error naming where (`at`, spelled out only then).
+fn get(object: &JsValue, key: &JsValue, at: &dyn Fn() -> String) -> Result<JsValue, BadTexts> {
+    js_sys::Reflect::get(object, key).map_err(|_| BadTexts {
+        at: at(),
         why: "could not be read".into(),
     })
 }
@@ -156,14 +192,14 @@ pub struct BadTexts {
 }
 
 /// The error for a value of the wrong type.
-fn wrong(at: &str, expected: &str, value: &JsValue) -> BadTexts {
+fn wrong(at: String, expected: &str, value: &JsValue) -> BadTexts {
     let kind = if value.is_null() {
         "null".into()
     } else {
         value.js_typeof().as_string().unwrap_or_default()
     };
     BadTexts {
-        at: at.into(),
+        at,
         why: format!("invalid type: {kind}, expected {expected}"),
     }
 }
