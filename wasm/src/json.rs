@@ -53,8 +53,9 @@ pub struct Writer {
 }
 
 impl Writer {
-    fn integer(&mut self, n: impl itoa::Integer) {
+    fn integer(&mut self, n: impl itoa::Integer) -> Result<(), Error> {
         self.out.push_str(itoa::Buffer::new().format(n));
+        Ok(())
     }
 
     fn string(&mut self, s: &str) {
@@ -136,6 +137,21 @@ fn needs_escape(word: u64) -> bool {
     (below_space | has_quote | has_backslash | word) & HIGH != 0
 }
 
+/// `serialize_i8` … `serialize_u128`, each handing its number to one method (`$with`).
+macro_rules! integers {
+    ($with:ident) => {
+        integers!(@each $with:
+            serialize_i8 i8, serialize_i16 i16, serialize_i32 i32, serialize_i64 i64,
+            serialize_i128 i128, serialize_u8 u8, serialize_u16 u16, serialize_u32 u32,
+            serialize_u64 u64, serialize_u128 u128);
+    };
+    (@each $with:ident: $($name:ident $t:ty),*) => {$(
+        fn $name(self, v: $t) -> Result<(), Error> {
+            self.$with(v)
+        }
+    )*};
+}
+
 /// Everything but strings and numbers, which have their own methods above.
 impl<'a> ser::Serializer for &'a mut Writer {
     type Ok = ();
@@ -152,46 +168,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         self.out.push_str(if v { "true" } else { "false" });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
+    integers!(integer);
     // No result has a float today; serde_json writes them (its shortest round-trip form, and
     // `null` for NaN and the infinities) so that one never differs from native output.
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
@@ -281,9 +258,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         variant: &'static str,
         _len: usize,
     ) -> Result<Compound<'a>, Error> {
-        self.out.push('{');
-        self.string(variant);
-        Ok(Compound::open(self, ":[", "]}"))
+        Ok(Compound::variant(self, variant, "[", "]}"))
     }
     fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'a>, Error> {
         Ok(Compound::open(self, "{", "}"))
@@ -298,9 +273,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         variant: &'static str,
         _len: usize,
     ) -> Result<Compound<'a>, Error> {
-        self.out.push('{');
-        self.string(variant);
-        Ok(Compound::open(self, ":{", "}}"))
+        Ok(Compound::variant(self, variant, "{", "}}"))
     }
 }
 
@@ -320,6 +293,15 @@ impl<'a> Compound<'a> {
             first: true,
             close,
         }
+    }
+
+    /// An enum variant with fields, as serde tags it by default: `{"variant":[…]}` or
+    /// `{"variant":{…}}`.
+    fn variant(writer: &'a mut Writer, variant: &str, open: &str, close: &'static str) -> Self {
+        writer.out.push('{');
+        writer.string(variant);
+        writer.out.push(':');
+        Compound::open(writer, open, close)
     }
 
     fn comma(&mut self) {
@@ -354,49 +336,28 @@ impl<'a> Compound<'a> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish()
-    }
+/// The four sequence-like compounds are all the same: elements, commas, the closing bracket.
+macro_rules! sequence_like {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for Compound<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                self.element(value)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish()
-    }
-}
+sequence_like!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Compound<'_> {
     type Ok = ();
@@ -415,35 +376,27 @@ impl ser::SerializeMap for Compound<'_> {
     }
 }
 
-impl ser::SerializeStruct for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish()
-    }
+/// A struct and a struct variant write their fields alike.
+macro_rules! struct_like {
+    ($($trait:ident),*) => {$(
+        impl ser::$trait for Compound<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), Error> {
+                self.field(key, value)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeStructVariant for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish()
-    }
-}
+struct_like!(SerializeStruct, SerializeStructVariant);
 
 /// A map key: JSON keys are strings, so strings, chars and unit variants are written as they are,
 /// numbers and booleans quoted (as serde_json does), and anything else is an error.
@@ -452,7 +405,7 @@ struct MapKey<'a>(&'a mut Writer);
 impl MapKey<'_> {
     fn quoted(self, n: impl itoa::Integer) -> Result<(), Error> {
         self.0.out.push('"');
-        self.0.integer(n);
+        self.0.integer(n)?;
         self.0.out.push('"');
         Ok(())
     }
@@ -497,36 +450,7 @@ impl ser::Serializer for MapKey<'_> {
     ) -> Result<(), Error> {
         value.serialize(self)
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        self.quoted(v)
-    }
+    integers!(quoted);
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
         self.0
             .out
