@@ -6,9 +6,10 @@
 //!
 //! Conventions at the boundary:
 //! - objects cross as plain JSON-shaped values with the same field names as `rail board --json`:
-//!   arguments are read with serde-wasm-bindgen, results are written by serde_json and parsed
-//!   by `JSON.parse` (see [`ret`]); their TypeScript types are generated from the Rust structs
-//!   into `types/rail.d.ts` and embedded in the package's `.d.ts`;
+//!   arguments are read with serde-wasm-bindgen (the rail's texts by `text_in`, which copies
+//!   each text in one go), results are written as JSON by [`json`] and parsed by `JSON.parse`
+//!   (see [`ret`]); their TypeScript types are generated from the Rust structs into
+//!   `types/rail.d.ts` and embedded in the package's `.d.ts`;
 //! - times are RFC 3339 strings in UTC;
 //! - `span`s are UTF-8 byte offsets into the text they came from; `range`s and positions are
 //!   zero-based lines and UTF-16 columns, as JavaScript strings and LSP count them (see
@@ -181,7 +182,7 @@ pub fn board(
     let texts = texts_arg(texts)?;
     let facts: Facts = arg("facts", facts)?;
     let board = rail_core::board::build(&texts, &facts);
-    // About 800 bytes of JSON per claim.
+    // About 670 bytes of JSON per claim (board v2); the guess errs high.
     ret_sized(&board, 1024 + board.claims.len() * 900)
 }
 
