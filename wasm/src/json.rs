@@ -28,8 +28,8 @@ pub fn to_string<T: Serialize + ?Sized>(value: &T, expected: usize) -> Result<St
     Ok(writer.out)
 }
 
-/// Why a value could not be written: a map key that is not a string or a number, or a custom
-/// error from a type's own `Serialize`.
+/// Why a value could not be written: a map key JSON cannot spell (not a string, number or
+/// boolean; a float that is not finite), or a custom error from a type's own `Serialize`.
 #[derive(Debug)]
 pub struct Error(String);
 

@@ -68,7 +68,7 @@ export function renderDetail(root: HTMLElement, ctx: ViewContext, onClose: () =>
       ...(claim.pid ? row('process', claim.pid) : []),
       ...row('paths', list(claim.paths, 'paths')),
       ...row('resources', list(claim.resources, 'resources')),
-      ...(claim.after ? row('after', list(claim.after, 'after')) : []),
+      ...(claim.after?.length ? row('after', list(claim.after, 'after')) : []),
     ),
     conflicts.length
       ? h(
