@@ -157,11 +157,15 @@ fn race(remote: &Remote) {
                 .map(|i| tasks[(i + p * 5 + mi * 7) % 20].as_str())
                 .collect();
             let script = format!(
-                "for t in {}; do \"$RAIL\" claim \"$t\" --session m{mi}-p{p} >/dev/null 2>err-{p}.txt; echo \"$t $?\"; done",
+                // A claim that neither wins nor loses (exit 2 or more) keeps its stderr, so a
+                // failure here says what git or rail reported.
+                "for t in {}; do \"$RAIL\" claim \"$t\" --session m{mi}-p{p} >/dev/null 2>err-{p}.txt; c=$?; \
+                 [ $c -gt 1 ] && cat err-{p}.txt >>failed-{p}.txt; echo \"$t $c\"; done",
                 order.join(" ")
             );
             children.push((
                 format!("m{mi}-p{p}"),
+                m.path().join(format!("failed-{p}.txt")),
                 Command::new("sh")
                     .arg("-c")
                     .arg(script)
@@ -175,14 +179,17 @@ fn race(remote: &Remote) {
         }
     }
     let mut wins: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (who, child) in children {
+    for (who, failed, child) in children {
         let out = child.wait_with_output().unwrap();
         for line in String::from_utf8_lossy(&out.stdout).lines() {
             let (task, code) = line.split_once(' ').unwrap();
             match code {
                 "0" => wins.entry(task.to_string()).or_default().push(who.clone()),
                 "1" => {}
-                other => panic!("{who}: {task} exited {other}"),
+                other => panic!(
+                    "{who}: {task} exited {other}: {}",
+                    std::fs::read_to_string(&failed).unwrap_or_default().trim()
+                ),
             }
         }
     }
