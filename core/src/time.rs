@@ -139,9 +139,25 @@ pub fn looks_like_time(text: &str) -> bool {
 /// 0..=9999 are written the way chrono's `%Y` does (`+10000`, `-0001`).
 pub fn format_time(time: Time) -> String {
     use chrono::{Datelike, Timelike};
+    let year = time.year();
+    if let Ok(year @ 0..=9999) = u32::try_from(year) {
+        // The usual case, filled into its fixed form: one allocation, no per-field appends.
+        let mut text = *b"0000-00-00T00:00:00Z";
+        let mut put = |at: usize, n: u32| {
+            text[at] = b'0' + (n / 10 % 10) as u8;
+            text[at + 1] = b'0' + (n % 10) as u8;
+        };
+        put(0, year / 100);
+        put(2, year);
+        put(5, time.month());
+        put(8, time.day());
+        put(11, time.hour());
+        put(14, time.minute());
+        put(17, time.second());
+        return String::from_utf8_lossy(&text).into_owned();
+    }
     let push = |out: &mut String, n: u32, width: usize| push_number(out, u64::from(n), width);
     let mut out = String::with_capacity(21);
-    let year = time.year();
     if year > 9999 {
         out.push('+');
     } else if year < 0 {
@@ -166,14 +182,24 @@ pub fn format_time(time: Time) -> String {
 /// through `to_string`/`format!`: times and durations are formatted several times per claim on
 /// every board, and the formatting machinery (a string per number, calls through `dyn Write`)
 /// was most of that cost, in WebAssembly even more than natively.
-pub fn push_number(out: &mut String, mut n: u64, width: usize) {
+pub fn push_number(out: &mut String, n: u64, width: usize) {
     let mut digits = [b'0'; 20]; // u64::MAX has 20 digits
     let mut start = digits.len();
+    // Digits are taken in 32 bits once the rest fits: WebAssembly has no 64×64→128-bit multiply
+    // for dividing by a constant, so a 64-bit `/ 10` there is a real division instruction, several
+    // times slower than the multiply and shift a 32-bit one compiles to.
+    let mut wide = n;
+    while wide > u64::from(u32::MAX) {
+        start -= 1;
+        digits[start] = b'0' + (wide % 10) as u8;
+        wide /= 10;
+    }
+    let mut rest = wide as u32; // fits: the loop above ran until it did
     loop {
         start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
+        digits[start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
             break;
         }
     }
@@ -239,12 +265,10 @@ pub fn format_duration(duration: TimeDelta) -> String {
     let secs = duration.num_seconds();
     let negative = secs < 0;
     let secs = secs.unsigned_abs();
-    let (d, h, m, s) = (
-        secs / 86_400,
-        secs % 86_400 / 3_600,
-        secs % 3_600 / 60,
-        secs % 60,
-    );
+    // The part below a day fits in 32 bits, where dividing by a constant is cheap in
+    // WebAssembly too (see `push_number`).
+    let (d, in_day) = (secs / 86_400, (secs % 86_400) as u32);
+    let (h, m, s) = (in_day / 3_600, in_day % 3_600 / 60, in_day % 60);
     let mut out = String::with_capacity(12);
     if negative {
         out.push('-');
@@ -253,6 +277,7 @@ pub fn format_duration(duration: TimeDelta) -> String {
         push_number(&mut out, n, 0);
         out.push(unit);
     };
+    let (h, m, s) = (u64::from(h), u64::from(m), u64::from(s));
     if d > 0 {
         part(d, 'd');
         if h > 0 {
@@ -341,6 +366,8 @@ mod tests {
             7_200,
             7_260,
             i64::from(i32::MAX),
+            i64::from(u32::MAX) * 86_400 + 3_661, // days past 32 bits
+            i64::MAX / 1_000,                     // TimeDelta's largest
         ]);
         for s in secs {
             for s in [s, -s] {
@@ -373,6 +400,12 @@ mod tests {
             "2016-12-31T23:59:60Z",
         ] {
             let t = parse_time(text).unwrap();
+            assert_eq!(format_time(t), t.format("%Y-%m-%dT%H:%M:%SZ").to_string());
+        }
+        // A sweep over the fixed form's range, seconds to centuries.
+        let start = parse_time("0001-01-01T00:00:00Z").unwrap();
+        for step in 0..40_000 {
+            let t = start + TimeDelta::seconds(step * 7_890_103);
             assert_eq!(format_time(t), t.format("%Y-%m-%dT%H:%M:%SZ").to_string());
         }
         let far = parse_time("9999-12-31T23:59:59Z").unwrap() + TimeDelta::days(400);
