@@ -110,6 +110,13 @@ fn git_out(dir: &Path, args: &[&str]) -> Result<std::process::Output, RemoteErro
         .map_err(|e| RemoteError::Git(format!("cannot run git: {e}")))
 }
 
+/// Whether git failed on a lock another process holds in the local repository (`cannot lock
+/// ref …`, `Unable to create '….lock': File exists`), a passing state, not a remote's fault.
+fn local_lock_busy(stderr: &str) -> bool {
+    stderr.contains("cannot lock ref")
+        || (stderr.contains(".lock") && stderr.contains("File exists"))
+}
+
 fn unique() -> String {
     format!(
         "{}-{}",
@@ -140,7 +147,16 @@ pub fn fetch(dir: &Path, remote: &str, branches: bool) -> Result<Option<String>,
         args.push(format!("+refs/heads/*:refs/remotes/{remote}/*"));
     }
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = git_out(dir, &argv)?;
+    let mut out = git_out(dir, &argv)?;
+    // Processes of one machine fetch into the same repository: one may find a ref's lock taken
+    // by another for a moment. That is no sign of an unreachable remote: try again, briefly.
+    for wait_ms in [15, 40, 100] {
+        if out.status.success() || !local_lock_busy(&String::from_utf8_lossy(&out.stderr)) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(wait_ms));
+        out = git_out(dir, &argv)?;
+    }
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     if !out.status.success() {
         if stderr.contains("couldn't find remote ref") {
@@ -633,4 +649,25 @@ pub fn before_read(ctx: &Ctx, remote: &str, fetch_first: bool) -> Result<Option<
     } else {
         format!("{} (`--fetch` to refresh)", note.text)
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::local_lock_busy;
+
+    #[test]
+    fn a_busy_local_lock_is_told_from_an_unreachable_remote() {
+        assert!(local_lock_busy(
+            "error: cannot lock ref 'refs/remotes/origin/main': is at 1f2e but expected 9a8b"
+        ));
+        assert!(local_lock_busy(
+            "fatal: Unable to create '/r/.git/refs/rail/fetched.lock': File exists.\n\nAnother git process seems to be running"
+        ));
+        assert!(!local_lock_busy(
+            "fatal: '/gone' does not appear to be a git repository\nfatal: Could not read from remote repository."
+        ));
+        assert!(!local_lock_busy(
+            "fatal: unable to connect to 127.0.0.1:9418: Connection refused"
+        ));
+    }
 }
