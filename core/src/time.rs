@@ -268,7 +268,7 @@ pub fn format_duration(duration: TimeDelta) -> String {
     // The part below a day fits in 32 bits, where dividing by a constant is cheap in
     // WebAssembly too (see `push_number`).
     let (d, in_day) = (secs / 86_400, (secs % 86_400) as u32);
-    let (h, m, s) = (in_day / 3_600, in_day % 3_600 / 60, in_day % 60);
+    let [h, m, s] = [in_day / 3_600, in_day % 3_600 / 60, in_day % 60].map(u64::from);
     let mut out = String::with_capacity(12);
     if negative {
         out.push('-');
@@ -277,7 +277,6 @@ pub fn format_duration(duration: TimeDelta) -> String {
         push_number(&mut out, n, 0);
         out.push(unit);
     };
-    let (h, m, s) = (u64::from(h), u64::from(m), u64::from(s));
     if d > 0 {
         part(d, 'd');
         if h > 0 {
