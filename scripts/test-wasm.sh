@@ -8,7 +8,8 @@
 #   4. types            wasm/types/rail.d.ts is what the Rust structs generate today
 #   5. package          the built pkg/node and pkg/web from JavaScript: exotic inputs, the web
 #                       build, and `tsc --strict` over the .d.ts (wasm/tests/js/package.mjs)
-#   6. conformance      every fixture gives the same JSON through wasm and natively
+#   6. conformance      every fixture gives the same JSON through wasm and natively, also with
+#                       the results built the way a host that forbids `new Function` builds them
 #   7. size             the optimised .wasm within budget (scripts/wasm-size.sh)
 #
 # Every step runs even if an earlier one failed (except that nothing runs without a build);
@@ -58,8 +59,10 @@ lint() {
 types() { cargo test -p rail-wasm --features ts --test types --quiet; }
 package() { node wasm/tests/js/package.mjs; }
 conformance() {
+    local native="$target_dir/debug/rail-conformance-native"
     cargo build -p rail-conformance --quiet &&
-        node tests/conformance/conformance.mjs --native "$target_dir/debug/rail-conformance-native"
+        node tests/conformance/conformance.mjs --native "$native" &&
+        node --disallow-code-generation-from-strings tests/conformance/conformance.mjs --native "$native"
 }
 size() { scripts/wasm-size.sh; }
 

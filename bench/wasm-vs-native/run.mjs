@@ -123,8 +123,8 @@ try {
     for (const r of rows) console.log([r.build, r.json, r.wasm].map((x) => x.toFixed(1)).join(" "), (r.wasm / r.json).toFixed(2));
   }
 
-  // The part of the wasm time that only a JS host pays: building the result's JS objects (the
-  // package does it with JSON.parse of the JSON text it writes; the native side stops at the text).
+  // For comparison: what a JS host pays just to make objects of the native side's JSON text
+  // (the wasm package builds its objects from a packed result instead; see wasm/js/unpack.js).
   const text = JSON.stringify(board);
   const parse = [];
   for (let i = 0; i < 21; i++) {
@@ -144,7 +144,7 @@ try {
   console.log(`  native board::build              ${ms(col("build"))}`);
   console.log(`  native board::build + to JSON    ${ms(col("json"))}`);
   console.log(`  wasm board() in Node (objects)   ${ms(col("wasm"))}`);
-  console.log(`    of which JSON.parse (${(text.length / 1e6).toFixed(1)} MB) ${ms(median(parse))}`);
+  console.log(`  (JSON.parse of the board as JSON, ${(text.length / 1e6).toFixed(1)} MB ${ms(median(parse))})`);
   console.log(`  ratio wasm / native build        ${median(ratios("build")).toFixed(2)}x  ${spread(ratios("build"))}`);
   console.log(`  ratio wasm / native build+JSON   ${median(ratios("json")).toFixed(2)}x  ${spread(ratios("json"))}  (target <= 2x)`);
 } finally {

@@ -67,7 +67,7 @@ pub struct Summary {
 /// One claim on the board. A field that is `None` or an empty list is left out of the JSON
 /// (readers take a missing field as `null` or `[]`): most claims have no renewal, purpose, pid,
 /// blocker, conflict or resource, and on a board of 10,000 claims leaving them out makes the
-/// JSON a fifth smaller and the wasm `board()` in Node (whose `JSON.parse` builds every field)
+/// JSON a fifth smaller and the wasm `board()` in Node (which builds a JS value of every field)
 /// about 10% faster.
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

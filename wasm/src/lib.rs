@@ -7,9 +7,10 @@
 //! Conventions at the boundary:
 //! - objects cross as plain JSON-shaped values with the same field names as `rail board --json`:
 //!   arguments are read with serde-wasm-bindgen (the rail's texts by `text_in`, which copies
-//!   each text in one go), results are written as JSON by [`json`] and parsed by `JSON.parse`
-//!   (see [`ret`]); their TypeScript types are generated from the Rust structs into
-//!   `types/rail.d.ts` and embedded in the package's `.d.ts`;
+//!   each text in one go), results are packed by `pack` and made JS values by `js/unpack.js`
+//!   (see [`ret`]), the values `JSON.parse` would make of serde_json's text; their TypeScript
+//!   types are generated from the Rust structs into `types/rail.d.ts` and embedded in the
+//!   package's `.d.ts`;
 //! - times are RFC 3339 strings in UTC;
 //! - `span`s are UTF-8 byte offsets into the text they came from; `range`s and positions are
 //!   zero-based lines and UTF-16 columns, as JavaScript strings and LSP count them (see
@@ -30,7 +31,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-pub mod json;
+mod pack;
 mod text_in;
 #[cfg(feature = "ts")]
 pub mod types;
@@ -87,61 +88,47 @@ fn texts_arg(value: JsValue) -> Result<RailTexts, JsError> {
     text_in::texts_from_js(&value).map_err(|e| fail(&e.at, e.why))
 }
 
-/// Encodes a result as a plain JS value: [`json`] writes it, `JSON.parse` builds it. The value
-/// is exactly what native hosts print with serde_json (`null` for `None`, maps as objects,
-/// numbers as JSON numbers), and for large results (a board of thousands of claims) this is
-/// about three times faster than building the objects field by field from wasm with
-/// serde-wasm-bindgen.
+/// Encodes a result as a plain JS value: `pack` writes it, `js/unpack.js` builds it. The value
+/// is exactly what `JSON.parse` makes of the text native hosts print with serde_json (`null` for
+/// `None`, maps as objects, numbers as JSON numbers); for large results (a board of thousands of
+/// claims) this is several times faster than building the objects field by field from wasm with
+/// serde-wasm-bindgen, and faster than `JSON.parse` of that text.
 fn ret<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
     ret_sized(value, 0)
 }
 
-/// [`ret`] with a guess of the JSON's size: a board of thousands of claims is megabytes, and
-/// growing the buffer by doubling from nothing copies it over and over.
+/// [`ret`] with a guess of the packed stream's length: a board of thousands of claims is
+/// hundreds of thousands of tokens, and growing the buffer by doubling copies it over and over.
 fn ret_sized<T: Serialize>(value: &T, expected: usize) -> Result<JsValue, JsError> {
-    let json = json::to_string(value, expected.max(256)).map_err(|e| fail("result", e))?;
-    parse_json(&json)
+    let packed = pack::pack(value, expected.max(64)).map_err(|e| fail("result", e))?;
+    Ok(unpacked(&packed))
 }
 
-/// `JSON.parse` of the text [`json`] wrote. Not generic, and kept out of line: it is the same
-/// for every export.
+/// The JS value of a packed result, made by `js/unpack.js`. Not generic, and kept out of line: it
+/// is the same for every export.
 #[inline(never)]
-fn parse_json(json: &str) -> Result<JsValue, JsError> {
-    let parsed = if NODE_BUFFER.with(|has| *has) {
-        let memory = wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>();
-        let bytes = Buffer::view(&memory.buffer(), json.as_ptr() as usize, json.len());
-        parse_text(&bytes.decode("latin1"))
-    } else {
-        js_sys::JSON::parse(json)
-    };
-    parsed.map_err(|_| fail("result", "JSON.parse refused the result"))
+fn unpacked(packed: &pack::Packed) -> JsValue {
+    // Where each part is and how long (in its own units), then whether the text is ASCII.
+    let header: [u32; 11] = [
+        packed.ints.as_ptr() as u32,
+        packed.ints.len() as u32,
+        packed.nums.as_ptr() as u32,
+        packed.nums.len() as u32,
+        packed.text.as_ptr() as u32,
+        packed.text.len() as u32,
+        packed.ends.as_ptr() as u32,
+        packed.ends.len() as u32,
+        packed.shapes.as_ptr() as u32,
+        packed.shapes.len() as u32,
+        u32::from(packed.ascii),
+    ];
+    unpack(&wasm_bindgen::memory(), header.as_ptr() as usize)
 }
 
-// The JSON text is ASCII (json.rs escapes the rest), so in Node, Buffer's latin1 decoding makes
-// the JS string with a plain byte copy: 1.4 ms for 7 MB, where the TextDecoder that wasm-bindgen
-// uses for a `&str` takes 6.6 ms. Browsers have no Buffer and take the `&str` way.
-#[wasm_bindgen]
+#[wasm_bindgen(module = "/js/unpack.js")]
 extern "C" {
-    /// Node's Buffer; only touched once [`NODE_BUFFER`] has found it.
-    type Buffer;
-    /// A Buffer over wasm memory, without a copy.
-    #[wasm_bindgen(static_method_of = Buffer, js_name = from)]
-    fn view(memory: &JsValue, at: usize, len: usize) -> Buffer;
-    #[wasm_bindgen(method, js_name = toString)]
-    fn decode(this: &Buffer, encoding: &str) -> js_sys::JsString;
-    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
-    fn parse_text(text: &js_sys::JsString) -> Result<JsValue, JsValue>;
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// `globalThis.Buffer`: a function in Node, `undefined` in browsers.
-    #[wasm_bindgen(thread_local_v2, js_namespace = globalThis, js_name = Buffer)]
-    static BUFFER_CLASS: JsValue;
-}
-
-thread_local! {
-    static NODE_BUFFER: bool = BUFFER_CLASS.with(JsValue::is_function);
+    /// Reads the parts `header` points to, in this module's `memory`.
+    fn unpack(memory: &JsValue, header: usize) -> JsValue;
 }
 
 /// Allocation is most of a large board's work; talc is several times faster than std's
@@ -182,8 +169,8 @@ pub fn board(
     let texts = texts_arg(texts)?;
     let facts: Facts = arg("facts", facts)?;
     let board = rail_core::board::build(&texts, &facts);
-    // About 670 bytes of JSON per claim (board v2); the guess errs high.
-    ret_sized(&board, 1024 + board.claims.len() * 900)
+    // About 52 tokens per claim; the guess errs high.
+    ret_sized(&board, 256 + board.claims.len() * 64)
 }
 
 /// Plans an operation (`claim`, `release`, `renew`, `take`, `update`) for `session`:

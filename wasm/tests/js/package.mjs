@@ -4,10 +4,14 @@
 //      values no Rust test can make (Proxies, getters that throw, symbols, frozen objects...);
 //      after every such call the module still works (no trap left it broken);
 //   2. pkg/web (ES module + initSync) gives the same answers;
-//   3. the .d.ts of both builds type-check against a typed usage file, and no exported function
+//   3. results (packed in Rust, unpacked by js/unpack.js) are what JSON.parse makes: strings
+//      outside ASCII, a "__proto__" key, and the same answers where the host forbids making
+//      functions from text (the unpacker's other way) and where Node cannot require() an ES
+//      module (the Node build's snippets are CommonJS);
+//   4. the .d.ts of both builds type-check against a typed usage file, and no exported function
 //      takes or returns `any`.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -33,8 +37,8 @@ function smoke(mod, label) {
   assert.equal(board.claims[0].task, "auth", label);
   assert.equal(board.sessions[0].worktree, null, `${label}: absent values are null`);
   assert.ok(!("pid" in board.claims[0]), `${label}: a claim leaves out its empty fields`);
-  // Results cross as ASCII JSON (json.rs escapes the rest): text outside ASCII comes back whole.
-  const purpose = "tâche — ça 😀 \u{10ffff}";
+  // Text outside ASCII comes back whole, and so does a byte order mark at a string's start.
+  const purpose = "\u{feff}tâche — ça 😀 \u{10ffff}";
   const rich = mod.board({ claims: { path: "claims.md", text: `auth | s | 2026-10-22T14:05Z | purpose: ${purpose}\n` } }, facts);
   assert.equal(rich.claims[0].purpose, purpose, `${label}: text outside ASCII`);
   const outcome = mod.plan(texts, facts, "session-b", { op: "claim", task: "auth" });
@@ -126,18 +130,47 @@ for (const [name, call] of Object.entries(calls)) {
   assert.equal(smoke(node, `node after ${name}`), baseline);
 }
 
-// 2. The browser build, instantiated synchronously in Node.
+// 2. The browser build (ES modules: its folder marked so), instantiated synchronously in Node.
 const tmp = mkdtempSync(join(tmpdir(), "rail-wasm-web-"));
 try {
-  copyFileSync(join(wasmDir, "pkg/web/rail_wasm.js"), join(tmp, "rail_wasm.mjs"));
-  const web = await import(pathToFileURL(join(tmp, "rail_wasm.mjs")).href);
+  cpSync(join(wasmDir, "pkg/web"), tmp, { recursive: true });
+  writeFileSync(join(tmp, "package.json"), '{ "type": "module" }\n');
+  const web = await import(pathToFileURL(join(tmp, "rail_wasm.js")).href);
   web.initSync({ module: readFileSync(join(wasmDir, "pkg/web/rail_wasm_bg.wasm")) });
   assert.equal(smoke(web, "web"), baseline);
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }
 
-// 3. Types.
+// 3. Unpacking. A log line's details are a map whose keys the user wrote.
+const logged = {
+  ...texts,
+  log: {
+    path: "claims.log",
+    text: "2026-10-22T14:05:00Z | claimed | auth | session-a | __proto__: polluted | note: é😀\n",
+  },
+};
+const details = node.board(logged, facts).log[0].details;
+assert.deepEqual(Object.keys(details), ["__proto__", "note"]);
+assert.equal(Object.getPrototypeOf(details), Object.prototype, "a key does not set the prototype");
+assert.equal(Object.getOwnPropertyDescriptor(details, "__proto__")?.value, "polluted");
+assert.deepEqual(details, JSON.parse('{"__proto__":"polluted","note":"é😀"}'));
+checks += 4;
+// The same answers from a Node that may not make functions from text (as in a webview with a
+// content security policy) and from one that cannot require() ES modules.
+const answers = `
+  const m = require(${JSON.stringify(join(wasmDir, "pkg/node/rail_wasm.js"))});
+  const [texts, logged, facts] = ${JSON.stringify([texts, logged, facts])};
+  process.stdout.write(JSON.stringify([m.board(texts, facts), m.board(logged, facts), m.validate(logged),
+    m.merge("a\\n", "a\\nb\\n", "c\\na\\n")]));`;
+const here_ = execFileSync(process.execPath, ["-e", answers], { encoding: "utf8" });
+for (const flag of ["--disallow-code-generation-from-strings", "--no-experimental-require-module"]) {
+  const there = execFileSync(process.execPath, [flag, "-e", answers], { encoding: "utf8" });
+  assert.equal(there, here_, `answers under ${flag}`);
+  checks++;
+}
+
+// 4. Types.
 for (const build of ["node", "web"]) {
   const dts = readFileSync(join(wasmDir, `pkg/${build}/rail_wasm.d.ts`), "utf8");
   const anyFns = dts
