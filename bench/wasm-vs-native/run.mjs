@@ -144,7 +144,7 @@ try {
   console.log(`  native board::build              ${ms(col("build"))}`);
   console.log(`  native board::build + to JSON    ${ms(col("json"))}`);
   console.log(`  wasm board() in Node (objects)   ${ms(col("wasm"))}`);
-  console.log(`  (JSON.parse of the board as JSON, ${(text.length / 1e6).toFixed(1)} MB ${ms(median(parse))})`);
+  console.log(`  for comparison: JSON.parse of the board's JSON (${(text.length / 1e6).toFixed(1)} MB) ${ms(median(parse))}`);
   console.log(`  ratio wasm / native build        ${median(ratios("build")).toFixed(2)}x  ${spread(ratios("build"))}`);
   console.log(`  ratio wasm / native build+JSON   ${median(ratios("json")).toFixed(2)}x  ${spread(ratios("json"))}  (target <= 2x)`);
 } finally {
