@@ -70,15 +70,22 @@ function maker(keys) {
   return make;
 }
 
+/** An object with a shape's keys, in order, all null: copied and filled where nothing compiles. */
+function template(keys) {
+  const object = {};
+  for (const key of keys) define(object, key, null);
+  return object;
+}
+
 /** The state of one unpacking: the parts, and where reading is in `ints` and `nums`. */
 class Reader {
-  constructor(ints, nums, strings, shapes, templates) {
+  constructor(ints, nums, strings, shapes) {
     this.ints = ints;
     this.nums = nums;
     this.strings = strings;
     this.shapes = shapes;
-    this.templates = templates;
     this.makers = compiles() ? shapes.map(maker) : null;
+    this.templates = this.makers === null ? shapes.map(template) : null;
     this.at = 0;
     this.num = 0;
   }
@@ -100,8 +107,9 @@ class Reader {
         return object;
       }
       case ARRAY: {
-        const array = new Array(ints[this.at++]);
-        for (let i = 0; i < array.length; i++) array[i] = this.value();
+        // Pushed, not preallocated: V8 then keeps the array packed, as JSON.parse makes it.
+        const array = [];
+        for (let n = ints[this.at++]; n > 0; n--) array.push(this.value());
         return array;
       }
       case NULL:
@@ -142,18 +150,12 @@ export function unpack(memory, header) {
   }
   const words = new Uint32Array(buffer, shapesAt, shapesLength);
   const shapes = [];
-  const templates = [];
   for (let i = 0; i < words.length; ) {
-    const keys = new Array(words[i++]);
-    const template = {};
-    for (let k = 0; k < keys.length; k++) {
-      keys[k] = strings[words[i++]];
-      define(template, keys[k], null);
-    }
+    const keys = [];
+    for (let n = words[i++]; n > 0; n--) keys.push(strings[words[i++]]);
     shapes.push(keys);
-    templates.push(template);
   }
   const ints = new Int32Array(buffer, intsAt, intsLength);
   const nums = new Float64Array(buffer, numsAt, numsLength);
-  return new Reader(ints, nums, strings, shapes, templates).value();
+  return new Reader(ints, nums, strings, shapes).value();
 }

@@ -99,8 +99,8 @@ impl ser::Error for Error {
 }
 
 /// A multiplicative hash over 32-bit words: in wasm32 those are the cheap ones. Used for the
-/// string table and for the shapes' key lists; neither comes from an adversary that could make
-/// it collide on purpose to any effect beyond slowness.
+/// string table (whose lookups are bounded by [`PROBES`], since its strings come from the
+/// user's files) and for the shapes' key lists (Rust's field names).
 #[derive(Debug, Default)]
 struct WordHasher(u32);
 
@@ -176,17 +176,19 @@ impl Strings {
 
     /// The number of `s` in the table, adding it if new.
     fn number(&mut self, out: &mut Packed, s: &str) -> u32 {
-        let mut hasher = WordHasher(s.len() as u32);
-        hasher.write(s.as_bytes());
-        let hash = hasher.finish() as u32;
+        let hash = hash_str(s);
         if self.slots.len() <= self.hashes.len() * 2 {
             self.grow();
         }
         let mask = self.slots.len() - 1;
         let mut slot = hash as usize & mask;
-        loop {
+        let mut free = None;
+        for _ in 0..PROBES {
             match self.slots[slot] {
-                0 => break,
+                0 => {
+                    free = Some(slot);
+                    break;
+                }
                 taken => {
                     let n = (taken - 1) as usize;
                     if self.hashes[n] == hash && same_bytes(self.bytes(out, n), s.as_bytes()) {
@@ -197,7 +199,9 @@ impl Strings {
             slot = (slot + 1) & mask;
         }
         let n = self.hashes.len() as u32;
-        self.slots[slot] = n + 1;
+        if let Some(slot) = free {
+            self.slots[slot] = n + 1;
+        }
         self.hashes.push(hash);
         out.text.extend_from_slice(s.as_bytes());
         self.byte_ends.push(out.text.len() as u32);
@@ -218,12 +222,26 @@ impl Strings {
         let mask = len - 1;
         for (n, &hash) in self.hashes.iter().enumerate() {
             let mut slot = hash as usize & mask;
-            while self.slots[slot] != 0 {
+            for _ in 0..PROBES {
+                if self.slots[slot] == 0 {
+                    self.slots[slot] = n as u32 + 1;
+                    break;
+                }
                 slot = (slot + 1) & mask;
             }
-            self.slots[slot] = n as u32 + 1;
         }
     }
+}
+
+/// How far a lookup walks from a string's slot before it gives up. claims.md is untrusted, and
+/// strings made to collide would otherwise make packing quadratic; past this, a string is
+/// written again instead of found (the value is the same, only less deduplicated).
+const PROBES: usize = 32;
+
+fn hash_str(s: &str) -> u32 {
+    let mut hasher = WordHasher(s.len() as u32);
+    hasher.write(s.as_bytes());
+    hasher.finish() as u32
 }
 
 #[derive(Debug)]
@@ -973,6 +991,25 @@ mod tests {
         let packed = pack(&twice, 0).unwrap();
         assert_eq!(packed.ends.len(), 5_000);
         assert!(!packed.ascii);
+        same(&twice);
+    }
+
+    #[test]
+    fn strings_made_to_collide_are_written_again_not_searched_for() {
+        // 300 strings whose hashes share their low 12 bits: one chain in any table this size.
+        let target = super::hash_str("c0") & 0xfff;
+        let colliding: Vec<String> = (0..)
+            .map(|i| format!("c{i}"))
+            .filter(|s| super::hash_str(s) & 0xfff == target)
+            .take(300)
+            .collect();
+        let twice: Vec<&String> = colliding.iter().chain(&colliding).collect();
+        let packed = pack(&twice, 0).unwrap();
+        assert!(
+            packed.ends.len() > 300,
+            "past the probe limit, strings are not found again"
+        );
+        assert!(packed.ends.len() < 600, "within it, they are");
         same(&twice);
     }
 
