@@ -163,10 +163,10 @@ const answers = `
   const [texts, logged, facts] = ${JSON.stringify([texts, logged, facts])};
   process.stdout.write(JSON.stringify([m.board(texts, facts), m.board(logged, facts), m.validate(logged),
     m.merge("a\\n", "a\\nb\\n", "c\\na\\n")]));`;
-const here_ = execFileSync(process.execPath, ["-e", answers], { encoding: "utf8" });
+const plain = execFileSync(process.execPath, ["-e", answers], { encoding: "utf8" });
 for (const flag of ["--disallow-code-generation-from-strings", "--no-experimental-require-module"]) {
   const there = execFileSync(process.execPath, [flag, "-e", answers], { encoding: "utf8" });
-  assert.equal(there, here_, `answers under ${flag}`);
+  assert.equal(there, plain, `answers under ${flag}`);
   checks++;
 }
 
