@@ -4,7 +4,8 @@
 //!    the record is written to a private temp file, fsynced, then hard-linked into place
 //!    (`link` fails if the lock exists, and the lock is never seen empty).
 //! 2. Then `flock(claims.md, LOCK_EX)`, so people using the plain `flock claims.md …` one-liner
-//!    are excluded too. claims.md is only ever rewritten in place (same inode).
+//!    are excluded too. claims.md is only ever rewritten in place (same inode). On Windows this
+//!    step is a `LockFileEx` on one byte past any content (see `sys`).
 //! 3. A lock whose owner is dead on this host (or an unreadable lock older than the grace period)
 //!    is broken by exactly one waiter: to break the lock with identity N, a waiter must first
 //!    create the tombstone `claims.md.lock.break.N.1` exclusively, then re-read the lock and
@@ -14,13 +15,13 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use chrono::{TimeDelta, Utc};
 use rail_core::lock::{self as core_lock, LockFacts, LockRecord, LockState, LockVerdict};
-use rustix::fs::{flock, FlockOperation};
+
+use crate::sys::{self, FileId, LockKind};
 
 pub const LOCK_NAME: &str = "claims.md.lock";
 
@@ -78,68 +79,26 @@ fn io_err(what: impl Into<String>) -> impl FnOnce(io::Error) -> LockError {
 
 /// This machine's name, as recorded in lock records and claim `pid@host` fields.
 pub fn hostname() -> String {
-    rustix::system::uname()
-        .nodename()
-        .to_string_lossy()
-        .into_owned()
+    sys::hostname()
 }
 
-/// The kernel's start time of a process (clock ticks since boot), to tell a pid from its reuse.
-pub fn proc_start(pid: u32) -> Option<u64> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().nth(19)?.parse().ok()
-}
-
-fn proc_state(pid: u32) -> Option<char> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().next()?.chars().next()
-}
-
-/// Is process `pid` alive on this host? A zombie (killed, not yet reaped) is dead; a pid now
-/// used by a process that started at another time is dead. `None` if it cannot be told.
+/// Is process `pid` alive on this host? (`sys::process_alive`; `None` if it cannot be told.)
 pub fn pid_alive(pid: u32, started: Option<u64>) -> Option<bool> {
-    let raw = i32::try_from(pid).ok()?;
-    let pid_t = rustix::process::Pid::from_raw(raw)?;
-    match rustix::process::test_kill_process(pid_t) {
-        Ok(()) | Err(rustix::io::Errno::PERM) => {}
-        Err(rustix::io::Errno::SRCH) => return Some(false),
-        Err(_) => return None,
-    }
-    if proc_state(pid) == Some('Z') {
-        return Some(false);
-    }
-    if let (Some(recorded), Some(actual)) = (started, proc_start(pid)) {
-        if recorded != actual {
-            return Some(false);
-        }
-    }
-    Some(true)
+    sys::process_alive(pid, started)
 }
 
-fn random_hex() -> String {
-    let mut bytes = [0u8; 8];
-    let ok = File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .is_ok();
-    if !ok {
-        // Fall back on time and pid; uniqueness, not secrecy, is what matters.
-        let nanos = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        bytes = ((nanos as u64) ^ ((std::process::id() as u64) << 32)).to_le_bytes();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// On Windows a file being deleted keeps its name until every handle on it is closed: opening
+/// it, or linking a new file to its name, fails with "access denied" meanwhile. That is another
+/// process's lock going away, so it is waited out like a held lock, up to the lock timeout.
+fn busy_name(e: &io::Error) -> bool {
+    cfg!(windows) && e.kind() == io::ErrorKind::PermissionDenied
 }
 
 /// A lock file as found on disk.
 #[derive(Clone, Debug)]
 struct Observed {
     record: Option<LockRecord>,
-    dev: u64,
-    ino: u64,
+    id: FileId,
     mtime_ns: i128,
     len: u64,
 }
@@ -152,6 +111,12 @@ impl Observed {
             Err(e) => return Err(e),
         };
         let meta = file.metadata()?;
+        let id = FileId::of(&file)?;
+        let mtime_ns = meta
+            .modified()?
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as i128)
+            .unwrap_or(0);
         let mut text = String::new();
         let record = match file.read_to_string(&mut text) {
             Ok(_) => core_lock::parse(&text),
@@ -159,9 +124,8 @@ impl Observed {
         };
         Ok(Some(Observed {
             record,
-            dev: meta.dev(),
-            ino: meta.ino(),
-            mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+            id,
+            mtime_ns,
             len: meta.len(),
         }))
     }
@@ -171,13 +135,12 @@ impl Observed {
     fn key(&self) -> String {
         match &self.record {
             Some(r) => sanitize(&r.nonce),
-            None => format!("ino{}-{}", self.ino, self.mtime_ns),
+            None => format!("ino{}-{}", self.id.index, self.mtime_ns),
         }
     }
 
     fn same_lock(&self, other: &Observed) -> bool {
-        self.dev == other.dev
-            && self.ino == other.ino
+        self.id == other.id
             && match (&self.record, &other.record) {
                 (Some(a), Some(b)) => a.nonce == b.nonce,
                 (None, None) => self.mtime_ns == other.mtime_ns && self.len == other.len,
@@ -323,8 +286,8 @@ fn own_record(session: &str, command: &str) -> LockRecord {
         session: session.to_string(),
         command: command.to_string(),
         started: Utc::now(),
-        nonce: random_hex(),
-        proc_start: proc_start(pid),
+        nonce: sys::random_hex(),
+        proc_start: sys::process_start(pid),
     }
 }
 
@@ -358,6 +321,10 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
         match fs::hard_link(&tmp, &lock_path) {
             Ok(()) => break,
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) if busy_name(&e) && Instant::now() < deadline => {
+                backoff.sleep(deadline);
+                continue;
+            }
             Err(e) => {
                 cleanup_tmp();
                 return Err(LockError::Io(
@@ -368,7 +335,24 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
         }
         let seen = match Observed::read(&lock_path) {
             Ok(Some(seen)) => seen,
-            Ok(None) => continue, // released meanwhile: try again at once
+            // Released meanwhile: try again at once, but never past the deadline (a name that
+            // exists for `link` and not for `open`, such as a dangling symlink, is this case
+            // every time).
+            Ok(None) if Instant::now() < deadline => continue,
+            Ok(None) => {
+                cleanup_tmp();
+                return Err(LockError::Timeout {
+                    verdict: None,
+                    what: format!(
+                        "the rail lock {} (it exists but cannot be opened)",
+                        lock_path.display()
+                    ),
+                });
+            }
+            Err(e) if busy_name(&e) && Instant::now() < deadline => {
+                backoff.sleep(deadline);
+                continue;
+            }
             Err(e) => {
                 cleanup_tmp();
                 return Err(LockError::Io(format!("reading {}", lock_path.display()), e));
@@ -428,9 +412,9 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
         }
     };
     loop {
-        match flock(&claims, FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => break,
-            Err(rustix::io::Errno::WOULDBLOCK) | Err(rustix::io::Errno::INTR) => {
+        match sys::try_lock(&claims, LockKind::Exclusive) {
+            Ok(true) => break,
+            Ok(false) => {
                 if Instant::now() >= deadline {
                     release_lock_file();
                     return Err(LockError::Timeout {
@@ -445,10 +429,7 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
             }
             Err(e) => {
                 release_lock_file();
-                return Err(LockError::Io(
-                    format!("flock {}", claims_path.display()),
-                    e.into(),
-                ));
+                return Err(LockError::Io(format!("flock {}", claims_path.display()), e));
             }
         }
     }
@@ -468,7 +449,7 @@ impl Drop for RailLock {
                 let _ = fs::remove_file(&self.lock_path);
             }
         }
-        let _ = flock(&self.claims, FlockOperation::Unlock);
+        let _ = sys::unlock(&self.claims);
     }
 }
 
@@ -482,21 +463,17 @@ pub fn read_shared(path: &Path) -> io::Result<Option<(Vec<u8>, SystemTime)>> {
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut backoff = Backoff::new("reader");
     loop {
-        match flock(&file, FlockOperation::NonBlockingLockShared) {
-            Ok(()) => break,
-            Err(rustix::io::Errno::WOULDBLOCK) | Err(rustix::io::Errno::INTR)
-                if Instant::now() < deadline =>
-            {
-                backoff.sleep(deadline)
-            }
+        match sys::try_lock(&file, LockKind::Shared) {
+            Ok(true) => break,
+            Ok(false) if Instant::now() < deadline => backoff.sleep(deadline),
             // Past the deadline, read anyway: a stuck writer must not make the board unreadable.
-            Err(_) => break,
+            _ => break,
         }
     }
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)?;
     let modified = file.metadata()?.modified()?;
-    let _ = flock(&file, FlockOperation::Unlock);
+    let _ = sys::unlock(&file);
     Ok(Some((bytes, modified)))
 }
 

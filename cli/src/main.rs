@@ -11,6 +11,7 @@ mod render;
 mod repo;
 mod shared;
 mod store;
+mod sys;
 
 use std::path::PathBuf;
 

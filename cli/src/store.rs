@@ -10,7 +10,6 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
@@ -30,9 +29,7 @@ pub const MAX_RAIL_BYTES: u64 = 16 * 1024 * 1024;
 fn crash_point(name: &str) {
     if std::env::var("RAIL_TEST_CRASH").as_deref() == Ok(name) {
         // Die the way SIGKILL would: no destructors, no flushing.
-        let _ =
-            rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::KILL);
-        std::process::abort();
+        crate::sys::die_now();
     }
 }
 
@@ -322,7 +319,8 @@ fn write_in_place(file: &File, new: &[u8]) -> io::Result<()> {
         .count();
     if common < new.len() {
         crash_point("mid-write");
-        file.write_all_at(&new[common..], common as u64)?;
+        f.seek(SeekFrom::Start(common as u64))?;
+        f.write_all(&new[common..])?;
     }
     if (new.len() as u64) < len {
         file.set_len(new.len() as u64)?;

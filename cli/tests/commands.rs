@@ -430,8 +430,11 @@ fn the_pre_commit_hook_blocks_another_sessions_paths_and_chains_the_old_hook() {
         "#!/bin/sh\necho user-hook-ran >> \"$(git rev-parse --git-dir)/user-hook.log\"\n",
     )
     .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&user_hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&user_hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
     let out = repo.rail(&["init", "--hooks"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(hooks.join("pre-commit.rail-chained").exists());

@@ -230,6 +230,14 @@ fn install_hooks(repo: &crate::repo::Repo) -> Result<Vec<String>, Fail> {
     Ok(done)
 }
 
+/// Git for Windows runs hooks through its own sh whatever their mode; elsewhere they must be
+/// executable.
+#[cfg(not(unix))]
+fn make_executable(_path: &Path) -> Result<(), Fail> {
+    Ok(())
+}
+
+#[cfg(unix)]
 fn make_executable(path: &Path) -> Result<(), Fail> {
     use std::os::unix::fs::PermissionsExt;
     let mut perms = fs::metadata(path)

@@ -40,18 +40,10 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
         .map(|r| r.worktree.clone())
         .unwrap_or_else(|| ctx.rail.root.clone());
     eprintln!("rail done: running `{check}` in {}", workdir.display());
-    let outcome = match Command::new("sh")
-        .arg("-c")
-        .arg(&check)
-        .current_dir(&workdir)
-        .status()
-    {
-        Ok(status) => {
-            use std::os::unix::process::ExitStatusExt;
-            gate::outcome_from_exit(status.code(), status.signal(), &check)
-        }
+    let outcome = match shell(&check).current_dir(&workdir).status() {
+        Ok(status) => gate::outcome_from_exit(status.code(), signal_of(&status), &check),
         Err(e) => CheckOutcome::NotStarted {
-            reason: format!("cannot run `sh -c {check}`: {e}"),
+            reason: format!("cannot run `{SHELL} {check}`: {e}"),
         },
     };
     let result = gate::judge(task, &check, &outcome, &report);
@@ -105,4 +97,30 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
         message: result.message,
         json: Some(json),
     })
+}
+
+/// The signal that ended the check, where the OS has signals.
+#[cfg(unix)]
+fn signal_of(status: &std::process::ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal()
+}
+
+#[cfg(not(unix))]
+fn signal_of(_status: &std::process::ExitStatus) -> Option<i32> {
+    None
+}
+
+/// The shell a check command runs in: `sh -c` where there is one; `cmd /C` on Windows, where
+/// `sh` is only on PATH inside Git Bash.
+#[cfg(not(windows))]
+const SHELL: &str = "sh -c";
+#[cfg(windows)]
+const SHELL: &str = "cmd /C";
+
+fn shell(check: &str) -> Command {
+    let mut words = SHELL.split(' ');
+    let mut command = Command::new(words.next().unwrap_or("sh"));
+    command.args(words).arg(check);
+    command
 }

@@ -1,0 +1,199 @@
+//! What the lock protocol needs from the operating system, one module per OS: this machine's
+//! name, whether a process runs and when it started, a file's identity, random bytes, and the
+//! advisory lock on claims.md.
+//!
+//! Every answer the OS cannot give is `None` ("cannot tell"), never a guess: core's `assess`
+//! treats an owner whose liveness is unknown as one that may be alive.
+//!
+//! | | Linux | macOS | other Unix | Windows |
+//! |-|-|-|-|-|
+//! | alive | `kill(pid, 0)`, not a zombie | `kill(pid, 0)`, not a zombie | `kill(pid, 0)` | `OpenProcess`, not signalled |
+//! | start time | `/proc/<pid>/stat` field 22 (ticks since boot) | `proc_pidinfo` (µs since the epoch) | unknown | `GetProcessTimes` (100 ns since 1601) |
+//! | file identity | device + inode | device + inode | device + inode | volume serial + file index |
+//! | claims.md lock | `flock(2)` through std's `File::lock` | the same | the same | `LockFileEx` on one byte past any content |
+//!
+//! A start time is only ever compared with another read on the same host, so each OS may use its
+//! own unit.
+
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(unix)]
+mod unix;
+#[cfg(unix)]
+use unix as os;
+
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as os;
+
+use std::fs::File;
+use std::io;
+
+/// This machine's name, as lock records and claims' `pid@host` fields spell it.
+pub fn hostname() -> String {
+    os::hostname()
+}
+
+/// When process `pid` started, in a unit of this OS (see the module docs); `None` if unknown.
+pub fn process_start(pid: u32) -> Option<u64> {
+    os::process_start(pid)
+}
+
+/// Is process `pid` alive on this host? A zombie (exited, not yet reaped) is dead; a pid now
+/// used by a process that started at another time than `started` is dead. `None` if it cannot
+/// be told.
+pub fn process_alive(pid: u32, started: Option<u64>) -> Option<bool> {
+    let alive = os::process_exists(pid)?;
+    if !alive {
+        return Some(false);
+    }
+    if let (Some(recorded), Some(actual)) = (started, process_start(pid)) {
+        if recorded != actual {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
+/// What names one file on one machine, however it was reached: two opens of the same file give
+/// equal ids, a file removed and created again under the same name does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileId {
+    pub volume: u64,
+    pub index: u64,
+}
+
+impl FileId {
+    pub fn of(file: &File) -> io::Result<FileId> {
+        os::file_id(file)
+    }
+}
+
+/// Eight random bytes as 16 hex digits (lock nonces): unique, not secret.
+pub fn random_hex() -> String {
+    let mut bytes = [0u8; 8];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No OS randomness: time and pid still make a nonce that does not repeat here.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        bytes = ((nanos as u64) ^ ((std::process::id() as u64) << 32)).to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// How an advisory lock on claims.md is taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockKind {
+    /// Writers: nobody else, shared or exclusive.
+    Exclusive,
+    /// Readers: other readers too, no writer.
+    Shared,
+}
+
+/// Tries to take the advisory lock on claims.md without waiting: `Ok(false)` if another holds
+/// it. On Unix this is `flock(2)`, the lock of the `flock claims.md …` one-liner.
+pub fn try_lock(file: &File, kind: LockKind) -> io::Result<bool> {
+    os::try_lock(file, kind)
+}
+
+/// Releases what [`try_lock`] took (closing the file does too).
+pub fn unlock(file: &File) -> io::Result<()> {
+    os::unlock(file)
+}
+
+/// Dies at once, the way SIGKILL would (no destructors, no flushing): crash tests.
+pub fn die_now() -> ! {
+    os::die_now()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_is_alive_and_keeps_its_start_time() {
+        let me = std::process::id();
+        let started = process_start(me);
+        assert_eq!(process_alive(me, started), Some(true));
+        assert_eq!(process_start(me), started, "a start time does not move");
+        if let Some(s) = started {
+            // The same pid with another start time is another process: dead to us.
+            assert_eq!(process_alive(me, Some(s.wrapping_add(1))), Some(false));
+        }
+    }
+
+    #[test]
+    fn a_child_that_exited_is_dead() {
+        let exe = std::env::current_exe().unwrap();
+        // Runs the test binary with a filter matching nothing: it exits at once.
+        let mut child = std::process::Command::new(exe)
+            .arg("--list")
+            .arg("no-test-has-this-name")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        assert_eq!(process_alive(pid, None), Some(false));
+    }
+
+    #[test]
+    fn hostname_is_a_name() {
+        let h = hostname();
+        assert!(!h.is_empty() && !h.contains(char::is_control), "{h:?}");
+    }
+
+    #[test]
+    fn file_ids_name_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        std::fs::write(&a, "x").unwrap();
+        std::fs::write(&b, "x").unwrap();
+        let id_a = FileId::of(&File::open(&a).unwrap()).unwrap();
+        assert_eq!(id_a, FileId::of(&File::open(&a).unwrap()).unwrap());
+        assert_ne!(id_a, FileId::of(&File::open(&b).unwrap()).unwrap());
+        std::fs::hard_link(&a, dir.path().join("c")).unwrap();
+        let id_c = FileId::of(&File::open(dir.path().join("c")).unwrap()).unwrap();
+        assert_eq!(id_a, id_c, "a hard link is the same file");
+    }
+
+    #[test]
+    fn locks_exclude_writers_and_share_readers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("claims.md");
+        std::fs::write(&path, "a | s | 2026-10-22T14:05Z\n").unwrap();
+        let open = || {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(&path)
+                .unwrap()
+        };
+        let (w, r1, r2) = (open(), open(), open());
+        assert!(try_lock(&w, LockKind::Exclusive).unwrap());
+        assert!(
+            !try_lock(&r1, LockKind::Shared).unwrap(),
+            "a writer excludes readers"
+        );
+        // A reader that takes no lock can still read while a writer holds it (on Windows, too:
+        // the lock covers no byte of the content).
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "a | s | 2026-10-22T14:05Z\n"
+        );
+        unlock(&w).unwrap();
+        assert!(try_lock(&r1, LockKind::Shared).unwrap());
+        assert!(try_lock(&r2, LockKind::Shared).unwrap(), "readers share");
+        assert!(
+            !try_lock(&w, LockKind::Exclusive).unwrap(),
+            "readers exclude a writer"
+        );
+        unlock(&r1).unwrap();
+        unlock(&r2).unwrap();
+        assert!(try_lock(&w, LockKind::Exclusive).unwrap());
+    }
+}
