@@ -6,7 +6,8 @@
 #                               pinned wasm-bindgen-cli and the npm packages of every workspace
 #                               (with what code-server's install needs)
 #   scripts/bootstrap.sh test   everything `npm test` needs: the above plus Chromium and
-#                               ChromeDriver
+#                               ChromeDriver, the macOS and Windows Rust targets, mingw-w64
+#                               and Wine
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -41,17 +42,26 @@ command -v node >/dev/null || { echo "bootstrap: node is missing; install Node.j
 apt_install git util-linux
 
 if [ "$PROFILE" = "test" ]; then
-  # Debian's Chromium for browser tests (Playwright's own download cannot work here).
-  apt_install chromium chromium-driver
+  # Debian's Chromium for browser tests (Playwright's own download cannot work here); mingw-w64
+  # links the Windows build of the native host and Wine runs its tests
+  # (scripts/test-windows.sh).
+  apt_install chromium chromium-driver gcc-mingw-w64-x86-64 wine64
 fi
 
 if true; then
-  if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
-    say "wasm32 target ok"
-  else
-    say "adding the wasm32-unknown-unknown target"
-    rustup target add wasm32-unknown-unknown
-  fi
+  # wasm32 for the core in JS hosts; with `test`, macOS and Windows for the native host's
+  # cross-platform lints and its Windows tests under Wine.
+  targets=(wasm32-unknown-unknown)
+  [ "$PROFILE" = "test" ] && targets+=(aarch64-apple-darwin x86_64-pc-windows-gnu)
+  installed=$(rustup target list --installed 2>/dev/null || true)
+  for target in "${targets[@]}"; do
+    if grep -qx "$target" <<<"$installed"; then
+      say "$target target ok"
+    else
+      say "adding the $target target"
+      rustup target add "$target"
+    fi
+  done
 
   want=$(wasm_bindgen_version)
   have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)

@@ -11,9 +11,16 @@ stage "format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo clippy -p rail-core -p rail-wasm --target wasm32-unknown-unknown --quiet -- -D warnings
+# The native host builds for the platforms its users are on (macOS cannot be linked here).
+for target in aarch64-apple-darwin x86_64-pc-windows-gnu; do
+  cargo clippy -p rail-cli --target "$target" --all-targets --quiet -- -D warnings
+done
 
 stage "native Rust tests (core, CLI races, fixtures)"
 cargo test --workspace --quiet
+
+stage "native host on Windows (x86_64-pc-windows-gnu, under Wine)"
+scripts/test-windows.sh
 
 if [ -x scripts/test-wasm.sh ]; then
   stage "wasm: Node, Chromium, types, conformance, size"

@@ -100,6 +100,22 @@ impl Rail {
         let lock = self.file("claims.md.lock");
         let want = format!("pid: {}\n", child.id());
         wait_for(|| std::fs::read_to_string(&lock).is_ok_and(|t| t.contains(&want)));
+        // The lock file comes first, the claims.md lock second: wait for that too. A shared
+        // lock attempt is refused exactly while a writer holds it (std's lock is flock on Unix
+        // and covers Rail's far byte on Windows).
+        wait_for(|| {
+            let Ok(file) = std::fs::File::open(self.file("claims.md")) else {
+                return false;
+            };
+            match file.try_lock_shared() {
+                Err(std::fs::TryLockError::WouldBlock) => true,
+                Ok(()) => {
+                    let _ = file.unlock();
+                    false
+                }
+                Err(e) => panic!("probing the claims.md lock: {e}"),
+            }
+        });
         child
     }
 }
@@ -134,10 +150,16 @@ fn exit_codes(children: Vec<Child>) -> Vec<i32> {
 
 fn this_host(rail: &Rail) -> String {
     // The host as `rail` itself names it: from a claim with an owner pid.
-    let out = rail.run(&["claim", "host-probe", "--session", "probe", "--pid", "1"]);
+    let me = std::process::id().to_string();
+    let out = rail.run(&["claim", "host-probe", "--session", "probe", "--pid", &me]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let line = rail.holders("host-probe").pop().unwrap();
-    let host = line.split("pid: 1@").nth(1).unwrap().trim().to_string();
+    let host = line
+        .split(&format!("pid: {me}@"))
+        .nth(1)
+        .unwrap()
+        .trim()
+        .to_string();
     let out = rail.run(&[
         "release",
         "host-probe",
