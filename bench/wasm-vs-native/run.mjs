@@ -6,6 +6,8 @@
 // The rail: 9,000 claims.md lines and 1,000 claim files, 5 path patterns each (one claim in 500
 // also names a file others name too: some conflicts), a resource on one claim in ten, 200
 // sessions with a mix of live, expiring and stale leases, and a 2,000-line log.
+// RAIL_BENCH_CLAIMS=N scales it to N claims (a tenth of them claim files, a log of N/5 lines),
+// for realistic rails of tens or hundreds of claims.
 // The same input (texts + facts, written to a temporary JSON file) goes to both sides. The native
 // side is a process that builds the board once per request; the two sides alternate call by
 // call, PAIRS times (default 61), which side goes first alternating too. This machine's speed
@@ -23,6 +25,9 @@ import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const pairs = Number(process.argv[2] ?? 61);
+const total = Number(process.env.RAIL_BENCH_CLAIMS ?? 10000);
+const inFiles = Math.floor(total / 10);
+const inLines = total - inFiles;
 
 function rail() {
   const pad = (n) => String(n).padStart(2, "0");
@@ -33,14 +38,14 @@ function rail() {
       .map((k) => (k < 0 ? "src/shared/config.ts" : `src/area${i % 400}/mod${(i * 5 + k) % 997}/**`))
       .join(", ");
   const lines = ["# Claims", ""];
-  for (let i = 0; i < 9000; i++) {
+  for (let i = 0; i < inLines; i++) {
     let line = `task-${i} | session-${i % 200} | ${time(i)} | paths: ${paths(i)}`;
     if (i % 10 === 0) line += ` | resources: port:${3000 + (i % 40)}`;
     if (i % 25 === 0) line += ` | purpose: keep **task ${i}** going`;
     lines.push(line);
   }
   const claimFiles = [];
-  for (let i = 9000; i < 10000; i++) {
+  for (let i = inLines; i < total; i++) {
     const list = paths(i)
       .split(", ")
       .map((p) => `  - ${p}`)
@@ -50,7 +55,7 @@ function rail() {
     claimFiles.push({ path: `claims/session-x${i}.yaml`, text });
   }
   const log = [];
-  for (let i = 0; i < 2000; i++) {
+  for (let i = 0; i < Math.floor(total / 5); i++) {
     log.push(`${time(i).replace("Z", ":00Z")} | claimed | task-${i} | session-${i % 200} | paths: src/a${i}/**`);
   }
   return {
