@@ -6,6 +6,7 @@ mod cmd;
 mod context;
 mod fail;
 mod git;
+mod hint;
 mod lock;
 mod render;
 mod repo;

@@ -710,6 +710,9 @@ pub fn expected_outputs(fixture: &Fixture, value: &Value) -> Vec<(PathBuf, Strin
                 show(&plan["message"]),
                 show(&plan["log_line"])
             );
+            if !plan["hint"].is_null() {
+                summary.push_str(&format!("hint: {}\n", plan["hint"]));
+            }
             for file in plan["edits"].as_array().unwrap() {
                 summary.push_str(&format!(
                     "edits {}: {}{}\n",
