@@ -266,7 +266,7 @@ pub struct Refusal {
     pub message: String,
     /// What the session can do about it, if there is something to do.
     pub hint: Option<Hint>,
-    /// Where in the rail the problem is (a conflict marker, a broken line).
+    /// Where in the rail the problem is (the first conflict marker).
     pub location: Option<Located>,
 }
 
