@@ -21,6 +21,11 @@
 //! and `modified.json` (`{"claims/x.yaml": "2026-10-22T14:05Z"}`: the modification times a host
 //! would report for claim files, since the fixture's own file times are not part of it).
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "native only: the wasm size lints of clippy.toml bind core and wasm"
+)]
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
