@@ -3,7 +3,13 @@
 //! Core says what happened and names what can be done ([`Hint`]); the CLI adds its own how-to,
 //! so its output reads as it always has (`…; it is free to take: \`rail take auth\``).
 
+use rail_core::diagnostic::Located;
 use rail_core::hint::Hint;
+
+/// A diagnostic's one-line form with the CLI's how-to for its code.
+pub fn one_line(d: &Located) -> String {
+    say(&d.one_line(), d.code.hint().as_ref())
+}
 
 /// `message` followed by the CLI's way of acting on `hint`.
 pub fn say(message: &str, hint: Option<&Hint>) -> String {

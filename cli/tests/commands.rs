@@ -228,6 +228,25 @@ fn a_corrupt_or_huge_claims_md_is_never_rewritten() {
         "{}",
         stderr(&out)
     );
+    // Core's hint, worded by the CLI as the command that avoids it.
+    assert!(
+        stderr(&out).contains("(rail's merge driver avoids these: `rail init`)"),
+        "{}",
+        stderr(&out)
+    );
+    let json = repo.rail(&["claim", "x", "--session", "s", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(v["refusal"]["kind"], "conflict-marker");
+    assert_eq!(v["refusal"]["hint"]["kind"], "merge-driver");
+    assert_eq!(v["refusal"]["location"]["line"], 1);
+    let validate = repo.rail(&["validate"]);
+    assert!(
+        stdout(&validate).contains(
+            "error[conflict-marker]: merge conflict marker left in the rail; resolve it (rail's merge driver avoids these: `rail init`)"
+        ),
+        "{}",
+        stdout(&validate)
+    );
     assert_eq!(repo.read("claims.md"), marked);
     // 50 MB.
     let line = "filler | s | 2026-10-22T14:05Z\n";

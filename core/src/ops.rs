@@ -612,7 +612,7 @@ impl<'a> Planner<'a> {
         let lease = match &req.lease {
             Some(text) => Some(
                 time::parse_duration(text)
-                    .map_err(|e| Refusal::bad(task, format!("--lease `{text}`: {e}")))?,
+                    .map_err(|e| Refusal::bad(task, format!("lease `{text}`: {e}")))?,
             ),
             None => None,
         };

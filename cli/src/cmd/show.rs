@@ -284,10 +284,10 @@ pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<(), Fail> {
                     d.line,
                     d.column,
                     d.code,
-                    d.message.replace('\n', " ")
+                    crate::hint::say(&d.message, d.code.hint().as_ref()).replace('\n', " ")
                 );
             } else {
-                println!("{}", d.one_line());
+                println!("{}", crate::hint::one_line(d));
             }
         }
         if diagnostics.is_empty() {
