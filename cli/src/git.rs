@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use chrono::{DateTime, Utc};
+use rail_core::lease;
 
 /// Runs git in `dir`; stdout on success, a readable error otherwise.
 pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
@@ -13,44 +14,22 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
 }
 
 /// Time of the last commit each local branch has of its own: the tip's commit time, for
-/// branches with commits not on `base` (the main checkout's branch). A branch just cut from
-/// `base` has no commit of its own, so `base`'s history does not keep its claims alive.
-/// One `git for-each-ref`; git older than 2.41 (no `ahead-behind`) falls back to plain tips.
+/// branches with commits not on `base` (the main checkout's branch). Core decides which rows
+/// count ([`lease::commit_times`]); this runs one `git for-each-ref`, and git older than 2.41
+/// (no `ahead-behind`) falls back to plain tips.
 pub fn branch_commit_times(dir: &Path, base: Option<&str>) -> BTreeMap<String, DateTime<Utc>> {
-    let with_ahead =
-        base.map(|b| format!("--format=%(refname)%00%(committerdate:unix)%00%(ahead-behind:{b})"));
-    let out = with_ahead
-        .as_deref()
-        .and_then(|fmt| run(dir, &["for-each-ref", fmt, "refs/heads/"]).ok())
-        .or_else(|| {
-            run(
-                dir,
-                &[
-                    "for-each-ref",
-                    "--format=%(refname)%00%(committerdate:unix)",
-                    "refs/heads/",
-                ],
-            )
-            .ok()
-        });
-    let Some(out) = out else {
-        return BTreeMap::new();
-    };
-    out.lines()
-        .filter_map(|line| {
-            let mut fields = line.split('\0');
-            let branch = fields.next()?.strip_prefix("refs/heads/")?;
-            let secs = fields.next()?.trim().parse().ok()?;
-            if let Some(ahead_behind) = fields.next() {
-                let ahead: u64 = ahead_behind.split_whitespace().next()?.parse().ok()?;
-                if ahead == 0 {
-                    return None;
-                }
-            }
-            let time = DateTime::<Utc>::from_timestamp(secs, 0)?;
-            Some((branch.to_string(), time))
+    let prefix = "refs/heads/";
+    let out = base
+        .and_then(|b| {
+            let fmt = lease::for_each_ref_format(Some(b));
+            run(dir, &["for-each-ref", &fmt, prefix]).ok()
         })
-        .collect()
+        .or_else(|| {
+            let fmt = lease::for_each_ref_format(None);
+            run(dir, &["for-each-ref", &fmt, prefix]).ok()
+        });
+    out.map(|rows| lease::commit_times(&rows, prefix))
+        .unwrap_or_default()
 }
 
 /// Like [`branch_commit_times`] for the remote-tracking branches of `remote` (the branches as
@@ -61,33 +40,11 @@ pub fn remote_commit_times(
     base: Option<&str>,
 ) -> BTreeMap<String, DateTime<Utc>> {
     let prefix = format!("refs/remotes/{remote}/");
-    let fmt = match base {
-        Some(b) => format!("--format=%(refname)%00%(committerdate:unix)%00%(ahead-behind:{b})"),
-        None => "--format=%(refname)%00%(committerdate:unix)".to_string(),
-    };
-    let Ok(out) = run(dir, &["for-each-ref", &fmt, &prefix]) else {
-        return BTreeMap::new();
-    };
-    out.lines()
-        .filter_map(|line| {
-            let mut fields = line.split('\0');
-            let branch = fields.next()?.strip_prefix(&prefix)?;
-            if branch == "HEAD" {
-                return None;
-            }
-            let secs = fields.next()?.trim().parse().ok()?;
-            if let Some(ahead_behind) = fields.next() {
-                let ahead: u64 = ahead_behind.split_whitespace().next()?.parse().ok()?;
-                if ahead == 0 {
-                    return None;
-                }
-            }
-            Some((
-                branch.to_string(),
-                DateTime::<Utc>::from_timestamp(secs, 0)?,
-            ))
-        })
-        .collect()
+    let fmt = lease::for_each_ref_format(base);
+    match run(dir, &["for-each-ref", &fmt, &prefix]) {
+        Ok(rows) => lease::commit_times(&rows, &prefix),
+        Err(_) => BTreeMap::new(),
+    }
 }
 
 fn nul_list(text: &str) -> Vec<String> {

@@ -19,11 +19,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use chrono::{TimeDelta, Utc};
-use rail_core::lock::{self as core_lock, LockFacts, LockRecord, LockState, LockVerdict};
+use rail_core::lock::{
+    self as core_lock, FileIdentity, LockFacts, LockRecord, LockVerdict, TombstoneStep,
+};
 
 use crate::sys::{self, FileId, LockKind};
 
-pub const LOCK_NAME: &str = "claims.md.lock";
+pub const LOCK_NAME: &str = core_lock::LOCK_NAME;
 
 /// What the holder of a lock is doing, for its owner record.
 #[derive(Clone, Debug)]
@@ -64,7 +66,11 @@ impl std::fmt::Display for LockError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             LockError::Timeout { verdict, what, .. } => match verdict {
-                Some(v) => write!(f, "timed out waiting for {what}: {}", v.message),
+                Some(v) => write!(
+                    f,
+                    "timed out waiting for {what}: {}",
+                    crate::hint::say(&v.message, v.hint.as_ref())
+                ),
                 None => write!(f, "timed out waiting for {what}"),
             },
             LockError::Io(what, e) => write!(f, "{what}: {e}"),
@@ -130,22 +136,26 @@ impl Observed {
         }))
     }
 
-    /// Names this particular lock (not just "a lock"): the record's nonce, or for an unreadable
-    /// file its inode and modification time.
-    fn key(&self) -> String {
-        match &self.record {
-            Some(r) => sanitize(&r.nonce),
-            None => format!("ino{}-{}", self.id.index, self.mtime_ns),
+    /// What core needs to name and compare this lock file.
+    fn identity(&self) -> FileIdentity {
+        FileIdentity {
+            dev: self.id.volume,
+            file: self.id.index,
+            modified_ns: self.mtime_ns,
+            len: self.len,
         }
     }
 
+    /// Names this particular lock (not just "a lock"); core's rule.
+    fn key(&self) -> String {
+        core_lock::lock_key(self.record.as_ref(), &self.identity())
+    }
+
     fn same_lock(&self, other: &Observed) -> bool {
-        self.id == other.id
-            && match (&self.record, &other.record) {
-                (Some(a), Some(b)) => a.nonce == b.nonce,
-                (None, None) => self.mtime_ns == other.mtime_ns && self.len == other.len,
-                _ => false,
-            }
+        core_lock::same_lock(
+            (self.record.as_ref(), &self.identity()),
+            (other.record.as_ref(), &other.identity()),
+        )
     }
 
     fn age(&self) -> TimeDelta {
@@ -174,13 +184,6 @@ impl Observed {
     }
 }
 
-fn sanitize(key: &str) -> String {
-    key.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .take(64)
-        .collect()
-}
-
 /// Who holds the lock now, and what that means. `None` if nobody does.
 pub fn inspect(dir: &Path) -> io::Result<Option<(Option<LockRecord>, LockVerdict)>> {
     let host = hostname();
@@ -195,7 +198,7 @@ pub fn inspect(dir: &Path) -> io::Result<Option<(Option<LockRecord>, LockVerdict
 fn break_lock(dir: &Path, seen: &Observed, me: &LockRecord, host: &str) -> io::Result<bool> {
     let lock_path = dir.join(LOCK_NAME);
     let key = seen.key();
-    let tomb = |generation: u32| dir.join(format!("{LOCK_NAME}.break.{key}.{generation}"));
+    let tomb = |generation: u32| dir.join(core_lock::tombstone_name(&key, generation));
     let mut generation = 1;
     let mine = loop {
         let path = tomb(generation);
@@ -209,15 +212,13 @@ fn break_lock(dir: &Path, seen: &Observed, me: &LockRecord, host: &str) -> io::R
                 let Some(other) = Observed::read(&path)? else {
                     continue; // vanished: try the same generation again
                 };
-                let state = other.verdict(host).state;
-                if matches!(state, LockState::Dead | LockState::Abandoned) {
-                    generation += 1;
-                    if generation > 64 {
-                        return Ok(false);
+                match core_lock::on_existing_tombstone(generation, &other.verdict(host)) {
+                    TombstoneStep::Supersede { generation: next } => {
+                        generation = next;
+                        continue;
                     }
-                    continue;
+                    TombstoneStep::Wait => return Ok(false),
                 }
-                return Ok(false);
             }
             Err(e) => return Err(e),
         }
@@ -253,7 +254,7 @@ pub fn break_on_request(dir: &Path, force: bool, session: &str) -> Result<Option
     if !verdict.breakable && !force {
         return Err(format!(
             "the lock is {}; not breaking it (add --force to break it anyway)",
-            verdict.message
+            crate::hint::say(&verdict.message, verdict.hint.as_ref())
         ));
     }
     let me = own_record(session, "rail lock --break");

@@ -2,10 +2,16 @@
 //!
 //! The CLI reads files, takes the lock, asks git, and prints; every decision is rail-core's.
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "native only: the wasm size lints of clippy.toml bind core and wasm"
+)]
+
 mod cmd;
 mod context;
 mod fail;
 mod git;
+mod hint;
 mod lock;
 mod render;
 mod repo;

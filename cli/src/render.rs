@@ -211,7 +211,7 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
     if !board.diagnostics.is_empty() {
         let _ = writeln!(out, "\n{}", p.bold("DIAGNOSTICS"));
         for d in &board.diagnostics {
-            let _ = writeln!(out, "  {}", d.one_line());
+            let _ = writeln!(out, "  {}", crate::hint::one_line(d));
         }
     }
     if !board.log.is_empty() {

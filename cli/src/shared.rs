@@ -17,11 +17,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use rail_core::edit::{FileEdits, TextEdit};
 use rail_core::freshness::FreshnessFacts;
-use rail_core::input::{FileText, RailTexts};
-use rail_core::model::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE, LOG_FILE};
+use rail_core::input::RailTexts;
+use rail_core::model::{CLAIMS_MD, CONFIG_FILE, LOG_FILE};
 use rail_core::ops::{self, Plan, Request};
+use rail_core::snapshot;
 
 use crate::context::Ctx;
 use crate::fail::{self, Fail};
@@ -54,29 +54,9 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// What core plans on (core decides which of the tree's files count).
     pub fn texts(&self) -> RailTexts {
-        let file = |path: &str| {
-            self.files.get(path).map(|text| FileText {
-                path: path.to_string(),
-                text: text.clone(),
-                modified: None,
-            })
-        };
-        RailTexts {
-            claims: file(CLAIMS_MD),
-            claim_files: self
-                .files
-                .iter()
-                .filter(|(p, _)| p.starts_with(&format!("{CLAIMS_DIR}/")))
-                .map(|(p, t)| FileText {
-                    path: p.clone(),
-                    text: t.clone(),
-                    modified: None,
-                })
-                .collect(),
-            log: file(LOG_FILE),
-            config: None,
-        }
+        snapshot::texts(&self.files)
     }
 }
 
@@ -349,33 +329,8 @@ fn apply(
     plan: &Plan,
     extra_log: &[String],
 ) -> Result<BTreeMap<String, String>, Fail> {
-    let mut changed = BTreeMap::new();
-    for fe in &plan.edits {
-        if fe.edits.is_empty() {
-            continue;
-        }
-        let old = snapshot
-            .files
-            .get(&fe.file)
-            .map(String::as_str)
-            .unwrap_or("");
-        let new = rail_core::edit::apply(old, &fe.edits)
-            .map_err(|e| Fail::env(format!("internal error applying edits to {}: {e}", fe.file)))?;
-        changed.insert(fe.file.clone(), new);
-    }
-    let lines: Vec<&String> = extra_log.iter().chain(plan.log_line.iter()).collect();
-    if !lines.is_empty() {
-        let mut log = snapshot.files.get(LOG_FILE).cloned().unwrap_or_default();
-        if !log.is_empty() && !log.ends_with('\n') {
-            log.push('\n');
-        }
-        for line in lines {
-            log.push_str(line);
-            log.push('\n');
-        }
-        changed.insert(LOG_FILE.to_string(), log);
-    }
-    Ok(changed)
+    snapshot::apply_plan(&snapshot.files, plan, extra_log)
+        .map_err(|e| Fail::env(format!("internal error applying a plan's edits: {e}")))
 }
 
 fn repo_dir(ctx: &Ctx) -> PathBuf {
@@ -412,11 +367,7 @@ pub fn mutate(
             Err(refusal) => {
                 // The refusal is about the shared state; show it locally too.
                 let _ = mirror(ctx, &snapshot);
-                return Err(Fail {
-                    code: refusal.exit_code(),
-                    message: refusal.message.clone(),
-                    json: Some(serde_json::json!({ "ok": false, "refusal": refusal })),
-                });
+                return Err(crate::cmd::mutate::refused(refusal));
             }
         };
         if plan.noop {
@@ -476,17 +427,8 @@ fn shared_timeout() -> Duration {
 }
 
 fn print_plan(ctx: &Ctx, plan: &Plan, print: bool) {
-    if !print {
-        return;
-    }
-    if ctx.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({ "ok": true, "plan": plan }))
-                .unwrap_or_default()
-        );
-    } else {
-        println!("{}", plan.message);
+    if print {
+        crate::cmd::mutate::print_plan(ctx, plan.clone());
     }
 }
 
@@ -533,43 +475,22 @@ pub fn last_synced(ctx: &Ctx) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
-/// Writes the shared state into the main checkout (under the local lock, claims.md in place).
-/// Local claim files the shared state does not have are left alone.
+/// Writes the shared state into the main checkout (under the local lock, claims.md in place),
+/// as core plans it: local rail files the shared state does not have are left alone, and files
+/// of the shared tree that are not the rail's are never written (a warning names them).
 pub fn mirror(ctx: &Ctx, snapshot: &Snapshot) -> Result<(), Fail> {
     let session = ctx.explicit_session().unwrap_or("sync").to_string();
     let lock = ctx.lock(&session)?;
-    let _ = ctx.rail.recover(&lock);
+    ctx.rail
+        .recover(&lock)
+        .map_err(|e| Fail::env(format!("recovering an interrupted write: {e}")))?;
     let local = ctx.read(true)?;
-    let current = |path: &str| -> Option<&str> {
-        if path == CLAIMS_MD {
-            local.claims.as_ref().map(|f| f.text.as_str())
-        } else if path == LOG_FILE {
-            local.log.as_ref().map(|f| f.text.as_str())
-        } else {
-            local
-                .claim_files
-                .iter()
-                .find(|f| f.path == path)
-                .map(|f| f.text.as_str())
-        }
-    };
-    let mut edits = Vec::new();
-    for (path, text) in &snapshot.files {
-        let old = current(path).unwrap_or("");
-        if old == text {
-            continue;
-        }
-        edits.push(FileEdits {
-            file: path.clone(),
-            create: current(path).is_none(),
-            edits: vec![TextEdit::replace(
-                rail_core::text::Span::new(0, old.len()),
-                text.clone(),
-            )],
-        });
+    let plan = snapshot::mirror(&snapshot.files, &local);
+    for foreign in &plan.ignored {
+        eprintln!("rail: the shared rail has {foreign}; not written here");
     }
     ctx.rail
-        .apply(&lock, &local, &edits, &[])
+        .apply(&lock, &local, &plan.writes, &[])
         .map_err(Fail::env)
 }
 

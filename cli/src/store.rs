@@ -16,6 +16,7 @@ use std::time::SystemTime;
 use chrono::{DateTime, Utc};
 use rail_core::edit::{self, FileEdits};
 use rail_core::input::{FileText, RailTexts};
+use rail_core::journal::{self, Action, Entry as JournalEntry, Parsed};
 use rail_core::model::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE, LOG_FILE};
 
 use crate::lock::{self, RailLock};
@@ -141,15 +142,13 @@ impl RailDir {
         // An unlocked reader that finds a crashed writer's complete journal reads what the
         // writer meant to write.
         if !locked {
-            if let Ok(Some(journal)) = self.read_journal() {
+            if let Ok(Some(journal)) = self.read_journal().map(|j| j.and_then(Parsed::complete)) {
                 for entry in journal {
-                    if let JournalEntry::File { path, bytes } = entry {
-                        if path == CLAIMS_MD {
-                            if let (Some(c), Ok(text)) =
-                                (texts.claims.as_mut(), String::from_utf8(bytes))
-                            {
-                                c.text = text;
-                            }
+                    if entry.action == Action::File && entry.path == CLAIMS_MD {
+                        if let (Some(c), Ok(text)) =
+                            (texts.claims.as_mut(), String::from_utf8(entry.bytes))
+                        {
+                            c.text = text;
                         }
                     }
                 }
@@ -173,30 +172,38 @@ impl RailDir {
         Ok(texts)
     }
 
-    fn read_journal(&self) -> io::Result<Option<Vec<JournalEntry>>> {
+    fn read_journal(&self) -> io::Result<Option<Parsed>> {
         match fs::read(self.path(JOURNAL)) {
-            Ok(bytes) => Ok(parse_journal(&bytes)),
+            Ok(bytes) => Ok(Some(journal::parse(&bytes))),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
         }
     }
 
     /// Under the lock: finish or drop a journal left by a crashed writer. Returns a message if
-    /// there was one.
+    /// there was one. A complete journal that names a file outside the rail is neither replayed
+    /// nor removed: that is an error naming it.
     pub fn recover(&self, lock: &RailLock) -> io::Result<Option<String>> {
         let path = self.path(JOURNAL);
         if !path.exists() {
             return Ok(None);
         }
-        match self.read_journal()? {
-            Some(entries) => {
+        match self.read_journal()?.unwrap_or(Parsed::Incomplete) {
+            Parsed::Foreign(foreign) => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{} names {foreign}, which is not one of the rail's files; it was not replayed and nothing was written: look at it, then remove it",
+                    path.display()
+                ),
+            )),
+            Parsed::Complete(entries) => {
                 self.write_entries(lock, &entries)?;
                 fs::remove_file(&path)?;
                 Ok(Some(
                     "finished a change interrupted by a crash (replayed claims.md.journal)".into(),
                 ))
             }
-            None => {
+            Parsed::Incomplete => {
                 fs::remove_file(&path)?;
                 Ok(Some(
                     "dropped an incomplete journal left by a crash before any file was changed"
@@ -236,16 +243,10 @@ impl RailDir {
             .unwrap_or("");
             let new = edit::apply(old, &fe.edits)
                 .map_err(|e| format!("internal error applying edits to {}: {e}", fe.file))?;
-            entries.push(JournalEntry::File {
-                path: fe.file.clone(),
-                bytes: new.into_bytes(),
-            });
+            entries.push(JournalEntry::file(fe.file.clone(), new));
         }
         for line in log_lines {
-            entries.push(JournalEntry::Append {
-                path: LOG_FILE.to_string(),
-                bytes: format!("{line}\n").into_bytes(),
-            });
+            entries.push(JournalEntry::append(LOG_FILE, format!("{line}\n")));
         }
         if entries.is_empty() {
             return Ok(());
@@ -254,7 +255,7 @@ impl RailDir {
         let io = |what: &str, e: io::Error| format!("{what}: {e}");
         {
             let mut f = File::create(&journal).map_err(|e| io("writing the journal", e))?;
-            f.write_all(&render_journal(&entries))
+            f.write_all(&journal::render(&entries))
                 .map_err(|e| io("writing the journal", e))?;
             if fsync_wanted() {
                 f.sync_all().map_err(|e| io("syncing the journal", e))?;
@@ -268,12 +269,17 @@ impl RailDir {
     }
 
     fn write_entries(&self, lock: &RailLock, entries: &[JournalEntry]) -> io::Result<()> {
-        for entry in entries {
-            match entry {
-                JournalEntry::File { path, bytes } if path == CLAIMS_MD => {
+        for JournalEntry {
+            action,
+            path,
+            bytes,
+        } in entries
+        {
+            match action {
+                Action::File if path == CLAIMS_MD => {
                     write_in_place(&lock.claims, bytes)?;
                 }
-                JournalEntry::File { path, bytes } => {
+                Action::File => {
                     let target = self.path(path);
                     if let Some(parent) = target.parent() {
                         fs::create_dir_all(parent)?;
@@ -283,7 +289,7 @@ impl RailDir {
                     fs::write(&tmp, bytes)?;
                     fs::rename(&tmp, &target)?;
                 }
-                JournalEntry::Append { path, bytes } => {
+                Action::Append => {
                     crash_point("before-log");
                     let target = self.path(path);
                     // Replaying must not append twice.
@@ -329,104 +335,4 @@ fn write_in_place(file: &File, new: &[u8]) -> io::Result<()> {
         file.sync_all()?;
     }
     Ok(())
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum JournalEntry {
-    /// The whole new content of a file.
-    File { path: String, bytes: Vec<u8> },
-    /// Bytes to append to a file (the log).
-    Append { path: String, bytes: Vec<u8> },
-}
-
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ *b as u64).wrapping_mul(0x100_0000_01b3)
-    })
-}
-
-fn render_journal(entries: &[JournalEntry]) -> Vec<u8> {
-    let mut out = b"rail-journal 1\n".to_vec();
-    for e in entries {
-        let (kind, path, bytes) = match e {
-            JournalEntry::File { path, bytes } => ("file", path, bytes),
-            JournalEntry::Append { path, bytes } => ("append", path, bytes),
-        };
-        out.extend_from_slice(
-            format!("{kind} {path} {} {:016x}\n", bytes.len(), fnv(bytes)).as_bytes(),
-        );
-        out.extend_from_slice(bytes);
-        out.push(b'\n');
-    }
-    out.extend_from_slice(format!("end {} {:016x}\n", entries.len(), fnv(&out)).as_bytes());
-    out
-}
-
-/// Parses a journal; `None` unless it is complete and every checksum matches.
-fn parse_journal(bytes: &[u8]) -> Option<Vec<JournalEntry>> {
-    let mut rest = bytes.strip_prefix(b"rail-journal 1\n")?;
-    let mut entries = Vec::new();
-    loop {
-        let nl = rest.iter().position(|b| *b == b'\n')?;
-        let header = std::str::from_utf8(&rest[..nl]).ok()?;
-        let parts: Vec<&str> = header.split(' ').collect();
-        if parts.first() == Some(&"end") {
-            let consumed = bytes.len() - rest.len();
-            let count: usize = parts.get(1)?.parse().ok()?;
-            let sum = u64::from_str_radix(parts.get(2)?, 16).ok()?;
-            if count != entries.len() || sum != fnv(&bytes[..consumed]) || rest.len() != nl + 1 {
-                return None;
-            }
-            return Some(entries);
-        }
-        let [kind, path, len, sum] = parts.as_slice() else {
-            return None;
-        };
-        let len: usize = len.parse().ok()?;
-        let sum = u64::from_str_radix(sum, 16).ok()?;
-        let body = rest.get(nl + 1..nl + 1 + len)?;
-        if fnv(body) != sum || rest.get(nl + 1 + len) != Some(&b'\n') {
-            return None;
-        }
-        let entry = match *kind {
-            "file" => JournalEntry::File {
-                path: path.to_string(),
-                bytes: body.to_vec(),
-            },
-            "append" => JournalEntry::Append {
-                path: path.to_string(),
-                bytes: body.to_vec(),
-            },
-            _ => return None,
-        };
-        entries.push(entry);
-        rest = &rest[nl + 2 + len..];
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn journal_round_trip_and_torn_journals() {
-        let entries = vec![
-            JournalEntry::File {
-                path: "claims.md".into(),
-                bytes: b"a | s | 2026-10-22T14:05Z\n".to_vec(),
-            },
-            JournalEntry::Append {
-                path: "claims.log".into(),
-                bytes: b"line\n".to_vec(),
-            },
-        ];
-        let bytes = render_journal(&entries);
-        assert_eq!(parse_journal(&bytes), Some(entries));
-        for cut in 0..bytes.len() {
-            assert_eq!(parse_journal(&bytes[..cut]), None, "cut at {cut}");
-        }
-        let mut flipped = bytes.clone();
-        flipped[20] ^= 1;
-        assert_eq!(parse_journal(&flipped), None);
-    }
 }

@@ -486,3 +486,59 @@ fn ready_lists_the_backlog_and_a_passing_gate_ticks_it() {
     let out = repo.rail(&["ready"]);
     assert_eq!(stdout(&out), "docs  ready  paths: docs/**\n");
 }
+
+/// Core's one list of the rail's own files: the edit hook, `rail check --staged` (the
+/// pre-commit hook) and release's touched files all leave them out, in the checkout that
+/// holds the rail.
+#[test]
+fn the_rails_own_files_are_nobodys_work_everywhere() {
+    let (repo, _station) = setup();
+    let env = [("RAIL_SESSION", "auth")];
+    for own in ["claims.md", "claims.log", "rail.yaml", "claims/auth.yaml"] {
+        let file = repo.file(own).display().to_string();
+        let out = hook(
+            repo.path(),
+            &payload("edit.json", repo.path(), &file, ""),
+            &env,
+        );
+        assert_eq!(
+            (code(&out), stdout(&out).as_str()),
+            (0, ""),
+            "{own}: {}",
+            stderr(&out)
+        );
+    }
+    let work = repo.file("docs/notes.md").display().to_string();
+    let out = hook(
+        repo.path(),
+        &payload("edit.json", repo.path(), &work, ""),
+        &env,
+    );
+    assert!(
+        stdout(&out).contains("docs/notes.md is outside auth's claimed paths"),
+        "{}",
+        stdout(&out)
+    );
+
+    // Staged: the rail's files and one in scope.
+    std::fs::write(repo.file("src/auth/token.ts"), "y\n").unwrap();
+    std::fs::write(repo.file("rail.yaml"), "lease: 3h\n").unwrap();
+    repo.git(&["add", "-A"]);
+    let out = repo.rail(&["check", "--staged", "--session", "auth", "--json"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let text = report.to_string();
+    assert!(text.contains("src/auth/token.ts"), "{text}");
+    for own in ["claims.md", "claims.log", "rail.yaml"] {
+        assert!(!text.contains(&format!("\"{own}\"")), "{own}: {text}");
+    }
+
+    // Release's touched files.
+    let out = repo.rail(&["release", "auth-refresh", "--session", "auth"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let log = repo.read("claims.log");
+    let released = log.lines().find(|l| l.contains("| released |")).unwrap();
+    assert!(released.contains("src/auth/token.ts"), "{released}");
+    assert!(!released.contains("rail.yaml"), "{released}");
+    assert!(!released.contains("claims.md"), "{released}");
+}

@@ -228,6 +228,25 @@ fn a_corrupt_or_huge_claims_md_is_never_rewritten() {
         "{}",
         stderr(&out)
     );
+    // Core's hint, worded by the CLI as the command that avoids it.
+    assert!(
+        stderr(&out).contains("(rail's merge driver avoids these: `rail init`)"),
+        "{}",
+        stderr(&out)
+    );
+    let json = repo.rail(&["claim", "x", "--session", "s", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(v["refusal"]["kind"], "conflict-marker");
+    assert_eq!(v["refusal"]["hint"]["kind"], "merge-driver");
+    assert_eq!(v["refusal"]["location"]["line"], 1);
+    let validate = repo.rail(&["validate"]);
+    assert!(
+        stdout(&validate).contains(
+            "error[conflict-marker]: merge conflict marker left in the rail; resolve it (rail's merge driver avoids these: `rail init`)"
+        ),
+        "{}",
+        stdout(&validate)
+    );
     assert_eq!(repo.read("claims.md"), marked);
     // 50 MB.
     let line = "filler | s | 2026-10-22T14:05Z\n";
@@ -604,4 +623,43 @@ fn rustix_hostname() -> String {
     .unwrap()
     .trim()
     .to_string()
+}
+
+/// A complete journal whose checksums match but which names a file outside the rail was not
+/// written by Rail: it is neither replayed nor dropped, and the command says which file.
+#[test]
+fn a_journal_naming_a_file_outside_the_rail_is_never_replayed() {
+    use rail_core::journal::{render, Entry};
+    for hostile in [
+        "../escaped.txt",
+        ".git/config",
+        "/tmp/rail-journal-escape",
+        "claims/../x.yaml",
+        "src/main.rs",
+    ] {
+        let repo = Repo::new();
+        assert_eq!(code(&repo.rail(&["claim", "a", "--session", "s"])), 0);
+        let claims = repo.read("claims.md");
+        let git_config = repo.read(".git/config");
+        let journal = render(&[
+            Entry::file("claims.md", "hijacked | evil | 2026-10-22T14:05Z\n"),
+            Entry::file(hostile, "pwned\n"),
+        ]);
+        std::fs::write(repo.file("claims.md.journal"), &journal).unwrap();
+        let out = repo.rail(&["claim", "b", "--session", "s"]);
+        assert_eq!(code(&out), 3, "{hostile}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("claims.md.journal"), "{hostile}: {err}");
+        assert!(err.contains(hostile), "{hostile}: {err}");
+        assert!(err.contains("not replayed"), "{hostile}: {err}");
+        assert_eq!(repo.read("claims.md"), claims, "{hostile}");
+        assert_eq!(repo.read(".git/config"), git_config, "{hostile}");
+        assert!(!repo.path().parent().unwrap().join("escaped.txt").exists());
+        assert!(!std::path::Path::new("/tmp/rail-journal-escape").exists());
+        assert!(!repo.file("src/main.rs").exists());
+        assert_eq!(
+            std::fs::read(repo.file("claims.md.journal")).unwrap(),
+            journal
+        );
+    }
 }

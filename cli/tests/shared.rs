@@ -379,3 +379,55 @@ fn validate_ci_catches_what_a_hosted_merge_leaves() {
     );
     assert!(text.contains("duplicate-claim"), "{text}");
 }
+
+/// A shared tree may hold anything a remote's writer put there; core's mirror plan writes only
+/// the rail's own data files and the CLI names the rest instead of writing them.
+#[test]
+fn a_shared_tree_never_writes_outside_the_rail() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 1);
+    let m = &ms[0];
+    let out = m.rail(&["claim", "t", "--session", "s"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let config_before = std::fs::read(m.path().join("rail.yaml")).ok();
+    // Someone pushes a tree with files that are not the rail's next to the rail's own.
+    let script = r#"set -e
+git fetch -q origin refs/rail/claims
+export GIT_INDEX_FILE="$PWD/.git/hostile-index"
+git read-tree FETCH_HEAD
+add() { blob=$(printf '%s' "$2" | git hash-object -w --stdin); git update-index --add --cacheinfo "100644,$blob,$1"; }
+add src/evil.sh 'rm -rf ~'
+add rail.yaml 'lease: 1s'
+add claims/nested/x.yaml 'task: x'
+add claims/other.yaml 'owner: other'
+tree=$(git write-tree)
+commit=$(git commit-tree "$tree" -p FETCH_HEAD -m hostile)
+git push -q origin "$commit:refs/rail/claims"
+"#;
+    let pushed = Command::new("sh")
+        .args(["-c", script])
+        .current_dir(m.path())
+        .output()
+        .unwrap();
+    assert!(pushed.status.success(), "{}", stderr(&pushed));
+    let out = m.rail(&["sync"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    for foreign in ["src/evil.sh", "rail.yaml", "claims/nested/x.yaml"] {
+        assert!(err.contains(foreign), "{foreign}: {err}");
+    }
+    assert!(!m.path().join("src/evil.sh").exists());
+    assert!(!m.path().join("claims/nested").exists());
+    assert_eq!(
+        std::fs::read(m.path().join("rail.yaml")).ok(),
+        config_before
+    );
+    // The rail's own files of the same tree are mirrored.
+    assert_eq!(
+        std::fs::read_to_string(m.path().join("claims/other.yaml")).unwrap(),
+        "owner: other"
+    );
+    assert!(std::fs::read_to_string(m.path().join("claims.md"))
+        .unwrap()
+        .contains("t | s |"));
+}

@@ -102,6 +102,17 @@ codes! {
     BadConfig = "bad-config",
 }
 
+impl Code {
+    /// What can be done about a diagnostic with this code, beyond its message (each host words
+    /// it its own way).
+    pub fn hint(self) -> Option<crate::hint::Hint> {
+        match self {
+            Code::ConflictMarker => Some(crate::hint::Hint::MergeDriver),
+            _ => None,
+        }
+    }
+}
+
 impl std::fmt::Display for Code {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

@@ -7,6 +7,8 @@
 
 use serde::Serialize;
 
+use crate::hint::Hint;
+use crate::model::Evaluation;
 use crate::scope::ScopeReport;
 
 /// What running the check command gave.
@@ -34,6 +36,8 @@ pub enum Verdict {
     Failed,
     NotStarted,
     OutOfScope,
+    /// The session holds no claim of the task: there is nothing to finish (the check is not run).
+    NotClaimed,
 }
 
 impl Verdict {
@@ -43,6 +47,7 @@ impl Verdict {
             Verdict::Failed => "failed",
             Verdict::NotStarted => "not-started",
             Verdict::OutOfScope => "out-of-scope",
+            Verdict::NotClaimed => "not-claimed",
         }
     }
 }
@@ -56,6 +61,8 @@ pub struct GateResult {
     /// Files that keep the task from passing (out of scope, or held by others).
     pub files: Vec<String>,
     pub message: String,
+    /// What to do next when the task stays claimed.
+    pub hint: Option<Hint>,
 }
 
 /// How a shell reports that a command could not be run at all.
@@ -72,6 +79,21 @@ pub fn outcome_from_exit(code: Option<i32>, signal: Option<i32>, command: &str) 
     }
 }
 
+/// Before the check runs: may `session` finish `task` at all? Only if it holds a claim of it;
+/// otherwise the verdict is [`Verdict::NotClaimed`] and the check is not run.
+pub fn admit(eval: &Evaluation, task: &str, session: &str) -> Result<(), GateResult> {
+    if eval.claims_of(task).iter().any(|c| c.session == session) {
+        return Ok(());
+    }
+    Err(GateResult {
+        verdict: Verdict::NotClaimed,
+        release: false,
+        files: Vec::new(),
+        message: format!("{task} is not claimed by {session}; nothing to finish"),
+        hint: None,
+    })
+}
+
 /// Judges a task at the gate.
 pub fn judge(task: &str, check: &str, outcome: &CheckOutcome, scope: &ScopeReport) -> GateResult {
     let mut scope_files: Vec<String> = scope.conflicts.clone();
@@ -81,9 +103,10 @@ pub fn judge(task: &str, check: &str, outcome: &CheckOutcome, scope: &ScopeRepor
             verdict: Verdict::NotStarted,
             release: false,
             files: Vec::new(),
-            message: format!(
-                "the check did not start ({reason}); {task} stays claimed. Fix the check command (rail.yaml `check:` or --check) and run `rail done {task}` again"
-            ),
+            message: format!("the check did not start ({reason}); {task} stays claimed"),
+            hint: Some(Hint::FixCheck {
+                task: task.to_string(),
+            }),
         },
         CheckOutcome::Failed { code, signal } => {
             let how = match (code, signal) {
@@ -98,6 +121,7 @@ pub fn judge(task: &str, check: &str, outcome: &CheckOutcome, scope: &ScopeRepor
                 message: format!(
                     "the check ran and failed (`{check}`: {how}); {task} stays claimed until it passes"
                 ),
+                hint: None,
             }
         }
         CheckOutcome::Passed if !scope_files.is_empty() => {
@@ -120,16 +144,69 @@ pub fn judge(task: &str, check: &str, outcome: &CheckOutcome, scope: &ScopeRepor
                 release: false,
                 files: scope_files,
                 message: format!(
-                    "the check passed but the changes reach out of scope ({}); {task} stays claimed: revert those files or add them to the claim (`rail update {task} --path …`)",
+                    "the check passed but the changes reach out of scope ({}); {task} stays claimed: revert those files or add them to the claim",
                     parts.join("; ")
                 ),
+                hint: Some(Hint::AddPaths {
+                    task: Some(task.to_string()),
+                }),
             }
         }
         CheckOutcome::Passed => GateResult {
             verdict: Verdict::Passed,
             release: true,
             files: Vec::new(),
-            message: format!("the check passed (`{check}`) and the changes are in scope; {task} is released"),
+            message: format!(
+                "the check passed (`{check}`) and the changes are in scope; {task} is released"
+            ),
+            hint: None,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::{Facts, FileText, RailTexts};
+    use crate::model::Rail;
+
+    #[test]
+    fn only_a_holder_of_the_task_may_finish_it() {
+        let texts = RailTexts {
+            claims: Some(FileText {
+                path: "claims.md".into(),
+                text: "auth | alice | 2026-10-22T14:05Z\nstale | bob | 2020-01-01T00:00Z\n".into(),
+                modified: None,
+            }),
+            ..RailTexts::default()
+        };
+        let now = crate::time::parse_time("2026-10-22T14:10:00Z").unwrap();
+        let eval = Rail::load(&texts).evaluate(&Facts::at(now));
+        let table = [
+            ("auth", "alice", None),
+            ("stale", "bob", None),
+            (
+                "auth",
+                "bob",
+                Some("auth is not claimed by bob; nothing to finish"),
+            ),
+            (
+                "free",
+                "alice",
+                Some("free is not claimed by alice; nothing to finish"),
+            ),
+        ];
+        for (task, session, refused) in table {
+            let got = admit(&eval, task, session);
+            match refused {
+                None => assert_eq!(got, Ok(()), "{task} {session}"),
+                Some(message) => {
+                    let r = got.expect_err(task);
+                    assert_eq!(r.verdict, Verdict::NotClaimed);
+                    assert!(!r.release);
+                    assert_eq!(r.message, message);
+                }
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@
 use serde::Serialize;
 
 use crate::glob;
+use crate::hint::Hint;
 use crate::lease::State;
 use crate::model::{Claim, Evaluation};
 use crate::scope;
@@ -48,6 +49,8 @@ pub struct HookVerdict {
     pub held: Vec<Held>,
     /// Paths outside the session's own declared scope.
     pub outside: Vec<String>,
+    /// What the agent can do instead (each host words it: the CLI as command lines).
+    pub hint: Option<Hint>,
 }
 
 fn held(path: &str, claim: &Claim, pattern: &str) -> Held {
@@ -131,44 +134,44 @@ pub fn decide(eval: &Evaluation, session: &str, targets: &[String]) -> HookVerdi
             })
             .collect();
         let first = &held_paths[0];
-        let take = first
-            .task
-            .as_ref()
-            .map(|t| format!("; if its claim goes stale, `rail take {t}`"))
-            .unwrap_or_default();
+        let hint = Hint::OtherWork {
+            take: first.task.clone(),
+        };
         return HookVerdict {
             decision: Decision::Deny,
             message: format!(
-                "Rail: {}. Do not edit another session's paths: work on something else (`rail board`, `rail ready`), or ask {} to release it{take}.",
+                "Rail: {}. Do not edit another session's paths: work on something else, or ask {} to release it",
                 lines.join("; "),
                 first.session
             ),
             held: held_paths,
             outside,
+            hint: Some(hint),
         };
     }
     if !outside.is_empty() {
         return HookVerdict {
             decision: Decision::Warn,
             message: format!(
-                "Rail: {} {} outside {session}'s claimed paths ({}). If the task needs {}, add it first: `rail update TASK --path …`.",
+                "Rail: {} {} outside {session}'s claimed paths ({}). If the task needs {}, add {} to its claim first",
                 outside.join(", "),
                 if outside.len() == 1 { "is" } else { "are" },
                 report_declared.join(", "),
+                if outside.len() == 1 { "it" } else { "them" },
                 if outside.len() == 1 { "it" } else { "them" }
             ),
             held: held_paths,
             outside,
+            hint: Some(Hint::AddPaths { task: None }),
         };
     }
     if own.is_empty() && !targets.is_empty() {
         return HookVerdict {
             decision: Decision::Warn,
-            message: format!(
-                "Rail: {session} holds no claim. Claim your task before editing: `rail claim TASK --path GLOB`."
-            ),
+            message: format!("Rail: {session} holds no claim. Claim your task before editing"),
             held: held_paths,
             outside,
+            hint: Some(Hint::ClaimFirst),
         };
     }
     HookVerdict {
@@ -176,6 +179,7 @@ pub fn decide(eval: &Evaluation, session: &str, targets: &[String]) -> HookVerdi
         message: String::new(),
         held: held_paths,
         outside,
+        hint: None,
     }
 }
 

@@ -204,6 +204,52 @@ fn ago(d: TimeDelta) -> String {
     format_duration(d.max(TimeDelta::zero()))
 }
 
+/// The `git for-each-ref` format whose rows [`commit_times`] reads: ref name, committer time
+/// (Unix seconds) and, when `base` is given, `%(ahead-behind:<base>)`, separated by NUL.
+pub fn for_each_ref_format(base: Option<&str>) -> String {
+    match base {
+        Some(b) => format!("--format=%(refname)%00%(committerdate:unix)%00%(ahead-behind:{b})"),
+        None => "--format=%(refname)%00%(committerdate:unix)".to_string(),
+    }
+}
+
+/// Which commits count for a lease, from the rows of `git for-each-ref` (see
+/// [`for_each_ref_format`]) over the refs under `prefix` (`refs/heads/`,
+/// `refs/remotes/origin/`): each branch's tip time, keyed by the branch name under `prefix`.
+///
+/// A branch with no commit ahead of the base (just cut from it) is left out: the base's history
+/// must not keep its claims alive. So is a remote's `HEAD`, which is an alias, not a branch.
+/// Rows without an ahead-behind column (git older than 2.41, or no base) count as they are.
+/// Unreadable rows are skipped; a branch listed twice keeps its latest time.
+pub fn commit_times(rows: &str, prefix: &str) -> std::collections::BTreeMap<String, Time> {
+    let mut times = std::collections::BTreeMap::new();
+    for row in rows.lines() {
+        if let Some((branch, time)) = commit_row(row, prefix) {
+            let entry = times.entry(branch.to_string()).or_insert(time);
+            if *entry < time {
+                *entry = time;
+            }
+        }
+    }
+    times
+}
+
+fn commit_row<'a>(row: &'a str, prefix: &str) -> Option<(&'a str, Time)> {
+    let mut fields = row.split('\0');
+    let branch = fields.next()?.strip_prefix(prefix)?;
+    if branch.is_empty() || branch == "HEAD" {
+        return None;
+    }
+    let secs: i64 = fields.next()?.trim().parse().ok()?;
+    if let Some(ahead_behind) = fields.next() {
+        let ahead: u64 = ahead_behind.split_whitespace().next()?.parse().ok()?;
+        if ahead == 0 {
+            return None;
+        }
+    }
+    Some((branch, Time::from_timestamp(secs, 0)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,5 +334,46 @@ mod tests {
             l.reason,
             "lease of 2h ran out 22h1m ago, but its owner is alive"
         );
+    }
+
+    #[test]
+    fn which_commits_count_for_a_lease() {
+        let t = |s: i64| Time::from_timestamp(s, 0).unwrap();
+        let rows = [
+            "refs/heads/ahead\u{0}1761141900\u{0}2 5",
+            "refs/heads/just-cut\u{0}1761141900\u{0}0 3",
+            "refs/heads/plain\u{0}1761141800",
+            "refs/heads/feature/x\u{0}1761141700\u{0}1 0",
+            "refs/heads/HEAD\u{0}1761141900\u{0}1 0",
+            "refs/heads/\u{0}1761141900\u{0}1 0",
+            "refs/tags/v1\u{0}1761141900",
+            "refs/heads/garbled\u{0}yesterday",
+            "refs/heads/bad-ahead\u{0}1761141900\u{0}many",
+            "refs/heads/ahead\u{0}1761141000\u{0}1 5",
+            "",
+        ]
+        .join("\n");
+        let times = commit_times(&rows, "refs/heads/");
+        let expected: Vec<(&str, Time)> = vec![
+            ("ahead", t(1761141900)),
+            ("feature/x", t(1761141700)),
+            ("plain", t(1761141800)),
+        ];
+        assert_eq!(
+            times
+                .iter()
+                .map(|(b, t)| (b.as_str(), *t))
+                .collect::<Vec<_>>(),
+            expected
+        );
+        let remote = "refs/remotes/origin/HEAD\u{0}1761141900\u{0}1 0\nrefs/remotes/origin/s\u{0}1761141900\u{0}3 0\n";
+        assert_eq!(
+            commit_times(remote, "refs/remotes/origin/")
+                .keys()
+                .collect::<Vec<_>>(),
+            ["s"]
+        );
+        assert!(for_each_ref_format(Some("main")).ends_with("%00%(ahead-behind:main)"));
+        assert!(!for_each_ref_format(None).contains("ahead-behind"));
     }
 }

@@ -16,6 +16,7 @@
 use chrono::TimeDelta;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::hint::Hint;
 use crate::time::{self, Time};
 use crate::yaml::{self, render_scalar, Value};
 
@@ -139,8 +140,10 @@ pub struct LockVerdict {
     pub state: LockState,
     /// May a waiter break it without being told to?
     pub breakable: bool,
-    /// What to say: who holds it and what can be done.
+    /// What to say: who holds it and what that means.
     pub message: String,
+    /// What can be done about a lock that is not broken automatically, if anything.
+    pub hint: Option<Hint>,
 }
 
 /// Decides what a found lock means.
@@ -150,6 +153,7 @@ pub fn assess(record: Option<&LockRecord>, facts: &LockFacts) -> LockVerdict {
         return if facts.file_age >= UNREADABLE_GRACE {
             LockVerdict {
                 state: LockState::Abandoned,
+                hint: None,
                 breakable: true,
                 message: format!(
                     "the lock file is empty or unreadable and {age} old: its writer crashed before recording itself"
@@ -158,6 +162,7 @@ pub fn assess(record: Option<&LockRecord>, facts: &LockFacts) -> LockVerdict {
         } else {
             LockVerdict {
                 state: LockState::Young,
+                hint: None,
                 breakable: false,
                 message: format!(
                     "the lock file is empty or unreadable but only {age} old: its owner may be writing it"
@@ -181,30 +186,112 @@ pub fn assess(record: Option<&LockRecord>, facts: &LockFacts) -> LockVerdict {
             state: LockState::ForeignHost,
             breakable: false,
             message: format!(
-                "{held}; that host is not this one ({}), so it cannot be checked here: break it only with --break --force after asking its owner",
+                "{held}; that host is not this one ({}), so it cannot be checked here",
                 facts.host
             ),
+            hint: Some(Hint::ForceBreak),
         };
     }
     match facts.owner_alive {
         Some(true) => LockVerdict {
             state: LockState::Alive,
+            hint: None,
             breakable: false,
             message: format!("{held}; process {} is alive", record.pid),
         },
         Some(false) => LockVerdict {
             state: LockState::Dead,
+            hint: None,
             breakable: true,
             message: format!("{held}; process {} is dead", record.pid),
         },
         None => LockVerdict {
             state: LockState::Unknown,
+            hint: None,
             breakable: false,
             message: format!(
                 "{held}; could not tell whether process {} is alive",
                 record.pid
             ),
         },
+    }
+}
+
+/// The name of the lock file, in the rail directory.
+pub const LOCK_NAME: &str = "claims.md.lock";
+
+/// How many times a tombstone may be superseded (its creator died breaking the lock) before a
+/// waiter stops trying and waits like everyone else.
+pub const MAX_TOMBSTONE_GENERATION: u32 = 64;
+
+/// One lock file as the host observed it on disk: on Unix its device, inode, modification time
+/// (nanoseconds since the epoch) and length. Another OS fills the nearest equivalents (a file
+/// index for the inode). Core only compares and names; it never looks at a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileIdentity {
+    pub dev: u64,
+    pub file: u64,
+    pub modified_ns: i128,
+    pub len: u64,
+}
+
+/// The name of this particular lock (not just "a lock"), for its tombstones: the record's
+/// nonce (anything but ASCII letters and digits written `_`, at most 64 characters), or for
+/// an unreadable lock file `ino<file>-<modified_ns>`.
+pub fn lock_key(record: Option<&LockRecord>, file: &FileIdentity) -> String {
+    match record {
+        Some(r) => r
+            .nonce
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .take(64)
+            .collect(),
+        None => format!("ino{}-{}", file.file, file.modified_ns),
+    }
+}
+
+/// The tombstone through which the lock named `key` is broken: `claims.md.lock.break.<key>.<generation>`
+/// (generations count from 1).
+pub fn tombstone_name(key: &str, generation: u32) -> String {
+    format!("{LOCK_NAME}.break.{key}.{generation}")
+}
+
+/// Are two observations the same lock? Same file (device and inode) holding the same record
+/// (nonce), or for unreadable files the same modification time and length.
+pub fn same_lock(
+    a: (Option<&LockRecord>, &FileIdentity),
+    b: (Option<&LockRecord>, &FileIdentity),
+) -> bool {
+    let ((ra, fa), (rb, fb)) = (a, b);
+    fa.dev == fb.dev
+        && fa.file == fb.file
+        && match (ra, rb) {
+            (Some(x), Some(y)) => x.nonce == y.nonce,
+            (None, None) => fa.modified_ns == fb.modified_ns && fa.len == fb.len,
+            _ => false,
+        }
+}
+
+/// What a waiter does when the tombstone of generation `generation` already exists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TombstoneStep {
+    /// Its creator died (or left it unreadable): try generation `generation`.
+    Supersede { generation: u32 },
+    /// Someone is breaking the lock right now (or cannot be judged): go back to waiting.
+    Wait,
+}
+
+/// The supersede rule: a tombstone is judged like a lock (`verdict` is [`assess`] of the
+/// tombstone's record, which is its creator's owner record); only a tombstone whose creator is
+/// dead or which is abandoned may be superseded, by the next generation, up to
+/// [`MAX_TOMBSTONE_GENERATION`].
+pub fn on_existing_tombstone(generation: u32, verdict: &LockVerdict) -> TombstoneStep {
+    let superseded = matches!(verdict.state, LockState::Dead | LockState::Abandoned);
+    match generation.checked_add(1) {
+        Some(next) if superseded && next <= MAX_TOMBSTONE_GENERATION => {
+            TombstoneStep::Supersede { generation: next }
+        }
+        _ => TombstoneStep::Wait,
     }
 }
 
@@ -247,8 +334,121 @@ mod tests {
         let dead = assess(Some(&r), &facts(Some(false), "devbox", 0));
         assert!(dead.breakable);
         assert!(dead.message.contains("4242@devbox"));
-        assert!(!assess(Some(&r), &facts(Some(false), "other", 0)).breakable);
+        let foreign = assess(Some(&r), &facts(Some(false), "other", 0));
+        assert!(!foreign.breakable);
+        assert_eq!(foreign.hint, Some(Hint::ForceBreak));
+        assert!(!foreign.message.contains("--"), "{}", foreign.message);
         assert!(!assess(None, &facts(None, "devbox", 1)).breakable);
         assert!(assess(None, &facts(None, "devbox", 5)).breakable);
+    }
+
+    fn verdict_of(state: LockState) -> LockVerdict {
+        LockVerdict {
+            breakable: matches!(state, LockState::Dead | LockState::Abandoned),
+            state,
+            message: String::new(),
+            hint: None,
+        }
+    }
+
+    #[test]
+    fn a_lock_is_named_by_its_nonce_or_its_file() {
+        let file = FileIdentity {
+            dev: 2049,
+            file: 131_077,
+            modified_ns: 1_761_141_903_123_456_789,
+            len: 0,
+        };
+        assert_eq!(lock_key(Some(&record()), &file), "5f1c2a9e0b7d4c36");
+        let odd = LockRecord {
+            nonce: "../a b\\c/..".into(),
+            ..record()
+        };
+        assert_eq!(lock_key(Some(&odd), &file), "___a_b_c___");
+        let long = LockRecord {
+            nonce: "x".repeat(200),
+            ..record()
+        };
+        assert_eq!(lock_key(Some(&long), &file).len(), 64);
+        assert_eq!(lock_key(None, &file), "ino131077-1761141903123456789");
+        assert_eq!(
+            tombstone_name("5f1c2a9e0b7d4c36", 1),
+            "claims.md.lock.break.5f1c2a9e0b7d4c36.1"
+        );
+        assert_eq!(
+            tombstone_name(&lock_key(None, &file), 3),
+            "claims.md.lock.break.ino131077-1761141903123456789.3"
+        );
+    }
+
+    #[test]
+    fn the_same_lock() {
+        let f = FileIdentity {
+            dev: 1,
+            file: 2,
+            modified_ns: 3,
+            len: 4,
+        };
+        let r = record();
+        let other = LockRecord {
+            nonce: "0000".into(),
+            ..record()
+        };
+        let moved = FileIdentity { file: 9, ..f };
+        let touched = FileIdentity {
+            modified_ns: 5,
+            ..f
+        };
+        let table = [
+            ((Some(&r), &f), (Some(&r), &touched), true),
+            ((Some(&r), &f), (Some(&other), &f), false),
+            ((Some(&r), &f), (Some(&r), &moved), false),
+            ((None, &f), (None, &f), true),
+            ((None, &f), (None, &touched), false),
+            ((None, &f), (Some(&r), &f), false),
+        ];
+        for (a, b, same) in table {
+            assert_eq!(same_lock(a, b), same, "{a:?} {b:?}");
+        }
+    }
+
+    #[test]
+    fn only_a_dead_or_abandoned_tombstone_is_superseded() {
+        let table = [
+            (
+                1,
+                LockState::Dead,
+                TombstoneStep::Supersede { generation: 2 },
+            ),
+            (
+                7,
+                LockState::Abandoned,
+                TombstoneStep::Supersede { generation: 8 },
+            ),
+            (1, LockState::Alive, TombstoneStep::Wait),
+            (1, LockState::Young, TombstoneStep::Wait),
+            (1, LockState::Unknown, TombstoneStep::Wait),
+            (1, LockState::ForeignHost, TombstoneStep::Wait),
+            (
+                MAX_TOMBSTONE_GENERATION - 1,
+                LockState::Dead,
+                TombstoneStep::Supersede {
+                    generation: MAX_TOMBSTONE_GENERATION,
+                },
+            ),
+            (
+                MAX_TOMBSTONE_GENERATION,
+                LockState::Dead,
+                TombstoneStep::Wait,
+            ),
+            (u32::MAX, LockState::Dead, TombstoneStep::Wait),
+        ];
+        for (generation, state, step) in table {
+            assert_eq!(
+                on_existing_tombstone(generation, &verdict_of(state.clone())),
+                step,
+                "{generation} {state:?}"
+            );
+        }
     }
 }

@@ -15,8 +15,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::claimfile::{self, NewValue};
 use crate::conflict::{self, holder_of, Conflict};
+use crate::diagnostic::{Code, Located};
 use crate::edit::{FileEdits, TextEdit};
 use crate::glob;
+pub use crate::hint::Hint;
 use crate::ident;
 use crate::input::{Facts, RailTexts};
 use crate::lease::State;
@@ -215,6 +217,8 @@ pub struct Plan {
     pub message: String,
     /// Nothing to do (e.g. claiming a task the session already holds and nothing changes).
     pub noop: bool,
+    /// What the session can do instead, when nothing was done.
+    pub hint: Option<Hint>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -237,6 +241,8 @@ pub enum RefusalKind {
     ResourceConflict,
     /// A broken line in claims.md names the task.
     BrokenLine,
+    /// claims.md has a merge conflict marker: no change until it is resolved.
+    ConflictMarker,
     /// The request itself is invalid (bad task id, path, duration...).
     BadInput,
 }
@@ -256,13 +262,22 @@ pub struct Refusal {
     /// Why the holder's claim is in its state.
     pub reason: Option<String>,
     pub conflicts: Vec<Conflict>,
+    /// What happened, without the how-to: that is `hint`, which each host words its own way.
     pub message: String,
+    /// What the session can do about it, if there is something to do.
+    pub hint: Option<Hint>,
+    /// Where in the rail the problem is (the first conflict marker).
+    pub location: Option<Located>,
 }
 
 impl Refusal {
-    /// The CLI's exit code: 2 for bad input, 1 for every other refusal.
+    /// The CLI's exit code: 2 for bad input (the request, or a claims.md with a conflict marker),
+    /// 1 for every other refusal.
     pub fn exit_code(&self) -> i32 {
-        if self.kind == RefusalKind::BadInput {
+        if matches!(
+            self.kind,
+            RefusalKind::BadInput | RefusalKind::ConflictMarker
+        ) {
             2
         } else {
             1
@@ -282,6 +297,8 @@ impl Refusal {
             reason: None,
             conflicts: Vec::new(),
             message: message.into(),
+            hint: None,
+            location: None,
         }
     }
 
@@ -298,6 +315,8 @@ impl Refusal {
             reason: Some(claim.lease_state.reason.clone()),
             conflicts: Vec::new(),
             message,
+            hint: None,
+            location: None,
         }
     }
 }
@@ -341,14 +360,37 @@ pub fn plan(
     ident::validate_task(task).map_err(|e| Refusal::bad(task, e.0))?;
     ident::validate_session(session).map_err(|e| Refusal::bad(task, e.0))?;
     let rail = Rail::load(texts);
+    if rail
+        .claims
+        .diagnostics
+        .iter()
+        .any(|d| d.code == Code::ConflictMarker)
+    {
+        let marker = rail
+            .diagnostics()
+            .into_iter()
+            .find(|d| d.code == Code::ConflictMarker && d.file == rail.claims_path);
+        return Err(Refusal {
+            kind: RefusalKind::ConflictMarker,
+            message: format!(
+                "{}:{} has a merge conflict marker; resolve it before changing the rail",
+                rail.claims_path,
+                marker.as_ref().map_or(0, |m| m.line)
+            ),
+            hint: Some(Hint::MergeDriver),
+            location: marker,
+            ..Refusal::bad(task, "")
+        });
+    }
     let eval = rail.evaluate(facts);
     if let Some(b) = eval.broken.iter().find(|b| b.task == task) {
         return Err(Refusal {
             kind: RefusalKind::BrokenLine,
             message: format!(
-                "{}:{} names task {task} but the line is broken; fix it first (see `rail validate`)",
+                "{}:{} names task {task} but the line is broken; fix it first",
                 b.file, b.line
             ),
+            hint: Some(Hint::Validate),
             ..Refusal::bad(task, "")
         });
     }
@@ -427,6 +469,7 @@ impl<'a> Planner<'a> {
             log_line: Some(log.render()),
             message,
             noop: false,
+            hint: None,
         }
     }
 
@@ -569,7 +612,7 @@ impl<'a> Planner<'a> {
         let lease = match &req.lease {
             Some(text) => Some(
                 time::parse_duration(text)
-                    .map_err(|e| Refusal::bad(task, format!("--lease `{text}`: {e}")))?,
+                    .map_err(|e| Refusal::bad(task, format!("lease `{text}`: {e}")))?,
             ),
             None => None,
         };
@@ -602,15 +645,20 @@ impl<'a> Planner<'a> {
                         ),
                     )
                 } else {
-                    Refusal::about(
-                        RefusalKind::StaleHeld,
-                        holder,
-                        now,
-                        format!(
-                            "{task} is {}; it is free to take: `rail take {task}`",
-                            describe_holder(holder, now)
-                        ),
-                    )
+                    Refusal {
+                        hint: Some(Hint::Take {
+                            task: task.to_string(),
+                        }),
+                        ..Refusal::about(
+                            RefusalKind::StaleHeld,
+                            holder,
+                            now,
+                            format!(
+                                "{task} is {}; it is free to take",
+                                describe_holder(holder, now)
+                            ),
+                        )
+                    }
                 });
             }
         }
@@ -622,12 +670,15 @@ impl<'a> Planner<'a> {
                 edits: Vec::new(),
                 log_line: None,
                 message: format!(
-                    "{task} is already yours ({}:{}, {}); use `rail renew` to extend it or `rail update` to change paths",
+                    "{task} is already yours ({}:{}, {})",
                     mine.file,
                     mine.line,
                     mine.state().as_str()
                 ),
                 noop: true,
+                hint: Some(Hint::RenewOrUpdate {
+                    task: task.to_string(),
+                }),
             });
         }
 
@@ -845,10 +896,10 @@ impl<'a> Planner<'a> {
         let Some(holder) = holder else {
             return Err(Refusal {
                 kind: RefusalKind::NotClaimed,
-                message: format!(
-                    "{} is not claimed by anyone: use `rail claim {}`",
-                    self.task, self.task
-                ),
+                message: format!("{} is not claimed by anyone", self.task),
+                hint: Some(Hint::Claim {
+                    task: self.task.to_string(),
+                }),
                 ..Refusal::bad(self.task, "")
             });
         };
@@ -862,6 +913,7 @@ impl<'a> Planner<'a> {
                 log_line: None,
                 message: format!("{} is already yours; nothing to take", self.task),
                 noop: true,
+                hint: None,
             });
         }
         if holder.state().holds() {
@@ -1110,5 +1162,54 @@ mod tests {
         assert!(missing.starts_with("missing field `op`"), "{missing}");
         let wrong = read(r#"{"op":"claim","task":"a","paths":"src"}"#).unwrap_err();
         assert!(wrong.starts_with("invalid type: string"), "{wrong}");
+    }
+
+    /// A claims.md with a merge conflict marker refuses every operation, with where the first
+    /// marker is; an operation on a clean rail is not affected by a marker-like line in code.
+    #[test]
+    fn a_conflict_marker_refuses_every_operation_with_its_location() {
+        use crate::input::FileText;
+        let texts = |claims: &str| RailTexts {
+            claims: Some(FileText {
+                path: "claims.md".into(),
+                text: claims.into(),
+                modified: None,
+            }),
+            ..RailTexts::default()
+        };
+        let now = time::parse_time("2026-10-22T14:10:00Z").unwrap();
+        let marked = "# Rail\n\n<<<<<<< HEAD\na | s | 2026-10-22T14:05Z\n=======\nb | t | 2026-10-22T14:06Z\n>>>>>>> other\n";
+        let requests = [
+            Request::Claim(ClaimRequest {
+                task: "x".into(),
+                ..ClaimRequest::default()
+            }),
+            Request::Release {
+                task: "a".into(),
+                touched: vec![],
+                done: false,
+            },
+            Request::Renew { task: "a".into() },
+            Request::Take {
+                task: "b".into(),
+                reason: None,
+                branch: None,
+            },
+        ];
+        for request in &requests {
+            let refusal = plan(&texts(marked), &Facts::at(now), "s", request).unwrap_err();
+            assert_eq!(refusal.kind, RefusalKind::ConflictMarker, "{request:?}");
+            assert_eq!(refusal.exit_code(), 2);
+            assert_eq!(
+                refusal.message,
+                "claims.md:3 has a merge conflict marker; resolve it before changing the rail"
+            );
+            assert_eq!(refusal.hint, Some(Hint::MergeDriver));
+            let at = refusal.location.expect("location");
+            assert_eq!((at.file.as_str(), at.line, at.column), ("claims.md", 3, 1));
+            assert_eq!(&marked[at.span.start..at.span.end], "<<<<<<< HEAD");
+        }
+        let fenced = "```\n<<<<<<< HEAD\n```\n";
+        assert!(plan(&texts(fenced), &Facts::at(now), "s", &requests[0]).is_ok());
     }
 }

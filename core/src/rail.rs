@@ -324,7 +324,7 @@ fn classify(text: &str, content: Span, diags: &mut Vec<Diagnostic>) -> LineKind 
         diags.push(Diagnostic::error(
             Code::ConflictMarker,
             content,
-            "merge conflict marker left in the rail; resolve it (rail's merge driver avoids these: run `rail init`)",
+            "merge conflict marker left in the rail; resolve it",
         ));
         return LineKind::ConflictMarker;
     }

@@ -7,6 +7,10 @@
 
 use std::cmp::Ordering;
 
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the one std sort in core: every other sort comes through here"
+)]
 fn sort_indices(order: &mut [u32], cmp: &dyn Fn(u32, u32) -> Ordering) {
     order.sort_by(|a, b| cmp(*a, *b));
 }

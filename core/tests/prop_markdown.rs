@@ -27,6 +27,8 @@
 //! **Safety**, on any input: the only tags are the allowed ones, every `href` has a safe scheme,
 //! no attribute but `href`, `rel` and a numeric `start`.
 
+#![allow(clippy::disallowed_methods, reason = "tests are not in the wasm build")]
+
 mod common;
 
 use proptest::prelude::*;

@@ -4,6 +4,8 @@
 //! prose and markdown structure; each side applies random edits to the base: releases, new
 //! claims, renewals, takes, prose edits, moves.
 
+#![allow(clippy::disallowed_methods, reason = "tests are not in the wasm build")]
+
 mod common;
 
 use std::collections::BTreeSet;

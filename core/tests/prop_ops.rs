@@ -2,6 +2,8 @@
 //! touch only the lines of the task they are about (or append a line), leave every other line as
 //! it was, add no error, and do what the operation promises.
 
+#![allow(clippy::disallowed_methods, reason = "tests are not in the wasm build")]
+
 mod common;
 
 use proptest::prelude::*;

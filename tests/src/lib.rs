@@ -21,6 +21,11 @@
 //! and `modified.json` (`{"claims/x.yaml": "2026-10-22T14:05Z"}`: the modification times a host
 //! would report for claim files, since the fixture's own file times are not part of it).
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "native only: the wasm size lints of clippy.toml bind core and wasm"
+)]
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -710,6 +715,9 @@ pub fn expected_outputs(fixture: &Fixture, value: &Value) -> Vec<(PathBuf, Strin
                 show(&plan["message"]),
                 show(&plan["log_line"])
             );
+            if !plan["hint"].is_null() {
+                summary.push_str(&format!("hint: {}\n", plan["hint"]));
+            }
             for file in plan["edits"].as_array().unwrap() {
                 summary.push_str(&format!(
                     "edits {}: {}{}\n",

@@ -361,3 +361,23 @@ pub fn range_of(
     let span: Span = arg("span", span)?;
     ret(&LineIndex::new(&text).range(&text, span, Encoding::Utf16))
 }
+
+/// Is `path` (relative to the rail directory) one of the rail's own files (claims.md and its
+/// lock, journal and temporary files, claims.log, rail.yaml, `claims/…`)? Those are nobody's
+/// work: the editor does not decorate them as claimed or out of scope.
+#[wasm_bindgen(js_name = isRailFile, unchecked_return_type = "boolean")]
+pub fn is_rail_file(
+    #[wasm_bindgen(unchecked_param_type = "string")] path: JsValue,
+) -> Result<JsValue, JsError> {
+    let path = text_arg("path", path)?;
+    Ok(JsValue::from_bool(rail_core::files::is_rail_file(&path)))
+}
+
+/// `paths` without the rail's own files (see `isRailFile`), in their order.
+#[wasm_bindgen(js_name = workFiles, unchecked_return_type = "string[]")]
+pub fn work_files(
+    #[wasm_bindgen(unchecked_param_type = "string[]")] paths: JsValue,
+) -> Result<JsValue, JsError> {
+    let paths: Vec<String> = arg("paths", paths)?;
+    ret(&rail_core::files::work_files(paths))
+}

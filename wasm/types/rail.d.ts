@@ -150,6 +150,8 @@ fetched_at?: string | null, now: string,
  */
 fetch_error?: string | null, };
 
+export type Hint = { "kind": "take", task: string, } | { "kind": "claim", task: string, } | { "kind": "renew-or-update", task: string, } | { "kind": "validate" } | { "kind": "merge-driver" } | { "kind": "force-break" } | { "kind": "add-paths", task?: string | null, } | { "kind": "claim-first" } | { "kind": "fix-check", task: string, } | { "kind": "other-work", take?: string | null, };
+
 export type Holder = { claim: number, session: string, task: string | null, pattern: string, state: State, };
 
 export type HookFailure = "deny" | "warn";
@@ -191,9 +193,13 @@ export type LockVerdict = { state: LockState,
  */
 breakable: boolean, 
 /**
- * What to say: who holds it and what can be done.
+ * What to say: who holds it and what that means.
  */
-message: string, };
+message: string, 
+/**
+ * What can be done about a lock that is not broken automatically, if anything.
+ */
+hint: Hint | null, };
 
 export type LogEntry = { time: string, event: Event, task: string | null, session: string | null, details: { [key in string]: string }, 
 /**
@@ -226,7 +232,11 @@ log_line: string | null, message: string,
 /**
  * Nothing to do (e.g. claiming a task the session already holds and nothing changes).
  */
-noop: boolean, };
+noop: boolean, 
+/**
+ * What the session can do instead, when nothing was done.
+ */
+hint: Hint | null, };
 
 export type PlanOutcome = { "ok": Plan } | { "refusal": Refusal };
 
@@ -256,9 +266,21 @@ holder: string | null, holder_claim: number | null, claimed_at: string | null, a
 /**
  * Why the holder's claim is in its state.
  */
-reason: string | null, conflicts: Array<Conflict>, message: string, };
+reason: string | null, conflicts: Array<Conflict>, 
+/**
+ * What happened, without the how-to: that is `hint`, which each host words its own way.
+ */
+message: string, 
+/**
+ * What the session can do about it, if there is something to do.
+ */
+hint: Hint | null, 
+/**
+ * Where in the rail the problem is (the first conflict marker).
+ */
+location: Located | null, };
 
-export type RefusalKind = "held" | "stale-held" | "not-claimed" | "not-yours" | "not-stale" | "path-conflict" | "resource-conflict" | "broken-line" | "bad-input";
+export type RefusalKind = "held" | "stale-held" | "not-claimed" | "not-yours" | "not-stale" | "path-conflict" | "resource-conflict" | "broken-line" | "conflict-marker" | "bad-input";
 
 export type Request = { "op": "claim" } & ClaimRequest | { "op": "release", task: string, touched?: Array<string>, 
 /**

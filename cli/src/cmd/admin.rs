@@ -295,7 +295,10 @@ pub fn lock(ctx: &Ctx, break_lock: bool, force: bool) -> Result<(), Fail> {
                         .unwrap_or_default()
                     );
                 } else {
-                    println!("the rail lock is {}", verdict.message);
+                    println!(
+                        "the rail lock is {}",
+                        crate::hint::say(&verdict.message, verdict.hint.as_ref())
+                    );
                     if verdict.breakable {
                         println!("it may be broken: `rail lock --break`");
                     }

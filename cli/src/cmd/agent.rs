@@ -193,14 +193,23 @@ fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
         .unwrap_or(cwd.clone())
         .display()
         .to_string();
+    let rail_root = ctx
+        .rail
+        .root
+        .canonicalize()
+        .ok()
+        .map(|p| p.display().to_string());
     let mut targets = Vec::new();
     for t in &raw_targets {
         let resolved = worktrees
             .iter()
-            .filter_map(|wt| hook::repo_relative(wt, &cwd_s, t).map(|r| (wt.len(), r)))
-            .max_by_key(|(len, _)| *len)
-            .map(|(_, r)| r);
-        if let Some(r) = resolved {
+            .filter_map(|wt| hook::repo_relative(wt, &cwd_s, t).map(|r| (wt, r)))
+            .max_by_key(|(wt, _)| wt.len());
+        if let Some((wt, r)) = resolved {
+            // The rail's own files, in the checkout that holds the rail, are nobody's work.
+            if Some(wt) == rail_root.as_ref() && rail_core::files::is_rail_file(&r) {
+                continue;
+            }
             targets.push(r);
         }
     }
@@ -217,11 +226,14 @@ fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
     match verdict.decision {
         Decision::Deny => {
             log_refusal(ctx, &session, &verdict);
-            eprintln!("{}", verdict.message);
+            eprintln!(
+                "{}",
+                crate::hint::say(&verdict.message, verdict.hint.as_ref())
+            );
             BLOCK
         }
         Decision::Warn => {
-            let mut message = verdict.message.clone();
+            let mut message = crate::hint::say(&verdict.message, verdict.hint.as_ref());
             if !unanalysed.is_empty() {
                 message.push_str(&format!(" (not analysed: {})", unanalysed.join(", ")));
             }

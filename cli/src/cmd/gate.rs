@@ -25,11 +25,8 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
     })?;
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     let eval = rail.evaluate(&facts);
-    if !eval.claims_of(task).iter().any(|c| c.session == session) {
-        return Err(Fail::refused(
-            format!("{task} is not claimed by {session}; nothing to finish"),
-            None,
-        ));
+    if let Err(refused) = gate::admit(&eval, task, &session) {
+        return Err(Fail::refused(refused.message, None));
     }
     let changed = crate::cmd::mutate::touched_files(ctx, base);
     let report = scope::classify(&eval, &session, &changed);
@@ -46,7 +43,8 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
             reason: format!("cannot run `{SHELL} {check}`: {e}"),
         },
     };
-    let result = gate::judge(task, &check, &outcome, &report);
+    let mut result = gate::judge(task, &check, &outcome, &report);
+    result.message = crate::hint::say(&result.message, result.hint.as_ref());
     let mut line = LogEntry::new(ctx.now, Event::Done, Some(task), Some(&session))
         .with("verdict", result.verdict.as_str())
         .with("check", check.clone())
@@ -90,7 +88,7 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
             return Ok(());
         }
         Verdict::NotStarted => fail::ENVIRONMENT,
-        Verdict::Failed | Verdict::OutOfScope => fail::REFUSED,
+        Verdict::Failed | Verdict::OutOfScope | Verdict::NotClaimed => fail::REFUSED,
     };
     Err(Fail {
         code,

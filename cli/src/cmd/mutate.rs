@@ -5,7 +5,6 @@
 
 use std::path::PathBuf;
 
-use rail_core::diagnostic::Code;
 use rail_core::log::{Event, LogEntry};
 use rail_core::ops::{self, ClaimRequest, Request};
 
@@ -85,7 +84,7 @@ pub fn touched_files(ctx: &Ctx, base: Option<&str>) -> Vec<String> {
         .map(str::to_string)
         .or_else(|| main_branch.filter(|m| Some(m) != own.as_ref()));
     match git::session_changes(&repo.worktree, base.as_deref()) {
-        Ok(files) => without_rail_files(ctx, repo, files),
+        Ok(files) => without_rail_files(ctx, &repo.worktree, files),
         Err(e) => {
             eprintln!("rail: could not list touched files ({e}); releasing without them");
             Vec::new()
@@ -93,22 +92,19 @@ pub fn touched_files(ctx: &Ctx, base: Option<&str>) -> Vec<String> {
     }
 }
 
-/// The rail's own files are not part of anyone's work.
-pub fn without_rail_files(ctx: &Ctx, repo: &crate::repo::Repo, files: Vec<String>) -> Vec<String> {
-    let same_dir = repo.worktree.canonicalize().ok() == ctx.rail.root.canonicalize().ok();
+/// The rail's own files are not part of anyone's work (core's [`rail_core::files::is_rail_file`]).
+/// `files` are relative to `worktree`; they are the rail's only where the rail lives at that
+/// worktree's root.
+pub fn without_rail_files(
+    ctx: &Ctx,
+    worktree: &std::path::Path,
+    files: Vec<String>,
+) -> Vec<String> {
+    let same_dir = worktree.canonicalize().ok() == ctx.rail.root.canonicalize().ok();
     if !same_dir {
         return files;
     }
-    files
-        .into_iter()
-        .filter(|f| {
-            !(f == "claims.md"
-                || f.starts_with("claims.md.")
-                || f == "claims.log"
-                || f == "rail.yaml"
-                || f.starts_with("claims/"))
-        })
-        .collect()
+    rail_core::files::work_files(files)
 }
 
 pub fn renew(ctx: &Ctx, task: &str) -> Result<(), Fail> {
@@ -206,20 +202,6 @@ pub fn mutate_with_log(
         Err(e) => return Err(Fail::env(format!("recovering an interrupted write: {e}"))),
     }
     let texts = ctx.read(true)?;
-    let claims_doc =
-        rail_core::rail::parse(texts.claims.as_ref().map(|c| c.text.as_str()).unwrap_or(""));
-    if let Some(marker) = claims_doc
-        .diagnostics
-        .iter()
-        .find(|d| d.code == Code::ConflictMarker)
-    {
-        let line =
-            rail_core::text::LineIndex::new(claims_doc.text()).line_of(marker.span.start) + 1;
-        write_log_only(ctx, &lock, &texts, &log_lines)?;
-        return Err(Fail::usage(format!(
-            "claims.md:{line} has a merge conflict marker; resolve it before changing the rail (rail's merge driver avoids these: `rail init`)"
-        )));
-    }
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     match ops::plan(&texts, &facts, session, &request) {
         Ok(plan) => {
@@ -234,28 +216,39 @@ pub fn mutate_with_log(
             if !print {
                 return Ok(());
             }
-            if ctx.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&serde_json::json!({ "ok": true, "plan": plan }))
-                        .unwrap_or_default()
-                );
-            } else {
-                println!("{}", plan.message);
-            }
+            print_plan(ctx, plan);
             Ok(())
         }
         Err(refusal) => {
             write_log_only(ctx, &lock, &texts, &log_lines)?;
             drop(lock);
-            let code = refusal.exit_code();
-            let json = serde_json::json!({ "ok": false, "refusal": refusal });
-            Err(Fail {
-                code,
-                message: refusal.message.clone(),
-                json: Some(json),
-            })
+            Err(refused(refusal))
         }
+    }
+}
+
+/// Prints what a plan did, its message worded as the CLI words hints.
+pub fn print_plan(ctx: &Ctx, mut plan: ops::Plan) {
+    plan.message = crate::hint::say(&plan.message, plan.hint.as_ref());
+    if ctx.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "ok": true, "plan": plan }))
+                .unwrap_or_default()
+        );
+    } else {
+        println!("{}", plan.message);
+    }
+}
+
+/// A refusal as the CLI reports it: exit code, message with the hint as a command line (in
+/// the JSON too).
+pub fn refused(mut refusal: ops::Refusal) -> Fail {
+    refusal.message = crate::hint::say(&refusal.message, refusal.hint.as_ref());
+    Fail {
+        code: refusal.exit_code(),
+        message: refusal.message.clone(),
+        json: Some(serde_json::json!({ "ok": false, "refusal": refusal })),
     }
 }
 

@@ -185,9 +185,13 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<(), Fail> {
             .as_ref()
             .ok_or_else(|| Fail::env("rail check needs a git repository (or pass FILE...)"))?;
         if args.staged {
-            git::staged_files(&repo.worktree).map_err(Fail::env)?
+            crate::cmd::mutate::without_rail_files(
+                ctx,
+                &repo.worktree,
+                git::staged_files(&repo.worktree).map_err(Fail::env)?,
+            )
         } else if args.pre_push {
-            crate::cmd::mutate::without_rail_files(ctx, repo, pushed_files(repo)?)
+            crate::cmd::mutate::without_rail_files(ctx, &repo.worktree, pushed_files(repo)?)
         } else {
             let main_branch = crate::repo::head_branch(&repo.common_dir);
             let own = repo.branch();
@@ -197,7 +201,7 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<(), Fail> {
                 .or_else(|| main_branch.filter(|m| Some(m) != own.as_ref()));
             crate::cmd::mutate::without_rail_files(
                 ctx,
-                repo,
+                &repo.worktree,
                 git::session_changes(&repo.worktree, base.as_deref()).map_err(Fail::env)?,
             )
         }
@@ -280,10 +284,10 @@ pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<(), Fail> {
                     d.line,
                     d.column,
                     d.code,
-                    d.message.replace('\n', " ")
+                    crate::hint::say(&d.message, d.code.hint().as_ref()).replace('\n', " ")
                 );
             } else {
-                println!("{}", d.one_line());
+                println!("{}", crate::hint::one_line(d));
             }
         }
         if diagnostics.is_empty() {

@@ -27,7 +27,7 @@ pub fn claim_line(i: usize, n: usize) -> String {
     let hour = 10 + (i / 60) % 5;
     let first = if i == 1 {
         "docs/**".to_string()
-    } else if i % 101 == 0 {
+    } else if i.is_multiple_of(101) {
         // Reaches into the module of claim i + 200 (same area, another session).
         format!("svc{area}/mod{}/src/**", i + 200)
     } else {
@@ -46,7 +46,7 @@ pub fn claim_line(i: usize, n: usize) -> String {
     ];
     // 1,000 resources for 10,000 claims.
     let resources = n.clamp(1, 1000);
-    let resource = if i % 97 == 0 {
+    let resource = if i.is_multiple_of(97) {
         format!("res:{}", i % resources)
     } else {
         format!("shared:res:{}", i % resources)

@@ -35,6 +35,9 @@ const breakable: boolean = rail.assessLock("", {
   host: "devbox",
   file_age_ms: 1500,
 }).breakable;
+const own: boolean = rail.isRailFile("claims.md");
+const work: string[] = rail.workFiles(["src/a.ts", "claims.md"]);
+void [own, work];
 const offset: number = rail.offsetAt("", rail.positionAt("", 0));
 const end: number = rail.rangeOf("", { start: 0, end: 0 }).end.character;
 const webBoard: Board = web.board(texts, facts);

@@ -473,6 +473,8 @@ fn round(seed: u64) {
         seed,
         rail_wasm::range_of(text(rng, 8), span(rng)),
     );
+    check("isRailFile", seed, rail_wasm::is_rail_file(text(rng, 4)));
+    check("workFiles", seed, rail_wasm::work_files(strings(rng)));
     // Every argument garbage.
     check(
         "board",

@@ -326,6 +326,13 @@ fn lock_record_and_verdict() {
     ));
     assert_eq!(dead["state"], "dead");
     assert_eq!(dead["breakable"], true);
+    assert!(dead["hint"].is_null());
+    let foreign = ok(rail_wasm::assess_lock(
+        record.into(),
+        js(&json!({ "now": NOW, "host": "laptop", "owner_alive": null, "file_age_ms": 0 })),
+    ));
+    assert_eq!(foreign["state"], "foreign-host");
+    assert_eq!(foreign["hint"], json!({ "kind": "force-break" }));
     let unknown = ok(rail_wasm::assess_lock(
         record.into(),
         facts(Value::Null, 0.0),
@@ -347,6 +354,34 @@ fn lock_record_and_verdict() {
         js(&json!({ "now": NOW, "host": "devbox", "file_age_ms": -1e300 })),
     ));
     assert!(m.starts_with("rail: facts: file age"), "{m}");
+}
+
+#[wasm_bindgen_test]
+fn the_rails_own_files_are_core_s_list() {
+    for (path, own) in [
+        ("claims.md", true),
+        ("claims.md.lock", true),
+        ("claims.log", true),
+        ("rail.yaml", true),
+        ("claims/alice.yaml", true),
+        ("docs/claims.md", false),
+        ("src/a.ts", false),
+    ] {
+        assert_eq!(
+            ok(rail_wasm::is_rail_file(path.into())),
+            json!(own),
+            "{path}"
+        );
+    }
+    let work = ok(rail_wasm::work_files(js(&json!([
+        "src/a.ts",
+        "claims.md",
+        "claims/b.yaml",
+        "docs/claims.md"
+    ]))));
+    assert_eq!(work, json!(["src/a.ts", "docs/claims.md"]));
+    let m = err(rail_wasm::work_files(js(&json!("claims.md"))));
+    assert!(m.starts_with("rail: paths:"), "{m}");
 }
 
 #[wasm_bindgen_test]

@@ -1,0 +1,257 @@
+//! A shared rail's state as a set of files (docs/shared-rail.md): what a fetched tree means,
+//! what a plan makes of it, and which local files mirroring it changes.
+//!
+//! The host reads the tree (path → text) and the local files; core decides. Only the rail's
+//! data files ([`crate::files::rail_data_path`]) of a tree count: anything else a remote's tree
+//! holds (rail.yaml, `src/x.sh`, `claims/a/b.yaml`) is reported and never written.
+
+use std::collections::BTreeMap;
+
+use crate::edit::{self, EditError, FileEdits, TextEdit};
+use crate::files::{self, ForeignPath};
+use crate::input::{FileText, RailTexts};
+use crate::model::{CLAIMS_MD, LOG_FILE};
+use crate::ops::Plan;
+use crate::text::Span;
+
+/// A snapshot's files: path (relative to the rail directory) → text.
+pub type Files = BTreeMap<String, String>;
+
+/// The texts core plans on, from a snapshot: claims.md, the claim files and claims.log.
+/// rail.yaml stays each checkout's own (`config` is `None`); foreign files are not read.
+pub fn texts(files: &Files) -> RailTexts {
+    let file = |path: &str, text: &String| FileText {
+        path: path.to_string(),
+        text: text.clone(),
+        modified: None,
+    };
+    let mut texts = RailTexts::default();
+    for (path, text) in files {
+        if files::rail_data_path(path).is_err() {
+            continue;
+        }
+        match path.as_str() {
+            CLAIMS_MD => texts.claims = Some(file(path, text)),
+            LOG_FILE => texts.log = Some(file(path, text)),
+            _ => texts.claim_files.push(file(path, text)),
+        }
+    }
+    texts
+}
+
+/// The files a plan changes, with their new contents: its edits applied to the snapshot's
+/// texts, and `extra_log` then the plan's log line appended to claims.log (after a newline if
+/// the log does not end with one).
+pub fn apply_plan(files: &Files, plan: &Plan, extra_log: &[String]) -> Result<Files, EditError> {
+    let mut changed = Files::new();
+    for fe in &plan.edits {
+        if fe.edits.is_empty() {
+            continue;
+        }
+        let old = files.get(&fe.file).map(String::as_str).unwrap_or("");
+        changed.insert(fe.file.clone(), edit::apply(old, &fe.edits)?);
+    }
+    let mut lines = extra_log.iter().chain(plan.log_line.iter()).peekable();
+    if lines.peek().is_some() {
+        let mut log = files.get(LOG_FILE).cloned().unwrap_or_default();
+        if !log.is_empty() && !log.ends_with('\n') {
+            log.push('\n');
+        }
+        for line in lines {
+            log.push_str(line);
+            log.push('\n');
+        }
+        changed.insert(LOG_FILE.to_string(), log);
+    }
+    Ok(changed)
+}
+
+/// What mirroring a snapshot into the local rail does.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Mirror {
+    /// Local files to (re)write, each as one whole-text replacement of the local text (or a
+    /// creation). Files whose local text already matches are not listed.
+    pub writes: Vec<FileEdits>,
+    /// Local rail files the snapshot does not have: left alone, never deleted (a claim file
+    /// may be one this checkout has not shared yet).
+    pub kept: Vec<String>,
+    /// Files of the snapshot that are not the rail's: never written.
+    pub ignored: Vec<ForeignPath>,
+}
+
+/// Plans mirroring `snapshot` into the local rail whose files are `local`.
+pub fn mirror(snapshot: &Files, local: &RailTexts) -> Mirror {
+    let current = |path: &str| -> Option<&str> {
+        match path {
+            CLAIMS_MD => local.claims.as_ref().map(|f| f.text.as_str()),
+            LOG_FILE => local.log.as_ref().map(|f| f.text.as_str()),
+            _ => local
+                .claim_files
+                .iter()
+                .find(|f| f.path == path)
+                .map(|f| f.text.as_str()),
+        }
+    };
+    let mut plan = Mirror::default();
+    for (path, text) in snapshot {
+        if let Err(foreign) = files::rail_data_path(path) {
+            plan.ignored.push(foreign);
+            continue;
+        }
+        let old = current(path);
+        if old == Some(text.as_str()) {
+            continue;
+        }
+        plan.writes.push(FileEdits {
+            file: path.clone(),
+            create: old.is_none(),
+            edits: vec![TextEdit::replace(
+                Span::new(0, old.map_or(0, str::len)),
+                text.clone(),
+            )],
+        });
+    }
+    let local_files = local
+        .claims
+        .iter()
+        .chain(local.log.iter())
+        .chain(local.claim_files.iter());
+    for f in local_files {
+        if !snapshot.contains_key(&f.path) {
+            plan.kept.push(f.path.clone());
+        }
+    }
+    plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(pairs: &[(&str, &str)]) -> Files {
+        let mut out = Files::new();
+        for (p, t) in pairs {
+            out.insert(p.to_string(), t.to_string());
+        }
+        out
+    }
+
+    fn local(pairs: &[(&str, &str)]) -> RailTexts {
+        let mut texts = RailTexts::default();
+        for (p, t) in pairs {
+            let f = FileText {
+                path: p.to_string(),
+                text: t.to_string(),
+                modified: None,
+            };
+            match *p {
+                CLAIMS_MD => texts.claims = Some(f),
+                LOG_FILE => texts.log = Some(f),
+                _ => texts.claim_files.push(f),
+            }
+        }
+        texts
+    }
+
+    #[test]
+    fn a_snapshots_texts_are_its_rail_files_only() {
+        let t = texts(&files(&[
+            ("claims.md", "a | s | 2026-10-22T14:05Z\n"),
+            ("claims.log", "log\n"),
+            ("claims/s.yaml", "task: b\n"),
+            ("claims/a/b.yaml", "task: c\n"),
+            ("rail.yaml", "lease: 1m\n"),
+            ("src/x.sh", "rm -rf /\n"),
+        ]));
+        assert_eq!(t.claims.unwrap().text, "a | s | 2026-10-22T14:05Z\n");
+        assert_eq!(t.log.unwrap().text, "log\n");
+        assert_eq!(
+            t.claim_files
+                .iter()
+                .map(|f| f.path.as_str())
+                .collect::<Vec<_>>(),
+            ["claims/s.yaml"]
+        );
+        assert!(t.config.is_none());
+    }
+
+    #[test]
+    fn mirroring_writes_what_changed_keeps_local_only_files_and_ignores_foreign_ones() {
+        let snapshot = files(&[
+            ("claims.md", "new\n"),
+            ("claims.log", "same\n"),
+            ("claims/bob.yaml", "task: b\n"),
+            ("rail.yaml", "lease: 1m\n"),
+            ("claims/../../.git/config", "x"),
+        ]);
+        let here = local(&[
+            ("claims.md", "old text\n"),
+            ("claims.log", "same\n"),
+            ("claims/alice.yaml", "task: a\n"),
+        ]);
+        let m = mirror(&snapshot, &here);
+        let writes: Vec<(&str, bool, String)> = m
+            .writes
+            .iter()
+            .map(|w| {
+                let old = match w.file.as_str() {
+                    "claims.md" => "old text\n",
+                    _ => "",
+                };
+                (
+                    w.file.as_str(),
+                    w.create,
+                    edit::apply(old, &w.edits).unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            writes,
+            [
+                ("claims.md", false, "new\n".to_string()),
+                ("claims/bob.yaml", true, "task: b\n".to_string()),
+            ]
+        );
+        assert_eq!(m.kept, ["claims/alice.yaml"]);
+        let ignored: Vec<&str> = m.ignored.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(ignored, ["claims/../../.git/config", "rail.yaml"]);
+        // Mirroring the same state again changes nothing.
+        assert_eq!(
+            mirror(&files(&[]), &RailTexts::default()),
+            Mirror::default()
+        );
+    }
+
+    #[test]
+    fn a_plan_applied_to_a_snapshot() {
+        let snapshot = files(&[("claims.md", "a\n"), ("claims.log", "one")]);
+        let plan = Plan {
+            op: "claim".into(),
+            task: "b".into(),
+            session: "s".into(),
+            edits: vec![FileEdits {
+                file: "claims.md".into(),
+                create: false,
+                edits: vec![TextEdit::replace(Span::new(2, 2), "b\n")],
+            }],
+            log_line: Some("two".into()),
+            message: String::new(),
+            noop: false,
+            hint: None,
+        };
+        let changed = apply_plan(&snapshot, &plan, &["gate".to_string()]).unwrap();
+        assert_eq!(
+            changed,
+            files(&[("claims.md", "a\nb\n"), ("claims.log", "one\ngate\ntwo\n")])
+        );
+        let bad = Plan {
+            edits: vec![FileEdits {
+                file: "claims.md".into(),
+                create: false,
+                edits: vec![TextEdit::replace(Span::new(5, 9), "x")],
+            }],
+            ..plan
+        };
+        assert!(apply_plan(&snapshot, &bad, &[]).is_err());
+    }
+}
