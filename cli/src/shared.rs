@@ -90,11 +90,15 @@ fn git_out(dir: &Path, args: &[&str]) -> Result<std::process::Output, RemoteErro
         .map_err(|e| RemoteError::Git(format!("cannot run git: {e}")))
 }
 
-/// Whether git failed on a lock another process holds in the local repository (`cannot lock
-/// ref …`, `Unable to create '….lock': File exists`), a passing state, not a remote's fault.
+/// Whether git failed on another process of this machine rather than on the remote: a lock
+/// that process holds in the local repository (`cannot lock ref …`, `Unable to create
+/// '….lock': File exists`), or that process's private ref caught half made by this fetch's
+/// connectivity check (`bad object refs/rail/tmp/…`, then "did not send all necessary
+/// objects", seen with eight racers on one clone). A passing state, not a remote's fault.
 fn local_lock_busy(stderr: &str) -> bool {
     stderr.contains("cannot lock ref")
         || (stderr.contains(".lock") && stderr.contains("File exists"))
+        || stderr.contains("bad object refs/rail/tmp/")
 }
 
 fn unique() -> String {
@@ -130,7 +134,7 @@ pub fn fetch(dir: &Path, remote: &str, branches: bool) -> Result<Option<String>,
     let mut out = git_out(dir, &argv)?;
     // Processes of one machine fetch into the same repository: one may find a ref's lock taken
     // by another for a moment. That is no sign of an unreachable remote: try again, briefly.
-    for wait_ms in [15, 40, 100] {
+    for wait_ms in [15, 40, 100, 250] {
         if out.status.success() || !local_lock_busy(&String::from_utf8_lossy(&out.stderr)) {
             break;
         }
@@ -586,6 +590,12 @@ mod tests {
         ));
         assert!(!local_lock_busy(
             "fatal: '/gone' does not appear to be a git repository\nfatal: Could not read from remote repository."
+        ));
+        assert!(local_lock_busy(
+            "fatal: bad object refs/rail/tmp/new-9567-1796094638539106840\nerror: /tmp/.tmp4eNZwH/rail.git did not send all necessary objects"
+        ));
+        assert!(!local_lock_busy(
+            "fatal: bad object refs/heads/main\nerror: /r.git did not send all necessary objects"
         ));
         assert!(!local_lock_busy(
             "fatal: unable to connect to 127.0.0.1:9418: Connection refused"
