@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 
 import type { RefreshOptions, Snapshot, Stats } from './ctx';
+import type { RailBinary } from './host/native';
 
 /** A tree row as VS Code would render it, with its children expanded. */
 export interface TreeRow {
@@ -31,6 +32,8 @@ export interface RailApi {
   statusTooltip(): string;
   /** What the Board view shows above its tree: its description and message (shared rails). */
   boardNote(): { description: string; message: string };
+  /** The `rail` binary changes would run now (`undefined`: none found; the reason is shown). */
+  railBinary(): RailBinary | undefined;
 }
 
 function text(x: string | vscode.TreeItemLabel | vscode.MarkdownString | boolean | undefined): string {

@@ -1,5 +1,5 @@
 // The git commands the extension runs, the same ones the CLI runs (cli/src/git.rs): commit times
-// for leases, the session's changed files for scope and release, and `worktree add` for stations.
+// for leases (local and pushed branches) and the session's changed files for Check My Changes.
 
 import { execFile } from 'node:child_process';
 
@@ -88,4 +88,38 @@ export async function sessionChanges(worktree: string, base: string | undefined)
   }
   const untracked = await git(worktree, ['ls-files', '--others', '--exclude-standard', '-z']);
   return [...new Set([...nulList(diff), ...nulList(untracked)])].sort();
+}
+
+/**
+ * Time of the last commit of each branch as the remote has it (the remote-tracking refs), for
+ * the branches with commits not on the remote's main branch: on a shared rail a session keeps its
+ * claim across machines by pushing. One `git for-each-ref` with `ahead-behind`; nothing if that
+ * fails.
+ */
+export async function remoteCommitTimes(dir: string, remote: string): Promise<Record<string, string>> {
+  let base = `${remote}/main`;
+  try {
+    base = (await git(dir, ['symbolic-ref', '--short', `refs/remotes/${remote}/HEAD`])).trim() || base;
+  } catch {
+    // No remote HEAD recorded (a clone of an empty remote, a remote added later): assume main.
+  }
+  const prefix = `refs/remotes/${remote}/`;
+  let out: string;
+  try {
+    out = await git(dir, ['for-each-ref', `--format=%(refname)%00%(committerdate:unix)%00%(ahead-behind:${base})`, prefix]);
+  } catch {
+    return {};
+  }
+  const times: Record<string, string> = {};
+  for (const row of out.split('\n')) {
+    const [ref, secs, aheadBehind] = row.split('\0');
+    if (ref === undefined || !ref.startsWith(prefix) || secs === undefined) continue;
+    const branch = ref.slice(prefix.length);
+    if (branch === 'HEAD') continue;
+    const seconds = Number(secs.trim());
+    const ahead = Number((aheadBehind ?? '').trim().split(/\s+/)[0]);
+    if (!Number.isSafeInteger(seconds) || !Number.isFinite(ahead) || ahead === 0) continue;
+    times[branch] = new Date(seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+  }
+  return times;
 }

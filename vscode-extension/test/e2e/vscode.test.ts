@@ -24,7 +24,9 @@ import { makeBigWorkspace, makeWorkspace } from '../shared/workspace';
 const CODE_SERVER = path.join(REPO_ROOT, 'node_modules', '.bin', 'code-server');
 const CHROMIUM = process.env.RAIL_CHROMIUM ?? '/usr/bin/chromium';
 const VERSION = (JSON.parse(fs.readFileSync(path.join(EXTENSION_DIR, 'package.json'), 'utf8')) as { version: string }).version;
-const VSIX = path.join(EXTENSION_DIR, `rail-vscode-${VERSION}.vsix`);
+/** This machine's platform package (scripts/test.sh names it), which carries bin/rail. */
+const TARGET = process.env.RAIL_VSIX_TARGET ?? 'linux-x64';
+const VSIX = path.join(EXTENSION_DIR, `rail-vscode-${VERSION}-${TARGET}.vsix`);
 const ARTIFACTS = path.join(REPO_ROOT, 'artifacts', 'vscode');
 
 let root = '';
@@ -85,13 +87,21 @@ before(async () => {
   const common = ['--user-data-dir', userData, '--extensions-dir', extensions, '--config', config];
   const install = spawnSync(CODE_SERVER, ['--install-extension', VSIX, ...common], { encoding: 'utf8' });
   assert.equal(install.status, 0, `installing the vsix: ${install.stdout}${install.stderr}`);
-  installedDir = path.join(extensions, `rail.rail-vscode-${VERSION}`);
+  // VS Code names the folder after the version, and for a platform package after its target too.
+  const folder = fs.readdirSync(extensions).find((f) => f.startsWith(`rail.rail-vscode-${VERSION}`));
+  assert.ok(folder, `the extension is in ${extensions}: ${fs.readdirSync(extensions).join(', ')}`);
+  installedDir = path.join(extensions, folder);
   assert.ok(fs.existsSync(path.join(installedDir, 'dist', 'rail_wasm_bg.wasm')), 'the vsix carries the wasm');
+  fs.accessSync(path.join(installedDir, 'bin', 'rail'), fs.constants.X_OK); // and the rail binary, executable
 
   port = await freePort();
   const log = fs.openSync(path.join(ARTIFACTS, 'code-server.log'), 'w');
-  const env = { ...process.env };
+  // A home of its own: Install CLI writes to ~/.local/bin, which must not be the machine's.
+  const home = path.join(root, 'home');
+  fs.mkdirSync(home);
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
   delete env.RAIL_SESSION; // the window's session comes from its settings
+  delete env.RAIL_DIR;
   server = spawn(
     CODE_SERVER,
     ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', ...common],
@@ -198,7 +208,13 @@ test('measurements on a rail of 1,000 claims', async () => {
   printResults(path.join(parent, 'host-results-perf.json'));
   assert.equal(code, 0, 'the measurement suite exit code');
   const metrics = JSON.parse(fs.readFileSync(path.join(parent, 'metrics.json'), 'utf8')) as Record<string, number>;
-  const report = { ...metrics, vsixBytes: fs.statSync(VSIX).size };
+  // Every package built (scripts/package.sh), by platform; `universal` carries no binary.
+  const vsixBytes: Record<string, number> = {};
+  for (const f of fs.readdirSync(EXTENSION_DIR)) {
+    const m = new RegExp(`^rail-vscode-${VERSION.replace(/\./g, '\\.')}(?:-(.+))?\\.vsix$`).exec(f);
+    if (m) vsixBytes[m[1] ?? 'universal'] = fs.statSync(path.join(EXTENSION_DIR, f)).size;
+  }
+  const report = { ...metrics, vsixBytes };
   fs.writeFileSync(path.join(ARTIFACTS, 'metrics.json'), JSON.stringify(report, null, 2));
   console.log(`metrics: ${JSON.stringify(report)}`);
 });
