@@ -19,6 +19,7 @@ import * as vscode from 'vscode';
 import { readConfig, type RailConfig } from './config';
 import { core, type Board, type BoardClaim, type Facts, type FileScope, type RailTexts } from './host/core';
 import { baseFacts, boardWithProcesses, type RailLocation } from './host/facts';
+import { forgetGitAnswers } from './host/git';
 import { NativeRail, RailError, resolveRail } from './host/native';
 import { discover, headBranch, mainCheckout } from './host/repo';
 import { lastSynced, remoteOf, withPushedCommits, type SharedInfo } from './host/shared';
@@ -204,11 +205,14 @@ export class RailContext implements vscode.Disposable {
     }
     const started = performance.now();
     try {
-      // Whether the rail is shared is asked every time (`git config` may change any moment), but
-      // alongside the reads, so a local rail pays nothing for it.
+      // Explicit Refresh (and the shared rail's timer) asks git everything again; other
+      // refreshes reuse what git said while the files it read are unchanged (host/git.ts).
+      const fetch = this.fetchWanted;
+      this.fetchWanted = false;
+      if (fetch) forgetGitAnswers();
+      // Whether the rail is shared is asked alongside the reads, so a local rail pays nothing.
       const shared = remoteOf(loc);
-      if (this.fetchWanted) {
-        this.fetchWanted = false;
+      if (fetch) {
         const remote = await shared;
         if (remote !== undefined) await this.sync(loc, remote);
       }

@@ -10,7 +10,8 @@ import * as path from 'node:path';
 
 import { core, type Facts } from './core';
 import type { RailLocation } from './facts';
-import { git, remoteCommitTimes } from './git';
+import { configStamp, git, memoized, refsStamp, remoteCommitTimes } from './git';
+import { discover } from './repo';
 import { CONFIG_FILE } from './store';
 
 /** The stamp the CLI writes when the mirror was last synced. */
@@ -22,12 +23,17 @@ const SYNCED_STAMP = 'rail-synced';
  */
 export async function remoteOf(loc: RailLocation, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
   if (env.RAIL_LOCAL === '1') return undefined;
-  try {
-    const configured = (await git(loc.root, ['config', '--get', 'rail.remote'])).trim();
-    if (configured) return configured;
-  } catch {
-    // Not set (exit 1), or not a git repository: rail.yaml may still name one.
-  }
+  // `git config` runs in the rail directory: its repository's config decides (asked again only
+  // when a config file changes).
+  const repo = loc.repo !== undefined && loc.repo.worktree === loc.root ? loc.repo : discover(loc.root, env);
+  const configured = await memoized(`remote:${loc.root}`, configStamp(repo?.commonDir), async () => {
+    try {
+      return (await git(loc.root, ['config', '--get', 'rail.remote'])).trim();
+    } catch {
+      return ''; // Not set (exit 1), or not a git repository: rail.yaml may still name one.
+    }
+  });
+  if (configured) return configured;
   let text: string;
   try {
     text = fs.readFileSync(path.join(loc.root, CONFIG_FILE), 'utf8');
@@ -58,7 +64,9 @@ export function mergeCommitTimes(facts: Facts, extra: Record<string, string>): F
  * facts `facts`, with the pushed branches' commit times merged in.
  */
 export async function withPushedCommits(loc: RailLocation, remote: string, facts: Facts): Promise<Facts> {
-  return mergeCommitTimes(facts, await remoteCommitTimes(repoDir(loc), remote));
+  const dir = repoDir(loc);
+  const stamp = loc.repo ? refsStamp(loc.repo.commonDir) : undefined;
+  return mergeCommitTimes(facts, await memoized(`pushed:${dir}:${remote}`, stamp, () => remoteCommitTimes(dir, remote)));
 }
 
 function stampPath(loc: RailLocation): string | undefined {

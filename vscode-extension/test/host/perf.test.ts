@@ -61,12 +61,14 @@ suite('Rail measurements (1,000 claims)', () => {
     // One claim from the extension, end to end: the command, the `rail` child (lock, plan, write,
     // on the 1,000-claim rail), and the board read again and shown. spawnMs is the child alone.
     const claims: number[] = [];
+    const afterWrite: number[] = [];
     for (let i = 0; i < 5; i++) {
       const t2 = performance.now();
       const r = await vscode.commands.executeCommand<{ ok: boolean }>('rail.claimTask', { task: `perf-claim-${i}` });
       claims.push(performance.now() - t2);
       assert.equal(r?.ok, true, JSON.stringify(r));
       assert.ok(api.snapshot()?.board.claims.some((c) => c.task === `perf-claim-${i}`), 'on the refreshed board');
+      afterWrite.push(api.stats().refreshMs.at(-1) ?? NaN); // the refresh that read the CLI's write
     }
     const spawns = api.stats().spawnMs.slice(-5);
     assert.equal(spawns.length, 5);
@@ -81,6 +83,7 @@ suite('Rail measurements (1,000 claims)', () => {
       boardTreeFullyExpandedMedianMs: round(median(trees)),
       decorations50FilesOneBatchMs: round(decorationsMs),
       decorationOneFileMs: round(decorationOneMs),
+      refreshAfterWriteMedianMs: round(median(afterWrite)),
       claimEndToEndMedianMs: round(median(claims)),
       claimEndToEndMaxMs: round(Math.max(...claims)),
       railChildMedianMs: round(median(spawns)),

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 
 import { baseFacts, boardWithProcesses } from '../../src/host/facts';
-import { branchCommitTimes, sessionChanges } from '../../src/host/git';
+import { branchCommitTimes, configStamp, forgetGitAnswers, memoized, refsStamp, sessionChanges } from '../../src/host/git';
 import { hostname, pidAlive } from '../../src/host/proc';
 import { discover } from '../../src/host/repo';
 import { RailStore } from '../../src/host/store';
@@ -104,4 +104,31 @@ test('the board from our facts agrees with `rail board --json`', async () => {
     blocked: 'live',
   });
   assert.equal(spawnSync('true').status, 0);
+});
+
+test('git is asked again only when the files its answer depends on change', async () => {
+  const repo = tempRepo();
+  const common = discover(repo)?.commonDir ?? '';
+  let asked = 0;
+  const ask = (): Promise<number> => memoized('test:count', refsStamp(common), async () => ++asked);
+  assert.equal(await ask(), 1);
+  assert.equal(await ask(), 1, 'nothing changed: the kept answer');
+  git(repo, 'branch', 'new-branch');
+  assert.equal(await ask(), 2, 'a new branch');
+  fs.writeFileSync(path.join(repo, 'c.txt'), 'c');
+  git(repo, 'add', 'c.txt');
+  git(repo, 'commit', '-q', '-m', 'c');
+  assert.equal(await ask(), 3, 'a commit moves a ref');
+  git(repo, 'pack-refs', '--all');
+  assert.equal(await ask(), 4, 'refs packed');
+  forgetGitAnswers();
+  assert.equal(await ask(), 5, 'forgotten on explicit Refresh');
+  const before = configStamp(common);
+  git(repo, 'config', 'rail.remote', 'origin');
+  assert.notEqual(configStamp(common), before, 'git config changed');
+  let failures = 0;
+  const failing = (): Promise<number> => memoized('test:fail', 'same', () => Promise.reject(new Error(`no ${++failures}`)));
+  await assert.rejects(failing(), /no 1/);
+  await assert.rejects(failing(), /no 2/, 'a failure is not kept');
+  assert.equal(await memoized('test:none', undefined, async () => 7), 7, 'no stamp: always asked');
 });
