@@ -34,6 +34,8 @@ export interface RailApi {
   boardNote(): { description: string; message: string };
   /** The `rail` binary changes would run now (`undefined`: none found; the reason is shown). */
   railBinary(): RailBinary | undefined;
+  /** What integrated terminals get put in front of PATH (`undefined`: nothing). */
+  terminalPathPrefix(): string | undefined;
 }
 
 function text(x: string | vscode.TreeItemLabel | vscode.MarkdownString | boolean | undefined): string {

@@ -139,20 +139,29 @@ async function changedFiles(rail: RailContext): Promise<string[]> {
   return sameDir ? files.filter((f) => !isRailFile(f)) : files;
 }
 
+/**
+ * What was typed into Claim Task's boxes, kept while the claim has not gone through: a refusal
+ * or a bad glob must not cost the user their answers. The next Claim Task starts from them.
+ */
+let claimDraft: { task: string; paths: string; resources: string; purpose: string } | undefined;
+
 const claimTask: Command = async ({ rail }, arg) => {
   const session = rail.requireSession();
   if (!session) return undefined;
   const a = argsOf(arg);
   let { task, paths, resources, purpose } = a;
+  const asked = task === undefined;
   if (task === undefined) {
-    task = await ask('Rail: Claim Task (1/4)', `Task id — you claim it as ${session}`, 'auth-refresh', '', true);
+    const d = claimDraft;
+    task = await ask('Rail: Claim Task (1/4)', `Task id — you claim it as ${session}`, 'auth-refresh', d?.task ?? '', true);
     if (!task) return undefined;
-    const p = await ask('Rail: Claim Task (2/4)', 'Paths you will change (comma-separated globs; empty: none)', 'src/auth/**, docs/auth.md', suggestedPaths(rail));
+    const p = await ask('Rail: Claim Task (2/4)', 'Paths you will change (comma-separated globs; empty: none)', 'src/auth/**, docs/auth.md', d?.paths ?? suggestedPaths(rail));
     if (p === undefined) return undefined;
-    const r = await ask('Rail: Claim Task (3/4)', 'Resources you will use (comma-separated; empty: none)', 'port:3000, simulator:iphone-15');
+    const r = await ask('Rail: Claim Task (3/4)', 'Resources you will use (comma-separated; empty: none)', 'port:3000, simulator:iphone-15', d?.resources ?? '');
     if (r === undefined) return undefined;
-    const why = await ask('Rail: Claim Task (4/4)', 'Purpose (one line of markdown; empty: none)', 'refresh tokens before they expire');
+    const why = await ask('Rail: Claim Task (4/4)', 'Purpose (one line of markdown; empty: none)', 'refresh tokens before they expire', d?.purpose ?? '');
     if (why === undefined) return undefined;
+    claimDraft = { task, paths: p, resources: r, purpose: why };
     paths = splitList(p);
     resources = splitList(r);
     purpose = why;
@@ -166,7 +175,9 @@ const claimTask: Command = async ({ rail }, arg) => {
     after: a.after ?? [],
     branch: branchFor(rail, session),
   };
-  return rail.run(`claim ${task}`, (cli) => cli.claim(session, claim));
+  const result = await rail.run(`claim ${task}`, (cli) => cli.claim(session, claim));
+  if (asked && result?.ok) claimDraft = undefined;
+  return result;
 };
 
 // The CLI records the files the session touched (git diff of its branch) itself.

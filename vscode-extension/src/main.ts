@@ -111,6 +111,7 @@ export function activate(extension: vscode.ExtensionContext): RailApi {
     },
     boardNote: () => ({ description: boardView.description ?? '', message: boardView.message ?? '' }),
     railBinary: () => rail.native()?.binary,
+    terminalPathPrefix: () => extension.environmentVariableCollection.get('PATH')?.value,
   };
 }
 

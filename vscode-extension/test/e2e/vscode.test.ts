@@ -276,6 +276,23 @@ test('the UI: Rail container, Claim Task from the palette, the board webview, Pr
     await shot(page, '02-claimed-from-palette.png');
     assert.match(fs.readFileSync(path.join(ws, 'claims.md'), 'utf8'), /^ui-task \| alice \| \S+ \| paths: src\/ui\/\*\* \| resources: port:4000 \| purpose: claimed from the \*\*UI\*\* test$/m);
 
+    // A refused claim (bob holds billing) says who holds it, and keeps what was typed.
+    await palette(page, 'Rail: Claim Task');
+    await answer(page, 'Task id', 'billing');
+    await answer(page, 'Paths you will change', 'src/billing/**');
+    await answer(page, 'Resources you will use', '');
+    await answer(page, 'Purpose', 'typed once, not twice');
+    await page.locator('.notifications-toasts', { hasText: 'billing is held by bob' }).waitFor({ timeout: 15_000 });
+    await palette(page, 'Rail: Claim Task');
+    const taskBox = page.locator('.quick-input-widget', { hasText: 'Task id' });
+    await taskBox.waitFor({ state: 'visible' });
+    assert.equal(await page.locator('.quick-input-widget input').first().inputValue(), 'billing', 'the task typed before');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'Paths you will change' }).waitFor({ state: 'visible' });
+    assert.equal(await page.locator('.quick-input-widget input').first().inputValue(), 'src/billing/**', 'the paths typed before');
+    await page.keyboard.press('Escape');
+    await shot(page, '02b-refused-kept-answers.png');
+
     // Show Board: the webview page draws the board the host sent it.
     await palette(page, 'Rail: Show Board');
     // Either page (web-viewer's board when it was built, else the extension's own) shows it.

@@ -84,7 +84,8 @@ suite('Rail in a real VS Code', () => {
     assert.equal(binary?.source, 'bundled');
     const installed = vscode.extensions.getExtension(EXTENSION_ID)?.extensionPath ?? '';
     assert.equal(binary?.path, path.join(installed, 'bin', process.platform === 'win32' ? 'rail.exe' : 'rail'));
-    assert.ok(fs.existsSync(binary.path));
+    assert.ok(fs.existsSync(binary?.path ?? ''));
+    assert.equal(api.terminalPathPrefix(), `${path.dirname(binary?.path ?? '')}${path.delimiter}`, 'terminals find the same rail first');
   });
 
   test('activates on the workspace, finds the rail and the session', () => {
@@ -320,6 +321,28 @@ suite('Rail in a real VS Code', () => {
       await config.update('expiringThreshold', undefined, vscode.ConfigurationTarget.Global);
       await config.update('lease', undefined, vscode.ConfigurationTarget.Global);
     }
+  });
+
+  test('rail.path: the binary named there is run; one that is not there is said, and nothing changes', async () => {
+    const config = vscode.workspace.getConfiguration('rail');
+    try {
+      await config.update('path', RAIL_BIN, vscode.ConfigurationTarget.Global);
+      await until('rail.path to be read', () => (api.railBinary()?.source === 'setting' ? true : undefined));
+      assert.equal(api.railBinary()?.path, RAIL_BIN);
+      assert.equal(api.terminalPathPrefix(), `${path.dirname(RAIL_BIN)}${path.delimiter}`);
+      const r = await vscode.commands.executeCommand<MutateResultLike>('rail.claimTask', { task: 'via-setting' });
+      assert.equal(r?.ok, true, JSON.stringify(r));
+      const missing = path.join(ws(), 'no-such-rail');
+      await config.update('path', missing, vscode.ConfigurationTarget.Global);
+      await until('the bad rail.path to be read', () => (api.railBinary() === undefined ? true : undefined));
+      const before = claimsMd();
+      const failed = await vscode.commands.executeCommand<MutateResultLike | undefined>('rail.claimTask', { task: 'never' });
+      assert.equal(failed, undefined, 'no binary, no claim');
+      assert.equal(claimsMd(), before);
+    } finally {
+      await config.update('path', undefined, vscode.ConfigurationTarget.Global);
+    }
+    await until('the bundled binary again', () => (api.railBinary()?.source === 'bundled' ? true : undefined));
   });
 
   test('Validate Claims reports core\'s diagnostics', async () => {
