@@ -80,7 +80,7 @@ test('a file that is not UTF-8 or too big is refused with a clear error, never t
   await assert.rejects(new RailStore(dir).read(), /claims\.md: is 16777217 bytes, more than the 16 MB Rail reads/);
 });
 
-test('the reader needs neither flock(1) nor /proc: it reads with PATH emptied', async () => {
+test('the reader runs no process (no flock(1)): it reads with PATH emptied', async () => {
   const dir = tempRepo();
   fs.writeFileSync(path.join(dir, 'claims.md'), 'a | s | 2026-10-22T14:05Z\n');
   const saved = process.env.PATH;
