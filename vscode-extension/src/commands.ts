@@ -190,6 +190,34 @@ const release: Command = async ({ rail }, arg) => {
   return rail.run(`release ${task}`, (cli) => cli.release(session, task));
 };
 
+/** Update Claim: new paths, resources or purpose for one of my claims (asked with the current ones filled in). */
+const updateClaim: Command = async ({ rail }, arg) => {
+  const session = rail.requireSession();
+  if (!session) return undefined;
+  const a = argsOf(arg);
+  const claim = claimFromArg(arg) ?? (a.task ? rail.myClaims().find((c) => c.task === a.task) : await pickClaim(rail.myClaims(), 'Update'));
+  const task = claim?.task ?? a.task;
+  if (!task) return undefined;
+  let { paths, resources, purpose } = a;
+  if (paths === undefined && resources === undefined && purpose === undefined) {
+    const p = await ask(`Rail: Update ${task} (1/3)`, 'Paths (comma-separated globs; empty: none)', 'src/auth/**', (claim?.paths ?? []).join(', '));
+    if (p === undefined) return undefined;
+    const r = await ask(`Rail: Update ${task} (2/3)`, 'Resources (comma-separated; empty: none)', 'port:3000', (claim?.resources ?? []).join(', '));
+    if (r === undefined) return undefined;
+    const why = await ask(`Rail: Update ${task} (3/3)`, 'Purpose (one line of markdown)', 'refresh tokens before they expire', claim?.purpose ?? '');
+    if (why === undefined) return undefined;
+    paths = splitList(p);
+    resources = splitList(r);
+    purpose = why;
+  }
+  const change = {
+    ...(paths !== undefined ? { paths } : {}),
+    ...(resources !== undefined ? { resources } : {}),
+    ...(purpose !== undefined ? { purpose } : {}),
+  };
+  return rail.run(`update ${task}`, (cli) => cli.update(session, task, change));
+};
+
 const renew: Command = async ({ rail }, arg) => {
   const session = rail.requireSession();
   if (!session) return undefined;
@@ -466,6 +494,7 @@ export const COMMANDS: Record<string, Command> = {
   'rail.claimTask': claimTask,
   'rail.release': release,
   'rail.renew': renew,
+  'rail.updateClaim': updateClaim,
   'rail.takeOver': takeOver,
   'rail.showBoard': showBoard,
   'rail.validate': validate,

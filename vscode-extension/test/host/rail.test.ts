@@ -174,7 +174,7 @@ suite('Rail in a real VS Code', () => {
     git(ws(), 'checkout', '--', 'web/app.ts'); // whatever the editor did, the file is as committed
   });
 
-  test('Claim Task, Renew, Release through the command service', async () => {
+  test('Claim Task, Update, Renew, Release through the command service', async () => {
     const claimed = await vscode.commands.executeCommand<MutateResultLike>('rail.claimTask', {
       task: 'api-docs',
       paths: ['docs/api/**'],
@@ -187,6 +187,11 @@ suite('Rail in a real VS Code', () => {
     assert.equal(renewed?.ok, true);
     assert.match(claimsMd(), /^api-docs \| .* \| renewed: /m);
     assert.equal(cliHolds('api-docs'), 'alice', 'the CLI sees the claim at once');
+    const updated = await vscode.commands.executeCommand<MutateResultLike>('rail.updateClaim', { task: 'api-docs', paths: ['docs/api/**', 'openapi.yaml'], purpose: 'the API docs and the spec' });
+    assert.equal(updated?.ok, true, JSON.stringify(updated));
+    assert.match(claimsMd(), /^api-docs \| alice \| .*paths: docs\/api\/\*\*, openapi\.yaml.*purpose: the API docs and the spec/m);
+    const rows = await api.tree('board');
+    assert.deepEqual(find(rows, 'api-docs')?.children.map((c) => c.label), ['docs/api/**', 'openapi.yaml'], 'the tree shows the new paths');
     const released = await vscode.commands.executeCommand<MutateResultLike>('rail.release', { task: 'api-docs' });
     assert.equal(released?.ok, true);
     assert.doesNotMatch(claimsMd(), /^api-docs /m);
