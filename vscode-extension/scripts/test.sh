@@ -7,7 +7,8 @@
 #      codes, every operation against the real binary), the in-process reader, facts, rail
 #      discovery, Install CLI, shared rails on clones of a bare remote (by path and git-daemon)
 #   2. conformance: the extension's runner, the rail CLI and the flock one-liner racing as real
-#      processes on one rail, also through the lock of a SIGKILLed rail
+#      processes on one rail, also through the lock of a SIGKILLed rail; and the runner and the
+#      CLI racing on clones of one shared remote
 #   3. VS Code: code-server + Chromium — the in-host integration suite, the 1,000-claim
 #      measurements, and the UI driven by Playwright (screenshots in artifacts/vscode/)
 #
@@ -43,7 +44,7 @@ export RAIL_VSIX_TARGET=$here
 stage "unit tests"
 node --test --test-concurrency=1 out/test/unit/*.test.js
 
-stage "conformance (extension runner vs rail CLI vs flock one-liner)"
+stage "conformance (extension runner vs rail CLI vs flock one-liner; shared rail across clones)"
 node --test out/test/conformance/*.test.js
 
 stage "VS Code: integration suite, measurements, UI"
