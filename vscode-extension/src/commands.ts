@@ -463,7 +463,19 @@ const installCli: Command = async ({ rail }, arg) => {
     return undefined;
   }
   const place = installPlace(process.platform, process.env, os.homedir());
-  let outcome = copyCli(source, place, false);
+  // A copy can fail (a read-only home; on Windows, a rail.exe that is running): say so plainly.
+  const copy = (replace: boolean): ReturnType<typeof copyCli> | undefined => {
+    try {
+      return copyCli(source, place, replace);
+    } catch (e) {
+      const message = `could not install rail at ${place.file}: ${e instanceof Error ? e.message : String(e)}`;
+      rail.output.error(message);
+      void vscode.window.showErrorMessage(`Rail: ${message}`);
+      return undefined;
+    }
+  };
+  let outcome = copy(false);
+  if (!outcome) return undefined;
   if (outcome.kind === 'occupied') {
     const confirmed = isObject(arg) && arg.replace === true;
     const ok = confirmed
@@ -474,7 +486,8 @@ const installCli: Command = async ({ rail }, arg) => {
           'Replace',
         );
     if (ok !== 'Replace') return undefined;
-    outcome = copyCli(source, place, true);
+    outcome = copy(true);
+    if (!outcome) return undefined;
   }
   const inPath = onPath(place.dir, process.platform, process.env);
   const what = outcome.kind === 'current' ? `rail is already installed at ${outcome.file}` : `installed rail at ${outcome.file}`;

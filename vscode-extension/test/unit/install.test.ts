@@ -55,3 +55,20 @@ test('the copy: installed, then current; someone else\'s file only on request', 
   assert.ok(fs.readFileSync(place.file).equals(fs.readFileSync(source)));
   assert.deepEqual(fs.readdirSync(place.dir), ['rail'], 'no temporary file left');
 });
+
+test('a copy that cannot be made throws, and leaves nothing behind', () => {
+  const dir = tempDir();
+  const source = path.join(dir, 'bundled-rail');
+  fs.writeFileSync(source, 'rail\n');
+  const blocked = path.join(dir, 'home', '.local');
+  fs.mkdirSync(path.dirname(blocked), { recursive: true });
+  fs.writeFileSync(blocked, 'a file where the folder would go\n');
+  const place = installPlace('linux', {}, path.join(dir, 'home'));
+  assert.throws(() => installCli(source, place, false), /ENOTDIR|EEXIST/);
+  assert.equal(fs.readFileSync(blocked, 'utf8'), 'a file where the folder would go\n', 'untouched');
+  // The target folder exists but the binary cannot be renamed over a directory of that name.
+  const other = installPlace('linux', {}, path.join(dir, 'home2'));
+  fs.mkdirSync(other.file, { recursive: true });
+  assert.throws(() => installCli(source, other, true));
+  assert.deepEqual(fs.readdirSync(other.dir), ['rail'], 'no temporary file left');
+});
