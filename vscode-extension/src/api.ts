@@ -28,6 +28,8 @@ export interface RailApi {
   decoration(uri: vscode.Uri): Promise<vscode.FileDecoration | undefined>;
   /** What the edit-time check says about a file right now (and marks it as said). */
   editWarning(uri: vscode.Uri): string | undefined;
+  /** Whether the edit-time check has already spoken about a file (it says nothing itself). */
+  editWarned(uri: vscode.Uri): boolean;
   statusText(): string;
   statusTooltip(): string;
   /** What the Board view shows above its tree: its description and message (shared rails). */

@@ -104,6 +104,7 @@ export function activate(extension: vscode.ExtensionContext): RailApi {
       view === 'board' ? readTree(boardTree) : view === 'resources' ? readTree(resourcesTree) : readTree(sessionsTree),
     decoration: async (uri) => (await decorations.provideFileDecoration(uri)) ?? undefined,
     editWarning: (uri) => editWarnings.check(uri),
+    editWarned: (uri) => editWarnings.said(uri),
     statusText: () => statusBar.item.text,
     statusTooltip: () => {
       const tip = statusBar.item.tooltip;

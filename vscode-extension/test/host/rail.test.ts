@@ -168,7 +168,7 @@ suite('Rail in a real VS Code', () => {
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(ws(), 'web/app.ts')));
     const editor = await vscode.window.showTextDocument(doc);
     await editor.edit((e) => e.insert(new vscode.Position(0, 0), '// edit\n'));
-    await new Promise((r) => setTimeout(r, 500)); // the change event reaches the extension
+    await until('the change event to reach the extension', () => (api.editWarned(doc.uri) ? true : undefined));
     assert.equal(api.editWarning(doc.uri), undefined, 'already warned while typing');
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     git(ws(), 'checkout', '--', 'web/app.ts'); // whatever the editor did, the file is as committed
