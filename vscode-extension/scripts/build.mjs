@@ -2,7 +2,7 @@
 //
 //   dist/extension.js  the extension (CommonJS, `vscode` external, rail-core's Node wasm beside it)
 //   dist/web-board/    the web board (web-viewer/dist), the Show Board page
-//   out/test/…         unit and conformance tests, the driver, the in-host suite, the e2e runner
+//   out/test/…         unit and conformance tests, the in-host suite, the e2e runner
 //
 // Everything the extension needs is in dist/, so the .vsix carries no node_modules.
 // Usage: node scripts/build.mjs [--production]   (--production minifies dist/)
@@ -54,10 +54,9 @@ const tests = (sub) =>
 await Promise.all([
   build({ ...node, entryPoints: tests('unit'), outdir: join(here, 'out/test/unit') }),
   build({ ...node, entryPoints: tests('conformance'), outdir: join(here, 'out/test/conformance') }),
-  build({ ...node, entryPoints: [join(here, 'test/driver.ts')], outdir: join(here, 'out/test') }),
   // Runs inside the VS Code extension host: mocha is loaded from node_modules at run time.
   build({ ...node, entryPoints: tests('host'), outdir: join(here, 'out/test/host'), external: ['vscode', 'mocha'] }),
   build({ ...node, entryPoints: tests('e2e'), outdir: join(here, 'out/test/e2e'), external: ['vscode', 'playwright-core'] }),
 ]);
-for (const dir of ['out/test', 'out/test/unit', 'out/test/conformance', 'out/test/host']) withWasm(join(here, dir));
+for (const dir of ['out/test/unit', 'out/test/conformance', 'out/test/host']) withWasm(join(here, dir));
 console.log(`build: dist/ and out/ ready${production ? ' (production)' : ''}`);

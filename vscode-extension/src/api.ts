@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 
 import type { RefreshOptions, Snapshot, Stats } from './ctx';
+import type { RailBinary } from './host/native';
 
 /** A tree row as VS Code would render it, with its children expanded. */
 export interface TreeRow {
@@ -27,10 +28,16 @@ export interface RailApi {
   decoration(uri: vscode.Uri): Promise<vscode.FileDecoration | undefined>;
   /** What the edit-time check says about a file right now (and marks it as said). */
   editWarning(uri: vscode.Uri): string | undefined;
+  /** Whether the edit-time check has already spoken about a file (it says nothing itself). */
+  editWarned(uri: vscode.Uri): boolean;
   statusText(): string;
   statusTooltip(): string;
   /** What the Board view shows above its tree: its description and message (shared rails). */
   boardNote(): { description: string; message: string };
+  /** The `rail` binary changes would run now (`undefined`: none found; the reason is shown). */
+  railBinary(): RailBinary | undefined;
+  /** What integrated terminals get put in front of PATH (`undefined`: nothing). */
+  terminalPathPrefix(): string | undefined;
 }
 
 function text(x: string | vscode.TreeItemLabel | vscode.MarkdownString | boolean | undefined): string {

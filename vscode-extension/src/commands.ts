@@ -1,8 +1,10 @@
 // The commands, in one table. Each asks what it needs (or takes it as an argument — from a tree
-// item, or from a test or keybinding), has core plan or judge, and shows the answer. Commands
-// return what they did, so the integration tests can check it.
+// item, or from a test or keybinding); reads ask core in-process, changes run the `rail` binary
+// (RailContext.run → host/native.ts), and the answer is shown. Commands return what they did, so
+// the integration tests can check it.
 
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 
@@ -10,9 +12,9 @@ import type { BoardPanel } from './boardWebview';
 import type { RailContext } from './ctx';
 import { repoRelative } from './decorations';
 import { core, type BoardClaim, type Located, type ScopeReport, type Who } from './host/core';
-import { git, sessionChanges } from './host/git';
-import { inspect, type LockInfo } from './host/lock';
-import { breakLockAndLog, type MutateResult } from './host/mutate';
+import { sessionChanges } from './host/git';
+import { installCli as copyCli, installPlace, onPath, pathAdvice } from './host/install';
+import { bundledBinary, type LockStatus } from './host/native';
 import { headBranch, isRailFile, mainCheckout } from './host/repo';
 import { LOG_FILE } from './host/store';
 
@@ -137,26 +139,34 @@ async function changedFiles(rail: RailContext): Promise<string[]> {
   return sameDir ? files.filter((f) => !isRailFile(f)) : files;
 }
 
+/**
+ * What was typed into Claim Task's boxes, kept while the claim has not gone through: a refusal
+ * or a bad glob must not cost the user their answers. The next Claim Task starts from them.
+ */
+let claimDraft: { task: string; paths: string; resources: string; purpose: string } | undefined;
+
 const claimTask: Command = async ({ rail }, arg) => {
   const session = rail.requireSession();
   if (!session) return undefined;
   const a = argsOf(arg);
   let { task, paths, resources, purpose } = a;
+  const asked = task === undefined;
   if (task === undefined) {
-    task = await ask('Rail: Claim Task (1/4)', `Task id — you claim it as ${session}`, 'auth-refresh', '', true);
+    const d = claimDraft;
+    task = await ask('Rail: Claim Task (1/4)', `Task id — you claim it as ${session}`, 'auth-refresh', d?.task ?? '', true);
     if (!task) return undefined;
-    const p = await ask('Rail: Claim Task (2/4)', 'Paths you will change (comma-separated globs; empty: none)', 'src/auth/**, docs/auth.md', suggestedPaths(rail));
+    const p = await ask('Rail: Claim Task (2/4)', 'Paths you will change (comma-separated globs; empty: none)', 'src/auth/**, docs/auth.md', d?.paths ?? suggestedPaths(rail));
     if (p === undefined) return undefined;
-    const r = await ask('Rail: Claim Task (3/4)', 'Resources you will use (comma-separated; empty: none)', 'port:3000, simulator:iphone-15');
+    const r = await ask('Rail: Claim Task (3/4)', 'Resources you will use (comma-separated; empty: none)', 'port:3000, simulator:iphone-15', d?.resources ?? '');
     if (r === undefined) return undefined;
-    const why = await ask('Rail: Claim Task (4/4)', 'Purpose (one line of markdown; empty: none)', 'refresh tokens before they expire');
+    const why = await ask('Rail: Claim Task (4/4)', 'Purpose (one line of markdown; empty: none)', 'refresh tokens before they expire', d?.purpose ?? '');
     if (why === undefined) return undefined;
+    claimDraft = { task, paths: p, resources: r, purpose: why };
     paths = splitList(p);
     resources = splitList(r);
     purpose = why;
   }
-  return rail.run({
-    op: 'claim',
+  const claim = {
     task,
     paths: paths ?? [],
     resources: resources ?? [],
@@ -164,27 +174,57 @@ const claimTask: Command = async ({ rail }, arg) => {
     lease: rail.config.lease || null,
     after: a.after ?? [],
     branch: branchFor(rail, session),
-  });
+  };
+  const result = await rail.run(`claim ${task}`, (cli) => cli.claim(session, claim));
+  if (asked && result?.ok) claimDraft = undefined;
+  return result;
 };
 
+// The CLI records the files the session touched (git diff of its branch) itself.
 const release: Command = async ({ rail }, arg) => {
+  const session = rail.requireSession();
+  if (!session) return undefined;
   const claim = claimFromArg(arg) ?? (argsOf(arg).task ? undefined : await pickClaim(rail.myClaims(), 'Release'));
   const task = claim?.task ?? argsOf(arg).task;
   if (!task) return undefined;
-  let touched: string[] = [];
-  try {
-    touched = await changedFiles(rail);
-  } catch (e) {
-    rail.output.warn(`could not list touched files (${e instanceof Error ? e.message : String(e)}); releasing without them`);
+  return rail.run(`release ${task}`, (cli) => cli.release(session, task));
+};
+
+/** Update Claim: new paths, resources or purpose for one of my claims (asked with the current ones filled in). */
+const updateClaim: Command = async ({ rail }, arg) => {
+  const session = rail.requireSession();
+  if (!session) return undefined;
+  const a = argsOf(arg);
+  const claim = claimFromArg(arg) ?? (a.task ? rail.myClaims().find((c) => c.task === a.task) : await pickClaim(rail.myClaims(), 'Update'));
+  const task = claim?.task ?? a.task;
+  if (!task) return undefined;
+  let { paths, resources, purpose } = a;
+  if (paths === undefined && resources === undefined && purpose === undefined) {
+    const p = await ask(`Rail: Update ${task} (1/3)`, 'Paths (comma-separated globs; empty: none)', 'src/auth/**', (claim?.paths ?? []).join(', '));
+    if (p === undefined) return undefined;
+    const r = await ask(`Rail: Update ${task} (2/3)`, 'Resources (comma-separated; empty: none)', 'port:3000', (claim?.resources ?? []).join(', '));
+    if (r === undefined) return undefined;
+    const why = await ask(`Rail: Update ${task} (3/3)`, 'Purpose (one line of markdown)', 'refresh tokens before they expire', claim?.purpose ?? '');
+    if (why === undefined) return undefined;
+    paths = splitList(p);
+    resources = splitList(r);
+    purpose = why;
   }
-  return rail.run({ op: 'release', task, touched });
+  const change = {
+    ...(paths !== undefined ? { paths } : {}),
+    ...(resources !== undefined ? { resources } : {}),
+    ...(purpose !== undefined ? { purpose } : {}),
+  };
+  return rail.run(`update ${task}`, (cli) => cli.update(session, task, change));
 };
 
 const renew: Command = async ({ rail }, arg) => {
+  const session = rail.requireSession();
+  if (!session) return undefined;
   const claim = claimFromArg(arg) ?? (argsOf(arg).task ? undefined : await pickClaim(rail.myClaims(), 'Renew'));
   const task = claim?.task ?? argsOf(arg).task;
   if (!task) return undefined;
-  return rail.run({ op: 'renew', task });
+  return rail.run(`renew ${task}`, (cli) => cli.renew(session, task));
 };
 
 const takeOver: Command = async ({ rail }, arg) => {
@@ -205,7 +245,7 @@ const takeOver: Command = async ({ rail }, arg) => {
     const ok = await vscode.window.showWarningMessage(`Take over "${task}"?`, { modal: true, detail }, 'Take Over');
     if (ok !== 'Take Over') return undefined;
   }
-  return rail.run({ op: 'take', task, reason: null, branch: branchFor(rail, session) });
+  return rail.run(`take ${task}`, (cli) => cli.take(session, task));
 };
 
 const showBoard: Command = async ({ rail, board }) => {
@@ -264,61 +304,75 @@ const checkMyChanges: Command = async ({ rail }) => {
   return report;
 };
 
-function describeLock(info: LockInfo): string {
-  const r = info.record;
-  const alive = info.alive === undefined ? 'cannot be checked here' : info.alive ? 'alive' : 'dead';
+function describeLock(lock: Extract<LockStatus, { held: true }>): string {
+  const r = lock.record;
   const owner = r ? `pid ${r.pid} on ${r.host}, session ${r.session || '?'}, \`${r.command}\`, since ${r.started}` : 'an unreadable lock file';
-  return `${owner}; process ${alive}. ${info.verdict.message}`;
+  return `${owner}. ${lock.verdict.message}`;
+}
+
+/** `rail lock`: who holds the lock and core's verdict; `undefined` when the CLI could not say. */
+async function lockStatus(rail: RailContext): Promise<LockStatus | undefined> {
+  const cli = rail.native();
+  if (!cli) return undefined;
+  try {
+    const status = await cli.lock();
+    rail.noteSpawn(cli);
+    return status;
+  } catch (e) {
+    rail.report('lock', e);
+    return undefined;
+  }
 }
 
 const showLockOwner: Command = async ({ rail }) => {
-  const root = rail.location?.root;
-  if (!root) return undefined;
-  const info = inspect(root);
-  if (!info) {
+  const status = await lockStatus(rail);
+  if (!status) return undefined;
+  if (!status.held) {
     void vscode.window.showInformationMessage('Rail: the lock is free.');
     return null;
   }
-  const text = `Rail lock held: ${describeLock(info)}`;
+  const text = `Rail lock held: ${describeLock(status)}`;
   rail.output.info(text);
-  const action = info.verdict.breakable ? 'Break Dead Lock' : 'Force Break…';
+  const action = status.verdict.breakable ? 'Break Dead Lock' : 'Force Break…';
   void vscode.window.showInformationMessage(text, action).then((pick) => {
     if (pick) void vscode.commands.executeCommand('rail.breakLock');
   });
-  return info;
+  return status;
 };
 
 const breakLock: Command = async ({ rail }, arg) => {
-  const loc = rail.location;
   const session = rail.session ?? 'unknown';
-  if (!loc) return undefined;
   const a = argsOf(arg);
-  const info = inspect(loc.root);
-  if (!info) {
+  const status = await lockStatus(rail);
+  if (!status) return undefined;
+  if (!status.held) {
     void vscode.window.showInformationMessage('Rail: the lock is free; nothing to break.');
     return null;
   }
   let force = false;
-  if (!info.verdict.breakable) {
+  if (!status.verdict.breakable) {
     // Core says the holder may be alive (or cannot be checked): only on explicit confirmation.
     if (!a.force) {
       const ok = await vscode.window.showWarningMessage(
         'Force-break the rail lock?',
-        { modal: true, detail: `${describeLock(info)}\n\nBreaking a live holder's lock lets two writers in at once. Do this only if you know the holder is gone.` },
+        { modal: true, detail: `${describeLock(status)}\n\nBreaking a live holder's lock lets two writers in at once. Do this only if you know the holder is gone.` },
         'Force Break',
       );
       if (ok !== 'Force Break') return undefined;
     }
     force = true;
   }
+  const cli = rail.native();
+  if (!cli) return undefined;
   try {
-    const broken = await breakLockAndLog(loc, session, force, { command: `vscode: rail lock --break${force ? ' --force' : ''}` });
+    const broken = await cli.breakLock(session, force);
+    rail.noteSpawn(cli);
     const message = broken ? `Rail: broke the lock held by ${broken.holder}: ${broken.reason}` : 'Rail: the lock was already free.';
     rail.output.warn(message);
     void vscode.window.showInformationMessage(message);
-    return broken ?? null;
+    return broken;
   } catch (e) {
-    void vscode.window.showErrorMessage(`Rail: ${e instanceof Error ? e.message : String(e)}`);
+    rail.report(`lock --break${force ? ' --force' : ''}`, e);
     return undefined;
   } finally {
     await rail.refresh();
@@ -343,35 +397,16 @@ const newStation: Command = async ({ rail }, arg) => {
     if (p === undefined) return undefined;
     paths = splitList(p);
   }
-  // Claim first: a station for a task someone else holds must not be created.
-  const command = `vscode: rail worktree ${task}`;
-  let claimed: MutateResult;
-  try {
-    claimed = await rail.mutate(loc, branch, { op: 'claim', task, paths: paths ?? [], resources: a.resources ?? [], purpose: a.purpose ?? null, lease: rail.config.lease || null }, command);
-  } catch (e) {
-    void vscode.window.showErrorMessage(`Rail: ${e instanceof Error ? e.message : String(e)}`);
-    return undefined;
+  // `rail worktree` claims first (a station for a task someone else holds is never created),
+  // then adds the worktree, and gives the claim back if that fails.
+  const station = { task, dir, base: a.base ?? null, paths: paths ?? [], resources: a.resources ?? [], purpose: a.purpose ?? null, lease: rail.config.lease || null };
+  const made = await rail.run(`worktree ${task}`, (cli) => cli.worktree(station), false);
+  if (made?.ok) {
+    void vscode.window.showInformationMessage(`Rail: ${made.message}.`, 'Open Station').then((pick) => {
+      if (pick) void vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(made.dir), { forceNewWindow: true });
+    });
   }
-  if (!claimed.ok) {
-    await rail.refresh();
-    void vscode.window.showWarningMessage(`Rail: ${claimed.message}`);
-    return claimed;
-  }
-  try {
-    await git(main, ['worktree', 'add', '-b', branch, dir, ...(a.base ? [a.base] : [])]);
-  } catch (e) {
-    // Undo the claim so a failed station does not hold the task.
-    await rail.mutate(loc, branch, { op: 'release', task, touched: [] }, command).catch(() => undefined);
-    await rail.refresh();
-    void vscode.window.showErrorMessage(`Rail: creating the worktree: ${e instanceof Error ? e.message : String(e)}`);
-    return undefined;
-  }
-  await rail.refresh();
-  rail.output.info(`station ready: ${dir} on branch ${branch}`);
-  void vscode.window.showInformationMessage(`Rail: station ready: ${dir} on branch ${branch}.`, 'Open Station').then((pick) => {
-    if (pick) void vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(dir), { forceNewWindow: true });
-  });
-  return { ...claimed, dir };
+  return made;
 };
 
 const openLog: Command = async ({ rail }) => {
@@ -414,11 +449,65 @@ const whoHolds: Command = async ({ rail }, arg) => {
   return answers;
 };
 
+/**
+ * Install CLI for Terminals and Agents: agents' hooks, git hooks and terminals run `rail` by
+ * name, so the binary this package carries is copied where PATH can find it. Returns where it
+ * went and whether that folder is on PATH (the tests read it).
+ */
+const installCli: Command = async ({ rail }, arg) => {
+  const source = bundledBinary(rail.extension.extensionPath);
+  if (!fs.existsSync(source)) {
+    void vscode.window.showErrorMessage(
+      `Rail: this copy of the extension carries no rail binary for ${process.platform}-${process.arch}; install the CLI with \`cargo install --path cli\` from the Rail repository.`,
+    );
+    return undefined;
+  }
+  const place = installPlace(process.platform, process.env, os.homedir());
+  // A copy can fail (a read-only home; on Windows, a rail.exe that is running): say so plainly.
+  const copy = (replace: boolean): ReturnType<typeof copyCli> | undefined => {
+    try {
+      return copyCli(source, place, replace);
+    } catch (e) {
+      const message = `could not install rail at ${place.file}: ${e instanceof Error ? e.message : String(e)}`;
+      rail.output.error(message);
+      void vscode.window.showErrorMessage(`Rail: ${message}`);
+      return undefined;
+    }
+  };
+  let outcome = copy(false);
+  if (!outcome) return undefined;
+  if (outcome.kind === 'occupied') {
+    const confirmed = isObject(arg) && arg.replace === true;
+    const ok = confirmed
+      ? 'Replace'
+      : await vscode.window.showWarningMessage(
+          `${place.file} exists and is not this extension's rail. Replace it?`,
+          { modal: true, detail: 'It will be overwritten by the rail binary this extension carries.' },
+          'Replace',
+        );
+    if (ok !== 'Replace') return undefined;
+    outcome = copy(true);
+    if (!outcome) return undefined;
+  }
+  const inPath = onPath(place.dir, process.platform, process.env);
+  const what = outcome.kind === 'current' ? `rail is already installed at ${outcome.file}` : `installed rail at ${outcome.file}`;
+  rail.output.info(what);
+  if (inPath) {
+    void vscode.window.showInformationMessage(`Rail: ${what}; terminals and agents can run \`rail\`.`);
+  } else {
+    const advice = pathAdvice(place.dir, process.platform);
+    rail.output.warn(advice);
+    void vscode.window.showWarningMessage(`Rail: ${what}. ${advice}`, { modal: false });
+  }
+  return { file: outcome.file, installed: outcome.kind, onPath: inPath };
+};
+
 /** Every command, by id (package.json declares the same ids, with their `when` clauses). */
 export const COMMANDS: Record<string, Command> = {
   'rail.claimTask': claimTask,
   'rail.release': release,
   'rail.renew': renew,
+  'rail.updateClaim': updateClaim,
   'rail.takeOver': takeOver,
   'rail.showBoard': showBoard,
   'rail.validate': validate,
@@ -429,4 +518,5 @@ export const COMMANDS: Record<string, Command> = {
   'rail.openLog': openLog,
   'rail.refresh': refresh,
   'rail.whoHolds': whoHolds,
+  'rail.installCli': installCli,
 };

@@ -15,6 +15,8 @@ export interface RailConfig {
   editWarnings: boolean;
   /** `rail.sharedFetchInterval`: seconds between fetches of a shared rail; 0: only on request. */
   sharedFetchInterval: number;
+  /** `rail.path`: the `rail` binary to run, or empty for the bundled one (else PATH). */
+  path: string;
 }
 
 export function readConfig(): RailConfig {
@@ -26,5 +28,6 @@ export function readConfig(): RailConfig {
     railDirectory: c.get<string>('railDirectory', '').trim(),
     editWarnings: c.get<boolean>('editWarnings', true),
     sharedFetchInterval: Math.max(0, c.get<number>('sharedFetchInterval', 60)),
+    path: c.get<string>('path', '').trim(),
   };
 }

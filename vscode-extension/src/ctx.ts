@@ -3,30 +3,26 @@
 // bar, webview) subscribe to `onDidChange` and show what the snapshot holds; none of them reads
 // files or computes a state itself.
 //
-// A rail shared through a git remote (host/shared.ts) is shown from its mirror in the main
-// checkout, like any rail. The mirror is brought up to date from the remote on explicit Refresh,
-// on the periodic fetch timer (watchers.ts) and by every mutation — never on a file event, since
-// the mirror's own writes are file events.
+// Reads are in-process: the files (host/store.ts, no lock), the facts, and core's board from the
+// wasm build. Writes are not: every change runs the `rail` binary (host/native.ts), which owns
+// the lock, the journal and the shared remote; the board is read again after it.
+//
+// A rail shared through a git remote is shown from its mirror in the main checkout, like any
+// rail. The mirror is brought up to date by `rail sync` on explicit Refresh and on the periodic
+// fetch timer (watchers.ts), and by every change — never on a file event, since the mirror's own
+// writes are file events.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 import { readConfig, type RailConfig } from './config';
-import {
-  core,
-  type Board,
-  type BoardClaim,
-  type Facts,
-  type FileScope,
-  type RailTexts,
-  type Request,
-} from './host/core';
+import { core, type Board, type BoardClaim, type Facts, type FileScope, type RailTexts } from './host/core';
 import { baseFacts, boardWithProcesses, type RailLocation } from './host/facts';
-import { inspect } from './host/lock';
-import { mutate, type MutateResult } from './host/mutate';
+import { forgetGitAnswers } from './host/git';
+import { NativeRail, RailError, resolveRail } from './host/native';
 import { discover, headBranch, mainCheckout } from './host/repo';
-import { lastSynced, remoteOf, SharedError, syncShared, withPushedCommits, type SharedInfo } from './host/shared';
+import { lastSynced, remoteOf, withPushedCommits, type SharedInfo } from './host/shared';
 import { CLAIMS_MD, RailStore } from './host/store';
 
 /** One consistent view of the rail: the texts read, the facts observed, core's board. */
@@ -43,6 +39,13 @@ export interface Snapshot {
   shared?: SharedInfo;
 }
 
+/** What every operation of the CLI answers, done or refused. */
+export interface Outcome {
+  ok: boolean;
+  message: string;
+  notes: string[];
+}
+
 export interface RefreshOptions {
   /** A shared rail: fetch it from the remote and mirror it first (`rail sync`). */
   fetch?: boolean;
@@ -55,6 +58,8 @@ export interface Stats {
   firstBoardMs: number | undefined;
   /** Durations of the latest refreshes (newest last). */
   refreshMs: number[];
+  /** How long the latest `rail` children ran, spawn to exit (newest last). */
+  spawnMs: number[];
 }
 
 export class RailContext implements vscode.Disposable {
@@ -66,7 +71,7 @@ export class RailContext implements vscode.Disposable {
   config: RailConfig = readConfig();
   location: RailLocation | undefined;
   snapshot: Snapshot | undefined;
-  readonly stats: Stats = { activationMs: 0, firstBoardMs: undefined, refreshMs: [] };
+  readonly stats: Stats = { activationMs: 0, firstBoardMs: undefined, refreshMs: [], spawnMs: [] };
   private readonly activatedAt: number;
 
   private running: Promise<void> | undefined;
@@ -79,6 +84,7 @@ export class RailContext implements vscode.Disposable {
   private scopeCache = new Map<string, FileScope>();
   private warnedBadThreshold = '';
   private lastError = '';
+  private lastMissing = '';
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.activatedAt = performance.now();
@@ -199,16 +205,19 @@ export class RailContext implements vscode.Disposable {
     }
     const started = performance.now();
     try {
-      // Whether the rail is shared is asked every time (`git config` may change any moment), but
-      // alongside the reads, so a local rail pays nothing for it.
+      // Explicit Refresh (and the shared rail's timer) asks git everything again; other
+      // refreshes reuse what git said while the files it read are unchanged (host/git.ts).
+      const fetch = this.fetchWanted;
+      this.fetchWanted = false;
+      if (fetch) forgetGitAnswers();
+      // Whether the rail is shared is asked alongside the reads, so a local rail pays nothing.
       const shared = remoteOf(loc);
-      if (this.fetchWanted) {
-        this.fetchWanted = false;
+      if (fetch) {
         const remote = await shared;
         if (remote !== undefined) await this.sync(loc, remote);
       }
       const store = new RailStore(loc.root);
-      const [texts, local, remote] = await Promise.all([store.read(false), baseFacts(loc, { commits: true, worktrees: true }), shared]);
+      const [texts, local, remote] = await Promise.all([store.read(), baseFacts(loc, { commits: true, worktrees: true }), shared]);
       const facts0 = remote !== undefined ? await withPushedCommits(loc, remote, local) : local;
       const coreTexts = this.withThreshold(texts);
       const { board, facts } = boardWithProcesses(coreTexts, facts0);
@@ -222,7 +231,7 @@ export class RailContext implements vscode.Disposable {
       this.stats.refreshMs.push(ms);
       if (this.stats.refreshMs.length > 50) this.stats.refreshMs.shift();
       this.stats.firstBoardMs ??= performance.now() - this.activatedAt;
-      this.updateContextKeys(board);
+      this.updateContextKeys(board, store);
       this.changed.fire(this.snapshot);
       this.lastError = '';
     } catch (e) {
@@ -243,25 +252,29 @@ export class RailContext implements vscode.Disposable {
    * still the best there is to show.
    */
   private async sync(loc: RailLocation, remote: string): Promise<void> {
+    const rail = this.native(loc);
+    if (!rail) return;
     this.lastFetchAt = Date.now();
     try {
-      const { notes } = await syncShared(loc, remote, this.session ?? 'sync', { command: 'vscode: rail sync' });
+      const { notes } = await rail.sync(this.session);
+      this.noteSpawn(rail);
       for (const note of notes) this.output.warn(note);
       if (this.fetchError) this.output.info(`fetched the shared rail from ${remote} again`);
       this.fetchError = undefined;
     } catch (e) {
-      const message = e instanceof SharedError ? e.detail : e instanceof Error ? e.message : String(e);
+      const message = e instanceof Error ? e.message : String(e);
       if (this.fetchError?.message !== message) this.output.warn(`could not fetch the shared rail from ${remote}: ${message}`);
       this.fetchError = { remote, message };
     }
   }
 
-  private updateContextKeys(board: Board): void {
+  private updateContextKeys(board: Board, store: RailStore): void {
     const me = this.session;
     const set = (key: string, value: boolean): Thenable<unknown> => vscode.commands.executeCommand('setContext', key, value);
     void set('rail.hasMyClaims', board.claims.some((c) => c.session === me && c.task !== undefined));
     void set('rail.hasStaleClaims', board.claims.some((c) => c.state === 'stale' && c.session !== me && c.task !== undefined));
-    void set('rail.lockHeld', this.location ? inspect(this.location.root) !== undefined : false);
+    // Only whether the lock file is there; who holds it and whether it may be broken is `rail lock`'s.
+    void set('rail.lockHeld', store.lockPresent());
   }
 
   /**
@@ -297,59 +310,80 @@ export class RailContext implements vscode.Disposable {
   }
 
   /**
-   * Changes the rail: one operation under the lock, planned by core. Shows the outcome, logs it,
-   * refreshes, and returns it (the integration tests read it).
+   * The `rail` binary for this rail (`rail.path`, else the bundled one, else PATH), run in the
+   * workspace folder. `undefined` after saying, once per distinct problem, why there is none.
    */
-  async run(request: Request): Promise<MutateResult | undefined> {
-    const loc = this.location;
-    const session = this.requireSession();
-    if (!loc || !session) return undefined;
-    const command = `vscode: rail ${request.op} ${request.task}`;
-    let result: MutateResult | undefined;
+  native(loc: RailLocation | undefined = this.location): NativeRail | undefined {
+    if (!loc) return undefined;
     try {
-      result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: `Rail: ${request.op} ${request.task}` },
-        () => this.mutate(loc, session, request, command),
-      );
+      const binary = resolveRail({ setting: this.config.path, extensionDir: this.extension.extensionPath });
+      this.lastMissing = '';
+      return new NativeRail(binary, loc.repo?.worktree ?? loc.root, loc.root);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
-      this.output.error(`${command}: ${message}`);
-      void vscode.window.showErrorMessage(`Rail: ${message}`);
+      this.output.error(message);
+      if (message !== this.lastMissing) {
+        this.lastMissing = message;
+        void vscode.window.showErrorMessage(`Rail: ${message}`);
+      }
+      return undefined;
+    }
+  }
+
+  /** Records how long the latest child ran (the measurements). */
+  noteSpawn(rail: NativeRail): void {
+    this.stats.spawnMs.push(rail.lastRunMs);
+    if (this.stats.spawnMs.length > 50) this.stats.spawnMs.shift();
+  }
+
+  /**
+   * Changes the rail: one operation through the `rail` binary. Shows the outcome (a refusal
+   * with the holder core named), logs it, refreshes, and returns it (the integration tests read
+   * it). `undefined` when it could not be done at all (the error is shown). `announce: false`:
+   * the caller says what was done itself (with buttons of its own).
+   */
+  async run<R extends Outcome>(label: string, op: (rail: NativeRail) => Promise<R>, announce = true): Promise<R | undefined> {
+    const loc = this.location;
+    const rail = this.native(loc);
+    if (!loc || !rail) return undefined;
+    let result: R;
+    try {
+      result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Rail: ${label}` }, () => op(rail));
+      this.noteSpawn(rail);
+      // A change on a shared rail went through its remote: the remote answered.
+      if (this.snapshot?.shared) this.fetchError = undefined;
+    } catch (e) {
+      this.report(label, e);
       return undefined;
     } finally {
       await this.refresh();
     }
+    if (announce || !result.ok) this.show(label, result);
+    else this.output.info(`${label}: ${result.message}`);
+    return result;
+  }
+
+  /** Says what an operation did: notes, then the plan's message or the refusal. */
+  show(label: string, result: Outcome): void {
     for (const note of result.notes) {
       this.output.warn(note);
       void vscode.window.showInformationMessage(`Rail: ${note}`);
     }
     if (result.ok) {
-      this.output.info(`${command}: ${result.plan.message}`);
-      void vscode.window.showInformationMessage(`Rail: ${result.plan.message}`);
+      this.output.info(`${label}: ${result.message}`);
+      void vscode.window.showInformationMessage(`Rail: ${result.message}`);
     } else {
-      this.output.warn(`${command}: refused: ${result.message}`);
+      this.output.warn(`${label}: refused: ${result.message}`);
       void vscode.window.showWarningMessage(`Rail: ${result.message}`);
     }
-    return result;
   }
 
-  /**
-   * One operation through host/mutate (local, or on the shared rail's remote). A shared
-   * mutation fetches first, so it also tells whether the remote answers: the views' "stale"
-   * follows it.
-   */
-  async mutate(loc: RailLocation, session: string, request: Request, command: string): Promise<MutateResult> {
-    const remote = this.snapshot?.shared?.remote;
-    if (remote !== undefined) this.lastFetchAt = Date.now();
-    try {
-      const result = await mutate(loc, session, request, { command });
-      if (remote !== undefined) this.fetchError = undefined;
-      return result;
-    } catch (e) {
-      if (remote !== undefined && e instanceof SharedError && e.kind === 'unreachable') {
-        this.fetchError = { remote, message: e.detail };
-      }
-      throw e;
-    }
+  /** Says why an operation failed (the CLI's own words; bad input and environment alike). */
+  report(label: string, e: unknown): void {
+    const message = e instanceof Error ? e.message : String(e);
+    const kind = e instanceof RailError ? ` (exit ${e.code})` : '';
+    this.output.error(`${label}${kind}: ${message}`);
+    if (e instanceof RailError && e.stderr.trim()) this.output.error(e.stderr.trim());
+    void vscode.window.showErrorMessage(`Rail: ${message}`);
   }
 }

@@ -21,6 +21,12 @@ export class EditWarnings implements vscode.Disposable {
     this.subscription.dispose();
   }
 
+  /** Has something been said about this file (without saying anything)? For tests. */
+  said(uri: vscode.Uri): boolean {
+    const rel = repoRelative(this.ctx, uri);
+    return rel !== undefined && this.shown.has(rel);
+  }
+
   /** Looks at one edited file; returns what was said (for tests), or undefined. */
   check(uri: vscode.Uri): string | undefined {
     if (!this.ctx.config.editWarnings) return undefined;

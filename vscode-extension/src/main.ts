@@ -1,6 +1,7 @@
 // Activation: build the context object, hang every feature off it, register the commands, and
 // start the first refresh without waiting for it (the views fill in when it lands).
 
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 import { readTree, type RailApi } from './api';
@@ -9,6 +10,7 @@ import { BoardPanel } from './boardWebview';
 import { COMMANDS, type CommandContext } from './commands';
 import { RailContext } from './ctx';
 import { HeldFileDecorations } from './decorations';
+import { resolveRail } from './host/native';
 import { RailDiagnostics } from './diagnostics';
 import { EditWarnings } from './editWarnings';
 import { ResourcesTree } from './resourcesTree';
@@ -16,6 +18,26 @@ import { SessionsTree } from './sessionsTree';
 import { SharedBoardNote } from './sharedView';
 import { RailStatusBar } from './statusBar';
 import { RailWatchers } from './watchers';
+
+/**
+ * Integrated terminals get the folder of the `rail` the extension runs (bundled, or `rail.path`)
+ * in front of PATH, so `rail board` in a terminal is the same binary as the extension's. `rail`
+ * found on PATH already needs nothing.
+ */
+function shareBinaryWithTerminals(extension: vscode.ExtensionContext, rail: RailContext): void {
+  const env = extension.environmentVariableCollection;
+  env.clear();
+  let dir: string | undefined;
+  try {
+    const binary = resolveRail({ setting: rail.config.path, extensionDir: extension.extensionPath });
+    if (binary.source !== 'path') dir = path.dirname(binary.path);
+  } catch {
+    dir = undefined; // said when a command needs the binary, not at every start
+  }
+  if (dir === undefined) return;
+  env.description = `Puts the rail CLI the Rail extension uses (${dir}) on PATH.`;
+  env.prepend('PATH', `${dir}${path.delimiter}`);
+}
 
 export function activate(extension: vscode.ExtensionContext): RailApi {
   const rail = new RailContext(extension);
@@ -56,6 +78,7 @@ export function activate(extension: vscode.ExtensionContext): RailApi {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('rail')) return;
       rail.locate();
+      shareBinaryWithTerminals(extension, rail);
       watchers.start();
       void rail.refresh();
     }),
@@ -66,6 +89,7 @@ export function activate(extension: vscode.ExtensionContext): RailApi {
     }),
   );
 
+  shareBinaryWithTerminals(extension, rail);
   watchers.start();
   const ready = rail.refresh();
   rail.markActivated();
@@ -75,17 +99,20 @@ export function activate(extension: vscode.ExtensionContext): RailApi {
     snapshot: () => rail.snapshot,
     refresh: (opts) => rail.refresh(opts),
     session: () => rail.session,
-    stats: () => ({ ...rail.stats, refreshMs: [...rail.stats.refreshMs] }),
+    stats: () => ({ ...rail.stats, refreshMs: [...rail.stats.refreshMs], spawnMs: [...rail.stats.spawnMs] }),
     tree: (view) =>
       view === 'board' ? readTree(boardTree) : view === 'resources' ? readTree(resourcesTree) : readTree(sessionsTree),
     decoration: async (uri) => (await decorations.provideFileDecoration(uri)) ?? undefined,
     editWarning: (uri) => editWarnings.check(uri),
+    editWarned: (uri) => editWarnings.said(uri),
     statusText: () => statusBar.item.text,
     statusTooltip: () => {
       const tip = statusBar.item.tooltip;
       return tip === undefined ? '' : typeof tip === 'string' ? tip : tip.value;
     },
     boardNote: () => ({ description: boardView.description ?? '', message: boardView.message ?? '' }),
+    railBinary: () => rail.native()?.binary,
+    terminalPathPrefix: () => extension.environmentVariableCollection.get('PATH')?.value,
   };
 }
 

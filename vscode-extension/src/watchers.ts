@@ -20,7 +20,9 @@ const MAX_TICK_MS = 60_000;
 /** A shared rail is not fetched more often than this, whatever the setting says. */
 const MIN_FETCH_MS = 5_000;
 
-const RAIL_NAMES = new Set(['claims.md', 'claims.log', 'rail.yaml', 'claims', 'claims.md.lock']);
+// claims.md.journal: its removal ends every write of the CLI's, so the board a read during a
+// write could not settle on (host/store.ts) is read again then.
+const RAIL_NAMES = new Set(['claims.md', 'claims.log', 'rail.yaml', 'claims', 'claims.md.lock', 'claims.md.journal']);
 
 export class RailWatchers implements vscode.Disposable {
   private watchers: fs.FSWatcher[] = [];

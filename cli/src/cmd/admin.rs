@@ -310,14 +310,28 @@ pub fn lock(ctx: &Ctx, break_lock: bool, force: bool) -> Result<(), Fail> {
     let session = ctx.session().unwrap_or_else(|_| "unknown".into());
     match lock::break_on_request(&ctx.rail.root, force, &session) {
         Ok(None) => {
-            println!("the rail lock is free; nothing to break");
+            if ctx.json {
+                println!("{}", serde_json::json!({ "ok": true, "broken": null }));
+            } else {
+                println!("the rail lock is free; nothing to break");
+            }
             Ok(())
         }
         Ok(Some(broken)) => {
-            println!(
-                "broke the lock held by {}: {}",
-                broken.holder, broken.reason
-            );
+            if ctx.json {
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "ok": true,
+                        "broken": { "holder": broken.holder, "reason": broken.reason }
+                    })
+                );
+            } else {
+                println!(
+                    "broke the lock held by {}: {}",
+                    broken.holder, broken.reason
+                );
+            }
             // Record it, under the lock like every other log line.
             let held = ctx.lock(&session)?;
             let line = LogEntry::new(ctx.now, Event::LockBroken, None, Some(&session))

@@ -311,7 +311,15 @@ pub fn worktree(
         branch: None,
         ..req
     };
-    mutate(ctx, &branch, Request::Claim(branch_for_claim))?;
+    // With --json, stdout carries one document: the station's, printed once it exists (or the
+    // refusal or error, from main) — never the claim's plan followed by a worktree error.
+    mutate_with_log(
+        ctx,
+        &branch,
+        Request::Claim(branch_for_claim),
+        Vec::new(),
+        !ctx.json,
+    )?;
     let dir_s = dir.display().to_string();
     let mut git_args = vec!["worktree", "add", "-b", branch.as_str(), dir_s.as_str()];
     if let Some(b) = base {
@@ -319,7 +327,7 @@ pub fn worktree(
     }
     if let Err(e) = git::run(&main, &git_args) {
         // Undo the claim so a failed station does not hold the task.
-        let _ = mutate(
+        let _ = mutate_with_log(
             ctx,
             &branch,
             Request::Release {
@@ -327,10 +335,21 @@ pub fn worktree(
                 touched: Vec::new(),
                 done: false,
             },
+            Vec::new(),
+            !ctx.json,
         );
         return Err(Fail::env(format!("creating the worktree: {e}")));
     }
-    if !ctx.json {
+    if ctx.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "ok": true, "task": task, "dir": dir_s, "branch": branch,
+                "message": format!("station ready: {dir_s} on branch {branch}")
+            }))
+            .unwrap_or_default()
+        );
+    } else {
         println!("station ready: {dir_s} on branch {branch}");
         println!("work there: cd {dir_s}");
     }

@@ -1,8 +1,9 @@
 // rail-core, compiled to WebAssembly (wasm/pkg/node, built by scripts/build-wasm.sh).
 //
-// Every decision the extension shows — a claim's state, its lease text, a conflict, a scope class,
-// whether a lock may be broken — comes from here. The extension gathers texts and facts, calls
-// one of these functions and shows the answer; it never recomputes one.
+// Every decision the board shows — a claim's state, its lease text, a conflict, a scope class —
+// comes from here, in-process. The extension gathers texts and facts, calls one of these
+// functions and shows the answer; it never recomputes one. Plans, refusals and lock verdicts come
+// from the same core through the `rail` binary (native.ts), typed with these same types.
 //
 // The types are the ones generated from the Rust structs (wasm/types/rail.d.ts, embedded in the
 // package's .d.ts), so a change on the Rust side is a compile error here, not a silent mismatch.
@@ -12,27 +13,18 @@ export type {
   BoardClaim,
   Conflict,
   Facts,
-  FileEdits,
   FileScope,
   FileText,
-  Freshness,
-  FreshnessFacts,
-  Holder,
   Located,
-  LockFacts,
   LockRecord,
-  LockState,
   LockVerdict,
   Plan,
-  PlanOutcome,
   RailTexts,
   Refusal,
-  Request,
   ResourceUse,
   ScopeReport,
   SessionView,
   Severity,
-  State,
   Who,
   Worktree,
 } from '../../../wasm/pkg/node/rail_wasm';

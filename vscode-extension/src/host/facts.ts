@@ -3,7 +3,7 @@
 // mean for a lease is core's business.
 
 import { core, type Board, type Facts, type RailTexts } from './core';
-import { branchCommitTimes } from './git';
+import { branchCommitTimes, memoized, refsStamp } from './git';
 import { hostname, pidAlive } from './proc';
 import { headBranch, worktrees, type Repo } from './repo';
 
@@ -28,7 +28,9 @@ export interface FactOptions {
 export async function baseFacts(loc: RailLocation, opts: FactOptions): Promise<Facts> {
   const facts: Facts = { now: (opts.now ?? new Date()).toISOString(), host: hostname() };
   if (opts.commits && loc.repo) {
-    facts.commits = await branchCommitTimes(loc.root, headBranch(loc.repo.commonDir));
+    const base = headBranch(loc.repo.commonDir);
+    const stamp = refsStamp(loc.repo.commonDir);
+    facts.commits = await memoized(`commits:${loc.root}:${base ?? ''}`, stamp, () => branchCommitTimes(loc.root, base));
   }
   if (opts.worktrees && loc.repo) {
     facts.worktrees = worktrees(loc.repo).map((w) => (w.branch === undefined ? { path: w.path } : { path: w.path, branch: w.branch }));

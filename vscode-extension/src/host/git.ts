@@ -1,7 +1,10 @@
 // The git commands the extension runs, the same ones the CLI runs (cli/src/git.rs): commit times
-// for leases, the session's changed files for scope and release, and `worktree add` for stations.
+// for leases (local and pushed branches) and the session's changed files for Check My Changes.
 
 import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 export class GitError extends Error {}
 
@@ -88,4 +91,114 @@ export async function sessionChanges(worktree: string, base: string | undefined)
   }
   const untracked = await git(worktree, ['ls-files', '--others', '--exclude-standard', '-z']);
   return [...new Set([...nulList(diff), ...nulList(untracked)])].sort();
+}
+
+/**
+ * Time of the last commit of each branch as the remote has it (the remote-tracking refs), for
+ * the branches with commits not on the remote's main branch: on a shared rail a session keeps its
+ * claim across machines by pushing. One `git for-each-ref` with `ahead-behind`; nothing if that
+ * fails.
+ */
+export async function remoteCommitTimes(dir: string, remote: string): Promise<Record<string, string>> {
+  let base = `${remote}/main`;
+  try {
+    base = (await git(dir, ['symbolic-ref', '--short', `refs/remotes/${remote}/HEAD`])).trim() || base;
+  } catch {
+    // No remote HEAD recorded (a clone of an empty remote, a remote added later): assume main.
+  }
+  const prefix = `refs/remotes/${remote}/`;
+  let out: string;
+  try {
+    out = await git(dir, ['for-each-ref', `--format=%(refname)%00%(committerdate:unix)%00%(ahead-behind:${base})`, prefix]);
+  } catch {
+    return {};
+  }
+  const times: Record<string, string> = {};
+  for (const row of out.split('\n')) {
+    const [ref, secs, aheadBehind] = row.split('\0');
+    if (ref === undefined || !ref.startsWith(prefix) || secs === undefined) continue;
+    const branch = ref.slice(prefix.length);
+    if (branch === 'HEAD') continue;
+    const seconds = Number(secs.trim());
+    const ahead = Number((aheadBehind ?? '').trim().split(/\s+/)[0]);
+    if (!Number.isSafeInteger(seconds) || !Number.isFinite(ahead) || ahead === 0) continue;
+    times[branch] = new Date(seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+  }
+  return times;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Answers git gives from files that have not changed are asked once.
+//
+// A refresh follows every change of claims.md, yet what git says — commit times per branch,
+// whether the rail is shared — depends only on the repository's refs and config. Each answer is
+// kept with a stamp of the files it depends on (paths, sizes, mtimes) and asked again only when
+// the stamp changes, so a steady-state refresh starts no process at all. Explicit Refresh
+// forgets everything (`forgetGitAnswers`).
+
+const answers = new Map<string, { stamp: string; value: Promise<unknown> }>();
+
+/** `compute()` again only when `stamp` differs from the last one under `key` (`undefined`: always). */
+export function memoized<T>(key: string, stamp: string | undefined, compute: () => Promise<T>): Promise<T> {
+  if (stamp === undefined) return compute();
+  const have = answers.get(key);
+  if (have && have.stamp === stamp) return have.value as Promise<T>;
+  const value = compute();
+  answers.set(key, { stamp, value });
+  // A failed answer is not kept: the next call asks again.
+  value.catch(() => {
+    if (answers.get(key)?.value === value) answers.delete(key);
+  });
+  return value;
+}
+
+export function forgetGitAnswers(): void {
+  answers.clear();
+}
+
+function fileStamp(file: string): string {
+  try {
+    const s = fs.statSync(file, { bigint: true });
+    return `${s.size}:${s.mtimeNs}:${s.ino}`;
+  } catch {
+    return '-';
+  }
+}
+
+function walkRefs(dir: string, rel: string, out: string[]): void {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) walkRefs(p, `${rel}/${e.name}`, out);
+    else out.push(`${rel}/${e.name}=${fileStamp(p)}`);
+  }
+}
+
+/**
+ * The state of a repository's branches as files: HEAD, packed-refs and every loose ref under
+ * refs/heads and refs/remotes. `undefined` when refs are not plain files (the reftable backend):
+ * then git is asked every time.
+ */
+export function refsStamp(commonDir: string): string | undefined {
+  if (!fs.existsSync(path.join(commonDir, 'refs', 'heads'))) return undefined;
+  const parts = [`HEAD=${fileStamp(path.join(commonDir, 'HEAD'))}`, `packed-refs=${fileStamp(path.join(commonDir, 'packed-refs'))}`];
+  walkRefs(path.join(commonDir, 'refs', 'heads'), 'refs/heads', parts);
+  walkRefs(path.join(commonDir, 'refs', 'remotes'), 'refs/remotes', parts);
+  return parts.join('\n');
+}
+
+/** The git configuration files `git config` reads for a repository, as a stamp. */
+export function configStamp(commonDir: string | undefined): string {
+  const home = os.homedir();
+  const files = [
+    commonDir === undefined ? undefined : path.join(commonDir, 'config'),
+    path.join(home, '.gitconfig'),
+    path.join(process.env.XDG_CONFIG_HOME ?? path.join(home, '.config'), 'git', 'config'),
+  ];
+  return files.map((f) => (f === undefined ? 'none' : `${f}=${fileStamp(f)}`)).join('\n');
 }

@@ -1,7 +1,6 @@
-// Facts about processes on this machine: who we are, and whether a recorded owner still runs.
-// These are observations for core (lock verdicts, claims with `pid:`), never verdicts themselves.
+// Facts about processes on this machine: who we are, and whether a process a claim names
+// (`pid: 4242@devbox`) still runs. Observations for core, never verdicts.
 
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 
 /** This machine's name, as lock records and `pid@host` claim fields spell it (uname nodename). */
@@ -9,48 +8,22 @@ export function hostname(): string {
   return os.hostname();
 }
 
-/** Fields of /proc/<pid>/stat after the command name (which may itself contain spaces and ')'). */
-function statFields(pid: number): string[] | undefined {
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const close = stat.lastIndexOf(')');
-  if (close < 0) return undefined;
-  return stat.slice(close + 1).trim().split(/\s+/);
-}
-
 /**
- * The kernel's start time of a process (clock ticks since boot, field 22 of /proc/<pid>/stat), so
- * a pid reused by a later process is not taken for the recorded owner.
+ * Is `pid` alive on this host? `process.kill(pid, 0)` asks without signalling, on every platform
+ * Node runs on (Windows included): no such process → dead; it exists (even if owned by another
+ * user: EPERM) → alive. Anything else cannot be told, and is `undefined` — never guessed. What
+ * this cannot see: a zombie (exited, not yet reaped by its parent) counts as alive until reaped,
+ * and a pid reused by a later process counts as the claim's owner (claims record no start time).
  */
-export function procStart(pid: number): number | undefined {
-  const field = statFields(pid)?.[19];
-  if (field === undefined) return undefined;
-  const n = Number(field);
-  return Number.isSafeInteger(n) ? n : undefined;
-}
-
-/**
- * Is `pid` alive on this host? A zombie (killed, not yet reaped) is dead; a pid now used by a
- * process that started at another time than `started` is dead. `undefined` if it cannot be told.
- */
-export function pidAlive(pid: number, started?: number | null): boolean | undefined {
+export function pidAlive(pid: number): boolean | undefined {
   if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
   try {
     process.kill(pid, 0);
+    return true;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ESRCH') return false;
-    if (code !== 'EPERM') return undefined; // EPERM: it exists, owned by someone else
+    if (code === 'EPERM') return true;
+    return undefined;
   }
-  const fields = statFields(pid);
-  if (fields?.[0] === 'Z') return false;
-  if (started !== undefined && started !== null) {
-    const actual = procStart(pid);
-    if (actual !== undefined && actual !== started) return false;
-  }
-  return true;
 }

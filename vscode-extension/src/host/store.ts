@@ -1,27 +1,39 @@
-// Reading the rail's files, and writing changes to them crash-safely (cli/src/store.rs).
+// Reading the rail's files for the board, in-process and without the lock.
 //
-// claims.md is changed in place, never replaced: a `flock claims.md …` waiter holds a lock on the
-// inode it opened, and replacing the file would hand newcomers a different inode (the same task
-// claimed twice). In-place writes are made crash-safe by the redo journal: before touching any
-// file, the full new contents and the log lines to append go to `claims.md.journal`; then the
-// files are written; then the journal is removed. Whoever takes the lock next replays a complete
-// journal or drops an incomplete one, so after a SIGKILL anywhere the rail is old or new, never torn.
+// Only the `rail` binary writes (host/native.ts). It rewrites claims.md in place under its lock,
+// with its redo journal (`claims.md.journal`) present from before the first byte changes until
+// after the last; the seed's one-liner appends a line under `flock`. Taking the lock to read
+// would need `flock(1)` (or a native addon) and would stall the views behind every writer, so the
+// reader does without it and guards against seeing a write half done instead:
+//
+//   - the journal exists before or after the read: a write is under way (or crashed) — read again;
+//   - claims.md's inode, size or mtime differ before and after the read, or fewer bytes came back
+//     than stat said: it changed while being read — read again;
+//
+// a few times, a little apart. If it never settles (a writer that crashed and left its journal,
+// a rail written continuously), the last read is shown: every write ends in a file event (the
+// journal removed, claims.md changed), and that event refreshes the board again. mtime is coarse
+// on some file systems, so a write of the same size inside one tick can slip past the stat check —
+// but not past the journal check, since Rail's writes keep the journal for their whole duration.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { core, type FileEdits, type FileText, type RailTexts } from './core';
-import { readShared } from './flock';
-import { parseJournal, renderJournal, type JournalEntry } from './journal';
+import type { FileText, RailTexts } from './core';
 
 export const CLAIMS_MD = 'claims.md';
 export const CLAIMS_DIR = 'claims';
 export const LOG_FILE = 'claims.log';
 export const CONFIG_FILE = 'rail.yaml';
 export const JOURNAL = 'claims.md.journal';
+export const LOCK_NAME = 'claims.md.lock';
 
 /** Largest file Rail reads (bigger ones are refused, never truncated). */
 export const MAX_RAIL_BYTES = 16 * 1024 * 1024;
+
+/** How often a read that saw a write under way is tried again, and the pause before each. */
+const ATTEMPTS = 5;
+const PAUSE_MS = [2, 5, 10, 20];
 
 /** A file of the rail could not be read; `badInput` when it is the file's fault (size, encoding). */
 export class StoreError extends Error {
@@ -36,99 +48,90 @@ export class StoreError extends Error {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-function fsyncWanted(): boolean {
-  return process.env.RAIL_FSYNC === '1';
-}
-
-/** Test hook, as the CLI's `RAIL_TEST_CRASH`: die like SIGKILL at a named point of a write. */
-function crashPoint(name: string): void {
-  if (process.env.RAIL_TEST_CRASH === name) process.kill(process.pid, 'SIGKILL');
-}
-
 function decode(file: string, bytes: Buffer): string {
   try {
-    // ignoreBOM keeps a leading BOM in the text, so an unedited file writes back byte for byte.
+    // ignoreBOM keeps a leading BOM in the text, as the CLI reads it.
     return utf8.decode(bytes);
   } catch {
-    throw new StoreError(file, 'is not valid UTF-8; it was not changed', true);
+    throw new StoreError(file, 'is not valid UTF-8', true);
   }
 }
 
-/**
- * Rewrites an open file in place: from the first changed byte on, then truncates. The inode
- * stays, so everyone who flocks claims.md keeps locking the same file.
- */
-export function writeInPlace(fd: number, next: Buffer): void {
-  const current = readAll(fd);
-  let common = 0;
-  const limit = Math.min(current.length, next.length);
-  while (common < limit && current[common] === next[common]) common++;
-  if (common < next.length) {
-    crashPoint('mid-write');
-    let at = common;
-    while (at < next.length) at += fs.writeSync(fd, next, at, next.length - at, at);
+function statOrUndefined(file: string): fs.BigIntStats | undefined {
+  try {
+    return fs.statSync(file, { bigint: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
   }
-  if (next.length < current.length) fs.ftruncateSync(fd, next.length);
-  if (fsyncWanted()) fs.fsyncSync(fd);
 }
 
-/** The whole file behind `fd`, read by position (the descriptor's offset is never relied on). */
-function readAll(fd: number): Buffer {
-  const size = fs.fstatSync(fd).size;
-  const buf = Buffer.alloc(size);
-  let at = 0;
-  while (at < size) {
-    const n = fs.readSync(fd, buf, at, size - at, at);
-    if (n === 0) break;
-    at += n;
-  }
-  return buf.subarray(0, at);
+function sameFile(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
+  return a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+
+/** What one read of a file saw, and whether it can be trusted to be whole. */
+interface Read {
+  text: FileText | undefined;
+  settled: boolean;
 }
 
 export class RailStore {
+  /** Reads that never settled (for the tests and the output channel). */
+  unsettled = 0;
+
   constructor(readonly root: string) {}
 
   file(name: string): string {
     return path.join(this.root, name);
   }
 
-  private async readFile(name: string, shared: boolean): Promise<FileText | undefined> {
-    const full = this.file(name);
-    let size: number;
-    try {
-      size = fs.statSync(full).size;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new StoreError(name, (e as Error).message, false);
-    }
-    if (size > MAX_RAIL_BYTES) {
-      throw new StoreError(name, `is ${size} bytes, more than the 16 MB Rail reads; it was not changed`, true);
-    }
-    let bytes: Buffer;
-    let mtime: Date;
-    try {
-      if (shared) {
-        const got = await readShared(full);
-        if (got === undefined) return undefined;
-        ({ bytes, mtime } = got);
-      } else {
-        bytes = fs.readFileSync(full);
-        mtime = fs.statSync(full).mtime;
-      }
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new StoreError(name, (e as Error).message, false);
-    }
-    return { path: name, text: decode(name, bytes), modified: mtime.toISOString() };
+  /** Is the rail's lock file there? (The `rail.lockHeld` context key; no verdict is drawn.) */
+  lockPresent(): boolean {
+    return fs.existsSync(this.file(LOCK_NAME));
   }
 
-  /**
-   * Every file of the rail, as core wants them. `locked`: the caller holds the rail lock (no
-   * shared flock needed — it would wait for ourselves — and any journal has been replayed).
-   */
-  async read(locked: boolean): Promise<RailTexts> {
+  private readOnce(name: string, guarded: boolean): Read {
+    const full = this.file(name);
+    const journal = this.file(JOURNAL);
+    try {
+      const journalBefore = guarded && fs.existsSync(journal);
+      const before = statOrUndefined(full);
+      if (before === undefined) return { text: undefined, settled: !journalBefore };
+      if (before.size > BigInt(MAX_RAIL_BYTES)) {
+        throw new StoreError(name, `is ${before.size} bytes, more than the 16 MB Rail reads`, true);
+      }
+      const bytes = fs.readFileSync(full);
+      const after = statOrUndefined(full);
+      const journalAfter = guarded && fs.existsSync(journal);
+      const settled =
+        !journalBefore && !journalAfter && after !== undefined && sameFile(before, after) && BigInt(bytes.length) === after.size;
+      const text: FileText = { path: name, text: decode(name, bytes), modified: new Date(Number(before.mtimeMs)).toISOString() };
+      return { text, settled };
+    } catch (e) {
+      if (e instanceof StoreError) throw e;
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { text: undefined, settled: false };
+      throw new StoreError(name, (e as Error).message, false);
+    }
+  }
+
+  /** One file, read again while a write is seen under way (see the top of this file). */
+  private async readFile(name: string, guarded: boolean): Promise<FileText | undefined> {
+    let read = this.readOnce(name, guarded);
+    for (let attempt = 0; !read.settled && attempt < ATTEMPTS - 1; attempt++) {
+      await new Promise((r) => setTimeout(r, PAUSE_MS[attempt] ?? 20));
+      read = this.readOnce(name, guarded);
+    }
+    if (!read.settled) this.unsettled++;
+    return read.text;
+  }
+
+  /** Every file of the rail, as core wants them. */
+  async read(): Promise<RailTexts> {
+    // claims.md is the file written in place; claim files are replaced by rename (whole, always),
+    // the log only grows and rail.yaml is written by people: one plain read each.
     const [claims, log, config] = await Promise.all([
-      this.readFile(CLAIMS_MD, !locked),
+      this.readFile(CLAIMS_MD, true),
       this.readFile(LOG_FILE, false),
       this.readFile(CONFIG_FILE, false),
     ]);
@@ -136,17 +139,6 @@ export class RailStore {
     if (claims) texts.claims = claims;
     if (log) texts.log = log;
     if (config) texts.config = config;
-    // A reader that finds a crashed writer's complete journal reads what that writer meant to write.
-    if (!locked && claims) {
-      const pending = this.readJournal()?.find((e) => e.kind === 'file' && e.path === CLAIMS_MD);
-      if (pending) {
-        try {
-          claims.text = utf8.decode(pending.bytes);
-        } catch {
-          // keep what is on disk
-        }
-      }
-    }
     let names: string[] = [];
     try {
       names = fs.readdirSync(this.file(CLAIMS_DIR)).filter((n) => n.endsWith('.yaml') || n.endsWith('.yml'));
@@ -158,116 +150,4 @@ export class RailStore {
     texts.claim_files = files.filter((f): f is FileText => f !== undefined);
     return texts;
   }
-
-  private readJournal(): JournalEntry[] | undefined {
-    try {
-      return parseJournal(fs.readFileSync(this.file(JOURNAL)));
-    } catch {
-      return undefined;
-    }
-  }
-
-  /**
-   * Under the lock: finishes or drops a journal a crashed writer left. Returns what was done, for
-   * the log and the user, or `undefined` when there was none.
-   */
-  recover(claimsFd: number): string | undefined {
-    const journal = this.file(JOURNAL);
-    if (!fs.existsSync(journal)) return undefined;
-    const entries = this.readJournal();
-    if (entries) {
-      this.writeEntries(claimsFd, entries);
-      fs.rmSync(journal, { force: true });
-      return 'finished a change interrupted by a crash (replayed claims.md.journal)';
-    }
-    fs.rmSync(journal, { force: true });
-    return 'dropped an incomplete journal left by a crash before any file was changed';
-  }
-
-  /**
-   * Under the lock: applies a plan's edits to the texts they were planned on, and appends the
-   * log lines — journal first, then the files, then the journal goes.
-   */
-  apply(claimsFd: number, texts: RailTexts, edits: readonly FileEdits[], logLines: readonly string[]): void {
-    const entries: JournalEntry[] = [];
-    for (const fe of edits) {
-      if (fe.edits.length === 0) continue;
-      const next = core().applyEdits(textOf(texts, fe.file) ?? '', fe.edits);
-      entries.push({ kind: 'file', path: fe.file, bytes: Buffer.from(next, 'utf8') });
-    }
-    for (const line of logLines) {
-      entries.push({ kind: 'append', path: LOG_FILE, bytes: Buffer.from(`${line}\n`, 'utf8') });
-    }
-    this.journaled(claimsFd, entries);
-  }
-
-  /**
-   * Under the lock: makes the rail's files read exactly `files` (path → text), for the mirror of
-   * a shared rail. Only files that differ from `texts` (read under this lock) are written, through
-   * the journal like any change; files `files` does not name are left alone. Returns the paths
-   * written.
-   */
-  replace(claimsFd: number, texts: RailTexts, files: ReadonlyMap<string, string>): string[] {
-    const entries: JournalEntry[] = [];
-    for (const [file, text] of files) {
-      if (textOf(texts, file) === text) continue;
-      entries.push({ kind: 'file', path: file, bytes: Buffer.from(text, 'utf8') });
-    }
-    this.journaled(claimsFd, entries);
-    return entries.map((e) => e.path);
-  }
-
-  /** Journal first, then the files, then the journal goes. */
-  private journaled(claimsFd: number, entries: readonly JournalEntry[]): void {
-    if (entries.length === 0) return;
-    const journal = this.file(JOURNAL);
-    const fd = fs.openSync(journal, 'w');
-    try {
-      fs.writeSync(fd, renderJournal(entries));
-      if (fsyncWanted()) fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    crashPoint('after-journal');
-    this.writeEntries(claimsFd, entries);
-    fs.rmSync(journal);
-  }
-
-  private writeEntries(claimsFd: number, entries: readonly JournalEntry[]): void {
-    for (const entry of entries) {
-      const target = this.file(entry.path);
-      if (entry.kind === 'file' && entry.path === CLAIMS_MD) {
-        writeInPlace(claimsFd, entry.bytes);
-      } else if (entry.kind === 'file') {
-        // Claim files are nobody's flock target: replace them atomically.
-        fs.mkdirSync(path.dirname(target), { recursive: true });
-        const tmp = target.replace(/\.[^./]*$/, '') + '.yaml.rail-tmp';
-        fs.writeFileSync(tmp, entry.bytes);
-        fs.renameSync(tmp, target);
-      } else {
-        crashPoint('before-log');
-        // Replaying must not append twice.
-        let existing: Buffer | undefined;
-        try {
-          existing = fs.readFileSync(target);
-        } catch {
-          existing = undefined;
-        }
-        if (existing && endsWith(existing, entry.bytes)) continue;
-        fs.appendFileSync(target, entry.bytes);
-      }
-    }
-  }
-}
-
-/** The text of one of the rail's files as read into `texts` (`undefined`: it does not exist). */
-function textOf(texts: RailTexts, file: string): string | undefined {
-  if (file === CLAIMS_MD) return texts.claims?.text;
-  if (file === LOG_FILE) return texts.log?.text;
-  if (file === CONFIG_FILE) return texts.config?.text;
-  return texts.claim_files?.find((f) => f.path === file)?.text;
-}
-
-function endsWith(haystack: Buffer, needle: Buffer): boolean {
-  return needle.length <= haystack.length && haystack.subarray(haystack.length - needle.length).equals(needle);
 }

@@ -24,7 +24,9 @@ import { makeBigWorkspace, makeWorkspace } from '../shared/workspace';
 const CODE_SERVER = path.join(REPO_ROOT, 'node_modules', '.bin', 'code-server');
 const CHROMIUM = process.env.RAIL_CHROMIUM ?? '/usr/bin/chromium';
 const VERSION = (JSON.parse(fs.readFileSync(path.join(EXTENSION_DIR, 'package.json'), 'utf8')) as { version: string }).version;
-const VSIX = path.join(EXTENSION_DIR, `rail-vscode-${VERSION}.vsix`);
+/** This machine's platform package (scripts/test.sh names it), which carries bin/rail. */
+const TARGET = process.env.RAIL_VSIX_TARGET ?? 'linux-x64';
+const VSIX = path.join(EXTENSION_DIR, `rail-vscode-${VERSION}-${TARGET}.vsix`);
 const ARTIFACTS = path.join(REPO_ROOT, 'artifacts', 'vscode');
 
 let root = '';
@@ -85,13 +87,21 @@ before(async () => {
   const common = ['--user-data-dir', userData, '--extensions-dir', extensions, '--config', config];
   const install = spawnSync(CODE_SERVER, ['--install-extension', VSIX, ...common], { encoding: 'utf8' });
   assert.equal(install.status, 0, `installing the vsix: ${install.stdout}${install.stderr}`);
-  installedDir = path.join(extensions, `rail.rail-vscode-${VERSION}`);
+  // VS Code names the folder after the version, and for a platform package after its target too.
+  const folder = fs.readdirSync(extensions).find((f) => f.startsWith(`rail.rail-vscode-${VERSION}`));
+  assert.ok(folder, `the extension is in ${extensions}: ${fs.readdirSync(extensions).join(', ')}`);
+  installedDir = path.join(extensions, folder);
   assert.ok(fs.existsSync(path.join(installedDir, 'dist', 'rail_wasm_bg.wasm')), 'the vsix carries the wasm');
+  fs.accessSync(path.join(installedDir, 'bin', 'rail'), fs.constants.X_OK); // and the rail binary, executable
 
   port = await freePort();
   const log = fs.openSync(path.join(ARTIFACTS, 'code-server.log'), 'w');
-  const env = { ...process.env };
+  // A home of its own: Install CLI writes to ~/.local/bin, which must not be the machine's.
+  const home = path.join(root, 'home');
+  fs.mkdirSync(home);
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
   delete env.RAIL_SESSION; // the window's session comes from its settings
+  delete env.RAIL_DIR;
   server = spawn(
     CODE_SERVER,
     ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', ...common],
@@ -198,7 +208,13 @@ test('measurements on a rail of 1,000 claims', async () => {
   printResults(path.join(parent, 'host-results-perf.json'));
   assert.equal(code, 0, 'the measurement suite exit code');
   const metrics = JSON.parse(fs.readFileSync(path.join(parent, 'metrics.json'), 'utf8')) as Record<string, number>;
-  const report = { ...metrics, vsixBytes: fs.statSync(VSIX).size };
+  // Every package built (scripts/package.sh), by platform; `universal` carries no binary.
+  const vsixBytes: Record<string, number> = {};
+  for (const f of fs.readdirSync(EXTENSION_DIR)) {
+    const m = new RegExp(`^rail-vscode-${VERSION.replace(/\./g, '\\.')}(?:-(.+))?\\.vsix$`).exec(f);
+    if (m) vsixBytes[m[1] ?? 'universal'] = fs.statSync(path.join(EXTENSION_DIR, f)).size;
+  }
+  const report = { ...metrics, vsixBytes };
   fs.writeFileSync(path.join(ARTIFACTS, 'metrics.json'), JSON.stringify(report, null, 2));
   console.log(`metrics: ${JSON.stringify(report)}`);
 });
@@ -259,6 +275,23 @@ test('the UI: Rail container, Claim Task from the palette, the board webview, Pr
     await page.locator('.statusbar-item', { hasText: 'alice · 2 claims' }).waitFor();
     await shot(page, '02-claimed-from-palette.png');
     assert.match(fs.readFileSync(path.join(ws, 'claims.md'), 'utf8'), /^ui-task \| alice \| \S+ \| paths: src\/ui\/\*\* \| resources: port:4000 \| purpose: claimed from the \*\*UI\*\* test$/m);
+
+    // A refused claim (bob holds billing) says who holds it, and keeps what was typed.
+    await palette(page, 'Rail: Claim Task');
+    await answer(page, 'Task id', 'billing');
+    await answer(page, 'Paths you will change', 'src/billing/**');
+    await answer(page, 'Resources you will use', '');
+    await answer(page, 'Purpose', 'typed once, not twice');
+    await page.locator('.notifications-toasts', { hasText: 'billing is held by bob' }).waitFor({ timeout: 15_000 });
+    await palette(page, 'Rail: Claim Task');
+    const taskBox = page.locator('.quick-input-widget', { hasText: 'Task id' });
+    await taskBox.waitFor({ state: 'visible' });
+    assert.equal(await page.locator('.quick-input-widget input').first().inputValue(), 'billing', 'the task typed before');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'Paths you will change' }).waitFor({ state: 'visible' });
+    assert.equal(await page.locator('.quick-input-widget input').first().inputValue(), 'src/billing/**', 'the paths typed before');
+    await page.keyboard.press('Escape');
+    await shot(page, '02b-refused-kept-answers.png');
 
     // Show Board: the webview page draws the board the host sent it.
     await palette(page, 'Rail: Show Board');

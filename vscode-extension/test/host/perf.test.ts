@@ -1,6 +1,6 @@
 // Measurements on a rail of 1,000 claims, inside the real extension host: activation, the first
 // board, refreshes (read the files + git facts + core's board + the views told to redraw), the
-// Board tree, and decorations. Written to metrics.json beside the workspace; the bounds asserted
+// Board tree, decorations, and a claim end to end (command → `rail` child → refreshed board). Written to metrics.json beside the workspace; the bounds asserted
 // here are loose on purpose (a shared 2-core machine), the report carries the real figures.
 
 import * as assert from 'node:assert/strict';
@@ -58,6 +58,21 @@ suite('Rail measurements (1,000 claims)', () => {
     await api.decoration(vscode.Uri.file(path.join(folder, 'src/mod999/alone.ts')));
     const decorationOneMs = performance.now() - t1;
 
+    // One claim from the extension, end to end: the command, the `rail` child (lock, plan, write,
+    // on the 1,000-claim rail), and the board read again and shown. spawnMs is the child alone.
+    const claims: number[] = [];
+    const afterWrite: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t2 = performance.now();
+      const r = await vscode.commands.executeCommand<{ ok: boolean }>('rail.claimTask', { task: `perf-claim-${i}` });
+      claims.push(performance.now() - t2);
+      assert.equal(r?.ok, true, JSON.stringify(r));
+      assert.ok(api.snapshot()?.board.claims.some((c) => c.task === `perf-claim-${i}`), 'on the refreshed board');
+      afterWrite.push(api.stats().refreshMs.at(-1) ?? NaN); // the refresh that read the CLI's write
+    }
+    const spawns = api.stats().spawnMs.slice(-5);
+    assert.equal(spawns.length, 5);
+
     const metrics = {
       claims: 1000,
       activationMs: round(activationMs),
@@ -68,6 +83,10 @@ suite('Rail measurements (1,000 claims)', () => {
       boardTreeFullyExpandedMedianMs: round(median(trees)),
       decorations50FilesOneBatchMs: round(decorationsMs),
       decorationOneFileMs: round(decorationOneMs),
+      refreshAfterWriteMedianMs: round(median(afterWrite)),
+      claimEndToEndMedianMs: round(median(claims)),
+      claimEndToEndMaxMs: round(Math.max(...claims)),
+      railChildMedianMs: round(median(spawns)),
       loadAverage1m: round(os.loadavg()[0] ?? NaN),
     };
     fs.writeFileSync(path.join(path.dirname(folder), 'metrics.json'), JSON.stringify(metrics, null, 2));

@@ -11,15 +11,26 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 import type { RailApi, TreeRow } from '../../src/api';
-import type { Located, ScopeReport, Who } from '../../src/host/core';
-import type { LockInfo } from '../../src/host/lock';
+import type { Board, Located, ScopeReport, Who } from '../../src/host/core';
+import type { Broken, LockStatus } from '../../src/host/native';
 import { RAIL_BIN, git } from '../shared/fixtures';
 
-/** What the mutating commands return (MutateResult, seen without its union narrowing). */
+/** What the mutating commands return (host/native.ts's Mutation, seen without its union narrowing). */
 interface MutateResultLike {
   ok: boolean;
   message?: string;
-  refusal?: { kind: string };
+  refusal?: { kind: string; holder: string | null };
+}
+
+/** The board as the CLI sees it right now (`rail board --json`), as `[task, session]` pairs. */
+function cliBoard(): [string | undefined, string][] {
+  const r = spawnSync(RAIL_BIN, ['--session', 'alice', 'board', '--json'], { cwd: ws(), encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return (JSON.parse(r.stdout) as Board).claims.map((c) => [c.task, c.session]);
+}
+
+function cliHolds(task: string): string | undefined {
+  return cliBoard().find(([t]) => t === task)?.[1];
 }
 
 const EXTENSION_ID = 'rail.rail-vscode';
@@ -66,6 +77,15 @@ suite('Rail in a real VS Code', () => {
     api = await ext.activate();
     await api.ready;
     assert.ok(api.snapshot(), 'the first board is there');
+  });
+
+  test('changes go through the rail binary the .vsix carries', () => {
+    const binary = api.railBinary();
+    assert.equal(binary?.source, 'bundled');
+    const installed = vscode.extensions.getExtension(EXTENSION_ID)?.extensionPath ?? '';
+    assert.equal(binary?.path, path.join(installed, 'bin', process.platform === 'win32' ? 'rail.exe' : 'rail'));
+    assert.ok(fs.existsSync(binary?.path ?? ''));
+    assert.equal(api.terminalPathPrefix(), `${path.dirname(binary?.path ?? '')}${path.delimiter}`, 'terminals find the same rail first');
   });
 
   test('activates on the workspace, finds the rail and the session', () => {
@@ -148,13 +168,13 @@ suite('Rail in a real VS Code', () => {
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(ws(), 'web/app.ts')));
     const editor = await vscode.window.showTextDocument(doc);
     await editor.edit((e) => e.insert(new vscode.Position(0, 0), '// edit\n'));
-    await new Promise((r) => setTimeout(r, 500)); // the change event reaches the extension
+    await until('the change event to reach the extension', () => (api.editWarned(doc.uri) ? true : undefined));
     assert.equal(api.editWarning(doc.uri), undefined, 'already warned while typing');
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     git(ws(), 'checkout', '--', 'web/app.ts'); // whatever the editor did, the file is as committed
   });
 
-  test('Claim Task, Renew, Release through the command service', async () => {
+  test('Claim Task, Update, Renew, Release through the command service', async () => {
     const claimed = await vscode.commands.executeCommand<MutateResultLike>('rail.claimTask', {
       task: 'api-docs',
       paths: ['docs/api/**'],
@@ -166,9 +186,17 @@ suite('Rail in a real VS Code', () => {
     const renewed = await vscode.commands.executeCommand<MutateResultLike>('rail.renew', { task: 'api-docs' });
     assert.equal(renewed?.ok, true);
     assert.match(claimsMd(), /^api-docs \| .* \| renewed: /m);
+    assert.equal(cliHolds('api-docs'), 'alice', 'the CLI sees the claim at once');
+    const updated = await vscode.commands.executeCommand<MutateResultLike>('rail.updateClaim', { task: 'api-docs', paths: ['docs/api/**', 'openapi.yaml'], purpose: 'the API docs and the spec' });
+    assert.equal(updated?.ok, true, JSON.stringify(updated));
+    assert.match(claimsMd(), /^api-docs \| alice \| .*paths: docs\/api\/\*\*, openapi\.yaml.*purpose: the API docs and the spec/m);
+    const rows = await api.tree('board');
+    assert.deepEqual(find(rows, 'api-docs')?.children.map((c) => c.label), ['docs/api/**', 'openapi.yaml'], 'the tree shows the new paths');
     const released = await vscode.commands.executeCommand<MutateResultLike>('rail.release', { task: 'api-docs' });
     assert.equal(released?.ok, true);
     assert.doesNotMatch(claimsMd(), /^api-docs /m);
+    assert.equal(cliHolds('api-docs'), undefined, 'the CLI sees the release at once');
+    assert.equal(find(await api.tree('board'), 'api-docs'), undefined, 'gone from the tree');
     assert.match(logText(), /\| claimed \| api-docs \| alice \|/);
     assert.match(logText(), /\| renewed \| api-docs \| alice/);
     assert.match(logText(), /\| released \| api-docs \| alice/);
@@ -183,11 +211,25 @@ suite('Rail in a real VS Code', () => {
     assert.equal(claimsMd(), before);
   });
 
+  test('a task the CLI holds is refused from the extension, naming the holder', async () => {
+    const byCli = spawnSync(RAIL_BIN, ['--session', 'yuri', 'claim', 'cli-held', '--path', 'cli/**'], { cwd: ws(), encoding: 'utf8' });
+    assert.equal(byCli.status, 0, byCli.stderr);
+    const before = claimsMd();
+    const r = await vscode.commands.executeCommand<MutateResultLike>('rail.claimTask', { task: 'cli-held' });
+    assert.equal(r?.ok, false);
+    assert.equal(r?.refusal?.kind, 'held');
+    assert.equal(r?.refusal?.holder, 'yuri');
+    assert.match(r?.message ?? '', /^cli-held is held by yuri since \S+ \(\d+s ago\)/, 'the message shown names the holder');
+    assert.equal(claimsMd(), before, 'nothing changed');
+    assert.equal(cliHolds('cli-held'), 'yuri');
+  });
+
   test('Take Over Stale Claim takes carol\'s stale search', async () => {
     const r = await vscode.commands.executeCommand<MutateResultLike>('rail.takeOver', { task: 'search', confirmed: true });
     assert.equal(r?.ok, true, JSON.stringify(r));
     assert.match(claimsMd(), /^search \| alice \|/m);
     assert.match(logText(), /\| taken \| search \| alice \| from: carol \| reason: /);
+    assert.equal(cliHolds('search'), 'alice', 'the CLI sees the take-over at once');
     const live = (await api.tree('board')).find((g) => g.label === 'Live');
     assert.ok(live?.children.find((c) => c.label === 'search'), 'search is now alice\'s and live');
   });
@@ -216,16 +258,37 @@ suite('Rail in a real VS Code', () => {
       lockFile,
       `pid: ${dead}\nhost: ${host}\nsession: ghost\ncommand: rail claim ghost\nstarted: 2026-10-22T14:05:03Z\nnonce: 0123456789abcdef\n`,
     );
-    const info = await vscode.commands.executeCommand<LockInfo | null>('rail.showLockOwner');
-    assert.equal(info?.record?.pid, Number(dead));
-    assert.equal(info?.alive, false);
-    assert.equal(info?.verdict.state, 'dead');
-    assert.equal(info?.verdict.breakable, true);
-    const broken = await vscode.commands.executeCommand<{ holder: string; reason: string } | null>('rail.breakLock');
+    const info = await vscode.commands.executeCommand<LockStatus | null>('rail.showLockOwner');
+    assert.ok(info?.held, 'held');
+    assert.equal(info.record?.pid, Number(dead));
+    assert.equal(info.verdict.state, 'dead');
+    assert.equal(info.verdict.breakable, true);
+    const broken = await vscode.commands.executeCommand<Broken | null>('rail.breakLock');
     assert.equal(broken?.holder, `${dead}@${host}`);
     assert.equal(fs.existsSync(lockFile), false);
     assert.match(logText(), new RegExp(`\\| lock-broken \\| - \\| alice \\| holder: ${dead}@`));
     assert.equal(await vscode.commands.executeCommand('rail.showLockOwner'), null, 'free now');
+  });
+
+  test('Install CLI for Terminals and Agents copies the bundled rail into ~/.local/bin', async () => {
+    const home = os.homedir();
+    const target = path.join(home, '.local', 'bin', 'rail');
+    assert.equal(fs.existsSync(target), false, `the test HOME (${home}) starts without it`);
+    const r = await vscode.commands.executeCommand<{ file: string; installed: string; onPath: boolean }>('rail.installCli');
+    assert.deepEqual(r, { file: target, installed: 'installed', onPath: false });
+    const bundled = api.railBinary()?.path ?? '';
+    assert.ok(fs.readFileSync(target).equals(fs.readFileSync(bundled)), 'the same binary');
+    const version = spawnSync(target, ['--version'], { encoding: 'utf8' });
+    assert.equal(version.status, 0);
+    assert.match(version.stdout, /^rail /);
+    const again = await vscode.commands.executeCommand<{ installed: string }>('rail.installCli');
+    assert.equal(again?.installed, 'current', 'a second run finds it current');
+    // Someone else's file there is replaced only on confirmation.
+    fs.writeFileSync(target, '#!/bin/sh\necho mine\n');
+    const replaced = await vscode.commands.executeCommand<{ installed: string }>('rail.installCli', { replace: true });
+    assert.equal(replaced?.installed, 'installed');
+    assert.ok(fs.readFileSync(target).equals(fs.readFileSync(bundled)));
+    fs.rmSync(target);
   });
 
   test('a broken claim file gets its diagnostic by itself (claims/ watcher)', async () => {
@@ -263,6 +326,28 @@ suite('Rail in a real VS Code', () => {
       await config.update('expiringThreshold', undefined, vscode.ConfigurationTarget.Global);
       await config.update('lease', undefined, vscode.ConfigurationTarget.Global);
     }
+  });
+
+  test('rail.path: the binary named there is run; one that is not there is said, and nothing changes', async () => {
+    const config = vscode.workspace.getConfiguration('rail');
+    try {
+      await config.update('path', RAIL_BIN, vscode.ConfigurationTarget.Global);
+      await until('rail.path to be read', () => (api.railBinary()?.source === 'setting' ? true : undefined));
+      assert.equal(api.railBinary()?.path, RAIL_BIN);
+      assert.equal(api.terminalPathPrefix(), `${path.dirname(RAIL_BIN)}${path.delimiter}`);
+      const r = await vscode.commands.executeCommand<MutateResultLike>('rail.claimTask', { task: 'via-setting' });
+      assert.equal(r?.ok, true, JSON.stringify(r));
+      const missing = path.join(ws(), 'no-such-rail');
+      await config.update('path', missing, vscode.ConfigurationTarget.Global);
+      await until('the bad rail.path to be read', () => (api.railBinary() === undefined ? true : undefined));
+      const before = claimsMd();
+      const failed = await vscode.commands.executeCommand<MutateResultLike | undefined>('rail.claimTask', { task: 'never' });
+      assert.equal(failed, undefined, 'no binary, no claim');
+      assert.equal(claimsMd(), before);
+    } finally {
+      await config.update('path', undefined, vscode.ConfigurationTarget.Global);
+    }
+    await until('the bundled binary again', () => (api.railBinary()?.source === 'bundled' ? true : undefined));
   });
 
   test('Validate Claims reports core\'s diagnostics', async () => {
@@ -306,6 +391,11 @@ suite('Rail in a real VS Code', () => {
     assert.ok(fs.existsSync(path.join(dir, '.git')), 'the worktree exists');
     assert.equal(git(dir, 'branch', '--show-current').trim(), 'station-2');
     assert.match(claimsMd(), /^station-2 \| station-2 \| \S+ \| paths: src\/station2\/\*\*$/m);
+    assert.equal(cliHolds('station-2'), 'station-2', 'the CLI sees the station\'s claim');
+    const refused = await vscode.commands.executeCommand<MutateResultLike>('rail.newStation', { task: 'billing', dir: `${ws()}-station-3` });
+    assert.equal(refused?.ok, false, 'a station for a task bob holds is refused');
+    assert.match(refused?.message ?? '', /billing is held by bob/);
+    assert.equal(fs.existsSync(`${ws()}-station-3`), false, 'and no worktree is made');
     await until('the station in the Sessions view', async () =>
       (await api.tree('sessions')).find((s) => s.label === 'station-2' && s.description.includes('station-2')),
     );

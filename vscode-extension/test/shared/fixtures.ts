@@ -20,12 +20,12 @@ export const REPO_ROOT = (() => {
 
 export const EXTENSION_DIR = path.join(REPO_ROOT, 'vscode-extension');
 
-/** The CLI the tests race against (scripts/test.sh builds it with cargo first). */
+/**
+ * The CLI under test: the release build scripts/test.sh makes, the one the .vsix carries (the
+ * extension runs it; the tests race it).
+ */
 export const RAIL_BIN =
-  process.env.RAIL_BIN ?? path.join(process.env.CARGO_TARGET_DIR ?? path.join(REPO_ROOT, 'target'), 'debug', 'rail');
-
-/** The extension's own lock/mutation code as a command-line program (test/driver.ts). */
-export const DRIVER = path.join(EXTENSION_DIR, 'out', 'test', 'driver.js');
+  process.env.RAIL_BIN ?? path.join(process.env.CARGO_TARGET_DIR ?? path.join(REPO_ROOT, 'target'), 'release', 'rail');
 
 export function git(dir: string, ...args: string[]): string {
   return execFileSync('git', args, {
@@ -65,11 +65,6 @@ process.on('exit', () => {
 /** Runs the `rail` CLI in `dir`. */
 export function rail(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
   return spawnSync(RAIL_BIN, args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env } });
-}
-
-/** Runs the extension's driver (same lock and mutation code as the extension). */
-export function driver(args: string[], env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, [DRIVER, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
 }
 
 export function read(file: string): string {

@@ -9,8 +9,8 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 
 import { baseFacts, boardWithProcesses } from '../../src/host/facts';
-import { branchCommitTimes, sessionChanges } from '../../src/host/git';
-import { hostname, pidAlive, procStart } from '../../src/host/proc';
+import { branchCommitTimes, configStamp, forgetGitAnswers, memoized, refsStamp, sessionChanges } from '../../src/host/git';
+import { hostname, pidAlive } from '../../src/host/proc';
 import { discover } from '../../src/host/repo';
 import { RailStore } from '../../src/host/store';
 import { deadPid, git, rail, tempRepo } from '../shared/fixtures';
@@ -30,12 +30,13 @@ test('commit times: only branches with commits of their own count', async () => 
   assert.deepEqual(Object.keys(await branchCommitTimes(repo, undefined)).sort(), ['busy', 'fresh', 'main'], 'no base: plain tips');
 });
 
-test('process liveness: self alive, exited dead, other start time dead', () => {
+test('process liveness through kill(pid, 0): self alive, exited dead, nonsense unknown', () => {
   assert.equal(pidAlive(process.pid), true);
-  assert.equal(pidAlive(process.pid, procStart(process.pid)), true);
-  assert.equal(pidAlive(process.pid, (procStart(process.pid) ?? 0) + 5), false);
   assert.equal(pidAlive(deadPid()), false);
-  assert.equal(pidAlive(-1), undefined);
+  assert.equal(pidAlive(1), true, 'init exists, though it is not ours to signal (EPERM or not)');
+  assert.equal(pidAlive(-1), undefined, 'a process group, not a pid: not asked');
+  assert.equal(pidAlive(0), undefined);
+  assert.equal(pidAlive(1.5), undefined);
 });
 
 test('a session\'s changes: commits since the fork, edits, untracked files', async () => {
@@ -80,7 +81,7 @@ test('the board from our facts agrees with `rail board --json`', async () => {
     ].join('\n'),
   );
   const loc = { root: repo, repo: discover(repo) ?? undefined };
-  const texts = await new RailStore(repo).read(false);
+  const texts = await new RailStore(repo).read();
   const facts0 = await baseFacts(loc, { commits: true, worktrees: true, now });
   const { board, facts } = boardWithProcesses(texts, facts0);
   assert.ok(facts.processes && Object.keys(facts.processes).length === 2, 'both pids on this host were checked');
@@ -103,4 +104,31 @@ test('the board from our facts agrees with `rail board --json`', async () => {
     blocked: 'live',
   });
   assert.equal(spawnSync('true').status, 0);
+});
+
+test('git is asked again only when the files its answer depends on change', async () => {
+  const repo = tempRepo();
+  const common = discover(repo)?.commonDir ?? '';
+  let asked = 0;
+  const ask = (): Promise<number> => memoized('test:count', refsStamp(common), async () => ++asked);
+  assert.equal(await ask(), 1);
+  assert.equal(await ask(), 1, 'nothing changed: the kept answer');
+  git(repo, 'branch', 'new-branch');
+  assert.equal(await ask(), 2, 'a new branch');
+  fs.writeFileSync(path.join(repo, 'c.txt'), 'c');
+  git(repo, 'add', 'c.txt');
+  git(repo, 'commit', '-q', '-m', 'c');
+  assert.equal(await ask(), 3, 'a commit moves a ref');
+  git(repo, 'pack-refs', '--all');
+  assert.equal(await ask(), 4, 'refs packed');
+  forgetGitAnswers();
+  assert.equal(await ask(), 5, 'forgotten on explicit Refresh');
+  const before = configStamp(common);
+  git(repo, 'config', 'rail.remote', 'origin');
+  assert.notEqual(configStamp(common), before, 'git config changed');
+  let failures = 0;
+  const failing = (): Promise<number> => memoized('test:fail', 'same', () => Promise.reject(new Error(`no ${++failures}`)));
+  await assert.rejects(failing(), /no 1/);
+  await assert.rejects(failing(), /no 2/, 'a failure is not kept');
+  assert.equal(await memoized('test:none', undefined, async () => 7), 7, 'no stamp: always asked');
 });
