@@ -109,6 +109,9 @@ enum Command {
         /// Why (recorded in the log; default: why the claim is stale).
         #[arg(long, value_name = "TEXT")]
         reason: Option<String>,
+        /// The branch whose commits keep the taken claim alive (default: the branch named like the session).
+        #[arg(long, value_name = "BRANCH")]
+        branch: Option<String>,
     },
     /// Change the paths, resources or purpose of your claim.
     Update {
@@ -282,7 +285,11 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             base,
         } => cmd::mutate::release(&ctx, &task, touched, no_touched, base.as_deref()),
         Command::Renew { task } => cmd::mutate::renew(&ctx, &task),
-        Command::Take { task, reason } => cmd::mutate::take(&ctx, &task, reason),
+        Command::Take {
+            task,
+            reason,
+            branch,
+        } => cmd::mutate::take(&ctx, &task, reason, branch),
         Command::Update {
             task,
             paths,

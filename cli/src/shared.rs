@@ -353,7 +353,7 @@ pub fn mutate(
     request: Request,
     extra_log: &[String],
     print: bool,
-) -> Result<(), Fail> {
+) -> Result<bool, Fail> {
     let dir = repo_dir(ctx);
     let deadline = Instant::now() + shared_timeout();
     let mut attempt = 0u32;
@@ -377,7 +377,7 @@ pub fn mutate(
         if plan.noop {
             let _ = mirror(ctx, &snapshot);
             print_plan(ctx, &plan, print);
-            return Ok(());
+            return Ok(false);
         }
         let changed = apply(&snapshot, &plan, extra_log)?;
         let message = format!("rail: {} {} by {}", plan.op, plan.task, plan.session);
@@ -403,7 +403,7 @@ pub fn mutate(
                     );
                 }
                 print_plan(ctx, &plan, print);
-                return Ok(());
+                return Ok(true);
             }
             Pushed::Rejected => {
                 if Instant::now() >= deadline {

@@ -663,3 +663,61 @@ fn a_journal_naming_a_file_outside_the_rail_is_never_replayed() {
         );
     }
 }
+
+#[test]
+fn a_failed_station_keeps_a_claim_the_session_already_held() {
+    let repo = Repo::new();
+    let out = repo.rail(&["claim", "auth", "--session", "auth"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // git worktree add refuses a directory that exists and is not empty.
+    let taken = repo.path().join("occupied");
+    std::fs::create_dir_all(&taken).unwrap();
+    std::fs::write(taken.join("file"), "x").unwrap();
+    let out = repo.rail(&["worktree", "auth", "--dir", taken.to_str().unwrap()]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("creating the worktree"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        repo.holders("auth").len(),
+        1,
+        "the claim held before stays held"
+    );
+    // A claim the failed station made itself is undone.
+    let out = repo.rail(&["worktree", "billing", "--dir", taken.to_str().unwrap()]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(repo.holders("billing").is_empty());
+}
+
+#[test]
+fn take_records_the_takers_branch() {
+    let repo = Repo::new();
+    let out = repo.rail(&[
+        "claim",
+        "t",
+        "--session",
+        "old",
+        "--now",
+        "2026-10-22T10:00:00Z",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = repo.rail(&[
+        "take",
+        "t",
+        "--session",
+        "new",
+        "--branch",
+        "feature-x",
+        "--now",
+        "2026-10-22T15:00:00Z",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let holders = repo.holders("t");
+    assert_eq!(holders.len(), 1, "{holders:?}");
+    assert!(
+        holders[0].starts_with("t | new |") && holders[0].contains("branch: feature-x"),
+        "{holders:?}"
+    );
+}

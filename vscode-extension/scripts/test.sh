@@ -25,7 +25,7 @@ stage "code-server"
 bash scripts/prepare-code-server.sh --finish
 [ -x "${RAIL_CHROMIUM:-/usr/bin/chromium}" ] || { echo "Chromium is missing (apt-get install chromium; the root bootstrap does)" >&2; exit 1; }
 
-stage "typecheck, bundle, rail CLI (release), package for this machine"
+stage "typecheck, bundle, rail CLI (release), packages for this machine (and Windows)"
 # Show Board is web-viewer's page: build it if it is not built yet.
 if [ ! -f "$root/web-viewer/dist/index.html" ]; then
   (cd "$root" && npm run build -w web-viewer)
@@ -38,7 +38,11 @@ case "$(uname -s)-$(uname -m)" in
   Darwin-x86_64) here=darwin-x64 ;;
   *) echo "no .vsix target for $(uname -s)-$(uname -m)" >&2; exit 1 ;;
 esac
-bash scripts/package.sh "$here"
+# Windows too where its target and mingw-w64 are installed (the root bootstrap installs them):
+# its package is built and its size reported, though no VS Code runs it here.
+others=()
+[ "$here" = linux-x64 ] && others+=(win32-x64)
+bash scripts/package.sh "$here" "${others[@]}"
 export RAIL_VSIX_TARGET=$here
 
 stage "unit tests"

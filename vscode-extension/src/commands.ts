@@ -245,7 +245,7 @@ const takeOver: Command = async ({ rail }, arg) => {
     const ok = await vscode.window.showWarningMessage(`Take over "${task}"?`, { modal: true, detail }, 'Take Over');
     if (ok !== 'Take Over') return undefined;
   }
-  return rail.run(`take ${task}`, (cli) => cli.take(session, task));
+  return rail.run(`take ${task}`, (cli) => cli.take(session, task, null, branchFor(rail, session)));
 };
 
 const showBoard: Command = async ({ rail, board }) => {

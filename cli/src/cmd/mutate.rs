@@ -118,7 +118,12 @@ pub fn renew(ctx: &Ctx, task: &str) -> Result<(), Fail> {
     )
 }
 
-pub fn take(ctx: &Ctx, task: &str, reason: Option<String>) -> Result<(), Fail> {
+pub fn take(
+    ctx: &Ctx,
+    task: &str,
+    reason: Option<String>,
+    branch: Option<String>,
+) -> Result<(), Fail> {
     let session = ctx.session()?;
     mutate(
         ctx,
@@ -126,7 +131,7 @@ pub fn take(ctx: &Ctx, task: &str, reason: Option<String>) -> Result<(), Fail> {
         Request::Take {
             task: task.to_string(),
             reason,
-            branch: None,
+            branch,
         },
     )
 }
@@ -153,23 +158,25 @@ pub fn update(
 
 /// Runs one operation under the lock and prints what happened.
 pub fn mutate(ctx: &Ctx, session: &str, request: Request) -> Result<(), Fail> {
-    mutate_with_log(ctx, session, request, Vec::new(), true)
+    mutate_with_log(ctx, session, request, Vec::new(), true).map(drop)
 }
 
 /// Runs one operation under the lock without printing (hooks).
 pub fn mutate_quiet(ctx: &Ctx, session: &str, request: Request) -> Result<(), Fail> {
-    mutate_with_log(ctx, session, request, Vec::new(), false)
+    mutate_with_log(ctx, session, request, Vec::new(), false).map(drop)
 }
 
 /// Runs one operation under the lock; `extra_log` lines are appended before the operation's
-/// own line, in the same journalled write (the gate's verdict before its release).
+/// own line, in the same journalled write (the gate's verdict before its release). Returns
+/// whether the operation changed the rail (false: core planned a no-op, e.g. a claim the
+/// session already holds).
 pub fn mutate_with_log(
     ctx: &Ctx,
     session: &str,
     request: Request,
     extra_log: Vec<String>,
     print: bool,
-) -> Result<(), Fail> {
+) -> Result<bool, Fail> {
     rail_core::ident::validate_task(request.task()).map_err(|e| Fail::usage(e.0))?;
     if let Some(remote) = crate::shared::remote_of(ctx) {
         return crate::shared::mutate(ctx, &remote, session, request, &extra_log, print);
@@ -213,11 +220,11 @@ pub fn mutate_with_log(
                 .apply(&lock, &texts, &plan.edits, &log_lines)
                 .map_err(Fail::env)?;
             drop(lock);
-            if !print {
-                return Ok(());
+            let changed = !plan.noop;
+            if print {
+                print_plan(ctx, plan);
             }
-            print_plan(ctx, plan);
-            Ok(())
+            Ok(changed)
         }
         Err(refusal) => {
             write_log_only(ctx, &lock, &texts, &log_lines)?;
@@ -313,7 +320,7 @@ pub fn worktree(
     };
     // With --json, stdout carries one document: the station's, printed once it exists (or the
     // refusal or error, from main) — never the claim's plan followed by a worktree error.
-    mutate_with_log(
+    let claimed_now = mutate_with_log(
         ctx,
         &branch,
         Request::Claim(branch_for_claim),
@@ -326,7 +333,11 @@ pub fn worktree(
         git_args.push(b);
     }
     if let Err(e) = git::run(&main, &git_args) {
-        // Undo the claim so a failed station does not hold the task.
+        // Undo the claim so a failed station does not hold the task; but only a claim this
+        // command made: a task the session already held stays held.
+        if !claimed_now {
+            return Err(Fail::env(format!("creating the worktree: {e}")));
+        }
         let _ = mutate_with_log(
             ctx,
             &branch,

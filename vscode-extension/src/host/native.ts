@@ -366,8 +366,9 @@ export class NativeRail {
     return parseMutation(await this.run(['renew', '--', task], session));
   }
 
-  async take(session: string, task: string, reason?: string | null): Promise<Mutation> {
-    return parseMutation(await this.run(['take', ...opt('reason', reason), '--', task], session));
+  /** `branch`: the taker's branch, when it is not named like the session (its commits renew). */
+  async take(session: string, task: string, reason?: string | null, branch?: string | null): Promise<Mutation> {
+    return parseMutation(await this.run(['take', ...opt('reason', reason), ...opt('branch', branch), '--', task], session));
   }
 
   /** `undefined` leaves a field as it is; an empty list clears it. */
