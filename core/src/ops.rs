@@ -360,25 +360,21 @@ pub fn plan(
     ident::validate_task(task).map_err(|e| Refusal::bad(task, e.0))?;
     ident::validate_session(session).map_err(|e| Refusal::bad(task, e.0))?;
     let rail = Rail::load(texts);
-    if rail
+    if let Some(marker) = rail
         .claims
         .diagnostics
         .iter()
-        .any(|d| d.code == Code::ConflictMarker)
+        .find(|d| d.code == Code::ConflictMarker)
     {
-        let marker = rail
-            .diagnostics()
-            .into_iter()
-            .find(|d| d.code == Code::ConflictMarker && d.file == rail.claims_path);
+        let at = marker.locate(&rail.claims_path, rail.claims.text(), &rail.claims_index);
         return Err(Refusal {
             kind: RefusalKind::ConflictMarker,
             message: format!(
                 "{}:{} has a merge conflict marker; resolve it before changing the rail",
-                rail.claims_path,
-                marker.as_ref().map_or(0, |m| m.line)
+                at.file, at.line
             ),
             hint: Some(Hint::MergeDriver),
-            location: marker,
+            location: Some(at),
             ..Refusal::bad(task, "")
         });
     }

@@ -1,6 +1,8 @@
 //! Property tests of the redo journal's format: no bytes make `parse` panic, a rendered journal
 //! reads back as itself, a cut or a flipped byte never reads as a complete journal, and a
-//! complete journal naming a file outside the rail is refused, never replayed.
+//! complete journal naming a file outside the rail is refused, never replayed. Also the two
+//! other readers of host-supplied text next to it: which paths a host may write, and the
+//! `for-each-ref` rows of lease commit times.
 
 mod common;
 
@@ -86,6 +88,43 @@ proptest! {
         match journal::parse(&journal::render(&all)) {
             Parsed::Foreign(f) => prop_assert_eq!(f.path, path),
             other => prop_assert!(false, "{:?} gave {:?}", path, other),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(common::cases(1024))]
+
+    /// Whatever a journal or a shared tree names, an accepted path stays inside the rail
+    /// directory: relative, no `..`, no backslash, no control character, one of the rail's
+    /// data files.
+    #[test]
+    fn an_accepted_path_stays_in_the_rail(
+        path in prop_oneof![
+            any::<String>(),
+            "(claims/)?[a-z./\\\\\u{0}\u{1f}]{0,12}(\\.yaml|\\.yml)?",
+        ],
+    ) {
+        if rail_core::files::rail_data_path(&path).is_ok() {
+            prop_assert!(!path.starts_with('/'), "{path:?}");
+            prop_assert!(!path.split('/').any(|s| s == ".." || s == "." || s.is_empty()), "{path:?}");
+            prop_assert!(!path.contains('\\'), "{path:?}");
+            prop_assert!(!path.chars().any(char::is_control), "{path:?}");
+            prop_assert!(
+                path == "claims.md"
+                    || path == "claims.log"
+                    || (path.starts_with("claims/") && path.matches('/').count() == 1),
+                "{path:?}"
+            );
+        }
+    }
+
+    /// `for-each-ref` rows: any text gives branch times without panicking, never `HEAD` or an
+    /// empty name.
+    #[test]
+    fn commit_rows_never_panic(rows in any::<String>(), prefix in "(refs/heads/|)") {
+        for branch in rail_core::lease::commit_times(&rows, &prefix).keys() {
+            prop_assert!(!branch.is_empty() && branch != "HEAD");
         }
     }
 }
