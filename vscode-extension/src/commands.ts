@@ -15,7 +15,7 @@ import { core, type BoardClaim, type Located, type ScopeReport, type Who } from 
 import { sessionChanges } from './host/git';
 import { installCli as copyCli, installPlace, onPath, pathAdvice } from './host/install';
 import { bundledBinary, type LockStatus } from './host/native';
-import { headBranch, isRailFile, mainCheckout } from './host/repo';
+import { headBranch, mainCheckout } from './host/repo';
 import { LOG_FILE } from './host/store';
 
 export interface CommandContext {
@@ -136,7 +136,7 @@ async function changedFiles(rail: RailContext): Promise<string[]> {
   const files = await sessionChanges(loc.repo.worktree, base);
   // In the main checkout the rail's own files show up as changes; they are nobody's work.
   const sameDir = fs.realpathSync(loc.repo.worktree) === fs.realpathSync(loc.root);
-  return sameDir ? files.filter((f) => !isRailFile(f)) : files;
+  return sameDir ? core().workFiles(files) : files;
 }
 
 /**

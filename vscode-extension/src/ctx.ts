@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 import { readConfig, type RailConfig } from './config';
-import { core, type Board, type BoardClaim, type Facts, type FileScope, type RailTexts } from './host/core';
+import { core, type Board, type BoardClaim, type Facts, type FileScope, type Hint, type RailTexts } from './host/core';
 import { baseFacts, boardWithProcesses, type RailLocation } from './host/facts';
 import { forgetGitAnswers } from './host/git';
 import { NativeRail, RailError, resolveRail } from './host/native';
@@ -44,6 +44,50 @@ export interface Outcome {
   ok: boolean;
   message: string;
   notes: string[];
+  /** Core's plan or refusal, which may carry a hint: what the person can do next. */
+  plan?: { hint?: Hint | null };
+  refusal?: { hint?: Hint | null };
+}
+
+/** A button offered with a message, and what it runs. */
+interface Action {
+  label: string;
+  run: () => Thenable<unknown>;
+}
+
+/**
+ * Core says what happened and names what can be done next (its `Hint`); the CLI words that as a
+ * command line, the extension as buttons that run its own commands.
+ */
+export function hintActions(hint: Hint | null | undefined): { actions: Action[]; text: string } {
+  const command = (id: string, arg?: unknown): (() => Thenable<unknown>) => () => vscode.commands.executeCommand(id, arg);
+  if (!hint) return { actions: [], text: '' };
+  switch (hint.kind) {
+    case 'take':
+      return { actions: [{ label: 'Take Over…', run: command('rail.takeOver', { task: hint.task }) }], text: '' };
+    case 'claim':
+    case 'claim-first':
+      return { actions: [{ label: 'Claim Task…', run: command('rail.claimTask') }], text: '' };
+    case 'renew-or-update':
+      return {
+        actions: [
+          { label: 'Renew', run: command('rail.renew', { task: hint.task }) },
+          { label: 'Update Claim…', run: command('rail.updateClaim', { task: hint.task }) },
+        ],
+        text: '',
+      };
+    case 'add-paths':
+      return { actions: [{ label: 'Update Claim…', run: command('rail.updateClaim', hint.task ? { task: hint.task } : undefined) }], text: '' };
+    case 'validate':
+      return { actions: [{ label: 'Validate Claims', run: command('rail.validate') }], text: '' };
+    case 'force-break':
+      return { actions: [{ label: 'Force Break…', run: command('rail.breakLock') }], text: '' };
+    case 'merge-driver':
+      return { actions: [], text: " Rail's merge driver avoids these (`rail init` sets it up)." };
+    case 'fix-check':
+    case 'other-work':
+      return { actions: [], text: '' };
+  }
 }
 
 export interface RefreshOptions {
@@ -369,12 +413,18 @@ export class RailContext implements vscode.Disposable {
       this.output.warn(note);
       void vscode.window.showInformationMessage(`Rail: ${note}`);
     }
+    const { actions, text } = hintActions(result.ok ? result.plan?.hint : result.refusal?.hint);
+    const message = `Rail: ${result.message}${text}`;
+    const offer = (pick: string | undefined): void => {
+      void actions.find((a) => a.label === pick)?.run();
+    };
+    const labels = actions.map((a) => a.label);
     if (result.ok) {
       this.output.info(`${label}: ${result.message}`);
-      void vscode.window.showInformationMessage(`Rail: ${result.message}`);
+      void vscode.window.showInformationMessage(message, ...labels).then(offer);
     } else {
       this.output.warn(`${label}: refused: ${result.message}`);
-      void vscode.window.showWarningMessage(`Rail: ${result.message}`);
+      void vscode.window.showWarningMessage(message, ...labels).then(offer);
     }
   }
 

@@ -7,8 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 import type { RailContext } from './ctx';
-import type { FileScope } from './host/core';
-import { isRailFile } from './host/repo';
+import { core, type FileScope } from './host/core';
 
 /** The path core speaks of (relative to the worktree, `/`-separated), or undefined if outside it. */
 export function repoRelative(ctx: RailContext, uri: vscode.Uri): string | undefined {
@@ -17,7 +16,8 @@ export function repoRelative(ctx: RailContext, uri: vscode.Uri): string | undefi
   const rel = path.relative(worktree, uri.fsPath);
   if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
   const posix = rel.split(path.sep).join('/');
-  if (posix === '.git' || posix.startsWith('.git/') || isRailFile(posix)) return undefined;
+  // The rail's own files are nobody's work: core says which they are.
+  if (posix === '.git' || posix.startsWith('.git/') || core().isRailFile(posix)) return undefined;
   return posix;
 }
 

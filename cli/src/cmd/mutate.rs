@@ -235,26 +235,26 @@ pub fn mutate_with_log(
 }
 
 /// Prints what a plan did, its message worded as the CLI words hints.
-pub fn print_plan(ctx: &Ctx, mut plan: ops::Plan) {
-    plan.message = crate::hint::say(&plan.message, plan.hint.as_ref());
+pub fn print_plan(ctx: &Ctx, plan: ops::Plan) {
     if ctx.json {
+        // JSON carries core's message and its hint as data: each consumer words the hint its
+        // own way (the VS Code extension as a button).
         println!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({ "ok": true, "plan": plan }))
                 .unwrap_or_default()
         );
     } else {
-        println!("{}", plan.message);
+        println!("{}", crate::hint::say(&plan.message, plan.hint.as_ref()));
     }
 }
 
-/// A refusal as the CLI reports it: exit code, message with the hint as a command line (in
-/// the JSON too).
-pub fn refused(mut refusal: ops::Refusal) -> Fail {
-    refusal.message = crate::hint::say(&refusal.message, refusal.hint.as_ref());
+/// A refusal as the CLI reports it: exit code, and on stderr the message with the hint as a
+/// command line. The JSON keeps core's message and the hint as data.
+pub fn refused(refusal: ops::Refusal) -> Fail {
     Fail {
         code: refusal.exit_code(),
-        message: refusal.message.clone(),
+        message: crate::hint::say(&refusal.message, refusal.hint.as_ref()),
         json: Some(serde_json::json!({ "ok": false, "refusal": refusal })),
     }
 }

@@ -15,6 +15,7 @@ export type {
   Facts,
   FileScope,
   FileText,
+  Hint,
   Located,
   LockRecord,
   LockVerdict,

@@ -142,14 +142,3 @@ export function worktrees(repo: Repo): WorktreeInfo[] {
   }
   return out;
 }
-
-/** The rail's files are nobody's work: left out of scope checks and `touched` lists. */
-export function isRailFile(relPath: string): boolean {
-  return (
-    relPath === 'claims.md' ||
-    relPath.startsWith('claims.md.') ||
-    relPath === 'claims.log' ||
-    relPath === 'rail.yaml' ||
-    relPath.startsWith('claims/')
-  );
-}

@@ -6,7 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { discover, headBranch, isRailFile, mainCheckout, worktrees } from '../../src/host/repo';
+import { core } from '../../src/host/core';
+import { discover, headBranch, mainCheckout, worktrees } from '../../src/host/repo';
 import { git, tempDir, tempRepo } from '../shared/fixtures';
 
 test('from the main checkout and from a subfolder', () => {
@@ -64,6 +65,6 @@ test('GIT_DIR in the environment defers to git', () => {
 });
 
 test('the rail files are nobody\'s work', () => {
-  for (const f of ['claims.md', 'claims.md.lock', 'claims.log', 'rail.yaml', 'claims/a.yaml']) assert.ok(isRailFile(f), f);
-  for (const f of ['src/claims.md', 'claimsx', 'README.md']) assert.ok(!isRailFile(f), f);
+  for (const f of ['claims.md', 'claims.md.lock', 'claims.log', 'rail.yaml', 'claims/a.yaml']) assert.ok(core().isRailFile(f), f);
+  for (const f of ['src/claims.md', 'claimsx', 'README.md']) assert.ok(!core().isRailFile(f), f);
 });
