@@ -13,7 +13,8 @@
 //! [`evaluate_fixture`] turns one fixture into a `serde_json::Value` that depends on the
 //! fixture's files only (never on where the corpus sits, the clock or the machine), so the same
 //! fixture can be evaluated natively and through the wasm package and the two JSON values
-//! compared. [`expected_outputs`] renders that value into the snapshot files the runner
+//! compared (for rewrite fixtures, only their rails' boards: plans are computed natively only).
+//! [`expected_outputs`] renders that value into the snapshot files the runner
 //! (`tests/tests/fixtures.rs`) compares with what is checked in.
 //!
 //! A rail folder (rewrite and board fixtures) may hold `claims.md`, `claims/*.yaml`,

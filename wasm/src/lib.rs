@@ -16,15 +16,18 @@
 //!   zero-based lines and UTF-16 columns, as JavaScript strings and LSP count them (see
 //!   `positionAt`, `offsetAt`, `rangeOf`). A lone surrogate in a JS string reaches Rust as U+FFFD,
 //!   which is one UTF-16 unit too, so UTF-16 positions stay true to the JS string;
-//! - every failure (an argument of the wrong shape, edits that do not apply) throws a JS `Error`
-//!   whose message starts with `rail: <argument or step>:`. A panic would be a bug in core: the
-//!   panic hook prints it to the console before the instance traps.
+//! - every failure (an argument of the wrong shape) throws a JS `Error` whose message starts
+//!   with `rail: <argument or step>:`. A panic would be a bug in core: the panic hook prints it
+//!   to the console before the instance traps.
+//!
+//! Only reads are here. Plans, the lock and the log are the `rail` binary's: the extension
+//! changes the rail by running it (Architecture Invariant: one writer), so the write path's
+//! exports (`plan`, `applyEdits`, the lock record and log line helpers) were removed rather
+//! than kept for nobody; their result types stay declared in `types/rail.d.ts`, which also
+//! types what `rail --json` prints.
 
-use rail_core::edit::{self, TextEdit};
 use rail_core::input::{Facts, RailTexts};
-use rail_core::lock::{self, LockFacts};
 use rail_core::model::Rail;
-use rail_core::ops::{self, Plan, Refusal, Request};
 use rail_core::text::{Encoding, LineIndex, Position, Span};
 use rail_core::{markdown, scope};
 use serde::de::DeserializeOwned;
@@ -35,24 +38,6 @@ mod pack;
 mod text_in;
 #[cfg(feature = "ts")]
 pub mod types;
-
-/// The answer to [`plan`]: the plan to apply, or why nothing may change.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub enum PlanOutcome {
-    Ok(Plan),
-    Refusal(Refusal),
-}
-
-impl From<Result<Plan, Refusal>> for PlanOutcome {
-    fn from(result: Result<Plan, Refusal>) -> Self {
-        match result {
-            Ok(plan) => PlanOutcome::Ok(plan),
-            Err(refusal) => PlanOutcome::Refusal(refusal),
-        }
-    }
-}
 
 // The generated declarations of every boundary type, so the functions below can name them.
 #[wasm_bindgen(typescript_custom_section)]
@@ -173,24 +158,6 @@ pub fn board(
     ret_sized(&board, 256 + board.claims.len() * 64)
 }
 
-/// Plans an operation (`claim`, `release`, `renew`, `take`, `update`) for `session`:
-/// `{ ok: Plan }` with the edits to apply and the log line to append, or `{ refusal: Refusal }`.
-#[wasm_bindgen(unchecked_return_type = "PlanOutcome")]
-pub fn plan(
-    #[wasm_bindgen(unchecked_param_type = "RailTexts")] texts: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Facts")] facts: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string")] session: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Request")] request: JsValue,
-) -> Result<JsValue, JsError> {
-    let texts = texts_arg(texts)?;
-    let facts: Facts = arg("facts", facts)?;
-    let session = text_arg("session", session)?;
-    let request: Request = arg("request", request)?;
-    ret(&PlanOutcome::from(ops::plan(
-        &texts, &facts, &session, &request,
-    )))
-}
-
 /// Every parse diagnostic of every file of the rail (what `rail validate` reports before
 /// looking at leases), each with its file, byte span, UTF-16 range and one-based line/column.
 #[wasm_bindgen(unchecked_return_type = "Located[]")]
@@ -245,34 +212,6 @@ pub fn scope(
     ret(&scope::classify(&eval, &session, &changed))
 }
 
-/// Reads a lock file's owner record; `null` when it is empty or incomplete.
-#[wasm_bindgen(js_name = parseLockRecord, unchecked_return_type = "LockRecord | null")]
-pub fn parse_lock_record(
-    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-) -> Result<JsValue, JsError> {
-    let text = text_arg("text", text)?;
-    ret(&lock::parse(&text))
-}
-
-/// The text of a lock owner record, exactly as every host writes `claims.md.lock`.
-#[wasm_bindgen(js_name = renderLockRecord, unchecked_return_type = "string")]
-pub fn render_lock_record(
-    #[wasm_bindgen(unchecked_param_type = "LockRecord")] record: JsValue,
-) -> Result<JsValue, JsError> {
-    let record: lock::LockRecord = arg("record", record)?;
-    Ok(JsValue::from_str(&record.render()))
-}
-
-/// One line of claims.log (without the newline), for the lines a host writes itself
-/// (`lock-broken`, `recovered`); every other line comes ready-made in a plan.
-#[wasm_bindgen(js_name = renderLogLine, unchecked_return_type = "string")]
-pub fn render_log_line(
-    #[wasm_bindgen(unchecked_param_type = "LogEntry")] entry: JsValue,
-) -> Result<JsValue, JsError> {
-    let entry: rail_core::log::LogEntry = arg("entry", entry)?;
-    Ok(JsValue::from_str(&entry.render()))
-}
-
 /// rail.yaml's settings (defaults for what it does not say; durations in seconds).
 #[wasm_bindgen(js_name = parseConfig, unchecked_return_type = "Config")]
 pub fn parse_config(
@@ -290,31 +229,6 @@ pub fn describe_freshness(
 ) -> Result<JsValue, JsError> {
     let facts: rail_core::freshness::FreshnessFacts = arg("facts", facts)?;
     ret(&rail_core::freshness::describe(&facts))
-}
-
-/// Whether a found lock may be broken, from the lock file's text (`record`, possibly empty or
-/// garbled) and what the host observed.
-#[wasm_bindgen(js_name = assessLock, unchecked_return_type = "LockVerdict")]
-pub fn assess_lock(
-    #[wasm_bindgen(unchecked_param_type = "string")] record: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "LockFacts")] facts: JsValue,
-) -> Result<JsValue, JsError> {
-    let record = text_arg("record", record)?;
-    let facts: LockFacts = arg("facts", facts)?;
-    ret(&lock::assess(lock::parse(&record).as_ref(), &facts))
-}
-
-/// Applies a plan's edits (byte spans into `text`) and returns the new text. Throws when edits
-/// overlap or a span does not fit the text.
-#[wasm_bindgen(js_name = applyEdits, unchecked_return_type = "string")]
-pub fn apply_edits(
-    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "TextEdit[]")] edits: JsValue,
-) -> Result<JsValue, JsError> {
-    let text = text_arg("text", text)?;
-    let edits: Vec<TextEdit> = arg("edits", edits)?;
-    let out = edit::apply(&text, &edits).map_err(|e| fail("edits", e))?;
-    Ok(JsValue::from_str(&out))
 }
 
 /// Markdown (a claim's purpose) as HTML that is safe to insert into a page.
@@ -351,7 +265,7 @@ pub fn offset_at(
     ret(&LineIndex::new(&text).offset(&text, position, Encoding::Utf16))
 }
 
-/// The UTF-16 range of a byte span into `text`, e.g. to show a plan's edit in an editor.
+/// The UTF-16 range of a byte span into `text`, e.g. to show a diagnostic's span in an editor.
 #[wasm_bindgen(js_name = rangeOf, unchecked_return_type = "Range")]
 pub fn range_of(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,

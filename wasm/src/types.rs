@@ -10,16 +10,13 @@ use std::collections::BTreeMap;
 
 use rail_core::board::Board;
 use rail_core::diagnostic::Located;
-use rail_core::edit::TextEdit;
 use rail_core::input::{Facts, RailTexts};
-use rail_core::lock::{LockFacts, LockRecord, LockVerdict};
+use rail_core::lock::{LockRecord, LockVerdict};
 use rail_core::merge::MergeResult;
-use rail_core::ops::Request;
+use rail_core::ops::{Plan, Refusal};
 use rail_core::scope::{ScopeReport, Who};
 use rail_core::text::{Position, Range, Span};
 use ts_rs::{Config, TypeVisitor, TS};
-
-use crate::PlanOutcome;
 
 /// Every declaration the exports need, with everything they reference, sorted by name.
 pub fn declarations() -> String {
@@ -32,24 +29,25 @@ pub fn declarations() -> String {
     // The roots: what the exports take and return.
     found.visit::<RailTexts>();
     found.visit::<Facts>();
-    found.visit::<Request>();
-    found.visit::<TextEdit>();
     found.visit::<Position>();
     found.visit::<Span>();
-    found.visit::<LockFacts>();
     found.visit::<Board>();
-    found.visit::<PlanOutcome>();
     found.visit::<Located>();
     found.visit::<MergeResult>();
     found.visit::<Who>();
     found.visit::<ScopeReport>();
-    found.visit::<LockRecord>();
-    found.visit::<LockVerdict>();
     found.visit::<Range>();
     found.visit::<rail_core::log::LogEntry>();
     found.visit::<rail_core::config::Config>();
     found.visit::<rail_core::freshness::FreshnessFacts>();
     found.visit::<rail_core::freshness::Freshness>();
+    // No export returns these any more, but `rail --json` prints them (a plan or a refusal from
+    // claim, release, renew, take and update; `rail lock`'s record and verdict), and the
+    // extension types the binary's answers with them (vscode-extension/src/host/native.ts).
+    found.visit::<Plan>();
+    found.visit::<Refusal>();
+    found.visit::<LockRecord>();
+    found.visit::<LockVerdict>();
 
     let mut out = String::from(
         "// Generated from the Rust structs by rail-wasm's `types` module (ts-rs). Do not edit:\n\

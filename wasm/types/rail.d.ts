@@ -48,20 +48,6 @@ purpose_html?: string, pid?: string, };
 
 export type BoardReleased = { task: string | null, session: string, file: string, released_at: string, touched: Array<string>, };
 
-export type ClaimRequest = { task: string, paths?: Array<string>, resources?: Array<string>, purpose?: string | null, 
-/**
- * As written by the user, e.g. `45m`.
- */
-lease?: string | null, after?: Array<string>, 
-/**
- * `pid@host` of the owning process, if the host knows it.
- */
-pid?: string | null, 
-/**
- * The session's branch, when it is not named like the session.
- */
-branch?: string | null, };
-
 export type Code = "bad-time" | "missing-session" | "missing-time" | "invalid-task" | "invalid-session" | "unknown-field" | "duplicate-field" | "malformed-field" | "bad-duration" | "invalid-path" | "invalid-resource" | "conflict-marker" | "yaml-syntax" | "yaml-unsupported" | "missing-owner" | "bad-value" | "duplicate-key" | "owner-mismatch" | "no-claim-time" | "bad-log-line" | "duplicate-claim" | "path-overlap" | "resource-clash" | "blocked" | "bad-lock-record" | "bad-config";
 
 export type Config = { lease: number, expiring: number, check: string | null, on_stop: OnStop, hook_failure: HookFailure, lock_timeout: number, remote: string | null, };
@@ -158,22 +144,6 @@ export type HookFailure = "deny" | "warn";
 
 export type Located = { file: string, code: Code, severity: Severity, message: string, span: Span, range: Range, line: number, column: number, };
 
-export type LockFacts = { now: string, 
-/**
- * This machine's host name.
- */
-host: string, 
-/**
- * Is the recorded pid (with matching start time, where known) running here? Only
- * meaningful when the record's host is this host; `None` if it could not be checked.
- */
-owner_alive?: boolean | null, 
-/**
- * How long ago the lock file was last modified (milliseconds in JSON, as JS hosts measure
- * it: `Date.now() - stat.mtimeMs`).
- */
-file_age_ms: number, };
-
 export type LockRecord = { pid: number, host: string, session: string, command: string, started: string, 
 /**
  * Unique per acquisition: tells one holder from the next even if pids repeat.
@@ -238,8 +208,6 @@ noop: boolean,
  */
 hint: Hint | null, };
 
-export type PlanOutcome = { "ok": Plan } | { "refusal": Refusal };
-
 export type PlannedStatus = "ready" | "blocked" | "claimed" | "done";
 
 export type PlannedView = { task: string, status: PlannedStatus, file: string, line: number, after: Array<string>, paths: Array<string>, resources: Array<string>, purpose: string | null, 
@@ -281,16 +249,6 @@ hint: Hint | null,
 location: Located | null, };
 
 export type RefusalKind = "held" | "stale-held" | "not-claimed" | "not-yours" | "not-stale" | "path-conflict" | "resource-conflict" | "broken-line" | "conflict-marker" | "bad-input";
-
-export type Request = { "op": "claim" } & ClaimRequest | { "op": "release", task: string, touched?: Array<string>, 
-/**
- * The task is finished (the gate passed): also tick its backlog entry.
- */
-done?: boolean, } | { "op": "renew", task: string, } | { "op": "take", task: string, reason?: string | null, 
-/**
- * The taker's branch, when it is not named like the session.
- */
-branch?: string | null, } | { "op": "update", task: string, paths?: Array<string> | null, resources?: Array<string> | null, purpose?: string | null, };
 
 export type ResourceHolder = { claim: number, session: string, task: string | null, shared: boolean, state: State, };
 

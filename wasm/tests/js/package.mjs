@@ -9,7 +9,9 @@
 //      functions from text (the unpacker's other way) and where Node cannot require() an ES
 //      module (the Node build's snippets are CommonJS);
 //   4. the .d.ts of both builds type-check against a typed usage file, and no exported function
-//      takes or returns `any`.
+//      takes or returns `any`;
+//   5. the write path's old exports are gone from both builds (plans, the lock and the log are
+//      the `rail` binary's; see src/lib.rs).
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -41,14 +43,24 @@ function smoke(mod, label) {
   const purpose = "\u{feff}tâche — ça 😀 \u{10ffff}";
   const rich = mod.board({ claims: { path: "claims.md", text: `auth | s | 2026-10-22T14:05Z | purpose: ${purpose}\n` } }, facts);
   assert.equal(rich.claims[0].purpose, purpose, `${label}: text outside ASCII`);
-  const outcome = mod.plan(texts, facts, "session-b", { op: "claim", task: "auth" });
-  assert.equal(outcome.refusal.kind, "held", label);
+  const scope = mod.scope(texts, facts, "session-b", ["src/auth/a.ts"]);
+  assert.deepEqual(scope.conflicts, ["src/auth/a.ts"], label);
   assert.deepEqual(mod.positionAt("ç😀x", 6), { line: 0, character: 3 }, label);
   checks += 3;
   return JSON.stringify(board);
 }
 
+// 5. The write path left the wasm: checked on each build as it is loaded.
+const removed = ["plan", "applyEdits", "assessLock", "parseLockRecord", "renderLockRecord", "renderLogLine"];
+function writePathGone(mod, label) {
+  for (const name of removed) {
+    assert.equal(mod[name], undefined, `${label}: ${name} is still exported`);
+  }
+  checks++;
+}
+
 // 1. Exotic values through the real glue.
+writePathGone(node, "node");
 const baseline = smoke(node, "node");
 const throwing = {
   get claims() {
@@ -99,17 +111,15 @@ const exotic = [
 const calls = {
   board: (x) => node.board(x, x),
   boardFacts: (x) => node.board(texts, x),
-  plan: (x) => node.plan(texts, facts, x, x),
-  planRequest: (x) => node.plan(texts, facts, "session-b", x),
   validate: (x) => node.validate(x),
   merge: (x) => node.merge(x, "", x),
   who: (x) => node.who(texts, facts, x),
   scope: (x) => node.scope(texts, facts, x, x),
-  parseLockRecord: (x) => node.parseLockRecord(x),
-  assessLock: (x) => node.assessLock("", x),
+  scopeChanged: (x) => node.scope(texts, facts, "session-b", x),
+  parseConfig: (x) => node.parseConfig(x),
+  describeFreshness: (x) => node.describeFreshness(x),
   isRailFile: (x) => node.isRailFile(x),
   workFiles: (x) => node.workFiles(x),
-  applyEdits: (x) => node.applyEdits("abc", x),
   renderMarkdown: (x) => node.renderMarkdown(x),
   positionAt: (x) => node.positionAt("abc", x),
   offsetAt: (x) => node.offsetAt("abc", x),
@@ -140,6 +150,7 @@ try {
   const web = await import(pathToFileURL(join(tmp, "rail_wasm.js")).href);
   web.initSync({ module: readFileSync(join(wasmDir, "pkg/web/rail_wasm_bg.wasm")) });
   assert.equal(smoke(web, "web"), baseline);
+  writePathGone(web, "web");
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

@@ -1,5 +1,5 @@
 //! Garbage in, clean errors out: every export is called with random values of every JS type,
-//! with structurally plausible rails built from fragments (so the parsers and planners run deep),
+//! with structurally plausible rails built from fragments (so the parsers and evaluators run deep),
 //! with lone surrogates and with large texts. Each call must return a value or throw a JS `Error`
 //! whose message starts with `rail: `; a panic would trap and fail the test.
 
@@ -149,7 +149,7 @@ fn garbage(rng: &mut Rng, depth: usize) -> JsValue {
                     "path",
                     "text",
                     "now",
-                    "op",
+                    "remote",
                     "task",
                     "paths",
                     "span",
@@ -158,7 +158,7 @@ fn garbage(rng: &mut Rng, depth: usize) -> JsValue {
                     "line",
                     "character",
                     "modified",
-                    "file_age_ms",
+                    "fetched_at",
                 ]);
                 set(&object, key, &garbage(rng, depth + 1));
             }
@@ -252,44 +252,6 @@ fn strings(rng: &mut Rng) -> JsValue {
     array.into()
 }
 
-fn request(rng: &mut Rng) -> JsValue {
-    if rng.chance(15) {
-        return garbage(rng, 0);
-    }
-    let object = Object::new();
-    let op = *rng.pick(&["claim", "release", "renew", "take", "update", "fly"]);
-    set(&object, "op", &op.into());
-    let task = *rng.pick(&[
-        "auth-refresh",
-        "billing",
-        "search",
-        "docs",
-        "",
-        "bad task",
-        "a|b",
-    ]);
-    set(&object, "task", &task.into());
-    for key in ["paths", "resources", "after", "touched"] {
-        if rng.chance(50) {
-            set(&object, key, &strings(rng));
-        }
-    }
-    for key in [
-        "purpose",
-        "lease",
-        "pid",
-        "branch",
-        "reason",
-        "resources",
-        "paths",
-    ] {
-        if rng.chance(20) {
-            set(&object, key, &text(rng, 2));
-        }
-    }
-    object.into()
-}
-
 fn session(rng: &mut Rng) -> JsValue {
     if rng.chance(15) {
         return garbage(rng, 0);
@@ -303,23 +265,6 @@ fn session(rng: &mut Rng) -> JsValue {
         "x@y",
     ]))
     .into()
-}
-
-fn edits(rng: &mut Rng) -> JsValue {
-    if rng.chance(20) {
-        return garbage(rng, 0);
-    }
-    let array = Array::new();
-    for _ in 0..rng.below(4) {
-        let span = Object::new();
-        set(&span, "start", &JsValue::from(rng.below(40) as u32));
-        set(&span, "end", &JsValue::from(rng.below(40) as u32));
-        let edit = Object::new();
-        set(&edit, "span", &span);
-        set(&edit, "text", &text(rng, 2));
-        array.push(&edit);
-    }
-    array.into()
 }
 
 fn number(rng: &mut Rng) -> JsValue {
@@ -349,23 +294,6 @@ fn span(rng: &mut Rng) -> JsValue {
     object.into()
 }
 
-fn lock_facts(rng: &mut Rng) -> JsValue {
-    if rng.chance(20) {
-        return garbage(rng, 0);
-    }
-    let object = Object::new();
-    set(&object, "now", &time(rng));
-    set(&object, "host", &(*rng.pick(&["devbox", "other"])).into());
-    set(
-        &object,
-        "owner_alive",
-        rng.pick(&[JsValue::TRUE, JsValue::FALSE, JsValue::NULL]),
-    );
-    let age = *rng.pick(&[0.0, 1999.9, 2000.0, -5.0, 1e18, 9.3e18, f64::NAN]);
-    set(&object, "file_age_ms", &age.into());
-    object.into()
-}
-
 fn freshness_facts(rng: &mut Rng) -> JsValue {
     if rng.chance(20) {
         return garbage(rng, 0);
@@ -386,16 +314,38 @@ fn freshness_facts(rng: &mut Rng) -> JsValue {
     object.into()
 }
 
-fn lock_text(rng: &mut Rng) -> JsValue {
-    if rng.chance(50) {
+/// rail.yaml: its keys with good and bad values, or random text.
+fn config_text(rng: &mut Rng) -> JsValue {
+    if rng.chance(30) {
         return text(rng, 8);
     }
-    let pid = *rng.pick(&["4242", "-1", "99999999999", "x"]);
-    let proc_start = *rng.pick(&["", "proc_start: 12\n", "proc_start: 18446744073709551615\n"]);
-    format!(
-        "pid: {pid}\nhost: devbox\nsession: s\ncommand: rail claim x\nstarted: 2026-10-22T14:05:03Z\nnonce: n\n{proc_start}"
-    )
-    .into()
+    let mut yaml = String::new();
+    for _ in 0..rng.below(6) {
+        let key = *rng.pick(&[
+            "lease",
+            "expiring",
+            "check",
+            "on_stop",
+            "hook_failure",
+            "lock_timeout",
+            "remote",
+            "unknown",
+        ]);
+        let value = *rng.pick(&[
+            "2h",
+            "0m",
+            "99999999999d",
+            "-5m",
+            "release",
+            "warn",
+            "cargo test",
+            "[a, b]",
+            "",
+            "😀",
+        ]);
+        yaml.push_str(&format!("{key}: {value}\n"));
+    }
+    yaml.into()
 }
 
 /// Ok, or a JS `Error` from this crate's one error helper.
@@ -412,11 +362,6 @@ fn check(export: &str, seed: u64, result: Result<JsValue, JsError>) {
 fn round(seed: u64) {
     let rng = &mut Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     check("board", seed, rail_wasm::board(texts(rng), facts(rng)));
-    check(
-        "plan",
-        seed,
-        rail_wasm::plan(texts(rng), facts(rng), session(rng), request(rng)),
-    );
     check("validate", seed, rail_wasm::validate(texts(rng)));
     check(
         "merge",
@@ -434,24 +379,14 @@ fn round(seed: u64) {
         rail_wasm::scope(texts(rng), facts(rng), session(rng), strings(rng)),
     );
     check(
-        "parseLockRecord",
+        "parseConfig",
         seed,
-        rail_wasm::parse_lock_record(lock_text(rng)),
-    );
-    check(
-        "assessLock",
-        seed,
-        rail_wasm::assess_lock(lock_text(rng), lock_facts(rng)),
+        rail_wasm::parse_config(config_text(rng)),
     );
     check(
         "describeFreshness",
         seed,
         rail_wasm::describe_freshness(freshness_facts(rng)),
-    );
-    check(
-        "applyEdits",
-        seed,
-        rail_wasm::apply_edits(text(rng, 8), edits(rng)),
     );
     check(
         "renderMarkdown",
@@ -482,9 +417,9 @@ fn round(seed: u64) {
         rail_wasm::board(garbage(rng, 0), garbage(rng, 0)),
     );
     check(
-        "plan",
+        "scope",
         seed,
-        rail_wasm::plan(
+        rail_wasm::scope(
             garbage(rng, 0),
             garbage(rng, 0),
             garbage(rng, 0),
@@ -497,9 +432,19 @@ fn round(seed: u64) {
         rail_wasm::merge(garbage(rng, 0), garbage(rng, 0), garbage(rng, 0)),
     );
     check(
-        "applyEdits",
+        "rangeOf",
         seed,
-        rail_wasm::apply_edits(garbage(rng, 0), garbage(rng, 0)),
+        rail_wasm::range_of(garbage(rng, 0), garbage(rng, 0)),
+    );
+    check(
+        "describeFreshness",
+        seed,
+        rail_wasm::describe_freshness(garbage(rng, 0)),
+    );
+    check(
+        "parseConfig",
+        seed,
+        rail_wasm::parse_config(garbage(rng, 0)),
     );
 }
 

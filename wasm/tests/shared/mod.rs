@@ -121,42 +121,6 @@ fn board_of_an_empty_rail() {
 }
 
 #[wasm_bindgen_test]
-fn plan_gives_a_plan_or_a_refusal() {
-    let texts = texts_json(CLAIMS);
-    let claim = json!({ "op": "claim", "task": "search", "paths": ["src/search/**"] });
-    let got = ok(rail_wasm::plan(
-        js(&texts),
-        js(&facts_json()),
-        "session-c".into(),
-        js(&claim),
-    ));
-    let plan = &got["ok"];
-    assert_eq!(plan["op"], "claim");
-    assert_eq!(plan["edits"][0]["file"], "claims.md");
-    // The plan's edits apply to the text it was made from.
-    let edits = js(&plan["edits"][0]["edits"]);
-    let after = rail_wasm::apply_edits(CLAIMS.into(), edits)
-        .unwrap()
-        .as_string()
-        .unwrap();
-    assert!(
-        after.ends_with("search | session-c | 2026-10-22T15:00:00Z | paths: src/search/**\n"),
-        "{after}"
-    );
-
-    let held = json!({ "op": "claim", "task": "auth-refresh" });
-    let got = ok(rail_wasm::plan(
-        js(&texts),
-        js(&facts_json()),
-        "session-c".into(),
-        js(&held),
-    ));
-    assert_eq!(got["refusal"]["kind"], "held");
-    assert_eq!(got["refusal"]["holder"], "session-a");
-    assert!(got.get("ok").is_none());
-}
-
-#[wasm_bindgen_test]
 fn validate_reports_every_file() {
     let texts = json!({
         "claims": { "path": "claims.md", "text": "auth | session-a | yesterday\n" },
@@ -309,54 +273,6 @@ fn who_and_scope() {
 }
 
 #[wasm_bindgen_test]
-fn lock_record_and_verdict() {
-    let record = "pid: 4242\nhost: devbox\nsession: session-a\ncommand: rail claim auth\nstarted: 2026-10-22T14:05:03Z\nnonce: 5f1c2a9e\n";
-    let got = ok(rail_wasm::parse_lock_record(record.into()));
-    assert_eq!(got["pid"], 4242);
-    assert_eq!(got["started"], "2026-10-22T14:05:03Z");
-    assert!(got["proc_start"].is_null());
-    assert_eq!(ok(rail_wasm::parse_lock_record("".into())), Value::Null);
-
-    let facts = |alive: Value, age_ms: f64| {
-        js(&json!({ "now": NOW, "host": "devbox", "owner_alive": alive, "file_age_ms": age_ms }))
-    };
-    let dead = ok(rail_wasm::assess_lock(
-        record.into(),
-        facts(json!(false), 0.0),
-    ));
-    assert_eq!(dead["state"], "dead");
-    assert_eq!(dead["breakable"], true);
-    assert!(dead["hint"].is_null());
-    let foreign = ok(rail_wasm::assess_lock(
-        record.into(),
-        js(&json!({ "now": NOW, "host": "laptop", "owner_alive": null, "file_age_ms": 0 })),
-    ));
-    assert_eq!(foreign["state"], "foreign-host");
-    assert_eq!(foreign["hint"], json!({ "kind": "force-break" }));
-    let unknown = ok(rail_wasm::assess_lock(
-        record.into(),
-        facts(Value::Null, 0.0),
-    ));
-    assert_eq!(unknown["state"], "unknown");
-    // An empty lock file: young for 2 s, then abandoned (fractional milliseconds are fine).
-    let young = ok(rail_wasm::assess_lock(
-        "".into(),
-        facts(Value::Null, 1999.5),
-    ));
-    assert_eq!(young["state"], "young");
-    let abandoned = ok(rail_wasm::assess_lock(
-        "".into(),
-        facts(Value::Null, 2000.0),
-    ));
-    assert_eq!(abandoned["state"], "abandoned");
-    let m = err(rail_wasm::assess_lock(
-        "".into(),
-        js(&json!({ "now": NOW, "host": "devbox", "file_age_ms": -1e300 })),
-    ));
-    assert!(m.starts_with("rail: facts: file age"), "{m}");
-}
-
-#[wasm_bindgen_test]
 fn the_rails_own_files_are_core_s_list() {
     for (path, own) in [
         ("claims.md", true),
@@ -406,23 +322,22 @@ fn describe_freshness_says_how_old_the_shared_copy_is() {
 }
 
 #[wasm_bindgen_test]
-fn apply_edits_refuses_overlaps_and_bad_spans() {
-    let edit = |s: usize, e: usize, t: &str| json!({ "span": { "start": s, "end": e }, "text": t });
-    let out = rail_wasm::apply_edits("héllo".into(), js(&json!([edit(0, 1, "H")])))
-        .unwrap()
-        .as_string();
-    assert_eq!(out.as_deref(), Some("Héllo"));
-    let m = err(rail_wasm::apply_edits(
-        "héllo".into(),
-        js(&json!([edit(0, 3, ""), edit(1, 4, "")])),
-    ));
-    assert!(m.starts_with("rail: edits: edits overlap"), "{m}");
-    // Byte 2 is inside `é`.
-    let m = err(rail_wasm::apply_edits(
-        "héllo".into(),
-        js(&json!([edit(2, 3, "")])),
-    ));
-    assert!(m.contains("outside the text"), "{m}");
+fn parse_config_is_core_s_reading_of_rail_yaml() {
+    let text = "lease: 45m\non_stop: renew\nremote: origin\nexpiring: soon\n";
+    let got = ok(rail_wasm::parse_config(text.into()));
+    assert_eq!(
+        got,
+        serde_json::to_value(rail_core::config::parse(text).0).unwrap()
+    );
+    // Durations in seconds; a bad value keeps its default (15 minutes).
+    assert_eq!(got["lease"], 45 * 60);
+    assert_eq!(got["expiring"], 15 * 60);
+    assert_eq!(got["on_stop"], "renew");
+    assert_eq!(got["remote"], "origin");
+    assert!(got["check"].is_null());
+    let defaults = ok(rail_wasm::parse_config("".into()));
+    assert_eq!(defaults["lease"], 2 * 60 * 60);
+    assert_eq!(defaults["hook_failure"], "deny");
 }
 
 #[wasm_bindgen_test]
@@ -547,21 +462,16 @@ fn wrong_argument_types_throw_errors_that_name_the_argument() {
         ),
         (
             "rail: session: expected a string".into(),
-            rail_wasm::plan(
+            rail_wasm::scope(
                 js(&json!({})),
                 js(&facts_json()),
                 JsValue::NULL,
-                js(&json!({ "op": "renew", "task": "x" })),
+                js(&json!([])),
             ),
         ),
         (
-            "rail: request: unknown variant `fly`".into(),
-            rail_wasm::plan(
-                js(&json!({})),
-                js(&facts_json()),
-                "s".into(),
-                js(&json!({ "op": "fly", "task": "x" })),
-            ),
+            "rail: changed: ".into(),
+            rail_wasm::scope(js(&json!({})), js(&facts_json()), "s".into(), "a".into()),
         ),
         (
             "rail: ours: expected a string".into(),
@@ -576,8 +486,16 @@ fn wrong_argument_types_throw_errors_that_name_the_argument() {
             rail_wasm::position_at("abc".into(), JsValue::from(-1)),
         ),
         (
-            "rail: edits: invalid type".into(),
-            rail_wasm::apply_edits("abc".into(), js(&json!({}))),
+            "rail: position: missing field `line`".into(),
+            rail_wasm::offset_at("abc".into(), js(&json!({}))),
+        ),
+        (
+            "rail: span: invalid type".into(),
+            rail_wasm::range_of("abc".into(), js(&json!("0..1"))),
+        ),
+        (
+            "rail: text: expected a string".into(),
+            rail_wasm::parse_config(JsValue::from(3)),
         ),
     ];
     for (want, result) in cases {
