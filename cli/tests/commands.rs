@@ -299,57 +299,6 @@ fn environment_problems_exit_3() {
 }
 
 #[test]
-fn sigkill_at_every_write_step_leaves_the_old_or_the_new_rail() {
-    for point in ["after-journal", "mid-write", "before-log"] {
-        let repo = Repo::new();
-        for t in ["a", "b", "c"] {
-            assert_eq!(code(&repo.rail(&["claim", t, "--session", "s"])), 0);
-        }
-        let before = repo.read("claims.md");
-        let out = repo.rail_env(
-            &["release", "b", "--session", "s", "--no-touched"],
-            &[("RAIL_TEST_CRASH", point)],
-        );
-        assert_ne!(code(&out), 0, "{point}: the crash hook did not fire");
-        // Whatever a reader sees now is a whole version.
-        let seen = repo.read("claims.md");
-        let expected_after: String = before
-            .lines()
-            .filter(|l| !l.starts_with("b |"))
-            .map(|l| format!("{l}\n"))
-            .collect();
-        let board = repo.rail(&["board", "--json"]);
-        assert_eq!(code(&board), 0, "{point}: {}", stderr(&board));
-        let v: serde_json::Value = serde_json::from_str(&stdout(&board)).unwrap();
-        let tasks: Vec<&str> = v["claims"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["task"].as_str().unwrap())
-            .collect();
-        assert_eq!(
-            tasks,
-            ["a", "c"],
-            "{point}: readers see the intended state (file: {seen:?})"
-        );
-        // The next writer finishes the interrupted change and says so.
-        let out = repo.rail(&["claim", "d", "--session", "s"]);
-        assert_eq!(code(&out), 0, "{point}: {}", stderr(&out));
-        assert!(
-            stderr(&out).contains("interrupted by a crash"),
-            "{point}: {}",
-            stderr(&out)
-        );
-        let now = repo.read("claims.md");
-        assert!(now.starts_with(&expected_after), "{point}: {now:?}");
-        assert_eq!(repo.holders("b").len(), 0, "{point}");
-        let released = repo.read("claims.log").matches("| released | b |").count();
-        assert_eq!(released, 1, "{point}: the release is logged once");
-        assert!(!repo.file("claims.md.journal").exists());
-    }
-}
-
-#[test]
 fn merges_through_the_driver_are_clean_and_order_independent() {
     let repo = Repo::new();
     for t in ["shared-1", "shared-2"] {

@@ -171,23 +171,3 @@ test('the shared status line comes from core', () => {
   );
 });
 
-test('the shared status line comes from core', () => {
-  const now = new Date('2026-10-22T14:05:20Z');
-  assert.deepEqual(describeShared({ remote: 'origin', syncedAt: new Date('2026-10-22T14:05:00Z'), error: undefined }, now), {
-    text: 'shared via origin, fetched 20s ago',
-    stale: false,
-  });
-  assert.deepEqual(describeShared({ remote: 'origin', syncedAt: undefined, error: undefined }, now), {
-    text: 'shared via origin, not fetched yet',
-    stale: false,
-  });
-  assert.deepEqual(describeShared({ remote: 'origin', syncedAt: new Date('2026-10-22T14:00:20Z'), error: 'boom' }, now), {
-    text: 'shared via origin: STALE, could not fetch (boom); showing the state fetched 5m ago',
-    stale: true,
-  });
-  assert.equal(
-    describeShared({ remote: 'origin', syncedAt: undefined, error: 'boom' }, now).text,
-    'shared via origin: STALE, could not fetch (boom); nothing was fetched yet',
-  );
-});
-
