@@ -339,7 +339,10 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
             // Released meanwhile: try again at once, but never past the deadline (a name that
             // exists for `link` and not for `open`, such as a dangling symlink, is this case
             // every time).
-            Ok(None) if Instant::now() < deadline => continue,
+            Ok(None) if Instant::now() < deadline => {
+                backoff.sleep(deadline);
+                continue;
+            }
             Ok(None) => {
                 cleanup_tmp();
                 return Err(LockError::Timeout {

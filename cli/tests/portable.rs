@@ -383,3 +383,35 @@ fn a_rail_directory_that_does_not_exist_is_an_environment_error() {
     assert_eq!(code(&out), 3, "{}", stderr(&out));
     assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_lock_name_that_cannot_be_opened_times_out_instead_of_spinning() {
+    // A dangling symlink exists for link() and not for open(): before, `rail claim` retried
+    // at once, forever, at full CPU, whatever the lock timeout.
+    let rail = Rail::new();
+    std::os::unix::fs::symlink(rail.file("nowhere"), rail.file("claims.md.lock")).unwrap();
+    let mut child = rail
+        .command(&["claim", "a", "--session", "s"])
+        .env("RAIL_LOCK_TIMEOUT_MS", "300")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("rail claim never gave up on a lock it cannot open");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot be opened"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(rail.holders("a").is_empty());
+}
