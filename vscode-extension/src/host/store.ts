@@ -98,6 +98,11 @@ export class RailStore {
       const journalBefore = guarded && fs.existsSync(journal);
       const before = statOrUndefined(full);
       if (before === undefined) return { text: undefined, settled: !journalBefore };
+      // A FIFO or a device (claims.md a FIFO, claims/x.yaml a link to /dev/zero: files arrive
+      // with git) would block the extension host or read without end: only a regular file is read.
+      if (!before.isFile()) {
+        throw new StoreError(name, 'is not a regular file (a FIFO, a device or a directory); Rail does not read it', true);
+      }
       if (before.size > BigInt(MAX_RAIL_BYTES)) {
         throw new StoreError(name, `is ${before.size} bytes, more than the 16 MB Rail reads`, true);
       }

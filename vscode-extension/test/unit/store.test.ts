@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
@@ -24,7 +25,11 @@ test('read(): claims.md, the log, rail.yaml and the claim files (sorted, with mt
   assert.equal(texts.config?.text, 'lease: 1h\n');
   assert.deepEqual(texts.claim_files?.map((f) => f.path), ['claims/a.yml', 'claims/b.yaml']);
   assert.ok(texts.claim_files?.every((f) => typeof f.modified === 'string'));
-  assert.equal(texts.claims?.modified, fs.statSync(path.join(dir, 'claims.md')).mtime.toISOString());
+  // Milliseconds, as the file system said. The reader truncates nanoseconds to milliseconds;
+  // Node's float `mtimeMs` can land on the next millisecond (1.7e12 has no room for the whole
+  // fraction): compare the instants, not the strings.
+  const modified = Date.parse(texts.claims?.modified ?? '');
+  assert.ok(Math.abs(modified - fs.statSync(path.join(dir, 'claims.md')).mtimeMs) < 1, `${texts.claims?.modified}`);
   assert.equal(store.unsettled, 0);
 });
 
@@ -91,4 +96,15 @@ test('the reader runs no process (no flock(1)): it reads with PATH emptied', asy
   } finally {
     process.env.PATH = saved;
   }
+});
+
+test('a FIFO or a device is refused, never read (it would block the extension host)', async () => {
+  const dir = tempRepo();
+  const fifo = spawnSync('mkfifo', [path.join(dir, 'claims.md')]);
+  assert.equal(fifo.status, 0, String(fifo.stderr));
+  await assert.rejects(new RailStore(dir).read(), (e: unknown) => e instanceof StoreError && e.badInput && /claims\.md: is not a regular file/.test(e.message));
+  fs.rmSync(path.join(dir, 'claims.md'));
+  fs.mkdirSync(path.join(dir, 'claims'), { recursive: true });
+  fs.symlinkSync('/dev/zero', path.join(dir, 'claims', 'x.yaml'));
+  await assert.rejects(new RailStore(dir).read(), /claims\/x\.yaml: is not a regular file/);
 });
