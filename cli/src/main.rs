@@ -7,6 +7,9 @@
     reason = "native only: the wasm size lints of clippy.toml bind core and wasm"
 )]
 
+#[macro_use]
+mod out;
+
 mod cmd;
 mod context;
 mod fail;
@@ -228,7 +231,7 @@ fn run() -> i32 {
                 let value = f.json.clone().unwrap_or_else(
                     || serde_json::json!({ "ok": false, "code": f.code, "error": f.message }),
                 );
-                println!(
+                outln!(
                     "{}",
                     serde_json::to_string_pretty(&value).unwrap_or_default()
                 );

@@ -415,3 +415,30 @@ fn a_lock_name_that_cannot_be_opened_times_out_instead_of_spinning() {
     );
     assert!(rail.holders("a").is_empty());
 }
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    // `rail board --json | true`: the reader is gone before rail writes. Before, println!
+    // panicked ("failed printing to stdout: Broken pipe"), with a backtrace and exit 101.
+    let rail = Rail::new();
+    let lines: String = (0..400)
+        .map(|i| {
+            format!(
+                "task-{i} | s{} | 2026-10-22T14:05Z | paths: src/m{i}/**\n",
+                i % 7
+            )
+        })
+        .collect();
+    std::fs::write(rail.file("claims.md"), lines).unwrap();
+    for args in [&["board", "--json"][..], &["board"][..], &["log"][..]] {
+        let mut child = rail.spawn(args, &[("RAIL_NOW", "2026-10-22T15:00:00Z")]);
+        drop(child.stdout.take()); // the reader goes away at once
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            !stderr(&out).contains("panicked"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+    }
+}

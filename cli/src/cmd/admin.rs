@@ -156,16 +156,16 @@ pub fn init(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
         return Err(Fail::env("--hooks needs a git repository"));
     }
     if ctx.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({ "ok": true, "done": done }))
                 .unwrap_or_default()
         );
     } else if done.is_empty() {
-        println!("rail is already set up in {}", ctx.rail.root.display());
+        outln!("rail is already set up in {}", ctx.rail.root.display());
     } else {
         for d in &done {
-            println!("{d}");
+            outln!("{d}");
         }
     }
     Ok(())
@@ -255,12 +255,12 @@ pub fn sync(ctx: &Ctx) -> Result<(), Fail> {
     })?;
     let snapshot = crate::shared::sync(ctx, &remote)?;
     if ctx.json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({ "ok": true, "remote": remote, "commit": snapshot.commit, "files": snapshot.files.len() })
         );
     } else {
-        println!(
+        outln!(
             "synced the shared rail from {remote} ({} files{})",
             snapshot.files.len(),
             snapshot
@@ -280,14 +280,14 @@ pub fn lock(ctx: &Ctx, break_lock: bool, force: bool) -> Result<(), Fail> {
         match &found {
             None => {
                 if ctx.json {
-                    println!("{}", serde_json::json!({ "held": false }));
+                    outln!("{}", serde_json::json!({ "held": false }));
                 } else {
-                    println!("the rail lock is free");
+                    outln!("the rail lock is free");
                 }
             }
             Some((record, verdict)) => {
                 if ctx.json {
-                    println!(
+                    outln!(
                         "{}",
                         serde_json::to_string_pretty(&serde_json::json!({
                             "held": true, "record": record, "verdict": verdict
@@ -295,12 +295,12 @@ pub fn lock(ctx: &Ctx, break_lock: bool, force: bool) -> Result<(), Fail> {
                         .unwrap_or_default()
                     );
                 } else {
-                    println!(
+                    outln!(
                         "the rail lock is {}",
                         crate::hint::say(&verdict.message, verdict.hint.as_ref())
                     );
                     if verdict.breakable {
-                        println!("it may be broken: `rail lock --break`");
+                        outln!("it may be broken: `rail lock --break`");
                     }
                 }
             }
@@ -311,15 +311,15 @@ pub fn lock(ctx: &Ctx, break_lock: bool, force: bool) -> Result<(), Fail> {
     match lock::break_on_request(&ctx.rail.root, force, &session) {
         Ok(None) => {
             if ctx.json {
-                println!("{}", serde_json::json!({ "ok": true, "broken": null }));
+                outln!("{}", serde_json::json!({ "ok": true, "broken": null }));
             } else {
-                println!("the rail lock is free; nothing to break");
+                outln!("the rail lock is free; nothing to break");
             }
             Ok(())
         }
         Ok(Some(broken)) => {
             if ctx.json {
-                println!(
+                outln!(
                     "{}",
                     serde_json::json!({
                         "ok": true,
@@ -327,9 +327,10 @@ pub fn lock(ctx: &Ctx, break_lock: bool, force: bool) -> Result<(), Fail> {
                     })
                 );
             } else {
-                println!(
+                outln!(
                     "broke the lock held by {}: {}",
-                    broken.holder, broken.reason
+                    broken.holder,
+                    broken.reason
                 );
             }
             // Record it, under the lock like every other log line.

@@ -65,7 +65,7 @@ fn fail_safe(reason: &str, rail_dir: Option<&Path>) -> i32 {
             BLOCK
         }
         HookFailure::Warn => {
-            println!(
+            outln!(
                 "{}",
                 json!({ "systemMessage": format!("Rail could not check this edit: {reason}") })
             );
@@ -237,7 +237,7 @@ fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
             if !unanalysed.is_empty() {
                 message.push_str(&format!(" (not analysed: {})", unanalysed.join(", ")));
             }
-            println!(
+            outln!(
                 "{}",
                 json!({
                     "systemMessage": message,
@@ -435,8 +435,8 @@ pub fn merge_settings(existing: Value, rail: &str) -> Result<Value, String> {
 pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<String>, Fail> {
     let section = instructions();
     if args.print {
-        println!("{section}");
-        println!(
+        outln!("{section}");
+        outln!(
             "# .claude/settings.json (merged into existing settings by `rail init --agents`):\n{}",
             serde_json::to_string_pretty(&json!({ "hooks": claude_hooks(rail) }))
                 .unwrap_or_default()

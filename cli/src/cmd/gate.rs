@@ -78,12 +78,12 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
     let code = match result.verdict {
         Verdict::Passed => {
             if ctx.json {
-                println!(
+                outln!(
                     "{}",
                     serde_json::to_string_pretty(&json).unwrap_or_default()
                 );
             } else {
-                println!("{}", result.message);
+                outln!("{}", result.message);
             }
             return Ok(());
         }

@@ -53,7 +53,7 @@ pub fn write_board_html(texts: &RailTexts, facts: &Facts, path: &Path) -> Result
     let data = script_json(&serde_json::json!({ "texts": texts, "facts": facts }));
     let html = page.replace(PLACEHOLDER, &data);
     std::fs::write(path, html).map_err(|e| Fail::env(format!("{}: {e}", path.display())))?;
-    println!(
+    outln!(
         "wrote the board to {} (open it in a browser; it needs no network)",
         path.display()
     );

@@ -239,13 +239,13 @@ pub fn print_plan(ctx: &Ctx, plan: ops::Plan) {
     if ctx.json {
         // JSON carries core's message and its hint as data: each consumer words the hint its
         // own way (the VS Code extension as a button).
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({ "ok": true, "plan": plan }))
                 .unwrap_or_default()
         );
     } else {
-        println!("{}", crate::hint::say(&plan.message, plan.hint.as_ref()));
+        outln!("{}", crate::hint::say(&plan.message, plan.hint.as_ref()));
     }
 }
 
@@ -352,7 +352,7 @@ pub fn worktree(
         return Err(Fail::env(format!("creating the worktree: {e}")));
     }
     if ctx.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
                 "ok": true, "task": task, "dir": dir_s, "branch": branch,
@@ -361,8 +361,8 @@ pub fn worktree(
             .unwrap_or_default()
         );
     } else {
-        println!("station ready: {dir_s} on branch {branch}");
-        println!("work there: cd {dir_s}");
+        outln!("station ready: {dir_s} on branch {branch}");
+        outln!("work there: cd {dir_s}");
     }
     Ok(())
 }

@@ -21,7 +21,7 @@ pub struct BoardArgs {
 }
 
 fn print_json<T: serde::Serialize>(value: &T) {
-    println!(
+    outln!(
         "{}",
         serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     );
@@ -37,7 +37,7 @@ pub fn board(ctx: &Ctx, args: &BoardArgs) -> Result<(), Fail> {
     if ctx.json {
         print_json(&board);
     } else {
-        print!(
+        out!(
             "{}",
             render::board(&board, &ctx.rail.root, render::use_color())
         );
@@ -57,11 +57,11 @@ pub fn who(ctx: &Ctx, paths: &[String]) -> Result<(), Fail> {
     }
     for answer in &answers {
         if answer.holders.is_empty() {
-            println!("{}: nobody", answer.path);
+            outln!("{}: nobody", answer.path);
             continue;
         }
         for h in &answer.holders {
-            println!(
+            outln!(
                 "{}: {} ({}, {}) via `{}`",
                 answer.path,
                 h.session,
@@ -217,7 +217,7 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<(), Fail> {
     if ctx.json && !failing {
         print_json(&report);
     } else if !ctx.json {
-        print!("{}", render::scope(&report));
+        out!("{}", render::scope(&report));
     }
     if failing {
         let mut parts = Vec::new();
@@ -278,7 +278,7 @@ pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<(), Fail> {
                     Severity::Warning => "warning",
                     Severity::Info => "notice",
                 };
-                println!(
+                outln!(
                     "::{level} file={},line={},col={}::{}: {}",
                     d.file,
                     d.line,
@@ -287,11 +287,11 @@ pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<(), Fail> {
                     crate::hint::say(&d.message, d.code.hint().as_ref()).replace('\n', " ")
                 );
             } else {
-                println!("{}", crate::hint::one_line(d));
+                outln!("{}", crate::hint::one_line(d));
             }
         }
         if diagnostics.is_empty() {
-            println!("no problems found");
+            outln!("no problems found");
         }
     }
     if errors > 0 {
@@ -320,13 +320,13 @@ pub fn ready(ctx: &Ctx, all: bool) -> Result<(), Fail> {
         return Ok(());
     }
     if backlog.is_empty() {
-        println!(
+        outln!(
             "no backlog: list tasks in claims.md as `- [ ] task | after: other | paths: src/**`"
         );
         return Ok(());
     }
     if shown.is_empty() {
-        println!(
+        outln!(
             "nothing is ready: every planned task is claimed, done or waiting (`rail ready --all`)"
         );
     }
@@ -352,7 +352,7 @@ pub fn ready(ctx: &Ctx, all: bool) -> Result<(), Fail> {
         if let Some(purpose) = &p.purpose {
             line.push_str(&format!("  — {purpose}"));
         }
-        println!("{line}");
+        outln!("{line}");
     }
     Ok(())
 }
@@ -370,10 +370,10 @@ pub fn log(ctx: &Ctx, limit: Option<usize>) -> Result<(), Fail> {
         return Ok(());
     }
     if entries.is_empty() {
-        println!("the log is empty");
+        outln!("the log is empty");
     }
     for e in entries {
-        println!("{}", e.render());
+        outln!("{}", e.render());
     }
     Ok(())
 }
