@@ -104,9 +104,8 @@ fn busy_name(e: &io::Error) -> bool {
 #[derive(Clone, Debug)]
 struct Observed {
     record: Option<LockRecord>,
-    id: FileId,
-    mtime_ns: i128,
-    len: u64,
+    /// What names this file (core's lock key and `same_lock` take it as observed).
+    identity: FileIdentity,
 }
 
 impl Observed {
@@ -118,7 +117,7 @@ impl Observed {
         };
         let meta = file.metadata()?;
         let id = FileId::of(&file)?;
-        let mtime_ns = meta
+        let modified_ns = meta
             .modified()?
             .duration_since(SystemTime::UNIX_EPOCH)
             .map(|d| d.as_nanos() as i128)
@@ -130,31 +129,24 @@ impl Observed {
         };
         Ok(Some(Observed {
             record,
-            id,
-            mtime_ns,
-            len: meta.len(),
+            identity: FileIdentity {
+                dev: id.volume,
+                file: id.index,
+                modified_ns,
+                len: meta.len(),
+            },
         }))
-    }
-
-    /// What core needs to name and compare this lock file.
-    fn identity(&self) -> FileIdentity {
-        FileIdentity {
-            dev: self.id.volume,
-            file: self.id.index,
-            modified_ns: self.mtime_ns,
-            len: self.len,
-        }
     }
 
     /// Names this particular lock (not just "a lock"); core's rule.
     fn key(&self) -> String {
-        core_lock::lock_key(self.record.as_ref(), &self.identity())
+        core_lock::lock_key(self.record.as_ref(), &self.identity)
     }
 
     fn same_lock(&self, other: &Observed) -> bool {
         core_lock::same_lock(
-            (self.record.as_ref(), &self.identity()),
-            (other.record.as_ref(), &other.identity()),
+            (self.record.as_ref(), &self.identity),
+            (other.record.as_ref(), &other.identity),
         )
     }
 
@@ -163,7 +155,9 @@ impl Observed {
             .duration_since(SystemTime::UNIX_EPOCH)
             .map(|d| d.as_nanos() as i128)
             .unwrap_or(0);
-        TimeDelta::nanoseconds(((now - self.mtime_ns).max(0)).min(i64::MAX as i128) as i64)
+        TimeDelta::nanoseconds(
+            ((now - self.identity.modified_ns).max(0)).min(i64::MAX as i128) as i64,
+        )
     }
 
     fn verdict(&self, host: &str) -> LockVerdict {

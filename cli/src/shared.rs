@@ -432,7 +432,7 @@ fn shared_timeout() -> Duration {
 
 fn print_plan(ctx: &Ctx, plan: &Plan, print: bool) {
     if print {
-        crate::cmd::mutate::print_plan(ctx, plan.clone());
+        crate::cmd::mutate::print_plan(ctx, plan);
     }
 }
 

@@ -40,7 +40,7 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
     let outcome = match shell(&check).current_dir(&workdir).status() {
         Ok(status) => gate::outcome_from_exit(status.code(), signal_of(&status), &check),
         Err(e) => CheckOutcome::NotStarted {
-            reason: format!("cannot run `{SHELL} {check}`: {e}"),
+            reason: format!("cannot run `{} {} {check}`: {e}", SHELL[0], SHELL[1]),
         },
     };
     let mut result = gate::judge(task, &check, &outcome, &report);
@@ -112,13 +112,12 @@ fn signal_of(_status: &std::process::ExitStatus) -> Option<i32> {
 /// The shell a check command runs in: `sh -c` where there is one; `cmd /C` on Windows, where
 /// `sh` is only on PATH inside Git Bash.
 #[cfg(not(windows))]
-const SHELL: &str = "sh -c";
+const SHELL: [&str; 2] = ["sh", "-c"];
 #[cfg(windows)]
-const SHELL: &str = "cmd /C";
+const SHELL: [&str; 2] = ["cmd", "/C"];
 
 fn shell(check: &str) -> Command {
-    let mut words = SHELL.split(' ');
-    let mut command = Command::new(words.next().unwrap_or("sh"));
-    command.args(words).arg(check);
+    let mut command = Command::new(SHELL[0]);
+    command.arg(SHELL[1]).arg(check);
     command
 }

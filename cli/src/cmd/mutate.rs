@@ -222,7 +222,7 @@ pub fn mutate_with_log(
             drop(lock);
             let changed = !plan.noop;
             if print {
-                print_plan(ctx, plan);
+                print_plan(ctx, &plan);
             }
             Ok(changed)
         }
@@ -235,7 +235,7 @@ pub fn mutate_with_log(
 }
 
 /// Prints what a plan did, its message worded as the CLI words hints.
-pub fn print_plan(ctx: &Ctx, plan: ops::Plan) {
+pub fn print_plan(ctx: &Ctx, plan: &ops::Plan) {
     if ctx.json {
         // JSON carries core's message and its hint as data: each consumer words the hint its
         // own way (the VS Code extension as a button).
