@@ -132,7 +132,9 @@ fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Polls for an observable event; fails the test after a minute (a hang, not a slow machine).
+/// Waits for an observable event that has no notification of its own (a lock file's content,
+/// another process's lock): looks again every few milliseconds, and fails the test after a
+/// minute (a hang, not a slow machine). The condition decides; the pause only paces the looking.
 fn wait_for(mut seen: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while !seen() {
@@ -391,22 +393,23 @@ fn a_lock_name_that_cannot_be_opened_times_out_instead_of_spinning() {
     // at once, forever, at full CPU, whatever the lock timeout.
     let rail = Rail::new();
     std::os::unix::fs::symlink(rail.file("nowhere"), rail.file("claims.md.lock")).unwrap();
-    let mut child = rail
+    let child = rail
         .command(&["claim", "a", "--session", "s"])
         .env("RAIL_LOCK_TIMEOUT_MS", "300")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            child.kill().unwrap();
+    // Wait for the process to exit (the event), with a watchdog for the old endless spin.
+    let pid = child.id();
+    let (done, exited) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(child.wait_with_output().unwrap()));
+    let out = exited
+        .recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
             panic!("rail claim never gave up on a lock it cannot open");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let out = child.wait_with_output().unwrap();
+        });
     assert_eq!(code(&out), 3, "{}", stderr(&out));
     assert!(
         stderr(&out).contains("cannot be opened"),
