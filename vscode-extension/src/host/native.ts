@@ -215,10 +215,20 @@ function document(run: RawRun): Json {
   throw new RailError(run.code, error, run.stderr);
 }
 
+/** A refusal as every operation answers it: core's refusal, its message, the CLI's notes. */
+type Refused = { ok: false; refusal: Refusal; message: string; notes: string[] };
+
+/** The document's refusal, if it is one. */
+function refusedOf(doc: Json, run: RawRun): Refused | undefined {
+  if (doc.ok !== false || !isObject(doc.refusal) || typeof doc.refusal.message !== 'string') return undefined;
+  const refusal = doc.refusal as unknown as Refusal;
+  return { ok: false, refusal, message: refusal.message, notes: notesOf(run.stderr, refusal.message) };
+}
+
 /** The outcome of claim, release, renew, take, update: done with core's plan, or refused. */
 export type Mutation =
   | { ok: true; plan: Plan; message: string; notes: string[]; ms: number }
-  | { ok: false; refusal: Refusal; message: string; notes: string[]; ms: number };
+  | (Refused & { ms: number });
 
 export function parseMutation(run: RawRun): Mutation {
   const doc = document(run);
@@ -227,17 +237,15 @@ export function parseMutation(run: RawRun): Mutation {
     const plan = doc.plan as unknown as Plan;
     return { ok: true, plan, message: plan.message, notes: notesOf(run.stderr), ms: run.ms };
   }
-  if (doc.ok === false && isObject(doc.refusal) && typeof doc.refusal.message === 'string') {
-    const refusal = doc.refusal as unknown as Refusal;
-    return { ok: false, refusal, message: refusal.message, notes: notesOf(run.stderr, refusal.message), ms: run.ms };
-  }
+  const refused = refusedOf(doc, run);
+  if (refused) return { ...refused, ms: run.ms };
   throw new RailError(EXIT.environment, `rail answered with an unexpected document: ${run.stdout.slice(0, 200)}`, run.stderr);
 }
 
 /** `rail worktree`: the station made (or the claim's refusal). */
 export type Station =
   | { ok: true; task: string; dir: string; branch: string; message: string; notes: string[] }
-  | { ok: false; refusal: Refusal; message: string; notes: string[] };
+  | Refused;
 
 export function parseStation(run: RawRun): Station {
   const doc = document(run);
@@ -245,10 +253,8 @@ export function parseStation(run: RawRun): Station {
     const message = typeof doc.message === 'string' ? doc.message : `station ready: ${doc.dir} on branch ${doc.branch}`;
     return { ok: true, task: doc.task, dir: doc.dir, branch: doc.branch, message, notes: notesOf(run.stderr) };
   }
-  if (doc.ok === false && isObject(doc.refusal) && typeof doc.refusal.message === 'string') {
-    const refusal = doc.refusal as unknown as Refusal;
-    return { ok: false, refusal, message: refusal.message, notes: notesOf(run.stderr, refusal.message) };
-  }
+  const refused = refusedOf(doc, run);
+  if (refused) return refused;
   throw new RailError(EXIT.environment, `rail worktree answered with an unexpected document: ${run.stdout.slice(0, 200)}`, run.stderr);
 }
 
