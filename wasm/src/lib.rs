@@ -288,6 +288,40 @@ pub fn is_rail_file(
 }
 
 /// `paths` without the rail's own files (see `isRailFile`), in their order.
+/// The `git for-each-ref` format whose rows [`commit_times`] reads (`base`: the branch whose
+/// history must not keep claims alive; `null`: none, for git older than 2.41).
+#[wasm_bindgen(js_name = forEachRefFormat, unchecked_return_type = "string")]
+pub fn for_each_ref_format(
+    #[wasm_bindgen(unchecked_param_type = "string | null")] base: JsValue,
+) -> Result<JsValue, JsError> {
+    let base = if base.is_null() || base.is_undefined() {
+        None
+    } else {
+        Some(text_arg("base", base)?)
+    };
+    Ok(JsValue::from_str(&rail_core::lease::for_each_ref_format(
+        base.as_deref(),
+    )))
+}
+
+/// Which commits count for a lease: each branch's tip time (RFC 3339) from the rows `git
+/// for-each-ref` printed with [`for_each_ref_format`] over the refs under `prefix`.
+#[wasm_bindgen(js_name = commitTimes, unchecked_return_type = "Record<string, string>")]
+pub fn commit_times(
+    #[wasm_bindgen(unchecked_param_type = "string")] rows: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] prefix: JsValue,
+) -> Result<JsValue, JsError> {
+    let rows = text_arg("rows", rows)?;
+    let prefix = text_arg("prefix", prefix)?;
+    // Times in core's own form (as `Facts.commits` reads them), not chrono's serde, whose
+    // formatting machinery would cost the module 8 KB.
+    let mut times = std::collections::BTreeMap::new();
+    for (branch, time) in rail_core::lease::commit_times(&rows, &prefix) {
+        times.insert(branch, rail_core::time::format_time(time));
+    }
+    ret(&times)
+}
+
 #[wasm_bindgen(js_name = workFiles, unchecked_return_type = "string[]")]
 pub fn work_files(
     #[wasm_bindgen(unchecked_param_type = "string[]")] paths: JsValue,

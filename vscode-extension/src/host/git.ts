@@ -6,6 +6,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { core } from './core';
+
 export class GitError extends Error {}
 
 /** Runs git in `dir`; stdout on success, a readable error otherwise. */
@@ -23,46 +25,34 @@ export function git(dir: string, args: string[]): Promise<string> {
 }
 
 /**
- * Time of the last commit each local branch has of its own, as RFC 3339: the tip's commit time
- * for branches with commits not on `base` (the main checkout's branch), so a branch just cut from
- * `base` does not inherit `base`'s activity. One `git for-each-ref`; git older than 2.41 (no
- * `ahead-behind`) falls back to plain tips, as the CLI does.
+ * The commit times that count for leases, for the refs under `prefix`: git lists the refs
+ * (`for-each-ref`), core decides which rows count (`commitTimes`: branches with commits not on
+ * `base`, no remote `HEAD`) — the rule the CLI applies, from core, not written again here.
+ * `fallback`: if git cannot compare with `base` (older than 2.41), list plain tips instead.
  */
-export async function branchCommitTimes(dir: string, base: string | undefined): Promise<Record<string, string>> {
-  let out: string | undefined;
-  let withAhead = false;
-  if (base !== undefined) {
+async function commitTimes(dir: string, prefix: string, base: string | undefined, fallback: boolean): Promise<Record<string, string>> {
+  const rows = (b: string | undefined): Promise<string> => git(dir, ['for-each-ref', core().forEachRefFormat(b ?? null), prefix]);
+  let out: string;
+  try {
+    out = await rows(base);
+  } catch {
+    if (base === undefined || !fallback) return {};
     try {
-      out = await git(dir, [
-        'for-each-ref',
-        `--format=%(refname)%00%(committerdate:unix)%00%(ahead-behind:${base})`,
-        'refs/heads/',
-      ]);
-      withAhead = true;
-    } catch {
-      out = undefined;
-    }
-  }
-  if (out === undefined) {
-    try {
-      out = await git(dir, ['for-each-ref', '--format=%(refname)%00%(committerdate:unix)', 'refs/heads/']);
+      out = await rows(undefined);
     } catch {
       return {};
     }
   }
-  const times: Record<string, string> = {};
-  for (const line of out.split('\n')) {
-    const [ref, secs, aheadBehind] = line.split('\0');
-    if (ref === undefined || !ref.startsWith('refs/heads/') || secs === undefined) continue;
-    const seconds = Number(secs.trim());
-    if (!Number.isSafeInteger(seconds)) continue;
-    if (withAhead) {
-      const ahead = Number((aheadBehind ?? '').trim().split(/\s+/)[0]);
-      if (!Number.isFinite(ahead) || ahead === 0) continue;
-    }
-    times[ref.slice('refs/heads/'.length)] = new Date(seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
-  }
-  return times;
+  return core().commitTimes(out, prefix);
+}
+
+/**
+ * Time of the last commit each local branch has of its own, as RFC 3339: the tip's commit time
+ * for branches with commits not on `base` (the main checkout's branch), so a branch just cut from
+ * `base` does not inherit `base`'s activity. One `git for-each-ref`, as the CLI runs it.
+ */
+export function branchCommitTimes(dir: string, base: string | undefined): Promise<Record<string, string>> {
+  return commitTimes(dir, 'refs/heads/', base, true);
 }
 
 function nulList(text: string): string[] {
@@ -106,25 +96,7 @@ export async function remoteCommitTimes(dir: string, remote: string): Promise<Re
   } catch {
     // No remote HEAD recorded (a clone of an empty remote, a remote added later): assume main.
   }
-  const prefix = `refs/remotes/${remote}/`;
-  let out: string;
-  try {
-    out = await git(dir, ['for-each-ref', `--format=%(refname)%00%(committerdate:unix)%00%(ahead-behind:${base})`, prefix]);
-  } catch {
-    return {};
-  }
-  const times: Record<string, string> = {};
-  for (const row of out.split('\n')) {
-    const [ref, secs, aheadBehind] = row.split('\0');
-    if (ref === undefined || !ref.startsWith(prefix) || secs === undefined) continue;
-    const branch = ref.slice(prefix.length);
-    if (branch === 'HEAD') continue;
-    const seconds = Number(secs.trim());
-    const ahead = Number((aheadBehind ?? '').trim().split(/\s+/)[0]);
-    if (!Number.isSafeInteger(seconds) || !Number.isFinite(ahead) || ahead === 0) continue;
-    times[branch] = new Date(seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
-  }
-  return times;
+  return commitTimes(dir, `refs/remotes/${remote}/`, base, false);
 }
 
 // ---------------------------------------------------------------------------------------------

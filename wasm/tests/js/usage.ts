@@ -34,7 +34,9 @@ const stale: boolean = rail.describeFreshness({ remote: "origin", now: "2026-10-
 const html2: string = rail.renderMarkdown("**x**");
 const own: boolean = rail.isRailFile("claims.md");
 const work: string[] = rail.workFiles(["src/a.ts", "claims.md"]);
-void [own, work];
+const times: Record<string, string> = rail.commitTimes("", "refs/heads/");
+const format: string = rail.forEachRefFormat(null);
+void [own, work, times, format];
 const offset: number = rail.offsetAt("", rail.positionAt("", 0));
 const end: number = rail.rangeOf("", { start: 0, end: 0 }).end.character;
 const webBoard: Board = web.board(texts, facts);

@@ -410,6 +410,16 @@ fn round(seed: u64) {
     );
     check("isRailFile", seed, rail_wasm::is_rail_file(text(rng, 4)));
     check("workFiles", seed, rail_wasm::work_files(strings(rng)));
+    check(
+        "commitTimes",
+        seed,
+        rail_wasm::commit_times(text(rng, 8), text(rng, 2)),
+    );
+    check(
+        "forEachRefFormat",
+        seed,
+        rail_wasm::for_each_ref_format(text(rng, 2)),
+    );
     // Every argument garbage.
     check(
         "board",

@@ -301,6 +301,34 @@ fn the_rails_own_files_are_core_s_list() {
 }
 
 #[wasm_bindgen_test]
+fn commit_times_are_cores_reading_of_for_each_ref_rows() {
+    assert_eq!(
+        ok(rail_wasm::for_each_ref_format("main".into())),
+        json!(rail_core::lease::for_each_ref_format(Some("main")))
+    );
+    assert_eq!(
+        ok(rail_wasm::for_each_ref_format(JsValue::NULL)),
+        json!(rail_core::lease::for_each_ref_format(None))
+    );
+    // 1792677900 = 2026-10-22T14:05:00Z. `fresh` has no commit of its own (ahead 0) and the
+    // remote's HEAD is an alias: neither counts.
+    let rows = "refs/remotes/origin/auth\x001792677900\x003 1\n\
+                refs/remotes/origin/fresh\x001792677900\x000 0\n\
+                refs/remotes/origin/HEAD\x001792677900\x001 0\n\
+                garbage\n";
+    let got = ok(rail_wasm::commit_times(
+        rows.into(),
+        "refs/remotes/origin/".into(),
+    ));
+    assert_eq!(got, json!({ "auth": "2026-10-22T14:05:00Z" }));
+    let m = err(rail_wasm::commit_times(
+        JsValue::from(3),
+        "refs/heads/".into(),
+    ));
+    assert!(m.starts_with("rail: rows:"), "{m}");
+}
+
+#[wasm_bindgen_test]
 fn describe_freshness_says_how_old_the_shared_copy_is() {
     let fresh = ok(rail_wasm::describe_freshness(js(&json!({
         "remote": "origin", "fetched_at": "2026-10-22T14:59:39.250Z", "now": NOW
