@@ -13,7 +13,7 @@
 //!    unlink removes N and nothing else. A tombstone whose creator died is superseded by
 //!    `…N.2`, and so on.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -23,6 +23,7 @@ use rail_core::lock::{
     self as core_lock, FileIdentity, LockFacts, LockRecord, LockVerdict, TombstoneStep,
 };
 
+use crate::railfile;
 use crate::sys::{self, FileId, LockKind};
 
 pub const LOCK_NAME: &str = core_lock::LOCK_NAME;
@@ -109,11 +110,11 @@ struct Observed {
 }
 
 impl Observed {
+    /// A lock or tombstone that is a link, a FIFO, a directory… is refused (see `railfile`):
+    /// Rail never makes one, no Rail process will remove it, and opening it could block.
     fn read(path: &Path) -> io::Result<Option<Observed>> {
-        let mut file = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e),
+        let Some(file) = railfile::open_read(path)? else {
+            return Ok(None);
         };
         let meta = file.metadata()?;
         let id = FileId::of(&file)?;
@@ -123,7 +124,8 @@ impl Observed {
             .map(|d| d.as_nanos() as i128)
             .unwrap_or(0);
         let mut text = String::new();
-        let record = match file.read_to_string(&mut text) {
+        // An owner record is a few hundred bytes; a bigger file is unreadable as a record.
+        let record = match (&file).take(64 * 1024).read_to_string(&mut text) {
             Ok(_) => core_lock::parse(&text),
             Err(_) => None,
         };
@@ -196,7 +198,7 @@ fn break_lock(dir: &Path, seen: &Observed, me: &LockRecord, host: &str) -> io::R
     let mut generation = 1;
     let mine = loop {
         let path = tomb(generation);
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
+        match railfile::create_new(&path) {
             Ok(mut f) => {
                 f.write_all(me.render().as_bytes())?;
                 break path;
@@ -242,7 +244,12 @@ pub fn break_on_request(dir: &Path, force: bool, session: &str) -> Result<Option
     let seen = match Observed::read(&lock_path) {
         Ok(Some(o)) => o,
         Ok(None) => return Ok(None),
-        Err(e) => return Err(format!("cannot read {}: {e}", lock_path.display())),
+        Err(e) => {
+            return Err(format!(
+                "cannot read the lock: {}",
+                railfile::describe(&lock_path, &e)
+            ))
+        }
     };
     let verdict = seen.verdict(&host);
     if !verdict.breakable && !force {
@@ -294,18 +301,23 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
     let lock_path = dir.join(LOCK_NAME);
     let tmp = dir.join(format!("{LOCK_NAME}.{}.tmp", me.nonce));
     {
-        let mut f = File::create(&tmp).map_err(io_err(format!("creating {}", tmp.display())))?;
+        let mut f =
+            railfile::create_new(&tmp).map_err(io_err(format!("creating {}", tmp.display())))?;
         // No fsync: the record only has to survive its writer dying, which the page cache
         // guarantees (RAIL_FSYNC=1 adds durability against power loss).
-        f.write_all(me.render().as_bytes())
-            .and_then(|_| {
-                if std::env::var("RAIL_FSYNC").is_ok_and(|v| v == "1") {
-                    f.sync_all()
-                } else {
-                    Ok(())
-                }
-            })
-            .map_err(io_err(format!("writing {}", tmp.display())))?;
+        let written = f.write_all(me.render().as_bytes()).and_then(|_| {
+            if std::env::var("RAIL_FSYNC").is_ok_and(|v| v == "1") {
+                f.sync_all()
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(e) = written {
+            // A full disk must not leave a half-written private file behind.
+            drop(f);
+            let _ = fs::remove_file(&tmp);
+            return Err(LockError::Io(format!("writing {}", tmp.display()), e));
+        }
     }
     let cleanup_tmp = || {
         let _ = fs::remove_file(&tmp);
@@ -330,9 +342,14 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
         }
         let seen = match Observed::read(&lock_path) {
             Ok(Some(seen)) => seen,
+            // A link, FIFO, directory… where the lock should be: no Rail process made it and none
+            // will remove it, so waiting cannot end well. Say what it is, now.
+            Err(e) if railfile::refusal(&e).is_some() => {
+                cleanup_tmp();
+                return Err(LockError::Io("the rail lock cannot be opened".into(), e));
+            }
             // Released meanwhile: try again at once, but never past the deadline (a name that
-            // exists for `link` and not for `open`, such as a dangling symlink, is this case
-            // every time).
+            // exists for `link` and not for `open` is this case every time).
             Ok(None) if Instant::now() < deadline => {
                 backoff.sleep(deadline);
                 continue;
@@ -393,13 +410,7 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
     let release_lock_file = || {
         let _ = fs::remove_file(&lock_path);
     };
-    let claims = match OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&claims_path)
-    {
+    let claims = match railfile::open_rw_create(&claims_path) {
         Ok(f) => f,
         Err(e) => {
             release_lock_file();
@@ -453,10 +464,8 @@ impl Drop for RailLock {
 
 /// Readers take a shared flock on claims.md so they never see a write half done.
 pub fn read_shared(path: &Path) -> io::Result<Option<(Vec<u8>, SystemTime)>> {
-    let mut file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+    let Some(file) = railfile::open_read(path)? else {
+        return Ok(None);
     };
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut backoff = Backoff::new("reader");
@@ -468,10 +477,10 @@ pub fn read_shared(path: &Path) -> io::Result<Option<(Vec<u8>, SystemTime)>> {
             _ => break,
         }
     }
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    let modified = file.metadata()?.modified()?;
+    let read = railfile::read_open(&file, path, railfile::MAX_RAIL_BYTES);
     let _ = sys::unlock(&file);
+    let bytes = read?;
+    let modified = file.metadata()?.modified()?;
     Ok(Some((bytes, modified)))
 }
 

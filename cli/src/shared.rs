@@ -40,8 +40,9 @@ pub fn remote_of(ctx: &Ctx) -> Option<String> {
     }
     let dir = &ctx.rail.root;
     git::config_get(dir, "rail.remote").or_else(|| {
-        std::fs::read_to_string(dir.join(CONFIG_FILE))
+        crate::railfile::read_text(&dir.join(CONFIG_FILE))
             .ok()
+            .flatten()
             .and_then(|t| rail_core::config::parse(&t).0.remote)
     })
 }

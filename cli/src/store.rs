@@ -8,7 +8,7 @@
 //! journal and replays it, or an incomplete one (the crash happened before any file was touched)
 //! and drops it. So after SIGKILL at any point, the rail is the old version or the new one.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::time::SystemTime;
@@ -20,11 +20,9 @@ use rail_core::journal::{self, Action, Entry as JournalEntry, Parsed};
 use rail_core::model::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE, LOG_FILE};
 
 use crate::lock::{self, RailLock};
+use crate::railfile;
 
 pub const JOURNAL: &str = "claims.md.journal";
-
-/// Largest claims.md Rail will read (bigger files are refused, never truncated).
-pub const MAX_RAIL_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Crash-injection points for tests (`RAIL_TEST_CRASH=after-journal|mid-write|before-log`).
 fn crash_point(name: &str) {
@@ -54,7 +52,7 @@ pub struct StoreError {
 
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.error)
+        f.write_str(&railfile::describe(&self.path, &self.error))
     }
 }
 
@@ -69,59 +67,38 @@ impl RailDir {
 
     fn read_file(&self, name: &str, shared: bool) -> Result<Option<FileText>, StoreError> {
         let path = self.path(name);
-        let err = |error: io::Error, bad_input: bool| StoreError {
-            path: path.clone(),
-            error,
-            bad_input,
-        };
-        match fs::metadata(&path) {
-            Ok(m) if m.len() > MAX_RAIL_BYTES => {
-                return Err(err(
-                    io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!(
-                            "is {} bytes, more than the {} MB Rail reads; it was not changed",
-                            m.len(),
-                            MAX_RAIL_BYTES / 1024 / 1024
-                        ),
-                    ),
-                    true,
-                ))
-            }
-            Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(err(e, false)),
-        }
-        let (bytes, modified) = if shared {
-            match lock::read_shared(&path).map_err(|e| err(e, false))? {
-                Some((bytes, m)) => (bytes, m),
-                None => return Ok(None),
-            }
+        let read = if shared {
+            lock::read_shared(&path)
         } else {
-            let mut f = match File::open(&path) {
-                Ok(f) => f,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-                Err(e) => return Err(err(e, false)),
-            };
-            let mut b = Vec::new();
-            f.read_to_end(&mut b).map_err(|e| err(e, false))?;
-            let m = f
-                .metadata()
-                .and_then(|m| m.modified())
-                .map_err(|e| err(e, false))?;
-            (b, m)
+            railfile::read(&path)
         };
-        let text = String::from_utf8(bytes).map_err(|e| {
-            err(
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "is not valid UTF-8 (at byte {}); it was not changed",
-                        e.utf8_error().valid_up_to()
-                    ),
+        let (bytes, modified) = match read {
+            Ok(Some(read)) => read,
+            Ok(None) => return Ok(None),
+            Err(e) => {
+                // Too big is bad input (exit 2, as before); a link or a special file is the
+                // environment (exit 3), like any file Rail cannot use.
+                let bad_input = matches!(
+                    railfile::refusal(&e).map(|r| &r.why),
+                    Some(railfile::Why::TooBig(_))
+                );
+                return Err(StoreError {
+                    path,
+                    error: e,
+                    bad_input,
+                });
+            }
+        };
+        let text = String::from_utf8(bytes).map_err(|e| StoreError {
+            path: path.clone(),
+            error: io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "is not valid UTF-8 (at byte {}); it was not changed",
+                    e.utf8_error().valid_up_to()
                 ),
-                true,
-            )
+            ),
+            bad_input: true,
         })?;
         Ok(Some(FileText {
             path: name.to_string(),
@@ -140,22 +117,39 @@ impl RailDir {
             config: self.read_file(CONFIG_FILE, false)?,
         };
         // An unlocked reader that finds a crashed writer's complete journal reads what the
-        // writer meant to write.
+        // writer meant to write. A journal that is a link or a special file is refused like
+        // any other rail file; one that cannot be read for another reason is left to writers.
         if !locked {
-            if let Ok(Some(journal)) = self.read_journal().map(|j| j.and_then(Parsed::complete)) {
-                for entry in journal {
-                    if entry.action == Action::File && entry.path == CLAIMS_MD {
-                        if let (Some(c), Ok(text)) =
-                            (texts.claims.as_mut(), String::from_utf8(entry.bytes))
-                        {
-                            c.text = text;
-                        }
+            let journal = match self.read_journal() {
+                Ok(j) => j.and_then(Parsed::complete),
+                Err(e) if railfile::refusal(&e).is_some() => {
+                    return Err(StoreError {
+                        path: self.path(JOURNAL),
+                        error: e,
+                        bad_input: false,
+                    })
+                }
+                Err(_) => None,
+            };
+            for entry in journal.into_iter().flatten() {
+                if entry.action == Action::File && entry.path == CLAIMS_MD {
+                    if let (Some(c), Ok(text)) =
+                        (texts.claims.as_mut(), String::from_utf8(entry.bytes))
+                    {
+                        c.text = text;
                     }
                 }
             }
         }
         let dir = self.path(CLAIMS_DIR);
-        if let Ok(entries) = fs::read_dir(&dir) {
+        // claims/ must be a real directory: through a link, claim files would be read (and
+        // written) outside the repository.
+        let is_dir = railfile::real_dir(&dir).map_err(|error| StoreError {
+            path: dir.clone(),
+            error,
+            bad_input: false,
+        })?;
+        if let Some(entries) = is_dir.then(|| fs::read_dir(&dir).ok()).flatten() {
             let mut names: Vec<String> = entries
                 .filter_map(|e| e.ok())
                 .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -173,22 +167,20 @@ impl RailDir {
     }
 
     fn read_journal(&self) -> io::Result<Option<Parsed>> {
-        match fs::read(self.path(JOURNAL)) {
-            Ok(bytes) => Ok(Some(journal::parse(&bytes))),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
-        }
+        Ok(railfile::read_max(&self.path(JOURNAL), MAX_JOURNAL_BYTES)?
+            .map(|(bytes, _)| journal::parse(&bytes)))
     }
 
     /// Under the lock: finish or drop a journal left by a crashed writer. Returns a message if
     /// there was one. A complete journal that names a file outside the rail is neither replayed
-    /// nor removed: that is an error naming it.
+    /// nor removed: that is an error naming it. So is one that cannot be replayed (a file it
+    /// names cannot be written): it is kept, nothing is changed, and the error says what to do.
     pub fn recover(&self, lock: &RailLock) -> io::Result<Option<String>> {
         let path = self.path(JOURNAL);
-        if !path.exists() {
+        let Some(parsed) = self.read_journal()? else {
             return Ok(None);
-        }
-        match self.read_journal()?.unwrap_or(Parsed::Incomplete) {
+        };
+        match parsed {
             Parsed::Foreign(foreign) => Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!(
@@ -197,7 +189,16 @@ impl RailDir {
                 ),
             )),
             Parsed::Complete(entries) => {
-                self.write_entries(lock, &entries)?;
+                match self.write_entries(lock, &entries) {
+                    Ok(()) => {}
+                    Err(failed) => {
+                        return Err(io::Error::other(format!(
+                            "{} holds a change a crashed command did not finish, and it cannot be replayed: {failed}. The journal was kept; {}make that file writable (or free disk space), then run any rail command: it finishes the change",
+                            path.display(),
+                            if failed.undone { "nothing was changed; " } else { "" },
+                        )))
+                    }
+                }
                 fs::remove_file(&path)?;
                 Ok(Some(
                     "finished a change interrupted by a crash (replayed claims.md.journal)".into(),
@@ -214,7 +215,9 @@ impl RailDir {
     }
 
     /// Under the lock: applies a plan's edits against the texts they were made from, and
-    /// appends the log lines.
+    /// appends the log lines. All or nothing, as every reader sees it: every file is opened
+    /// for writing before the journal is written (an unwritable claims.log stops the change
+    /// before claims.md is touched), and a write that fails midway (a full disk) is undone.
     pub fn apply(
         &self,
         lock: &RailLock,
@@ -251,59 +254,331 @@ impl RailDir {
         if entries.is_empty() {
             return Ok(());
         }
+        let nothing = "; nothing was changed";
+        let mut targets = self
+            .prepare(lock, &entries)
+            .map_err(|e| format!("{e}{nothing}"))?;
         let journal = self.path(JOURNAL);
-        let io = |what: &str, e: io::Error| format!("{what}: {e}");
-        {
-            let mut f = File::create(&journal).map_err(|e| io("writing the journal", e))?;
-            f.write_all(&journal::render(&entries))
-                .map_err(|e| io("writing the journal", e))?;
-            if fsync_wanted() {
-                f.sync_all().map_err(|e| io("syncing the journal", e))?;
-            }
+        if let Err(e) = write_journal(&journal, &journal::render(&entries)) {
+            targets.discard();
+            return Err(format!("{}{nothing}", Failed::new(journal, e)));
         }
         crash_point("after-journal");
-        self.write_entries(lock, &entries)
-            .map_err(|e| io("writing the rail", e))?;
-        fs::remove_file(&journal).map_err(|e| io("removing the journal", e))?;
-        Ok(())
+        match targets.commit() {
+            Ok(()) => {
+                fs::remove_file(&journal).map_err(|e| {
+                    format!("removing {}", railfile::describe(&journal, &e))
+                })?;
+                Ok(())
+            }
+            Err(failed) if failed.undone => {
+                let _ = fs::remove_file(&journal);
+                Err(format!("{failed}; the change was undone{nothing}"))
+            }
+            Err(failed) => Err(format!(
+                "{failed}; undoing it failed too, so {} was kept: the next rail command finishes the change once the file can be written",
+                journal.display()
+            )),
+        }
     }
 
-    fn write_entries(&self, lock: &RailLock, entries: &[JournalEntry]) -> io::Result<()> {
-        for JournalEntry {
-            action,
-            path,
-            bytes,
-        } in entries
-        {
-            match action {
-                Action::File if path == CLAIMS_MD => {
-                    write_in_place(&lock.claims, bytes)?;
-                }
-                Action::File => {
-                    let target = self.path(path);
-                    if let Some(parent) = target.parent() {
-                        fs::create_dir_all(parent)?;
-                    }
-                    // Claim files are nobody's flock target: replace them atomically.
-                    let tmp = target.with_extension("yaml.rail-tmp");
-                    fs::write(&tmp, bytes)?;
-                    fs::rename(&tmp, &target)?;
-                }
-                Action::Append => {
-                    crash_point("before-log");
-                    let target = self.path(path);
-                    // Replaying must not append twice.
-                    if let Ok(existing) = fs::read(&target) {
-                        if existing.ends_with(bytes) {
-                            continue;
+    fn write_entries(&self, lock: &RailLock, entries: &[JournalEntry]) -> Result<(), Failed> {
+        self.prepare(lock, entries)?.commit()
+    }
+
+    /// Opens every file a change writes, before any byte is written: if one cannot be written
+    /// (not writable, a link, a FIFO), nothing is touched. Reads what each holds now, to undo.
+    fn prepare<'a>(
+        &self,
+        lock: &'a RailLock,
+        entries: &'a [JournalEntry],
+    ) -> Result<Targets<'a>, Failed> {
+        let mut targets = Targets { list: Vec::new() };
+        for entry in entries {
+            let rel = entry.path.as_str();
+            let path = self.path(rel);
+            let prepared = (|| -> io::Result<Target<'a>> {
+                fault_on_open(rel)?;
+                Ok(match entry.action {
+                    Action::File if rel == CLAIMS_MD => Target::InPlace {
+                        file: &lock.claims,
+                        old: railfile::read_open(&lock.claims, &path, railfile::MAX_RAIL_BYTES)?,
+                        entry,
+                        path: path.clone(),
+                    },
+                    Action::File => {
+                        if let Some(parent) = path.parent() {
+                            railfile::ensure_dir(parent)?;
+                        }
+                        let old = railfile::read(&path)?.map(|(bytes, _)| bytes);
+                        // Claim files are nobody's flock target: replaced atomically through a
+                        // temp file. A stale one from a crash is removed (it is Rail's own; a
+                        // link there is removed as a name, its target untouched).
+                        let tmp = path.with_extension("yaml.rail-tmp");
+                        match fs::remove_file(&tmp) {
+                            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                            _ => {}
+                        }
+                        let file = railfile::create_new(&tmp)?;
+                        Target::Replace {
+                            file,
+                            tmp,
+                            old,
+                            renamed: false,
+                            entry,
+                            path: path.clone(),
                         }
                     }
-                    let mut f = OpenOptions::new().create(true).append(true).open(&target)?;
-                    f.write_all(bytes)?;
+                    Action::Append => {
+                        let (mut file, created) = railfile::open_append(&path)?;
+                        let old_len = file.metadata()?.len();
+                        // Replaying must not append twice.
+                        let n = entry.bytes.len() as u64;
+                        let mut done = false;
+                        if old_len >= n && n > 0 {
+                            let mut tail = vec![0; entry.bytes.len()];
+                            file.seek(SeekFrom::Start(old_len - n))?;
+                            file.read_exact(&mut tail)?;
+                            done = tail == entry.bytes;
+                        }
+                        Target::Append {
+                            file,
+                            old_len,
+                            created,
+                            skip: done,
+                            entry,
+                            path: path.clone(),
+                        }
+                    }
+                })
+            })();
+            match prepared {
+                Ok(t) => targets.list.push(t),
+                Err(e) => {
+                    targets.discard();
+                    return Err(Failed::new(path, e));
                 }
             }
         }
-        Ok(())
+        Ok(targets)
+    }
+}
+
+/// Bound on the journal: it holds every file a change writes.
+const MAX_JOURNAL_BYTES: u64 = 8 * railfile::MAX_RAIL_BYTES;
+
+/// Writes the journal as a new file (a journal left by a crash was replayed or dropped under
+/// this lock before; one there now, or a link, is not overwritten). On failure nothing of it
+/// is left.
+fn write_journal(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
+    let mut f = railfile::create_new(path)?;
+    let written = write_checked(&mut f, JOURNAL, bytes).and_then(|_| {
+        if fsync_wanted() {
+            f.sync_all()
+        } else {
+            Ok(())
+        }
+    });
+    if written.is_err() {
+        drop(f);
+        let _ = fs::remove_file(path);
+    }
+    written
+}
+
+/// A write that failed, with the file it concerns, and whether the files were put back as
+/// they were.
+#[derive(Debug)]
+pub struct Failed {
+    path: PathBuf,
+    error: io::Error,
+    undone: bool,
+}
+
+impl Failed {
+    fn new(path: PathBuf, error: io::Error) -> Failed {
+        Failed {
+            path,
+            error,
+            undone: true,
+        }
+    }
+}
+
+impl std::fmt::Display for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match railfile::refusal(&self.error) {
+            Some(refused) => write!(f, "{refused}"),
+            None => write!(f, "writing {}: {}", self.path.display(), self.error),
+        }
+    }
+}
+
+/// One file of a change, opened for writing.
+enum Target<'a> {
+    /// claims.md: rewritten in place on the lock's handle (it keeps its inode).
+    InPlace {
+        file: &'a File,
+        old: Vec<u8>,
+        entry: &'a JournalEntry,
+        path: PathBuf,
+    },
+    /// Any other whole file: written to `tmp`, then renamed over the file.
+    Replace {
+        file: File,
+        tmp: PathBuf,
+        old: Option<Vec<u8>>,
+        renamed: bool,
+        entry: &'a JournalEntry,
+        path: PathBuf,
+    },
+    /// Log lines appended (`skip`: already there, a replay).
+    Append {
+        file: File,
+        old_len: u64,
+        created: bool,
+        skip: bool,
+        entry: &'a JournalEntry,
+        path: PathBuf,
+    },
+}
+
+/// The files of one change, all opened.
+struct Targets<'a> {
+    list: Vec<Target<'a>>,
+}
+
+impl Targets<'_> {
+    /// Writes every file. If one fails, the ones written (and the one half written) are put
+    /// back as they were, temp files are removed, and the error names the file.
+    fn commit(mut self) -> Result<(), Failed> {
+        let mut failure = None;
+        for (i, target) in self.list.iter_mut().enumerate() {
+            if let Err(e) = target.write() {
+                failure = Some((i, e));
+                break;
+            }
+        }
+        let Some((failed_at, error)) = failure else {
+            return Ok(());
+        };
+        let path = self.list[failed_at].path().to_path_buf();
+        // Undo from the failed file backwards; keep going if one undo fails (report it).
+        let mut undone = true;
+        for target in self.list[..=failed_at].iter_mut().rev() {
+            if target.undo().is_err() {
+                undone = false;
+            }
+        }
+        self.discard();
+        Err(Failed {
+            path,
+            error,
+            undone,
+        })
+    }
+
+    /// Removes what preparing created and nobody will use: temp files, a log created empty.
+    fn discard(&mut self) {
+        for target in &self.list {
+            match target {
+                Target::Replace { tmp, renamed, .. } if !renamed => {
+                    let _ = fs::remove_file(tmp);
+                }
+                Target::Append {
+                    created: true,
+                    file,
+                    path,
+                    ..
+                } if file.metadata().is_ok_and(|m| m.len() == 0) => {
+                    let _ = fs::remove_file(path);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Target<'_> {
+    fn path(&self) -> &std::path::Path {
+        match self {
+            Target::InPlace { path, .. }
+            | Target::Replace { path, .. }
+            | Target::Append { path, .. } => path,
+        }
+    }
+
+    fn write(&mut self) -> io::Result<()> {
+        match self {
+            Target::InPlace {
+                file, old, entry, ..
+            } => write_in_place(file, &entry.path, old, &entry.bytes),
+            Target::Replace {
+                file,
+                tmp,
+                renamed,
+                entry,
+                path,
+                ..
+            } => {
+                write_checked(&mut *file, &entry.path, &entry.bytes)?;
+                fs::rename(&*tmp, &*path)?;
+                *renamed = true;
+                Ok(())
+            }
+            Target::Append {
+                file, skip, entry, ..
+            } => {
+                crash_point("before-log");
+                if *skip {
+                    return Ok(());
+                }
+                write_checked(&mut *file, &entry.path, &entry.bytes)
+            }
+        }
+    }
+
+    /// Puts the file back as it was before this change (also after a partial write).
+    fn undo(&mut self) -> io::Result<()> {
+        match self {
+            Target::InPlace {
+                file, old, entry, ..
+            } => {
+                // The old bytes go back into blocks the file already had (the failed write
+                // only got as far as the old length, or past it), so a full disk does not stop
+                // the undo.
+                let mut f: &File = file;
+                let common = common_prefix(old, &entry.bytes);
+                f.seek(SeekFrom::Start(common as u64))?;
+                f.write_all(&old[common..])?;
+                file.set_len(old.len() as u64)?;
+                Ok(())
+            }
+            Target::Replace { renamed: false, .. } => Ok(()),
+            Target::Replace { old, path, tmp, .. } => match old {
+                // Written and renamed into place: put the old content back the same way.
+                Some(old) => {
+                    let _ = fs::remove_file(&*tmp);
+                    let mut f = railfile::create_new(tmp)?;
+                    f.write_all(old)?;
+                    fs::rename(&*tmp, &*path)
+                }
+                None => fs::remove_file(&*path),
+            },
+            Target::Append {
+                file,
+                old_len,
+                created,
+                path,
+                ..
+            } => {
+                if *created {
+                    fs::remove_file(&*path)
+                } else {
+                    file.set_len(*old_len)
+                }
+            }
+        }
     }
 }
 
@@ -311,28 +586,60 @@ fn fsync_wanted() -> bool {
     std::env::var("RAIL_FSYNC").is_ok_and(|v| v == "1")
 }
 
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b.iter()).take_while(|(x, y)| x == y).count()
+}
+
 /// Rewrites an open file in place: only from the first changed byte, then truncates.
-fn write_in_place(file: &File, new: &[u8]) -> io::Result<()> {
+fn write_in_place(file: &File, rel: &str, old: &[u8], new: &[u8]) -> io::Result<()> {
     let mut f = file;
-    let len = f.seek(SeekFrom::End(0))?;
-    let mut old = Vec::with_capacity(len as usize);
-    f.seek(SeekFrom::Start(0))?;
-    f.read_to_end(&mut old)?;
-    let common = old
-        .iter()
-        .zip(new.iter())
-        .take_while(|(a, b)| a == b)
-        .count();
+    let common = common_prefix(old, new);
     if common < new.len() {
         crash_point("mid-write");
         f.seek(SeekFrom::Start(common as u64))?;
-        f.write_all(&new[common..])?;
+        write_checked(&mut f, rel, &new[common..])?;
     }
-    if (new.len() as u64) < len {
+    if new.len() < old.len() {
         file.set_len(new.len() as u64)?;
     }
     if fsync_wanted() {
         file.sync_all()?;
     }
     Ok(())
+}
+
+/// Fault injection for tests, the way a full disk or a read-only file would fail:
+/// `RAIL_TEST_FAIL_WRITE=<file>` makes writing that rail file (`claims.md`, `claims.log`,
+/// `claims.md.journal`, `claims/x.yaml`) stop halfway with "no space left on device";
+/// `RAIL_TEST_FAIL_WRITE=<file>:open` makes opening it for writing fail with "permission
+/// denied" (for tests that run as root, where `chmod` does not stop a write).
+fn fault(rel: &str) -> Option<bool> {
+    let spec = std::env::var("RAIL_TEST_FAIL_WRITE").ok()?;
+    match spec.strip_suffix(":open") {
+        Some(file) if file == rel => Some(true),
+        None if spec == rel => Some(false),
+        _ => None,
+    }
+}
+
+fn fault_on_open(rel: &str) -> io::Result<()> {
+    if fault(rel) == Some(true) {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "Permission denied (RAIL_TEST_FAIL_WRITE)",
+        ));
+    }
+    Ok(())
+}
+
+/// `write_all`, unless a test injected a fault for this file (see [`fault`]).
+fn write_checked(mut w: impl Write, rel: &str, bytes: &[u8]) -> io::Result<()> {
+    if fault(rel) == Some(false) {
+        w.write_all(&bytes[..bytes.len() / 2])?;
+        return Err(io::Error::new(
+            io::ErrorKind::StorageFull,
+            "No space left on device (RAIL_TEST_FAIL_WRITE)",
+        ));
+    }
+    w.write_all(bytes)
 }

@@ -93,10 +93,23 @@ pub fn init(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
     }
     let mut done: Vec<String> = Vec::new();
     let claims = ctx.rail.path(CLAIMS_MD);
-    if !claims.exists() {
-        fs::write(&claims, CLAIMS_HEADER)
-            .map_err(|e| Fail::env(format!("{}: {e}", claims.display())))?;
-        done.push(format!("created {}", claims.display()));
+    // Created only as a new file (a dangling link's target is never created); one already
+    // there must be a plain file, as for every other command.
+    let describe = |e: std::io::Error| Fail::env(crate::railfile::describe(&claims, &e));
+    match crate::railfile::create_new(&claims) {
+        Ok(mut f) => {
+            use std::io::Write;
+            if let Err(e) = f.write_all(CLAIMS_HEADER.as_bytes()) {
+                drop(f);
+                let _ = fs::remove_file(&claims);
+                return Err(describe(e));
+            }
+            done.push(format!("created {}", claims.display()));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            crate::railfile::open_read(&claims).map_err(describe)?;
+        }
+        Err(e) => return Err(describe(e)),
     }
     let repo = ctx.repo.as_ref();
     if let Some(repo) = repo {
@@ -385,11 +398,22 @@ pub fn merge_driver(
 pub fn validate_files(paths: &[PathBuf]) -> Result<Vec<Located>, Fail> {
     let mut out = Vec::new();
     for path in paths {
-        let bytes = fs::read(path).map_err(|e| Fail {
-            code: fail::USAGE,
-            message: format!("{}: {e}", path.display()),
-            json: None,
-        })?;
+        // The same reading as the rail's own: a link, a FIFO or a device is refused (exit 3)
+        // instead of followed or read forever.
+        let bytes = match crate::railfile::read(path) {
+            Ok(Some((bytes, _))) => bytes,
+            Ok(None) => return Err(Fail::usage(format!("{}: no such file", path.display()))),
+            Err(e) if crate::railfile::refusal(&e).is_some() => {
+                return Err(Fail::env(crate::railfile::describe(path, &e)))
+            }
+            Err(e) => {
+                return Err(Fail {
+                    code: fail::USAGE,
+                    message: format!("{}: {e}", path.display()),
+                    json: None,
+                })
+            }
+        };
         let text = String::from_utf8(bytes)
             .map_err(|_| Fail::usage(format!("{} is not UTF-8", path.display())))?;
         let name = path.display().to_string();

@@ -49,7 +49,9 @@ fn failure_mode(rail_dir: Option<&Path>) -> HookFailure {
         _ => {}
     }
     rail_dir
-        .and_then(|d| std::fs::read_to_string(d.join(rail_core::model::CONFIG_FILE)).ok())
+        // Not a plain read: a rail.yaml that is a FIFO would hang the watchdog itself.
+        .and_then(|d| crate::railfile::read_text(&d.join(rail_core::model::CONFIG_FILE)).ok())
+        .flatten()
         .map(|t| rail_core::config::parse(&t).0.hook_failure)
         .unwrap_or(HookFailure::Deny)
 }

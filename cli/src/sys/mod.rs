@@ -11,6 +11,7 @@
 //! | start time | `/proc/<pid>/stat` field 22 (ticks since boot) | `proc_pidinfo` (µs since the epoch) | unknown | `GetProcessTimes` (100 ns since 1601) |
 //! | file identity | device + inode | device + inode | device + inode | volume serial + file index |
 //! | claims.md lock | `flock(2)` through std's `File::lock` | the same | the same | `LockFileEx` on one byte past any content |
+//! | opening a rail file | `O_NOFOLLOW \| O_NONBLOCK`, then `fstat` | the same | the same | `FILE_FLAG_OPEN_REPARSE_POINT`, then the handle's attributes |
 //!
 //! A start time is only ever compared with another read on the same host, so each OS may use its
 //! own unit.
@@ -27,7 +28,7 @@ mod windows;
 #[cfg(windows)]
 use windows as os;
 
-use std::fs::File;
+use std::fs::{File, Metadata, OpenOptions};
 use std::io;
 
 /// This machine's name, as lock records and claims' `pid@host` fields spell it.
@@ -102,6 +103,33 @@ pub fn try_lock(file: &File, kind: LockKind) -> io::Result<bool> {
 /// Releases what [`try_lock`] took (closing the file does too).
 pub fn unlock(file: &File) -> io::Result<()> {
     os::unlock(file)
+}
+
+/// What a name in the rail directory is when it is not a regular file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotAFile {
+    /// A symbolic link (on Windows, any reparse point: links and junctions).
+    Link,
+    Fifo,
+    /// A character or block device (`/dev/zero` reads forever).
+    Device,
+    Socket,
+    Directory,
+    Other,
+}
+
+/// Makes `opts` open the last path component itself, never what a link points to, and never
+/// wait: on Unix `O_NOFOLLOW` (a link fails to open, also with `O_CREAT`, so a dangling link's
+/// target is never created) and `O_NONBLOCK` (a FIFO opens at once instead of waiting for a
+/// writer; on a regular file it changes nothing); on Windows `FILE_FLAG_OPEN_REPARSE_POINT` (a
+/// link is opened as itself, and [`not_a_file`] then refuses it).
+pub fn no_follow(opts: &mut OpenOptions) {
+    os::no_follow(opts)
+}
+
+/// What an opened handle's metadata says it is, if not a regular file.
+pub fn not_a_file(meta: &Metadata) -> Option<NotAFile> {
+    os::not_a_file(meta)
 }
 
 /// Dies at once, the way SIGKILL would (no destructors, no flushing): crash tests.

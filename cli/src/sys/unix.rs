@@ -1,10 +1,10 @@
 //! Linux, macOS and the other Unixes.
 
-use std::fs::{File, TryLockError};
+use std::fs::{File, Metadata, OpenOptions, TryLockError};
 use std::io;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 
-use super::{FileId, LockKind};
+use super::{FileId, LockKind, NotAFile};
 
 pub fn hostname() -> String {
     rustix::system::uname()
@@ -72,6 +72,30 @@ pub fn file_id(file: &File) -> io::Result<FileId> {
     Ok(FileId {
         volume: meta.dev(),
         index: meta.ino(),
+    })
+}
+
+pub fn no_follow(opts: &mut OpenOptions) {
+    // std masks out the access mode bits and keeps its own O_CLOEXEC.
+    opts.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+}
+
+pub fn not_a_file(meta: &Metadata) -> Option<NotAFile> {
+    let t = meta.file_type();
+    Some(if t.is_file() {
+        return None;
+    } else if t.is_symlink() {
+        NotAFile::Link
+    } else if t.is_dir() {
+        NotAFile::Directory
+    } else if t.is_fifo() {
+        NotAFile::Fifo
+    } else if t.is_char_device() || t.is_block_device() {
+        NotAFile::Device
+    } else if t.is_socket() {
+        NotAFile::Socket
+    } else {
+        NotAFile::Other
     })
 }
 

@@ -2,8 +2,9 @@
 //! module opens and closes itself, or on a `File` the caller owns.
 #![allow(unsafe_code)]
 
-use std::fs::File;
+use std::fs::{File, Metadata, OpenOptions};
 use std::io;
+use std::os::windows::fs::{MetadataExt, OpenOptionsExt};
 use std::os::windows::io::AsRawHandle;
 
 use windows_sys::Win32::Foundation::{
@@ -12,7 +13,8 @@ use windows_sys::Win32::Foundation::{
 };
 use windows_sys::Win32::Storage::FileSystem::{
     GetFileInformationByHandle, LockFileEx, UnlockFileEx, BY_HANDLE_FILE_INFORMATION,
-    LOCKFILE_EXCLUSIVE_LOCK, LOCKFILE_FAIL_IMMEDIATELY,
+    FILE_ATTRIBUTE_REPARSE_POINT, FILE_FLAG_OPEN_REPARSE_POINT, LOCKFILE_EXCLUSIVE_LOCK,
+    LOCKFILE_FAIL_IMMEDIATELY,
 };
 use windows_sys::Win32::System::SystemInformation::{ComputerNameDnsHostname, GetComputerNameExW};
 use windows_sys::Win32::System::Threading::{
@@ -21,7 +23,7 @@ use windows_sys::Win32::System::Threading::{
 };
 use windows_sys::Win32::System::IO::OVERLAPPED;
 
-use super::{FileId, LockKind};
+use super::{FileId, LockKind, NotAFile};
 
 pub fn hostname() -> String {
     let mut buf = [0u16; 256];
@@ -109,6 +111,25 @@ pub fn file_id(file: &File) -> io::Result<FileId> {
         volume: u64::from(info.dwVolumeSerialNumber),
         index: (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow),
     })
+}
+
+pub fn no_follow(opts: &mut OpenOptions) {
+    // Opens a link or junction as itself; `not_a_file` then refuses it. (Named pipes and
+    // devices do not live in ordinary directories on Windows; a directory does not open without
+    // FILE_FLAG_BACKUP_SEMANTICS.)
+    opts.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT);
+}
+
+pub fn not_a_file(meta: &Metadata) -> Option<NotAFile> {
+    if meta.file_attributes() & FILE_ATTRIBUTE_REPARSE_POINT != 0 {
+        Some(NotAFile::Link)
+    } else if meta.is_dir() {
+        Some(NotAFile::Directory)
+    } else if meta.is_file() {
+        None
+    } else {
+        Some(NotAFile::Other)
+    }
 }
 
 /// Windows byte-range locks are mandatory: while one handle holds a range exclusively, reads

@@ -1,0 +1,291 @@
+//! The one way the CLI opens the rail's files (claims.md, its lock and journal, claims.log,
+//! rail.yaml, claims/*.yaml).
+//!
+//! Those files arrive through `git pull` and merges, so they are hostile input: a merged branch
+//! can make claims.md a symbolic link to `~/.bashrc`, claims.log a FIFO, or a claim file a link to
+//! `/dev/zero`. Following the link would make Rail write outside the repository; opening a FIFO
+//! blocks until a writer comes (never); reading a device never ends. So every open here
+//!
+//! - refuses a symbolic link as the last component (`O_NOFOLLOW`; on Windows the reparse point
+//!   itself is opened and refused), also when creating: a dangling link's target is never
+//!   created;
+//! - never waits (`O_NONBLOCK`, so a FIFO opens at once), then looks at the opened handle
+//!   (`fstat`, not a separate `lstat`, so nothing can swap the file between the look and the use)
+//!   and refuses anything that is not a regular file;
+//! - reads at most [`MAX_RAIL_BYTES`] (+1 to tell "too big"), whatever the size the file claims.
+//!
+//! A refusal is an `io::Error` carrying a [`Refused`], whose message names the file, what it is,
+//! and what to do; [`describe`] prints any error of these functions with the file named once.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::sys::{self, NotAFile};
+
+/// Largest rail file Rail will read (bigger files are refused, never truncated).
+pub const MAX_RAIL_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Why a rail file was not used.
+#[derive(Debug)]
+pub enum Why {
+    /// Not a regular file.
+    Not(NotAFile),
+    /// Larger than the bound: the size the file reports, if that is how it was seen.
+    TooBig(Option<u64>),
+}
+
+/// A rail file Rail will not open or read.
+#[derive(Debug)]
+pub struct Refused {
+    pub path: PathBuf,
+    pub why: Why,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = self.path.display();
+        let what = match &self.why {
+            Why::TooBig(size) => {
+                let size = size.map(|n| format!(" {n} bytes,")).unwrap_or_default();
+                return write!(
+                    f,
+                    "{path} is{size} more than the {} MB Rail reads; it was not read or changed",
+                    MAX_RAIL_BYTES / 1024 / 1024
+                );
+            }
+            Why::Not(NotAFile::Link) => {
+                return write!(
+                    f,
+                    "{path} is a symbolic link; Rail does not follow links in the rail directory (one could point outside the repository). Nothing was changed: replace the link with the file itself, or remove it"
+                )
+            }
+            Why::Not(NotAFile::Fifo) => "a FIFO (named pipe)",
+            Why::Not(NotAFile::Device) => "a device",
+            Why::Not(NotAFile::Socket) => "a socket",
+            Why::Not(NotAFile::Directory) => "a directory",
+            Why::Not(NotAFile::Other) => "not a regular file",
+        };
+        write!(
+            f,
+            "{path} is {what}; Rail reads and writes only plain files in the rail directory. Nothing was changed: remove it (`rail init` makes a new rail's files)"
+        )
+    }
+}
+
+impl std::error::Error for Refused {}
+
+fn refused(path: &Path, why: Why) -> io::Error {
+    // InvalidData: the file is not what a rail file may be (not an environment failure of the
+    // OS), but callers report it as an environment problem with the file named.
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        Refused {
+            path: path.to_path_buf(),
+            why,
+        },
+    )
+}
+
+/// The refusal inside an error of this module, if it is one.
+pub fn refusal(e: &io::Error) -> Option<&Refused> {
+    e.get_ref()
+        .and_then(|inner| inner.downcast_ref::<Refused>())
+}
+
+/// An error about `path` as a sentence naming the file once.
+pub fn describe(path: &Path, e: &io::Error) -> String {
+    match refusal(e) {
+        Some(r) => r.to_string(),
+        None => format!("{}: {e}", path.display()),
+    }
+}
+
+/// Opens `path` with `opts` plus no-follow and no-wait, and refuses anything but a regular file.
+fn open_with(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
+    sys::no_follow(opts);
+    let file = match opts.open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            // The open failed (ELOOP for a link on Unix): say what the name is, if it is a link.
+            // Looking only after the failure races with nothing: nothing was opened.
+            if e.kind() != io::ErrorKind::NotFound
+                && e.kind() != io::ErrorKind::AlreadyExists
+                && fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+            {
+                return Err(refused(path, Why::Not(NotAFile::Link)));
+            }
+            return Err(e);
+        }
+    };
+    // The handle, not the name: what was opened is what is checked.
+    let meta = file.metadata()?;
+    if let Some(not) = sys::not_a_file(&meta) {
+        return Err(refused(path, Why::Not(not)));
+    }
+    Ok(file)
+}
+
+/// Opens a rail file for reading; `None` if there is none.
+pub fn open_read(path: &Path) -> io::Result<Option<File>> {
+    match open_with(path, OpenOptions::new().read(true)) {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Opens a rail file for reading and writing, creating it if missing (never truncating):
+/// claims.md under the lock.
+pub fn open_rw_create(path: &Path) -> io::Result<File> {
+    open_with(
+        path,
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+    )
+}
+
+/// Opens a rail file to append to it. Returns whether this call created it (so undoing the
+/// append can remove it again).
+pub fn open_append(path: &Path) -> io::Result<(File, bool)> {
+    match open_with(path, OpenOptions::new().read(true).append(true)) {
+        Ok(f) => Ok((f, false)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok((create_new(path)?, true)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Creates a new file; fails if the name exists in any form (a dangling link included, so a
+/// link's target is never created).
+pub fn create_new(path: &Path) -> io::Result<File> {
+    open_with(
+        path,
+        OpenOptions::new().read(true).write(true).create_new(true),
+    )
+}
+
+/// Reads an opened rail file from its start, at most `max` bytes; more is refused.
+pub fn read_open(mut file: &File, path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    let len = file.metadata()?.len();
+    if len > max {
+        return Err(refused(path, Why::TooBig(Some(len))));
+    }
+    file.seek(SeekFrom::Start(0))?;
+    let mut bytes = Vec::new();
+    // The bound is on the read itself: a file that grows, or claims a size it does not have,
+    // is still read no further than max + 1 bytes.
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(refused(path, Why::TooBig(None)));
+    }
+    Ok(bytes)
+}
+
+/// Reads a rail file (at most [`MAX_RAIL_BYTES`]) and its modification time; `None` if missing.
+pub fn read(path: &Path) -> io::Result<Option<(Vec<u8>, SystemTime)>> {
+    read_max(path, MAX_RAIL_BYTES)
+}
+
+/// [`read`] with another bound (the journal holds several files).
+pub fn read_max(path: &Path, max: u64) -> io::Result<Option<(Vec<u8>, SystemTime)>> {
+    let Some(file) = open_read(path)? else {
+        return Ok(None);
+    };
+    let bytes = read_open(&file, path, max)?;
+    let modified = file.metadata()?.modified()?;
+    Ok(Some((bytes, modified)))
+}
+
+/// Reads a small rail file as text (rail.yaml for a setting): `None` if missing or not UTF-8.
+pub fn read_text(path: &Path) -> io::Result<Option<String>> {
+    Ok(read(path)?.and_then(|(bytes, _)| String::from_utf8(bytes).ok()))
+}
+
+/// Is `path` a real directory? `Ok(false)` if missing; a link or anything else is refused
+/// (the claims/ directory: a link there would send claim files outside the repository).
+pub fn real_dir(path: &Path) -> io::Result<bool> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_dir() => Ok(true),
+        Ok(m) if m.file_type().is_symlink() => Err(refused(path, Why::Not(NotAFile::Link))),
+        Ok(m) => Err(refused(
+            path,
+            Why::Not(sys::not_a_file(&m).unwrap_or(NotAFile::Other)),
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Makes sure `path` is a real directory, creating it (one level) if missing.
+pub fn ensure_dir(path: &Path) -> io::Result<()> {
+    if real_dir(path)? {
+        return Ok(());
+    }
+    match fs::create_dir(path) {
+        Ok(()) => Ok(()),
+        // Created by someone else meanwhile: look again.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => real_dir(path).map(|_| ()),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_regular_file_is_read_and_a_missing_one_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("claims.md");
+        assert!(read(&p).unwrap().is_none());
+        fs::write(&p, "a | s | 2026-10-22T14:05Z\n").unwrap();
+        assert_eq!(read(&p).unwrap().unwrap().0, b"a | s | 2026-10-22T14:05Z\n");
+    }
+
+    #[test]
+    fn reads_stop_at_the_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("claims.log");
+        fs::write(&p, vec![b'x'; 101]).unwrap();
+        let e = read_max(&p, 100).unwrap_err();
+        assert!(
+            matches!(refusal(&e).map(|r| &r.why), Some(Why::TooBig(_))),
+            "{e}"
+        );
+        assert_eq!(read_max(&p, 101).unwrap().unwrap().0.len(), 101);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_and_special_files_are_refused_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        fs::write(&outside, "secret").unwrap();
+        let link = dir.path().join("claims.md");
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        for e in [
+            read(&link).unwrap_err(),
+            open_rw_create(&link).unwrap_err(),
+            open_append(&link).unwrap_err(),
+        ] {
+            assert!(e.to_string().contains("symbolic link"), "{e}");
+        }
+        let dangling = dir.path().join("claims.log");
+        std::os::unix::fs::symlink(dir.path().join("made"), &dangling).unwrap();
+        assert!(open_append(&dangling).is_err());
+        assert!(open_rw_create(&dangling).is_err());
+        assert!(
+            !dir.path().join("made").exists(),
+            "a link's target was created"
+        );
+        let e = read(Path::new("/dev/zero")).unwrap_err();
+        assert!(e.to_string().contains("is a device"), "{e}");
+        let e = real_dir(&link).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "secret");
+    }
+}
