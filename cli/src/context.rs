@@ -35,21 +35,33 @@ pub enum Commits {
 }
 
 impl Ctx {
+    /// `creating`: the command makes a rail (`rail init`), so `--rail DIR` need not hold one.
     pub fn new(
         rail_flag: Option<PathBuf>,
         session: Option<String>,
         now: Option<String>,
         json: bool,
+        creating: bool,
     ) -> Result<Ctx, Fail> {
         let cwd = std::env::current_dir()
             .map_err(|e| Fail::env(format!("cannot read the current directory: {e}")))?;
         let repo = repo::discover(&cwd);
-        let rail_root = match rail_flag.or_else(|| std::env::var_os("RAIL_DIR").map(PathBuf::from))
-        {
-            Some(dir) => {
+        let named = match rail_flag {
+            Some(dir) => Some((dir, "--rail")),
+            None => std::env::var_os("RAIL_DIR").map(|d| (PathBuf::from(d), "RAIL_DIR")),
+        };
+        let rail_root = match named {
+            Some((dir, by)) => {
                 if !dir.is_dir() {
                     return Err(Fail::env(format!(
                         "rail directory {} does not exist",
+                        dir.display()
+                    )));
+                }
+                if !creating && !is_rail(&dir) {
+                    return Err(Fail::env(format!(
+                        "{} ({by}) is not a rail: it holds no claims.md, rail.yaml or claims/, and it is not a git repository's main checkout. Nothing was written there. Point {by} at the directory that holds claims.md, or make a rail there with `rail init --rail {}`",
+                        dir.display(),
                         dir.display()
                     )));
                 }
@@ -124,8 +136,15 @@ impl Ctx {
 
     /// Takes the rail lock, waiting at most `timeout` (default: the configured lock timeout).
     pub fn lock_within(&self, session: &str, timeout: Option<Duration>) -> Result<RailLock, Fail> {
-        let config_text =
-            std::fs::read_to_string(self.rail.path(rail_core::model::CONFIG_FILE)).ok();
+        let config_path = self.rail.path(rail_core::model::CONFIG_FILE);
+        // A rail.yaml that is a link or a FIFO stops here, named, rather than hanging the read.
+        let config_text = match crate::railfile::read_text(&config_path) {
+            Ok(text) => text,
+            Err(e) if crate::railfile::refusal(&e).is_some() => {
+                return Err(Fail::env(crate::railfile::describe(&config_path, &e)))
+            }
+            Err(_) => None,
+        };
         let texts = RailTexts {
             config: config_text.map(|text| rail_core::input::FileText {
                 path: rail_core::model::CONFIG_FILE.into(),
@@ -199,6 +218,23 @@ impl Ctx {
         }
         facts
     }
+}
+
+/// Is `dir` a rail Rail may write to? It holds one of the rail's files (whatever kind of entry:
+/// a claims.md that is a link is still a rail, refused later with the reason), or it is the
+/// main checkout of a git repository, where Rail puts a new rail by default (the VS Code
+/// extension passes that directory with `--rail`). Any other directory is most likely a typo,
+/// and a new rail there would silently go unseen by everyone else.
+fn is_rail(dir: &std::path::Path) -> bool {
+    use rail_core::model::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE};
+    if [CLAIMS_MD, CONFIG_FILE, CLAIMS_DIR]
+        .iter()
+        .any(|name| std::fs::symlink_metadata(dir.join(name)).is_ok())
+    {
+        return true;
+    }
+    let same = |a: &std::path::Path, b: &std::path::Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
+    repo::discover(dir).is_some_and(|r| same(&r.main_checkout(), dir))
 }
 
 pub fn store_fail(e: StoreError) -> Fail {

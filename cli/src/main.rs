@@ -16,6 +16,7 @@ mod fail;
 mod git;
 mod hint;
 mod lock;
+mod railfile;
 mod render;
 mod repo;
 mod shared;
@@ -258,10 +259,11 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
     if let Command::Hook { kind } = &cli.command {
         // A hook answers through its exit code, whatever goes wrong.
         let cmd::agent::HookKind::Claude = kind;
-        let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json);
+        let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json, false);
         std::process::exit(cmd::agent::claude(ctx));
     }
-    let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json)?;
+    let creating = matches!(cli.command, Command::Init(_));
+    let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json, creating)?;
     // Reads of a shared rail say how old it is. Only reads ask (a mutation asks for itself):
     // each asking is a git process.
     let reads = matches!(

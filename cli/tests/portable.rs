@@ -13,12 +13,21 @@ struct Rail {
 }
 
 impl Rail {
+    /// A new rail, made as a person makes one: `rail init` in an empty directory (`--rail`
+    /// must name a rail; only `init` may name an empty directory).
     fn new() -> Rail {
         let dir = tempfile::Builder::new()
             .prefix("rail-portable-")
             .tempdir()
             .unwrap();
-        Rail { dir }
+        let rail = Rail { dir };
+        let out = rail.run(&["init"]);
+        assert_eq!(code(&out), 0, "rail init: {}", stderr(&out));
+        assert!(
+            rail.file("claims.md").is_file(),
+            "rail init made no claims.md"
+        );
+        rail
     }
 
     fn file(&self, name: &str) -> PathBuf {
