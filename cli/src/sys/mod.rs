@@ -107,6 +107,13 @@ pub fn unlock(file: &File) -> io::Result<()> {
 
 /// What a name in the rail directory is when it is not a regular file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    windows,
+    allow(
+        dead_code,
+        reason = "FIFOs, devices and sockets do not live in ordinary Windows directories"
+    )
+)]
 pub enum NotAFile {
     /// A symbolic link (on Windows, any reparse point: links and junctions).
     Link,
