@@ -254,6 +254,13 @@ impl RailDir {
         if entries.is_empty() {
             return Ok(());
         }
+        // Callers that only log (a bypass, a broken lock, the gate) take the lock without
+        // recovering first: a crashed writer's journal is finished here, not overwritten.
+        match self.recover(lock) {
+            Ok(Some(note)) => eprintln!("rail: {note}"),
+            Ok(None) => {}
+            Err(e) => return Err(format!("recovering an interrupted write: {e}")),
+        }
         let nothing = "; nothing was changed";
         let mut targets = self
             .prepare(lock, &entries)
@@ -307,7 +314,9 @@ impl RailDir {
                         path: path.clone(),
                     },
                     Action::File => {
-                        if let Some(parent) = path.parent() {
+                        // claims/ must be a real directory; the rail directory itself is the
+                        // user's to name, through links if they like.
+                        if let Some(parent) = path.parent().filter(|p| *p != self.root) {
                             railfile::ensure_dir(parent)?;
                         }
                         let old = railfile::read(&path)?.map(|(bytes, _)| bytes);
