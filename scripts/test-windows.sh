@@ -4,9 +4,10 @@
 # Runs what a Windows process can do under Wine: the CLI's unit tests (the OS layer in
 # cli/src/sys among them: LockFileEx, OpenProcess, GetProcessTimes, file ids) and
 # cli/tests/portable.rs (real rail.exe processes racing, a killed holder, a reused pid, a crash
-# at every write step). The other integration tests run git and sh; under Wine a Windows
-# process cannot wait on a Linux child ("Invalid handle"), so they cannot run here: they are
-# counted and named, never passed silently. They run on Linux in the native stage.
+# at every write step). The other integration tests run git and sh (hostile.rs also Unix links,
+# FIFOs and ulimit); under Wine a Windows process cannot wait on a Linux child ("Invalid
+# handle"), so they cannot run here: they are counted and named, never passed silently. They
+# run on Linux in the native stage.
 #
 # Needs: rustup target x86_64-pc-windows-gnu, mingw-w64 (the linker, .cargo/config.toml) and
 # wine64 — scripts/bootstrap.sh test installs them.
@@ -42,7 +43,7 @@ ran=$(awk '/^test result:/ {for (i = 1; i <= NF; i++) if ($(i+1) ~ /^passed/) n 
 # What cannot run here, counted from the native build's own lists.
 skipped=0
 names=()
-for t in agents commands race shared; do
+for t in agents commands race shared hostile; do
   n=$(cargo test -p rail-cli --test "$t" --quiet -- --list --format terse 2>/dev/null | grep -c ': test$' || true)
   skipped=$((skipped + n))
   names+=("$t ($n)")

@@ -560,6 +560,35 @@ fn a_journal_that_cannot_be_replayed_is_kept_and_named() {
     assert!(!repo.file("claims.md.journal").exists());
 }
 
+#[test]
+fn a_crash_journal_is_finished_not_overwritten_by_a_log_only_write() {
+    // Found on the way: commands that only append a log line (a bypass, a broken lock, the
+    // gate) took the lock without replaying a crashed writer's journal, and wrote their own
+    // journal over it: the crashed claim was lost. (Now the journal is created new, so it
+    // would not be overwritten; and it is finished first.)
+    let repo = repo_with_a_claim();
+    let out = bounded(
+        repo.path(),
+        &["claim", "b", "--session", "s"],
+        &[("RAIL_TEST_CRASH", "after-journal")],
+    );
+    assert_ne!(code(&out), 0, "the crash hook did not fire");
+    let out = bounded(
+        repo.path(),
+        &["check", "--session", "s"],
+        &[("RAIL_BYPASS", "hostile test")],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("interrupted by a crash"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.holders("b").len(), 1, "the crashed claim was lost");
+    assert!(repo.read("claims.log").contains("hostile test"));
+    assert!(!repo.file("claims.md.journal").exists());
+}
+
 // Finding 10a: --rail / RAIL_DIR must name a rail.
 
 #[test]
