@@ -149,6 +149,11 @@ pub fn open_rw_create(path: &Path) -> io::Result<File> {
     )
 }
 
+/// Opens an existing rail file for writing (never creating or truncating it).
+pub fn open_write(path: &Path) -> io::Result<File> {
+    open_with(path, OpenOptions::new().write(true))
+}
+
 /// Opens a rail file to append to it. Returns whether this call created it (so undoing the
 /// append can remove it again).
 pub fn open_append(path: &Path) -> io::Result<(File, bool)> {

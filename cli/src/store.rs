@@ -330,7 +330,7 @@ impl RailDir {
                         }
                         let file = railfile::create_new(&tmp)?;
                         Target::Replace {
-                            file,
+                            file: Some(file),
                             tmp,
                             old,
                             renamed: false,
@@ -434,7 +434,8 @@ enum Target<'a> {
     },
     /// Any other whole file: written to `tmp`, then renamed over the file.
     Replace {
-        file: File,
+        /// Closed before the rename (Windows renames a closed file most reliably).
+        file: Option<File>,
         tmp: PathBuf,
         old: Option<Vec<u8>>,
         renamed: bool,
@@ -530,7 +531,11 @@ impl Target<'_> {
                 path,
                 ..
             } => {
-                write_checked(&mut *file, &entry.path, &entry.bytes)?;
+                let mut written = file
+                    .take()
+                    .ok_or_else(|| io::Error::other("written twice"))?;
+                write_checked(&mut written, &entry.path, &entry.bytes)?;
+                drop(written);
                 fs::rename(&*tmp, &*path)?;
                 *renamed = true;
                 Ok(())
@@ -570,12 +575,12 @@ impl Target<'_> {
                     let _ = fs::remove_file(&*tmp);
                     let mut f = railfile::create_new(tmp)?;
                     f.write_all(old)?;
+                    drop(f);
                     fs::rename(&*tmp, &*path)
                 }
                 None => fs::remove_file(&*path),
             },
             Target::Append {
-                file,
                 old_len,
                 created,
                 path,
@@ -584,7 +589,9 @@ impl Target<'_> {
                 if *created {
                     fs::remove_file(&*path)
                 } else {
-                    file.set_len(*old_len)
+                    // Through a handle opened for writing: Windows does not let an append-only
+                    // handle set the length.
+                    railfile::open_write(path)?.set_len(*old_len)
                 }
             }
         }
