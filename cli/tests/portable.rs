@@ -365,6 +365,71 @@ fn a_crash_at_every_write_step_leaves_the_old_or_the_new_rail() {
     }
 }
 
+/// Every file of a rail directory (and claims/) with its bytes.
+fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    for sub in ["", "claims"] {
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
+            continue;
+        };
+        for e in entries {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_file() {
+                let name = format!("{sub}/{}", e.file_name().to_string_lossy());
+                out.insert(name, std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_write_that_fails_midway_changes_nothing_and_leaves_nothing() {
+    // A full disk (or an unwritable file) at each file of a change, injected: on every platform
+    // the files already written are put back (claims.md in place, a renamed claim file renamed
+    // back, the log cut to its length), temp files and the journal are removed, and the error
+    // names the file.
+    for (fault, task) in [
+        ("claims.md.journal", "b"),
+        ("claims.md", "b"),
+        ("claims.log", "b"),
+        ("claims.log:open", "b"),
+        ("claims/s.yaml", "t"),
+        ("claims.log", "t"),
+    ] {
+        let rail = Rail::new();
+        // b before a: releasing b rewrites claims.md from the middle (a failed write tears it).
+        for t in ["b", "a"] {
+            assert_eq!(code(&rail.run(&["claim", t, "--session", "s"])), 0);
+        }
+        std::fs::create_dir(rail.file("claims")).unwrap();
+        std::fs::write(
+            rail.file("claims/s.yaml"),
+            "owner: s\ntask: t\npaths:\n- src/**\n",
+        )
+        .unwrap();
+        let before = files(rail.dir.path());
+        let args = ["release", task, "--session", "s", "--no-touched"];
+        let out = rail.run_env(&args, &[("RAIL_TEST_FAIL_WRITE", fault)]);
+        assert_eq!(code(&out), 3, "{fault}: {}", stderr(&out));
+        let file = fault.trim_end_matches(":open");
+        assert!(stderr(&out).contains(file), "{fault}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("nothing was changed"),
+            "{fault}: {}",
+            stderr(&out)
+        );
+        assert!(
+            files(rail.dir.path()) == before,
+            "{fault}: the rail changed or a file was left: {:?}",
+            files(rail.dir.path()).keys().collect::<Vec<_>>()
+        );
+        let out = rail.run(&args);
+        assert_eq!(code(&out), 0, "{fault}: then it works: {}", stderr(&out));
+        assert!(!stderr(&out).contains("crash"), "{fault}: {}", stderr(&out));
+    }
+}
+
 #[test]
 fn a_reader_is_never_refused_while_a_writer_holds_the_lock() {
     // On Windows the claims.md lock is mandatory for the bytes it covers; Rail's covers none
