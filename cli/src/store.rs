@@ -14,11 +14,13 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
+use rail_core::checkout;
 use rail_core::edit::{self, FileEdits};
 use rail_core::input::{FileText, RailTexts};
 use rail_core::journal::{self, Action, Entry as JournalEntry, Parsed};
 use rail_core::model::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE, LOG_FILE};
 
+use crate::gitguard::Receipt;
 use crate::lock::{self, RailLock};
 
 pub const JOURNAL: &str = "claims.md.journal";
@@ -37,6 +39,8 @@ fn crash_point(name: &str) {
 #[derive(Clone, Debug)]
 pub struct RailDir {
     pub root: PathBuf,
+    /// Where what Rail last wrote to claims.md is kept, when the rail is in a git work tree.
+    receipt: Option<Receipt>,
 }
 
 fn to_time(t: SystemTime) -> DateTime<Utc> {
@@ -60,7 +64,8 @@ impl std::fmt::Display for StoreError {
 
 impl RailDir {
     pub fn new(root: PathBuf) -> Self {
-        RailDir { root }
+        let receipt = Receipt::of(&root);
+        RailDir { root, receipt }
     }
 
     pub fn path(&self, name: &str) -> PathBuf {
@@ -265,7 +270,36 @@ impl RailDir {
         self.write_entries(lock, &entries)
             .map_err(|e| io("writing the rail", e))?;
         fs::remove_file(&journal).map_err(|e| io("removing the journal", e))?;
+        self.keep_receipt(&entries);
         Ok(())
+    }
+
+    /// After writing claims.md: keep what was written, so that claims a git command drops later
+    /// can be put back (`checkout::restore`). Failing to keep it loses no data, only that
+    /// protection, so it is a warning.
+    fn keep_receipt(&self, entries: &[JournalEntry]) {
+        let Some(receipt) = &self.receipt else { return };
+        let Some(entry) = entries
+            .iter()
+            .rfind(|e| e.action == Action::File && e.path == CLAIMS_MD)
+        else {
+            return;
+        };
+        let Ok(text) = std::str::from_utf8(&entry.bytes) else {
+            return;
+        };
+        if let Err(e) = receipt.write(text) {
+            eprintln!("rail: warning: could not keep a receipt of claims.md: {e}");
+        }
+    }
+
+    /// Under the lock: plans putting back claims Rail wrote that claims.md lost outside Rail
+    /// since (`checkout::restore`). Empty when the rail is not in a git work tree.
+    pub fn lost_claims(&self, texts: &RailTexts, now: DateTime<Utc>) -> checkout::Restore {
+        match self.receipt.as_ref().and_then(Receipt::read) {
+            Some(receipt) => checkout::restore(&receipt, texts, now),
+            None => checkout::Restore::default(),
+        }
     }
 
     fn write_entries(&self, lock: &RailLock, entries: &[JournalEntry]) -> io::Result<()> {
