@@ -20,7 +20,7 @@ use std::time::Instant;
 use rail_core::checkout::{self, IndexLockStep};
 use rail_core::lock::LockRecord;
 
-use crate::lock::{Backoff, Broken, LockError, Observed};
+use crate::lock::{Backoff, LockError, Observed};
 use crate::repo;
 
 /// Rail's hold on a work tree's `index.lock`. Dropping it removes the file if it is still ours.
@@ -52,13 +52,13 @@ fn parent_git_holds_index() -> bool {
     std::env::var_os("GIT_INDEX_FILE").is_some_and(|f| f.to_string_lossy().ends_with(".lock"))
 }
 
-/// Takes `index.lock` in `git_dir` for `me` by the deadline. `broken` gets a leftover of a dead
-/// Rail that was removed on the way.
+/// Takes `index.lock` in `git_dir` for `me` by the deadline. `removed` gets a note for a
+/// leftover of a dead Rail that was removed on the way.
 pub fn lock_index(
     git_dir: &Path,
     me: &LockRecord,
     deadline: Instant,
-    broken: &mut Vec<Broken>,
+    removed: &mut Vec<String>,
 ) -> Result<Option<IndexLock>, LockError> {
     if parent_git_holds_index() || !git_dir.is_dir() {
         return Ok(None);
@@ -69,7 +69,7 @@ pub fn lock_index(
     File::create(&tmp)
         .and_then(|mut f| f.write_all(me.render().as_bytes()))
         .map_err(|e| LockError::Io(format!("writing {}", tmp.display()), e))?;
-    let result = link_when_free(&tmp, &path, me, deadline, broken);
+    let result = link_when_free(&tmp, &path, me, deadline, removed);
     let _ = fs::remove_file(&tmp);
     result.map(Some)
 }
@@ -79,7 +79,7 @@ fn link_when_free(
     path: &Path,
     me: &LockRecord,
     deadline: Instant,
-    broken: &mut Vec<Broken>,
+    removed: &mut Vec<String>,
 ) -> Result<IndexLock, LockError> {
     let host = crate::lock::hostname();
     let mut backoff = Backoff::new(&me.nonce);
@@ -107,10 +107,7 @@ fn link_when_free(
                 // Only a Rail holding the rail lock touches index.lock, and we hold it: no
                 // other Rail can be removing or taking this one meanwhile.
                 match fs::remove_file(path) {
-                    Ok(()) => broken.push(Broken {
-                        holder: format!("{} ({})", path.display(), record.holder()),
-                        reason,
-                    }),
+                    Ok(()) => removed.push(format!("removed {}, {reason}", path.display())),
                     Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                     Err(e) => return Err(LockError::Io(format!("removing {}", path.display()), e)),
                 }

@@ -44,6 +44,8 @@ pub struct RailLock {
     pub claims: File,
     /// Locks this acquisition broke on the way (for the log and the user).
     pub broken: Vec<Broken>,
+    /// What else this acquisition cleaned up (an `index.lock` a dead Rail left), for the log.
+    pub recovered: Vec<String>,
     /// git's `index.lock` of the work tree holding the rail, while the rail lock is held.
     index: Option<IndexLock>,
 }
@@ -436,8 +438,9 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
     }
     // Keep git from rewriting claims.md while we read and write it (see `gitguard`), then make
     // sure the file we hold is the one that is there: git may have replaced it just before.
+    let mut recovered = Vec::new();
     let index = match gitguard::git_dir_of(dir) {
-        Some(git_dir) => match gitguard::lock_index(&git_dir, &me, deadline, &mut broken) {
+        Some(git_dir) => match gitguard::lock_index(&git_dir, &me, deadline, &mut recovered) {
             Ok(index) => index,
             Err(e) => {
                 let _ = sys::unlock(&claims);
@@ -460,6 +463,7 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
         nonce: me.nonce,
         claims,
         broken,
+        recovered,
         index,
     })
 }
@@ -495,13 +499,15 @@ fn lock_current(
         match sys::try_lock(&now, LockKind::Exclusive) {
             Ok(true) => return Ok(now),
             Ok(false) if Instant::now() < deadline => backoff.sleep(deadline),
-            Ok(false) => return Err(LockError::Timeout {
-                verdict: None,
-                what: format!(
+            Ok(false) => {
+                return Err(LockError::Timeout {
+                    verdict: None,
+                    what: format!(
                     "flock on {} (another process, e.g. a `flock claims.md …` one-liner, holds it)",
                     path.display()
                 ),
-            }),
+                })
+            }
             Err(e) => return Err(LockError::Io(format!("flock {}", path.display()), e)),
         }
     }

@@ -146,7 +146,8 @@ fn index_lock_of_a_dead_rail_is_removed_and_gits_own_is_left() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!index_lock.exists());
     assert!(
-        repo.read("claims.log").contains("| lock-broken |"),
+        repo.read("claims.log").contains("| recovered |")
+            && repo.read("claims.log").contains("index.lock"),
         "{}",
         repo.read("claims.log")
     );

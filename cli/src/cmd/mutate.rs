@@ -197,6 +197,14 @@ pub fn mutate_with_log(
                 .render(),
         );
     }
+    for note in &lock.recovered {
+        eprintln!("rail: {note}");
+        log_lines.push(
+            LogEntry::new(ctx.now, Event::Recovered, None, Some(session))
+                .with("note", note.clone())
+                .render(),
+        );
+    }
     match ctx.rail.recover(&lock) {
         Ok(Some(note)) => {
             eprintln!("rail: {note}");
