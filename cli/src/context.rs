@@ -168,8 +168,35 @@ impl Ctx {
         })
     }
 
+    /// The rail's files. Without the lock, claims a git command dropped from claims.md since
+    /// Rail wrote them are read as still there (the next change writes them back): a reader
+    /// must not see a task free that its holder was never told it lost.
     pub fn read(&self, locked: bool) -> Result<RailTexts, Fail> {
-        self.rail.read(locked).map_err(store_fail)
+        let mut texts = self.rail.read(locked).map_err(store_fail)?;
+        if !locked {
+            let restore = self.rail.lost_claims(&texts, self.now);
+            if let Some(fe) = restore.edits.first() {
+                let old = texts.claims.as_ref().map(|c| c.text.as_str()).unwrap_or("");
+                if let Ok(text) = rail_core::edit::apply(old, &fe.edits) {
+                    match texts.claims.as_mut() {
+                        Some(claims) => claims.text = text,
+                        None => {
+                            texts.claims = Some(rail_core::input::FileText {
+                                path: rail_core::model::CLAIMS_MD.into(),
+                                text,
+                                modified: None,
+                            })
+                        }
+                    }
+                }
+            }
+        }
+        Ok(texts)
+    }
+
+    /// The rail's files exactly as they are on disk (what `rail validate` reports on).
+    pub fn read_on_disk(&self) -> Result<RailTexts, Fail> {
+        self.rail.read(false).map_err(store_fail)
     }
 
     /// Facts as of `self.now` for these texts.

@@ -23,6 +23,7 @@ use rail_core::lock::{
     self as core_lock, FileIdentity, LockFacts, LockRecord, LockVerdict, TombstoneStep,
 };
 
+use crate::gitguard::{self, IndexLock};
 use crate::railfile;
 use crate::sys::{self, FileId, LockKind};
 
@@ -44,6 +45,10 @@ pub struct RailLock {
     pub claims: File,
     /// Locks this acquisition broke on the way (for the log and the user).
     pub broken: Vec<Broken>,
+    /// What else this acquisition cleaned up (an `index.lock` a dead Rail left), for the log.
+    pub recovered: Vec<String>,
+    /// git's `index.lock` of the work tree holding the rail, while the rail lock is held.
+    index: Option<IndexLock>,
 }
 
 /// A stale lock that was broken.
@@ -103,8 +108,8 @@ fn busy_name(e: &io::Error) -> bool {
 
 /// A lock file as found on disk.
 #[derive(Clone, Debug)]
-struct Observed {
-    record: Option<LockRecord>,
+pub(crate) struct Observed {
+    pub(crate) record: Option<LockRecord>,
     /// What names this file (core's lock key and `same_lock` take it as observed).
     identity: FileIdentity,
 }
@@ -112,7 +117,7 @@ struct Observed {
 impl Observed {
     /// A lock or tombstone that is a link, a FIFO, a directory… is refused (see `railfile`):
     /// Rail never makes one, no Rail process will remove it, and opening it could block.
-    fn read(path: &Path) -> io::Result<Option<Observed>> {
+    pub(crate) fn read(path: &Path) -> io::Result<Option<Observed>> {
         let Some(file) = railfile::open_read(path)? else {
             return Ok(None);
         };
@@ -162,7 +167,7 @@ impl Observed {
         )
     }
 
-    fn verdict(&self, host: &str) -> LockVerdict {
+    pub(crate) fn verdict(&self, host: &str) -> LockVerdict {
         let owner_alive = self
             .record
             .as_ref()
@@ -442,16 +447,81 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
             }
         }
     }
+    // Keep git from rewriting claims.md while we read and write it (see `gitguard`), then make
+    // sure the file we hold is the one that is there: git may have replaced it just before.
+    let mut recovered = Vec::new();
+    let index = match gitguard::git_dir_of(dir) {
+        Some(git_dir) => match gitguard::lock_index(&git_dir, &me, deadline, &mut recovered) {
+            Ok(index) => index,
+            Err(e) => {
+                let _ = sys::unlock(&claims);
+                release_lock_file();
+                return Err(e);
+            }
+        },
+        None => None,
+    };
+    let claims = match lock_current(claims, &claims_path, deadline, &mut backoff) {
+        Ok(claims) => claims,
+        Err(e) => {
+            drop(index);
+            release_lock_file();
+            return Err(e);
+        }
+    };
     Ok(RailLock {
         lock_path,
         nonce: me.nonce,
         claims,
         broken,
+        recovered,
+        index,
     })
+}
+
+/// Returns a flocked handle on the file now at `path`: `held` if it still is that file, else
+/// the new file, flocked by the deadline (the old one is unlocked).
+fn lock_current(
+    held: File,
+    path: &Path,
+    deadline: Instant,
+    backoff: &mut Backoff,
+) -> Result<File, LockError> {
+    let held_id = FileId::of(&held).map_err(io_err(format!("reading {}", path.display())))?;
+    let now = match railfile::open_rw_create(path) {
+        Ok(f) => f,
+        Err(e) => {
+            let _ = sys::unlock(&held);
+            return Err(LockError::Io(format!("opening {}", path.display()), e));
+        }
+    };
+    let now_id = FileId::of(&now).map_err(io_err(format!("reading {}", path.display())))?;
+    if now_id == held_id {
+        return Ok(held);
+    }
+    let _ = sys::unlock(&held);
+    loop {
+        match sys::try_lock(&now, LockKind::Exclusive) {
+            Ok(true) => return Ok(now),
+            Ok(false) if Instant::now() < deadline => backoff.sleep(deadline),
+            Ok(false) => {
+                return Err(LockError::Timeout {
+                    verdict: None,
+                    what: format!(
+                    "flock on {} (another process, e.g. a `flock claims.md …` one-liner, holds it)",
+                    path.display()
+                ),
+                })
+            }
+            Err(e) => return Err(LockError::Io(format!("flock {}", path.display()), e)),
+        }
+    }
 }
 
 impl Drop for RailLock {
     fn drop(&mut self) {
+        // Let git in again before anyone else may take the rail lock.
+        self.index.take();
         // Remove the lock file only if it is still ours (a forced break may have replaced it).
         if let Ok(Some(seen)) = Observed::read(&self.lock_path) {
             if seen.record.as_ref().map(|r| r.nonce.as_str()) == Some(self.nonce.as_str()) {
@@ -485,13 +555,13 @@ pub fn read_shared(path: &Path) -> io::Result<Option<(Vec<u8>, SystemTime)>> {
 }
 
 /// Exponential backoff with jitter: 1 ms doubling to 50 ms.
-struct Backoff {
+pub(crate) struct Backoff {
     next: u64,
     seed: u64,
 }
 
 impl Backoff {
-    fn new(seed: &str) -> Self {
+    pub(crate) fn new(seed: &str) -> Self {
         let seed = seed.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
         });
@@ -501,7 +571,7 @@ impl Backoff {
         }
     }
 
-    fn sleep(&mut self, deadline: Instant) {
+    pub(crate) fn sleep(&mut self, deadline: Instant) {
         self.seed ^= self.seed << 13;
         self.seed ^= self.seed >> 7;
         self.seed ^= self.seed << 17;

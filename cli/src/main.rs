@@ -14,6 +14,7 @@ mod cmd;
 mod context;
 mod fail;
 mod git;
+mod gitguard;
 mod hint;
 mod lock;
 mod railfile;
@@ -171,6 +172,8 @@ enum Command {
     },
     /// Fetch the shared rail (and the remote's branches) and mirror it into the main checkout.
     Sync,
+    /// Put back claims that claims.md lost outside Rail (a git reset, stash, checkout or merge).
+    Reconcile,
     /// Backlog tasks (`- [ ] task` lines) whose dependencies are released and nobody holds.
     Ready {
         /// Show every backlog task with its status.
@@ -323,6 +326,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         } => cmd::mutate::worktree(&ctx, &task, base.as_deref(), dir, &args),
         Command::Done { task, check, base } => cmd::gate::done(&ctx, &task, check, base.as_deref()),
         Command::Sync => cmd::admin::sync(&ctx),
+        Command::Reconcile => cmd::admin::reconcile(&ctx),
         Command::Ready { all } => cmd::show::ready(&ctx, all),
         Command::MergeDriver { .. } | Command::Hook { .. } => handled_before_context(),
     }

@@ -14,11 +14,13 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
+use rail_core::checkout;
 use rail_core::edit::{self, FileEdits};
 use rail_core::input::{FileText, RailTexts};
 use rail_core::journal::{self, Action, Entry as JournalEntry, Parsed};
 use rail_core::model::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE, LOG_FILE};
 
+use crate::gitguard::Receipt;
 use crate::lock::{self, RailLock};
 use crate::railfile;
 
@@ -35,6 +37,8 @@ fn crash_point(name: &str) {
 #[derive(Clone, Debug)]
 pub struct RailDir {
     pub root: PathBuf,
+    /// Where what Rail last wrote to claims.md is kept, when the rail is in a git work tree.
+    receipt: Option<Receipt>,
 }
 
 fn to_time(t: SystemTime) -> DateTime<Utc> {
@@ -58,7 +62,8 @@ impl std::fmt::Display for StoreError {
 
 impl RailDir {
     pub fn new(root: PathBuf) -> Self {
-        RailDir { root }
+        let receipt = Receipt::of(&root);
+        RailDir { root, receipt }
     }
 
     pub fn path(&self, name: &str) -> PathBuf {
@@ -257,7 +262,13 @@ impl RailDir {
         // Callers that only log (a bypass, a broken lock, the gate) take the lock without
         // recovering first: a crashed writer's journal is finished here, not overwritten.
         match self.recover(lock) {
-            Ok(Some(note)) => eprintln!("rail: {note}"),
+            Ok(Some(note)) => {
+                eprintln!("rail: {note}");
+                // Edits planned on the files as they were before the replay would undo it.
+                if edits.iter().any(|fe| !fe.edits.is_empty()) {
+                    return Err("a change interrupted by a crash was finished first; this change was planned before it and was not made: run the command again".into());
+                }
+            }
             Ok(None) => {}
             Err(e) => return Err(format!("recovering an interrupted write: {e}")),
         }
@@ -276,6 +287,7 @@ impl RailDir {
                 fs::remove_file(&journal).map_err(|e| {
                     format!("removing {}", railfile::describe(&journal, &e))
                 })?;
+                self.keep_receipt(&entries);
                 Ok(())
             }
             Err(failed) if failed.undone => {
@@ -286,6 +298,34 @@ impl RailDir {
                 "{failed}; undoing it failed too, so {} was kept: the next rail command finishes the change once the file can be written",
                 journal.display()
             )),
+        }
+    }
+
+    /// After writing claims.md: keep what was written, so that claims a git command drops later
+    /// can be put back (`checkout::restore`). Failing to keep it loses no data, only that
+    /// protection, so it is a warning.
+    fn keep_receipt(&self, entries: &[JournalEntry]) {
+        let Some(receipt) = &self.receipt else { return };
+        let Some(entry) = entries
+            .iter()
+            .rfind(|e| e.action == Action::File && e.path == CLAIMS_MD)
+        else {
+            return;
+        };
+        let Ok(text) = std::str::from_utf8(&entry.bytes) else {
+            return;
+        };
+        if let Err(e) = receipt.write(text) {
+            eprintln!("rail: warning: could not keep a receipt of claims.md: {e}");
+        }
+    }
+
+    /// Under the lock: plans putting back claims Rail wrote that claims.md lost outside Rail
+    /// since (`checkout::restore`). Empty when the rail is not in a git work tree.
+    pub fn lost_claims(&self, texts: &RailTexts, now: DateTime<Utc>) -> checkout::Restore {
+        match self.receipt.as_ref().and_then(Receipt::read) {
+            Some(receipt) => checkout::restore(&receipt, texts, now),
+            None => checkout::Restore::default(),
         }
     }
 

@@ -1,10 +1,13 @@
 //! Parsing speed: claims.md with 10,000 claim lines, and 1,000 claim files.
 
 mod common;
+#[path = "../tests/inputs/markdown.rs"]
+mod markdown_inputs;
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use rail_core::markdown::{excluded_ranges, render};
 use rail_core::{claimfile, rail};
 
 fn parse_claims_md(c: &mut Criterion) {
@@ -46,5 +49,27 @@ fn parse_claim_files(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, parse_claims_md, parse_claim_files);
+/// Adversarial markdown (100,000 nested markers or unclosed openers each): linear, so each
+/// takes milliseconds; pulldown-cmark took 343 s on 100,000 nested list levels.
+fn adversarial_markdown(c: &mut Criterion) {
+    let mut group = c.benchmark_group("adversarial markdown");
+    group.sample_size(10);
+    for (name, text) in markdown_inputs::inputs() {
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let text = black_box(&text);
+                (excluded_ranges(text), rail::parse(text), render(text))
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    parse_claims_md,
+    parse_claim_files,
+    adversarial_markdown
+);
 criterion_main!(benches);

@@ -19,6 +19,7 @@
 )]
 
 pub mod board;
+pub mod checkout;
 pub mod claimfile;
 pub mod config;
 pub mod conflict;

@@ -207,6 +207,10 @@ fn install_hooks(repo: &crate::repo::Repo) -> Result<Vec<String>, Fail> {
     for (name, command) in [
         ("pre-commit", format!("{rail} check --staged")),
         ("pre-push", format!("{rail} check --pre-push")),
+        // git rewrites claims.md in these without Rail's lock: put back what they dropped.
+        ("post-checkout", format!("{rail} reconcile")),
+        ("post-merge", format!("{rail} reconcile")),
+        ("post-rewrite", format!("{rail} reconcile")),
     ] {
         let path = dir.join(name);
         let chained = dir.join(format!("{name}.rail-chained"));
@@ -434,4 +438,46 @@ pub fn validate_files(paths: &[PathBuf]) -> Result<Vec<Located>, Fail> {
         out.extend(diags.iter().map(|d| d.locate(&name, &text, &index)));
     }
     Ok(out)
+}
+
+/// `rail reconcile`: puts back claims Rail wrote that claims.md lost outside Rail (the
+/// post-checkout, post-merge and post-rewrite hooks run it; every change runs it first anyway).
+pub fn reconcile(ctx: &Ctx) -> Result<(), Fail> {
+    let session = ctx.session().unwrap_or_else(|_| "reconcile".to_string());
+    let lock = ctx.lock(&session)?;
+    match ctx.rail.recover(&lock) {
+        Ok(Some(note)) => eprintln!("rail: {note}"),
+        Ok(None) => {}
+        Err(e) => return Err(Fail::env(format!("recovering an interrupted write: {e}"))),
+    }
+    let texts = ctx.read(true)?;
+    let restore = ctx.rail.lost_claims(&texts, ctx.now);
+    crate::cmd::mutate::restore_lost(ctx, &lock, texts)?;
+    drop(lock);
+    let restored: Vec<_> = restore.lost.iter().filter(|l| l.restored).collect();
+    if ctx.json {
+        let lost: Vec<_> = restore
+            .lost
+            .iter()
+            .map(|l| {
+                serde_json::json!({
+                    "task": l.task, "session": l.session, "restored": l.restored, "note": l.note
+                })
+            })
+            .collect();
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "ok": true, "lost": lost }))
+                .unwrap_or_default()
+        );
+    } else if restore.lost.is_empty() {
+        outln!("claims.md has every claim Rail wrote");
+    } else {
+        outln!(
+            "restored {} of {} claims claims.md lost outside Rail",
+            restored.len(),
+            restore.lost.len()
+        );
+    }
+    Ok(())
 }

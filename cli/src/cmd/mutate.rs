@@ -5,13 +5,14 @@
 
 use std::path::PathBuf;
 
+use rail_core::input::RailTexts;
 use rail_core::log::{Event, LogEntry};
 use rail_core::ops::{self, ClaimRequest, Request};
 
 use crate::context::{Commits, Ctx};
 use crate::fail::Fail;
 use crate::git;
-use crate::lock;
+use crate::lock::{self, RailLock};
 use crate::ClaimArgs;
 
 fn claim_request(task: &str, args: &ClaimArgs) -> Result<ClaimRequest, Fail> {
@@ -196,6 +197,14 @@ pub fn mutate_with_log(
                 .render(),
         );
     }
+    for note in &lock.recovered {
+        eprintln!("rail: {note}");
+        log_lines.push(
+            LogEntry::new(ctx.now, Event::Recovered, None, Some(session))
+                .with("note", note.clone())
+                .render(),
+        );
+    }
     match ctx.rail.recover(&lock) {
         Ok(Some(note)) => {
             eprintln!("rail: {note}");
@@ -208,7 +217,7 @@ pub fn mutate_with_log(
         Ok(None) => {}
         Err(e) => return Err(Fail::env(format!("recovering an interrupted write: {e}"))),
     }
-    let texts = ctx.read(true)?;
+    let texts = restore_lost(ctx, &lock, ctx.read(true)?)?;
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     match ops::plan(&texts, &facts, session, &request) {
         Ok(plan) => {
@@ -232,6 +241,24 @@ pub fn mutate_with_log(
             Err(refused(refusal))
         }
     }
+}
+
+/// Under the lock: puts back claims Rail wrote that claims.md lost outside Rail since (a git
+/// reset, stash, checkout or merge: `checkout::restore`), says so on stderr, and returns the
+/// texts as they now are. Before any operation, so nobody is given a task a git command took
+/// from its holder.
+pub fn restore_lost(ctx: &Ctx, lock: &RailLock, texts: RailTexts) -> Result<RailTexts, Fail> {
+    let restore = ctx.rail.lost_claims(&texts, ctx.now);
+    for lost in &restore.lost {
+        eprintln!("rail: {}", lost.note);
+    }
+    if restore.edits.is_empty() {
+        return Ok(texts);
+    }
+    ctx.rail
+        .apply(lock, &texts, &restore.edits, &restore.log_lines)
+        .map_err(Fail::env)?;
+    ctx.read(true)
 }
 
 /// Prints what a plan did, its message worded as the CLI words hints.

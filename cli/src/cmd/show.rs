@@ -255,7 +255,7 @@ pub struct ValidateArgs {
 
 pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<(), Fail> {
     let diagnostics = if args.files.is_empty() {
-        let texts = ctx.read(false)?;
+        let texts = ctx.read_on_disk()?;
         let facts = ctx.facts(&texts, Commits::IfNeeded);
         board::build(&texts, &facts).diagnostics
     } else {

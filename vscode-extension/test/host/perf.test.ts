@@ -1,7 +1,9 @@
 // Measurements on a rail of 1,000 claims, inside the real extension host: activation, the first
 // board, refreshes (read the files + git facts + core's board + the views told to redraw), the
-// Board tree, decorations, and a claim end to end (command → `rail` child → refreshed board). Written to metrics.json beside the workspace; the bounds asserted
-// here are loose on purpose (a shared 2-core machine), the report carries the real figures.
+// Board tree, decorations, and a claim end to end (command → `rail` child → refreshed board).
+// Written to metrics.json beside the workspace, and by the e2e run to artifacts/vscode/. What is
+// asserted is what the extension shows on a big rail, never how fast: figures are reported
+// (bench/README.md), a timed assertion would only measure the machine it ran on.
 
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -30,15 +32,12 @@ suite('Rail measurements (1,000 claims)', () => {
     const board = api.snapshot()?.board;
     assert.equal(board?.summary.claims, 1000);
     const { activationMs, firstBoardMs } = api.stats();
-    // Steady state: let the workbench finish starting before timing refreshes.
-    await new Promise((r) => setTimeout(r, 3000));
 
     const refreshes: number[] = [];
     for (let i = 0; i < 20; i++) {
       const t = performance.now();
       await api.refresh();
       refreshes.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 50)); // as file events would come, not back to back
     }
     const inside = api.stats().refreshMs.slice(-20);
 
@@ -91,7 +90,5 @@ suite('Rail measurements (1,000 claims)', () => {
     };
     fs.writeFileSync(path.join(path.dirname(folder), 'metrics.json'), JSON.stringify(metrics, null, 2));
     console.log(`rail metrics: ${JSON.stringify(metrics)}`);
-    assert.ok(activationMs < 1000, `activation ${activationMs} ms`);
-    assert.ok(metrics.refreshMedianMs < 500, `refresh median ${metrics.refreshMedianMs} ms`);
   });
 });

@@ -1,0 +1,166 @@
+//! git and Rail never write the main checkout's claims.md at the same time (core `checkout`).
+//!
+//! git rewrites a work-tree file by removing it and writing a new one, and only while it holds
+//! the work tree's `index.lock`. A claim written between git's "is claims.md unchanged?" check
+//! and its rewrite went to the removed file and was lost; a claim written while git was writing
+//! the new file interleaved with it and tore it (measured: 39 of 40 claims racing `git merge`
+//! lost, and claims.md cut to two lines). So while Rail holds the rail lock it also holds
+//! `index.lock`, created the way git creates it (exclusively), holding Rail's lock record so
+//! that one left by a Rail that died can be told from git's own. Then, with git kept out,
+//! claims.md is opened again if git replaced it before the lock was taken.
+//!
+//! The receipts half (claims git dropped while nobody held anything, e.g. `git reset --hard`)
+//! is [`Receipt`].
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rail_core::checkout::{self, IndexLockStep};
+use rail_core::lock::LockRecord;
+
+use crate::lock::{Backoff, LockError, Observed};
+use crate::repo;
+
+/// Rail's hold on a work tree's `index.lock`. Dropping it removes the file if it is still ours.
+#[derive(Debug)]
+pub struct IndexLock {
+    path: PathBuf,
+    nonce: String,
+}
+
+impl Drop for IndexLock {
+    fn drop(&mut self) {
+        if let Ok(Some(seen)) = Observed::read(&self.path) {
+            if seen.record.as_ref().map(|r| r.nonce.as_str()) == Some(self.nonce.as_str()) {
+                let _ = fs::remove_file(&self.path);
+            }
+        }
+    }
+}
+
+/// The git dir of the work tree that holds the rail, if the rail is in one.
+pub fn git_dir_of(rail_root: &Path) -> Option<PathBuf> {
+    repo::discover(rail_root).map(|r| r.git_dir)
+}
+
+/// Is this process run by a git command that holds the index lock itself (a `pre-commit` hook
+/// of `git commit -a`, which points `GIT_INDEX_FILE` at the lock file)? Waiting for that lock
+/// would wait for our own parent; that git command does not rewrite the work tree meanwhile.
+fn parent_git_holds_index() -> bool {
+    std::env::var_os("GIT_INDEX_FILE").is_some_and(|f| f.to_string_lossy().ends_with(".lock"))
+}
+
+/// Takes `index.lock` in `git_dir` for `me` by the deadline. `removed` gets a note for a
+/// leftover of a dead Rail that was removed on the way.
+pub fn lock_index(
+    git_dir: &Path,
+    me: &LockRecord,
+    deadline: Instant,
+    removed: &mut Vec<String>,
+) -> Result<Option<IndexLock>, LockError> {
+    if parent_git_holds_index() || !git_dir.is_dir() {
+        return Ok(None);
+    }
+    let path = git_dir.join(checkout::INDEX_LOCK);
+    let tmp = git_dir.join(format!("rail-index-lock.{}.tmp", me.nonce));
+    // Never seen empty: written in full, then linked into place (as the rail lock is).
+    File::create(&tmp)
+        .and_then(|mut f| f.write_all(me.render().as_bytes()))
+        .map_err(|e| {
+            // A full disk must not leave the half-written private file behind.
+            let _ = fs::remove_file(&tmp);
+            LockError::Io(format!("writing {}", tmp.display()), e)
+        })?;
+    let result = link_when_free(&tmp, &path, me, deadline, removed);
+    let _ = fs::remove_file(&tmp);
+    result.map(Some)
+}
+
+fn link_when_free(
+    tmp: &Path,
+    path: &Path,
+    me: &LockRecord,
+    deadline: Instant,
+    removed: &mut Vec<String>,
+) -> Result<IndexLock, LockError> {
+    let host = crate::lock::hostname();
+    let mut backoff = Backoff::new(&me.nonce);
+    loop {
+        match fs::hard_link(tmp, path) {
+            Ok(()) => {
+                return Ok(IndexLock {
+                    path: path.to_path_buf(),
+                    nonce: me.nonce.clone(),
+                })
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(LockError::Io(format!("creating {}", path.display()), e)),
+        }
+        let seen = match Observed::read(path) {
+            Ok(seen) => seen,
+            Err(e) => return Err(LockError::Io(format!("reading {}", path.display()), e)),
+        };
+        let verdict = seen.as_ref().map(|s| s.verdict(&host));
+        let record = seen.as_ref().and_then(|s| s.record.as_ref());
+        if let (Some(record), Some(verdict)) = (record, &verdict) {
+            if let IndexLockStep::Remove { reason } =
+                checkout::index_lock_step(Some(record), verdict)
+            {
+                // Only a Rail holding the rail lock touches index.lock, and we hold it: no
+                // other Rail can be removing or taking this one meanwhile.
+                match fs::remove_file(path) {
+                    Ok(()) => removed.push(format!("removed {}, {reason}", path.display())),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(LockError::Io(format!("removing {}", path.display()), e)),
+                }
+                continue;
+            }
+        }
+        if Instant::now() >= deadline {
+            let rail_verdict = record.and(verdict.as_ref());
+            return Err(LockError::Timeout {
+                verdict: None,
+                what: checkout::index_lock_timeout(&path.display().to_string(), rail_verdict),
+            });
+        }
+        backoff.sleep(deadline);
+    }
+}
+
+/// What Rail last wrote to claims.md, kept in the git dir (`rail/claims.md.receipt`), where
+/// git commands never write, for `checkout::restore`.
+#[derive(Clone, Debug)]
+pub struct Receipt {
+    path: PathBuf,
+}
+
+impl Receipt {
+    /// The receipt of the rail at `rail_root`, if it lies in a git work tree.
+    pub fn of(rail_root: &Path) -> Option<Receipt> {
+        let git_dir = git_dir_of(rail_root)?;
+        Some(Receipt {
+            path: git_dir.join("rail").join("claims.md.receipt"),
+        })
+    }
+
+    /// The text, if there is a receipt (a missing or unreadable one restores nothing).
+    pub fn read(&self) -> Option<String> {
+        fs::read_to_string(&self.path).ok()
+    }
+
+    /// Replaces the receipt with `text`, atomically.
+    pub fn write(&self, text: &str) -> io::Result<()> {
+        if let Some(dir) = self.path.parent() {
+            fs::create_dir_all(dir)?;
+        }
+        let tmp = self
+            .path
+            .with_extension(format!("{}.tmp", std::process::id()));
+        fs::write(&tmp, text)?;
+        fs::rename(&tmp, &self.path).inspect_err(|_| {
+            let _ = fs::remove_file(&tmp);
+        })
+    }
+}
