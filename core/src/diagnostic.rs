@@ -100,6 +100,15 @@ codes! {
     BadLockRecord = "bad-lock-record",
     /// A config file value that is wrong.
     BadConfig = "bad-config",
+    /// A control, bidirectional or invisible format character: terminals act on it, editors
+    /// show the text in another order, or it hides (issue 17).
+    ControlCharacter = "control-character",
+    /// A fenced code block or HTML comment/block that runs to the end of claims.md: a line
+    /// added after it is not read as a claim.
+    UnclosedBlock = "unclosed-block",
+    /// A task id or session that looks like another one on the rail but is not the same
+    /// (mixed scripts, Unicode confusables).
+    ConfusableName = "confusable-name",
 }
 
 impl Code {
