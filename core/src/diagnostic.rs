@@ -137,6 +137,30 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+/// One `control-character` warning per line that holds a character a terminal acts on or that
+/// reorders or hides text ([`crate::text::is_unsafe_char`]), at the first such character. Every
+/// parser of a rail file adds these: any field can reach a terminal or an editor.
+pub fn unsafe_char_warnings(text: &str) -> impl Iterator<Item = Diagnostic> + '_ {
+    crate::text::unsafe_chars(text)
+        .into_iter()
+        .map(|(span, c)| {
+            let what = if c.is_control() {
+                "a control character"
+            } else {
+                "an invisible or text-reordering character"
+            };
+            Diagnostic::warning(
+                Code::ControlCharacter,
+                span,
+                format!(
+                "{what} ({}): terminals may act on it and editors may hide it or show the text \
+                 around it out of order; Rail prints it as an escape",
+                crate::text::char_name(c)
+            ),
+            )
+        })
+}
+
 impl Diagnostic {
     pub fn error(code: Code, span: Span, message: impl Into<String>) -> Self {
         Diagnostic {

@@ -231,6 +231,8 @@ pub fn parse(text: &str) -> RailDoc {
             unclosed_message(&open),
         ));
     }
+    doc.diagnostics
+        .extend(crate::diagnostic::unsafe_char_warnings(text));
     doc
 }
 
