@@ -839,3 +839,46 @@ fn claim_after_unclosed_fence_is_refused() {
         );
     }
 }
+
+#[test]
+fn confusable_task_is_refused_and_validate_warns() {
+    // Issue 17, finding 8: `аuth` (Cyrillic а) and `auth` were claimed by two sessions and
+    // validate was silent.
+    let repo = Repo::new();
+    let now = ["--now", "2026-10-22T15:00:00Z"];
+    let out = repo.rail(&["claim", "auth", "--session", "s1", now[0], now[1]]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let before = repo.read("claims.md");
+    let out = repo.rail(&["claim", "\u{430}uth", "--session", "s2", now[0], now[1]]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("\u{430}uth looks like task auth but is a different name")
+            && stderr(&out).contains("U+0430 (Cyrillic)")
+            && stderr(&out).contains("held by s1"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.read("claims.md"), before, "a refusal changes nothing");
+    // ASCII look-alikes are different tasks people tell apart.
+    let out = repo.rail(&["claim", "l1", "--session", "s2", now[0], now[1]]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = repo.rail(&["claim", "ll", "--session", "s3", now[0], now[1]]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+
+    // Written by hand (or by an old rail), the pair is flagged on both lines.
+    std::fs::write(
+        repo.file("claims.md"),
+        format!("{before}\u{430}uth | s2 | 2026-10-22T14:06Z\n"),
+    )
+    .unwrap();
+    let out = repo.rail(&["validate", now[0], now[1]]);
+    let text = stdout(&out);
+    let last = repo.read("claims.md").lines().count();
+    assert!(
+        text.contains(&format!(
+            "claims.md:{last}:1: warning[confusable-name]: task id `\u{430}uth` looks like `auth`"
+        )),
+        "{text}"
+    );
+    assert_eq!(text.matches("confusable-name").count(), 2, "{text}");
+}

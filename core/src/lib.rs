@@ -22,6 +22,7 @@ pub mod board;
 pub mod claimfile;
 pub mod config;
 pub mod conflict;
+pub mod confusable;
 pub mod diagnostic;
 pub mod edit;
 pub mod files;

@@ -249,6 +249,9 @@ pub enum RefusalKind {
     /// (an unclosed ```` ``` ```` or `<!--` at the end of claims.md), or the edit would hide
     /// or reveal other lines. No change until the file is fixed.
     HiddenClaim,
+    /// The task id looks like another task on the rail but is not the same (`аuth` with a
+    /// Cyrillic `а` beside `auth`): claiming it would let two sessions hold "one" task.
+    Confusable,
     /// The request itself is invalid (bad task id, path, duration...).
     BadInput,
 }
@@ -730,6 +733,7 @@ impl<'a> Planner<'a> {
             }
         }
 
+        self.refuse_confusable()?;
         let (holder, own) = self.holder();
         if let Some(holder) = holder {
             if holder.session != self.session {
@@ -816,6 +820,60 @@ impl<'a> Planner<'a> {
             log,
             format!("claimed {task} for {}", self.session),
         ))
+    }
+
+    /// Refuses a new task id that looks like a task already on the rail (claimed, or planned
+    /// on the backlog) without being it (issue 17, finding 8): `аuth` beside `auth`. Without
+    /// this, a second session could claim "the same" task and neither would know. No escape
+    /// hatch: a look-alike name is never needed, a clearly different one always works.
+    fn refuse_confusable(&self) -> Result<(), Refusal> {
+        let task = self.task;
+        let claimed = self.eval.claims.iter().filter_map(|c| c.task.as_deref());
+        let planned = self.eval.planned.iter().map(|p| p.task.as_str());
+        let Some(other) = claimed
+            .chain(planned)
+            .find(|t| crate::confusable::confusable(task, t))
+        else {
+            return Ok(());
+        };
+        let odd = if task.is_ascii() { other } else { task };
+        let what = format!(
+            "{task} looks like task {other} but is a different name ({} in `{odd}`)",
+            crate::confusable::describe(odd)
+        );
+        let now = self.now();
+        let holders = self.eval.claims_of(other);
+        Err(match holder_of(&holders) {
+            Some(holder) => {
+                let hint = if holder.state().holds() {
+                    Hint::OtherWork { take: None }
+                } else {
+                    Hint::Take {
+                        task: other.to_string(),
+                    }
+                };
+                Refusal {
+                    hint: Some(hint),
+                    ..Refusal::about(
+                        RefusalKind::Confusable,
+                        holder,
+                        now,
+                        format!(
+                            "{what}; {other} is {}; two look-alike tasks would be two claims on what reads as one",
+                            describe_holder(holder, now)
+                        ),
+                    )
+                }
+            }
+            None => Refusal {
+                kind: RefusalKind::Confusable,
+                message: format!("{what}, on the backlog; claim {other} if you mean it"),
+                hint: Some(Hint::Claim {
+                    task: other.to_string(),
+                }),
+                ..Refusal::bad(task, "")
+            },
+        })
     }
 
     /// A claim as it would be evaluated if written now.
