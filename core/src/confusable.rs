@@ -300,7 +300,7 @@ mod tests {
     #[test]
     fn mixed_scripts_are_found_per_word() {
         assert_eq!(
-            mixed_script("\u{430}uth-refresh").map(|(w, a, b)| (w, a, b)),
+            mixed_script("\u{430}uth-refresh"),
             Some(("\u{430}uth", Script::Cyrillic, Script::Latin))
         );
         assert_eq!(mixed_script("fix-ошибка"), None);

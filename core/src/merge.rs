@@ -641,7 +641,7 @@ mod tests {
         assert!(first_marker("a\n||||||| base\n").is_some());
         assert_eq!(first_marker("a\r\n=======\r\n").map(|m| m.0), Some(2));
         assert!(first_marker("Title\n========\n<<<<<<<<x\n").is_none());
-        assert!(!driver(BASE, &clean, BASE).refused.is_some());
+        assert!(driver(BASE, &clean, BASE).refused.is_none());
     }
 
     #[test]
