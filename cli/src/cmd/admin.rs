@@ -378,7 +378,12 @@ pub fn merge_driver(
              earlier merge; not merging: resolve that conflict by hand, then merge again",
             marked.side,
             marked.line,
-            marked.text
+            // A marker's label can be a whole line of anything: quote its start only.
+            if marked.text.chars().count() > 60 {
+                format!("{}…", marked.text.chars().take(60).collect::<String>())
+            } else {
+                marked.text.clone()
+            }
         );
         return Err(Fail::refused(String::new(), None));
     }
