@@ -235,13 +235,13 @@ fn run() -> i32 {
                 let value = f.json.clone().unwrap_or_else(
                     || serde_json::json!({ "ok": false, "code": f.code, "error": f.message }),
                 );
-                outln!(
+                outln_raw!(
                     "{}",
                     serde_json::to_string_pretty(&value).unwrap_or_default()
                 );
             }
             if !f.message.is_empty() {
-                eprintln!("rail: {}", f.message);
+                errln!("rail: {}", f.message);
             }
             f.code
         }
@@ -280,7 +280,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
     );
     if let Some(remote) = reads.then(|| shared::remote_of(&ctx)).flatten() {
         if let Some(note) = shared::before_read(&ctx, &remote, cli.fetch)? {
-            eprintln!("rail: {note}");
+            errln!("rail: {note}");
         }
     }
     match cli.command {

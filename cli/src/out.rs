@@ -5,25 +5,64 @@
 //! [`outln!`] and [`out!`] instead: a reader that went away means nobody wants the rest, so the
 //! rest is dropped and the command ends with its own exit code (a claim that was made is still
 //! exit 0). Any other write error is reported once on stderr, as an environment failure.
+//!
+//! Text output is terminal-safe (issue 17, finding 7): what Rail prints comes largely from
+//! files anyone can write (a purpose, a session, a lock's host), so [`outln!`], [`out!`] and
+//! [`errln!`] escape every control, bidi and invisible format character (core's
+//! `text::terminal_safe_lines`) — a claim cannot set the window title, clear the screen or
+//! write the clipboard. Two outputs skip it: JSON ([`outln_raw!`]; serde escapes controls, and
+//! its readers are programs) and the coloured board, whose renderer escapes each value itself
+//! (`render::safe`) so its own colour codes survive.
 
 use std::fmt;
 use std::io::{self, Write};
 
-/// `println!` for the CLI's answers (see the module docs).
+/// `println!` for the CLI's answers, terminal-safe (see the module docs).
 macro_rules! outln {
     () => {
         $crate::out::write(format_args!("\n"))
     };
     ($($arg:tt)*) => {
+        $crate::out::write_safe(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` for the CLI's answers, terminal-safe (see the module docs).
+#[allow(unused_macros, reason = "kept beside outln! for symmetry")]
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::out::write_safe(format_args!($($arg)*))
+    };
+}
+
+/// `println!` for JSON and for text already made terminal-safe: written as it is.
+macro_rules! outln_raw {
+    ($($arg:tt)*) => {
         $crate::out::write(format_args!("{}\n", format_args!($($arg)*)))
     };
 }
 
-/// `print!` for the CLI's answers (see the module docs).
-macro_rules! out {
+/// `print!` for text already made terminal-safe (the coloured board).
+macro_rules! out_raw {
     ($($arg:tt)*) => {
         $crate::out::write(format_args!($($arg)*))
     };
+}
+
+/// `eprintln!`, terminal-safe: error messages quote file text (sessions, tasks, marker lines).
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        eprintln!("{}", rail_core::text::terminal_safe_lines(&format!($($arg)*)))
+    };
+}
+
+/// Writes `args` with every unsafe character escaped (line feeds and tabs stay).
+pub fn write_safe(args: fmt::Arguments<'_>) {
+    let text = args.to_string();
+    write(format_args!(
+        "{}",
+        rail_core::text::terminal_safe_lines(&text)
+    ));
 }
 
 pub fn write(args: fmt::Arguments<'_>) {

@@ -1,6 +1,10 @@
 //! Text output for people: the board and scope reports. Everything shown comes from core's
 //! models; this file only lays it out.
+//!
+//! The board is printed as it is (not through `outln!`'s escaping, which would turn its colour
+//! codes into text), so every value in it that comes from a file goes through [`safe`] here.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::Path;
@@ -9,6 +13,12 @@ use rail_core::board::{Board, BoardClaim};
 use rail_core::conflict::ConflictKind;
 use rail_core::lease::State;
 use rail_core::scope::ScopeReport;
+
+/// A value from a file, terminal-safe: controls, bidi and invisible characters shown as
+/// `\u{1b}` escapes (core's rule, `text::terminal_safe`).
+pub fn safe(text: &str) -> Cow<'_, str> {
+    rail_core::text::terminal_safe(text)
+}
 
 pub fn use_color() -> bool {
     std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
@@ -42,7 +52,7 @@ impl Paint {
 }
 
 fn claim_line(c: &BoardClaim, p: &Paint, task_w: usize, session_w: usize) -> String {
-    let task = c.task.clone().unwrap_or_else(|| format!("({})", c.file));
+    let task = safe(&c.task.clone().unwrap_or_else(|| format!("({})", c.file))).into_owned();
     let left = match (&c.lease_left_text, c.state) {
         (Some(t), State::Live | State::Expiring) => format!("{t} left"),
         (Some(_), State::Stale) => "stale".to_string(),
@@ -51,9 +61,9 @@ fn claim_line(c: &BoardClaim, p: &Paint, task_w: usize, session_w: usize) -> Str
     let mut line = format!(
         "  {:task_w$}  {:session_w$}  {:>10}  {}",
         task,
-        c.session,
+        safe(&c.session),
         left,
-        p.dim(&c.reason)
+        p.dim(&safe(&c.reason))
     );
     if !c.holds {
         line.push_str(&p.red("  [duplicate: does not hold]"));
@@ -63,16 +73,16 @@ fn claim_line(c: &BoardClaim, p: &Paint, task_w: usize, session_w: usize) -> Str
     }
     let mut details = Vec::new();
     if !c.paths.is_empty() {
-        details.push(format!("paths: {}", c.paths.join(", ")));
+        details.push(format!("paths: {}", safe(&c.paths.join(", "))));
     }
     if !c.resources.is_empty() {
-        details.push(format!("resources: {}", c.resources.join(", ")));
+        details.push(format!("resources: {}", safe(&c.resources.join(", "))));
     }
     if !c.blocked_by.is_empty() {
-        details.push(format!("waits for: {}", c.blocked_by.join(", ")));
+        details.push(format!("waits for: {}", safe(&c.blocked_by.join(", "))));
     }
     if let Some(purpose) = &c.purpose {
-        details.push(format!("purpose: {purpose}"));
+        details.push(format!("purpose: {}", safe(purpose)));
     }
     for d in details {
         line.push_str(&format!("\n  {:task_w$}  {}", "", p.dim(&d)));
@@ -93,7 +103,7 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
         out,
         "{} {}  ({} claims: {} live, {} expiring, {} stale; {} conflicts) at {}",
         p.bold("Rail"),
-        root.display(),
+        safe(&root.display().to_string()),
         s.claims,
         s.live,
         s.expiring,
@@ -107,7 +117,7 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
         .map(|c| {
             c.task
                 .as_ref()
-                .map(|t| t.chars().count())
+                .map(|t| safe(t).chars().count())
                 .unwrap_or(c.file.len() + 2)
         })
         .max()
@@ -116,7 +126,7 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
     let session_w = board
         .claims
         .iter()
-        .map(|c| c.session.chars().count())
+        .map(|c| safe(&c.session).chars().count())
         .max()
         .unwrap_or(7)
         .clamp(7, 24);
@@ -155,7 +165,7 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
                 ConflictKind::PathOverlap => "paths overlap",
                 ConflictKind::ResourceClash => "resource clash",
             };
-            let _ = writeln!(out, "  {} {}: {}", p.red("!"), kind, c.message);
+            let _ = writeln!(out, "  {} {}: {}", p.red("!"), kind, safe(&c.message));
         }
     }
     if !board.resources.is_empty() {
@@ -167,8 +177,8 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
                 .map(|h| {
                     format!(
                         "{} ({}{}{})",
-                        h.session,
-                        h.task.as_deref().unwrap_or("no task"),
+                        safe(&h.session),
+                        safe(h.task.as_deref().unwrap_or("no task")),
                         if h.shared { ", shared" } else { "" },
                         if h.state == State::Stale {
                             ", stale"
@@ -184,7 +194,7 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
             } else {
                 String::new()
             };
-            let _ = writeln!(out, "  {:24}  {holders}{mark}", r.name);
+            let _ = writeln!(out, "  {:24}  {holders}{mark}", safe(&r.name));
         }
     }
     if !board.planned.is_empty() {
@@ -197,13 +207,13 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
                 PlannedStatus::Claimed => "claimed".to_string(),
                 PlannedStatus::Done => p.dim("done"),
             };
-            let mut line = format!("  {:task_w$}  {status}", t.task);
+            let mut line = format!("  {:task_w$}  {status}", safe(&t.task));
             if let Some(h) = &t.held_by {
-                line.push_str(&format!(" by {h}"));
+                line.push_str(&format!(" by {}", safe(h)));
             }
             if !t.waiting_for.is_empty() {
                 let w: Vec<&str> = t.waiting_for.iter().map(|w| w.task.as_str()).collect();
-                line.push_str(&format!(", waits for {}", w.join(", ")));
+                line.push_str(&format!(", waits for {}", safe(&w.join(", "))));
             }
             let _ = writeln!(out, "{line}");
         }
@@ -211,13 +221,13 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
     if !board.diagnostics.is_empty() {
         let _ = writeln!(out, "\n{}", p.bold("DIAGNOSTICS"));
         for d in &board.diagnostics {
-            let _ = writeln!(out, "  {}", crate::hint::one_line(d));
+            let _ = writeln!(out, "  {}", safe(&crate::hint::one_line(d)));
         }
     }
     if !board.log.is_empty() {
         let _ = writeln!(out, "\n{}", p.bold("RECENT LOG"));
         for e in board.log.iter().take(8) {
-            let _ = writeln!(out, "  {}", p.dim(&e.render()));
+            let _ = writeln!(out, "  {}", p.dim(&safe(&e.render())));
         }
     }
     out
@@ -261,4 +271,67 @@ pub fn scope(report: &ScopeReport) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use rail_core::input::{Facts, FileText, RailTexts};
+
+    fn file(path: &str, text: &str) -> FileText {
+        FileText {
+            path: path.into(),
+            text: text.into(),
+            modified: None,
+        }
+    }
+
+    #[test]
+    fn the_board_never_prints_a_control_sequence_from_a_file() {
+        // Issue 17, finding 7: OSC (window title), CSI (clear screen), OSC 52 (clipboard) and
+        // bidi overrides in a purpose, a session, a claim file's task and purpose, a log line.
+        let esc = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}]52;c;ZXZpbA==\u{7}\u{202e}\u{9b}1m";
+        let texts = RailTexts {
+            claims: Some(file(
+                "claims.md",
+                &format!(
+                    "a | s | 2026-10-22T14:05Z | purpose: x{esc}\nd | s{esc} | 2026-10-22T14:05Z\n- [ ] b{esc} | paths: src/**\n"
+                ),
+            )),
+            claim_files: vec![file(
+                "claims/t.yaml",
+                &format!("owner: t\ntask: c\nsince: 2026-10-22T14:05Z\npurpose: y{esc}\n"),
+            )],
+            log: Some(file(
+                "claims.log",
+                &format!("2026-10-22T14:05:00Z | claimed | a | s | paths: {esc}\n"),
+            )),
+            config: None,
+        };
+        let now = rail_core::time::parse_time("2026-10-22T15:00:00Z").unwrap();
+        let board = rail_core::board::build(&texts, &Facts::at(now));
+        for color in [false, true] {
+            let text = super::board(&board, std::path::Path::new("/r"), color);
+            assert!(text.contains("purpose: x\\u{1b}]0;pwned\\u{7}"), "{text}");
+            for (i, c) in text.char_indices() {
+                if c == '\u{1b}' {
+                    // Only the board's own colour codes: ESC [ digits m.
+                    let rest = &text[i + 1..];
+                    let code = rest
+                        .strip_prefix('[')
+                        .map(|r| r.split('m').next().unwrap_or("x"));
+                    assert!(
+                        code.is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())),
+                        "stray ESC at {i}: {:?}",
+                        &text[i..(i + 12).min(text.len())]
+                    );
+                } else {
+                    assert!(
+                        !rail_core::text::is_unsafe_char(c),
+                        "unsafe U+{:04X} in {text}",
+                        c as u32
+                    );
+                }
+            }
+        }
+    }
 }

@@ -398,7 +398,7 @@ pub fn mutate(
                         files,
                     },
                 ) {
-                    eprintln!(
+                    errln!(
                         "rail: done on {remote}, but the local copy was not updated: {}",
                         f.message
                     );
@@ -492,7 +492,7 @@ pub fn mirror(ctx: &Ctx, snapshot: &Snapshot) -> Result<(), Fail> {
     let local = ctx.read(true)?;
     let plan = snapshot::mirror(&snapshot.files, &local);
     for foreign in &plan.ignored {
-        eprintln!("rail: the shared rail has {foreign}; not written here");
+        errln!("rail: the shared rail has {foreign}; not written here");
     }
     ctx.rail
         .apply(&lock, &local, &plan.writes, &[])

@@ -670,3 +670,215 @@ fn take_records_the_takers_branch() {
         "{holders:?}"
     );
 }
+
+#[test]
+fn merge_driver_refuses_a_side_that_already_holds_conflict_markers() {
+    // Issue 17, finding 11: a side carrying markers from an earlier textual merge was merged
+    // through and the driver exited 0, so git recorded claims.md as resolved, markers and all.
+    let repo = Repo::new();
+    let claim = |task: &str, session: &str| {
+        let out = repo.rail(&[
+            "claim",
+            task,
+            "--session",
+            session,
+            "--now",
+            "2026-10-22T10:00:00Z",
+        ]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    };
+    claim("base-task", "s0");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "rail"]);
+    repo.git(&["checkout", "-q", "-b", "marked"]);
+    let marked = format!(
+        "{}<<<<<<< HEAD\nx | a | 2026-10-22T10:01:00Z\n=======\nx | b | 2026-10-22T10:02:00Z\n>>>>>>> other\n",
+        repo.read("claims.md")
+    );
+    std::fs::write(repo.file("claims.md"), &marked).unwrap();
+    repo.git(&["commit", "-qam", "a bad hand merge"]);
+    repo.git(&["checkout", "-q", "main"]);
+    claim("main-task", "s1");
+    repo.git(&["commit", "-qam", "main claims"]);
+    let ours = repo.read("claims.md");
+    let line = marked.lines().position(|l| l == "<<<<<<< HEAD").unwrap() + 1;
+
+    let out = std::process::Command::new("git")
+        .args(["merge", "--no-edit", "marked"])
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "git must report a conflict");
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "rail merge claims.md: theirs already holds a conflict marker at line {line} (`<<<<<<< HEAD`)"
+        )),
+        "{err}"
+    );
+    assert_eq!(
+        repo.git(&["diff", "--name-only", "--diff-filter=U"]).trim(),
+        "claims.md",
+        "claims.md is left conflicted, not resolved"
+    );
+    assert_eq!(repo.read("claims.md"), ours, "%A stays ours, as it was");
+
+    // The driver itself: exit 1, %A untouched.
+    let dir = tempfile::tempdir().unwrap();
+    let (b, o, t) = (
+        dir.path().join("b"),
+        dir.path().join("o"),
+        dir.path().join("t"),
+    );
+    std::fs::write(&b, "").unwrap();
+    std::fs::write(&o, &marked).unwrap();
+    std::fs::write(&t, "y | c | 2026-10-22T10:03:00Z\n").unwrap();
+    let out = repo.rail(&[
+        "merge-driver",
+        b.to_str().unwrap(),
+        o.to_str().unwrap(),
+        t.to_str().unwrap(),
+        "claims.md",
+    ]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("ours"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&o).unwrap(), marked);
+}
+
+#[test]
+fn terminal_control_sequences_from_files_are_printed_as_escapes() {
+    // Issue 17, finding 7: a purpose, a lock's host and session, and the messages quoting them
+    // printed OSC/CSI sequences raw (window title, screen clear, OSC 52 clipboard writes).
+    let repo = Repo::new();
+    let esc = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}]52;c;ZXZpbA==\u{7}\u{202e}";
+    std::fs::write(
+        repo.file("claims.md"),
+        format!(
+            "a | s | 2026-10-22T14:05Z | purpose: x{esc}\u{0}\nb{esc} | s | 2026-10-22T14:05Z\n"
+        ),
+    )
+    .unwrap();
+    let no_raw = |what: &str, text: &str| {
+        assert!(
+            !text.chars().any(rail_core::text::is_unsafe_char),
+            "{what} prints a raw control character: {text:?}"
+        );
+    };
+    let now = ["--now", "2026-10-22T15:00:00Z"];
+    let out = repo.rail(&["board", now[0], now[1]]);
+    no_raw("board", &stdout(&out));
+    assert!(
+        stdout(&out).contains("x\\u{1b}]0;pwned\\u{7}"),
+        "{}",
+        stdout(&out)
+    );
+    let out = repo.rail(&["claim", "a", "--session", "t", now[0], now[1]]);
+    assert_eq!(code(&out), 1);
+    no_raw("a refusal", &stderr(&out));
+    // validate warns, with line and column, where it used to be silent (the NUL too).
+    let out = repo.rail(&["validate"]);
+    let text = stdout(&out);
+    no_raw("validate", &text);
+    assert!(
+        text.contains("claims.md:1:39: warning[control-character]"),
+        "{text}"
+    );
+    std::fs::write(
+        repo.file("claims.md.lock"),
+        format!("pid: 1\nhost: h{esc}\nsession: x{esc}\ncommand: test{esc}\nstarted: 2026-10-22T14:05:00Z\nnonce: abc123\n"),
+    )
+    .unwrap();
+    let out = repo.rail(&["lock"]);
+    no_raw("rail lock", &stdout(&out));
+    no_raw("rail lock", &stderr(&out));
+    assert!(
+        stdout(&out).contains("h\\u{1b}]0;pwned"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn claim_after_unclosed_fence_is_refused() {
+    // Issue 17, finding 4: claims.md ending inside an unclosed fence (or comment) took the new
+    // claim line into it, where it is not a claim: `rail claim` said yes, a second session got
+    // the same task, `rail who` said nobody and `rail validate` found no problem.
+    for (tail, opening) in [
+        ("```\nold | x | 2026-10-20T09:00Z\n", "claims.md:3:1"),
+        ("<!-- old claims\n", "claims.md:3:1"),
+    ] {
+        let repo = Repo::new();
+        let text = format!("# Claims\n\n{tail}");
+        std::fs::write(repo.file("claims.md"), &text).unwrap();
+        for session in ["s1", "s2"] {
+            let out = repo.rail(&[
+                "claim",
+                "auth",
+                "--session",
+                session,
+                "--path",
+                "src/auth/**",
+            ]);
+            assert_eq!(code(&out), 2, "{}", stderr(&out));
+            assert!(
+                stderr(&out).contains(opening) && stderr(&out).contains("never closed"),
+                "{}",
+                stderr(&out)
+            );
+        }
+        assert_eq!(repo.read("claims.md"), text, "a refusal changes nothing");
+        let out = repo.rail(&["claim", "auth", "--session", "s1", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(v["refusal"]["kind"], "hidden-claim");
+        assert_eq!(v["refusal"]["location"]["line"], 3);
+        let out = repo.rail(&["validate"]);
+        assert!(
+            stdout(&out).contains(&format!("{opening}: warning[unclosed-block]")),
+            "{}",
+            stdout(&out)
+        );
+    }
+}
+
+#[test]
+fn confusable_task_is_refused_and_validate_warns() {
+    // Issue 17, finding 8: `аuth` (Cyrillic а) and `auth` were claimed by two sessions and
+    // validate was silent.
+    let repo = Repo::new();
+    let now = ["--now", "2026-10-22T15:00:00Z"];
+    let out = repo.rail(&["claim", "auth", "--session", "s1", now[0], now[1]]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let before = repo.read("claims.md");
+    let out = repo.rail(&["claim", "\u{430}uth", "--session", "s2", now[0], now[1]]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("\u{430}uth looks like task auth but is a different name")
+            && stderr(&out).contains("U+0430 (Cyrillic)")
+            && stderr(&out).contains("held by s1"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.read("claims.md"), before, "a refusal changes nothing");
+    // ASCII look-alikes are different tasks people tell apart.
+    let out = repo.rail(&["claim", "l1", "--session", "s2", now[0], now[1]]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = repo.rail(&["claim", "ll", "--session", "s3", now[0], now[1]]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+
+    // Written by hand (or by an old rail), the pair is flagged on both lines.
+    std::fs::write(
+        repo.file("claims.md"),
+        format!("{before}\u{430}uth | s2 | 2026-10-22T14:06Z\n"),
+    )
+    .unwrap();
+    let out = repo.rail(&["validate", now[0], now[1]]);
+    let text = stdout(&out);
+    let last = repo.read("claims.md").lines().count();
+    assert!(
+        text.contains(&format!(
+            "claims.md:{last}:1: warning[confusable-name]: task id `\u{430}uth` looks like `auth`"
+        )),
+        "{text}"
+    );
+    assert_eq!(text.matches("confusable-name").count(), 2, "{text}");
+}

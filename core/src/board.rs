@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::conflict::{self, Blocked, Conflict, ConflictKind};
+use crate::confusable;
 use crate::diagnostic::{Code, Diagnostic, Located, Severity};
 use crate::ident::resource_key;
 use crate::input::{Facts, RailTexts};
@@ -492,6 +493,9 @@ fn semantic_diagnostics(
         };
         out.push(locate(claim, d));
     }
+    for (claim, d) in confusable_diagnostics(rail, eval) {
+        out.push(locate(claim, d));
+    }
     for claim in &eval.claims {
         if claim.claimed_at.is_none() && claim.renewed_at.is_none() {
             let d = Diagnostic::warning(
@@ -503,4 +507,106 @@ fn semantic_diagnostics(
         }
     }
     out
+}
+
+/// Task ids and sessions that look like another one on the rail, or mix look-alike alphabets
+/// in one word (issue 17, finding 8): a warning on every claim naming one, at the name.
+fn confusable_diagnostics<'a>(rail: &Rail, eval: &'a Evaluation) -> Vec<(&'a Claim, Diagnostic)> {
+    let mut out = Vec::new();
+    // Most rails are all ASCII: nothing can be confusable then.
+    let any = eval
+        .claims
+        .iter()
+        .any(|c| !c.session.is_ascii() || c.task.as_deref().is_some_and(|t| !t.is_ascii()));
+    if !any {
+        return out;
+    }
+    for kind in ["task id", "session"] {
+        let name_of = |c: &'a Claim| -> Option<&'a str> {
+            if kind == "task id" {
+                c.task.as_deref()
+            } else {
+                Some(c.session.as_str())
+            }
+        };
+        let names: Vec<&str> = eval.claims.iter().filter_map(name_of).collect();
+        let groups = confusable::groups(&names);
+        for claim in &eval.claims {
+            let Some(name) = name_of(claim) else {
+                continue;
+            };
+            // An ASCII name is flagged only when a look-alike of it is on the rail.
+            let group = groups.iter().find(|g| g.contains(&name));
+            if group.is_none() && name.is_ascii() {
+                continue;
+            }
+            let span = name_span(rail, claim, kind == "task id");
+            let message = match group {
+                Some(group) => {
+                    let others: Vec<String> = group
+                        .iter()
+                        .filter(|n| **n != name)
+                        .map(|other| {
+                            let at = eval
+                                .claims
+                                .iter()
+                                .find(|c| name_of(c) == Some(*other))
+                                .map(|c| format!(" ({}:{})", c.file, c.line))
+                                .unwrap_or_default();
+                            format!("`{other}`{at}")
+                        })
+                        .collect();
+                    let odd = group
+                        .iter()
+                        .find(|n| !n.is_ascii())
+                        .copied()
+                        .unwrap_or(name);
+                    let risk = if kind == "task id" {
+                        "two sessions may hold what reads as one task"
+                    } else {
+                        "one session can pass for the other"
+                    };
+                    format!(
+                        "{kind} `{name}` looks like {} but is a different name ({} in `{odd}`): \
+                         {risk}",
+                        others.join(", "),
+                        confusable::describe(odd)
+                    )
+                }
+                None => match confusable::mixed_script(name) {
+                    Some((word, a, b)) => format!(
+                        "{kind} `{name}` mixes {} and {} letters in `{word}` ({}): it can pass for \
+                         another name",
+                        a.name(),
+                        b.name(),
+                        confusable::describe(word)
+                    ),
+                    None => continue,
+                },
+            };
+            out.push((
+                claim,
+                Diagnostic::warning(Code::ConfusableName, span, message),
+            ));
+        }
+    }
+    out
+}
+
+/// Where a claim writes its task id (`task`) or session: the field on a claims.md line, the
+/// claim's span (a claim file's owner) otherwise.
+fn name_span(rail: &Rail, claim: &Claim, task: bool) -> crate::text::Span {
+    match claim.origin {
+        Origin::Line(n) => match rail.claims.lines.get(n).map(|l| &l.kind) {
+            Some(crate::rail::LineKind::Claim(c)) => {
+                if task {
+                    c.task_span
+                } else {
+                    c.session_span
+                }
+            }
+            _ => claim.span,
+        },
+        Origin::File(_) => claim.span,
+    }
 }

@@ -100,6 +100,15 @@ codes! {
     BadLockRecord = "bad-lock-record",
     /// A config file value that is wrong.
     BadConfig = "bad-config",
+    /// A control, bidirectional or invisible format character: terminals act on it, editors
+    /// show the text in another order, or it hides (issue 17).
+    ControlCharacter = "control-character",
+    /// A fenced code block or HTML comment/block that runs to the end of claims.md: a line
+    /// added after it is not read as a claim.
+    UnclosedBlock = "unclosed-block",
+    /// A task id or session that looks like another one on the rail but is not the same
+    /// (mixed scripts, Unicode confusables).
+    ConfusableName = "confusable-name",
 }
 
 impl Code {
@@ -126,6 +135,30 @@ pub struct Diagnostic {
     pub severity: Severity,
     pub span: Span,
     pub message: String,
+}
+
+/// One `control-character` warning per line that holds a character a terminal acts on or that
+/// reorders or hides text ([`crate::text::is_unsafe_char`]), at the first such character. Every
+/// parser of a rail file adds these: any field can reach a terminal or an editor.
+pub fn unsafe_char_warnings(text: &str) -> impl Iterator<Item = Diagnostic> + '_ {
+    crate::text::unsafe_chars(text)
+        .into_iter()
+        .map(|(span, c)| {
+            let what = if c.is_control() {
+                "a control character"
+            } else {
+                "an invisible or text-reordering character"
+            };
+            Diagnostic::warning(
+                Code::ControlCharacter,
+                span,
+                format!(
+                "{what} ({}): terminals may act on it and editors may hide it or show the text \
+                 around it out of order; Rail prints it as an escape",
+                crate::text::char_name(c)
+            ),
+            )
+        })
 }
 
 impl Diagnostic {

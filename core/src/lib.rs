@@ -23,6 +23,7 @@ pub mod checkout;
 pub mod claimfile;
 pub mod config;
 pub mod conflict;
+pub mod confusable;
 pub mod diagnostic;
 pub mod edit;
 pub mod files;

@@ -212,6 +212,8 @@ pub fn parse(text: &str) -> Log {
             )),
         }
     }
+    log.diagnostics
+        .extend(crate::diagnostic::unsafe_char_warnings(text));
     log
 }
 

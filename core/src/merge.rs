@@ -14,6 +14,11 @@
 //!
 //! `merge(b, x, y)` and `merge(b, y, x)` give the same bytes; merging with an unchanged side
 //! returns the other side as it is.
+//!
+//! [`driver`] is what the git merge driver (and the wasm `merge`) runs: it first refuses a side
+//! that already holds a conflict marker. Merging such a side would carry the marker into a
+//! result git then records as resolved (the driver exits 0), so the file would be committed with
+//! markers in it and nobody told; refusing makes git report a conflict instead.
 
 use std::collections::{HashMap, HashSet};
 
@@ -38,6 +43,97 @@ pub struct MergeResult {
     /// Claims of a task that lost to another claim of the same task, and edits of one claim
     /// made on both sides where one edit was dropped (then both sessions are the same).
     pub losers: Vec<Loser>,
+}
+
+/// A side of a three-way merge that already holds a conflict marker: the merge is refused.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct MarkedSide {
+    /// `base`, `ours` or `theirs` (git's `%O`, `%A`, `%B`).
+    pub side: String,
+    /// One-based line of the first marker in that side.
+    pub line: u32,
+    /// Its byte span in that side's text.
+    pub span: crate::text::Span,
+    /// The marker line as written (without its line ending).
+    pub text: String,
+}
+
+/// What the merge driver does: a [`MergeResult`], or — when a side already holds a conflict
+/// marker — `refused` set and `text` left as ours, unchanged (git keeps `%A` as the conflicted
+/// file when the driver fails).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DriverResult {
+    /// The merged text; ours, unchanged, when refused.
+    pub text: String,
+    /// As in [`MergeResult`].
+    pub losers: Vec<Loser>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub refused: Option<MarkedSide>,
+}
+
+/// Is `line` (without its ending) a conflict marker as git writes and recognises them: seven
+/// `<`, `=`, `|` or `>` at the start of the line, then a space, a tab or the end of the line.
+/// (git's `rerere` reads `<<<<<<<` and `>>>>>>>` only with a label after a space; an unlabelled
+/// one is counted here too, as it is no more legitimate in claims.md.) Eight or more, as in a
+/// setext underline `========`, are not markers.
+pub fn is_git_marker(line: &str) -> bool {
+    let b = line.as_bytes();
+    let Some(&first) = b.first() else {
+        return false;
+    };
+    matches!(first, b'<' | b'=' | b'|' | b'>')
+        && b.len() >= 7
+        && b[..7].iter().all(|&c| c == first)
+        && matches!(b.get(7), None | Some(b' ' | b'\t' | b'\r'))
+}
+
+/// The first conflict marker in `text`: its one-based line, span and text. Every line counts,
+/// also lines inside code blocks: git's own check does not read markdown, and neither may the
+/// driver's, or a marker in a fence would pass as resolved.
+pub fn first_marker(text: &str) -> Option<(u32, crate::text::Span, &str)> {
+    let mut start = 0;
+    for (n, raw) in text.split_inclusive('\n').enumerate() {
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        if is_git_marker(line) {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            let number = u32::try_from(n + 1).unwrap_or(u32::MAX);
+            return Some((
+                number,
+                crate::text::Span::new(start, start + line.len()),
+                line,
+            ));
+        }
+        start += raw.len();
+    }
+    None
+}
+
+/// The git merge driver's logic: refuses a side holding a conflict marker (base first, then
+/// ours, then theirs), else [`merge`]s.
+pub fn driver(base: &str, ours: &str, theirs: &str) -> DriverResult {
+    for (side, text) in [("base", base), ("ours", ours), ("theirs", theirs)] {
+        if let Some((line, span, marker)) = first_marker(text) {
+            return DriverResult {
+                text: ours.to_string(),
+                losers: Vec::new(),
+                refused: Some(MarkedSide {
+                    side: side.to_string(),
+                    line,
+                    span,
+                    text: marker.to_string(),
+                }),
+            };
+        }
+    }
+    let merged = merge(base, ours, theirs);
+    DriverResult {
+        text: merged.text,
+        losers: merged.losers,
+        refused: None,
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -523,6 +619,29 @@ mod tests {
         assert_eq!(r.text.matches(b).count(), 1, "{}", r.text);
         assert!(r.losers.is_empty());
         assert_eq!(merge("x\n", &theirs, &ours), r);
+    }
+
+    #[test]
+    fn driver_refuses_a_side_that_already_holds_conflict_markers() {
+        // Issue 17, finding 11: the driver used to merge the markers through and exit 0.
+        let marked = format!("{BASE}<<<<<<< HEAD\nx | a | 2026-10-22T15:00Z\n=======\n>>>>>>> b\n");
+        let clean = format!("{BASE}search | session-c | 2026-10-22T15:00Z\n");
+        for (b, o, t, side, line) in [
+            (BASE, marked.as_str(), clean.as_str(), "ours", 5),
+            (BASE, clean.as_str(), marked.as_str(), "theirs", 5),
+            (marked.as_str(), clean.as_str(), BASE, "base", 5),
+        ] {
+            let r = driver(b, o, t);
+            let refused = r.refused.expect("refused");
+            assert_eq!((refused.side.as_str(), refused.line), (side, line));
+            assert_eq!(refused.text, "<<<<<<< HEAD");
+            assert_eq!(r.text, o, "ours is left as it was");
+        }
+        // diff3's base marker and a bare `=======` count; a setext underline does not.
+        assert!(first_marker("a\n||||||| base\n").is_some());
+        assert_eq!(first_marker("a\r\n=======\r\n").map(|m| m.0), Some(2));
+        assert!(first_marker("Title\n========\n<<<<<<<<x\n").is_none());
+        assert!(driver(BASE, &clean, BASE).refused.is_none());
     }
 
     #[test]

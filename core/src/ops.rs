@@ -15,16 +15,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::claimfile::{self, NewValue};
 use crate::conflict::{self, holder_of, Conflict};
-use crate::diagnostic::{Code, Located};
-use crate::edit::{FileEdits, TextEdit};
+use crate::diagnostic::{Code, Diagnostic, Located};
+use crate::edit::{self, FileEdits, TextEdit};
 use crate::glob;
 pub use crate::hint::Hint;
 use crate::ident;
 use crate::input::{Facts, RailTexts};
 use crate::lease::State;
 use crate::log::{Event, LogEntry};
+use crate::markdown;
 use crate::model::{Claim, Evaluation, Origin, Rail};
-use crate::rail::{self, NewClaim};
+use crate::rail::{self, LineKind, NewClaim};
+use crate::text::Span;
 use crate::time::{self, format_duration, format_time};
 
 /// What a session asks for. As JSON: `{"op": "claim", "task": "…", "paths": […]}`,
@@ -243,6 +245,13 @@ pub enum RefusalKind {
     BrokenLine,
     /// claims.md has a merge conflict marker: no change until it is resolved.
     ConflictMarker,
+    /// The change would not count: the new claim line would land inside a code block or HTML
+    /// (an unclosed ```` ``` ```` or `<!--` at the end of claims.md), or the edit would hide
+    /// or reveal other lines. No change until the file is fixed.
+    HiddenClaim,
+    /// The task id looks like another task on the rail but is not the same (`аuth` with a
+    /// Cyrillic `а` beside `auth`): claiming it would let two sessions hold "one" task.
+    Confusable,
     /// The request itself is invalid (bad task id, path, duration...).
     BadInput,
 }
@@ -266,17 +275,17 @@ pub struct Refusal {
     pub message: String,
     /// What the session can do about it, if there is something to do.
     pub hint: Option<Hint>,
-    /// Where in the rail the problem is (the first conflict marker).
+    /// Where in the rail the problem is (the first conflict marker; the unclosed block).
     pub location: Option<Located>,
 }
 
 impl Refusal {
-    /// The CLI's exit code: 2 for bad input (the request, or a claims.md with a conflict marker),
-    /// 1 for every other refusal.
+    /// The CLI's exit code: 2 for bad input (the request, or a claims.md a person must fix
+    /// first: a conflict marker, an unclosed block), 1 for every other refusal.
     pub fn exit_code(&self) -> i32 {
         if matches!(
             self.kind,
-            RefusalKind::BadInput | RefusalKind::ConflictMarker
+            RefusalKind::BadInput | RefusalKind::ConflictMarker | RefusalKind::HiddenClaim
         ) {
             2
         } else {
@@ -397,7 +406,7 @@ pub fn plan(
         session,
         task,
     };
-    match request {
+    let plan = match request {
         Request::Claim(req) => planner.claim(req),
         Request::Release { touched, done, .. } => planner.release(touched, *done),
         Request::Renew { .. } => planner.renew(),
@@ -408,7 +417,105 @@ pub fn plan(
             purpose,
             ..
         } => planner.update(paths.as_deref(), resources.as_deref(), purpose.as_deref()),
+    }?;
+    check_lands(&rail, &plan)?;
+    Ok(plan)
+}
+
+/// A plan must do what it says once written: a claim line it adds must read as a claim, and no
+/// other line may slip into or out of code or HTML. Without this check, claims.md ending inside
+/// an unclosed ```` ``` ```` or `<!--` took every new claim into the block, where it is not a
+/// claim: `rail claim` said yes, and the next session was given the same task (issue 17,
+/// finding 4). Refusing is the safe answer: closing the block would rewrite what a person wrote.
+fn check_lands(rail: &Rail, plan: &Plan) -> Result<(), Refusal> {
+    let Some(md) = plan.edits.iter().find(|f| f.file == rail.claims_path) else {
+        return Ok(());
+    };
+    let old = &rail.claims;
+    let refuse = |message: String, at: Option<Span>| {
+        let location = at.map(|span| {
+            Diagnostic::error(Code::UnclosedBlock, span, message.clone()).locate(
+                &rail.claims_path,
+                old.text(),
+                &rail.claims_index,
+            )
+        });
+        Refusal {
+            kind: RefusalKind::HiddenClaim,
+            message,
+            hint: Some(Hint::Validate),
+            location,
+            ..Refusal::bad(&plan.task, "")
+        }
+    };
+    let text = edit::apply(old.text(), &md.edits)
+        .map_err(|e| Refusal::bad(&plan.task, format!("internal: {e}")))?;
+    let new = rail::parse(&text);
+    // Old lines map to new ones in order, less the whole lines the plan deletes; the plan's
+    // own new lines come after them.
+    let mut kept = 0usize;
+    for line in &old.lines {
+        let deleted = md
+            .edits
+            .iter()
+            .any(|e| e.span == line.full && e.text.is_empty() && !line.full.is_empty());
+        if deleted {
+            continue;
+        }
+        let Some(now) = new.lines.get(kept) else {
+            break;
+        };
+        if now.in_markup != line.in_markup {
+            let number = rail.claims_index.line_of(line.content.start) + 1;
+            let how = if now.in_markup {
+                "put it inside code or HTML, where no line is a claim"
+            } else {
+                "take it out of the code or HTML it is in"
+            };
+            return Err(refuse(
+                format!(
+                    "this change would {how} ({}:{number}; a `<!--` and a `-->` on different lines of a paragraph make the lines between a comment); nothing changed",
+                    rail.claims_path
+                ),
+                Some(line.content),
+            ));
+        }
+        kept += 1;
     }
+    for line in new.lines.iter().skip(kept) {
+        let counts = matches!(&line.kind, LineKind::Claim(c) if c.task == plan.task);
+        if counts && !line.in_markup {
+            continue;
+        }
+        return Err(match markdown::unclosed_at_end(old.text()) {
+            Some(open) => {
+                let at = rail.claims_index.position(
+                    old.text(),
+                    open.span.start,
+                    crate::text::Encoding::Chars,
+                );
+                refuse(
+                    format!(
+                        "{}:{}:{}: the {} there is never closed, so a claim added at the end would be inside it and not count; close it with {} first",
+                        rail.claims_path,
+                        at.line + 1,
+                        at.character + 1,
+                        open.what,
+                        open.closer
+                    ),
+                    Some(open.span),
+                )
+            }
+            None => refuse(
+                format!(
+                    "the new line for {} would not read as a claim at the end of {}; nothing changed",
+                    plan.task, rail.claims_path
+                ),
+                None,
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The id of a claim that is not in the rail yet (a `claim` being planned).
@@ -626,6 +733,7 @@ impl<'a> Planner<'a> {
             }
         }
 
+        self.refuse_confusable()?;
         let (holder, own) = self.holder();
         if let Some(holder) = holder {
             if holder.session != self.session {
@@ -712,6 +820,60 @@ impl<'a> Planner<'a> {
             log,
             format!("claimed {task} for {}", self.session),
         ))
+    }
+
+    /// Refuses a new task id that looks like a task already on the rail (claimed, or planned
+    /// on the backlog) without being it (issue 17, finding 8): `аuth` beside `auth`. Without
+    /// this, a second session could claim "the same" task and neither would know. No escape
+    /// hatch: a look-alike name is never needed, a clearly different one always works.
+    fn refuse_confusable(&self) -> Result<(), Refusal> {
+        let task = self.task;
+        let claimed = self.eval.claims.iter().filter_map(|c| c.task.as_deref());
+        let planned = self.eval.planned.iter().map(|p| p.task.as_str());
+        let Some(other) = claimed
+            .chain(planned)
+            .find(|t| crate::confusable::confusable(task, t))
+        else {
+            return Ok(());
+        };
+        let odd = if task.is_ascii() { other } else { task };
+        let what = format!(
+            "{task} looks like task {other} but is a different name ({} in `{odd}`)",
+            crate::confusable::describe(odd)
+        );
+        let now = self.now();
+        let holders = self.eval.claims_of(other);
+        Err(match holder_of(&holders) {
+            Some(holder) => {
+                let hint = if holder.state().holds() {
+                    Hint::OtherWork { take: None }
+                } else {
+                    Hint::Take {
+                        task: other.to_string(),
+                    }
+                };
+                Refusal {
+                    hint: Some(hint),
+                    ..Refusal::about(
+                        RefusalKind::Confusable,
+                        holder,
+                        now,
+                        format!(
+                            "{what}; {other} is {}; two look-alike tasks would be two claims on what reads as one",
+                            describe_holder(holder, now)
+                        ),
+                    )
+                }
+            }
+            None => Refusal {
+                kind: RefusalKind::Confusable,
+                message: format!("{what}, on the backlog; claim {other} if you mean it"),
+                hint: Some(Hint::Claim {
+                    task: other.to_string(),
+                }),
+                ..Refusal::bad(task, "")
+            },
+        })
     }
 
     /// A claim as it would be evaluated if written now.

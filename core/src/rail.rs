@@ -131,6 +131,8 @@ pub struct Line {
     /// Without the terminator.
     pub content: Span,
     pub kind: LineKind,
+    /// Inside code or HTML (see [`parse`]): never a claim, whatever its shape.
+    pub in_markup: bool,
 }
 
 /// A parsed claims.md. `text()` is exactly the input.
@@ -219,9 +221,27 @@ pub fn parse(text: &str) -> RailDoc {
             full: spans.full,
             content: spans.content,
             kind,
+            in_markup,
         });
     }
+    if let Some(open) = markdown::unclosed_at_end(text) {
+        doc.diagnostics.push(Diagnostic::warning(
+            Code::UnclosedBlock,
+            open.span,
+            unclosed_message(&open),
+        ));
+    }
+    doc.diagnostics
+        .extend(crate::diagnostic::unsafe_char_warnings(text));
     doc
+}
+
+/// Why an open block matters: every line after it, and every claim added, is not a claim.
+pub fn unclosed_message(open: &markdown::Unclosed) -> String {
+    format!(
+        "{} is never closed: every line after it, and a claim added at the end, is not read as a claim; close it with {}",
+        open.what, open.closer
+    )
 }
 
 fn first_non_space(text: &str, content: Span) -> usize {
@@ -809,7 +829,7 @@ pub fn remove_field(doc: &RailDoc, line: usize, key: &str) -> Option<TextEdit> {
 /// Markdown context: byte ranges where no line is a claim (code blocks, HTML blocks and
 /// comments), found by core's own CommonMark block scanner (see [`crate::markdown`]).
 mod markdown {
-    pub(super) use crate::markdown::excluded_ranges;
+    pub(super) use crate::markdown::{excluded_ranges, unclosed_at_end, Unclosed};
 }
 
 #[cfg(test)]

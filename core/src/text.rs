@@ -227,8 +227,165 @@ impl LineSpans {
     }
 }
 
+/// Is `c` a character a terminal may act on instead of showing, or that hides or reorders
+/// the text around it: C0 controls (tab and line feed aside, see [`terminal_safe`]), DEL, the
+/// C1 controls U+0080–U+009F (a terminal may read U+009B as CSI), bidirectional overrides,
+/// embeddings, isolates and marks (text shown in another order than it is stored: "Trojan
+/// Source"), line and paragraph separators, and invisible format characters (zero-width space,
+/// word joiner, soft hyphen, BOM, interlinear annotations, tag characters that smuggle
+/// invisible ASCII). Zero-width (non-)joiners stay: emoji and several scripts need them.
+pub fn is_unsafe_char(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
+        | '\u{ad}' | '\u{61c}' | '\u{180e}'
+        | '\u{200b}' | '\u{200e}' | '\u{200f}'
+        | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}'
+        | '\u{feff}' | '\u{fff9}'..='\u{fffb}'
+        | '\u{e0000}'..='\u{e007f}')
+}
+
+/// Text from a file, made safe to print on a terminal: every character of [`is_unsafe_char`]
+/// and the line feed are written as a visible escape `\u{1b}`, so a claim cannot set the window
+/// title, clear the screen, write the clipboard (OSC 52), reorder what is shown or break a line
+/// of the output. Tabs stay. For text of one line (a task, a purpose, a host name).
+///
+/// The escaping can be undone ([`terminal_unescape`]), so two different texts never print
+/// alike: a run of backslashes that is followed by `u{` in the output (text that already reads
+/// like an escape, or an escape written here) is doubled.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    escape(text, false)
+}
+
+/// [`terminal_safe`] for output of several lines: line feeds stay.
+pub fn terminal_safe_lines(text: &str) -> std::borrow::Cow<'_, str> {
+    escape(text, true)
+}
+
+fn escape(text: &str, keep_newlines: bool) -> std::borrow::Cow<'_, str> {
+    let escaped = |c: char| is_unsafe_char(c) || (c == '\n' && !keep_newlines);
+    let bytes = text.as_bytes();
+    // Fast path: nothing to escape and no backslash that could read as an escape.
+    if !text.chars().any(escaped) && !text.contains("\\u{") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    // Backslashes seen but not yet written: doubled if an escape-like `u{` follows them.
+    let mut pending = 0usize;
+    for (i, c) in text.char_indices() {
+        if c == '\\' {
+            pending += 1;
+            continue;
+        }
+        let escape_follows = escaped(c) || (c == 'u' && bytes.get(i + 1) == Some(&b'{'));
+        let run = if escape_follows { 2 * pending } else { pending };
+        out.extend(std::iter::repeat_n('\\', run));
+        pending = 0;
+        if escaped(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out.extend(std::iter::repeat_n('\\', pending));
+    std::borrow::Cow::Owned(out)
+}
+
+/// Undoes [`terminal_safe`] (and [`terminal_safe_lines`]): the text that was escaped. For
+/// tests and for tools that read Rail's output back.
+pub fn terminal_unescape(shown: &str) -> String {
+    let mut out = String::with_capacity(shown.len());
+    let mut rest = shown;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let run = rest[at..].bytes().take_while(|&b| b == b'\\').count();
+        let after = &rest[at + run..];
+        if !after.starts_with("u{") {
+            out.extend(std::iter::repeat_n('\\', run));
+            rest = after;
+            continue;
+        }
+        out.extend(std::iter::repeat_n('\\', run / 2));
+        if run % 2 == 0 {
+            rest = after;
+            continue;
+        }
+        // An escape: `u{hex}`.
+        let decoded = after[2..].find('}').and_then(|end| {
+            let c = u32::from_str_radix(&after[2..2 + end], 16).ok()?;
+            Some((char::from_u32(c)?, 3 + end))
+        });
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &after[len..];
+            }
+            None => {
+                out.push('\\');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The first character of `text` that [`is_unsafe_char`] rejects on each line, as byte spans,
+/// for a `control-character` warning. A BOM at the very start is the file's, a CR before a LF
+/// is a line ending: neither counts.
+pub fn unsafe_chars(text: &str) -> Vec<(Span, char)> {
+    let mut out = Vec::new();
+    let mut line_flagged = false;
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        if c == '\n' {
+            line_flagged = false;
+            continue;
+        }
+        if line_flagged || !is_unsafe_char(c) {
+            continue;
+        }
+        if (i == 0 && c == '\u{feff}') || (c == '\r' && bytes.get(i + 1) == Some(&b'\n')) {
+            continue;
+        }
+        out.push((Span::new(i, i + c.len_utf8()), c));
+        line_flagged = true;
+    }
+    out
+}
+
+/// The name a warning uses for an unsafe character: `U+001B`.
+pub fn char_name(c: char) -> String {
+    format!("U+{:04X}", c as u32)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn terminal_safe_shows_controls_and_bidi_as_escapes_and_can_be_undone() {
+        use super::{terminal_safe, terminal_safe_lines, terminal_unescape};
+        // Issue 17, finding 7: OSC (title), CSI (clear screen), OSC 52 (clipboard), bidi.
+        let hostile = "a\u{1b}]0;pwned\u{7}b\u{1b}[2Jc\u{1b}]52;c;ZXZpbA==\u{7}\u{202e}d\u{0}";
+        let shown = terminal_safe(hostile);
+        assert_eq!(
+            shown,
+            "a\\u{1b}]0;pwned\\u{7}b\\u{1b}[2Jc\\u{1b}]52;c;ZXZpbA==\\u{7}\\u{202e}d\\u{0}"
+        );
+        assert_eq!(terminal_unescape(&shown), hostile);
+        // Text that already reads like an escape is told apart from the escape.
+        assert_ne!(terminal_safe("\\u{1b}"), terminal_safe("\u{1b}"));
+        assert_eq!(
+            terminal_safe("C:\\dir\\x tab\there"),
+            "C:\\dir\\x tab\there"
+        );
+        assert_eq!(terminal_safe("a\nb"), "a\\u{a}b");
+        assert_eq!(terminal_safe_lines("a\nb\r\n"), "a\nb\\u{d}\n");
+        assert!(matches!(
+            terminal_safe("tâche-2 ✓"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
     use super::*;
 
     #[test]

@@ -107,6 +107,8 @@ pub fn parse(text: &str) -> YamlDoc {
     };
     p.scan_lines();
     let root = p.document();
+    p.diags
+        .extend(crate::diagnostic::unsafe_char_warnings(text));
     YamlDoc {
         root,
         diagnostics: p.diags,

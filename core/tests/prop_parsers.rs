@@ -147,7 +147,8 @@ proptest! {
             entry = entry.with(k, v.trim());
         }
         let parsed = log::parse(&format!("{}\n", entry.render()));
-        prop_assert!(parsed.diagnostics.is_empty());
+        // Only a warning about a control character a value holds (issue 17, finding 7).
+        prop_assert!(parsed.diagnostics.iter().all(|d| d.code == rail_core::diagnostic::Code::ControlCharacter));
         let mut back = parsed.entries[0].clone();
         back.line = None;
         prop_assert_eq!(back, entry);

@@ -458,7 +458,7 @@ pub fn board_json(texts: &RailTexts, facts: &Facts) -> Value {
 }
 
 pub fn merge_json(base: &str, ours: &str, theirs: &str) -> Value {
-    serde_json::to_value(merge::merge(base, ours, theirs)).unwrap()
+    serde_json::to_value(merge::driver(base, ours, theirs)).unwrap()
 }
 
 /// One line per located diagnostic: `file:line:col: severity[code]: message @L:C-L:C`, the
@@ -673,7 +673,8 @@ fn pretty(v: &Value) -> String {
 ///   each claim file the plan edits and `expected-plan.txt` (message, no-op flag, log line); on
 ///   a refusal, `expected-refusal.json`;
 /// - board: `expected.json`;
-/// - merge: `expected.md`, and `expected-losers.json` when a claim lost.
+/// - merge: `expected.md`, `expected-losers.json` when a claim lost, and
+///   `expected-refusal.json` when the driver refuses a side holding conflict markers.
 pub fn expected_outputs(fixture: &Fixture, value: &Value) -> Vec<(PathBuf, String)> {
     let dir = &fixture.path;
     match fixture.kind {
@@ -687,6 +688,9 @@ pub fn expected_outputs(fixture: &Fixture, value: &Value) -> Vec<(PathBuf, Strin
             )];
             if value["losers"].as_array().is_some_and(|l| !l.is_empty()) {
                 out.push((dir.join("expected-losers.json"), pretty(&value["losers"])));
+            }
+            if value.get("refused").is_some_and(|r| !r.is_null()) {
+                out.push((dir.join("expected-refusal.json"), pretty(&value["refused"])));
             }
             out
         }

@@ -241,9 +241,26 @@ fn board_fixtures() {
 
 #[test]
 fn merge_fixtures() {
-    run_kind(Kind::Merge, 8, |fixture, _value| {
+    run_kind(Kind::Merge, 8, |fixture, value| {
         let mut problems = Vec::new();
         let m = load_merge(&fixture.path);
+        if value.get("refused").is_some_and(|r| !r.is_null()) {
+            // A refused merge leaves ours as it was, in either order (the other order is
+            // refused too, and keeps its own ours).
+            if !fixture.name.starts_with("refuse-") {
+                problems.push("refused, but not named refuse-*".into());
+            }
+            for (o, t) in [(&m.ours, &m.theirs), (&m.theirs, &m.ours)] {
+                let r = rail_core::merge::driver(&m.base, o, t);
+                if r.refused.is_none() || r.text != *o {
+                    problems.push("the driver must refuse in both orders, leaving ours".into());
+                }
+            }
+            return problems;
+        }
+        if fixture.name.starts_with("refuse-") {
+            problems.push("named refuse-* but merged".into());
+        }
         let one = merge(&m.base, &m.ours, &m.theirs);
         let other = merge(&m.base, &m.theirs, &m.ours);
         if one.text != other.text {

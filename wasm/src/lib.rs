@@ -168,8 +168,9 @@ pub fn validate(
     ret(&Rail::load(&texts).diagnostics())
 }
 
-/// Three-way merge of claims.md, as the git merge driver does it. Never fails.
-#[wasm_bindgen(unchecked_return_type = "MergeResult")]
+/// Three-way merge of claims.md, as the git merge driver does it: `refused` names a side that
+/// already holds a conflict marker (then `text` is ours, unchanged). Never fails.
+#[wasm_bindgen(unchecked_return_type = "DriverResult")]
 pub fn merge(
     #[wasm_bindgen(unchecked_param_type = "string")] base: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string")] ours: JsValue,
@@ -178,7 +179,7 @@ pub fn merge(
     let base = text_arg("base", base)?;
     let ours = text_arg("ours", ours)?;
     let theirs = text_arg("theirs", theirs)?;
-    ret(&rail_core::merge::merge(&base, &ours, &theirs))
+    ret(&rail_core::merge::driver(&base, &ours, &theirs))
 }
 
 /// `rail who`: for each path, every claim covering it (stale ones too, marked by state).

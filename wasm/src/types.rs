@@ -12,7 +12,7 @@ use rail_core::board::Board;
 use rail_core::diagnostic::Located;
 use rail_core::input::{Facts, RailTexts};
 use rail_core::lock::{LockRecord, LockVerdict};
-use rail_core::merge::MergeResult;
+use rail_core::merge::{DriverResult, MergeResult};
 use rail_core::ops::{Plan, Refusal};
 use rail_core::scope::{ScopeReport, Who};
 use rail_core::text::{Position, Range, Span};
@@ -34,6 +34,7 @@ pub fn declarations() -> String {
     found.visit::<Board>();
     found.visit::<Located>();
     found.visit::<MergeResult>();
+    found.visit::<DriverResult>();
     found.visit::<Who>();
     found.visit::<ScopeReport>();
     found.visit::<Range>();

@@ -48,7 +48,7 @@ purpose_html?: string, pid?: string, };
 
 export type BoardReleased = { task: string | null, session: string, file: string, released_at: string, touched: Array<string>, };
 
-export type Code = "bad-time" | "missing-session" | "missing-time" | "invalid-task" | "invalid-session" | "unknown-field" | "duplicate-field" | "malformed-field" | "bad-duration" | "invalid-path" | "invalid-resource" | "conflict-marker" | "yaml-syntax" | "yaml-unsupported" | "missing-owner" | "bad-value" | "duplicate-key" | "owner-mismatch" | "no-claim-time" | "bad-log-line" | "duplicate-claim" | "path-overlap" | "resource-clash" | "blocked" | "bad-lock-record" | "bad-config";
+export type Code = "bad-time" | "missing-session" | "missing-time" | "invalid-task" | "invalid-session" | "unknown-field" | "duplicate-field" | "malformed-field" | "bad-duration" | "invalid-path" | "invalid-resource" | "conflict-marker" | "yaml-syntax" | "yaml-unsupported" | "missing-owner" | "bad-value" | "duplicate-key" | "owner-mismatch" | "no-claim-time" | "bad-log-line" | "duplicate-claim" | "path-overlap" | "resource-clash" | "blocked" | "bad-lock-record" | "bad-config" | "control-character" | "unclosed-block" | "confusable-name";
 
 export type Config = { lease: number, expiring: number, check: string | null, on_stop: OnStop, hook_failure: HookFailure, lock_timeout: number, remote: string | null, };
 
@@ -59,6 +59,16 @@ export type Conflict = { kind: ConflictKind,
 claims: Array<number>, sessions: Array<string>, task: string | null, resource: string | null, overlaps: Array<Overlap>, message: string, };
 
 export type ConflictKind = "duplicate-task" | "path-overlap" | "resource-clash";
+
+export type DriverResult = { 
+/**
+ * The merged text; ours, unchanged, when refused.
+ */
+text: string, 
+/**
+ * As in [`MergeResult`].
+ */
+losers: Array<Loser>, refused?: MarkedSide, };
 
 export type Event = "claimed" | "renewed" | "released" | "taken" | "updated" | "lock-broken" | "recovered" | "done" | "bypass" | "refused" | string;
 
@@ -183,6 +193,24 @@ export type Loser = { task: string, kept_session: string, lost_session: string,
  */
 lost_line: string, };
 
+export type MarkedSide = { 
+/**
+ * `base`, `ours` or `theirs` (git's `%O`, `%A`, `%B`).
+ */
+side: string, 
+/**
+ * One-based line of the first marker in that side.
+ */
+line: number, 
+/**
+ * Its byte span in that side's text.
+ */
+span: Span, 
+/**
+ * The marker line as written (without its line ending).
+ */
+text: string, };
+
 export type MergeResult = { text: string, 
 /**
  * Claims of a task that lost to another claim of the same task, and edits of one claim
@@ -244,11 +272,11 @@ message: string,
  */
 hint: Hint | null, 
 /**
- * Where in the rail the problem is (the first conflict marker).
+ * Where in the rail the problem is (the first conflict marker; the unclosed block).
  */
 location: Located | null, };
 
-export type RefusalKind = "held" | "stale-held" | "not-claimed" | "not-yours" | "not-stale" | "path-conflict" | "resource-conflict" | "broken-line" | "conflict-marker" | "bad-input";
+export type RefusalKind = "held" | "stale-held" | "not-claimed" | "not-yours" | "not-stale" | "path-conflict" | "resource-conflict" | "broken-line" | "conflict-marker" | "hidden-claim" | "confusable" | "bad-input";
 
 export type ResourceHolder = { claim: number, session: string, task: string | null, shared: boolean, state: State, };
 

@@ -169,7 +169,7 @@ pub fn init(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
         return Err(Fail::env("--hooks needs a git repository"));
     }
     if ctx.json {
-        outln!(
+        outln_raw!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({ "ok": true, "done": done }))
                 .unwrap_or_default()
@@ -272,7 +272,7 @@ pub fn sync(ctx: &Ctx) -> Result<(), Fail> {
     })?;
     let snapshot = crate::shared::sync(ctx, &remote)?;
     if ctx.json {
-        outln!(
+        outln_raw!(
             "{}",
             serde_json::json!({ "ok": true, "remote": remote, "commit": snapshot.commit, "files": snapshot.files.len() })
         );
@@ -297,14 +297,14 @@ pub fn lock(ctx: &Ctx, break_lock: bool, force: bool) -> Result<(), Fail> {
         match &found {
             None => {
                 if ctx.json {
-                    outln!("{}", serde_json::json!({ "held": false }));
+                    outln_raw!("{}", serde_json::json!({ "held": false }));
                 } else {
                     outln!("the rail lock is free");
                 }
             }
             Some((record, verdict)) => {
                 if ctx.json {
-                    outln!(
+                    outln_raw!(
                         "{}",
                         serde_json::to_string_pretty(&serde_json::json!({
                             "held": true, "record": record, "verdict": verdict
@@ -328,7 +328,7 @@ pub fn lock(ctx: &Ctx, break_lock: bool, force: bool) -> Result<(), Fail> {
     match lock::break_on_request(&ctx.rail.root, force, &session) {
         Ok(None) => {
             if ctx.json {
-                outln!("{}", serde_json::json!({ "ok": true, "broken": null }));
+                outln_raw!("{}", serde_json::json!({ "ok": true, "broken": null }));
             } else {
                 outln!("the rail lock is free; nothing to break");
             }
@@ -336,7 +336,7 @@ pub fn lock(ctx: &Ctx, break_lock: bool, force: bool) -> Result<(), Fail> {
         }
         Ok(Some(broken)) => {
             if ctx.json {
-                outln!(
+                outln_raw!(
                     "{}",
                     serde_json::json!({
                         "ok": true,
@@ -385,14 +385,34 @@ pub fn merge_driver(
             })
     };
     let (b, o, t) = (read(base)?, read(ours)?, read(theirs)?);
-    let result = rail_core::merge::merge(&b, &o, &t);
+    let result = rail_core::merge::driver(&b, &o, &t);
+    let name = pathname.unwrap_or(CLAIMS_MD);
+    if let Some(marked) = &result.refused {
+        // %A is not written: git keeps it, ours as it was, as the conflicted file, and exit 1
+        // makes git report the conflict instead of recording the markers as resolved.
+        errln!(
+            "rail merge {name}: {} already holds a conflict marker at line {} (`{}`), left by an \
+             earlier merge; not merging: resolve that conflict by hand, then merge again",
+            marked.side,
+            marked.line,
+            // A marker's label can be a whole line of anything: quote its start only.
+            if marked.text.chars().count() > 60 {
+                format!("{}…", marked.text.chars().take(60).collect::<String>())
+            } else {
+                marked.text.clone()
+            }
+        );
+        return Err(Fail::refused(String::new(), None));
+    }
     fs::write(ours, &result.text)
         .map_err(|e| Fail::refused(format!("{}: {e}", ours.display()), None))?;
-    let name = pathname.unwrap_or(CLAIMS_MD);
     for l in &result.losers {
-        eprintln!(
+        errln!(
             "rail merge {name}: {} was claimed on both sides; kept {}'s claim, dropped {}'s: {}",
-            l.task, l.kept_session, l.lost_session, l.lost_line
+            l.task,
+            l.kept_session,
+            l.lost_session,
+            l.lost_line
         );
     }
     Ok(())

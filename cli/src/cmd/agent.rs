@@ -61,13 +61,13 @@ fn failure_mode(rail_dir: Option<&Path>) -> HookFailure {
 fn fail_safe(reason: &str, rail_dir: Option<&Path>) -> i32 {
     match failure_mode(rail_dir) {
         HookFailure::Deny => {
-            eprintln!(
+            errln!(
                 "Rail could not check this edit: {reason}. Edits are denied until the rail can be read (set `hook_failure: warn` in rail.yaml to only warn)."
             );
             BLOCK
         }
         HookFailure::Warn => {
-            outln!(
+            outln_raw!(
                 "{}",
                 json!({ "systemMessage": format!("Rail could not check this edit: {reason}") })
             );
@@ -124,7 +124,7 @@ pub fn claude(ctx_result: Result<Ctx, Fail>) -> i32 {
                 })
                 .unwrap_or(OnStop::Release);
             if let Err(e) = on_session(&ctx, on_stop) {
-                eprintln!("rail: at session end: {e}");
+                errln!("rail: at session end: {e}");
             }
             fail::OK
         }
@@ -228,7 +228,7 @@ fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
     match verdict.decision {
         Decision::Deny => {
             log_refusal(ctx, &session, &verdict);
-            eprintln!(
+            errln!(
                 "{}",
                 crate::hint::say(&verdict.message, verdict.hint.as_ref())
             );
@@ -239,7 +239,7 @@ fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
             if !unanalysed.is_empty() {
                 message.push_str(&format!(" (not analysed: {})", unanalysed.join(", ")));
             }
-            outln!(
+            outln_raw!(
                 "{}",
                 json!({
                     "systemMessage": message,

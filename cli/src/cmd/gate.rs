@@ -36,7 +36,7 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
         .as_ref()
         .map(|r| r.worktree.clone())
         .unwrap_or_else(|| ctx.rail.root.clone());
-    eprintln!("rail done: running `{check}` in {}", workdir.display());
+    errln!("rail done: running `{check}` in {}", workdir.display());
     let outcome = match shell(&check).current_dir(&workdir).status() {
         Ok(status) => gate::outcome_from_exit(status.code(), signal_of(&status), &check),
         Err(e) => CheckOutcome::NotStarted {
@@ -78,7 +78,7 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
     let code = match result.verdict {
         Verdict::Passed => {
             if ctx.json {
-                outln!(
+                outln_raw!(
                     "{}",
                     serde_json::to_string_pretty(&json).unwrap_or_default()
                 );

@@ -87,7 +87,7 @@ pub fn touched_files(ctx: &Ctx, base: Option<&str>) -> Vec<String> {
     match git::session_changes(&repo.worktree, base.as_deref()) {
         Ok(files) => without_rail_files(ctx, &repo.worktree, files),
         Err(e) => {
-            eprintln!("rail: could not list touched files ({e}); releasing without them");
+            errln!("rail: could not list touched files ({e}); releasing without them");
             Vec::new()
         }
     }
@@ -186,9 +186,10 @@ pub fn mutate_with_log(
     hold_for_tests();
     let mut log_lines = Vec::new();
     for b in &lock.broken {
-        eprintln!(
+        errln!(
             "rail: recovered a stale lock held by {}: {}",
-            b.holder, b.reason
+            b.holder,
+            b.reason
         );
         log_lines.push(
             LogEntry::new(ctx.now, Event::LockBroken, None, Some(session))
@@ -207,7 +208,7 @@ pub fn mutate_with_log(
     }
     match ctx.rail.recover(&lock) {
         Ok(Some(note)) => {
-            eprintln!("rail: {note}");
+            errln!("rail: {note}");
             log_lines.push(
                 LogEntry::new(ctx.now, Event::Recovered, None, Some(session))
                     .with("note", note)
@@ -266,7 +267,7 @@ pub fn print_plan(ctx: &Ctx, plan: &ops::Plan) {
     if ctx.json {
         // JSON carries core's message and its hint as data: each consumer words the hint its
         // own way (the VS Code extension as a button).
-        outln!(
+        outln_raw!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({ "ok": true, "plan": plan }))
                 .unwrap_or_default()
@@ -379,7 +380,7 @@ pub fn worktree(
         return Err(Fail::env(format!("creating the worktree: {e}")));
     }
     if ctx.json {
-        outln!(
+        outln_raw!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
                 "ok": true, "task": task, "dir": dir_s, "branch": branch,

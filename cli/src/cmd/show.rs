@@ -21,7 +21,7 @@ pub struct BoardArgs {
 }
 
 fn print_json<T: serde::Serialize>(value: &T) {
-    outln!(
+    outln_raw!(
         "{}",
         serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     );
@@ -37,7 +37,8 @@ pub fn board(ctx: &Ctx, args: &BoardArgs) -> Result<(), Fail> {
     if ctx.json {
         print_json(&board);
     } else {
-        out!(
+        // The board escapes each value itself, so its colour codes survive.
+        out_raw!(
             "{}",
             render::board(&board, &ctx.rail.root, render::use_color())
         );
@@ -112,7 +113,7 @@ fn bypass(ctx: &Ctx, session: &str, what: &str) -> Result<bool, Fail> {
     ctx.rail
         .apply(&lock, &texts, &[], &[line])
         .map_err(Fail::env)?;
-    eprintln!("rail: {what} bypassed by RAIL_BYPASS ({reason}); this is recorded in claims.log");
+    errln!("rail: {what} bypassed by RAIL_BYPASS ({reason}); this is recorded in claims.log");
     Ok(true)
 }
 

@@ -72,6 +72,20 @@ pub(crate) enum Block {
 pub(crate) struct Doc {
     pub blocks: Vec<Block>,
     pub segs: Vec<Seg>,
+    /// A code or HTML block still open when the text ended: where it starts and how it would
+    /// have ended. A line added at the end would be inside it.
+    pub open_at_end: Option<(usize, Opening)>,
+}
+
+/// How a block open at the end of the text would have been closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Opening {
+    /// A fenced code block: a fence of at least `len` of `ch`.
+    Fence { ch: u8, len: usize },
+    /// An HTML block of kinds 1–5: a line containing this (`-->`, `?>`, `]]>`, `</pre>`…).
+    Html(&'static str),
+    /// An HTML block of kinds 6 and 7: a blank line.
+    HtmlToBlank,
 }
 
 pub(crate) fn parse(text: &str, dialect: Dialect) -> Doc {
@@ -99,6 +113,17 @@ pub(crate) fn parse(text: &str, dialect: Dialect) -> Doc {
         parser.line(Line { start, end, next });
         start = next;
     }
+    parser.doc.open_at_end = match parser.leaf {
+        Leaf::Fenced { start, ch, len, .. } => Some((start, Opening::Fence { ch, len })),
+        Leaf::Html { start, end, .. } => Some((
+            start,
+            match end {
+                HtmlEnd::Marker(m) => Opening::Html(m),
+                HtmlEnd::Blank => Opening::HtmlToBlank,
+            },
+        )),
+        _ => None,
+    };
     parser.close_leaf(b.len());
     parser.close_containers(0);
     parser.doc

@@ -92,6 +92,63 @@ pub fn excluded_ranges(text: &str) -> Vec<Span> {
     out
 }
 
+/// A fenced code block or an HTML block that is still open where claims.md ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unclosed {
+    /// The opening line's marker (the fence, or the line's first bytes up to its end), for a
+    /// diagnostic that points at it.
+    pub span: Span,
+    /// What it is, in words: "code fence ```", "HTML comment `<!--`".
+    pub what: String,
+    /// What would close it.
+    pub closer: String,
+}
+
+/// The code or HTML block still open at the end of `text`, if any: a line added after the end
+/// would be inside it, not a claim. (A block inside a list item or block quote at the end
+/// counts too: it also runs to the end of the text.)
+pub fn unclosed_at_end(text: &str) -> Option<Unclosed> {
+    if !may_have_markup(text) {
+        return None;
+    }
+    let (start, opening) = blocks::parse(text, Dialect::Full).open_at_end?;
+    let line_end = text[start..]
+        .find(['\r', '\n'])
+        .map_or(text.len(), |i| start + i);
+    // The opening token: the fence, `<!--`, `<div>`… up to the first space.
+    let first = &text[start..line_end];
+    let word = first
+        .find(char::is_whitespace)
+        .map_or(first, |i| &first[..i]);
+    let shown: String = word.chars().take(16).collect();
+    let (marker_len, what, closer) = match opening {
+        blocks::Opening::Fence { ch, len } => {
+            let fence = (ch as char).to_string().repeat(len);
+            (
+                len,
+                format!("code fence {shown}"),
+                format!("a line {fence}"),
+            )
+        }
+        blocks::Opening::Html("-->") => (4, "HTML comment `<!--`".to_string(), "`-->`".to_string()),
+        blocks::Opening::Html(end) => (
+            word.len(),
+            format!("HTML block `{shown}`"),
+            format!("`{end}`"),
+        ),
+        blocks::Opening::HtmlToBlank => (
+            word.len(),
+            format!("HTML block `{shown}`"),
+            "a blank line".to_string(),
+        ),
+    };
+    Some(Unclosed {
+        span: Span::new(start, (start + marker_len).min(line_end)),
+        what,
+        closer,
+    })
+}
+
 /// Fast path: a code block or HTML needs a `<`, a fence (```` ``` ```` or `~~~`) or an indented
 /// code block, and that needs four columns of indentation after its container's marker: four
 /// spaces in a row or a tab somewhere. Without any of them there is nothing to exclude.
