@@ -263,7 +263,7 @@ impl RailDir {
         // recovering first: a crashed writer's journal is finished here, not overwritten.
         match self.recover(lock) {
             Ok(Some(note)) => {
-                eprintln!("rail: {note}");
+                errln!("rail: {note}");
                 // Edits planned on the files as they were before the replay would undo it.
                 if edits.iter().any(|fe| !fe.edits.is_empty()) {
                     return Err("a change interrupted by a crash was finished first; this change was planned before it and was not made: run the command again".into());
@@ -316,7 +316,7 @@ impl RailDir {
             return;
         };
         if let Err(e) = receipt.write(text) {
-            eprintln!("rail: warning: could not keep a receipt of claims.md: {e}");
+            errln!("rail: warning: could not keep a receipt of claims.md: {e}");
         }
     }
 

@@ -466,7 +466,7 @@ pub fn reconcile(ctx: &Ctx) -> Result<(), Fail> {
     let session = ctx.session().unwrap_or_else(|_| "reconcile".to_string());
     let lock = ctx.lock(&session)?;
     match ctx.rail.recover(&lock) {
-        Ok(Some(note)) => eprintln!("rail: {note}"),
+        Ok(Some(note)) => errln!("rail: {note}"),
         Ok(None) => {}
         Err(e) => return Err(Fail::env(format!("recovering an interrupted write: {e}"))),
     }

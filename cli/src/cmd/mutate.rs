@@ -199,7 +199,7 @@ pub fn mutate_with_log(
         );
     }
     for note in &lock.recovered {
-        eprintln!("rail: {note}");
+        errln!("rail: {note}");
         log_lines.push(
             LogEntry::new(ctx.now, Event::Recovered, None, Some(session))
                 .with("note", note.clone())
@@ -251,7 +251,7 @@ pub fn mutate_with_log(
 pub fn restore_lost(ctx: &Ctx, lock: &RailLock, texts: RailTexts) -> Result<RailTexts, Fail> {
     let restore = ctx.rail.lost_claims(&texts, ctx.now);
     for lost in &restore.lost {
-        eprintln!("rail: {}", lost.note);
+        errln!("rail: {}", lost.note);
     }
     if restore.edits.is_empty() {
         return Ok(texts);
