@@ -194,7 +194,7 @@ fn bash_writes_into_held_paths_are_denied() {
     );
     assert_eq!(code(&out), 0);
     assert!(
-        stdout(&out).contains("not analysed: a redirection to `docs/$NAME`"),
+        stdout(&out).contains("Rail could not judge: a redirection to `docs/$NAME`"),
         "{}",
         stdout(&out)
     );
