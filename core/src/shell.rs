@@ -223,7 +223,15 @@ mod read {
                             .into_iter()
                             .filter(|c| c.kind() == "herestring_redirect"),
                     );
-                    for body in field(node, "body") {
+                    let bodies = field(node, "body");
+                    if bodies.is_empty() {
+                        // `> file` alone still creates (truncates) the file.
+                        let here = cwd.clone();
+                        for r in &redirects {
+                            self.redirect(*r, &here, nest);
+                        }
+                    }
+                    for body in bodies {
                         self.redirected(body, &redirects, cwd, nest);
                     }
                 }

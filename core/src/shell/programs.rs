@@ -118,9 +118,8 @@ const WRAPPERS: &[(&str, &[&str])] = &[
 const READERS: &[&str] = &[
     "cat", "head", "tail", "grep", "egrep", "fgrep", "rg", "ag", "wc", "ls", "file", "stat", "echo",
     "printf", "du", "md5sum", "sha1sum", "sha256sum", "basename", "dirname", "realpath",
-    "readlink", "test", "[", "true", "false", "diff", "cmp", "less", "more", "sort", "uniq",
-    "awk", "sed", "jq", "cut", "tr", "nl", "od", "xxd", "hexdump", "strings", "git", "ls-files",
-    "eslint", "tsc", "node", "python", "python3",
+    "readlink", "test", "[", "true", "false", "diff", "cmp", "less", "more", "jq", "cut", "tr",
+    "nl", "od", "xxd", "hexdump", "strings", "wc",
 ];
 
 /// Interpreters, and the options that give them code on the command line.
@@ -1002,9 +1001,6 @@ fn xargs(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
         return;
     }
     let name = base_name(&program.text);
-    if READERS.contains(&name) {
-        return;
-    }
     // Look at what the command writes with a marker standing in for its input.
     const MARK: &str = "\u{1}stdin\u{1}";
     let mut words: Vec<Val> = inner.to_vec();
@@ -1033,13 +1029,15 @@ fn xargs(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
     scratch.finish(r);
 }
 
-/// Programs the table knows (readers or writers): anything else run by `xargs` is not judged.
+/// Programs whose writes the table knows (readers, and writers it reads the operands of):
+/// anything else run by `xargs` is not judged.
 fn is_known(name: &str) -> bool {
     READERS.contains(&name)
         || matches!(
             name,
             "tee" | "rm" | "rmdir" | "unlink" | "touch" | "mkdir" | "truncate" | "shred" | "cp"
-                | "mv" | "install" | "ln" | "chmod" | "chown" | "chgrp"
+                | "mv" | "install" | "ln" | "chmod" | "chown" | "chgrp" | "sed" | "sort"
+                | "uniq" | "git" | "gzip" | "gunzip"
         )
 }
 
