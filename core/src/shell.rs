@@ -387,12 +387,22 @@ mod read {
                     let mut cursor = node.walk();
                     let mut op = String::new();
                     let mut broken = false;
+                    let mut op_row = None;
                     for c in node.children(&mut cursor) {
                         if c.is_error() {
                             broken = true;
                         } else if !c.is_named() {
                             op.push_str(self.text(c));
+                            op_row.get_or_insert(c.start_position().row);
                         }
+                    }
+                    // `cmd <` at the end of a line is a syntax error to the shell (nothing
+                    // runs); the grammar takes the next line's first word as the file.
+                    if field(node, "destination")
+                        .iter()
+                        .any(|d| Some(d.start_position().row) != op_row)
+                    {
+                        self.note("a part Rail could not read (a syntax error: a redirection with no file on its line)".into());
                     }
                     for dest in field(node, "destination") {
                         self.substitutions(dest, cwd, nest);

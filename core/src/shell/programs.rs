@@ -100,6 +100,8 @@ const WRAPPERS: &[(&str, &[&str])] = &[
     ),
     ("doas", &["-u", "-C"]),
     ("nohup", &[]),
+    // `! ! cmd`: the grammar reads the second `!` as a command name; the shell negates again.
+    ("!", &[]),
     ("nice", &["-n", "--adjustment"]),
     ("ionice", &["-c", "-n", "-p", "--class", "--classdata"]),
     ("stdbuf", &["-i", "-o", "-e", "--input", "--output", "--error"]),
@@ -155,6 +157,27 @@ pub(super) fn run(r: &mut Reader, words: &[Val], cwd: &mut Cwd) {
             return;
         }
         let name = base_name(&first.text);
+        // The grammar reads some compound commands it does not expect in a place (`! if …`,
+        // `! { …; }`) as simple commands named `if`, `then`, `{`…, without marking an error.
+        // The words after such a keyword are a command all the same.
+        if matches!(
+            first.text.as_str(),
+            "if" | "then" | "else" | "elif" | "fi" | "do" | "done" | "while" | "until" | "{" | "}"
+                | "esac" | ";;"
+        ) {
+            words = &words[1..];
+            continue;
+        }
+        if matches!(
+            first.text.as_str(),
+            "for" | "case" | "select" | "in" | "function" | "coproc"
+        ) {
+            r.note(format!(
+                "a part Rail could not read (a syntax error: the grammar could not place `{}`)",
+                first.text
+            ));
+            return;
+        }
         if let Some((_, takes)) = WRAPPERS.iter().find(|(n, _)| *n == name) {
             words = after_options(&words[1..], takes);
             continue;
