@@ -627,6 +627,12 @@ fn what_cannot_be_judged_is_named_or_denied_never_allowed_silently() {
             stderr(&out)
         );
     }
+    assert!(
+        repo.read("claims.log")
+            .contains("| refused | - | web | by: hook claude | reason: not analysed"),
+        "{}",
+        repo.read("claims.log")
+    );
     // What is fully judged is unchanged by the setting.
     for command in ["cargo test 2>&1 | tail", "echo x > web/a.ts"] {
         let out = hook(&station, &payload("bash.json", &station, "", command), &[]);

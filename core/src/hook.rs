@@ -213,8 +213,9 @@ pub fn land(worktrees: &[String], rail_root: Option<&str>, writes: &[(String, La
         let at = match landing {
             Landing::At(at) => at,
             Landing::Unresolved(why) => {
-                out.unanalysed
-                    .push(format!("`{written}` (a symlink Rail cannot resolve: {why})"));
+                out.unanalysed.push(format!(
+                    "`{written}` (a symlink Rail cannot resolve: {why})"
+                ));
                 continue;
             }
         };
@@ -279,7 +280,9 @@ pub fn judge(
             verdict.hint = None;
         }
         HookUnanalysed::Warn => {
-            let said = format!("Rail could not judge: {parts}. Make sure it writes nothing another session holds");
+            let said = format!(
+                "Rail could not judge: {parts}. Make sure it writes nothing another session holds"
+            );
             verdict.message = if verdict.decision == Decision::Warn {
                 format!("{} ({said})", verdict.message)
             } else {
@@ -353,7 +356,10 @@ mod tests {
                 ("../app-web/claims.md".into(), at("/w/app-web/claims.md")),
                 ("/tmp/x".into(), at("/tmp/x")),
                 (".".into(), at("/w/app-web")),
-                ("loop/x".into(), Landing::Unresolved("a symlink loop".into())),
+                (
+                    "loop/x".into(),
+                    Landing::Unresolved("a symlink loop".into()),
+                ),
             ],
         );
         assert_eq!(

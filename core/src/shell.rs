@@ -186,7 +186,9 @@ mod read {
 
     impl Reader<'_> {
         pub fn text(&self, node: Node) -> &str {
-            self.src.get(node.start_byte()..node.end_byte()).unwrap_or("")
+            self.src
+                .get(node.start_byte()..node.end_byte())
+                .unwrap_or("")
         }
 
         pub fn note(&mut self, what: String) {
@@ -540,7 +542,10 @@ mod read {
                 return;
             }
             if val.dynamic {
-                self.note(format!("{what} `{}` (a path only known when it runs)", val.text));
+                self.note(format!(
+                    "{what} `{}` (a path only known when it runs)",
+                    val.text
+                ));
             } else if val.text.starts_with("/dev/") {
                 // /dev/null, /dev/stderr: never files of a repository.
             } else if val.text.starts_with('/') {
@@ -656,9 +661,7 @@ mod read {
     /// Reads a string run as commands (`bash -c`, `eval`) at the next depth.
     pub(crate) fn nested(reader: &mut Reader, command: &str, cwd: &mut Cwd, what: &str) {
         if reader.depth + 1 > MAX_DEPTH {
-            reader.note(format!(
-                "{what} nested more than {MAX_DEPTH} strings deep"
-            ));
+            reader.note(format!("{what} nested more than {MAX_DEPTH} strings deep"));
             return;
         }
         program(command, cwd, reader.depth + 1, reader.out);

@@ -108,8 +108,14 @@ pub fn check_shell(data: &[u8]) {
     let text = text(data);
     let once = shell::writes(&text);
     assert_eq!(once, shell::writes(&text), "{text:?}");
-    assert!(once.targets.iter().all(|t| !t.is_empty()), "{text:?}: {once:?}");
-    assert!(once.unanalysed.iter().all(|u| !u.is_empty()), "{text:?}: {once:?}");
+    assert!(
+        once.targets.iter().all(|t| !t.is_empty()),
+        "{text:?}: {once:?}"
+    );
+    assert!(
+        once.unanalysed.iter().all(|u| !u.is_empty()),
+        "{text:?}: {once:?}"
+    );
     // Two newlines: a trailing backslash joins only the first to the input.
     let probe = format!("{text}\n\nrm zz_probe_target");
     let with = shell::writes(&probe);

@@ -290,9 +290,7 @@ fn land(cwd: &Path, written: &str) -> hook::Landing {
                 }
                 let target = match std::fs::read_link(&next) {
                     Ok(t) => t,
-                    Err(e) => {
-                        return hook::Landing::Unresolved(format!("{}: {e}", next.display()))
-                    }
+                    Err(e) => return hook::Landing::Unresolved(format!("{}: {e}", next.display())),
                 };
                 if target.has_root() {
                     at = PathBuf::new();
@@ -324,22 +322,24 @@ fn land(cwd: &Path, written: &str) -> hook::Landing {
 
 /// Denials are recorded, so a person can see what agents were kept from doing.
 fn log_refusal(ctx: &Ctx, session: &str, verdict: &hook::HookVerdict) {
-    let Some(first) = verdict.held.first() else {
-        return;
-    };
     // A denial must not wait long on the lock just to be logged.
     let Ok(lock) = ctx.lock_within(session, Some(Duration::from_millis(500))) else {
         return;
     };
     let Ok(texts) = ctx.read(true) else { return };
-    let line = LogEntry::new(
-        ctx.now,
-        Event::Refused,
-        first.task.as_deref(),
-        Some(session),
-    )
-    .with("path", first.path.clone())
-    .with("holder", first.session.clone())
+    let line = match verdict.held.first() {
+        Some(first) => LogEntry::new(
+            ctx.now,
+            Event::Refused,
+            first.task.as_deref(),
+            Some(session),
+        )
+        .with("path", first.path.clone())
+        .with("holder", first.session.clone()),
+        // Denied because it could not be judged (`hook_unanalysed: deny`).
+        None => LogEntry::new(ctx.now, Event::Refused, None, Some(session))
+            .with("reason", "not analysed"),
+    }
     .with("by", "hook claude")
     .render();
     let _ = ctx.rail.apply(&lock, &texts, &[], &[line]);

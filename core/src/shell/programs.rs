@@ -104,7 +104,10 @@ const WRAPPERS: &[(&str, &[&str])] = &[
     ("!", &[]),
     ("nice", &["-n", "--adjustment"]),
     ("ionice", &["-c", "-n", "-p", "--class", "--classdata"]),
-    ("stdbuf", &["-i", "-o", "-e", "--input", "--output", "--error"]),
+    (
+        "stdbuf",
+        &["-i", "-o", "-e", "--input", "--output", "--error"],
+    ),
     ("setsid", &[]),
     ("builtin", &[]),
     ("unbuffer", &[]),
@@ -118,10 +121,45 @@ const WRAPPERS: &[(&str, &[&str])] = &[
 /// Programs known to write nothing (used for `xargs` and `find -exec`, whose operands come
 /// from elsewhere: a writer there cannot be judged, a reader is harmless).
 const READERS: &[&str] = &[
-    "cat", "head", "tail", "grep", "egrep", "fgrep", "rg", "ag", "wc", "ls", "file", "stat", "echo",
-    "printf", "du", "md5sum", "sha1sum", "sha256sum", "basename", "dirname", "realpath",
-    "readlink", "test", "[", "true", "false", "diff", "cmp", "less", "more", "jq", "cut", "tr",
-    "nl", "od", "xxd", "hexdump", "strings", "wc",
+    "cat",
+    "head",
+    "tail",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "wc",
+    "ls",
+    "file",
+    "stat",
+    "echo",
+    "printf",
+    "du",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "test",
+    "[",
+    "true",
+    "false",
+    "diff",
+    "cmp",
+    "less",
+    "more",
+    "jq",
+    "cut",
+    "tr",
+    "nl",
+    "od",
+    "xxd",
+    "hexdump",
+    "strings",
+    "wc",
 ];
 
 /// Interpreters, and the options that give them code on the command line.
@@ -141,7 +179,9 @@ const INTERPRETERS: &[(&str, &[&str])] = &[
     ("irb", &[]),
 ];
 
-const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"];
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox",
+];
 
 /// Applies the table to one simple command.
 pub(super) fn run(r: &mut Reader, words: &[Val], cwd: &mut Cwd) {
@@ -162,8 +202,18 @@ pub(super) fn run(r: &mut Reader, words: &[Val], cwd: &mut Cwd) {
         // The words after such a keyword are a command all the same.
         if matches!(
             first.text.as_str(),
-            "if" | "then" | "else" | "elif" | "fi" | "do" | "done" | "while" | "until" | "{" | "}"
-                | "esac" | ";;"
+            "if" | "then"
+                | "else"
+                | "elif"
+                | "fi"
+                | "do"
+                | "done"
+                | "while"
+                | "until"
+                | "{"
+                | "}"
+                | "esac"
+                | ";;"
         ) {
             words = &words[1..];
             continue;
@@ -198,7 +248,10 @@ pub(super) fn run(r: &mut Reader, words: &[Val], cwd: &mut Cwd) {
                         Some(w) if w.text == "-u" || w.text == "--unset" => {
                             rest = rest.get(2..).unwrap_or(&[]);
                         }
-                        Some(w) if w.text.starts_with('-') || (w.text.contains('=') && !w.text.starts_with('=')) => {
+                        Some(w)
+                            if w.text.starts_with('-')
+                                || (w.text.contains('=') && !w.text.starts_with('=')) =>
+                        {
                             rest = &rest[1..];
                         }
                         _ => break,
@@ -282,7 +335,11 @@ fn after_options<'a>(words: &'a [Val], takes: &[&str]) -> &'a [Val] {
             i += 1;
             break;
         }
-        i += if takes.contains(&w.text.as_str()) { 2 } else { 1 };
+        i += if takes.contains(&w.text.as_str()) {
+            2
+        } else {
+            1
+        };
     }
     words.get(i..).unwrap_or(&[])
 }
@@ -338,7 +395,11 @@ fn program(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
             for a in args {
                 if let Some(p) = a.text.strip_prefix("of=") {
                     let v = Val {
-                        text: if a.dynamic { a.text.clone() } else { p.to_string() },
+                        text: if a.dynamic {
+                            a.text.clone()
+                        } else {
+                            p.to_string()
+                        },
                         dynamic: a.dynamic,
                     };
                     r.path(&v, cwd, "`dd of=`");
@@ -359,8 +420,17 @@ fn program(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
             let a = Args::parse(
                 args,
                 &[
-                    "-o", "--output", "-k", "--key", "-t", "--field-separator", "-S",
-                    "--buffer-size", "-T", "--temporary-directory", "--parallel",
+                    "-o",
+                    "--output",
+                    "-k",
+                    "--key",
+                    "-t",
+                    "--field-separator",
+                    "-S",
+                    "--buffer-size",
+                    "-T",
+                    "--temporary-directory",
+                    "--parallel",
                 ],
             );
             for o in a.values(&["-o", "--output"]) {
@@ -409,16 +479,61 @@ fn program(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
             let a = Args::parse(
                 args,
                 &[
-                    "-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "-H",
-                    "--header", "-d", "--data", "--data-raw", "--data-binary", "-X", "--request",
-                    "-u", "--user", "-A", "--user-agent", "-e", "--referer", "-F", "--form", "-b",
-                    "--cookie", "-m", "--max-time", "--connect-timeout", "-w", "--write-out",
-                    "-x", "--proxy", "-T", "--upload-file", "--output-dir", "-K", "--config",
-                    "-r", "--range", "--retry", "-E", "--cert", "--cacert", "-C",
-                    "--continue-at", "--url",
+                    "-o",
+                    "--output",
+                    "-D",
+                    "--dump-header",
+                    "-c",
+                    "--cookie-jar",
+                    "-H",
+                    "--header",
+                    "-d",
+                    "--data",
+                    "--data-raw",
+                    "--data-binary",
+                    "-X",
+                    "--request",
+                    "-u",
+                    "--user",
+                    "-A",
+                    "--user-agent",
+                    "-e",
+                    "--referer",
+                    "-F",
+                    "--form",
+                    "-b",
+                    "--cookie",
+                    "-m",
+                    "--max-time",
+                    "--connect-timeout",
+                    "-w",
+                    "--write-out",
+                    "-x",
+                    "--proxy",
+                    "-T",
+                    "--upload-file",
+                    "--output-dir",
+                    "-K",
+                    "--config",
+                    "-r",
+                    "--range",
+                    "--retry",
+                    "-E",
+                    "--cert",
+                    "--cacert",
+                    "-C",
+                    "--continue-at",
+                    "--url",
                 ],
             );
-            for o in a.values(&["-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar"]) {
+            for o in a.values(&[
+                "-o",
+                "--output",
+                "-D",
+                "--dump-header",
+                "-c",
+                "--cookie-jar",
+            ]) {
                 if o.text != "-" {
                     r.path(o, cwd, "`curl` output");
                 }
@@ -435,12 +550,27 @@ fn program(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
             let a = Args::parse(
                 args,
                 &[
-                    "-O", "--output-document", "-P", "--directory-prefix", "-o", "--output-file",
-                    "-a", "--append-output", "-U", "--user-agent", "--header", "-t", "--tries",
-                    "-T", "--timeout",
+                    "-O",
+                    "--output-document",
+                    "-P",
+                    "--directory-prefix",
+                    "-o",
+                    "--output-file",
+                    "-a",
+                    "--append-output",
+                    "-U",
+                    "--user-agent",
+                    "--header",
+                    "-t",
+                    "--tries",
+                    "-T",
+                    "--timeout",
                 ],
             );
-            let named = a.values(&["-O", "--output-document"]).cloned().collect::<Vec<_>>();
+            let named = a
+                .values(&["-O", "--output-document"])
+                .cloned()
+                .collect::<Vec<_>>();
             for o in &named {
                 if o.text != "-" {
                     r.path(o, cwd, "`wget` output");
@@ -475,7 +605,21 @@ fn program(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
         "patch" => {
             let a = Args::parse(
                 args,
-                &["-p", "-d", "-i", "-o", "-r", "-B", "-z", "-F", "-V", "--input", "--output", "--directory", "--strip"],
+                &[
+                    "-p",
+                    "-d",
+                    "-i",
+                    "-o",
+                    "-r",
+                    "-B",
+                    "-z",
+                    "-F",
+                    "-V",
+                    "--input",
+                    "--output",
+                    "--directory",
+                    "--strip",
+                ],
             );
             if a.has(&["--dry-run", "-C", "--check"]) {
                 return;
@@ -520,15 +664,49 @@ fn patch_targets(r: &mut Reader, a: &Args, cwd: &Cwd) {
 fn copy(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
     let takes: &[&str] = match name {
         "install" => &[
-            "-t", "--target-directory", "-m", "--mode", "-o", "--owner", "-g", "--group", "-S",
+            "-t",
+            "--target-directory",
+            "-m",
+            "--mode",
+            "-o",
+            "--owner",
+            "-g",
+            "--group",
+            "-S",
             "--suffix",
         ],
         "rsync" => &[
-            "-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--files-from",
-            "--exclude-from", "--include-from", "--chmod", "--rsync-path", "--temp-dir", "-T",
-            "--partial-dir", "--backup-dir", "--log-file", "--password-file", "--port",
-            "--timeout", "--bwlimit", "--max-size", "--min-size", "-B", "--block-size", "--suffix",
-            "--compare-dest", "--copy-dest", "--link-dest", "--out-format", "--info", "--debug",
+            "-e",
+            "--rsh",
+            "--exclude",
+            "--include",
+            "--filter",
+            "-f",
+            "--files-from",
+            "--exclude-from",
+            "--include-from",
+            "--chmod",
+            "--rsync-path",
+            "--temp-dir",
+            "-T",
+            "--partial-dir",
+            "--backup-dir",
+            "--log-file",
+            "--password-file",
+            "--port",
+            "--timeout",
+            "--bwlimit",
+            "--max-size",
+            "--min-size",
+            "-B",
+            "--block-size",
+            "--suffix",
+            "--compare-dest",
+            "--copy-dest",
+            "--link-dest",
+            "--out-format",
+            "--info",
+            "--debug",
         ],
         "scp" => &["-P", "-i", "-o", "-F", "-c", "-l", "-S", "-J"],
         _ => &["-t", "--target-directory", "-S", "--suffix"],
@@ -573,9 +751,11 @@ fn copy(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
     if a.ops.len() < 2 {
         return;
     }
-    let (dest, sources) = a.ops.split_last().map(|(d, s)| (d.clone(), s)).unwrap_or_else(|| (Val::fixed(""), &[]));
-    if !remote(&dest) {
-        r.path(&dest, cwd, &what);
+    let Some((dest, sources)) = a.ops.split_last() else {
+        return;
+    };
+    if !remote(dest) {
+        r.path(dest, cwd, &what);
     }
     if name == "mv" || (name == "rsync" && a.has(&["--remove-source-files"])) {
         for w in sources.iter().filter(|w| !remote(w)) {
@@ -626,26 +806,56 @@ fn sed(r: &mut Reader, args: &[Val], cwd: &Cwd) {
     }
 }
 
-/// A sed script with a `w FILE` command or `s///w FILE` flag (roughly: a `w ` after a
-/// command separator or a substitution's closing delimiter).
+/// A sed script with a `w FILE`/`W FILE` command or an `s///w FILE` flag. Over-eager on
+/// purpose (a `w` in a substitution's flags, however written): a warning costs little.
 fn sed_writes(script: &str) -> bool {
     script.split(['\n', ';']).any(|cmd| {
-        let cmd = cmd.trim();
-        cmd.starts_with("w ")
-            || cmd.starts_with("W ")
-            || (cmd.starts_with('s') && (cmd.ends_with("w") || cmd.contains("w /") || {
-                let parts: Vec<&str> = cmd.rsplitn(2, ['/', '|', '#']).collect();
-                parts.first().is_some_and(|flags| flags.contains("w "))
-            }))
+        let cmd = cmd.trim_start_matches(|c: char| {
+            c.is_whitespace() || c.is_ascii_digit() || "$,!".contains(c)
+        });
+        if cmd.starts_with("w ") || cmd.starts_with("W ") {
+            return true;
+        }
+        let mut chars = cmd.chars();
+        if chars.next() != Some('s') {
+            return false;
+        }
+        let Some(delim) = chars.next() else {
+            return false;
+        };
+        // s<d>pattern<d>replacement<d>flags: the flags follow the third unescaped delimiter.
+        let mut seen = 0;
+        let mut escaped = false;
+        let mut flags = String::new();
+        for c in chars {
+            if seen == 2 {
+                flags.push(c);
+            } else if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == delim {
+                seen += 1;
+            }
+        }
+        flags.contains('w')
     })
 }
 
 /// `perl -i` / `ruby -i`: the file operands. Code given with `-e` and no `-i` is not read.
 fn perl(r: &mut Reader, name: &str, args: &[Val], cwd: &Cwd) {
-    let a = Args::parse(args, &["-e", "-E", "-I", "-M", "-m", "-r", "-C", "-x", "-0"]);
-    let in_place = a.opts.iter().any(|(n, _)| n == "-i") || args.iter().any(|w| w.text.starts_with("-i") && !w.text.starts_with("--"));
+    let a = Args::parse(
+        args,
+        &["-e", "-E", "-I", "-M", "-m", "-r", "-C", "-x", "-0"],
+    );
+    // `-i`, `-i.bak`, `-pi`: an `i` in a cluster of short options.
+    let in_place = a.has(&["-i"]);
     let code = a.has(&["-e", "-E"]);
-    let files = if code { &a.ops[..] } else { a.ops.get(1..).unwrap_or(&[]) };
+    let files = if code {
+        &a.ops[..]
+    } else {
+        a.ops.get(1..).unwrap_or(&[])
+    };
     if in_place {
         for w in files {
             r.path(w, cwd, &format!("`{name} -i` of"));
@@ -663,8 +873,18 @@ fn awk(r: &mut Reader, name: &str, args: &[Val], cwd: &Cwd) {
     let a = Args::parse(
         args,
         &[
-            "-f", "-v", "-F", "-i", "-l", "-e", "--include", "--file", "--assign",
-            "--field-separator", "--source", "--load",
+            "-f",
+            "-v",
+            "-F",
+            "-i",
+            "-l",
+            "-e",
+            "--include",
+            "--file",
+            "--assign",
+            "--field-separator",
+            "--source",
+            "--load",
         ],
     );
     let in_place = a
@@ -680,7 +900,9 @@ fn awk(r: &mut Reader, name: &str, args: &[Val], cwd: &Cwd) {
     programs.extend(program);
     for p in programs {
         if p.dynamic || awk_writes(&p.text) {
-            r.note(format!("an `{name}` program that may write files or run commands"));
+            r.note(format!(
+                "an `{name}` program that may write files or run commands"
+            ));
         }
     }
     if a.has(&["-f", "--file"]) {
@@ -712,17 +934,44 @@ fn tar(r: &mut Reader, args: &[Val], cwd: &Cwd) {
     let mut list: Vec<Val> = args.to_vec();
     // Old style: `tar xzf a.tgz` is `tar -xzf a.tgz`.
     if let Some(first) = list.first_mut() {
-        if !first.dynamic && !first.text.starts_with('-') && !first.text.is_empty() && first.text.chars().all(|c| c.is_ascii_alphabetic()) {
+        if !first.dynamic
+            && !first.text.starts_with('-')
+            && !first.text.is_empty()
+            && first.text.chars().all(|c| c.is_ascii_alphabetic())
+        {
             first.text = format!("-{}", first.text);
         }
     }
     let a = Args::parse(
         &list,
         &[
-            "-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from",
-            "-b", "--blocking-factor", "-H", "--format", "-I", "--use-compress-program", "-g",
-            "--listed-incremental", "-K", "-N", "-V", "--label", "--transform", "--exclude",
-            "--strip-components", "--owner", "--group", "--mode", "--mtime",
+            "-f",
+            "--file",
+            "-C",
+            "--directory",
+            "-T",
+            "--files-from",
+            "-X",
+            "--exclude-from",
+            "-b",
+            "--blocking-factor",
+            "-H",
+            "--format",
+            "-I",
+            "--use-compress-program",
+            "-g",
+            "--listed-incremental",
+            "-K",
+            "-N",
+            "-V",
+            "--label",
+            "--transform",
+            "--exclude",
+            "--strip-components",
+            "--owner",
+            "--group",
+            "--mode",
+            "--mtime",
         ],
     );
     if a.has(&["-x", "--extract", "--get"]) {
@@ -731,7 +980,17 @@ fn tar(r: &mut Reader, args: &[Val], cwd: &Cwd) {
             .cloned()
             .unwrap_or_else(|| Val::fixed("."));
         r.path(&dir, cwd, "`tar -x` into");
-    } else if a.has(&["-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate", "--delete"]) {
+    } else if a.has(&[
+        "-c",
+        "--create",
+        "-r",
+        "--append",
+        "-u",
+        "--update",
+        "-A",
+        "--catenate",
+        "--delete",
+    ]) {
         if let Some(f) = a.value(&["-f", "--file"]) {
             if f.text != "-" {
                 let f = f.clone();
@@ -778,7 +1037,17 @@ fn git(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
     let cwd = &here;
     match sub.text.as_str() {
         "checkout" => {
-            let a = Args::parse(rest, &["-b", "-B", "--orphan", "--conflict", "-U", "--pathspec-from-file"]);
+            let a = Args::parse(
+                rest,
+                &[
+                    "-b",
+                    "-B",
+                    "--orphan",
+                    "--conflict",
+                    "-U",
+                    "--pathspec-from-file",
+                ],
+            );
             if let Some(dd) = rest.iter().position(|w| w.text == "--") {
                 for w in &rest[dd + 1..] {
                     r.path(w, cwd, "`git checkout --` of");
@@ -839,8 +1108,10 @@ fn git(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
                         for w in &rest[dd + 1..] {
                             r.path(w, cwd, "`git stash` of");
                         }
+                    } else if rest.is_empty() {
+                        whole(r, "stash");
                     } else {
-                        whole(r, &format!("stash {}", if rest.is_empty() { "" } else { action }).trim_end().to_string());
+                        whole(r, &format!("stash {action}"));
                     }
                 }
             }
@@ -859,13 +1130,18 @@ fn git(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
         }
         "apply" => {
             let a = Args::parse(rest, &["-p", "-C", "--directory", "--exclude", "--include"]);
-            if a.has(&["--check", "--stat", "--numstat", "--summary", "--cached"]) && !a.has(&["--index"]) {
+            if a.has(&["--check", "--stat", "--numstat", "--summary", "--cached"])
+                && !a.has(&["--index"])
+            {
                 return;
             }
             whole(r, "apply");
         }
         "switch" => {
-            let a = Args::parse(rest, &["-c", "-C", "--create", "--force-create", "--orphan"]);
+            let a = Args::parse(
+                rest,
+                &["-c", "-C", "--create", "--force-create", "--orphan"],
+            );
             if a.has(&["-c", "-C", "--create", "--force-create"]) && a.ops.is_empty() {
                 return; // a new branch at HEAD: no file changes
             }
@@ -909,7 +1185,10 @@ fn find(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
     let mut i = 0;
     // Options before the starting points.
     while let Some(w) = args.get(i) {
-        if matches!(w.text.as_str(), "-H" | "-L" | "-P") || w.text.starts_with("-O") || w.text == "-D" {
+        if matches!(w.text.as_str(), "-H" | "-L" | "-P")
+            || w.text.starts_with("-O")
+            || w.text == "-D"
+        {
             i += if w.text == "-D" { 2 } else { 1 };
         } else {
             break;
@@ -1003,14 +1282,30 @@ impl Scratch {
     }
 }
 
-
 /// `xargs CMD`: CMD's operands come from standard input. A command that writes its operands
 /// cannot be judged; one that only reads is harmless.
 fn xargs(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
     let takes = [
-        "-I", "-i", "-n", "-P", "-d", "-L", "-l", "-E", "-e", "-s", "-a", "--arg-file",
-        "--delimiter", "--max-args", "--max-procs", "--max-lines", "--replace", "--eof",
-        "--max-chars", "--process-slot-var",
+        "-I",
+        "-i",
+        "-n",
+        "-P",
+        "-d",
+        "-L",
+        "-l",
+        "-E",
+        "-e",
+        "-s",
+        "-a",
+        "--arg-file",
+        "--delimiter",
+        "--max-args",
+        "--max-procs",
+        "--max-lines",
+        "--replace",
+        "--eof",
+        "--max-chars",
+        "--process-slot-var",
     ];
     let inner = after_options(args, &takes);
     let replace = Args::parse(&args[..args.len() - inner.len()], &takes)
@@ -1058,26 +1353,63 @@ fn is_known(name: &str) -> bool {
     READERS.contains(&name)
         || matches!(
             name,
-            "tee" | "rm" | "rmdir" | "unlink" | "touch" | "mkdir" | "truncate" | "shred" | "cp"
-                | "mv" | "install" | "ln" | "chmod" | "chown" | "chgrp" | "sed" | "sort"
-                | "uniq" | "git" | "gzip" | "gunzip"
+            "tee"
+                | "rm"
+                | "rmdir"
+                | "unlink"
+                | "touch"
+                | "mkdir"
+                | "truncate"
+                | "shred"
+                | "cp"
+                | "mv"
+                | "install"
+                | "ln"
+                | "chmod"
+                | "chown"
+                | "chgrp"
+                | "sed"
+                | "sort"
+                | "uniq"
+                | "git"
+                | "gzip"
+                | "gunzip"
         )
 }
 
 /// Code-formatting tools that rewrite their file operands in place.
 fn formatter(r: &mut Reader, name: &str, args: &[Val], cwd: &Cwd) {
-    let a = Args::parse(args, &["--config", "-c", "--ignore-path", "--parser", "--stdin-filepath", "--ext", "--target-version", "-l", "--line-length", "--edition", "--style"]);
+    let a = Args::parse(
+        args,
+        &[
+            "--config",
+            "-c",
+            "--ignore-path",
+            "--parser",
+            "--stdin-filepath",
+            "--ext",
+            "--target-version",
+            "-l",
+            "--line-length",
+            "--edition",
+            "--style",
+        ],
+    );
+    let sub = a.ops.first().map(|w| w.text.as_str());
+    let checking = a.has(&["--check", "--diff", "-d"]);
     let writes = match name {
-        "prettier" | "biome" | "dprint" => a.has(&["--write", "-w"]) || a.ops.first().is_some_and(|w| w.text == "fmt" || w.text == "format" && a.has(&["--write"])),
+        "prettier" => a.has(&["--write", "-w"]),
+        "biome" => a.has(&["--write", "--apply"]),
+        "dprint" => sub == Some("fmt"),
         "eslint" | "stylelint" => a.has(&["--fix"]),
         "gofmt" | "shfmt" => a.has(&["-w"]),
         "clang-format" => a.has(&["-i"]),
-        "black" | "isort" | "autopep8" | "yapf" => !a.has(&["--check", "--diff", "-d"]) && (name != "autopep8" && name != "yapf" || a.has(&["-i", "--in-place"])),
+        "autopep8" | "yapf" => a.has(&["-i", "--in-place"]),
         "ruff" => {
-            let sub = a.ops.first().map(|w| w.text.as_str());
-            (sub == Some("format") && !a.has(&["--check", "--diff"])) || (sub == Some("check") && a.has(&["--fix"]))
+            (sub == Some("format") && !checking) || (sub == Some("check") && a.has(&["--fix"]))
         }
-        _ => !a.has(&["--check"]),
+        // black, isort, rustfmt rewrite their operands unless asked only to check.
+        _ => !checking,
     };
     if !writes {
         return;
@@ -1136,7 +1468,9 @@ fn interpreter(r: &mut Reader, name: &str, code_opts: &[&str], args: &[Val]) {
             code_opts.contains(&w.text.as_str())
                 || (w.text.starts_with('-')
                     && !w.text.starts_with("--")
-                    && code_opts.iter().any(|c| c.len() == 2 && w.text.len() > 2 && w.text.ends_with(&c[1..])))
+                    && code_opts
+                        .iter()
+                        .any(|c| c.len() == 2 && w.text.len() > 2 && w.text.ends_with(&c[1..])))
         })
     {
         r.note(format!("`{name} {}` code", opt.text));

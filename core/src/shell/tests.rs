@@ -51,11 +51,18 @@ fn commands() {
 #[test]
 fn cd_is_followed_through_every_form() {
     assert_eq!(t("(cd sub && rm z) | cat"), ["sub/z"]);
-    assert_eq!(t("cd src && echo x >> auth/token.ts"), ["src/auth/token.ts"]);
+    assert_eq!(
+        t("cd src && echo x >> auth/token.ts"),
+        ["src/auth/token.ts"]
+    );
     assert_eq!(t("(cd a && touch x); touch y"), ["a/x", "y"]);
     assert_eq!(t("cd /tmp; rm f"), ["/tmp/f"]);
     assert_eq!(t("{ cd a; }; rm f"), ["a/f"]);
-    assert_eq!(t("cd a | true; rm f"), ["f"], "a pipeline's cd does not last");
+    assert_eq!(
+        t("cd a | true; rm f"),
+        ["f"],
+        "a pipeline's cd does not last"
+    );
     assert_eq!(t("x && cd a && y > f || z > g"), ["a/f", "a/g"]);
     assert_eq!(t("git -C sub rm f"), ["sub/f"]);
     assert_eq!(t("env -C sub rm f"), ["sub/f"]);
@@ -130,4 +137,13 @@ fn find_writes_under_its_starting_points() {
     assert_eq!(t("find a -exec rm {} +"), ["a/**"]);
     assert_eq!(t("find a -exec cp {} dest/ \\;"), ["dest/"]);
     assert_eq!(t("find a -exec grep x {} +"), Vec::<String>::new());
+}
+
+#[test]
+fn sed_scripts_that_write_are_named() {
+    assert!(said("sed 's/a/b/w out.txt' f").contains("`sed` script that writes"));
+    assert!(said("sed -n '1,5w part.txt' f").contains("`sed` script that writes"));
+    assert!(said("sed -e 's|a|b|gw log' f").contains("`sed` script that writes"));
+    assert_eq!(said("sed -n 's/when/where/p' f"), "");
+    assert_eq!(said("sed 's/w/x/g' f"), "");
 }
