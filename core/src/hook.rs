@@ -94,8 +94,10 @@ pub fn decide(eval: &Evaluation, session: &str, targets: &[String]) -> HookVerdi
         }
         // A name no pattern can express (a `,` or `|` in a file name) is matched literally.
         let pattern = glob::normalize(&target).ok();
+        // The literal-prefix test first: a long script writes hundreds of paths, and the
+        // automaton product of `overlaps` for each of them and every claim is what costs.
         let touches = |p: &str| match &pattern {
-            Some(t) => glob::overlaps(p, t),
+            Some(t) => glob::may_overlap(p, t) && glob::overlaps(p, t),
             None => glob::covers(p, &target),
         };
         for claim in eval
