@@ -86,12 +86,11 @@ fn every_command_of_the_corpus() {
                 "line {}: {:?} unexpectedly not analysed: {:?}",
                 row.line, row.command, got.unanalysed
             )),
-            Some(piece) if !got.unanalysed.iter().any(|u| u.contains(piece.as_str())) => {
-                failures.push(format!(
+            Some(piece) if !got.unanalysed.iter().any(|u| u.contains(piece.as_str())) => failures
+                .push(format!(
                     "line {}: {:?}: no reason mentions {piece:?}: {:?}",
                     row.line, row.command, got.unanalysed
-                ))
-            }
+                )),
             _ => {}
         }
         // The host's part, without a file system: every path lands where it is written.
