@@ -194,7 +194,7 @@ fn bash_writes_into_held_paths_are_denied() {
     );
     assert_eq!(code(&out), 0);
     assert!(
-        stdout(&out).contains("not analysed: a redirection to `docs/$NAME`"),
+        stdout(&out).contains("Rail could not judge: a redirection to `docs/$NAME`"),
         "{}",
         stdout(&out)
     );
@@ -550,4 +550,163 @@ fn the_rails_own_files_are_nobodys_work_everywhere() {
     assert!(released.contains("src/auth/token.ts"), "{released}");
     assert!(!released.contains("rail.yaml"), "{released}");
     assert!(!released.contains("claims.md"), "{released}");
+}
+
+/// Issue 18, finding 1: shell forms the old reader fell through on. Each writes into the path
+/// session auth holds, and must be denied.
+#[test]
+fn shell_forms_writing_held_paths_are_denied() {
+    let (_repo, station) = setup();
+    for command in [
+        "if true; then rm src/auth/token.ts; fi",
+        "! rm src/auth/token.ts",
+        "for f in a b; do cp a src/auth/token.ts; done",
+        "while true; do rm src/auth/token.ts; break; done",
+        "case x in x) rm src/auth/token.ts;; esac",
+        "{ rm src/auth/token.ts; }",
+        "find src/auth -name '*.ts' -delete",
+        "find src -name token.ts -exec rm {} \\;",
+        "bash -c 'echo x > src/auth/token.ts'",
+        "sh -c \"sed -i 's/a/b/' src/auth/token.ts\"",
+        "zsh -c 'cd src && rm auth/token.ts'",
+        "awk -i inplace '{print}' src/auth/token.ts",
+        "rsync -a ../vendor/auth/ src/auth/",
+        "tar -xzf x.tgz -C src/auth",
+        "unzip -o x.zip -d src/auth",
+        "git checkout HEAD -- src/auth/token.ts",
+        "git clean -fdx src/auth",
+        "echo $(rm src/auth/token.ts)",
+        &format!("rm {}/src/auth/token.ts", station.display()),
+        "cd web && rm ../src/auth/token.ts",
+    ] {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        assert_eq!(
+            code(&out),
+            2,
+            "{command:?} must be denied: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("src/auth"),
+            "{command:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+/// Issue 18, finding 1: what the reader cannot judge is never allowed silently: it is named in
+/// a warning, or denied with `hook_unanalysed: deny`.
+#[test]
+fn what_cannot_be_judged_is_named_or_denied_never_allowed_silently() {
+    let (repo, station) = setup();
+    let cases = [
+        ("rm $(pwd)/src/auth/token.ts", "$(pwd)"),
+        ("rm \"$PWD/src/auth/token.ts\"", "$PWD"),
+        ("eval \"$CMD\"", "eval"),
+        (
+            "python3 -c \"open('src/auth/token.ts','w')\"",
+            "`python3 -c` code",
+        ),
+        (
+            "node -e \"require('fs').writeFileSync('src/auth/token.ts','')\"",
+            "`node -e` code",
+        ),
+        ("git apply fix.patch", "git apply"),
+        ("patch -p1 < fix.diff", "patch"),
+        ("ls src/auth | xargs rm", "xargs rm"),
+        ("bash -c \"$SCRIPT\"", "bash -c"),
+    ];
+    for (command, named) in cases {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        assert_eq!(code(&out), 0, "{command:?}: {}", stderr(&out));
+        let said = stdout(&out);
+        assert!(
+            said.contains("Rail could not judge") && said.contains(named),
+            "{command:?} must be named in a warning: {said:?}"
+        );
+    }
+    std::fs::write(repo.file("rail.yaml"), "hook_unanalysed: deny\n").unwrap();
+    for (command, named) in cases {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        assert_eq!(code(&out), 2, "{command:?}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains("hook_unanalysed: deny") && stderr(&out).contains(named),
+            "{command:?}: {}",
+            stderr(&out)
+        );
+    }
+    assert!(
+        repo.read("claims.log")
+            .contains("| refused | - | web | by: hook claude | reason: not analysed"),
+        "{}",
+        repo.read("claims.log")
+    );
+    // What is fully judged is unchanged by the setting.
+    for command in ["cargo test 2>&1 | tail", "echo x > web/a.ts"] {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        assert_eq!((code(&out), stdout(&out).as_str()), (0, ""), "{command:?}");
+    }
+}
+
+/// Issue 18, finding 2: a path is judged where it lands once symlinks are followed — inside
+/// the station, from outside into it, into the main checkout, dangling — and a chain Rail
+/// cannot follow is named, never allowed silently.
+#[cfg(unix)]
+#[test]
+fn symlinks_are_judged_where_they_land() {
+    use std::os::unix::fs::symlink;
+    let (repo, station) = setup();
+    symlink("src/auth", station.join("link")).unwrap();
+    symlink(repo.file("src/auth"), station.join("web-main-auth")).unwrap();
+    symlink("src/auth/not-yet.ts", station.join("dangling")).unwrap();
+    symlink("loop-b", station.join("loop-a")).unwrap();
+    symlink("loop-a", station.join("loop-b")).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let from_outside = outside.path().join("into-station");
+    symlink(station.join("src/auth"), &from_outside).unwrap();
+
+    let denied_writes = [
+        station.join("link/t.ts"),
+        station.join("link/../auth/token.ts"),
+        station.join("web-main-auth/t.ts"),
+        station.join("dangling"),
+        from_outside.join("t.ts"),
+    ];
+    for file in &denied_writes {
+        let file = file.display().to_string();
+        let out = hook(&station, &payload("write.json", &station, &file, ""), &[]);
+        assert_eq!(code(&out), 2, "Write {file}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains("is claimed by auth"),
+            "{file}: {}",
+            stderr(&out)
+        );
+    }
+    for command in [
+        "echo x > link/t.ts".to_string(),
+        "rm -rf link/".to_string(),
+        "cp web/a.ts web-main-auth/".to_string(),
+        "echo x > dangling".to_string(),
+        format!("touch {}/t.ts", from_outside.display()),
+        "cd link && echo x > t.ts".to_string(),
+    ] {
+        let out = hook(&station, &payload("bash.json", &station, "", &command), &[]);
+        assert_eq!(code(&out), 2, "{command:?}: {}", stdout(&out));
+    }
+    // A loop cannot be followed: named in a warning (or denied by configuration).
+    let looped = station.join("loop-a/x.ts").display().to_string();
+    let out = hook(&station, &payload("write.json", &station, &looped, ""), &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("a symlink Rail cannot resolve"),
+        "{}",
+        stdout(&out)
+    );
+    // The station's own paths through a link of its own are still its own.
+    std::fs::create_dir_all(station.join("web")).unwrap();
+    symlink("web", station.join("web-link")).unwrap();
+    let own = station.join("web-link/app.ts").display().to_string();
+    let out = hook(&station, &payload("write.json", &station, &own, ""), &[]);
+    assert_eq!((code(&out), stdout(&out).as_str()), (0, ""));
 }

@@ -6,6 +6,7 @@
 //! check: cargo test    # what `rail done` runs before it releases
 //! on_stop: release     # what the agent Stop hook does: release | renew | nothing
 //! hook_failure: deny   # when the rail cannot be read, hooks deny (or warn)
+//! hook_unanalysed: warn # a Bash command Rail cannot fully judge: warn (or deny)
 //! lock_timeout: 10s    # how long a command waits for the lock
 //! remote: origin       # share the rail through this git remote
 //! ```
@@ -38,6 +39,17 @@ pub enum HookFailure {
     Warn,
 }
 
+/// What the edit hook does with a command it cannot fully judge (a path in a variable, `eval`
+/// of a variable, `python -c`, `xargs rm`, a symlink it cannot resolve): name it in a warning,
+/// or deny the call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum HookUnanalysed {
+    Warn,
+    Deny,
+}
+
 /// As JSON, durations are whole seconds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -51,6 +63,7 @@ pub struct Config {
     pub check: Option<String>,
     pub on_stop: OnStop,
     pub hook_failure: HookFailure,
+    pub hook_unanalysed: HookUnanalysed,
     #[serde(with = "secs")]
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub lock_timeout: TimeDelta,
@@ -74,6 +87,7 @@ impl Default for Config {
             check: None,
             on_stop: OnStop::Release,
             hook_failure: HookFailure::Deny,
+            hook_unanalysed: HookUnanalysed::Warn,
             lock_timeout: DEFAULT_LOCK_TIMEOUT,
             remote: None,
         }
@@ -86,6 +100,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "check",
     "on_stop",
     "hook_failure",
+    "hook_unanalysed",
     "lock_timeout",
     "remote",
 ];
@@ -138,6 +153,11 @@ pub fn parse(text: &str) -> (Config, Vec<Diagnostic>) {
                 "warn" => config.hook_failure = HookFailure::Warn,
                 _ => bad("hook_failure is deny or warn".into()),
             },
+            "hook_unanalysed" => match value.as_str() {
+                "warn" => config.hook_unanalysed = HookUnanalysed::Warn,
+                "deny" => config.hook_unanalysed = HookUnanalysed::Deny,
+                _ => bad("hook_unanalysed is warn or deny".into()),
+            },
             other => diags.push(Diagnostic::warning(
                 Code::UnknownField,
                 entry.key_span,
@@ -163,6 +183,10 @@ mod tests {
         assert_eq!(c.expiring, DEFAULT_EXPIRING);
         assert_eq!(c.check.as_deref(), Some("cargo test --workspace"));
         assert_eq!(c.on_stop, OnStop::Renew);
+        assert_eq!(c.hook_unanalysed, HookUnanalysed::Warn);
+        let (c, d) = parse("hook_unanalysed: deny\n");
+        assert!(d.is_empty());
+        assert_eq!(c.hook_unanalysed, HookUnanalysed::Deny);
         let (c, d) = parse("lease: forever\nwho: me\n");
         assert_eq!(c.lease, DEFAULT_LEASE);
         assert_eq!(d.len(), 2);

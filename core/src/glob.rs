@@ -216,6 +216,16 @@ pub fn literal_prefix(pattern: &str) -> &str {
     &pattern[..end]
 }
 
+/// The cheap half of [`overlaps`]: false when the patterns' literal prefixes rule an overlap
+/// out (neither is a segment prefix of the other), true when only [`overlaps`] can tell.
+pub fn may_overlap(a: &str, b: &str) -> bool {
+    let (a, b) = (literal_prefix(a), literal_prefix(b));
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short.is_empty()
+        || (long.starts_with(short)
+            && (long.len() == short.len() || long.as_bytes()[short.len()] == b'/'))
+}
+
 /// Does `pattern` cover `path` (match it, or match one of its parent directories)?
 /// `path` is repo-relative with `/` separators.
 pub fn covers(pattern: &str, path: &str) -> bool {

@@ -10,6 +10,7 @@
 
 use serde::Serialize;
 
+use crate::config::HookUnanalysed;
 use crate::glob;
 use crate::hint::Hint;
 use crate::lease::State;
@@ -93,8 +94,10 @@ pub fn decide(eval: &Evaluation, session: &str, targets: &[String]) -> HookVerdi
         }
         // A name no pattern can express (a `,` or `|` in a file name) is matched literally.
         let pattern = glob::normalize(&target).ok();
+        // The literal-prefix test first: a long script writes hundreds of paths, and the
+        // automaton product of `overlaps` for each of them and every claim is what costs.
         let touches = |p: &str| match &pattern {
-            Some(t) => glob::overlaps(p, t),
+            Some(t) => glob::may_overlap(p, t) && glob::overlaps(p, t),
             None => glob::covers(p, &target),
         };
         for claim in eval
@@ -183,6 +186,116 @@ pub fn decide(eval: &Evaluation, session: &str, targets: &[String]) -> HookVerdi
     }
 }
 
+/// Where the host found that a written path lands, after following symlinks (the host's I/O).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Landing {
+    /// The absolute path with every symlink of its existing part resolved (a part that does not
+    /// exist yet, and a glob tail, appended as written).
+    At(String),
+    /// The host could not follow it (a symlink loop, a dangling chain, an unreadable link).
+    Unresolved(String),
+}
+
+/// The repo-relative paths a tool call writes, and what could not be judged.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Landed {
+    pub targets: Vec<String>,
+    pub unanalysed: Vec<String>,
+}
+
+/// Judges written paths where they land: `worktrees` are the repository's checkouts (main and
+/// stations, symlinks resolved); a path inside one is judged by its path in the repository,
+/// whichever checkout it is in (claims are repository-wide), so a symlink in a station into the
+/// main checkout or another station is judged there. A path outside every checkout is not the
+/// repository's. The rail's own files, in the checkout holding the rail (`rail_root`), are
+/// nobody's work. A whole checkout (`tar -x` at its top, `rm -rf .`) is every path in it.
+pub fn land(worktrees: &[String], rail_root: Option<&str>, writes: &[(String, Landing)]) -> Landed {
+    let mut out = Landed::default();
+    for (written, landing) in writes {
+        let at = match landing {
+            Landing::At(at) => at,
+            Landing::Unresolved(why) => {
+                out.unanalysed.push(format!(
+                    "`{written}` (a symlink Rail cannot resolve: {why})"
+                ));
+                continue;
+            }
+        };
+        let found = worktrees
+            .iter()
+            .filter_map(|wt| within(wt, at).map(|r| (wt, r)))
+            .max_by_key(|(wt, _)| wt.len());
+        let Some((wt, rel)) = found else { continue };
+        if Some(wt.as_str()) == rail_root && crate::files::is_rail_file(&rel) {
+            continue;
+        }
+        out.targets
+            .push(if rel.is_empty() { "**".into() } else { rel });
+    }
+    out
+}
+
+/// `path` relative to `root` ("" for the root itself), lexically; `None` outside it.
+fn within(root: &str, path: &str) -> Option<String> {
+    let fold = |p: &str| -> Vec<String> {
+        let mut parts: Vec<String> = Vec::new();
+        for seg in p.split('/') {
+            match seg {
+                "" | "." => {}
+                ".." => {
+                    parts.pop();
+                }
+                s => parts.push(s.to_string()),
+            }
+        }
+        parts
+    };
+    let root = fold(root);
+    let parts = fold(path);
+    if parts.len() < root.len() || parts[..root.len()] != root[..] {
+        return None;
+    }
+    Some(parts[root.len()..].join("/"))
+}
+
+/// The hook's verdict on a tool call: [`decide`] on the paths it writes, and what to do with
+/// the parts Rail could not judge — never a silent allow: a warning that names them, or (rail.yaml
+/// `hook_unanalysed: deny`) a denial. A denial for a held path stays that denial.
+pub fn judge(
+    eval: &Evaluation,
+    session: &str,
+    targets: &[String],
+    unanalysed: &[String],
+    mode: HookUnanalysed,
+) -> HookVerdict {
+    let mut verdict = decide(eval, session, targets);
+    if unanalysed.is_empty() || verdict.decision == Decision::Deny {
+        return verdict;
+    }
+    let parts = unanalysed.join("; ");
+    match mode {
+        HookUnanalysed::Deny => {
+            verdict.decision = Decision::Deny;
+            verdict.message = format!(
+                "Rail: cannot judge what this command writes: {parts}. rail.yaml sets `hook_unanalysed: deny`: write the paths out literally, or use the edit tools"
+            );
+            verdict.hint = None;
+        }
+        HookUnanalysed::Warn => {
+            let said = format!(
+                "Rail could not judge: {parts}. Make sure it writes nothing another session holds"
+            );
+            verdict.message = if verdict.decision == Decision::Warn {
+                format!("{} ({said})", verdict.message)
+            } else {
+                said
+            };
+            verdict.decision = Decision::Warn;
+        }
+    }
+    verdict
+}
+
 /// Resolves a path a tool reported (absolute, or relative to `cwd`) to a repo-relative path
 /// under `worktree`, lexically (`..` and `.` folded). `None` if it lies outside the worktree.
 pub fn repo_relative(worktree: &str, cwd: &str, path: &str) -> Option<String> {
@@ -229,5 +342,35 @@ mod tests {
         assert_eq!(repo_relative("/w/app", "/w/app", "/etc/passwd"), None);
         assert_eq!(repo_relative("/w/app", "/w/app", "/w/app2/x"), None);
         assert_eq!(repo_relative("/w/app", "/w/app", "."), None);
+    }
+
+    #[test]
+    fn paths_are_judged_where_they_land() {
+        let wts = ["/w/app".to_string(), "/w/app-web".to_string()];
+        let at = |p: &str| Landing::At(p.into());
+        let landed = land(
+            &wts,
+            Some("/w/app"),
+            &[
+                ("link/t.ts".into(), at("/w/app/src/auth/t.ts")),
+                ("x".into(), at("/w/app-web/web/x")),
+                ("claims.md".into(), at("/w/app/claims.md")),
+                ("../app-web/claims.md".into(), at("/w/app-web/claims.md")),
+                ("/tmp/x".into(), at("/tmp/x")),
+                (".".into(), at("/w/app-web")),
+                (
+                    "loop/x".into(),
+                    Landing::Unresolved("a symlink loop".into()),
+                ),
+            ],
+        );
+        assert_eq!(
+            landed.targets,
+            ["src/auth/t.ts", "web/x", "claims.md", "**"]
+        );
+        assert_eq!(
+            landed.unanalysed,
+            ["`loop/x` (a symlink Rail cannot resolve: a symlink loop)"]
+        );
     }
 }

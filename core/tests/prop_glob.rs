@@ -7,7 +7,7 @@
 mod common;
 
 use proptest::prelude::*;
-use rail_core::glob::{covers, normalize, overlap_witness, overlaps};
+use rail_core::glob::{covers, may_overlap, normalize, overlap_witness, overlaps};
 
 /// One path segment of a pattern, over the alphabet {a, b, c}.
 fn segment() -> impl Strategy<Value = String> {
@@ -83,6 +83,13 @@ fn universe() -> Vec<String> {
 fn check_pair(a: &str, b: &str, universe: &[String]) -> Result<(), TestCaseError> {
     let witness = overlap_witness(a, b);
     prop_assert_eq!(witness.is_some(), overlaps(a, b));
+    // The literal-prefix shortcut never rules out a real overlap.
+    prop_assert!(
+        witness.is_none() || may_overlap(a, b),
+        "may_overlap ruled out {} {}",
+        a,
+        b
+    );
     prop_assert_eq!(
         witness.is_some(),
         overlap_witness(b, a).is_some(),

@@ -6,7 +6,7 @@
 use rail_core::diagnostic::Diagnostic;
 use rail_core::edit::apply;
 use rail_core::text::LineIndex;
-use rail_core::{claimfile, config, lock, log, merge, rail, yaml};
+use rail_core::{claimfile, config, lock, log, merge, rail, shell, yaml};
 
 fn text(data: &[u8]) -> String {
     String::from_utf8_lossy(data).into_owned()
@@ -99,4 +99,28 @@ pub fn check_merge(data: &[u8]) {
     assert_eq!(merge::merge(&base, &ours, &base).text, ours);
     assert_eq!(merge::merge(&base, &base, &theirs).text, theirs);
     let _ = rail::parse(&one.text);
+}
+
+/// The Bash hook's shell reader: never panics, answers the same twice, names no empty path or
+/// empty reason; a write appended on a line of its own after any input is either found or the
+/// input left something unjudged (an unclosed quote or here-document swallowed it).
+pub fn check_shell(data: &[u8]) {
+    let text = text(data);
+    let once = shell::writes(&text);
+    assert_eq!(once, shell::writes(&text), "{text:?}");
+    assert!(
+        once.targets.iter().all(|t| !t.is_empty()),
+        "{text:?}: {once:?}"
+    );
+    assert!(
+        once.unanalysed.iter().all(|u| !u.is_empty()),
+        "{text:?}: {once:?}"
+    );
+    // Two newlines: a trailing backslash joins only the first to the input.
+    let probe = format!("{text}\n\nrm zz_probe_target");
+    let with = shell::writes(&probe);
+    assert!(
+        with.targets.iter().any(|t| t.ends_with("zz_probe_target")) || !with.unanalysed.is_empty(),
+        "{probe:?}: {with:?}"
+    );
 }

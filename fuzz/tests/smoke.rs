@@ -63,6 +63,19 @@ fn mutations(seeds: &[Vec<u8>], count: usize) -> Vec<Vec<u8>> {
         b"\t",
         b"2026-10-22T14:05Z",
         b"---",
+        b"$(",
+        b"`",
+        b"<<EOF\n",
+        b"; then ",
+        b" do ",
+        b"bash -c '",
+        b"\\",
+        b" -exec rm {} \\;",
+        b"(",
+        b")",
+        b"{ ",
+        b" }",
+        b"case x in ",
     ];
     (0..count)
         .map(|_| {
@@ -130,5 +143,21 @@ fn merge_checks_hold_on_the_corpus() {
     assert!(seeds.len() > 8);
     for data in seeds.iter().chain(&mutations(&seeds, 3000)) {
         rail_fuzz::check_merge(data);
+    }
+}
+
+#[test]
+fn shell_checks_hold_on_the_command_corpus() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/hooks/commands.tsv");
+    let text = fs::read_to_string(path).unwrap();
+    let seeds: Vec<Vec<u8>> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split('\t').next())
+        .map(|c| c.replace('⏎', "\n").replace('⇥', "\t").into_bytes())
+        .collect();
+    assert!(seeds.len() > 200, "the command corpus is missing");
+    for data in seeds.iter().chain(&mutations(&seeds, 3000)) {
+        rail_fuzz::check_shell(data);
     }
 }

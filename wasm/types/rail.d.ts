@@ -50,7 +50,7 @@ export type BoardReleased = { task: string | null, session: string, file: string
 
 export type Code = "bad-time" | "missing-session" | "missing-time" | "invalid-task" | "invalid-session" | "unknown-field" | "duplicate-field" | "malformed-field" | "bad-duration" | "invalid-path" | "invalid-resource" | "conflict-marker" | "yaml-syntax" | "yaml-unsupported" | "missing-owner" | "bad-value" | "duplicate-key" | "owner-mismatch" | "no-claim-time" | "bad-log-line" | "duplicate-claim" | "path-overlap" | "resource-clash" | "blocked" | "bad-lock-record" | "bad-config" | "control-character" | "unclosed-block" | "confusable-name";
 
-export type Config = { lease: number, expiring: number, check: string | null, on_stop: OnStop, hook_failure: HookFailure, lock_timeout: number, remote: string | null, };
+export type Config = { lease: number, expiring: number, check: string | null, on_stop: OnStop, hook_failure: HookFailure, hook_unanalysed: HookUnanalysed, lock_timeout: number, remote: string | null, };
 
 export type Conflict = { kind: ConflictKind, 
 /**
@@ -151,6 +151,8 @@ export type Hint = { "kind": "take", task: string, } | { "kind": "claim", task: 
 export type Holder = { claim: number, session: string, task: string | null, pattern: string, state: State, };
 
 export type HookFailure = "deny" | "warn";
+
+export type HookUnanalysed = "warn" | "deny";
 
 export type Located = { file: string, code: Code, severity: Severity, message: string, span: Span, range: Range, line: number, column: number, };
 

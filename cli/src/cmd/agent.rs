@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use rail_core::config::{HookFailure, OnStop};
+use rail_core::config::{HookFailure, HookUnanalysed, OnStop};
 use rail_core::hook::{self, Decision};
 use rail_core::log::{Event, LogEntry};
 use rail_core::model::Rail;
@@ -162,11 +162,11 @@ fn tool_targets(payload: &Value) -> Result<(Vec<String>, Vec<String>), String> {
 
 fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
     let root = Some(ctx.rail.root.as_path());
-    let (raw_targets, unanalysed) = match tool_targets(payload) {
+    let (raw_targets, mut unanalysed) = match tool_targets(payload) {
         Ok(t) => t,
         Err(e) => return fail_safe(&e, root),
     };
-    if raw_targets.is_empty() {
+    if raw_targets.is_empty() && unanalysed.is_empty() {
         return fail::OK;
     }
     let cwd = payload["cwd"]
@@ -178,53 +178,47 @@ fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
         Ok(s) => s,
         Err(e) => return fail_safe(&e, root),
     };
-    // Resolve each path against the worktree it lies in (any worktree of this repository).
+    // Every checkout of this repository, symlinks resolved: a path is judged in whichever one
+    // it lands in.
     let worktrees: Vec<String> = ctx
         .repo
         .as_ref()
         .map(|r| {
             repo::worktrees(r)
                 .into_iter()
-                .filter_map(|(p, _)| p.canonicalize().ok().or(Some(p)))
+                .map(|(p, _)| p.canonicalize().unwrap_or(p))
                 .map(|p| p.display().to_string())
                 .collect()
         })
         .unwrap_or_default();
-    let cwd_s = cwd
-        .canonicalize()
-        .unwrap_or(cwd.clone())
-        .display()
-        .to_string();
+    let cwd = cwd.canonicalize().unwrap_or(cwd);
     let rail_root = ctx
         .rail
         .root
         .canonicalize()
         .ok()
         .map(|p| p.display().to_string());
-    let mut targets = Vec::new();
-    for t in &raw_targets {
-        let resolved = worktrees
-            .iter()
-            .filter_map(|wt| hook::repo_relative(wt, &cwd_s, t).map(|r| (wt, r)))
-            .max_by_key(|(wt, _)| wt.len());
-        if let Some((wt, r)) = resolved {
-            // The rail's own files, in the checkout that holds the rail, are nobody's work.
-            if Some(wt) == rail_root.as_ref() && rail_core::files::is_rail_file(&r) {
-                continue;
-            }
-            targets.push(r);
-        }
-    }
-    if targets.is_empty() {
+    let landings: Vec<(String, hook::Landing)> = raw_targets
+        .iter()
+        .map(|t| (t.clone(), land(&cwd, t)))
+        .collect();
+    let landed = hook::land(&worktrees, rail_root.as_deref(), &landings);
+    unanalysed.extend(landed.unanalysed);
+    if landed.targets.is_empty() && unanalysed.is_empty() {
         return fail::OK;
     }
     let texts = match ctx.read(false) {
         Ok(t) => t,
         Err(f) => return fail_safe(&f.message, root),
     };
+    let mode = texts
+        .config
+        .as_ref()
+        .map(|c| rail_core::config::parse(&c.text).0.hook_unanalysed)
+        .unwrap_or(HookUnanalysed::Warn);
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     let eval = Rail::load(&texts).evaluate(&facts);
-    let verdict = hook::decide(&eval, &session, &targets);
+    let verdict = hook::judge(&eval, &session, &landed.targets, &unanalysed, mode);
     match verdict.decision {
         Decision::Deny => {
             log_refusal(ctx, &session, &verdict);
@@ -235,10 +229,7 @@ fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
             BLOCK
         }
         Decision::Warn => {
-            let mut message = crate::hint::say(&verdict.message, verdict.hint.as_ref());
-            if !unanalysed.is_empty() {
-                message.push_str(&format!(" (not analysed: {})", unanalysed.join(", ")));
-            }
+            let message = crate::hint::say(&verdict.message, verdict.hint.as_ref());
             outln_raw!(
                 "{}",
                 json!({
@@ -252,24 +243,105 @@ fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
     }
 }
 
+/// Symlinks followed before Rail gives up on a path (the kernel's own limit is 40).
+const MAX_SYMLINKS: usize = 40;
+
+/// Where a write of `written` (relative to `cwd`, or absolute) lands: every symlink on the way
+/// followed, also one that points at something that does not exist yet (the write creates it
+/// there); the part that does not exist, and a glob tail, appended as written. The rule — what
+/// a landing means — is core's (`hook::land`); this is only the file system's answer.
+fn land(cwd: &Path, written: &str) -> hook::Landing {
+    use std::collections::VecDeque;
+    use std::path::Component;
+    let path = cwd.join(written);
+    let mut at = PathBuf::new();
+    let mut rest: VecDeque<std::ffi::OsString> = VecDeque::new();
+    for c in path.components() {
+        match c {
+            Component::Prefix(_) | Component::RootDir => at.push(c.as_os_str()),
+            other => rest.push_back(other.as_os_str().to_owned()),
+        }
+    }
+    let mut exists = true;
+    let mut hops = 0;
+    while let Some(part) = rest.pop_front() {
+        let text = part.to_string_lossy();
+        if text == "." {
+            continue;
+        }
+        if text == ".." {
+            // `at` has no symlinks in it, so its parent is the physical parent.
+            at.pop();
+            continue;
+        }
+        if !exists || text.contains(['*', '?', '[', '{']) {
+            // Past what exists, or a pattern: the rest as written.
+            exists = false;
+            at.push(&part);
+            continue;
+        }
+        let next = at.join(&part);
+        match std::fs::symlink_metadata(&next) {
+            Ok(m) if m.file_type().is_symlink() => {
+                hops += 1;
+                if hops > MAX_SYMLINKS {
+                    return hook::Landing::Unresolved(format!(
+                        "more than {MAX_SYMLINKS} symlinks, a loop at {}",
+                        next.display()
+                    ));
+                }
+                let target = match std::fs::read_link(&next) {
+                    Ok(t) => t,
+                    Err(e) => return hook::Landing::Unresolved(format!("{}: {e}", next.display())),
+                };
+                if target.has_root() {
+                    at = PathBuf::new();
+                }
+                let mut parts: Vec<std::ffi::OsString> = Vec::new();
+                for c in target.components() {
+                    match c {
+                        Component::Prefix(_) | Component::RootDir => at.push(c.as_os_str()),
+                        other => parts.push(other.as_os_str().to_owned()),
+                    }
+                }
+                for p in parts.into_iter().rev() {
+                    rest.push_front(p);
+                }
+            }
+            Ok(_) => at = next,
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    || e.kind() == std::io::ErrorKind::NotADirectory =>
+            {
+                exists = false;
+                at = next;
+            }
+            Err(e) => return hook::Landing::Unresolved(format!("{}: {e}", next.display())),
+        }
+    }
+    hook::Landing::At(at.display().to_string())
+}
+
 /// Denials are recorded, so a person can see what agents were kept from doing.
 fn log_refusal(ctx: &Ctx, session: &str, verdict: &hook::HookVerdict) {
-    let Some(first) = verdict.held.first() else {
-        return;
-    };
     // A denial must not wait long on the lock just to be logged.
     let Ok(lock) = ctx.lock_within(session, Some(Duration::from_millis(500))) else {
         return;
     };
     let Ok(texts) = ctx.read(true) else { return };
-    let line = LogEntry::new(
-        ctx.now,
-        Event::Refused,
-        first.task.as_deref(),
-        Some(session),
-    )
-    .with("path", first.path.clone())
-    .with("holder", first.session.clone())
+    let line = match verdict.held.first() {
+        Some(first) => LogEntry::new(
+            ctx.now,
+            Event::Refused,
+            first.task.as_deref(),
+            Some(session),
+        )
+        .with("path", first.path.clone())
+        .with("holder", first.session.clone()),
+        // Denied because it could not be judged (`hook_unanalysed: deny`).
+        None => LogEntry::new(ctx.now, Event::Refused, None, Some(session))
+            .with("reason", "not analysed"),
+    }
     .with("by", "hook claude")
     .render();
     let _ = ctx.rail.apply(&lock, &texts, &[], &[line]);

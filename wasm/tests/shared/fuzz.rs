@@ -327,6 +327,7 @@ fn config_text(rng: &mut Rng) -> JsValue {
             "check",
             "on_stop",
             "hook_failure",
+            "hook_unanalysed",
             "lock_timeout",
             "remote",
             "unknown",

@@ -1,0 +1,149 @@
+use super::*;
+
+fn t(cmd: &str) -> Vec<String> {
+    writes(cmd).targets
+}
+
+fn said(cmd: &str) -> String {
+    writes(cmd).unanalysed.join("; ")
+}
+
+#[test]
+fn redirections() {
+    assert_eq!(t("echo hi > a.txt"), ["a.txt"]);
+    assert_eq!(t("echo hi >> 'b c.txt' 2>&1"), ["b c.txt"]);
+    assert_eq!(t("cmd 2> err.log >/dev/null"), ["err.log"]);
+    assert_eq!(t("cmd &> all.log"), ["all.log"]);
+    assert_eq!(t("cat < in.txt > out.txt"), ["out.txt"]);
+    assert_eq!(
+        t("cat > src/x.ts <<'EOF'\nline > not-a-file\nEOF\necho done > d"),
+        ["src/x.ts", "d"]
+    );
+    assert_eq!(t("echo '>' x"), Vec::<String>::new());
+    assert_eq!(t("echo x >&2; echo y 1>&2 2>&-"), Vec::<String>::new());
+}
+
+#[test]
+fn commands() {
+    assert_eq!(t("tee -a log.txt other.txt < x"), ["log.txt", "other.txt"]);
+    assert_eq!(t("cp -r a b dest/"), ["dest/"]);
+    assert_eq!(t("cp -t dest a b"), ["dest"]);
+    assert_eq!(t("mv old.ts new.ts"), ["new.ts", "old.ts"]);
+    assert_eq!(t("rm -rf src/auth build"), ["src/auth", "build"]);
+    assert_eq!(t("sed -i 's/a/b/' f1 f2"), ["f1", "f2"]);
+    assert_eq!(t("sed -i.bak -e 's/a/b/' f1"), ["f1"]);
+    assert_eq!(t("sed 's/a/b/' f1"), Vec::<String>::new());
+    assert_eq!(t("perl -pi -e 's/a/b/' f1"), ["f1"]);
+    assert_eq!(
+        t("touch a && mkdir -p b/c || true; truncate -s 0 d"),
+        ["a", "b/c", "d"]
+    );
+    assert_eq!(t("dd if=/dev/zero of=img bs=1"), ["img"]);
+    assert_eq!(t("sudo -u me rm x"), ["x"]);
+    assert_eq!(t("FOO=1 rm y"), ["y"]);
+    assert_eq!(t("chmod +x run.sh"), ["run.sh"]);
+    assert_eq!(t("git checkout -- a.ts b.ts"), ["a.ts", "b.ts"]);
+    assert_eq!(t("git restore c.ts"), ["c.ts"]);
+    assert_eq!(t("ls -la; cat x | grep y"), Vec::<String>::new());
+    assert_eq!(t("echo \"quoted; rm nothing\""), Vec::<String>::new());
+}
+
+#[test]
+fn cd_is_followed_through_every_form() {
+    assert_eq!(t("(cd sub && rm z) | cat"), ["sub/z"]);
+    assert_eq!(
+        t("cd src && echo x >> auth/token.ts"),
+        ["src/auth/token.ts"]
+    );
+    assert_eq!(t("(cd a && touch x); touch y"), ["a/x", "y"]);
+    assert_eq!(t("cd /tmp; rm f"), ["/tmp/f"]);
+    assert_eq!(t("{ cd a; }; rm f"), ["a/f"]);
+    assert_eq!(
+        t("cd a | true; rm f"),
+        ["f"],
+        "a pipeline's cd does not last"
+    );
+    assert_eq!(t("x && cd a && y > f || z > g"), ["a/f", "a/g"]);
+    assert_eq!(t("git -C sub rm f"), ["sub/f"]);
+    assert_eq!(t("env -C sub rm f"), ["sub/f"]);
+    assert_eq!(t("cd a; bash -c 'rm f'"), ["a/f"]);
+    // A cd in a branch or loop leaves the directory unknown after it.
+    let w = writes("if x; then cd a; fi; rm f");
+    assert!(w.targets.is_empty());
+    assert!(said("if x; then cd a; fi; rm f").contains("after a `cd` Rail cannot follow"));
+    assert!(said("for d in a b; do cd $d; done; rm f").contains("`cd`"));
+    assert!(said("cd \"$D\" && rm f").contains("a `cd` to `\"$D\"`"));
+}
+
+#[test]
+fn strings_run_as_commands_are_read_to_a_bound() {
+    assert_eq!(t("bash -c 'rm a'"), ["a"]);
+    assert_eq!(t("sh -c \"sh -c 'rm b'\""), ["b"]);
+    assert_eq!(t("eval rm c"), ["c"]);
+    let mut cmd = "rm deep".to_string();
+    for _ in 0..MAX_DEPTH + 1 {
+        cmd = format!("eval {}", quote(&cmd));
+    }
+    let w = writes(&cmd);
+    assert!(w.targets.is_empty(), "{w:?}");
+    assert!(
+        w.unanalysed[0].contains("nested more than"),
+        "{:?}",
+        w.unanalysed
+    );
+}
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[test]
+fn deep_nesting_is_bounded_not_a_stack_overflow() {
+    for open in ["( ", "{ ", "$( ", "if true; then ", "! "] {
+        let cmd = format!("{}rm x", open.repeat(5_000));
+        let w = writes(&cmd);
+        assert!(
+            !w.unanalysed.is_empty() || w.targets == ["x"],
+            "{open:?}: {w:?}"
+        );
+    }
+    let ok = format!("{}rm x{}", "( ".repeat(50), " )".repeat(50));
+    assert_eq!(t(&ok), ["x"]);
+}
+
+#[test]
+fn what_cannot_be_judged_is_said() {
+    let w = writes("rm \"$TARGET\"; echo x > $(pick); eval \"$cmd\"; bash -c \"$s\"");
+    assert!(w.targets.is_empty(), "{:?}", w.targets);
+    assert_eq!(w.unanalysed.len(), 4, "{:?}", w.unanalysed);
+    for (cmd, named) in [
+        ("python3 -c 'open(1)'", "`python3 -c` code"),
+        ("node -e 1", "`node -e` code"),
+        ("ls | xargs rm", "`xargs rm`"),
+        ("git apply p.diff", "`git apply`"),
+        ("patch -p1 < p.diff", "`patch`"),
+        ("$EDITOR f", "`$EDITOR`"),
+        ("rm ~/x", "`~/x`"),
+        ("if then", "syntax error"),
+    ] {
+        assert!(said(cmd).contains(named), "{cmd}: {}", said(cmd));
+    }
+}
+
+#[test]
+fn find_writes_under_its_starting_points() {
+    assert_eq!(t("find a b -name x -delete"), ["a", "b"]);
+    assert_eq!(t("find -delete"), ["."]);
+    assert_eq!(t("find a -exec rm {} +"), ["a/**"]);
+    assert_eq!(t("find a -exec cp {} dest/ \\;"), ["dest/"]);
+    assert_eq!(t("find a -exec grep x {} +"), Vec::<String>::new());
+}
+
+#[test]
+fn sed_scripts_that_write_are_named() {
+    assert!(said("sed 's/a/b/w out.txt' f").contains("`sed` script that writes"));
+    assert!(said("sed -n '1,5w part.txt' f").contains("`sed` script that writes"));
+    assert!(said("sed -e 's|a|b|gw log' f").contains("`sed` script that writes"));
+    assert_eq!(said("sed -n 's/when/where/p' f"), "");
+    assert_eq!(said("sed 's/w/x/g' f"), "");
+}
