@@ -197,7 +197,7 @@ impl RailDir {
                 ),
             )),
             Parsed::Complete(entries) => {
-                self.write_entries(lock, &entries)?;
+                self.write_entries(lock, &entries, Replay::Yes)?;
                 fs::remove_file(&path)?;
                 Ok(Some(
                     "finished a change interrupted by a crash (replayed claims.md.journal)".into(),
@@ -243,6 +243,11 @@ impl RailDir {
             .unwrap_or("");
             let new = edit::apply(old, &fe.edits)
                 .map_err(|e| format!("internal error applying edits to {}: {e}", fe.file))?;
+            // An edit that changes nothing (a second renewal within the same second sets the
+            // same `renewed:` time) is not written: the log line alone records it.
+            if new == old {
+                continue;
+            }
             entries.push(JournalEntry::file(fe.file.clone(), new));
         }
         for line in log_lines {
@@ -262,13 +267,18 @@ impl RailDir {
             }
         }
         crash_point("after-journal");
-        self.write_entries(lock, &entries)
+        self.write_entries(lock, &entries, Replay::No)
             .map_err(|e| io("writing the rail", e))?;
         fs::remove_file(&journal).map_err(|e| io("removing the journal", e))?;
         Ok(())
     }
 
-    fn write_entries(&self, lock: &RailLock, entries: &[JournalEntry]) -> io::Result<()> {
+    fn write_entries(
+        &self,
+        lock: &RailLock,
+        entries: &[JournalEntry],
+        replay: Replay,
+    ) -> io::Result<()> {
         for JournalEntry {
             action,
             path,
@@ -292,10 +302,16 @@ impl RailDir {
                 Action::Append => {
                     crash_point("before-log");
                     let target = self.path(path);
-                    // Replaying must not append twice.
-                    if let Ok(existing) = fs::read(&target) {
-                        if existing.ends_with(bytes) {
-                            continue;
+                    // Replaying must not append twice: a line that already ends the log was
+                    // appended before the crash. Only on replay: in a first write nothing of
+                    // this journal is in the log yet, and a line equal to the log's last one is
+                    // a new event (three renewals within one second render three equal lines,
+                    // and each must be recorded).
+                    if replay == Replay::Yes {
+                        if let Ok(existing) = fs::read(&target) {
+                            if existing.ends_with(bytes) {
+                                continue;
+                            }
                         }
                     }
                     let mut f = OpenOptions::new().create(true).append(true).open(&target)?;
@@ -305,6 +321,13 @@ impl RailDir {
         }
         Ok(())
     }
+}
+
+/// Is a journal being written for the first time, or replayed after a crash?
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Replay {
+    No,
+    Yes,
 }
 
 fn fsync_wanted() -> bool {
