@@ -26,3 +26,60 @@ fn every_renewal_is_logged_even_within_one_second() {
         ["billing | session-a | 2026-10-22T14:05:00Z | renewed: 2026-10-22T14:05:00Z"]
     );
 }
+
+/// This machine's name as the CLI records it (as `commands.rs` reads it).
+fn hostname() -> String {
+    let out = std::process::Command::new("uname")
+        .arg("-n")
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// A lock record for pid 0 (hand-written, or brought by a merge) names no process: asking the
+/// OS would even say "alive" (`kill(0, 0)` signals our own process group). Its verdict says
+/// the owner can never be judged, `rail lock` and a waiter that timed out both name the
+/// remedy, and the forced break that remedy names works.
+#[test]
+fn a_lock_for_pid_0_says_what_to_do() {
+    let repo = Repo::new();
+    let host = hostname();
+    std::fs::write(
+        repo.file("claims.md.lock"),
+        format!("pid: 0\nhost: {host}\nsession: x\ncommand: test\nstarted: 2026-10-22T14:05:00Z\nnonce: abc123\n"),
+    )
+    .unwrap();
+    let remedy = "`rail lock --break --force`, after making sure nobody holds it";
+    let out = repo.rail(&["lock"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(said.contains("pid 0 names no process"), "{said}");
+    assert!(said.contains(remedy), "{said}");
+    assert!(!said.contains("is alive"), "{said}");
+    let out = repo.rail(&["lock", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["verdict"]["state"], "unjudgeable");
+    assert_eq!(v["verdict"]["breakable"], false);
+    assert_eq!(v["verdict"]["hint"]["kind"], "force-break");
+    // A waiter is not told to wait for a process that does not exist: it times out with the
+    // remedy, and changes nothing.
+    let out = repo.rail_env(
+        &["claim", "billing", "--session", "session-a"],
+        &[("RAIL_LOCK_TIMEOUT_MS", "200")],
+    );
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(said.contains("timed out waiting"), "{said}");
+    assert!(said.contains("pid 0 names no process"), "{said}");
+    assert!(said.contains(remedy), "{said}");
+    assert!(repo.holders("billing").is_empty());
+    // Not broken without --force; the remedy works.
+    let out = repo.rail(&["lock", "--break", "--session", "s"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(repo.file("claims.md.lock").exists());
+    let out = repo.rail(&["lock", "--break", "--force", "--session", "s"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!repo.file("claims.md.lock").exists());
+    let out = repo.rail(&["claim", "billing", "--session", "session-a"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}

@@ -155,7 +155,7 @@ nonce: string,
  */
 proc_start: number | null, };
 
-export type LockState = "alive" | "dead" | "foreign-host" | "unknown" | "abandoned" | "young";
+export type LockState = "alive" | "dead" | "foreign-host" | "unknown" | "unjudgeable" | "abandoned" | "young";
 
 export type LockVerdict = { state: LockState, 
 /**
