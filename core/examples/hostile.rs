@@ -1,7 +1,7 @@
 //! Hostile rails from issue 17, finding 9, built into a board once: for measuring time and
 //! peak memory of one process (`/usr/bin/time -v`), which criterion cannot report.
 //!
-//! `cargo run --release -p rail-core --example hostile -- pair|three|stars|wildcards [N]`
+//! `cargo run --release -p rail-core --example hostile -- overlap|pair|three|stars|wildcards|extensions [N]`
 
 use std::time::Instant;
 
@@ -43,12 +43,30 @@ fn main() {
     let claim = |i: usize, path: &str| {
         format!("task-{i} | session-{i} | 2026-10-22T14:00Z | paths: {path}")
     };
+    if case == "overlap" {
+        // The issue's pair compared directly: `normalize` now refuses the pattern, so a board
+        // never gets here with it; this measures the search itself.
+        let p = adversarial();
+        let start = Instant::now();
+        let verdict = rail_core::glob::overlap(&p, &p);
+        println!(
+            "overlap: {} in {:.3} s",
+            if verdict.may_overlap() {
+                "may overlap"
+            } else {
+                "disjoint"
+            },
+            start.elapsed().as_secs_f64()
+        );
+        return;
+    }
     let lines: Vec<String> = match case {
         "pair" => (0..2).map(|i| claim(i, &adversarial())).collect(),
         "three" => (0..3).map(|i| claim(i, &adversarial())).collect(),
         "stars" => (0..3).map(|i| claim(i, &stars(i))).collect(),
         "wildcards" => (0..n).map(|i| claim(i, &format!("*/d{i}/**"))).collect(),
-        other => panic!("unknown case {other}: pair, three, stars or wildcards"),
+        "extensions" => (0..n).map(|i| claim(i, &format!("**/*.x{i}"))).collect(),
+        other => panic!("unknown case {other}: see the module docs"),
     };
     let texts = rail(&lines);
     let mut facts = rail_core::input::Facts::at(parse_time("2026-10-22T15:00:00Z").unwrap());

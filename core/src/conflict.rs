@@ -140,7 +140,7 @@ struct PathEntry<'a> {
 ///   that prefix or one of its ancestors;
 /// - patterns without one (`*/d7/**`, `**/*.md`) meet every pattern, but are filed again by
 ///   their first fixed literal segment (`d7` at position 1): a pattern whose own segment 1 is
-///   another literal skips that whole group.
+///   another literal skips that whole group; or, for file patterns, by their literal ending.
 ///
 /// Each distinct pair of patterns is decided once (`glob::overlap_of`, bounded), and a pair it
 /// cannot decide within its budget counts as overlapping, said so in the message.
@@ -178,7 +178,7 @@ pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
     }
     for (i, e) in entries.iter().enumerate() {
         if e.prefix.is_empty() {
-            wild.insert(i, patterns[e.pattern].first_fixed_literal());
+            wild.insert(i, &patterns[e.pattern]);
         }
     }
     let mut decided: HashMap<(usize, usize), glob::OverlapVerdict> = HashMap::new();
@@ -215,12 +215,19 @@ pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
             if f.claim.session == e.claim.session {
                 continue;
             }
-            let verdict = decided
-                .entry((f.pattern, e.pattern))
-                .or_insert_with(|| glob::overlap_of(&patterns[f.pattern], &patterns[e.pattern]));
+            let (pf, pe) = (&patterns[f.pattern], &patterns[e.pattern]);
+            // Only the automata's answers are kept: the cheap ones cost less than a lookup,
+            // and keeping millions of them would cost memory.
+            let verdict = match glob::quick_overlap(pf, pe) {
+                Some(v) => v,
+                None => decided
+                    .entry((f.pattern, e.pattern))
+                    .or_insert_with(|| glob::automata_overlap(pf, pe))
+                    .clone(),
+            };
             let (example, undecided) = match verdict {
                 glob::OverlapVerdict::Disjoint => continue,
-                glob::OverlapVerdict::Overlapping(w) => (w.clone(), false),
+                glob::OverlapVerdict::Overlapping(w) => (w, false),
                 glob::OverlapVerdict::Undecided => (String::new(), true),
             };
             let (a, b) = if f.claim.id < e.claim.id {
@@ -286,25 +293,38 @@ pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
 }
 
 /// Entries whose pattern has no literal prefix, grouped by their first fixed literal segment
-/// (position, text); those with none are `free`. Lists stay in ascending entry order.
+/// (position, text); of those with none, file patterns with a literal ending of at least
+/// [`TAIL`] bytes are grouped by its last [`TAIL`] bytes (`**/*.x17` under `x17`: two such
+/// endings can only both end a path when those bytes agree); the rest are `free`. Lists stay
+/// in ascending entry order.
 #[derive(Default)]
 struct WildIndex<'a> {
     /// Per position: the groups by segment text.
     keyed: BTreeMap<usize, HashMap<&'a str, Vec<usize>, BuildHasherDefault<Fnv>>>,
+    tails: HashMap<&'a [u8], Vec<usize>, BuildHasherDefault<Fnv>>,
     free: Vec<usize>,
 }
 
+const TAIL: usize = 3;
+
+/// The last [`TAIL`] bytes of a file pattern's literal ending, when it has that many.
+fn tail<'a>(pattern: &glob::Pattern<'a>) -> Option<&'a [u8]> {
+    let suffix = pattern.suffix()?.as_bytes();
+    suffix.len().checked_sub(TAIL).map(|start| &suffix[start..])
+}
+
 impl<'a> WildIndex<'a> {
-    fn insert(&mut self, entry: usize, key: Option<(usize, &'a str)>) {
-        match key {
-            Some((k, segment)) => self
+    fn insert(&mut self, entry: usize, pattern: &glob::Pattern<'a>) {
+        match (pattern.first_fixed_literal(), tail(pattern)) {
+            (Some((k, segment)), _) => self
                 .keyed
                 .entry(k)
                 .or_default()
                 .entry(segment)
                 .or_default()
                 .push(entry),
-            None => self.free.push(entry),
+            (None, Some(tail)) => self.tails.entry(tail).or_default().push(entry),
+            (None, None) => self.free.push(entry),
         }
     }
 
@@ -315,6 +335,18 @@ impl<'a> WildIndex<'a> {
             out.extend(list.iter().copied().take_while(|j| *j < limit));
         };
         below(&self.free, out);
+        match tail(pattern) {
+            Some(t) => {
+                if let Some(list) = self.tails.get(t) {
+                    below(list, out);
+                }
+            }
+            None => {
+                for list in self.tails.values() {
+                    below(list, out);
+                }
+            }
+        }
         for (&k, groups) in &self.keyed {
             match pattern.fixed_literal(k) {
                 Some(segment) => {

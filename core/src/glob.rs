@@ -331,6 +331,11 @@ impl<'a> Pattern<'a> {
         self.fixed.get(k).copied().flatten()
     }
 
+    /// The literal ending of a file pattern (see the field), if it has one.
+    pub fn suffix(&self) -> Option<&'a str> {
+        self.suffix
+    }
+
     /// The first segment this pattern fixes to literal text, with its position.
     pub fn first_fixed_literal(&self) -> Option<(usize, &'a str)> {
         self.fixed
@@ -364,23 +369,34 @@ fn suffixes_disjoint(a: &Pattern, b: &Pattern) -> bool {
 
 /// [`overlap`] for prepared patterns.
 pub fn overlap_of(a: &Pattern, b: &Pattern) -> OverlapVerdict {
+    quick_overlap(a, b).unwrap_or_else(|| automata_overlap(a, b))
+}
+
+/// The product search alone, for a pair [`quick_overlap`] could not decide (callers that meet
+/// one pair many times keep its answer: this is the costly part).
+pub fn automata_overlap(a: &Pattern, b: &Pattern) -> OverlapVerdict {
+    a.nfa().intersection(b.nfa())
+}
+
+/// The answer of the cheap checks, when they have one: no automaton is built.
+pub fn quick_overlap(a: &Pattern, b: &Pattern) -> Option<OverlapVerdict> {
     let found = |w: Option<String>| w.map_or(OverlapVerdict::Disjoint, OverlapVerdict::Overlapping);
     if a.literal && b.literal {
         // The common case, decided without automata.
-        return found(literal_overlap(a.text, b.text));
+        return Some(found(literal_overlap(a.text, b.text)));
     }
     if fixed_segments_disjoint(a, b) || suffixes_disjoint(a, b) {
-        return OverlapVerdict::Disjoint;
+        return Some(OverlapVerdict::Disjoint);
     }
     // A literal path covered by the other pattern is the shortest witness there is: everything
     // a literal covers is the path itself or lies below it. (A broad glob such as `docs/**`
     // meets many literal files; this spares building two automata for each.)
     for (literal, other) in [(a, b), (b, a)] {
         if literal.literal && covers(other.text, literal.text) {
-            return OverlapVerdict::Overlapping(literal.text.to_string());
+            return Some(OverlapVerdict::Overlapping(literal.text.to_string()));
         }
     }
-    a.nfa().intersection(b.nfa())
+    None
 }
 
 fn literal_overlap(a: &str, b: &str) -> Option<String> {

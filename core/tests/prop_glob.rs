@@ -159,7 +159,8 @@ fn indexed_pattern() -> impl Strategy<Value = String> {
         2 => ("[ab]", "[abc]{1,2}").prop_map(|(x, y)| format!("*/{x}/{y}")),
         2 => "[abc]".prop_map(|x| format!("*/{x}/**")),
         1 => "[abc]".prop_map(|x| format!("?/*/{x}")),
-        1 => "[abc]".prop_map(|x| format!("**/*.{x}")),
+        2 => "[ab]{1,3}".prop_map(|x| format!("**/*.{x}")),
+        1 => "[ab]{2,3}".prop_map(|x| format!("*/*{x}.a")),
         1 => "[abc]".prop_map(|x| format!("{x}/*/a")),
     ]
 }
