@@ -83,3 +83,27 @@ fn a_lock_for_pid_0_says_what_to_do() {
     let out = repo.rail(&["claim", "billing", "--session", "session-a"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
 }
+
+/// Issue 17's pattern (`{a,b}` ×6, `*?` ×235) is refused as too complex (bad input, nothing
+/// written); a pattern within the limits whose overlap the search cannot decide within its
+/// budget makes a claim refused as a path conflict that says so — never a silent allow.
+#[test]
+fn hostile_patterns_are_refused_or_count_as_overlapping() {
+    let repo = Repo::new();
+    let issue = format!("{}{}", "{a,b}".repeat(6), "*?".repeat(235));
+    let out = repo.rail(&["claim", "hostile", "--session", "s1", "--path", &issue]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("is too complex"), "{}", stderr(&out));
+    assert!(repo.holders("hostile").is_empty());
+    let stars = |last: char| format!("{}{}{last}", "{a,b}".repeat(3), "*a".repeat(240));
+    let out = repo.rail(&["claim", "first", "--session", "s1", "--path", &stars('0')]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = repo.rail(&["claim", "second", "--session", "s2", "--path", &stars('1')]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("too complex to compare within Rail's limits, so they count as overlapping"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(repo.holders("second").is_empty());
+}

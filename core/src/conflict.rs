@@ -145,14 +145,18 @@ struct PathEntry<'a> {
 /// Each distinct pair of patterns is decided once (`glob::overlap_of`, bounded), and a pair it
 /// cannot decide within its budget counts as overlapping, said so in the message.
 pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
-    let mut ids: HashMap<&str, usize, BuildHasherDefault<Fnv>> = HashMap::default();
-    let mut patterns: Vec<glob::Pattern<'_>> = Vec::new();
+    let mut ids: HashMap<&str, usize, BuildHasherDefault<Fnv>> =
+        HashMap::with_capacity_and_hasher(claims.len(), Default::default());
+    // Distinct patterns, each prepared on first need: on a large board most patterns are never
+    // compared with anything (their prefixes meet no other claim's), and preparing them all
+    // cost more than every comparison.
+    let mut texts: Vec<&str> = Vec::new();
     let mut entries: Vec<PathEntry<'_>> = Vec::new();
     for c in claims.iter().filter(|c| c.state().holds()) {
         for p in &c.paths {
             let id = *ids.entry(p).or_insert_with(|| {
-                patterns.push(glob::Pattern::new(p));
-                patterns.len() - 1
+                texts.push(p);
+                texts.len() - 1
             });
             entries.push(PathEntry {
                 claim: c,
@@ -176,9 +180,12 @@ pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
         next[i] = *head;
         *head = i;
     }
+    let prepared: Vec<std::cell::OnceCell<glob::Pattern<'_>>> =
+        texts.iter().map(|_| std::cell::OnceCell::new()).collect();
+    let pattern = |id: usize| prepared[id].get_or_init(|| glob::Pattern::new(texts[id]));
     for (i, e) in entries.iter().enumerate() {
         if e.prefix.is_empty() {
-            wild.insert(i, &patterns[e.pattern]);
+            wild.insert(i, pattern(e.pattern));
         }
     }
     let mut decided: HashMap<(usize, usize), glob::OverlapVerdict> = HashMap::new();
@@ -191,7 +198,9 @@ pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
         // two of them once (the smaller index first, as in the chains below); every other
         // entry meets them all but the groups its own fixed segments rule out.
         let limit = if e.prefix.is_empty() { i } else { usize::MAX };
-        wild.candidates(&patterns[e.pattern], limit, &mut candidates);
+        if !wild.is_empty() {
+            wild.candidates(pattern(e.pattern), limit, &mut candidates);
+        }
         if !candidates.is_sorted() {
             crate::sort::sort_by_key(&mut candidates, |j| *j);
         }
@@ -215,7 +224,7 @@ pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
             if f.claim.session == e.claim.session {
                 continue;
             }
-            let (pf, pe) = (&patterns[f.pattern], &patterns[e.pattern]);
+            let (pf, pe) = (pattern(f.pattern), pattern(e.pattern));
             // Only the automata's answers are kept: the cheap ones cost less than a lookup,
             // and keeping millions of them would cost memory.
             let verdict = match glob::quick_overlap(pf, pe) {
@@ -237,8 +246,8 @@ pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
             };
             let list = pairs.entry((a.claim.id, b.claim.id)).or_default();
             let overlap = Overlap {
-                left: patterns[a.pattern].text().to_string(),
-                right: patterns[b.pattern].text().to_string(),
+                left: texts[a.pattern].to_string(),
+                right: texts[b.pattern].to_string(),
                 example,
                 undecided,
             };
@@ -314,6 +323,10 @@ fn tail<'a>(pattern: &glob::Pattern<'a>) -> Option<&'a [u8]> {
 }
 
 impl<'a> WildIndex<'a> {
+    fn is_empty(&self) -> bool {
+        self.keyed.is_empty() && self.tails.is_empty() && self.free.is_empty()
+    }
+
     fn insert(&mut self, entry: usize, pattern: &glob::Pattern<'a>) {
         match (pattern.first_fixed_literal(), tail(pattern)) {
             (Some((k, segment)), _) => self

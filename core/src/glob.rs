@@ -288,9 +288,6 @@ pub fn overlap(a: &str, b: &str) -> OverlapVerdict {
 pub struct Pattern<'a> {
     text: &'a str,
     literal: bool,
-    /// The leading segments that each match exactly one path segment (those before the first
-    /// `**` or `{`, which may span segments): `Some` for literal text, `None` for a glob.
-    fixed: Vec<Option<&'a str>>,
     /// For a pattern naming files only (see [`names_directory`]) and without braces: the
     /// literal text its last segment ends with (`*.md` → `.md`), which every covered path ends
     /// with too.
@@ -300,13 +297,6 @@ pub struct Pattern<'a> {
 
 impl<'a> Pattern<'a> {
     pub fn new(text: &'a str) -> Self {
-        let mut fixed = Vec::new();
-        for segment in text.split('/') {
-            if segment == "**" || segment.contains('{') {
-                break;
-            }
-            fixed.push(is_literal(segment).then_some(segment));
-        }
         let suffix = (!text.contains('{') && !names_directory(text)).then(|| {
             // After the last glob character (a `]` closes the last class: an unclosed `[` was
             // refused by `normalize`).
@@ -316,7 +306,6 @@ impl<'a> Pattern<'a> {
         Pattern {
             text,
             literal: is_literal(text),
-            fixed,
             suffix,
             nfa: std::cell::OnceCell::new(),
         }
@@ -326,9 +315,20 @@ impl<'a> Pattern<'a> {
         self.text
     }
 
+    /// The leading segments that each match exactly one path segment (those before the first
+    /// `**` or `{`, which may span segments): `Some` for literal text, `None` for a glob.
+    /// Computed on each call: most patterns of a large board never need it, and a vector per
+    /// pattern cost a large board more than every comparison together.
+    fn fixed(&self) -> impl Iterator<Item = Option<&'a str>> {
+        self.text
+            .split('/')
+            .take_while(|s| *s != "**" && !s.contains('{'))
+            .map(|s| is_literal(s).then_some(s))
+    }
+
     /// The literal text every covered path has as segment `k`, if the pattern fixes it.
     pub fn fixed_literal(&self, k: usize) -> Option<&'a str> {
-        self.fixed.get(k).copied().flatten()
+        self.fixed().nth(k).flatten()
     }
 
     /// The literal ending of a file pattern (see the field), if it has one.
@@ -338,8 +338,7 @@ impl<'a> Pattern<'a> {
 
     /// The first segment this pattern fixes to literal text, with its position.
     pub fn first_fixed_literal(&self) -> Option<(usize, &'a str)> {
-        self.fixed
-            .iter()
+        self.fixed()
             .enumerate()
             .find_map(|(k, s)| s.map(|s| (k, s)))
     }
@@ -354,9 +353,8 @@ impl<'a> Pattern<'a> {
 /// index only sees segments before the first wildcard; this sees those after it, so that
 /// `*/d1/**` and `*/d2/**` need no automata.)
 fn fixed_segments_disjoint(a: &Pattern, b: &Pattern) -> bool {
-    a.fixed
-        .iter()
-        .zip(&b.fixed)
+    a.fixed()
+        .zip(b.fixed())
         .any(|(x, y)| matches!((x, y), (Some(x), Some(y)) if x != y))
 }
 
