@@ -120,6 +120,10 @@ def main():
         print(f"  {args.machines} machines x {args.procs} processes = {racers} racers, "
               f"{args.claims_per_proc} distinct claims each: {wins} of {len(results)} succeeded in {elapsed:.1f} s "
               f"= {wins / elapsed:.2f} claims/s; claim latency median {median:.2f} s, slowest {slowest:.2f} s")
+        commits = int(subprocess.run(["git", "--git-dir", bare, "rev-list", "--count", "refs/rail/claims"],
+                                     capture_output=True, text=True, check=True).stdout)
+        print(f"    {commits} commits on refs/rail/claims for {wins + args.solo} claims "
+              f"(operations queued together on one machine share a commit)")
         for c, e in failed[:5]:
             print(f"    failed (exit {c}): {e.splitlines()[-1] if e else ''}")
         if failed:

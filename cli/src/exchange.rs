@@ -174,7 +174,32 @@ impl Queue {
         let path = self.path(id, "done");
         let text = fs::read_to_string(&path).ok()?;
         let _ = fs::remove_file(&path);
-        serde_json::from_str(&text).ok()
+        Some(serde_json::from_str(&text).unwrap_or_else(|e| {
+            Outcome::from_fail(&Fail::env(format!(
+                "the answer to this operation in {} could not be read ({e}); `rail sync` and look whether it was made",
+                path.display()
+            )))
+        }))
+    }
+
+    /// Removes answers nobody came for (their process was killed while waiting) once they are
+    /// an hour old, so the queue directory does not grow.
+    pub fn sweep(&self) {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        for e in entries.filter_map(|e| e.ok()) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let old = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > Duration::from_secs(3600));
+            if old && (name.ends_with(".done") || name.ends_with(".tmp")) {
+                let _ = fs::remove_file(e.path());
+            }
+        }
     }
 
     fn try_lead(&self, ctx: &Ctx, session: &str) -> Result<Option<FileLock>, Fail> {
@@ -248,6 +273,7 @@ pub fn submit(
                 return outcome.into_result();
             }
             let led = lead(queue);
+            queue.sweep();
             drop(held);
             led?;
             continue;

@@ -38,6 +38,8 @@ use crate::lock::RailLock;
 pub const REF: &str = "refs/rail/claims";
 /// Where the last fetched state is kept locally, and when it was fetched.
 const FETCHED: &str = "refs/rail/fetched";
+/// Where a new commit is made before it is pushed.
+const NEW: &str = "refs/rail/new";
 const SYNCED_STAMP: &str = "rail-synced";
 /// This machine's log lines not yet in the shared log, in `<git dir>/rail/`.
 const OUTBOX: &str = "outbox.log";
@@ -111,14 +113,6 @@ fn local_lock_busy(stderr: &str) -> bool {
         || stderr.contains("bad object refs/rail/tmp/")
 }
 
-fn unique() -> String {
-    format!(
-        "{}-{}",
-        std::process::id(),
-        Utc::now().timestamp_nanos_opt().unwrap_or_default()
-    )
-}
-
 /// Fetches the shared ref (and, with `branches`, the remote's branch heads for leases).
 /// Returns the fetched commit, `None` if the ref does not exist yet. A failure caused by another
 /// git process of this machine (a ref lock it holds) is retried until `deadline`: it says
@@ -129,8 +123,10 @@ pub fn fetch(
     branches: bool,
     deadline: Instant,
 ) -> Result<Option<String>, RemoteError> {
-    // A private ref per fetch: a fetch never updates a ref another process reads.
-    let tmp = format!("refs/rail/tmp/fetch-{}", unique());
+    // Straight into the fetched ref: this machine's exchanges with the remote are one at a time
+    // (the exchange lock), so no other Rail process updates or reads it half made. (Private
+    // refs per process were how concurrent fetches were kept apart before; each cost two more
+    // git processes inside the race window.)
     // Rail fetches often: no automatic gc or maintenance after each of them.
     let mut args = vec![
         "-c".to_string(),
@@ -142,7 +138,7 @@ pub fn fetch(
         "--no-write-fetch-head".into(),
         "--no-tags".into(),
         remote.to_string(),
-        format!("+{REF}:{tmp}"),
+        format!("+{REF}:{FETCHED}"),
     ];
     if branches {
         args.push(format!("+refs/heads/*:refs/remotes/{remote}/*"));
@@ -177,12 +173,9 @@ pub fn fetch(
         }
         return Err(RemoteError::Unreachable(stderr));
     }
-    let commit = git::run(dir, &["rev-parse", "--verify", "--quiet", &tmp])
+    let commit = git::run(dir, &["rev-parse", "--verify", "--quiet", FETCHED])
         .map(|s| s.trim().to_string())
         .map_err(RemoteError::Git)?;
-    // Remember the newest state we have seen (best effort).
-    let _ = git::run(dir, &["update-ref", FETCHED, &commit]);
-    let _ = git::run(dir, &["update-ref", "-d", &tmp]);
     Ok(Some(commit))
 }
 
@@ -264,7 +257,9 @@ fn commit(
     changed: &BTreeMap<String, String>,
     message: &str,
 ) -> Result<String, RemoteError> {
-    let tmp = format!("refs/rail/tmp/new-{}", unique());
+    // One fixed ref, overwritten (`--force`): commits are made one at a time per repository
+    // (the exchange lock), and deleting a private ref afterwards was one more git process.
+    let tmp = NEW;
     let now = Utc::now().timestamp();
     let mut stream = Vec::new();
     let _ = writeln!(stream, "commit {tmp}");
@@ -286,7 +281,7 @@ fn commit(
     let _ = writeln!(stream, "get-mark :1");
     let _ = writeln!(stream, "done");
     let mut child = Command::new("git")
-        .args(["fast-import", "--quiet", "--done"])
+        .args(["fast-import", "--quiet", "--done", "--force"])
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -314,7 +309,6 @@ fn commit(
             "git fast-import did not report the commit (`{sha}`)"
         )));
     }
-    let _ = git::run(dir, &["update-ref", "-d", &tmp]);
     Ok(sha)
 }
 
@@ -462,12 +456,13 @@ fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue) -> Result<(), Fail>
             }
             Round::Rejected => {
                 // Another machine's commit landed first. Jittered exponential backoff, 20 ms
-                // doubling to 640 ms: leaders of different machines spread out instead of
-                // fetching and pushing in lockstep.
+                // doubling to 320 ms: leaders of different machines spread out instead of
+                // fetching and pushing in lockstep. Only one leader per machine contends, so
+                // the window need not grow as far as when every process did (640 ms).
                 rng ^= rng << 13;
                 rng ^= rng >> 7;
                 rng ^= rng << 17;
-                let cap = 20u64 << attempt.min(5);
+                let cap = 20u64 << attempt.min(2);
                 std::thread::sleep(Duration::from_millis(10 + rng % cap));
             }
         }
@@ -615,6 +610,16 @@ fn shared_timeout() -> Duration {
 /// tracking refs, commits not on the remote's main branch), together with local branches.
 pub fn shared_facts(ctx: &Ctx, remote: &str, texts: &RailTexts) -> rail_core::input::Facts {
     let mut facts = ctx.facts(texts, crate::context::Commits::IfNeeded);
+    // As for local branches: commit times only when a lease could depend on them (a claim
+    // that is not live without them). Two git processes fewer in the race window otherwise.
+    let need = rail_core::model::Rail::load(texts)
+        .evaluate(&facts)
+        .claims
+        .iter()
+        .any(|c| c.state() != rail_core::lease::State::Live);
+    if !need {
+        return facts;
+    }
     let dir = repo_dir(ctx);
     let base = git::run(
         &dir,
