@@ -35,6 +35,9 @@ use crate::lock::{self, Backoff, FileLock, Owner};
 /// The exchange lock's file name in the queue directory.
 pub const LOCK: &str = "exchange.lock";
 
+/// Written when a leader's push is rejected (the round's length in ms): machines contend.
+const CONTENDED: &str = "contended";
+
 /// How long a waiter waits past its job's deadline for a live leader that has not answered (a
 /// git command hanging on the network) before it withdraws the job and says so.
 const GRACE: Duration = Duration::from_secs(30);
@@ -200,6 +203,30 @@ impl Queue {
                 let _ = fs::remove_file(e.path());
             }
         }
+    }
+
+    /// A leader's push was rejected after a round of `round`: machines are contending.
+    pub fn note_contention(&self, round: Duration) {
+        let _ = self.write_whole(
+            &self.dir.join(CONTENDED),
+            &round.as_millis().min(60_000).to_string(),
+        );
+    }
+
+    /// While machines contend (a rejection seen here within the last few rounds, at least 5 s),
+    /// how long a new leader waits first: a random part of the last rejected round.
+    pub fn contention_pause(&self, rng: &mut u64) -> Option<Duration> {
+        let path = self.dir.join(CONTENDED);
+        let age = fs::metadata(&path).ok()?.modified().ok()?.elapsed().ok()?;
+        let round_ms: u64 = fs::read_to_string(&path).ok()?.trim().parse().ok()?;
+        let memory = Duration::from_millis(round_ms.saturating_mul(3)).max(Duration::from_secs(5));
+        if age > memory || round_ms == 0 {
+            return None;
+        }
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        Some(Duration::from_millis(*rng % round_ms))
     }
 
     fn try_lead(&self, ctx: &Ctx, session: &str) -> Result<Option<FileLock>, Fail> {

@@ -419,6 +419,15 @@ fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue) -> Result<(), Fail>
     let mut attempt = 0u32;
     let mut rng =
         (std::process::id() as u64) ^ ((Utc::now().timestamp_subsec_nanos() as u64) << 16) | 1;
+    // Fairness between machines. A machine that wins a round starts its next one at once,
+    // while the losers only learn they lost when their own push comes back, on average half a
+    // round later: left alone, the winner keeps winning (with two CPU hogs beside the
+    // three-machine race, a leader lost 17 and 19 rounds in a row and its job gave up after
+    // 60 s, in 2 of 4 runs). So while machines contend, a new leader first waits a random part
+    // of a round, as long on average as a loser loses.
+    if let Some(pause) = queue.contention_pause(&mut rng) {
+        std::thread::sleep(pause);
+    }
     loop {
         let jobs = queue.jobs(rail, remote);
         let now_ms = Utc::now().timestamp_millis();
@@ -441,6 +450,7 @@ fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue) -> Result<(), Fail>
             + Duration::from_millis(
                 (live.iter().map(|j| j.deadline_ms).max().unwrap_or(now_ms) - now_ms).max(0) as u64,
             );
+        let started = Instant::now();
         match round(ctx, remote, &dir, &live, deadline) {
             Round::Done(outcomes) => {
                 for (job, outcome) in live.iter().zip(outcomes) {
@@ -454,7 +464,13 @@ fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue) -> Result<(), Fail>
                 }
                 return Ok(());
             }
-            Round::Rejected => {
+            Round::Rejected(refused) => {
+                queue.note_contention(started.elapsed());
+                for (i, outcome) in refused {
+                    if let Some(job) = live.get(i) {
+                        queue.finish(&job.id, &outcome)?;
+                    }
+                }
                 // Another machine's commit landed first. Jittered exponential backoff, 20 ms
                 // doubling to 320 ms: leaders of different machines spread out instead of
                 // fetching and pushing in lockstep. Only one leader per machine contends, so
@@ -472,8 +488,10 @@ fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue) -> Result<(), Fail>
 enum Round {
     /// Pushed (or nothing to push): one outcome per job, in order.
     Done(Vec<Outcome>),
-    /// Another writer moved the ref first: plan again on the new state.
-    Rejected,
+    /// Another writer moved the ref first: plan again on the new state. Jobs refused on the
+    /// fetched state itself are answered already (index, outcome): a refusal names the holder
+    /// as of the remote's state, which a lost push does not change.
+    Rejected(Vec<(usize, Outcome)>),
     /// The remote or git failed: every job fails with this.
     Failed(Fail),
 }
@@ -501,10 +519,12 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
         files.insert(LOG_FILE.to_string(), log.clone());
         changed.insert(LOG_FILE.to_string(), log);
     }
-    let base_facts = shared_facts(ctx, remote, &snapshot.texts());
+    let base_texts = snapshot.texts();
+    let base_facts = shared_facts(ctx, remote, &base_texts);
     let mut outcomes = Vec::with_capacity(jobs.len());
+    let mut refused_on_base = Vec::new();
     let mut done = Vec::new();
-    for job in jobs {
+    for (i, job) in jobs.iter().enumerate() {
         let Some(request) = &job.request else {
             outcomes.push(Outcome::default());
             continue;
@@ -525,7 +545,14 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
                     "internal error applying a plan's edits: {e}"
                 ))),
             },
-            Err(refusal) => Outcome::from_fail(&crate::cmd::mutate::refused(refusal)),
+            Err(refusal) => {
+                let outcome = Outcome::from_fail(&crate::cmd::mutate::refused(refusal));
+                // Refused on the remote's state alone, not only after this round's other jobs?
+                if ops::plan(&base_texts, &facts, &job.session, request).is_err() {
+                    refused_on_base.push((i, outcome.clone()));
+                }
+                outcome
+            }
         };
         outcomes.push(outcome);
     }
@@ -546,7 +573,7 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
                 let _ = git::run(dir, &["update-ref", FETCHED, &new]);
                 Some(new)
             }
-            Ok(Pushed::Rejected) => return Round::Rejected,
+            Ok(Pushed::Rejected) => return Round::Rejected(refused_on_base),
             Err(e) => return Round::Failed(e.fail()),
         }
     };
