@@ -12,6 +12,7 @@ mod out;
 
 mod cmd;
 mod context;
+mod exchange;
 mod fail;
 mod git;
 mod gitguard;

@@ -279,7 +279,13 @@ pub fn lock_key(record: Option<&LockRecord>, file: &FileIdentity) -> String {
 /// The tombstone through which the lock named `key` is broken: `claims.md.lock.break.<key>.<generation>`
 /// (generations count from 1).
 pub fn tombstone_name(key: &str, generation: u32) -> String {
-    format!("{LOCK_NAME}.break.{key}.{generation}")
+    tombstone_name_of(LOCK_NAME, key, generation)
+}
+
+/// The tombstone of another lock file taken by the same protocol (a shared rail's exchange
+/// lock): `<lock name>.break.<key>.<generation>`, next to it.
+pub fn tombstone_name_of(lock_name: &str, key: &str, generation: u32) -> String {
+    format!("{lock_name}.break.{key}.{generation}")
 }
 
 /// Are two observations the same lock? Same file (device and inode) holding the same record

@@ -70,9 +70,7 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
     } else {
         let lock = ctx.lock(&session)?;
         let texts = ctx.read(true)?;
-        ctx.rail
-            .apply(&lock, &texts, &[], &[line])
-            .map_err(Fail::env)?;
+        crate::shared::record_local(ctx, &lock, &texts, &[line]).map_err(Fail::env)?;
     }
     let json = serde_json::json!({ "ok": result.release, "gate": result, "scope": report });
     let code = match result.verdict {
