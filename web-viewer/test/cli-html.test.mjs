@@ -9,8 +9,9 @@ import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import { assert, assertClean, assertShows, browser, expectedBoard, join, mkdtempSync, newPage, readFileSync, REPO, tmpdir, waitRender } from './helpers.mjs';
 
+// RAIL_BIN: check another build (e.g. one from `cargo install --path cli --root DIR`).
 const targetDir = process.env.CARGO_TARGET_DIR ?? join(REPO, 'target');
-const RAIL = join(targetDir, 'debug', process.platform === 'win32' ? 'rail.exe' : 'rail');
+const RAIL = process.env.RAIL_BIN ?? join(targetDir, 'debug', process.platform === 'win32' ? 'rail.exe' : 'rail');
 const env = { ...process.env, RAIL_SESSION: 'alice' };
 delete env.RAIL_STANDALONE_HTML;
 delete env.RAIL_DIR;
@@ -23,7 +24,7 @@ function run(cmd, args, cwd, extra = {}) {
 
 let chromium;
 before(async () => {
-  run('cargo', ['build', '-p', 'rail-cli', '--quiet'], REPO);
+  if (!process.env.RAIL_BIN) run('cargo', ['build', '-p', 'rail-cli', '--quiet'], REPO);
   chromium = await browser();
 });
 after(async () => chromium?.close());
