@@ -46,6 +46,8 @@ if [ "$PROFILE" = "test" ]; then
   # links the Windows build of the native host and Wine runs its tests
   # (scripts/test-windows.sh).
   apt_install chromium chromium-driver gcc-mingw-w64-x86-64 wine64
+  # man renders `rail man` in cli/tests/shell.rs.
+  apt_install man-db
 fi
 
 if true; then
