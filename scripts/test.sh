@@ -16,6 +16,9 @@ for target in aarch64-apple-darwin x86_64-pc-windows-gnu; do
   cargo clippy -p rail-cli --target "$target" --all-targets --quiet -- -D warnings
 done
 
+stage "release: crate packages, workflows (actionlint), the composite action"
+scripts/check-release.sh
+
 stage "native Rust tests (core, CLI races, fixtures)"
 cargo test --workspace --quiet
 
