@@ -6,8 +6,9 @@
 #      page in cli/assets, README, LICENSE). `--no-verify`: compiling the packaged crates again
 #      costs minutes; the workspace build of the same sources is tested everywhere else, and the
 #      file list is what could differ, so that is checked here.
-#   2. the GitHub workflows and the composite action pass actionlint (with shellcheck on their
-#      `run:` scripts); installed by scripts/bootstrap.sh test.
+#   2. the GitHub workflows pass actionlint (with shellcheck on their `run:` scripts; it also
+#      checks the inputs a workflow gives the local action); installed by scripts/bootstrap.sh test.
+#   3. the composite action (action.yml): scripts/check-action.mjs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,3 +46,6 @@ actionlint=.rail-bootstrap/actionlint/bin/actionlint
 command -v shellcheck >/dev/null || { say "shellcheck is missing: run scripts/bootstrap.sh test"; exit 1; }
 "$actionlint" -no-color -oneline .github/workflows/*.yml
 say "actionlint: $(ls .github/workflows/*.yml | wc -l) workflow(s) clean"
+
+# 3. The composite action.
+node scripts/check-action.mjs
