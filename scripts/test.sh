@@ -30,6 +30,9 @@ if [ -x scripts/test-wasm.sh ]; then
   scripts/test-wasm.sh
 fi
 
+stage "schemas of claims/*.yaml and rail.yaml against core, over the fixture corpus"
+node --test schemas/test/
+
 if [ -f node_modules/.package-lock.json ]; then
   stage "TypeScript workspaces"
   npm test --workspaces --if-present

@@ -46,6 +46,13 @@ if (missing.length > 0) {
 mkdirSync(join(here, 'dist', 'web-board'), { recursive: true });
 for (const f of webFiles) copyFileSync(join(webBoard, f), join(here, 'dist', 'web-board', f));
 
+// The JSON Schemas of claims/<owner>.yaml and rail.yaml (schemas/ at the root, checked against
+// core in npm test), for `contributes.yamlValidation`: YAML editing in VS Code (with a YAML
+// extension) completes and checks the keys and values.
+const schemas = join(here, '..', 'schemas');
+mkdirSync(join(here, 'dist', 'schemas'), { recursive: true });
+for (const f of ['claim-file.schema.json', 'rail.schema.json']) copyFileSync(join(schemas, f), join(here, 'dist', 'schemas', f));
+
 const tests = (sub) =>
   readdirSync(join(here, 'test', sub))
     .filter((f) => f.endsWith('.ts'))
