@@ -34,7 +34,8 @@ const ids = new Set(steps.map((s) => s.id).filter(Boolean));
 const expressions = (text) => [...String(text).matchAll(/\$\{\{(.*?)\}\}/g)].map((m) => m[1]);
 const checkExpr = (where, text) => {
   for (const expr of expressions(text)) {
-    for (const [, name] of expr.matchAll(/\binputs\.([A-Za-z0-9_-]+)/g)) if (!(name in inputs)) fail(`${where}: inputs.${name} is not declared`);
+    for (const [, name] of expr.matchAll(/\binputs\.([A-Za-z0-9_-]+)/g))
+      if (!(name in inputs)) fail(`${where}: inputs.${name} is not declared`);
     for (const [, id] of expr.matchAll(/\bsteps\.([A-Za-z0-9_-]+)\./g)) if (!ids.has(id)) fail(`${where}: no step with id ${id}`);
   }
 };

@@ -10,6 +10,8 @@ started=$(date +%s)
 stage "format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+# TypeScript and JavaScript: format and lint (biome.jsonc).
+npx --no-install biome ci --colors=off .
 cargo clippy -p rail-core -p rail-wasm --target wasm32-unknown-unknown --quiet -- -D warnings
 # The native host builds for the platforms its users are on (macOS cannot be linked here).
 for target in aarch64-apple-darwin x86_64-pc-windows-gnu; do

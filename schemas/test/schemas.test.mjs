@@ -33,7 +33,8 @@ const validators = { claim: ajv.compile(schema('claim-file.schema.json')), confi
 /** Core's diagnostics codes a schema cannot see, and why. */
 const UNSEEN = {
   'owner-mismatch': 'the owner must match the file name; a schema sees the content only',
-  'yaml-unsupported': "Rail reads a subset of YAML (no anchors, tags, directives, complex keys, several documents): valid YAML, so editors' YAML parsers accept it",
+  'yaml-unsupported':
+    "Rail reads a subset of YAML (no anchors, tags, directives, complex keys, several documents): valid YAML, so editors' YAML parsers accept it",
 };
 
 /** What kind of schema/YAML problem stands for each core code. */
@@ -65,7 +66,10 @@ function schemaProblems(kind, text) {
   const validate = validators[kind];
   if (validate(value ?? (kind === 'config' ? null : undefined))) return problems;
   for (const e of validate.errors) {
-    const path = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const path = e.instancePath
+      .split('/')
+      .slice(1)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     if (e.keyword === 'additionalProperties') path.push(e.params.additionalProperty);
     const [from, to] = span(doc, path, lineOf);
     problems.push({ kind: e.keyword, from, to, why: `${e.instancePath || '/'} ${e.message}` });
@@ -107,7 +111,8 @@ function corpus() {
       const full = join(dir, name);
       if (statSync(full).isDirectory()) walk(full);
       else if (name === 'rail.yaml') files.push({ kind: 'config', path: 'rail.yaml', full });
-      else if (name.endsWith('.yaml') && (dir.endsWith('/claims') || dir.includes('/fixtures/yaml/'))) files.push({ kind: 'claim', path: `claims/${name}`, full });
+      else if (name.endsWith('.yaml') && (dir.endsWith('/claims') || dir.includes('/fixtures/yaml/')))
+        files.push({ kind: 'claim', path: `claims/${name}`, full });
     }
   };
   walk(join(repo, 'tests', 'fixtures'));
@@ -126,7 +131,8 @@ describe('the fixture corpus: schema and core agree, line by line', () => {
       const text = readFileSync(file.full, 'utf8');
       const diags = coreDiagnostics(file.kind, file.path, text);
       const problems = schemaProblems(file.kind, text);
-      const show = () => `core: ${JSON.stringify(diags.map((d) => `${d.line}: ${d.code}`))}; schema: ${JSON.stringify(problems.map((p) => `${p.from}-${p.to}: ${p.kind} ${p.why}`))}`;
+      const show = () =>
+        `core: ${JSON.stringify(diags.map((d) => `${d.line}: ${d.code}`))}; schema: ${JSON.stringify(problems.map((p) => `${p.from}-${p.to}: ${p.kind} ${p.why}`))}`;
       const seen = diags.filter((d) => !(d.code in UNSEEN));
       // After a construct Rail's YAML does not read (an anchor, a tag), core reads the rest
       // differently from YAML: what follows is not compared, line by line.
@@ -139,7 +145,10 @@ describe('the fixture corpus: schema and core agree, line by line', () => {
         const kinds = KIND[d.code];
         assert.ok(kinds, `core code ${d.code} has no KIND mapping (new diagnostic? decide how the schema sees it); ${show()}`);
         const match = problems.some((p) => kinds.includes(p.kind) && p.from <= d.line && d.line <= p.to);
-        assert.ok(match || subset || (yamlBroken && d.code !== 'missing-owner'), `line ${d.line} ${d.code}: no ${kinds.join('/')} problem there; ${show()}`);
+        assert.ok(
+          match || subset || (yamlBroken && d.code !== 'missing-owner'),
+          `line ${d.line} ${d.code}: no ${kinds.join('/')} problem there; ${show()}`,
+        );
       }
       for (const p of problems) {
         const explained =
@@ -160,13 +169,52 @@ const DIVERGENCES = {
 };
 
 const cases = {
-  task: ['auth-refresh', 'tâche-2', 'a.b_c+d#e:f@g', '1st', '-lead', '../x', 'a..b', 'a/b', 'a b', 'a|b', `${'a'.repeat(128)}`, `${'a'.repeat(129)}`, `${'a'.repeat(127)}é`],
+  task: [
+    'auth-refresh',
+    'tâche-2',
+    'a.b_c+d#e:f@g',
+    '1st',
+    '-lead',
+    '../x',
+    'a..b',
+    'a/b',
+    'a b',
+    'a|b',
+    `${'a'.repeat(128)}`,
+    `${'a'.repeat(129)}`,
+    `${'a'.repeat(127)}é`,
+  ],
   owner: ['session-a', 'feature/search', 'alice@laptop', 'a//b', 'a/', 'a/.hidden', 'x.lock', 'x.', '.x', 'two words', 'a..b'],
   branch: ['main', 'feature/x', 'feature//x'],
   lease: ['90s', '45m', '2h', '1h30m', '1d', '0m', '0h30m', '30m1h', '2h2h', 'h', '2x', '2 h', '4000d'],
-  since: ['2026-10-22T14:05Z', '2026-10-22T14:05:09Z', '2026-10-22T14:05:09.25Z', '2026-10-22 14:05+02:00', '2026-10-22T14:05+0200', '2026-10-22T14:05', '2026-13-01T00:00Z', '2026-02-30T10:00Z', 'yesterday', '2026-10-22T24:00Z'],
+  since: [
+    '2026-10-22T14:05Z',
+    '2026-10-22T14:05:09Z',
+    '2026-10-22T14:05:09.25Z',
+    '2026-10-22 14:05+02:00',
+    '2026-10-22T14:05+0200',
+    '2026-10-22T14:05',
+    '2026-13-01T00:00Z',
+    '2026-02-30T10:00Z',
+    'yesterday',
+    '2026-10-22T24:00Z',
+  ],
   resources: ['port:3000', 'shared:simulator:x', 'shared:', 'a b', 'a,b', 'a|b'],
-  paths: ['src/auth/**', 'src/*.ts', '{web,api}/src/**', 'src/billing/', 'docs/billing.md', '/etc/passwd', '../up', 'a//b', 'a/./b', 'a\\b', '!neg', 'a**', '**/x.md'],
+  paths: [
+    'src/auth/**',
+    'src/*.ts',
+    '{web,api}/src/**',
+    'src/billing/',
+    'docs/billing.md',
+    '/etc/passwd',
+    '../up',
+    'a//b',
+    'a/./b',
+    'a\\b',
+    '!neg',
+    'a**',
+    '**/x.md',
+  ],
 };
 
 describe('value by value: the schema accepts what core accepts', () => {
@@ -179,13 +227,24 @@ describe('value by value: the schema accepts what core accepts', () => {
       test(label, () => {
         const coreOk = coreDiagnostics('claim', 'claims/x.yaml', text).filter((d) => d.code !== 'owner-mismatch').length === 0;
         const schemaOk = schemaProblems('claim', text).length === 0;
-        if (label in DIVERGENCES) assert.notEqual(schemaOk, coreOk, `listed as a divergence (${DIVERGENCES[label]}) but they agree: take it off the list`);
+        if (label in DIVERGENCES)
+          assert.notEqual(schemaOk, coreOk, `listed as a divergence (${DIVERGENCES[label]}) but they agree: take it off the list`);
         else assert.equal(schemaOk, coreOk, `core ${coreOk ? 'accepts' : 'refuses'} it, the schema ${schemaOk ? 'accepts' : 'refuses'} it`);
       });
     }
   }
   test('rail.yaml: settings and their values', () => {
-    for (const text of ['lease: 1h\nexpiring: 30m\n', 'on_stop: renew\n', 'on_stop: maybe\n', 'hook_failure: warn\n', 'hook_failure: x\n', 'lock_timeout: 0s\n', 'colour: red\n', 'check: cargo test\nremote: origin\n', '']) {
+    for (const text of [
+      'lease: 1h\nexpiring: 30m\n',
+      'on_stop: renew\n',
+      'on_stop: maybe\n',
+      'hook_failure: warn\n',
+      'hook_failure: x\n',
+      'lock_timeout: 0s\n',
+      'colour: red\n',
+      'check: cargo test\nremote: origin\n',
+      '',
+    ]) {
       const coreOk = coreDiagnostics('config', 'rail.yaml', text).length === 0;
       const schemaOk = schemaProblems('config', text).length === 0;
       assert.equal(schemaOk, coreOk, `${JSON.stringify(text)}: core ${coreOk}, schema ${schemaOk}`);
@@ -197,7 +256,10 @@ test('the schema knows the keys core knows', () => {
   // core's own list, as its unknown-key warning prints it.
   const known = (kind, text) => {
     const d = coreDiagnostics(kind, kind === 'config' ? 'rail.yaml' : 'claims/x.yaml', text).find((x) => x.code === 'unknown-field');
-    return d.message.match(/\(known: (.*)\)/)[1].split(', ').sort();
+    return d.message
+      .match(/\(known: (.*)\)/)[1]
+      .split(', ')
+      .sort();
   };
   assert.deepEqual(Object.keys(schema('claim-file.schema.json').properties).sort(), known('claim', 'owner: x\nzz: 1\n'));
   assert.deepEqual(Object.keys(schema('rail.schema.json').properties).sort(), known('config', 'zz: 1\n'));

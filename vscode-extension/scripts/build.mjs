@@ -31,7 +31,13 @@ function withWasm(dir) {
 rmSync(join(here, 'dist'), { recursive: true, force: true });
 rmSync(join(here, 'out'), { recursive: true, force: true });
 
-await build({ ...node, entryPoints: [join(here, 'src/main.ts')], outfile: join(here, 'dist/extension.js'), minify: production, sourcemap: !production });
+await build({
+  ...node,
+  entryPoints: [join(here, 'src/main.ts')],
+  outfile: join(here, 'dist/extension.js'),
+  minify: production,
+  sourcemap: !production,
+});
 withWasm(join(here, 'dist'));
 
 // Show Board is the web board (web-viewer/dist) through its postMessage embed contract: one

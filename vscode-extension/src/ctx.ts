@@ -60,7 +60,10 @@ interface Action {
  * command line, the extension as buttons that run its own commands.
  */
 export function hintActions(hint: Hint | null | undefined): { actions: Action[]; text: string } {
-  const command = (id: string, arg?: unknown): (() => Thenable<unknown>) => () => vscode.commands.executeCommand(id, arg);
+  const command =
+    (id: string, arg?: unknown): (() => Thenable<unknown>) =>
+    () =>
+      vscode.commands.executeCommand(id, arg);
   if (!hint) return { actions: [], text: '' };
   switch (hint.kind) {
     case 'take':
@@ -77,7 +80,10 @@ export function hintActions(hint: Hint | null | undefined): { actions: Action[];
         text: '',
       };
     case 'add-paths':
-      return { actions: [{ label: 'Update Claim…', run: command('rail.updateClaim', hint.task ? { task: hint.task } : undefined) }], text: '' };
+      return {
+        actions: [{ label: 'Update Claim…', run: command('rail.updateClaim', hint.task ? { task: hint.task } : undefined) }],
+        text: '',
+      };
     case 'validate':
       return { actions: [{ label: 'Validate Claims', run: command('rail.validate') }], text: '' };
     case 'force-break':
@@ -315,8 +321,14 @@ export class RailContext implements vscode.Disposable {
   private updateContextKeys(board: Board, store: RailStore): void {
     const me = this.session;
     const set = (key: string, value: boolean): Thenable<unknown> => vscode.commands.executeCommand('setContext', key, value);
-    void set('rail.hasMyClaims', board.claims.some((c) => c.session === me && c.task !== undefined));
-    void set('rail.hasStaleClaims', board.claims.some((c) => c.state === 'stale' && c.session !== me && c.task !== undefined));
+    void set(
+      'rail.hasMyClaims',
+      board.claims.some((c) => c.session === me && c.task !== undefined),
+    );
+    void set(
+      'rail.hasStaleClaims',
+      board.claims.some((c) => c.state === 'stale' && c.session !== me && c.task !== undefined),
+    );
     // Only whether the lock file is there; who holds it and whether it may be broken is `rail lock`'s.
     void set('rail.lockHeld', store.lockPresent());
   }
@@ -346,9 +358,7 @@ export class RailContext implements vscode.Disposable {
   requireSession(): string | undefined {
     const s = this.session;
     if (!s) {
-      void vscode.window.showErrorMessage(
-        'Rail: no session — HEAD is detached or this is not a git checkout. Set `rail.session`.',
-      );
+      void vscode.window.showErrorMessage('Rail: no session — HEAD is detached or this is not a git checkout. Set `rail.session`.');
     }
     return s;
   }

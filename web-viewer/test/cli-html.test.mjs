@@ -7,7 +7,20 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
-import { assert, assertClean, assertShows, browser, expectedBoard, join, mkdtempSync, newPage, readFileSync, REPO, tmpdir, waitRender } from './helpers.mjs';
+import {
+  assert,
+  assertClean,
+  assertShows,
+  browser,
+  expectedBoard,
+  join,
+  mkdtempSync,
+  newPage,
+  readFileSync,
+  REPO,
+  tmpdir,
+  waitRender,
+} from './helpers.mjs';
 
 // RAIL_BIN: check another build (e.g. one from `cargo install --path cli --root DIR`).
 const targetDir = process.env.CARGO_TARGET_DIR ?? join(REPO, 'target');
@@ -50,7 +63,10 @@ test('the page rail board --html writes renders the board from file://', async (
   const board = expectedBoard(texts, facts);
   assert.equal(board.claims.length, 4, 'four claims on the rail');
   assert.ok(board.conflicts.length > 0, 'auth-refresh claimed twice is a conflict');
-  assert.ok(board.claims.some((c) => c.state === 'stale'), "carol's lease ran out");
+  assert.ok(
+    board.claims.some((c) => c.state === 'stale'),
+    "carol's lease ran out",
+  );
 
   const { page, problems } = await newPage(chromium.context);
   await page.goto(pathToFileURL(file).href);

@@ -91,10 +91,7 @@ export function discover(start: string, env: NodeJS.ProcessEnv = process.env): R
 
 function gitPath(start: string, args: string[]): string | undefined {
   try {
-    return execFileSync('git', args, { cwd: start, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).replace(
-      /\n$/,
-      '',
-    );
+    return execFileSync('git', args, { cwd: start, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).replace(/\n$/, '');
   } catch {
     return undefined;
   }
