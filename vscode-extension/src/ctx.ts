@@ -21,6 +21,7 @@ import { core, type Board, type BoardClaim, type Facts, type FileScope, type Hin
 import { baseFacts, boardWithProcesses, type RailLocation } from './host/facts';
 import { forgetGitAnswers } from './host/git';
 import { NativeRail, RailError, resolveRail } from './host/native';
+import { allowProcesses, processesAllowed, RestrictedMode } from './host/trust';
 import { discover, headBranch, mainCheckout } from './host/repo';
 import { lastSynced, remoteOf, withPushedCommits, type SharedInfo } from './host/shared';
 import { CLAIMS_MD, RailStore } from './host/store';
@@ -136,12 +137,25 @@ export class RailContext implements vscode.Disposable {
   private lastError = '';
   private lastMissing = '';
 
+  private readonly trustGranted: vscode.Disposable;
+
   constructor(readonly extension: vscode.ExtensionContext) {
     this.activatedAt = performance.now();
+    // Restricted Mode (package.json `capabilities.untrustedWorkspaces`): read and show, run no
+    // program — no rail CLI, no git (host/trust.ts says why) — until the workspace is trusted.
+    allowProcesses(vscode.workspace.isTrusted);
+    this.trustGranted = vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      allowProcesses(true);
+      this.lastMissing = '';
+      this.locate();
+      this.fetchWanted = true;
+      void this.refresh();
+    });
     this.locate();
   }
 
   dispose(): void {
+    this.trustGranted.dispose();
     this.changed.dispose();
     this.output.dispose();
   }
@@ -264,11 +278,14 @@ export class RailContext implements vscode.Disposable {
       const shared = remoteOf(loc);
       if (fetch) {
         const remote = await shared;
-        if (remote !== undefined) await this.sync(loc, remote);
+        if (remote !== undefined && processesAllowed()) await this.sync(loc, remote);
       }
       const store = new RailStore(loc.root);
-      const [texts, local, remote] = await Promise.all([store.read(), baseFacts(loc, { commits: true, worktrees: true }), shared]);
-      const facts0 = remote !== undefined ? await withPushedCommits(loc, remote, local) : local;
+      // In Restricted Mode no git runs: leases count claim and renewal times only, as on the
+      // web board opened from files.
+      const commits = processesAllowed();
+      const [texts, local, remote] = await Promise.all([store.read(), baseFacts(loc, { commits, worktrees: true }), shared]);
+      const facts0 = remote !== undefined && commits ? await withPushedCommits(loc, remote, local) : local;
       const coreTexts = this.withThreshold(texts);
       const { board, facts } = boardWithProcesses(coreTexts, facts0);
       const ms = performance.now() - started;
@@ -369,6 +386,16 @@ export class RailContext implements vscode.Disposable {
    */
   native(loc: RailLocation | undefined = this.location): NativeRail | undefined {
     if (!loc) return undefined;
+    if (!processesAllowed()) {
+      const message = new RestrictedMode('Changing the rail (the rail CLI)').message;
+      if (message !== this.lastMissing) {
+        this.lastMissing = message;
+        void vscode.window.showWarningMessage(`Rail: ${message}.`, 'Manage Workspace Trust').then((pick) => {
+          if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
+        });
+      }
+      return undefined;
+    }
     try {
       const binary = resolveRail({ setting: this.config.path, extensionDir: this.extension.extensionPath });
       this.lastMissing = '';

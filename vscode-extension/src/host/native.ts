@@ -14,6 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import type { LockRecord, LockVerdict, Plan, Refusal } from './core';
+import { processesAllowed, RestrictedMode } from './trust';
 
 /** The CLI's exit codes (cli/src/fail.rs). */
 export const EXIT = { done: 0, refused: 1, badInput: 2, environment: 3 } as const;
@@ -148,6 +149,7 @@ export function argv(args: readonly string[], opts: RunOptions): string[] {
 
 /** Runs the binary once; resolves with whatever it did (a failure to start is a RailError). */
 export function runRail(bin: string, args: readonly string[], opts: RunOptions): Promise<RawRun> {
+  if (!processesAllowed()) return Promise.reject(new RestrictedMode('the rail CLI'));
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(bin, argv(args, opts), {
