@@ -40,6 +40,9 @@ pub fn say(message: &str, hint: Option<&Hint>) -> String {
                 .unwrap_or_default();
             format!(" (other work: `rail board`, `rail ready`{take}).")
         }
+        Hint::ForceClose { station } => format!(
+            ". Commit the work and merge it into the base branch (or `git stash` it), then run `rail worktree remove {station}` again; to discard it, `rail worktree remove {station} --force` (a branch with unmerged commits is kept even then)"
+        ),
     };
     format!("{message}{how}")
 }
@@ -85,6 +88,10 @@ mod tests {
             (
                 Some(Hint::OtherWork { take: Some(task()) }),
                 "m (other work: `rail board`, `rail ready`; if its claim goes stale, `rail take auth`).",
+            ),
+            (
+                Some(Hint::ForceClose { station: task() }),
+                "m. Commit the work and merge it into the base branch (or `git stash` it), then run `rail worktree remove auth` again; to discard it, `rail worktree remove auth --force` (a branch with unmerged commits is kept even then)",
             ),
             (
                 Some(Hint::OtherWork { take: None }),
