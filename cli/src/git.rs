@@ -102,6 +102,52 @@ pub fn session_changes(dir: &Path, base: Option<&str>) -> Result<Vec<String>, St
     Ok(list)
 }
 
+/// Uncommitted changes in the worktree at `dir`: modified, staged, deleted, and untracked files
+/// that are not ignored (`git status --porcelain`; ignored files are nobody's work).
+pub fn uncommitted(dir: &Path) -> Result<Vec<String>, String> {
+    let out = run(
+        dir,
+        &[
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--ignore-submodules=none",
+        ],
+    )?;
+    // Entries are `XY path`; a rename or copy is followed by its source path as an entry of
+    // its own.
+    let mut files = Vec::new();
+    let mut entries = out.split('\0').filter(|e| !e.is_empty());
+    while let Some(entry) = entries.next() {
+        let (status, path) = (entry.get(..2).unwrap_or(""), entry.get(3..).unwrap_or(""));
+        files.push(path.to_string());
+        if status.contains('R') || status.contains('C') {
+            entries.next();
+        }
+    }
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+/// How many commits of HEAD in `dir` are not in `base`.
+pub fn commits_not_in(dir: &Path, base: &str) -> Result<u32, String> {
+    let range = format!("{base}..HEAD");
+    let out = run(dir, &["rev-list", "--count", "--end-of-options", &range])?;
+    out.trim()
+        .parse::<u32>()
+        .map_err(|_| format!("git rev-list --count printed `{}`", out.trim()))
+}
+
+/// The commit HEAD is at in `dir`.
+pub fn head(dir: &Path) -> Option<String> {
+    run(dir, &["rev-parse", "--verify", "--quiet", "HEAD"])
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
 /// A git process started in the background (stdin closed, output captured, as
 /// `Command::output` does); [`finish`] waits for it and reads its result.
 fn started(dir: &Path, args: &[&str]) -> std::io::Result<std::process::Child> {
