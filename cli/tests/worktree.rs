@@ -520,3 +520,56 @@ fn a_bad_on_done_is_diagnosed_and_keeps_the_station() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(dir.exists());
 }
+
+#[test]
+fn a_locked_station_is_left_alone_even_by_force() {
+    let site = Site::new();
+    let dir = site.station("auth", &[]);
+    site.repo.git(&[
+        "worktree",
+        "lock",
+        "--reason",
+        "on a USB disk",
+        dir.to_str().unwrap(),
+    ]);
+    let before = snapshot(&site, &dir, "auth");
+    for args in [
+        vec!["worktree", "remove", "auth"],
+        vec!["worktree", "remove", "auth", "--force"],
+    ] {
+        let out = site.rail(&args);
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("git worktree lock"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(snapshot(&site, &dir, "auth"), before);
+    let out = site.rail(&["worktree", "list"]);
+    assert!(
+        stdout(&out).contains("locked (git worktree lock)"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn removed_from_inside_the_station_itself() {
+    let site = Site::new();
+    let dir = site.station("auth", &[]);
+    commit(&dir, "auth/a.rs", "a\n");
+    git_in(site.repo.path(), &["merge", "-q", "auth"]);
+    // The agent's shell is in the station: it may close it (its work is merged).
+    let out = site
+        .repo
+        .rail_in(&dir, &["worktree", "remove", "auth"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!dir.exists());
+    assert!(site.repo.holders("auth").is_empty());
+    assert!(
+        site.log().contains("| station-removed | auth | auth |"),
+        "{}",
+        site.log()
+    );
+}

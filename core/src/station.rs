@@ -36,6 +36,8 @@ pub struct StationFacts {
     pub foreign: bool,
     /// The directory is gone.
     pub missing: bool,
+    /// Locked with `git worktree lock` (e.g. on a removable disk): left alone.
+    pub locked: bool,
     /// Uncommitted changes: modified, staged, deleted and untracked (not ignored) files.
     /// `None`: git could not tell.
     pub dirty: Option<Vec<String>>,
@@ -220,6 +222,8 @@ pub enum Blocker {
     Foreign,
     /// The directory is gone: `git worktree prune` forgets it.
     Missing,
+    /// Locked with `git worktree lock`: whoever locked it unlocks it first.
+    Locked,
     /// Uncommitted changes, untracked files included.
     Dirty { files: Vec<String> },
     /// git could not say whether anything is uncommitted.
@@ -256,6 +260,10 @@ impl Blocker {
             }
             Blocker::Missing => {
                 "its directory is gone; `git worktree prune` forgets it".into()
+            }
+            Blocker::Locked => {
+                "it is locked (`git worktree lock`); `git worktree unlock` it first if it may go"
+                    .into()
             }
             Blocker::Dirty { files } => {
                 let shown: Vec<&str> = files.iter().take(5).map(String::as_str).collect();
@@ -324,6 +332,9 @@ pub fn removal(station: &Station, force: bool, named: &str) -> Removal {
         blockers.push(Blocker::Missing);
     } else if f.foreign {
         blockers.push(Blocker::Foreign);
+    }
+    if f.locked {
+        blockers.push(Blocker::Locked);
     }
     if blockers.is_empty() {
         match &f.dirty {
@@ -531,6 +542,7 @@ mod tests {
             (|f: &mut StationFacts| f.link = true, Blocker::Link),
             (|f: &mut StationFacts| f.foreign = true, Blocker::Foreign),
             (|f: &mut StationFacts| f.missing = true, Blocker::Missing),
+            (|f: &mut StationFacts| f.locked = true, Blocker::Locked),
         ] {
             let mut f = clean();
             mutate(&mut f);

@@ -5,7 +5,7 @@ export type Activity = "claimed" | "renewed" | "commit" | "none";
 
 export type Blocked = { claim: number, task: string | null, session: string, waiting_for: Array<Waiting>, message: string, };
 
-export type Blocker = { "kind": "main-checkout" } | { "kind": "link" } | { "kind": "foreign" } | { "kind": "missing" } | { "kind": "dirty", files: Array<string>, } | { "kind": "dirty-unknown" } | { "kind": "unmerged", commits: number, base: string, } | { "kind": "no-base" };
+export type Blocker = { "kind": "main-checkout" } | { "kind": "link" } | { "kind": "foreign" } | { "kind": "missing" } | { "kind": "locked" } | { "kind": "dirty", files: Array<string>, } | { "kind": "dirty-unknown" } | { "kind": "unmerged", commits: number, base: string, } | { "kind": "no-base" };
 
 export type Board = { version: number, now: string, settings: Settings, summary: Summary, claims: Array<BoardClaim>, released: Array<BoardReleased>, conflicts: Array<Conflict>, blocked: Array<Blocked>, 
 /**
@@ -371,6 +371,10 @@ foreign: boolean,
  * The directory is gone.
  */
 missing: boolean, 
+/**
+ * Locked with `git worktree lock` (e.g. on a removable disk): left alone.
+ */
+locked: boolean, 
 /**
  * Uncommitted changes: modified, staged, deleted and untracked (not ignored) files.
  * `None`: git could not tell.

@@ -91,6 +91,10 @@ pub fn survey(ctx: &Ctx, base: Option<&str>) -> Result<Survey, Fail> {
                 .iter()
                 .enumerate()
                 .any(|(j, other)| j != i && other.branch == wt.branch);
+        let locked = wt
+            .admin
+            .as_ref()
+            .is_some_and(|a| std::fs::symlink_metadata(a.join("locked")).is_ok());
         let facts = StationFacts {
             path: wt.path.display().to_string(),
             branch: wt.branch.clone(),
@@ -98,6 +102,7 @@ pub fn survey(ctx: &Ctx, base: Option<&str>) -> Result<Survey, Fail> {
             link,
             foreign,
             missing,
+            locked,
             dirty,
             base: base.clone(),
             unmerged,
@@ -145,6 +150,8 @@ pub fn list(ctx: &Ctx, base: Option<&str>) -> Result<(), Fail> {
                 "directory gone (git worktree prune)".to_string()
             } else if f.foreign {
                 "not this worktree's checkout".to_string()
+            } else if f.locked {
+                "locked (git worktree lock)".to_string()
             } else {
                 let mut parts = Vec::new();
                 match &f.dirty {
@@ -313,6 +320,8 @@ pub fn close(
         .map(|files| crate::cmd::mutate::without_rail_files(ctx, &path, files))
         .unwrap_or_default();
     let main = repo.main_checkout();
+    // Who closes it, asked before: from inside the station, its branch is gone afterwards.
+    let acting = ctx.session().ok();
     // git checks again and refuses a tree with changes unless forced: what appeared since the
     // verdict is never lost without --force.
     let mut args = vec!["worktree", "remove"];
@@ -327,7 +336,6 @@ pub fn close(
         ))
     })?;
 
-    let acting = ctx.session().ok();
     let mut entry = LogEntry::new(
         ctx.now,
         Event::StationRemoved,
