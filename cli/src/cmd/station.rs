@@ -24,6 +24,7 @@ use crate::repo::{self, Repo};
 pub struct Survey {
     pub stations: Vec<Station>,
     pub base: Option<String>,
+    dirs: Vec<repo::WorktreeDir>,
     rail: Rail,
     eval: rail_core::model::Evaluation,
 }
@@ -50,7 +51,8 @@ fn same(a: &Path, b: &Path) -> bool {
     matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
 }
 
-/// Looks at every worktree. `base`: `--base`, else rail.yaml `stations.base`, else the main
+/// Every worktree with what the file system says of it (no git process yet: see
+/// [`Survey::inspect`]). `base`: `--base`, else rail.yaml `stations.base`, else the main
 /// checkout's branch.
 pub fn survey(ctx: &Ctx, base: Option<&str>) -> Result<Survey, Fail> {
     valid_base(base)?;
@@ -68,45 +70,32 @@ pub fn survey(ctx: &Ctx, base: Option<&str>) -> Result<Survey, Fail> {
     let dirs = repo::worktree_dirs(repo);
     let mut stations = Vec::with_capacity(dirs.len());
     for (i, wt) in dirs.iter().enumerate() {
-        let is_main = wt.admin.is_none() || same(&wt.path, &main);
         let link = std::fs::symlink_metadata(&wt.path).is_ok_and(|m| m.file_type().is_symlink());
         let missing = !link && !wt.path.is_dir();
         let foreign = !link
             && !missing
             && !repo::is_checkout_of(&wt.path, wt.admin.as_deref(), &repo.common_dir);
-        let looked_at = !link && !missing && !foreign;
-        let dirty = if looked_at {
-            git::uncommitted(&wt.path)
-                .ok()
-                .map(|files| crate::cmd::mutate::without_rail_files(ctx, &wt.path, files))
-        } else {
-            None
-        };
-        let unmerged = match (&base, looked_at) {
-            (Some(b), true) => git::commits_not_in(&wt.path, b).ok(),
-            _ => None,
-        };
+        let locked = wt
+            .admin
+            .as_ref()
+            .is_some_and(|a| std::fs::symlink_metadata(a.join("locked")).is_ok());
         let branch_elsewhere = wt.branch.is_some()
             && dirs
                 .iter()
                 .enumerate()
                 .any(|(j, other)| j != i && other.branch == wt.branch);
-        let locked = wt
-            .admin
-            .as_ref()
-            .is_some_and(|a| std::fs::symlink_metadata(a.join("locked")).is_ok());
         let facts = StationFacts {
             path: wt.path.display().to_string(),
             branch: wt.branch.clone(),
-            main: is_main,
+            main: wt.admin.is_none() || same(&wt.path, &main),
             link,
             foreign,
             missing,
             locked,
-            dirty,
+            dirty: None,
             base: base.clone(),
-            unmerged,
-            head: looked_at.then(|| git::head(&wt.path)).flatten(),
+            unmerged: None,
+            head: None,
             branch_elsewhere,
         };
         stations.push(Station::new(facts, &eval));
@@ -114,14 +103,43 @@ pub fn survey(ctx: &Ctx, base: Option<&str>) -> Result<Survey, Fail> {
     Ok(Survey {
         stations,
         base,
+        dirs,
         rail,
         eval,
     })
 }
 
+impl Survey {
+    /// Asks git what is uncommitted in station `i`, how many of its commits are not in the
+    /// base, and where its HEAD is (three processes at once). A link, a foreign or a missing
+    /// directory is not looked into.
+    pub fn inspect(&mut self, ctx: &Ctx, i: usize) {
+        let Some(station) = self.stations.get_mut(i) else {
+            return;
+        };
+        let f = &mut station.facts;
+        if f.link || f.missing || f.foreign {
+            return;
+        }
+        let Some(path) = self.dirs.get(i).map(|d| d.path.clone()) else {
+            return;
+        };
+        let state = git::worktree_state(&path, self.base.as_deref());
+        f.dirty = state
+            .uncommitted
+            .ok()
+            .map(|files| crate::cmd::mutate::without_rail_files(ctx, &path, files));
+        f.unmerged = state.not_in_base.and_then(Result::ok);
+        f.head = state.head;
+    }
+}
+
 /// `rail worktree list`.
 pub fn list(ctx: &Ctx, base: Option<&str>) -> Result<(), Fail> {
-    let survey = survey(ctx, base)?;
+    let mut survey = survey(ctx, base)?;
+    for i in 0..survey.stations.len() {
+        survey.inspect(ctx, i);
+    }
     if ctx.json {
         outln_raw!(
             "{}",
@@ -266,8 +284,9 @@ pub struct Closed {
 
 /// `rail worktree remove STATION`.
 pub fn remove(ctx: &Ctx, arg: &str, force: bool, base: Option<&str>) -> Result<(), Fail> {
-    let survey = survey(ctx, base)?;
+    let mut survey = survey(ctx, base)?;
     let i = target(&survey, arg)?;
+    survey.inspect(ctx, i);
     let closed = close(ctx, &survey, i, force, arg)?;
     for note in &closed.notes {
         errln!("rail: {note}");
@@ -435,7 +454,7 @@ pub fn close_after_done(ctx: &Ctx, task: &str) -> Option<(String, serde_json::Va
     if same(&repo.worktree, &repo.main_checkout()) {
         return None;
     }
-    let survey = match survey(ctx, None) {
+    let mut survey = match survey(ctx, None) {
         Ok(s) => s,
         Err(e) => {
             let m = format!("station kept: {}", e.message);
@@ -446,6 +465,7 @@ pub fn close_after_done(ctx: &Ctx, task: &str) -> Option<(String, serde_json::Va
         .stations
         .iter()
         .position(|s| same(Path::new(&s.facts.path), &repo.worktree))?;
+    survey.inspect(ctx, i);
     match close(ctx, &survey, i, false, task) {
         Ok(closed) => {
             for note in &closed.notes {
