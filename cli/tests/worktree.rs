@@ -573,3 +573,28 @@ fn removed_from_inside_the_station_itself() {
         site.log()
     );
 }
+
+#[test]
+fn a_station_path_with_spaces_and_shell_characters() {
+    let site = Site::new();
+    let dir = site.dir("odd name;$(touch pwned)");
+    let out = site.rail(&["worktree", "odd", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    std::fs::write(dir.join("draft"), "x").unwrap();
+    let named = dir.to_str().unwrap();
+    let out = site.rail(&["worktree", "remove", named]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    // The hint's command line is one the shell reads back as this path.
+    assert!(
+        stderr(&out).contains(&format!("`rail worktree remove '{named}' --force`")),
+        "{}",
+        stderr(&out)
+    );
+    assert!(dir.join("draft").exists());
+    std::fs::remove_file(dir.join("draft")).unwrap();
+    let out = site.rail(&["worktree", "remove", named]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!dir.exists());
+    assert!(!site.repo.file("pwned").exists());
+    assert!(!site.stations.path().join("pwned").exists());
+}

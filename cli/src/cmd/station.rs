@@ -253,11 +253,18 @@ fn target(survey: &Survey, arg: &str) -> Result<usize, Fail> {
     } else {
         cwd.join(&given)
     };
-    // The named directory, links followed: a path through a link names what it leads to.
-    let found = survey.stations.iter().position(|s| {
-        let p = Path::new(&s.facts.path);
-        same(p, &absolute) || p == absolute
-    });
+    // The path as git recorded it first (a station whose path became a link is named by it,
+    // not taken for what the link leads to); then the named directory with links followed.
+    let found = survey
+        .stations
+        .iter()
+        .position(|s| Path::new(&s.facts.path) == absolute)
+        .or_else(|| {
+            survey
+                .stations
+                .iter()
+                .position(|s| same(Path::new(&s.facts.path), &absolute))
+        });
     found.ok_or_else(|| {
         Fail::usage(format!(
             "no station at {}: it is not a worktree of this repository (see `rail worktree list`)",
