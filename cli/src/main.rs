@@ -313,6 +313,10 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             | Command::Validate(_)
             | Command::Log { .. }
             | Command::Ready { .. }
+            | Command::Worktree(WorktreeArgs {
+                action: Some(WorktreeAction::List { .. }),
+                ..
+            })
     );
     if let Some(remote) = reads.then(|| shared::remote_of(&ctx)).flatten() {
         if let Some(note) = shared::before_read(&ctx, &remote, cli.fetch)? {

@@ -342,6 +342,7 @@ fn a_station_is_named_by_task_branch_or_path() {
     assert!(!site.repo.file("pwned").exists());
 }
 
+#[cfg(unix)]
 #[test]
 fn a_station_path_that_became_a_link_is_not_followed() {
     let site = Site::new();
@@ -350,7 +351,6 @@ fn a_station_path_that_became_a_link_is_not_followed() {
     // checkout: removing "the station" must not remove what the link points at.
     let moved = site.dir("moved");
     std::fs::rename(&dir, &moved).unwrap();
-    #[cfg(unix)]
     std::os::unix::fs::symlink(site.repo.path(), &dir).unwrap();
     let before = site.worktrees();
     for force in [false, true] {
