@@ -449,11 +449,13 @@ const closeStation: Command = async ({ rail }, arg) => {
   const dialogs = {
     refused: async (message: string, forceable: boolean): Promise<boolean> => {
       rail.output.warn(`worktree remove ${station}: refused: ${message}`);
+      if (!forceable) {
+        // Nothing to decide: shown, not waited for.
+        void vscode.window.showWarningMessage(`Rail: ${message}`);
+        return false;
+      }
       const force = 'Force Close…';
-      const pick = forceable
-        ? await vscode.window.showWarningMessage(`Rail: ${message}`, force)
-        : await vscode.window.showWarningMessage(`Rail: ${message}`);
-      return pick === force;
+      return (await vscode.window.showWarningMessage(`Rail: ${message}`, force)) === force;
     },
     confirmForce: async (question: string, detail: string): Promise<boolean> =>
       (await vscode.window.showWarningMessage(question, { modal: true, detail }, 'Force Close')) === 'Force Close',
