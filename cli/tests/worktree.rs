@@ -598,3 +598,50 @@ fn a_station_path_with_spaces_and_shell_characters() {
     assert!(!site.repo.file("pwned").exists());
     assert!(!site.stations.path().join("pwned").exists());
 }
+
+#[test]
+fn a_branch_with_a_slash_names_its_station() {
+    let site = Site::new();
+    let dir = site.dir("search");
+    let out = site.rail(&[
+        "worktree",
+        "search-index",
+        "--session",
+        "feature/søk-1",
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = site.rail(&["worktree", "list"]);
+    assert!(stdout(&out).contains("feature/søk-1"), "{}", stdout(&out));
+    let out = site.rail(&["worktree", "remove", "feature/søk-1"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!dir.exists());
+    assert_eq!(site.branch("feature/søk-1"), None);
+}
+
+#[test]
+fn a_checkout_whose_git_file_names_another_worktree_is_not_removed() {
+    let site = Site::new();
+    let a = site.station("auth", &[]);
+    let b = site.station("billing", &[]);
+    // auth's .git now points at billing's git dir: removing "auth" would act on billing's
+    // records with auth's files.
+    let billing_git = std::fs::read_to_string(b.join(".git")).unwrap();
+    std::fs::write(a.join(".git"), &billing_git).unwrap();
+    for force in [false, true] {
+        let mut args = vec!["worktree", "remove", "auth"];
+        if force {
+            args.push("--force");
+        }
+        let out = site.rail(&args);
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not that worktree"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert!(a.exists() && b.exists());
+    assert!(site.branch("auth").is_some() && site.branch("billing").is_some());
+}

@@ -222,29 +222,30 @@ pub fn list(ctx: &Ctx, base: Option<&str>) -> Result<(), Fail> {
     Ok(())
 }
 
-/// Does `arg` name a path rather than a task or branch? Task ids have no separators and do not
-/// start with a dot; a station in the current directory is written `./name`.
-fn names_a_path(arg: &str) -> bool {
-    arg.contains('/')
-        || arg.contains(std::path::MAIN_SEPARATOR)
-        || arg.starts_with('.')
-        || arg.starts_with('~')
-        || Path::new(arg).is_absolute()
+/// Does `arg` name only a path (not a task or a branch)? Task ids have no separators; branch
+/// names may (`feature/search`) but never start with a dot or a slash.
+fn only_a_path(arg: &str) -> bool {
+    arg.starts_with('.') || arg.starts_with('~') || Path::new(arg).is_absolute()
 }
 
-/// The station `arg` names: a path, else a task id or branch (core's `station::find`).
+/// The station `arg` names: a path (`/…`, `./…`, `../…`); else a task id or branch (core's
+/// `station::find`), or, for a name with a `/`, first a path relative to here.
 fn target(survey: &Survey, arg: &str) -> Result<usize, Fail> {
     if arg.is_empty() {
         return Err(Fail::usage("name a station: a task id, a branch or a path"));
     }
-    if !names_a_path(arg) {
-        return station::find(
+    let by_name = || {
+        station::find(
             &survey.stations,
             &survey.eval,
             &survey.rail.log.entries,
             arg,
         )
-        .map_err(Fail::usage);
+        .map_err(Fail::usage)
+    };
+    let separated = arg.contains('/') || arg.contains(std::path::MAIN_SEPARATOR);
+    if !separated && !only_a_path(arg) {
+        return by_name();
     }
     let given = PathBuf::from(arg);
     let cwd = std::env::current_dir().unwrap_or_default();
@@ -265,12 +266,15 @@ fn target(survey: &Survey, arg: &str) -> Result<usize, Fail> {
                 .iter()
                 .position(|s| same(Path::new(&s.facts.path), &absolute))
         });
-    found.ok_or_else(|| {
-        Fail::usage(format!(
+    match found {
+        Some(i) => Ok(i),
+        // `feature/search`: a branch, when no station is at that path.
+        None if !only_a_path(arg) => by_name(),
+        None => Err(Fail::usage(format!(
             "no station at {}: it is not a worktree of this repository (see `rail worktree list`)",
             absolute.display()
-        ))
-    })
+        ))),
+    }
 }
 
 /// What closing a station did.
