@@ -380,7 +380,10 @@ pub fn close(
     }
     let mut notes = Vec::new();
     let mut released = Vec::new();
-    let mut log_line = Some(entry.render());
+    let line = entry.render();
+    // The removal is logged in the same write as the first release that goes through (a
+    // refused operation writes none of the lines handed to it).
+    let mut logged = false;
     for claim in &verdict.release {
         let Some(task) = &claim.task else { continue };
         let result = crate::cmd::mutate::mutate_with_log(
@@ -391,18 +394,25 @@ pub fn close(
                 touched: touched.clone(),
                 done: false,
             },
-            log_line.take().into_iter().collect(),
+            if logged {
+                Vec::new()
+            } else {
+                vec![line.clone()]
+            },
             false,
         );
         match result {
-            Ok(_) => released.push(task.clone()),
+            Ok(_) => {
+                logged = true;
+                released.push(task.clone());
+            }
             Err(e) => notes.push(format!(
                 "the station is removed but {task} was not released ({}); release it with `rail release {task} --session {}`",
                 e.message, claim.session
             )),
         }
     }
-    if let Some(line) = log_line {
+    if !logged {
         // No claim to release (or none could be): the removal is logged on its own.
         if let Err(e) = crate::cmd::mutate::log_only(ctx, acting.as_deref().unwrap_or("-"), line) {
             notes.push(format!("the removal could not be logged: {}", e.message));
