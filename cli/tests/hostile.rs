@@ -298,6 +298,35 @@ fn fifos_in_the_rail_directory_fail_fast_naming_the_fifo() {
     }
 }
 
+/// A dangling link as the lock once made `rail claim` spin forever (past the lock timeout)
+/// while `rail lock` called the lock free. Both now stop at once, naming the link.
+#[test]
+fn a_dangling_link_as_the_lock_ends_at_once_and_is_not_called_free() {
+    let repo = repo_with_a_claim();
+    replace_with_link(&repo, "claims.md.lock", Path::new("/nonexistent/rail-lock"));
+    let before = snapshot(repo.path());
+    let out = bounded(
+        repo.path(),
+        &["claim", "b", "--session", "s"],
+        &[("RAIL_LOCK_TIMEOUT_MS", "600000")],
+    );
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("claims.md.lock is a symbolic link"),
+        "{}",
+        stderr(&out)
+    );
+    let out = bounded(repo.path(), &["lock"], &[]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("claims.md.lock is a symbolic link"),
+        "{}",
+        stderr(&out)
+    );
+    assert_unchanged(&before, repo.path(), "claims.md.lock");
+    assert!(repo.holders("b").is_empty());
+}
+
 #[test]
 fn a_directory_as_the_lock_ends_at_once_naming_it() {
     let repo = repo_with_a_claim();

@@ -33,6 +33,8 @@ const validators = { claim: ajv.compile(schema('claim-file.schema.json')), confi
 /** Core's diagnostics codes a schema cannot see, and why. */
 const UNSEEN = {
   'owner-mismatch': 'the owner must match the file name; a schema sees the content only',
+  'control-character':
+    'a warning (core prints such characters as escapes): controls, bidi overrides and invisible characters may sit in any value, which a schema would need a pattern on every string for',
   'yaml-unsupported':
     "Rail reads a subset of YAML (no anchors, tags, directives, complex keys, several documents): valid YAML, so editors' YAML parsers accept it",
 };

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use rail_core::claimfile;
-use rail_core::config::{self, HookFailure, OnStop};
+use rail_core::config::{self, HookFailure, HookUnanalysed, OnDone, OnStop};
 
 fn schema(name: &str) -> serde_json::Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -73,14 +73,49 @@ fn rail_yaml_schema_has_core_s_settings_and_values() {
     let hook_failure =
         [HookFailure::Deny, HookFailure::Warn].map(|v| serde_json::to_value(v).unwrap());
     assert_eq!(values("hook_failure"), hook_failure);
+    let _ = |v: HookUnanalysed| match v {
+        HookUnanalysed::Warn | HookUnanalysed::Deny => (),
+    };
+    let hook_unanalysed =
+        [HookUnanalysed::Warn, HookUnanalysed::Deny].map(|v| serde_json::to_value(v).unwrap());
+    assert_eq!(values("hook_unanalysed"), hook_unanalysed);
     // And each is what config::parse reads.
-    for v in on_stop.iter().chain(&hook_failure) {
-        let key = if on_stop.contains(v) {
-            "on_stop"
-        } else {
-            "hook_failure"
-        };
-        let (_, diags) = config::parse(&format!("{key}: {}\n", v.as_str().unwrap()));
-        assert!(diags.is_empty(), "{key}: {v}: {diags:?}");
+    for (key, list) in [
+        ("on_stop", &on_stop[..]),
+        ("hook_failure", &hook_failure[..]),
+        ("hook_unanalysed", &hook_unanalysed[..]),
+    ] {
+        for v in list {
+            let (_, diags) = config::parse(&format!("{key}: {}\n", v.as_str().unwrap()));
+            assert!(diags.is_empty(), "{key}: {v}: {diags:?}");
+        }
+    }
+    // `stations:`, a mapping of its own: the same keys and values as core.
+    let stations = &schema["properties"]["stations"];
+    assert_eq!(stations["additionalProperties"], false);
+    let mut station_keys: Vec<String> = stations["properties"]
+        .as_object()
+        .expect("stations.properties")
+        .keys()
+        .cloned()
+        .collect();
+    station_keys.sort();
+    assert_eq!(station_keys, sorted(config::STATION_KEYS));
+    let _ = |v: OnDone| match v {
+        OnDone::Keep | OnDone::Remove => (),
+    };
+    let on_done = [OnDone::Keep, OnDone::Remove].map(|v| serde_json::to_value(v).unwrap());
+    let listed: Vec<serde_json::Value> = stations["properties"]["on_done"]["enum"]
+        .as_array()
+        .expect("stations.on_done has an enum")
+        .iter()
+        .filter(|v| !v.is_null())
+        .cloned()
+        .collect();
+    assert_eq!(listed, on_done);
+    for v in &on_done {
+        let text = format!("stations:\n  on_done: {}\n", v.as_str().unwrap());
+        let (_, diags) = config::parse(&text);
+        assert!(diags.is_empty(), "{text}: {diags:?}");
     }
 }
