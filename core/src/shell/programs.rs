@@ -308,10 +308,10 @@ pub(super) fn run(r: &mut Reader, words: &[Val], cwd: &mut Cwd) {
                     .get(1)
                     .is_some_and(|w| w.text == "exec" || w.text == "dlx" || w.text == "run") =>
             {
-                if name == "pnpm" || name == "yarn" {
-                    if words.get(1).is_some_and(|w| w.text == "run") {
-                        return; // a package.json script: like `npm run`
-                    }
+                if (name == "pnpm" || name == "yarn")
+                    && words.get(1).is_some_and(|w| w.text == "run")
+                {
+                    return; // a package.json script: like `npm run`
                 }
                 words = after_options(&words[2..], &["-n", "--name"]);
             }
@@ -1091,13 +1091,12 @@ fn git(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
                 r.path(w, cwd, &format!("`git {}` of", sub.text));
             }
         }
-        "reset" => {
+        "reset"
             if rest
                 .iter()
-                .any(|w| matches!(w.text.as_str(), "--hard" | "--merge" | "--keep"))
-            {
-                whole(r, "reset --hard");
-            }
+                .any(|w| matches!(w.text.as_str(), "--hard" | "--merge" | "--keep")) =>
+        {
+            whole(r, "reset --hard");
         }
         "stash" => {
             let action = rest.first().map(|w| w.text.as_str()).unwrap_or("push");
@@ -1446,10 +1445,8 @@ fn shell(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
         }
         return;
     }
-    if a.has(&["-s"]) || a.ops.is_empty() {
-        if !a.has(&["--version", "--help"]) {
-            r.note(format!("`{name}` reading commands from standard input"));
-        }
+    if (a.has(&["-s"]) || a.ops.is_empty()) && !a.has(&["--version", "--help"]) {
+        r.note(format!("`{name}` reading commands from standard input"));
     }
 }
 
