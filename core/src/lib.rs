@@ -18,6 +18,7 @@
     )
 )]
 
+pub mod agent;
 pub mod board;
 pub mod checkout;
 pub mod claimfile;
@@ -42,6 +43,7 @@ pub mod markdown;
 pub mod merge;
 pub mod model;
 pub mod ops;
+pub mod patch;
 pub mod rail;
 pub mod scope;
 pub mod serde_time;
