@@ -180,7 +180,7 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
-    /// Agent hooks: `rail hook claude` reads Claude Code's hook payload on stdin.
+    /// Agent hooks: `rail hook claude|codex|cursor|gemini` reads that agent's hook payload on stdin.
     Hook {
         #[command(subcommand)]
         kind: cmd::agent::HookKind,
@@ -261,9 +261,8 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
     }
     if let Command::Hook { kind } = &cli.command {
         // A hook answers through its exit code, whatever goes wrong.
-        let cmd::agent::HookKind::Claude = kind;
         let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json, false);
-        std::process::exit(cmd::agent::claude(ctx));
+        std::process::exit(cmd::agent::run(kind, ctx));
     }
     let creating = matches!(cli.command, Command::Init(_));
     let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json, creating)?;

@@ -1,22 +1,24 @@
-//! Agents follow the rail: the Claude Code hook, the instruction snippet and the hook settings.
+//! Agents follow the rail: the agents' edit hooks, the instruction snippet and the hook settings.
 //!
-//! `rail hook claude` reads a hook payload on stdin. For PreToolUse it denies (exit 2, reason
-//! on stderr — the only exits Claude Code treats as blocking besides a JSON deny) an edit to a
-//! path another live session holds, warns (exit 0 with a `systemMessage`, never an "allow",
-//! which would skip the user's permission prompts) on an edit outside the session's claim, and
-//! allows everything else silently. Stop renews the session's claims (the agent is active);
-//! SessionEnd releases them (or renews, or nothing: rail.yaml `on_stop`). When the rail cannot
-//! be read it fails closed by default (rail.yaml `hook_failure: warn` to only warn), and it never
-//! runs past a time bound.
+//! `rail hook claude|codex|cursor|gemini` reads one hook payload on stdin. What the payload means
+//! and how each agent must be answered are core's rules (`rail_core::agent`); the decision is
+//! core's one hook judge (`rail_core::hook`). This host reads stdin, follows symlinks, reads the
+//! rail, renews or releases, and writes the answer core worded. Whatever happens it answers, and
+//! within a bound: a watchdog answers for it when the bound passes — for a tool call as a failure
+//! to check (denied by default, rail.yaml `hook_failure: warn` to only warn), for a Stop or
+//! session end in that event's own terms (the agent always stops).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::mpsc;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
+use rail_core::agent::{self, Agent, Answer, Event, Harness, Outcome};
 use rail_core::config::{HookFailure, HookUnanalysed, OnStop};
-use rail_core::hook::{self, Decision};
-use rail_core::log::{Event, LogEntry};
+use rail_core::hook::{self, Actor, Decision};
+use rail_core::log::{Event as LogEvent, LogEntry};
 use rail_core::model::Rail;
 use rail_core::ops::Request;
 use serde_json::{json, Value};
@@ -27,12 +29,28 @@ use crate::repo;
 
 #[derive(Subcommand, Debug)]
 pub enum HookKind {
-    /// Claude Code: PreToolUse (Edit, Write, MultiEdit, NotebookEdit, Bash), Stop, SessionEnd.
+    /// Claude Code: PreToolUse (Edit, Write, MultiEdit, NotebookEdit, Bash, MCP), Stop,
+    /// SessionEnd; also VS Code's agent and Cursor, which load Claude Code's settings file.
     Claude,
+    /// Codex CLI: PreToolUse (Bash, apply_patch, MCP), Stop, SessionEnd.
+    Codex,
+    /// Cursor: preToolUse (Write, Delete, Shell, MCP), beforeShellExecution, stop, sessionEnd.
+    Cursor,
+    /// Gemini CLI: BeforeTool (write_file, replace, run_shell_command, MCP), AfterAgent,
+    /// SessionEnd.
+    Gemini,
 }
 
-/// Exit code Claude Code treats as "block this tool call".
-const BLOCK: i32 = 2;
+impl HookKind {
+    pub fn agent(&self) -> Agent {
+        match self {
+            HookKind::Claude => Agent::Claude,
+            HookKind::Codex => Agent::Codex,
+            HookKind::Cursor => Agent::Cursor,
+            HookKind::Gemini => Agent::Gemini,
+        }
+    }
+}
 
 fn hook_timeout() -> Duration {
     std::env::var("RAIL_HOOK_TIMEOUT_MS")
@@ -56,126 +74,187 @@ fn failure_mode(rail_dir: Option<&Path>) -> HookFailure {
         .unwrap_or(HookFailure::Deny)
 }
 
-/// Fail safe: deny (or only warn, by config) with a clear reason. Never exit 1, which Claude
-/// Code would treat as a non-blocking error.
-fn fail_safe(reason: &str, rail_dir: Option<&Path>) -> i32 {
+/// A tool call Rail could not check: denied (or only warned about, by config), with the reason.
+fn fail_safe(reason: &str, rail_dir: Option<&Path>) -> Outcome {
     match failure_mode(rail_dir) {
-        HookFailure::Deny => {
-            errln!(
-                "Rail could not check this edit: {reason}. Edits are denied until the rail can be read (set `hook_failure: warn` in rail.yaml to only warn)."
-            );
-            BLOCK
-        }
-        HookFailure::Warn => {
-            outln_raw!(
-                "{}",
-                json!({ "systemMessage": format!("Rail could not check this edit: {reason}") })
-            );
-            fail::OK
-        }
+        HookFailure::Deny => Outcome::Deny(format!(
+            "Rail could not check this edit: {reason}. It is denied because Rail cannot tell whether it is safe (set `hook_failure: warn` in rail.yaml to only warn)."
+        )),
+        HookFailure::Warn => Outcome::Warn(format!("Rail could not check this edit: {reason}")),
     }
 }
 
-/// Entry point; returns the process exit code (the hook speaks through exit codes).
-pub fn claude(ctx_result: Result<Ctx, Fail>) -> i32 {
-    // The bound: whatever happens below, answer in time.
-    let bound = hook_timeout();
-    let rail_dir_for_watchdog = ctx_result.as_ref().ok().map(|c| c.rail.root.clone());
-    std::thread::spawn(move || {
-        std::thread::sleep(bound);
-        let code = fail_safe(
-            &format!("the check took longer than {} ms", bound.as_millis()),
-            rail_dir_for_watchdog.as_deref(),
-        );
+/// Only one answer is ever written: the first of the hook and its watchdog.
+static ANSWERED: Mutex<bool> = Mutex::new(false);
+
+/// Writes the answer (unless one was written already) and returns the exit code.
+fn emit(answer: &Answer) -> Option<i32> {
+    let mut answered = ANSWERED.lock().unwrap_or_else(|e| e.into_inner());
+    if *answered {
+        return None;
+    }
+    *answered = true;
+    if let Some(out) = &answer.stdout {
+        outln_raw!("{out}");
+    }
+    if let Some(err) = &answer.stderr {
+        errln!("{err}");
+    }
+    Some(answer.code)
+}
+
+/// What the watchdog answers when the bound passes.
+#[derive(Clone, Debug)]
+struct Watch {
+    deadline: Instant,
+    /// The bound the deadline stands for.
+    bound: Duration,
+    harness: Harness,
+    /// The lifecycle event's name, for a Stop or session end.
+    lifecycle: Option<String>,
+}
+
+fn watchdog(mut watch: Watch, updates: mpsc::Receiver<Watch>, rail_dir: Option<PathBuf>) {
+    loop {
+        let now = Instant::now();
+        if now >= watch.deadline {
+            break;
+        }
+        match updates.recv_timeout(watch.deadline - now) {
+            Ok(w) => watch = w,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                std::thread::sleep(watch.deadline.saturating_duration_since(Instant::now()))
+            }
+        }
+    }
+    let took = watch.bound.as_millis();
+    let outcome = match &watch.lifecycle {
+        Some(event) => Outcome::Lifecycle(Some(format!(
+            "Rail: {event} was not finished within {took} ms (the rail lock is busy or the rail is slow to read); the session's claims were left as they were and keep their lease"
+        ))),
+        None => fail_safe(
+            &format!("the check took longer than {took} ms"),
+            rail_dir.as_deref(),
+        ),
+    };
+    if let Some(code) = emit(&agent::answer(watch.harness, &outcome)) {
         std::process::exit(code);
-    });
+    }
+}
+
+/// Entry point of `rail hook <agent>`; returns the process exit code (hooks speak through exit
+/// codes and stdout).
+pub fn run(kind: &HookKind, mut ctx_result: Result<Ctx, Fail>) -> i32 {
+    let agent = kind.agent();
+    let start = Instant::now();
+    let default_harness = agent::read(agent, "").harness;
+    let rail_dir = ctx_result.as_ref().ok().map(|c| c.rail.root.clone());
+    let (tx, rx) = mpsc::channel();
+    {
+        let watch = Watch {
+            deadline: start + hook_timeout(),
+            bound: hook_timeout(),
+            harness: default_harness,
+            lifecycle: None,
+        };
+        let rail_dir = rail_dir.clone();
+        std::thread::spawn(move || watchdog(watch, rx, rail_dir));
+    }
+    let answer = |outcome: Outcome, harness: Harness| {
+        emit(&agent::answer(harness, &outcome)).unwrap_or(fail::OK)
+    };
 
     let mut input = String::new();
     if let Err(e) = std::io::stdin()
         .take(16 * 1024 * 1024)
         .read_to_string(&mut input)
     {
-        return fail_safe(&format!("cannot read the hook input: {e}"), None);
+        return answer(
+            fail_safe(&format!("cannot read the hook input: {e}"), None),
+            default_harness,
+        );
     }
-    let payload: Value = match serde_json::from_str(&input) {
-        Ok(v @ Value::Object(_)) => v,
-        Ok(_) => return fail_safe("the hook input is not a JSON object", None),
-        Err(e) => return fail_safe(&format!("the hook input is not JSON ({e})"), None),
-    };
-    let ctx = match ctx_result {
-        Ok(ctx) => ctx,
-        Err(f) => return fail_safe(&f.message, None),
-    };
-    let event = payload["hook_event_name"].as_str().unwrap_or("");
-    match event {
-        "PreToolUse" => pre_tool_use(&ctx, &payload),
-        "Stop" => {
-            // Ending a turn is activity: keep the lease. Never block a stop.
-            let _ = on_session(&ctx, OnStop::Renew);
-            fail::OK
+    let call = agent::read(agent, &input);
+    let harness = call.harness;
+    if call.event.is_lifecycle() {
+        // A Stop or session end has its own, shorter limit, and its own answer on timeout.
+        let budget = Duration::from_millis(agent::lifecycle_budget_ms(harness, &call.event))
+            .min(hook_timeout());
+        let _ = tx.send(Watch {
+            deadline: start + budget,
+            bound: budget,
+            harness,
+            lifecycle: Some(call.event_name.clone()),
+        });
+        if let Ok(ctx) = ctx_result.as_mut() {
+            ctx.lock_cap = Some(Duration::from_millis(agent::lifecycle_lock_wait_ms(
+                harness,
+                &call.event,
+            )));
         }
-        "SessionEnd" => {
-            let on_stop = ctx
-                .read(false)
-                .ok()
-                .and_then(|t| {
-                    t.config
-                        .map(|c| rail_core::config::parse(&c.text).0.on_stop)
-                })
-                .unwrap_or(OnStop::Release);
-            if let Err(e) = on_session(&ctx, on_stop) {
-                errln!("rail: at session end: {e}");
-            }
-            fail::OK
-        }
-        "" => fail_safe(
-            "the hook input has no hook_event_name",
-            Some(&ctx.rail.root),
-        ),
-        _ => fail::OK,
+    } else {
+        let _ = tx.send(Watch {
+            deadline: start + hook_timeout(),
+            bound: hook_timeout(),
+            harness,
+            lifecycle: None,
+        });
     }
+    let outcome = match &call.event {
+        Event::Malformed(why) => fail_safe(why, rail_dir.as_deref()),
+        Event::Pass => Outcome::Allow,
+        // A call that writes nothing needs no rail.
+        Event::Tool {
+            targets,
+            unanalysed,
+            ..
+        } if targets.is_empty() && unanalysed.is_empty() => Outcome::Allow,
+        Event::Tool {
+            targets,
+            unanalysed,
+            ..
+        } => match &ctx_result {
+            Ok(ctx) => pre_tool_use(ctx, agent, &call, targets, unanalysed),
+            Err(f) => fail_safe(&f.message, None),
+        },
+        Event::Stop | Event::SessionEnd => Outcome::Lifecycle(match &ctx_result {
+            Ok(ctx) => on_lifecycle(ctx, &call).err().map(|e| {
+                format!(
+                    "Rail: at {}, the session's claims were left as they were: {e}",
+                    call.event_name
+                )
+            }),
+            Err(f) => Some(format!("Rail: at {}: {}", call.event_name, f.message)),
+        }),
+    };
+    let code = answer(outcome, harness);
+    drop(tx);
+    code
 }
 
-/// The paths a tool call writes, as the payload gives them.
-fn tool_targets(payload: &Value) -> Result<(Vec<String>, Vec<String>), String> {
-    let tool = payload["tool_name"].as_str().unwrap_or("");
-    let input = &payload["tool_input"];
-    let field = |name: &str| -> Result<Vec<String>, String> {
-        match input[name].as_str() {
-            Some(p) if !p.is_empty() => Ok(vec![p.to_string()]),
-            _ => Err(format!("{tool} call without `tool_input.{name}`")),
-        }
-    };
-    match tool {
-        "Edit" | "Write" | "MultiEdit" => Ok((field("file_path")?, Vec::new())),
-        "NotebookEdit" => Ok((field("notebook_path")?, Vec::new())),
-        "Bash" => {
-            let command = input["command"]
-                .as_str()
-                .ok_or("Bash call without `tool_input.command`")?;
-            let writes = rail_core::shell::writes(command);
-            Ok((writes.targets, writes.unanalysed))
-        }
-        _ => Ok((Vec::new(), Vec::new())),
-    }
-}
-
-fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
-    let root = Some(ctx.rail.root.as_path());
-    let (raw_targets, mut unanalysed) = match tool_targets(payload) {
-        Ok(t) => t,
-        Err(e) => return fail_safe(&e, root),
-    };
-    if raw_targets.is_empty() && unanalysed.is_empty() {
-        return fail::OK;
-    }
-    let cwd = payload["cwd"]
-        .as_str()
+/// Where the agent works: the payload's, else this process's working directory.
+fn call_cwd(call: &agent::Call) -> PathBuf {
+    call.cwd
+        .as_deref()
         .map(PathBuf::from)
+        .or_else(|| std::env::var_os("CURSOR_PROJECT_DIR").map(PathBuf::from))
         .or_else(|| std::env::current_dir().ok())
-        .unwrap_or_default();
-    let session = match session_at(ctx, &cwd) {
-        Ok(s) => s,
+        .unwrap_or_default()
+}
+
+fn pre_tool_use(
+    ctx: &Ctx,
+    agent: Agent,
+    call: &agent::Call,
+    raw_targets: &[String],
+    unanalysed: &[String],
+) -> Outcome {
+    let root = Some(ctx.rail.root.as_path());
+    let mut unanalysed = unanalysed.to_vec();
+    let cwd = call_cwd(call);
+    let acting = match acting_at(ctx, &cwd) {
+        Ok(a) => a,
         Err(e) => return fail_safe(&e, root),
     };
     // Every checkout of this repository, symlinks resolved: a path is judged in whichever one
@@ -205,7 +284,7 @@ fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
     let landed = hook::land(&worktrees, rail_root.as_deref(), &landings);
     unanalysed.extend(landed.unanalysed);
     if landed.targets.is_empty() && unanalysed.is_empty() {
-        return fail::OK;
+        return Outcome::Allow;
     }
     let texts = match ctx.read(false) {
         Ok(t) => t,
@@ -218,28 +297,15 @@ fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
         .unwrap_or(HookUnanalysed::Warn);
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     let eval = Rail::load(&texts).evaluate(&facts);
-    let verdict = hook::judge(&eval, &session, &landed.targets, &unanalysed, mode);
+    let verdict = hook::judge_as(&eval, acting.actor(), &landed.targets, &unanalysed, mode);
+    let message = || crate::hint::say(&verdict.message, verdict.hint.as_ref());
     match verdict.decision {
         Decision::Deny => {
-            log_refusal(ctx, &session, &verdict);
-            errln!(
-                "{}",
-                crate::hint::say(&verdict.message, verdict.hint.as_ref())
-            );
-            BLOCK
+            log_refusal(ctx, acting.session(), agent, &verdict);
+            Outcome::Deny(message())
         }
-        Decision::Warn => {
-            let message = crate::hint::say(&verdict.message, verdict.hint.as_ref());
-            outln_raw!(
-                "{}",
-                json!({
-                    "systemMessage": message,
-                    "hookSpecificOutput": { "hookEventName": "PreToolUse", "additionalContext": message }
-                })
-            );
-            fail::OK
-        }
-        Decision::Allow => fail::OK,
+        Decision::Warn => Outcome::Warn(message()),
+        Decision::Allow => Outcome::Allow,
     }
 }
 
@@ -323,50 +389,89 @@ fn land(cwd: &Path, written: &str) -> hook::Landing {
 }
 
 /// Denials are recorded, so a person can see what agents were kept from doing.
-fn log_refusal(ctx: &Ctx, session: &str, verdict: &hook::HookVerdict) {
+fn log_refusal(ctx: &Ctx, session: Option<&str>, agent: Agent, verdict: &hook::HookVerdict) {
     // A denial must not wait long on the lock just to be logged.
-    let Ok(lock) = ctx.lock_within(session, Some(Duration::from_millis(500))) else {
+    let Ok(lock) = ctx.lock_within(session.unwrap_or("hook"), Some(Duration::from_millis(500)))
+    else {
         return;
     };
     let Ok(texts) = ctx.read(true) else { return };
     let line = match verdict.held.first() {
-        Some(first) => LogEntry::new(
-            ctx.now,
-            Event::Refused,
-            first.task.as_deref(),
-            Some(session),
-        )
-        .with("path", first.path.clone())
-        .with("holder", first.session.clone()),
+        Some(first) => LogEntry::new(ctx.now, LogEvent::Refused, first.task.as_deref(), session)
+            .with("path", first.path.clone())
+            .with("holder", first.session.clone()),
         // Denied because it could not be judged (`hook_unanalysed: deny`).
-        None => LogEntry::new(ctx.now, Event::Refused, None, Some(session))
-            .with("reason", "not analysed"),
+        None => {
+            LogEntry::new(ctx.now, LogEvent::Refused, None, session).with("reason", "not analysed")
+        }
     }
-    .with("by", "hook claude")
+    .with("by", format!("hook {}", agent.name()))
     .render();
     let _ = ctx.rail.apply(&lock, &texts, &[], &[line]);
 }
 
+/// Who works in a checkout: a session, or an agent whose checkout names none.
+enum Acting {
+    Session(String),
+    Unnamed(String),
+}
+
+impl Acting {
+    fn actor(&self) -> Actor<'_> {
+        match self {
+            Acting::Session(s) => Actor::Session(s),
+            Acting::Unnamed(why) => Actor::Unnamed { why },
+        }
+    }
+
+    fn session(&self) -> Option<&str> {
+        match self {
+            Acting::Session(s) => Some(s),
+            Acting::Unnamed(_) => None,
+        }
+    }
+}
+
 /// The session of the agent working in `cwd`: RAIL_SESSION / --session, else that checkout's
-/// branch.
-fn session_at(ctx: &Ctx, cwd: &Path) -> Result<String, String> {
+/// branch. A branch that cannot be a session name (`fix$(id)`) and a detached HEAD are valid
+/// situations, not failures: that agent simply holds no claim. `Err` only when `cwd` is not in
+/// a git checkout at all.
+fn acting_at(ctx: &Ctx, cwd: &Path) -> Result<Acting, String> {
     if let Some(s) = ctx.explicit_session() {
-        return Ok(s.to_string());
+        return match rail_core::ident::validate_session(s) {
+            Ok(()) => Ok(Acting::Session(s.to_string())),
+            Err(e) => Ok(Acting::Unnamed(format!("RAIL_SESSION: {}", e.0))),
+        };
     }
     let repo =
         repo::discover(cwd).ok_or_else(|| format!("{} is not in a git checkout", cwd.display()))?;
-    let branch = repo
-        .branch()
-        .ok_or("HEAD is detached; set RAIL_SESSION for this agent")?;
-    rail_core::ident::validate_session(&branch).map_err(|e| e.0)?;
-    Ok(branch)
+    let Some(branch) = repo.branch() else {
+        return Ok(Acting::Unnamed("HEAD is detached".into()));
+    };
+    Ok(match rail_core::ident::validate_session(&branch) {
+        Ok(()) => Acting::Session(branch),
+        Err(e) => Acting::Unnamed(format!("the branch cannot be a session name: {}", e.0)),
+    })
 }
 
-/// Renews or releases every claim of the session (Stop / SessionEnd).
-fn on_session(ctx: &Ctx, what: OnStop) -> Result<(), String> {
-    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-    let session = session_at(ctx, &cwd)?;
+/// Stop renews every claim of the session (the agent is active); session end releases them, or
+/// renews, or does nothing (rail.yaml `on_stop`). The lock wait is capped by the caller
+/// (`Ctx::lock_cap`) to fit the agent's limit for the event.
+fn on_lifecycle(ctx: &Ctx, call: &agent::Call) -> Result<(), String> {
+    let session = match acting_at(ctx, &call_cwd(call))? {
+        Acting::Session(s) => s,
+        // Nothing can be held under no name: nothing to renew or release.
+        Acting::Unnamed(_) => return Ok(()),
+    };
     let texts = ctx.read(false).map_err(|f| f.message)?;
+    let what = match call.event {
+        Event::SessionEnd => texts
+            .config
+            .as_ref()
+            .map(|c| rail_core::config::parse(&c.text).0.on_stop)
+            .unwrap_or(OnStop::Release),
+        _ => OnStop::Renew,
+    };
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     let eval = Rail::load(&texts).evaluate(&facts);
     let tasks: Vec<String> = eval
