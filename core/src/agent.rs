@@ -157,15 +157,15 @@ pub fn read(agent: Agent, input: &str) -> Call {
         };
     }
     let event = match (harness, event_name.as_str()) {
-        (Harness::Cursor, "preToolUse") | (Harness::CursorViaClaude, _)
-            if is_pre_tool(&event_name) =>
-        {
+        (Harness::Cursor | Harness::CursorViaClaude, name) if is_pre_tool(name) => {
             tool_call(harness, &payload)
         }
-        (Harness::Cursor, "beforeShellExecution") => match text("command") {
-            Some(command) => shell_call("Shell", command, None),
-            None => Event::Malformed("beforeShellExecution without `command`".into()),
-        },
+        (Harness::Cursor, name) if name.eq_ignore_ascii_case("beforeShellExecution") => {
+            match text("command") {
+                Some(command) => shell_call("Shell", command, None),
+                None => Event::Malformed("beforeShellExecution without `command`".into()),
+            }
+        }
         (Harness::Gemini, "BeforeTool") => tool_call(harness, &payload),
         (Harness::Gemini, "AfterAgent") => Event::Stop,
         (Harness::ClaudeCode | Harness::VsCode | Harness::Codex, "PreToolUse") => {
