@@ -261,8 +261,9 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
     }
     if let Command::Hook { kind } = &cli.command {
         // A hook answers through its exit code, whatever goes wrong.
-        let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json, false);
-        std::process::exit(cmd::agent::run(kind, ctx));
+        let (rail, session, now, json) = (cli.rail, cli.session, cli.now, cli.json);
+        let make_ctx = move || Ctx::new(rail, session, now, json, false);
+        std::process::exit(cmd::agent::run(kind, make_ctx));
     }
     let creating = matches!(cli.command, Command::Init(_));
     let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json, creating)?;

@@ -1098,3 +1098,189 @@ fn stop_answers_in_its_own_terms_when_the_lock_is_in_the_way() {
     let _ = holder.kill();
     let _ = holder.wait();
 }
+
+/// Each agent's files as a person left them: comments, their own hooks and servers, odd spacing.
+const EXISTING: &[(&str, &str)] = &[
+    (
+        ".claude/settings.json",
+        "{\n  // team settings\n  \"permissions\": { \"allow\": [\"Bash(npm test)\"] },\n  \"hooks\": {\n    \"PreToolUse\": [\n      { \"matcher\": \"Bash\", \"hooks\": [{ \"type\": \"command\", \"command\": \"./guard.sh\" }] }\n    ]\n  }\n}\n",
+    ),
+    (
+        ".mcp.json",
+        "{\n  \"mcpServers\": {\n    \"github\": { \"command\": \"gh-mcp\", \"args\": [] }\n  }\n}\n",
+    ),
+    (
+        ".codex/config.toml",
+        "# project config\nmodel = \"gpt-5.1-codex\"   # pinned\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\nargs = [\"--stdio\"]\n",
+    ),
+    (
+        ".codex/hooks.json",
+        "{\n    \"hooks\": {\n        \"PostToolUse\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"fmt.sh\"}]}]\n    }\n}\n",
+    ),
+    (
+        ".cursor/hooks.json",
+        "{\n  \"version\": 1,\n  \"hooks\": {\n    \"afterFileEdit\": [{ \"command\": \"./format.sh\" }], // format on save\n  }\n}\n",
+    ),
+    (
+        ".cursor/mcp.json",
+        "{ \"mcpServers\": { \"linear\": { \"url\": \"https://mcp.linear.app/sse\" } } }\n",
+    ),
+    (
+        ".gemini/settings.json",
+        "{\n  \"theme\": \"GitHub\",\n  /* keep */\n  \"mcpServers\": {}\n}\n",
+    ),
+    (
+        ".vscode/mcp.json",
+        "{\n\t\"servers\": {\n\t\t\"playwright\": {\"command\": \"npx\", \"args\": [\"@playwright/mcp\"]}\n\t},\n\t\"inputs\": []\n}\n",
+    ),
+];
+
+#[test]
+fn init_agents_configures_every_agent_keeping_the_rest_byte_for_byte() {
+    let repo = Repo::new();
+    for (path, text) in EXISTING {
+        let p = repo.file(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    // --print shows and writes nothing.
+    let out = repo.rail(&["init", "--agents", "--print"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for (path, text) in EXISTING {
+        assert_eq!(&repo.read(path), text, "--print changed {path}");
+        assert!(
+            stdout(&out).contains(&format!("# {path} (merged")),
+            "{path}"
+        );
+    }
+    assert!(
+        stdout(&out).contains("trust this project"),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = repo.rail(&["init", "--agents"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let said = stdout(&out);
+    for title in [
+        "Claude Code:",
+        "Codex:",
+        "Cursor:",
+        "Gemini CLI:",
+        "VS Code:",
+    ] {
+        assert!(said.contains(title), "{title} missing from: {said}");
+    }
+    let first: Vec<String> = EXISTING.iter().map(|(p, _)| repo.read(p)).collect();
+    // Every byte of what was there is still there, in order: Rail only inserted.
+    for ((path, before), after) in EXISTING.iter().zip(&first) {
+        let mut rest = after.as_str();
+        for ch in before.chars() {
+            let at = rest
+                .find(ch)
+                .unwrap_or_else(|| panic!("{path}: lost {ch:?}\n{after}"));
+            rest = &rest[at + ch.len_utf8()..];
+        }
+        assert_ne!(before, after, "{path} was not configured");
+    }
+    let json = |p: &str| -> serde_json::Value {
+        let text = repo.read(p);
+        let stripped: String = text
+            .lines()
+            .map(|l| l.split(" //").next().unwrap())
+            .filter(|l| !l.trim_start().starts_with("//") && !l.contains("/*"))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .replace(",\n  }", "\n  }")
+            .replace(", // format on save", "");
+        serde_json::from_str(&stripped).unwrap_or_else(|e| panic!("{p}: {e}\n{stripped}"))
+    };
+    let claude = json(".claude/settings.json");
+    assert_eq!(
+        claude["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "./guard.sh"
+    );
+    assert!(claude["hooks"]["PreToolUse"][1]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .ends_with("hook claude"));
+    assert_eq!(json(".mcp.json")["mcpServers"]["rail"]["args"][0], "mcp");
+    assert_eq!(
+        json(".mcp.json")["mcpServers"]["github"]["command"],
+        "gh-mcp"
+    );
+    let codex = json(".codex/hooks.json");
+    assert_eq!(
+        codex.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["hooks"],
+        "Codex rejects other top-level keys"
+    );
+    assert!(
+        codex["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"]
+            .as_u64()
+            .unwrap()
+            <= 3
+    );
+    let toml = repo.read(".codex/config.toml");
+    assert!(toml.starts_with(EXISTING[2].1), "{toml}");
+    assert!(toml.contains("[mcp_servers.rail]\ncommand = "), "{toml}");
+    let cursor = repo.read(".cursor/hooks.json");
+    assert!(cursor.contains("\"failClosed\": true"), "{cursor}");
+    assert!(cursor.contains("// format on save"), "{cursor}");
+    let gemini = repo.read(".gemini/settings.json");
+    assert!(
+        gemini.contains("hook gemini") && gemini.contains("\"mcp\""),
+        "{gemini}"
+    );
+    let vscode = repo.read(".vscode/mcp.json");
+    assert!(
+        vscode.contains("\t\t\"rail\": {"),
+        "the file's tabs are kept: {vscode}"
+    );
+
+    // A second run changes nothing.
+    let out = repo.rail(&["init", "--agents"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let second: Vec<String> = EXISTING.iter().map(|(p, _)| repo.read(p)).collect();
+    assert_eq!(first, second);
+    assert!(
+        !stdout(&out).contains("merged"),
+        "second run said: {}",
+        stdout(&out)
+    );
+
+    // The hooks installed are the ones that answer: Cursor's answers explicitly.
+    let out = run_hook(
+        "cursor",
+        repo.path(),
+        &agent_payload("cursor/read.json", repo.path(), "a.txt", ""),
+        &[],
+    );
+    assert_eq!(stdout(&out).trim(), "{\"permission\":\"allow\"}");
+}
+
+#[test]
+fn init_agents_configures_only_the_agents_named_or_found() {
+    let repo = Repo::new();
+    std::fs::create_dir_all(repo.file(".gemini")).unwrap();
+    let out = repo.rail(&["init", "--agents"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.file(".gemini/settings.json").exists());
+    assert!(!repo.file(".cursor").exists() && !repo.file(".codex").exists());
+    assert!(!repo.file(".claude").exists(), "found agents only");
+    let out = repo.rail(&["init", "--agents", "--agent", "codex,cursor"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.file(".codex/hooks.json").exists() && repo.file(".cursor/mcp.json").exists());
+    let out = repo.rail(&["init", "--agents", "--agent", "emacs"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("unknown agent `emacs`"));
+    // A broken file anywhere changes nothing anywhere.
+    std::fs::write(repo.file(".codex/config.toml"), "[broken\n").unwrap();
+    let before = repo.read(".cursor/hooks.json");
+    std::fs::write(repo.file(".cursor/hooks.json"), "{}").unwrap();
+    let out = repo.rail(&["init", "--agents", "--agent", "cursor,codex"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("config.toml"));
+    assert_eq!(repo.read(".cursor/hooks.json"), "{}");
+    assert_ne!(before, "{}");
+}

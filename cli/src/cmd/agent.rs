@@ -18,10 +18,12 @@ use clap::{Args, Subcommand};
 use rail_core::agent::{self, Agent, Answer, Event, Harness, Outcome};
 use rail_core::config::{HookFailure, HookUnanalysed, OnStop};
 use rail_core::hook::{self, Actor, Decision};
+use rail_core::jsonc;
 use rail_core::log::{Event as LogEvent, LogEntry};
 use rail_core::model::Rail;
 use rail_core::ops::Request;
-use serde_json::{json, Value};
+use rail_core::setup::{self, FileChanges, Target};
+use serde_json::Value;
 
 use crate::context::{Commits, Ctx};
 use crate::fail::{self, Fail};
@@ -114,7 +116,10 @@ struct Watch {
     lifecycle: Option<String>,
 }
 
-fn watchdog(mut watch: Watch, updates: mpsc::Receiver<Watch>, rail_dir: Option<PathBuf>) {
+/// The rail's directory, once found (the watchdog's failure mode is read from its rail.yaml).
+static RAIL_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+fn watchdog(mut watch: Watch, updates: mpsc::Receiver<Watch>) {
     loop {
         let now = Instant::now();
         if now >= watch.deadline {
@@ -135,7 +140,7 @@ fn watchdog(mut watch: Watch, updates: mpsc::Receiver<Watch>, rail_dir: Option<P
         ))),
         None => fail_safe(
             &format!("the check took longer than {took} ms"),
-            rail_dir.as_deref(),
+            RAIL_DIR.get().map(PathBuf::as_path),
         ),
     };
     if let Some(code) = emit(&agent::answer(watch.harness, &outcome)) {
@@ -145,11 +150,13 @@ fn watchdog(mut watch: Watch, updates: mpsc::Receiver<Watch>, rail_dir: Option<P
 
 /// Entry point of `rail hook <agent>`; returns the process exit code (hooks speak through exit
 /// codes and stdout).
-pub fn run(kind: &HookKind, mut ctx_result: Result<Ctx, Fail>) -> i32 {
+///
+/// The rail is found from where the agent works (the payload's `cwd` or workspace root), not
+/// from wherever the agent started the hook process (Cursor may start it with no useful cwd).
+pub fn run(kind: &HookKind, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32 {
     let agent = kind.agent();
     let start = Instant::now();
     let default_harness = agent::read(agent, "").harness;
-    let rail_dir = ctx_result.as_ref().ok().map(|c| c.rail.root.clone());
     let (tx, rx) = mpsc::channel();
     {
         let watch = Watch {
@@ -158,8 +165,7 @@ pub fn run(kind: &HookKind, mut ctx_result: Result<Ctx, Fail>) -> i32 {
             harness: default_harness,
             lifecycle: None,
         };
-        let rail_dir = rail_dir.clone();
-        std::thread::spawn(move || watchdog(watch, rx, rail_dir));
+        std::thread::spawn(move || watchdog(watch, rx));
     }
     let answer = |outcome: Outcome, harness: Harness| {
         emit(&agent::answer(harness, &outcome)).unwrap_or(fail::OK)
@@ -177,6 +183,14 @@ pub fn run(kind: &HookKind, mut ctx_result: Result<Ctx, Fail>) -> i32 {
     }
     let call = agent::read(agent, &input);
     let harness = call.harness;
+    if let Some(dir) = call.cwd.as_deref().map(Path::new).filter(|d| d.is_dir()) {
+        let _ = std::env::set_current_dir(dir);
+    }
+    let mut ctx_result = make_ctx();
+    let rail_dir = ctx_result.as_ref().ok().map(|c| c.rail.root.clone());
+    if let Some(dir) = &rail_dir {
+        let _ = RAIL_DIR.set(dir.clone());
+    }
     if call.event.is_lifecycle() {
         // A Stop or session end has its own, shorter limit, and its own answer on timeout.
         let budget = Duration::from_millis(agent::lifecycle_budget_ms(harness, &call.event))
@@ -497,12 +511,23 @@ fn on_lifecycle(ctx: &Ctx, call: &agent::Call) -> Result<(), String> {
 
 #[derive(Args, Debug, Default)]
 pub struct AgentsArgs {
-    /// Print the instruction section and the hook settings instead of writing them.
+    /// Print what would be written (the instruction section and each agent file as merged)
+    /// instead of writing it.
     #[arg(long)]
     pub print: bool,
-    /// Instruction files to write (default: AGENTS.md and CLAUDE.md that exist, else both).
+    /// Instruction files to write (default: AGENTS.md, CLAUDE.md, GEMINI.md that exist, else
+    /// AGENTS.md and CLAUDE.md).
     #[arg(long = "file", value_name = "PATH")]
     pub files: Vec<PathBuf>,
+    /// The agents to configure, comma-separated: claude, codex, cursor, gemini, vscode
+    /// (default: those the repository shows signs of, else claude).
+    #[arg(
+        long = "agent",
+        id = "agent",
+        value_name = "NAMES",
+        value_delimiter = ','
+    )]
+    pub only: Vec<String>,
 }
 
 const BEGIN: &str = "<!-- rail:begin -->";
@@ -557,99 +582,137 @@ pub fn upsert_section(text: &str, section: &str) -> String {
     out
 }
 
-/// The hook settings Claude Code reads from `.claude/settings.json`.
-pub fn claude_hooks(rail: &str) -> Value {
-    let command = format!("{rail} hook claude");
-    json!({
-        "PreToolUse": [{
-            "matcher": "Edit|Write|MultiEdit|NotebookEdit|Bash",
-            "hooks": [{ "type": "command", "command": command, "timeout": 10 }]
-        }],
-        "Stop": [{ "hooks": [{ "type": "command", "command": command, "timeout": 10 }] }],
-        "SessionEnd": [{ "hooks": [{ "type": "command", "command": command, "timeout": 30 }] }]
+/// The agents to configure: those named, else those whose files are in the repository, else
+/// Claude Code (what `rail init --agents` always configured).
+fn targets(args: &AgentsArgs, top: &Path) -> Result<Vec<Target>, Fail> {
+    if !args.only.is_empty() {
+        let mut out: Vec<Target> = Vec::new();
+        for name in &args.only {
+            let t = Target::parse(name).map_err(Fail::usage)?;
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        return Ok(out);
+    }
+    let found: Vec<Target> = setup::TARGETS
+        .into_iter()
+        .filter(|t| t.markers().iter().any(|m| top.join(m).exists()))
+        .collect();
+    Ok(if found.is_empty() {
+        vec![Target::Claude]
+    } else {
+        found
     })
 }
 
-fn is_rail_hook(group: &Value) -> bool {
-    group["hooks"].as_array().is_some_and(|hooks| {
-        hooks.iter().any(|h| {
-            h["command"]
-                .as_str()
-                .is_some_and(|c| c.ends_with("hook claude"))
-        })
-    })
-}
-
-/// Merges Rail's hooks into existing settings: Rail's groups are replaced in place or appended;
-/// every other key and hook stays as it was.
-pub fn merge_settings(existing: Value, rail: &str) -> Result<Value, String> {
-    let mut settings = match existing {
-        Value::Object(map) => map,
-        Value::Null => serde_json::Map::new(),
-        _ => return Err("is not a JSON object".into()),
-    };
-    let hooks = settings
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(serde_json::Map::new()));
-    let Value::Object(hooks) = hooks else {
-        return Err("`hooks` is not an object".into());
-    };
-    let Value::Object(ours) = claude_hooks(rail) else {
-        return Err("internal: hook settings".into());
-    };
-    for (event, groups) in ours {
-        let ours_group = groups[0].clone();
-        let list = hooks.entry(event.clone()).or_insert_with(|| json!([]));
-        let Value::Array(list) = list else {
-            return Err(format!("`hooks.{event}` is not a list"));
+/// Sets `entries` in the TOML table at `table`, keeping everything else as it was (toml_edit
+/// keeps comments, order and formatting); a value already equal is left untouched.
+fn merge_toml(text: &str, table: &[&str], entries: &[(&str, Value)]) -> Result<String, String> {
+    let mut doc: toml_edit::DocumentMut =
+        text.parse().map_err(|e| format!("not valid TOML ({e})"))?;
+    let mut at: &mut toml_edit::Table = doc.as_table_mut();
+    for (i, key) in table.iter().enumerate() {
+        if !at.contains_key(key) {
+            let mut t = toml_edit::Table::new();
+            // `[mcp_servers.rail]` alone, not an empty `[mcp_servers]` header above it.
+            t.set_implicit(i + 1 < table.len());
+            at.insert(key, toml_edit::Item::Table(t));
+        }
+        at = match at.get_mut(key) {
+            Some(toml_edit::Item::Table(t)) => t,
+            _ => return Err(format!("`{}` is not a table", table[..=i].join("."))),
         };
-        match list.iter().position(is_rail_hook) {
-            Some(i) => list[i] = ours_group,
-            None => list.push(ours_group),
+    }
+    for (key, value) in entries {
+        let wanted = toml_value(value)?;
+        let same = at
+            .get(key)
+            .and_then(|i| i.as_value())
+            .is_some_and(|v| v.to_string().trim() == wanted.to_string().trim());
+        if !same {
+            at.insert(key, toml_edit::Item::Value(wanted));
         }
     }
-    Ok(Value::Object(settings))
+    let out = doc.to_string();
+    // An unchanged document prints back as it was read; keep the original bytes regardless.
+    if out == text {
+        return Ok(text.to_string());
+    }
+    Ok(out)
+}
+
+fn toml_value(v: &Value) -> Result<toml_edit::Value, String> {
+    Ok(match v {
+        Value::String(s) => s.as_str().into(),
+        Value::Bool(b) => (*b).into(),
+        Value::Number(n) => n.as_i64().ok_or("not an integer")?.into(),
+        Value::Array(items) => {
+            let mut a = toml_edit::Array::new();
+            for i in items {
+                a.push(toml_value(i)?);
+            }
+            toml_edit::Value::Array(a)
+        }
+        _ => return Err("not a TOML value Rail writes".into()),
+    })
+}
+
+/// The program an MCP client starts (no shell, so no quoting): `rail` on PATH, else this one.
+fn rail_exe(rail: &str) -> String {
+    if rail == "rail" {
+        return rail.into();
+    }
+    std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| rail.to_string())
 }
 
 pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<String>, Fail> {
     let section = instructions();
-    if args.print {
-        outln!("{section}");
-        outln!(
-            "# .claude/settings.json (merged into existing settings by `rail init --agents`):\n{}",
-            serde_json::to_string_pretty(&json!({ "hooks": claude_hooks(rail) }))
-                .unwrap_or_default()
-        );
-        return Ok(Vec::new());
-    }
     let top = ctx
         .repo
         .as_ref()
         .map(|r| r.worktree.clone())
         .unwrap_or_else(|| ctx.rail.root.clone());
-    let mut done = Vec::new();
-    // Read everything first, so a bad settings file changes nothing at all.
-    let settings_path = top.join(".claude/settings.json");
-    let existing = match std::fs::read_to_string(&settings_path) {
-        Ok(t) if t.trim().is_empty() => Value::Null,
-        Ok(t) => serde_json::from_str(&t).map_err(|e| {
-            Fail::usage(format!(
-                "{}: not valid JSON ({e}); fix it, then run `rail init --agents` again (nothing was changed)",
-                settings_path.display()
-            ))
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Value::Null,
-        Err(e) => return Err(Fail::env(format!("{}: {e}", settings_path.display()))),
-    };
-    let merged = merge_settings(existing.clone(), rail).map_err(|e| {
-        Fail::usage(format!(
-            "{}: {e}; nothing was changed",
-            settings_path.display()
-        ))
-    })?;
+    let targets = targets(args, &top)?;
+    let exe = rail_exe(rail);
 
-    let files: Vec<PathBuf> = if args.files.is_empty() {
-        let present: Vec<PathBuf> = ["AGENTS.md", "CLAUDE.md"]
+    // Read and merge everything first, so a bad file anywhere changes nothing at all.
+    let mut writes: Vec<(PathBuf, String, String)> = Vec::new();
+    for target in &targets {
+        for file in setup::files(*target, rail, &exe) {
+            let path = top.join(file.path());
+            // A file merged already (Claude's settings serve VS Code too) is merged again from
+            // the merged text: the changes are idempotent.
+            let (old, original) = match writes.iter().position(|(p, _, _)| *p == path) {
+                Some(i) => {
+                    let (_, original, merged) = writes.remove(i);
+                    (merged, original)
+                }
+                None => match std::fs::read_to_string(&path) {
+                    Ok(t) => (t.clone(), t),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        (String::new(), String::new())
+                    }
+                    Err(e) => return Err(Fail::env(format!("{}: {e}", path.display()))),
+                },
+            };
+            let merged = match &file {
+                FileChanges::Json { changes, .. } => jsonc::apply(&old, changes),
+                FileChanges::Toml { table, entries, .. } => merge_toml(&old, table, entries),
+            }
+            .map_err(|e| {
+                Fail::usage(format!(
+                    "{}: {e}; fix it, then run `rail init --agents` again (nothing was changed)",
+                    path.display()
+                ))
+            })?;
+            writes.push((path, original, merged));
+        }
+    }
+    let mut instruction_files: Vec<PathBuf> = if args.files.is_empty() {
+        let present: Vec<PathBuf> = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]
             .iter()
             .map(|n| top.join(n))
             .filter(|p| p.exists())
@@ -671,7 +734,26 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
             })
             .collect()
     };
-    for file in files {
+    instruction_files.dedup();
+
+    if args.print {
+        outln!("{section}");
+        for (path, _, merged) in &writes {
+            let rel = path.strip_prefix(&top).unwrap_or(path);
+            outln!(
+                "# {} (merged into what is there by `rail init --agents`):\n{}",
+                rel.display(),
+                merged.trim_end()
+            );
+        }
+        for t in &targets {
+            outln!("# {}: {}", t.title(), t.needs());
+        }
+        return Ok(Vec::new());
+    }
+
+    let mut done = Vec::new();
+    for file in instruction_files {
         let old = match std::fs::read_to_string(&file) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -684,18 +766,21 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
             done.push(format!("wrote the rail section of {}", file.display()));
         }
     }
-    if merged != existing {
-        if let Some(parent) = settings_path.parent() {
+    for (path, original, merged) in &writes {
+        if merged == original {
+            continue;
+        }
+        if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| Fail::env(format!("{}: {e}", parent.display())))?;
         }
-        let text = serde_json::to_string_pretty(&merged).unwrap_or_default() + "\n";
-        std::fs::write(&settings_path, text)
-            .map_err(|e| Fail::env(format!("{}: {e}", settings_path.display())))?;
-        done.push(format!(
-            "merged Rail's hooks into {}",
-            settings_path.display()
-        ));
+        std::fs::write(path, merged).map_err(|e| Fail::env(format!("{}: {e}", path.display())))?;
+        done.push(format!("merged Rail's entries into {}", path.display()));
+    }
+    if !done.is_empty() {
+        for t in &targets {
+            done.push(format!("{}: {}", t.title(), t.needs()));
+        }
     }
     Ok(done)
 }
@@ -717,36 +802,29 @@ mod tests {
     }
 
     #[test]
-    fn settings_merge_keeps_the_users_things() {
-        let existing = json!({
-            "model": "opus",
-            "hooks": {
-                "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "my-guard" }] }],
-                "PostToolUse": [{ "matcher": "Edit", "hooks": [{ "type": "command", "command": "fmt" }] }]
-            }
-        });
-        let merged = merge_settings(existing, "rail").unwrap();
-        assert_eq!(merged["model"], "opus");
-        assert_eq!(merged["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
-        assert_eq!(
-            merged["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
-            "my-guard"
+    fn toml_is_merged_in_place_and_idempotently() {
+        let text =
+            "# my codex config\nmodel = \"gpt-5\" # pinned\n\n[mcp_servers.db]\ncommand = \"db\"\n";
+        let entries = [
+            ("command", serde_json::json!("rail")),
+            ("args", serde_json::json!(["mcp"])),
+        ];
+        let once = merge_toml(text, &["mcp_servers", "rail"], &entries).unwrap();
+        assert!(once.starts_with(text), "{once}");
+        assert!(
+            once.ends_with("[mcp_servers.rail]\ncommand = \"rail\"\nargs = [\"mcp\"]\n"),
+            "{once}"
         );
         assert_eq!(
-            merged["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
-            "fmt"
+            merge_toml(&once, &["mcp_servers", "rail"], &entries).unwrap(),
+            once
         );
+        let empty = merge_toml("", &["mcp_servers", "rail"], &entries).unwrap();
         assert_eq!(
-            merged["hooks"]["SessionEnd"][0]["hooks"][0]["command"],
-            "rail hook claude"
+            empty,
+            "[mcp_servers.rail]\ncommand = \"rail\"\nargs = [\"mcp\"]\n"
         );
-        // Idempotent, and a moved binary updates in place.
-        assert_eq!(merge_settings(merged.clone(), "rail").unwrap(), merged);
-        let moved = merge_settings(merged, "/opt/rail").unwrap();
-        assert_eq!(moved["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
-        assert_eq!(
-            moved["hooks"]["PreToolUse"][1]["hooks"][0]["command"],
-            "/opt/rail hook claude"
-        );
+        assert!(merge_toml("mcp_servers = 3\n", &["mcp_servers", "rail"], &entries).is_err());
+        assert!(merge_toml("[x\n", &["mcp_servers", "rail"], &entries).is_err());
     }
 }
