@@ -658,12 +658,14 @@ fn non_empty(m: &str) -> &str {
 /// How long a Stop or session-end hook may take, in milliseconds, by each agent's limit for
 /// that event (with a margin for starting the process): Codex caps SessionEnd at 3 s; Claude
 /// Code's SessionEnd budget is 1.5 s unless a hook's `timeout` raises it (Rail installs 30 s);
-/// Gemini and Cursor do not wait for their session-end hooks at all. A Stop comes at every turn's
-/// end, so it is kept short everywhere.
+/// Gemini and Cursor do not wait for their session-end hooks at all (Rail installs them with 2 s
+/// and 10 s). A Stop comes at every turn's end, so it is kept short everywhere.
 pub fn lifecycle_budget_ms(harness: Harness, event: &Event) -> u64 {
     match (harness, event) {
         (Harness::Codex, Event::SessionEnd) => 2_500,
-        (Harness::Gemini | Harness::Cursor, Event::SessionEnd) => 2_000,
+        (Harness::Gemini | Harness::Cursor, Event::SessionEnd) => 1_500,
+        // Rail installs Gemini's AfterAgent hook with a 5,000 ms timeout.
+        (Harness::Gemini, Event::Stop) => 4_000,
         _ => 5_000,
     }
 }

@@ -246,7 +246,8 @@ pub fn files(target: Target, rail: &str, rail_exe: &str) -> Vec<FileChanges> {
         }
         Target::Gemini => {
             let command = format!("{rail} hook gemini");
-            // Gemini's timeouts are in milliseconds.
+            // Gemini's timeouts are in milliseconds; the tool gate's is above Rail's own 8 s
+            // bound, so Rail (not a kill) answers.
             let hook = |name: &str, timeout: u32| json!({ "name": name, "type": "command", "command": command, "timeout": timeout });
             vec![FileChanges::Json {
                 path: ".gemini/settings.json",
@@ -255,7 +256,7 @@ pub fn files(target: Target, rail: &str, rail_exe: &str) -> Vec<FileChanges> {
                         &["hooks", "BeforeTool"],
                         is_gemini,
                         json!({ "matcher": "write_file|replace|run_shell_command|mcp_.*",
-                                "hooks": [hook("rail", 5000)] }),
+                                "hooks": [hook("rail", 10000)] }),
                     ),
                     upsert(
                         &["hooks", "AfterAgent"],
