@@ -265,7 +265,12 @@ fn render(value: &Value, indent: &str, unit: &str) -> String {
 /// inside or before someone's end-of-line comment).
 fn end_of_line_after(text: &str, end: usize) -> usize {
     let rest = &text[end..];
-    let line_end = rest.find('\n').map_or(text.len(), |i| end + i);
+    let line_end = match rest.find('\n') {
+        // Before a CRLF's `\r`, never between its two bytes.
+        Some(i) if i > 0 && rest.as_bytes()[i - 1] == b'\r' => end + i - 1,
+        Some(i) => end + i,
+        None => text.len(),
+    };
     let between = &text[end..line_end];
     let trimmed = between.trim_start_matches([' ', '\t', ',']);
     if trimmed.is_empty() || trimmed.starts_with("//") {
@@ -335,6 +340,16 @@ fn append(text: &str, node: &Node, last_end: Option<usize>, item: &str) -> Vec<T
     }
 }
 
+/// Applies `edits`, their new lines written as the file writes its own (CRLF files stay CRLF).
+fn patch(text: &str, mut edits: Vec<TextEdit>) -> Result<String, String> {
+    if text.contains("\r\n") {
+        for e in &mut edits {
+            e.text = e.text.replace('\n', "\r\n");
+        }
+    }
+    edit::apply(text, &edits).map_err(|e| e.to_string())
+}
+
 /// One change Rail makes to a JSON settings file.
 #[derive(Clone, Debug)]
 pub enum Change {
@@ -400,8 +415,7 @@ fn apply_one(text: &str, change: &Change) -> Result<String, String> {
                     Value::String(key.clone()),
                     render(&v, &member_indent, &u)
                 );
-                return edit::apply(text, &append(text, node, last_end, &item))
-                    .map_err(|e| e.to_string());
+                return patch(text, append(text, node, last_end, &item));
             }
         }
     }
@@ -411,11 +425,10 @@ fn apply_one(text: &str, change: &Change) -> Result<String, String> {
                 return Ok(text.to_string());
             }
             let rendered = render(value, &indent_at(text, node.start), &u);
-            edit::apply(
+            patch(
                 text,
-                &[TextEdit::replace(Span::new(node.start, node.end), rendered)],
+                vec![TextEdit::replace(Span::new(node.start, node.end), rendered)],
             )
-            .map_err(|e| e.to_string())
         }
         Change::Upsert { ours, .. } => {
             let Kind::Array(items) = &node.kind else {
@@ -423,14 +436,13 @@ fn apply_one(text: &str, change: &Change) -> Result<String, String> {
             };
             match items.iter().find(|n| ours(&n.to_value())) {
                 Some(n) if n.to_value() == *value => Ok(text.to_string()),
-                Some(n) => edit::apply(
+                Some(n) => patch(
                     text,
-                    &[TextEdit::replace(
+                    vec![TextEdit::replace(
                         Span::new(n.start, n.end),
                         render(value, &indent_at(text, n.start), &u),
                     )],
-                )
-                .map_err(|e| e.to_string()),
+                ),
                 None => {
                     let last_end = items.last().map(|n| n.end);
                     let indent = match last_end {
@@ -438,8 +450,7 @@ fn apply_one(text: &str, change: &Change) -> Result<String, String> {
                         None => format!("{}{u}", indent_at(text, node.start)),
                     };
                     let item = render(value, &indent, &u);
-                    edit::apply(text, &append(text, node, last_end, &item))
-                        .map_err(|e| e.to_string())
+                    patch(text, append(text, node, last_end, &item))
                 }
             }
         }
@@ -522,6 +533,24 @@ mod tests {
         assert_eq!(v["hooks"]["Pre"][0]["t"], 2);
         assert_eq!(v["hooks"]["Pre"][1]["command"], "guard");
         assert!(changed.starts_with("{\n  \"a\": 1, // one\n"));
+    }
+
+    #[test]
+    fn crlf_files_stay_crlf_and_one_line_arrays_stay_on_one_line() {
+        let text = "{\r\n  \"a\": 1 // one\r\n}\r\n";
+        let out = apply(text, &[set(&["b"], json!(2))]).unwrap();
+        assert_eq!(out, "{\r\n  \"a\": 1, // one\r\n  \"b\": 2\r\n}\r\n");
+        let arr = "{\"l\": [1, 2]}";
+        let out = apply(
+            arr,
+            &[Change::Upsert {
+                path: vec!["l".into()],
+                ours: |v| v == 3,
+                value: json!(3),
+            }],
+        )
+        .unwrap();
+        assert_eq!(out, "{\"l\": [1, 2, 3]}");
     }
 
     #[test]
