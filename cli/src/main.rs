@@ -261,7 +261,10 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
     }
     if let Command::Hook { kind } = &cli.command {
         // A hook answers through its exit code, whatever goes wrong.
-        let (rail, session, now, json) = (cli.rail, cli.session, cli.now, cli.json);
+        // The hook moves to the agent's directory before finding the rail: a relative --rail
+        // means the one from where the hook was started.
+        let rail = cli.rail.map(|p| std::path::absolute(&p).unwrap_or(p));
+        let (session, now, json) = (cli.session, cli.now, cli.json);
         let make_ctx = move || Ctx::new(rail, session, now, json, false);
         std::process::exit(cmd::agent::run(kind, make_ctx));
     }

@@ -1284,3 +1284,25 @@ fn init_agents_configures_only_the_agents_named_or_found() {
     assert_eq!(repo.read(".cursor/hooks.json"), "{}");
     assert_ne!(before, "{}");
 }
+
+/// Cursor may start a hook with no useful working directory: the rail is found from the
+/// payload's workspace root.
+#[test]
+fn the_rail_is_found_from_the_payload_not_the_hooks_own_directory() {
+    let (_repo, station) = setup();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = run_hook(
+        "cursor",
+        elsewhere.path(),
+        &agent_payload("cursor/write.json", &station, "src/auth/token.ts", ""),
+        &[],
+    );
+    check_answer(Wire::Cursor, "deny", &out, "cursor from elsewhere");
+    let out = run_hook(
+        "gemini",
+        elsewhere.path(),
+        &agent_payload("gemini/replace.json", &station, "web/app.ts", ""),
+        &[],
+    );
+    check_answer(Wire::Gemini, "allow", &out, "gemini from elsewhere");
+}

@@ -183,7 +183,7 @@ pub fn run(kind: &HookKind, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
     }
     let call = agent::read(agent, &input);
     let harness = call.harness;
-    if let Some(dir) = call.cwd.as_deref().map(Path::new).filter(|d| d.is_dir()) {
+    if let Some(dir) = agent_dir(&call).filter(|d| d.is_dir()) {
         let _ = std::env::set_current_dir(dir);
     }
     let mut ctx_result = make_ctx();
@@ -247,12 +247,23 @@ pub fn run(kind: &HookKind, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
     code
 }
 
-/// Where the agent works: the payload's, else this process's working directory.
-fn call_cwd(call: &agent::Call) -> PathBuf {
-    call.cwd
-        .as_deref()
+/// Where the agent works, as the payload or the agent's environment says.
+fn agent_dir(call: &agent::Call) -> Option<PathBuf> {
+    call.cwd.as_deref().map(PathBuf::from).or_else(|| {
+        [
+            "CURSOR_PROJECT_DIR",
+            "CLAUDE_PROJECT_DIR",
+            "GEMINI_PROJECT_DIR",
+        ]
+        .iter()
+        .find_map(|v| std::env::var_os(v).filter(|d| !d.is_empty()))
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("CURSOR_PROJECT_DIR").map(PathBuf::from))
+    })
+}
+
+/// Where the agent works, else this process's working directory.
+fn call_cwd(call: &agent::Call) -> PathBuf {
+    agent_dir(call)
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_default()
 }
