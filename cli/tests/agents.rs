@@ -1034,6 +1034,18 @@ fn a_branch_that_cannot_name_a_session_is_judged_not_blanket_denied() {
     let stop = run_hook("claude", &odd, &payload("stop.json", &odd, "", ""), &[]);
     assert_eq!(code(&stop), 0, "{}", stderr(&stop));
     assert_eq!(stdout(&stop).trim(), "");
+
+    // The pre-commit check on that branch: an unclaimed file commits, a held one does not.
+    std::fs::create_dir_all(odd.join("docs")).unwrap();
+    std::fs::write(odd.join("docs/x.md"), "x\n").unwrap();
+    git_in(&odd, &["add", "docs/x.md"]);
+    let out = repo.rail_in(&odd, &["check", "--staged"], &[]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    std::fs::write(odd.join("src/auth/token.ts"), "changed\n").unwrap();
+    git_in(&odd, &["add", "src/auth/token.ts"]);
+    let out = repo.rail_in(&odd, &["check", "--staged"], &[]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("held by auth"), "{}", stdout(&out));
 }
 
 /// Issue 18 #6: a Stop answers quickly in its own terms — exit 0, a note — and never with an
