@@ -1318,3 +1318,49 @@ fn the_rail_is_found_from_the_payload_not_the_hooks_own_directory() {
     );
     check_answer(Wire::Gemini, "allow", &out, "gemini from elsewhere");
 }
+
+/// A panic inside the hook still answers in the agent's format: Claude Code would read a bare
+/// exit 101 as "go on", Codex and Gemini too.
+#[test]
+fn a_panic_answers_fail_safe_in_each_format() {
+    let (_repo, station) = setup();
+    let panic = [("RAIL_TEST_HOOK_PANIC", "1")];
+    for (agent, fixture, wire) in [
+        ("codex", "codex/apply-patch-update.json", Wire::Codex),
+        ("cursor", "cursor/write.json", Wire::Cursor),
+        ("gemini", "gemini/write-file.json", Wire::Gemini),
+    ] {
+        let out = run_hook(
+            agent,
+            &station,
+            &agent_payload(fixture, &station, "web/app.ts", ""),
+            &panic,
+        );
+        check_answer(wire, "fail", &out, agent);
+        assert!(stdout(&out).contains("internal error"), "{}", stdout(&out));
+    }
+    let out = run_hook(
+        "claude",
+        &station,
+        &payload(
+            "edit.json",
+            &station,
+            &station.join("web/a").display().to_string(),
+            "",
+        ),
+        &panic,
+    );
+    check_answer(Wire::Claude, "fail", &out, "claude");
+    // A Stop that panics still lets the agent stop.
+    let out = run_hook(
+        "claude",
+        &station,
+        &payload("stop.json", &station, "", ""),
+        &panic,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(json_out(&out)["systemMessage"]
+        .as_str()
+        .unwrap()
+        .contains("internal error"));
+}

@@ -119,6 +119,48 @@ struct Watch {
 /// The rail's directory, once found (the watchdog's failure mode is read from its rail.yaml).
 static RAIL_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 
+/// What the hook is answering, for the panic hook.
+static CURRENT: Mutex<Option<Watch>> = Mutex::new(None);
+
+/// The answer when the hook cannot finish (`why`): a tool call fails safe; a Stop or session end
+/// says so and lets the agent stop.
+fn failure_outcome(watch: &Watch, why: &str) -> Outcome {
+    match &watch.lifecycle {
+        Some(event) => Outcome::Lifecycle(Some(format!(
+            "Rail: {event} was not finished ({why}); the session's claims were left as they were and keep their lease"
+        ))),
+        None => fail_safe(why, RAIL_DIR.get().map(PathBuf::as_path)),
+    }
+}
+
+/// A panic is a failure like any other: the agent gets the fail-safe answer in its own format,
+/// not an exit code it would read as "go on" (Claude Code runs the tool on exit 101).
+fn answer_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let watch = CURRENT.lock().ok().and_then(|w| w.clone());
+        let Some(watch) = watch else { return };
+        // The answer may be half written already: then nothing more is said.
+        let Ok(mut answered) = ANSWERED.try_lock() else {
+            return;
+        };
+        if *answered {
+            return;
+        }
+        *answered = true;
+        let answer = agent::answer(
+            watch.harness,
+            &failure_outcome(&watch, &format!("an internal error: {info}")),
+        );
+        if let Some(out) = &answer.stdout {
+            outln_raw!("{out}");
+        }
+        if let Some(err) = &answer.stderr {
+            errln!("{err}");
+        }
+        std::process::exit(answer.code);
+    }));
+}
+
 fn watchdog(mut watch: Watch, updates: mpsc::Receiver<Watch>) {
     loop {
         let now = Instant::now();
@@ -134,17 +176,21 @@ fn watchdog(mut watch: Watch, updates: mpsc::Receiver<Watch>) {
         }
     }
     let took = watch.bound.as_millis();
-    let outcome = match &watch.lifecycle {
-        Some(event) => Outcome::Lifecycle(Some(format!(
-            "Rail: {event} was not finished within {took} ms (the rail lock is busy or the rail is slow to read); the session's claims were left as they were and keep their lease"
-        ))),
-        None => fail_safe(
-            &format!("the check took longer than {took} ms"),
-            RAIL_DIR.get().map(PathBuf::as_path),
+    let why = match &watch.lifecycle {
+        Some(_) => format!(
+            "it took longer than {took} ms: the rail lock is busy or the rail is slow to read"
         ),
+        None => format!("the check took longer than {took} ms"),
     };
+    let outcome = failure_outcome(&watch, &why);
     if let Some(code) = emit(&agent::answer(watch.harness, &outcome)) {
         std::process::exit(code);
+    }
+}
+
+fn set_current(watch: &Watch) {
+    if let Ok(mut current) = CURRENT.lock() {
+        *current = Some(watch.clone());
     }
 }
 
@@ -165,6 +211,8 @@ pub fn run(kind: &HookKind, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
             harness: default_harness,
             lifecycle: None,
         };
+        set_current(&watch);
+        answer_panics();
         std::thread::spawn(move || watchdog(watch, rx));
     }
     let answer = |outcome: Outcome, harness: Harness| {
@@ -195,12 +243,14 @@ pub fn run(kind: &HookKind, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
         // A Stop or session end has its own, shorter limit, and its own answer on timeout.
         let budget = Duration::from_millis(agent::lifecycle_budget_ms(harness, &call.event))
             .min(hook_timeout());
-        let _ = tx.send(Watch {
+        let watch = Watch {
             deadline: start + budget,
             bound: budget,
             harness,
             lifecycle: Some(call.event_name.clone()),
-        });
+        };
+        set_current(&watch);
+        let _ = tx.send(watch);
         if let Ok(ctx) = ctx_result.as_mut() {
             ctx.lock_cap = Some(Duration::from_millis(agent::lifecycle_lock_wait_ms(
                 harness,
@@ -208,12 +258,17 @@ pub fn run(kind: &HookKind, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
             )));
         }
     } else {
-        let _ = tx.send(Watch {
+        let watch = Watch {
             deadline: start + hook_timeout(),
             bound: hook_timeout(),
             harness,
             lifecycle: None,
-        });
+        };
+        set_current(&watch);
+        let _ = tx.send(watch);
+    }
+    if std::env::var_os("RAIL_TEST_HOOK_PANIC").is_some() {
+        panic!("RAIL_TEST_HOOK_PANIC is set (tests of the panic answer)");
     }
     let outcome = match &call.event {
         Event::Malformed(why) => fail_safe(why, rail_dir.as_deref()),
