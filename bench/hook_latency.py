@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Latency of `rail hook claude` per call (it runs on every edit an agent makes).
+"""Latency of `rail hook <agent>` per call (it runs on every edit an agent makes).
 
-    python3 bench/hook_latency.py [--runs N] [--claims N] [--rail PATH]
+    python3 bench/hook_latency.py [--runs N] [--claims N] [--rail PATH] [--agents claude,codex,...]
 
-A real repository with N claims; Edit payloads that are allowed, warned and denied, Bash
-payloads read by the shell grammar (simple, compound, a `bash -c` string, a symlink followed, a
-long generated script). Medians over many runs, each a fresh process fed its payload on stdin.
-`--rail` measures another build (e.g. an older one) instead of building this tree's.
+A real repository with N claims. `rail hook claude`: Edit payloads that are allowed, warned and
+denied, Bash payloads read by the shell grammar (simple, compound, a `bash -c` string, a symlink
+followed, a long generated script). `rail hook codex`: Bash, apply_patch (allowed, denied), an
+MCP tool. `rail hook cursor`: Write, Shell, beforeShellExecution, Read (answered explicitly).
+`rail hook gemini`: write_file, run_shell_command, read_file. A VS Code payload through the
+Claude hook, and each agent's Stop (which renews, under the lock). Medians over many runs, each
+a fresh process fed its payload on stdin. `--rail` measures another build (e.g. an older one)
+instead of building this tree's.
 """
 
 import argparse
@@ -31,6 +35,7 @@ def main():
     ap.add_argument("--runs", type=int, default=300)
     ap.add_argument("--claims", type=int, default=50)
     ap.add_argument("--rail", default=None)
+    ap.add_argument("--agents", default="claude,codex,cursor,gemini")
     args = ap.parse_args()
     global RAIL
     if args.rail:
@@ -58,7 +63,30 @@ def main():
             "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input,
         }).encode()
 
-    cases = {
+    def codex(tool, tool_input):
+        return json.dumps({
+            "session_id": "bench", "turn_id": "t1", "transcript_path": None, "cwd": d, "model": "gpt-5.1-codex",
+            "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": tool,
+            "tool_input": tool_input, "tool_use_id": "call_1",
+        }).encode()
+
+    cursor_base = {"conversation_id": "c1", "generation_id": "g1", "model": "m", "cursor_version": "3.9.16",
+                   "workspace_roots": [d], "user_email": "dev@example.com", "transcript_path": None}
+
+    def cursor(tool, tool_input):
+        return json.dumps(dict(cursor_base, hook_event_name="preToolUse", tool_name=tool, tool_input=tool_input,
+                               tool_use_id="u1", cwd="")).encode()
+
+    def gemini(tool, tool_input):
+        return json.dumps({
+            "session_id": "bench", "transcript_path": "/tmp/g.json", "cwd": d, "hook_event_name": "BeforeTool",
+            "timestamp": "2026-12-01T00:00:00Z", "tool_name": tool, "tool_input": tool_input,
+        }).encode()
+
+    def patch(path):
+        return {"command": f"*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n"}
+
+    claude_cases = {
         "Edit allowed (own path)": payload("Edit", {"file_path": f"{d}/pkg0/a.rs", "old_string": "a", "new_string": "b"}),
         "Edit warned (outside scope)": payload("Edit", {"file_path": f"{d}/docs/x.md", "old_string": "a", "new_string": "b"}),
         "Edit denied (another's path)": payload("Edit", {"file_path": f"{d}/pkg7/a.rs", "old_string": "a", "new_string": "b"}),
@@ -68,17 +96,57 @@ def main():
         "Bash bash -c, denied": payload("Bash", {"command": "bash -c 'cd pkg3 && rm -f x.rs'"}),
         "Bash via symlink, denied": payload("Bash", {"command": "echo x > link/a.rs"}),
         "Bash, 200-line script (16 KB)": payload("Bash", {"command": long_script}),
+        "VS Code replace_string, denied": json.dumps({
+            "timestamp": "2026-12-01T00:00:00Z", "cwd": d, "sessionId": "vs", "hookEventName": "PreToolUse",
+            "tool_name": "replace_string_in_file", "tool_input": {"filePath": f"{d}/pkg7/a.rs"}}).encode(),
+        "Stop (renews)": json.dumps({"session_id": "bench", "cwd": d, "hook_event_name": "Stop",
+                                     "stop_hook_active": False}).encode(),
     }
-    print(f"rail hook claude, {args.claims} claims, {args.runs} runs per case")
-    for name, data in cases.items():
-        samples = []
-        for _ in range(args.runs):
-            start = time.perf_counter()
-            subprocess.run([RAIL, "hook", "claude"], cwd=d, input=data, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
-            samples.append((time.perf_counter() - start) * 1000)
-        samples.sort()
-        print(f"  {name:32} median {statistics.median(samples):5.2f} ms   p95 {samples[int(len(samples) * 0.95)]:5.2f} ms")
+    agents = {
+        "claude": claude_cases,
+        "codex": {
+            "Bash denied (sed -i)": codex("Bash", {"command": "sed -i 's/a/b/' pkg3/x.rs"}),
+            "Bash, nothing written": codex("Bash", {"command": "cargo test --workspace"}),
+            "apply_patch allowed (own)": codex("apply_patch", patch("pkg0/a.rs")),
+            "apply_patch denied": codex("apply_patch", patch("pkg7/a.rs")),
+            "MCP tool, unknown (warned)": codex("mcp__db__migrate", {"revision": "head"}),
+            "Stop (renews)": json.dumps({"session_id": "bench", "turn_id": "t1", "cwd": d, "hook_event_name": "Stop",
+                                         "stop_hook_active": False, "last_assistant_message": "ok"}).encode(),
+        },
+        "cursor": {
+            "Write allowed (own path)": cursor("Write", {"file_path": f"{d}/pkg0/a.rs", "content": "x"}),
+            "Write denied": cursor("Write", {"file_path": f"{d}/pkg7/a.rs", "content": "x"}),
+            "Shell denied (rm)": cursor("Shell", {"command": "rm -f pkg3/x.rs", "cwd": d}),
+            "beforeShellExecution, allowed": json.dumps(dict(cursor_base, hook_event_name="beforeShellExecution",
+                                                             command="ls pkg0", cwd=d)).encode(),
+            "Read (explicit allow)": cursor("Read", {"file_path": f"{d}/pkg7/a.rs"}),
+            "stop (renews)": json.dumps(dict(cursor_base, hook_event_name="stop", status="completed",
+                                             loop_count=0)).encode(),
+        },
+        "gemini": {
+            "write_file allowed (own path)": gemini("write_file", {"file_path": f"{d}/pkg0/a.rs", "content": "x"}),
+            "write_file denied": gemini("write_file", {"file_path": "pkg7/a.rs", "content": "x"}),
+            "run_shell_command denied": gemini("run_shell_command", {"command": "touch x.rs", "dir_path": "pkg3"}),
+            "read_file (allowed, no rail read)": gemini("read_file", {"file_path": "pkg7/a.rs"}),
+            "AfterAgent (renews)": json.dumps({"session_id": "bench", "cwd": d, "hook_event_name": "AfterAgent",
+                                               "timestamp": "2026-12-01T00:00:00Z"}).encode(),
+        },
+    }
+    wanted = [a.strip() for a in args.agents.split(",") if a.strip()]
+    for agent in wanted:
+        print(f"rail hook {agent}, {args.claims} claims, {args.runs} runs per case")
+        medians = []
+        for name, data in agents[agent].items():
+            samples = []
+            for _ in range(args.runs):
+                start = time.perf_counter()
+                subprocess.run([RAIL, "hook", agent], cwd=d, input=data, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+                samples.append((time.perf_counter() - start) * 1000)
+            samples.sort()
+            medians.append(statistics.median(samples))
+            print(f"  {name:34} median {statistics.median(samples):5.2f} ms   p95 {samples[int(len(samples) * 0.95)]:5.2f} ms")
+        print(f"  {'(median of the medians)':34} {statistics.median(medians):5.2f} ms")
     shutil.rmtree(d, ignore_errors=True)
 
 

@@ -23,6 +23,9 @@ pub struct Ctx {
     pub now: DateTime<Utc>,
     pub json: bool,
     pub command_line: String,
+    /// The longest this invocation may wait for the rail lock, whatever rail.yaml says (a hook's
+    /// Stop must answer within its agent's limit).
+    pub lock_cap: Option<Duration>,
 }
 
 /// How much effort to spend on commit times.
@@ -91,6 +94,7 @@ impl Ctx {
             now,
             json,
             command_line: command_line(),
+            lock_cap: None,
         })
     }
 
@@ -114,6 +118,14 @@ impl Ctx {
     }
 
     pub fn lock_timeout(&self, texts_config: Option<&RailTexts>) -> Duration {
+        let configured = self.configured_lock_timeout(texts_config);
+        match self.lock_cap {
+            Some(cap) => configured.min(cap),
+            None => configured,
+        }
+    }
+
+    fn configured_lock_timeout(&self, texts_config: Option<&RailTexts>) -> Duration {
         if let Some(ms) = std::env::var("RAIL_LOCK_TIMEOUT_MS")
             .ok()
             .and_then(|v| v.parse::<u64>().ok())
@@ -154,6 +166,7 @@ impl Ctx {
             ..RailTexts::default()
         };
         let timeout = timeout.unwrap_or_else(|| self.lock_timeout(Some(&texts)));
+        let timeout = self.lock_cap.map_or(timeout, |cap| timeout.min(cap));
         lock::acquire(
             &self.rail.root,
             &Owner {

@@ -181,7 +181,7 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
-    /// Agent hooks: `rail hook claude` reads Claude Code's hook payload on stdin.
+    /// Agent hooks: `rail hook claude|codex|cursor|gemini` reads that agent's hook payload on stdin.
     Hook {
         #[command(subcommand)]
         kind: cmd::agent::HookKind,
@@ -316,9 +316,12 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
     }
     if let Command::Hook { kind } = &cli.command {
         // A hook answers through its exit code, whatever goes wrong.
-        let cmd::agent::HookKind::Claude = kind;
-        let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json, false);
-        std::process::exit(cmd::agent::claude(ctx));
+        // The hook moves to the agent's directory before finding the rail: a relative --rail
+        // means the one from where the hook was started.
+        let rail = cli.rail.map(|p| std::path::absolute(&p).unwrap_or(p));
+        let (session, now, json) = (cli.session, cli.now, cli.json);
+        let make_ctx = move || Ctx::new(rail, session, now, json, false);
+        std::process::exit(cmd::agent::run(kind, make_ctx));
     }
     let creating = matches!(cli.command, Command::Init(_));
     let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json, creating)?;

@@ -12,7 +12,7 @@ use common::*;
 
 fn payload(name: &str, cwd: &Path, file: &str, command: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/hooks")
+        .join("../tests/fixtures/hooks/claude")
         .join(name);
     std::fs::read_to_string(path)
         .unwrap()
@@ -709,4 +709,658 @@ fn symlinks_are_judged_where_they_land() {
     let own = station.join("web-link/app.ts").display().to_string();
     let out = hook(&station, &payload("write.json", &station, &own, ""), &[]);
     assert_eq!((code(&out), stdout(&out).as_str()), (0, ""));
+}
+
+/// The wire format an answer must be in, by the folder of the payload that was sent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Wire {
+    Claude,
+    Codex,
+    Cursor,
+    Gemini,
+}
+
+fn wire_of(fixture: &str) -> Wire {
+    match fixture.split('/').next().unwrap() {
+        "codex" => Wire::Codex,
+        "cursor" => Wire::Cursor,
+        "gemini" => Wire::Gemini,
+        _ => Wire::Claude,
+    }
+}
+
+/// A payload from tests/fixtures/hooks/<agent>/ with its placeholders filled in.
+fn agent_payload(fixture: &str, cwd: &Path, rel: &str, command: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/hooks")
+        .join(fixture);
+    let file = if rel.is_empty() {
+        String::new()
+    } else {
+        cwd.join(rel).display().to_string()
+    };
+    let json_escaped = |s: &str| {
+        let quoted = serde_json::to_string(s).unwrap();
+        quoted[1..quoted.len() - 1].to_string()
+    };
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .replace("{{CWD}}", &cwd.display().to_string())
+        .replace("{{FILE}}", &file)
+        .replace("{{REL}}", rel)
+        .replace("{{COMMAND}}", &json_escaped(command))
+}
+
+fn run_hook(agent: &str, dir: &Path, stdin: &str, env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(rail_bin());
+    cmd.args(["hook", agent])
+        .current_dir(dir)
+        .env_remove("RAIL_SESSION")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn json_out(out: &Output) -> serde_json::Value {
+    serde_json::from_str(stdout(out).trim())
+        .unwrap_or_else(|e| panic!("stdout is not one JSON value ({e}): {:?}", stdout(out)))
+}
+
+/// Checks `out` is `expect` in `wire`'s exact format. Denials must name the reason; Codex's must
+/// be exactly its deny object (any other key and Codex runs the tool), Cursor's every answer
+/// explicit JSON (with failClosed, empty output blocks).
+fn check_answer(wire: Wire, expect: &str, out: &Output, what: &str) {
+    let ctx = format!(
+        "{what}: exit {:?}\nstdout: {}\nstderr: {}",
+        out.status.code(),
+        stdout(out),
+        stderr(out)
+    );
+    let reason_ok = |reason: &str| match expect {
+        "deny" => reason.contains("claimed by auth"),
+        "fail" => reason.contains("Rail could not check this edit"),
+        _ => true,
+    };
+    match (wire, expect) {
+        (Wire::Claude, "deny" | "fail") => {
+            assert_eq!(code(out), 2, "{ctx}");
+            assert!(reason_ok(&stderr(out)), "{ctx}");
+        }
+        (Wire::Claude | Wire::Codex | Wire::Gemini, "allow" | "stop") => {
+            assert_eq!(code(out), 0, "{ctx}");
+            assert_eq!(stdout(out).trim(), "", "{ctx}");
+        }
+        (Wire::Claude, "warn") => {
+            assert_eq!(code(out), 0, "{ctx}");
+            let v = json_out(out);
+            assert!(
+                v["systemMessage"].as_str().unwrap().starts_with("Rail"),
+                "{ctx}"
+            );
+            assert!(v.get("permissionDecision").is_none(), "{ctx}");
+        }
+        (Wire::Codex, "deny" | "fail") => {
+            assert_eq!(code(out), 0, "{ctx}");
+            let v = json_out(out);
+            let obj = v.as_object().unwrap();
+            assert_eq!(
+                obj.keys().collect::<Vec<_>>(),
+                ["hookSpecificOutput"],
+                "{ctx}"
+            );
+            let inner = v["hookSpecificOutput"].as_object().unwrap();
+            assert_eq!(
+                inner.keys().collect::<Vec<_>>(),
+                [
+                    "hookEventName",
+                    "permissionDecision",
+                    "permissionDecisionReason"
+                ],
+                "{ctx}"
+            );
+            assert_eq!(inner["hookEventName"], "PreToolUse", "{ctx}");
+            assert_eq!(inner["permissionDecision"], "deny", "{ctx}");
+            assert!(
+                reason_ok(inner["permissionDecisionReason"].as_str().unwrap()),
+                "{ctx}"
+            );
+        }
+        (Wire::Codex | Wire::Gemini, "warn") => {
+            assert_eq!(code(out), 0, "{ctx}");
+            let v = json_out(out);
+            assert_eq!(v.as_object().unwrap().len(), 1, "{ctx}");
+            assert!(
+                v["systemMessage"].as_str().unwrap().starts_with("Rail"),
+                "{ctx}"
+            );
+        }
+        (Wire::Cursor, _) => {
+            assert_eq!(code(out), 0, "{ctx}");
+            let v = json_out(out);
+            match expect {
+                "allow" => assert_eq!(v, serde_json::json!({"permission": "allow"}), "{ctx}"),
+                "stop" => assert_eq!(v, serde_json::json!({}), "{ctx}"),
+                "warn" => {
+                    assert_eq!(v["permission"], "allow", "{ctx}");
+                    assert!(
+                        v["user_message"].as_str().unwrap().starts_with("Rail"),
+                        "{ctx}"
+                    );
+                }
+                _ => {
+                    assert_eq!(v["permission"], "deny", "{ctx}");
+                    assert!(reason_ok(v["user_message"].as_str().unwrap()), "{ctx}");
+                    assert_eq!(v["user_message"], v["agent_message"], "{ctx}");
+                }
+            }
+        }
+        (Wire::Gemini, "deny" | "fail") => {
+            assert_eq!(code(out), 0, "{ctx}");
+            let v = json_out(out);
+            assert_eq!(v["decision"], "deny", "{ctx}");
+            assert_eq!(v.as_object().unwrap().len(), 2, "{ctx}");
+            assert!(reason_ok(v["reason"].as_str().unwrap()), "{ctx}");
+        }
+        other => panic!("no rule for {other:?}"),
+    }
+}
+
+#[test]
+fn every_agents_payloads_get_the_verdict_in_that_agents_format() {
+    let (repo, station) = setup();
+    let table = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/hooks/cases.tsv");
+    let mut ran = 0;
+    for line in std::fs::read_to_string(table).unwrap().lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [agent, fixture, rel, command, expect] = cols[..] else {
+            panic!("cases.tsv: not five columns: {line:?}");
+        };
+        let command = command.replace('⏎', "\n");
+        let stdin = agent_payload(fixture, &station, rel, &command);
+        let env: &[(&str, &str)] = if expect == "stop" {
+            &[("RAIL_NOW", "2030-01-01T00:00:00Z")]
+        } else {
+            &[]
+        };
+        let out = run_hook(agent, &station, &stdin, env);
+        check_answer(wire_of(fixture), expect, &out, line);
+        if expect == "stop" {
+            assert!(
+                repo.holders("web-ui")[0].contains("renewed: 2030-01-01T00:00:00Z"),
+                "{line}: {:?}",
+                repo.holders("web-ui")
+            );
+            // The next stop renews again, from the claim's state as it is now.
+            assert_eq!(code(&repo.rail_in(&station, &["renew", "web-ui"], &[])), 0);
+        }
+        ran += 1;
+    }
+    assert!(ran >= 50, "only {ran} cases");
+    // Denials are logged with the hook that made them.
+    let log = repo.read("claims.log");
+    for agent in ["claude", "codex", "cursor", "gemini"] {
+        assert!(log.contains(&format!("by: hook {agent}")), "{agent}: {log}");
+    }
+}
+
+#[test]
+fn malformed_input_follows_each_agents_fail_safe_rule() {
+    let (repo, station) = setup();
+    let bad = ["", "not json", "[1,2]", "{\"tool_name\":\"Write\"}"];
+    for (agent, wire, event) in [
+        ("claude", Wire::Claude, "PreToolUse"),
+        ("codex", Wire::Codex, "PreToolUse"),
+        ("cursor", Wire::Cursor, "preToolUse"),
+        ("gemini", Wire::Gemini, "BeforeTool"),
+    ] {
+        let no_path = format!(
+            "{{\"hook_event_name\":\"{event}\",\"cwd\":\"{}\",\"tool_name\":\"{}\",\"tool_input\":{{}}}}",
+            station.display(),
+            match wire {
+                Wire::Codex => "apply_patch",
+                Wire::Gemini => "write_file",
+                _ => "Write",
+            }
+        );
+        let no_tool = format!("{{\"hook_event_name\":\"{event}\"}}");
+        for input in bad
+            .iter()
+            .copied()
+            .chain([no_tool.as_str(), no_path.as_str()])
+        {
+            let out = run_hook(agent, &station, input, &[]);
+            check_answer(wire, "fail", &out, &format!("{agent} {input:?}"));
+        }
+    }
+    // `hook_failure: warn` turns each into that agent's warning.
+    std::fs::write(repo.file("rail.yaml"), "hook_failure: warn\n").unwrap();
+    for (agent, wire) in [
+        ("codex", Wire::Codex),
+        ("cursor", Wire::Cursor),
+        ("gemini", Wire::Gemini),
+    ] {
+        let out = run_hook(agent, &station, "not json", &[]);
+        check_answer(wire, "warn", &out, agent);
+    }
+}
+
+#[test]
+fn session_end_releases_for_every_agent() {
+    let (repo, station) = setup();
+    for (agent, fixture) in [
+        ("codex", "codex/session-end.json"),
+        ("cursor", "cursor/session-end.json"),
+        ("gemini", "gemini/session-end.json"),
+        ("claude", "claude/session-end.json"),
+    ] {
+        assert_eq!(repo.holders("web-ui").len(), 1, "{agent}");
+        let out = run_hook(
+            agent,
+            &station,
+            &agent_payload(fixture, &station, "", ""),
+            &[],
+        );
+        assert_eq!(code(&out), 0, "{agent}: {}", stderr(&out));
+        assert!(repo.holders("web-ui").is_empty(), "{agent} did not release");
+        let claim = repo.rail_in(&station, &["claim", "web-ui", "--path", "web/**"], &[]);
+        assert_eq!(code(&claim), 0, "{}", stderr(&claim));
+    }
+}
+
+/// Issue 18 #6: a branch name that cannot be a session name is a valid situation. The old hook
+/// denied every edit "until the rail can be read".
+#[test]
+fn a_branch_that_cannot_name_a_session_is_judged_not_blanket_denied() {
+    let (repo, _station) = setup();
+    let odd = repo.path().parent().unwrap().join(format!(
+        "{}-odd",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "fix$(id)",
+        odd.to_str().unwrap(),
+    ]);
+    for (agent, fixture, wire) in [
+        ("claude", "claude/write.json", Wire::Claude),
+        ("codex", "codex/apply-patch-update.json", Wire::Codex),
+        ("cursor", "cursor/write.json", Wire::Cursor),
+        ("gemini", "gemini/write-file.json", Wire::Gemini),
+    ] {
+        let own = if agent == "claude" {
+            payload(
+                "write.json",
+                &odd,
+                &odd.join("docs/x.md").display().to_string(),
+                "",
+            )
+        } else {
+            agent_payload(fixture, &odd, "docs/x.md", "")
+        };
+        let out = run_hook(agent, &odd, &own, &[]);
+        check_answer(wire, "warn", &out, agent);
+        assert!(stdout(&out).contains("RAIL_SESSION"), "{}", stdout(&out));
+        assert!(stdout(&out).contains("fix$(id)"), "{}", stdout(&out));
+        let held = if agent == "claude" {
+            payload(
+                "write.json",
+                &odd,
+                &odd.join("src/auth/token.ts").display().to_string(),
+                "",
+            )
+        } else {
+            agent_payload(fixture, &odd, "src/auth/token.ts", "")
+        };
+        let out = run_hook(agent, &odd, &held, &[]);
+        check_answer(wire, "deny", &out, agent);
+    }
+    let stop = run_hook("claude", &odd, &payload("stop.json", &odd, "", ""), &[]);
+    assert_eq!(code(&stop), 0, "{}", stderr(&stop));
+    assert_eq!(stdout(&stop).trim(), "");
+
+    // The pre-commit check on that branch: an unclaimed file commits, a held one does not.
+    std::fs::create_dir_all(odd.join("docs")).unwrap();
+    std::fs::write(odd.join("docs/x.md"), "x\n").unwrap();
+    git_in(&odd, &["add", "docs/x.md"]);
+    let out = repo.rail_in(&odd, &["check", "--staged"], &[]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    std::fs::write(odd.join("src/auth/token.ts"), "changed\n").unwrap();
+    git_in(&odd, &["add", "src/auth/token.ts"]);
+    let out = repo.rail_in(&odd, &["check", "--staged"], &[]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("held by auth"), "{}", stdout(&out));
+}
+
+/// Issue 18 #6: a Stop answers quickly in its own terms — exit 0, a note — and never with an
+/// edit denial, whether the lock is a dangling link or held by a live writer.
+#[test]
+fn stop_answers_in_its_own_terms_when_the_lock_is_in_the_way() {
+    let (repo, station) = setup();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("claims.md.lock.gone", repo.file("claims.md.lock")).unwrap();
+        for (agent, fixture) in [("claude", "claude/stop.json"), ("codex", "codex/stop.json")] {
+            let out = run_hook(
+                agent,
+                &station,
+                &agent_payload(fixture, &station, "", ""),
+                &[("RAIL_NOW", "2030-01-01T00:00:00Z")],
+            );
+            assert_eq!(code(&out), 0, "{agent}: {}", stderr(&out));
+            let v = json_out(&out);
+            let note = v["systemMessage"].as_str().unwrap();
+            assert!(note.contains("symbolic link"), "{note}");
+            assert!(!note.contains("could not check this edit"), "{note}");
+        }
+        std::fs::remove_file(repo.file("claims.md.lock")).unwrap();
+    }
+    // A live writer holds the lock far longer than a Stop may take.
+    let mut holder = Command::new(rail_bin())
+        .args(["renew", "web-ui"])
+        .current_dir(&station)
+        .env("RAIL_TEST_HOLD_MS", "120000")
+        .env("RAIL_NOW", "2030-01-01T00:00:00Z")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !repo.file("claims.md.lock").exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the holder never locked"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // With the hook's bound shorter than the Stop's own budget, the watchdog answers; without,
+    // the Stop's capped lock wait does. Both answer as a Stop.
+    for env in [&[("RAIL_HOOK_TIMEOUT_MS", "300")][..], &[][..]] {
+        let out = run_hook(
+            "claude",
+            &station,
+            &payload("stop.json", &station, "", ""),
+            env,
+        );
+        assert_eq!(code(&out), 0, "{env:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out).trim(), "", "{env:?}");
+        let note = json_out(&out)["systemMessage"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(!note.contains("could not check this edit"), "{note}");
+        assert!(note.contains("Stop"), "{note}");
+    }
+    let _ = holder.kill();
+    let _ = holder.wait();
+}
+
+/// Each agent's files as a person left them: comments, their own hooks and servers, odd spacing.
+const EXISTING: &[(&str, &str)] = &[
+    (
+        ".claude/settings.json",
+        "{\n  // team settings\n  \"permissions\": { \"allow\": [\"Bash(npm test)\"] },\n  \"hooks\": {\n    \"PreToolUse\": [\n      { \"matcher\": \"Bash\", \"hooks\": [{ \"type\": \"command\", \"command\": \"./guard.sh\" }] }\n    ]\n  }\n}\n",
+    ),
+    (
+        ".mcp.json",
+        "{\n  \"mcpServers\": {\n    \"github\": { \"command\": \"gh-mcp\", \"args\": [] }\n  }\n}\n",
+    ),
+    (
+        ".codex/config.toml",
+        "# project config\nmodel = \"gpt-5.1-codex\"   # pinned\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\nargs = [\"--stdio\"]\n",
+    ),
+    (
+        ".codex/hooks.json",
+        "{\n    \"hooks\": {\n        \"PostToolUse\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"fmt.sh\"}]}]\n    }\n}\n",
+    ),
+    (
+        ".cursor/hooks.json",
+        "{\n  \"version\": 1,\n  \"hooks\": {\n    \"afterFileEdit\": [{ \"command\": \"./format.sh\" }], // format on save\n  }\n}\n",
+    ),
+    (
+        ".cursor/mcp.json",
+        "{ \"mcpServers\": { \"linear\": { \"url\": \"https://mcp.linear.app/sse\" } } }\n",
+    ),
+    (
+        ".gemini/settings.json",
+        "{\n  \"theme\": \"GitHub\",\n  /* keep */\n  \"mcpServers\": {}\n}\n",
+    ),
+    (
+        ".vscode/mcp.json",
+        "{\n\t\"servers\": {\n\t\t\"playwright\": {\"command\": \"npx\", \"args\": [\"@playwright/mcp\"]}\n\t},\n\t\"inputs\": []\n}\n",
+    ),
+];
+
+#[test]
+fn init_agents_configures_every_agent_keeping_the_rest_byte_for_byte() {
+    let repo = Repo::new();
+    for (path, text) in EXISTING {
+        let p = repo.file(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    // --print shows and writes nothing.
+    let out = repo.rail(&["init", "--agents", "--print"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for (path, text) in EXISTING {
+        assert_eq!(&repo.read(path), text, "--print changed {path}");
+        assert!(
+            stdout(&out).contains(&format!("# {path} (merged")),
+            "{path}"
+        );
+    }
+    assert!(
+        stdout(&out).contains("trust this project"),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = repo.rail(&["init", "--agents"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let said = stdout(&out);
+    for title in [
+        "Claude Code:",
+        "Codex:",
+        "Cursor:",
+        "Gemini CLI:",
+        "VS Code:",
+    ] {
+        assert!(said.contains(title), "{title} missing from: {said}");
+    }
+    let first: Vec<String> = EXISTING.iter().map(|(p, _)| repo.read(p)).collect();
+    // Every byte of what was there is still there, in order: Rail only inserted.
+    for ((path, before), after) in EXISTING.iter().zip(&first) {
+        let mut rest = after.as_str();
+        for ch in before.chars() {
+            let at = rest
+                .find(ch)
+                .unwrap_or_else(|| panic!("{path}: lost {ch:?}\n{after}"));
+            rest = &rest[at + ch.len_utf8()..];
+        }
+        assert_ne!(before, after, "{path} was not configured");
+    }
+    let json = |p: &str| -> serde_json::Value {
+        let text = repo.read(p);
+        let stripped: String = text
+            .lines()
+            .map(|l| l.split(" //").next().unwrap())
+            .filter(|l| !l.trim_start().starts_with("//") && !l.contains("/*"))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .replace(",\n  }", "\n  }")
+            .replace(", // format on save", "");
+        serde_json::from_str(&stripped).unwrap_or_else(|e| panic!("{p}: {e}\n{stripped}"))
+    };
+    let claude = json(".claude/settings.json");
+    assert_eq!(
+        claude["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "./guard.sh"
+    );
+    assert!(claude["hooks"]["PreToolUse"][1]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .ends_with("hook claude"));
+    assert_eq!(json(".mcp.json")["mcpServers"]["rail"]["args"][0], "mcp");
+    assert_eq!(
+        json(".mcp.json")["mcpServers"]["github"]["command"],
+        "gh-mcp"
+    );
+    let codex = json(".codex/hooks.json");
+    assert_eq!(
+        codex.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["hooks"],
+        "Codex rejects other top-level keys"
+    );
+    assert!(
+        codex["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"]
+            .as_u64()
+            .unwrap()
+            <= 3
+    );
+    let toml = repo.read(".codex/config.toml");
+    assert!(toml.starts_with(EXISTING[2].1), "{toml}");
+    assert!(toml.contains("[mcp_servers.rail]\ncommand = "), "{toml}");
+    let cursor = repo.read(".cursor/hooks.json");
+    assert!(cursor.contains("\"failClosed\": true"), "{cursor}");
+    assert!(cursor.contains("// format on save"), "{cursor}");
+    let gemini = repo.read(".gemini/settings.json");
+    assert!(
+        gemini.contains("hook gemini") && gemini.contains("\"mcp\""),
+        "{gemini}"
+    );
+    let vscode = repo.read(".vscode/mcp.json");
+    assert!(
+        vscode.contains("\t\t\"rail\": {"),
+        "the file's tabs are kept: {vscode}"
+    );
+
+    // A second run changes nothing.
+    let out = repo.rail(&["init", "--agents"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let second: Vec<String> = EXISTING.iter().map(|(p, _)| repo.read(p)).collect();
+    assert_eq!(first, second);
+    assert!(
+        !stdout(&out).contains("merged"),
+        "second run said: {}",
+        stdout(&out)
+    );
+
+    // The hooks installed are the ones that answer: Cursor's answers explicitly.
+    let out = run_hook(
+        "cursor",
+        repo.path(),
+        &agent_payload("cursor/read.json", repo.path(), "a.txt", ""),
+        &[],
+    );
+    assert_eq!(stdout(&out).trim(), "{\"permission\":\"allow\"}");
+}
+
+#[test]
+fn init_agents_configures_only_the_agents_named_or_found() {
+    let repo = Repo::new();
+    std::fs::create_dir_all(repo.file(".gemini")).unwrap();
+    let out = repo.rail(&["init", "--agents"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.file(".gemini/settings.json").exists());
+    assert!(!repo.file(".cursor").exists() && !repo.file(".codex").exists());
+    assert!(!repo.file(".claude").exists(), "found agents only");
+    let out = repo.rail(&["init", "--agents", "--agent", "codex,cursor"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.file(".codex/hooks.json").exists() && repo.file(".cursor/mcp.json").exists());
+    let out = repo.rail(&["init", "--agents", "--agent", "emacs"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("unknown agent `emacs`"));
+    // A broken file anywhere changes nothing anywhere.
+    std::fs::write(repo.file(".codex/config.toml"), "[broken\n").unwrap();
+    let before = repo.read(".cursor/hooks.json");
+    std::fs::write(repo.file(".cursor/hooks.json"), "{}").unwrap();
+    let out = repo.rail(&["init", "--agents", "--agent", "cursor,codex"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("config.toml"));
+    assert_eq!(repo.read(".cursor/hooks.json"), "{}");
+    assert_ne!(before, "{}");
+}
+
+/// Cursor may start a hook with no useful working directory: the rail is found from the
+/// payload's workspace root.
+#[test]
+fn the_rail_is_found_from_the_payload_not_the_hooks_own_directory() {
+    let (_repo, station) = setup();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = run_hook(
+        "cursor",
+        elsewhere.path(),
+        &agent_payload("cursor/write.json", &station, "src/auth/token.ts", ""),
+        &[],
+    );
+    check_answer(Wire::Cursor, "deny", &out, "cursor from elsewhere");
+    let out = run_hook(
+        "gemini",
+        elsewhere.path(),
+        &agent_payload("gemini/replace.json", &station, "web/app.ts", ""),
+        &[],
+    );
+    check_answer(Wire::Gemini, "allow", &out, "gemini from elsewhere");
+}
+
+/// A panic inside the hook still answers in the agent's format: Claude Code would read a bare
+/// exit 101 as "go on", Codex and Gemini too.
+#[test]
+fn a_panic_answers_fail_safe_in_each_format() {
+    let (_repo, station) = setup();
+    let panic = [("RAIL_TEST_HOOK_PANIC", "1")];
+    for (agent, fixture, wire) in [
+        ("codex", "codex/apply-patch-update.json", Wire::Codex),
+        ("cursor", "cursor/write.json", Wire::Cursor),
+        ("gemini", "gemini/write-file.json", Wire::Gemini),
+    ] {
+        let out = run_hook(
+            agent,
+            &station,
+            &agent_payload(fixture, &station, "web/app.ts", ""),
+            &panic,
+        );
+        check_answer(wire, "fail", &out, agent);
+        assert!(stdout(&out).contains("internal error"), "{}", stdout(&out));
+    }
+    let out = run_hook(
+        "claude",
+        &station,
+        &payload(
+            "edit.json",
+            &station,
+            &station.join("web/a").display().to_string(),
+            "",
+        ),
+        &panic,
+    );
+    check_answer(Wire::Claude, "fail", &out, "claude");
+    // A Stop that panics still lets the agent stop.
+    let out = run_hook(
+        "claude",
+        &station,
+        &payload("stop.json", &station, "", ""),
+        &panic,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(json_out(&out)["systemMessage"]
+        .as_str()
+        .unwrap()
+        .contains("internal error"));
 }

@@ -76,6 +76,35 @@ fn held(path: &str, claim: &Claim, pattern: &str) -> Held {
 /// Every target is compared as a pattern covering itself and everything below it, so writing a
 /// directory (`cp x src/auth/`, `rm -rf src`) counts as writing the files inside it.
 pub fn decide(eval: &Evaluation, session: &str, targets: &[String]) -> HookVerdict {
+    decide_as(eval, Actor::Session(session), targets)
+}
+
+/// Who writes: a session, or an agent whose checkout names none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Actor<'a> {
+    Session(&'a str),
+    /// The checkout's branch cannot be a session name (`fix$(id)`), or HEAD is detached, and
+    /// no session was set: a valid situation, not a failure. No claim can be held under no
+    /// name, so this agent holds nothing: another session's paths are denied to it, and every
+    /// other write is warned about with what to do.
+    Unnamed {
+        why: &'a str,
+    },
+}
+
+impl Actor<'_> {
+    /// The name claims are compared with; an unnamed actor matches no claim.
+    fn name(&self) -> &str {
+        match self {
+            Actor::Session(s) => s,
+            Actor::Unnamed { .. } => "",
+        }
+    }
+}
+
+/// [`decide`] for an [`Actor`].
+pub fn decide_as(eval: &Evaluation, actor: Actor, targets: &[String]) -> HookVerdict {
+    let session = actor.name();
     let mut held_paths: Vec<Held> = Vec::new();
     let mut outside: Vec<String> = Vec::new();
     let own: Vec<&Claim> = eval
@@ -171,7 +200,14 @@ pub fn decide(eval: &Evaluation, session: &str, targets: &[String]) -> HookVerdi
     if own.is_empty() && !targets.is_empty() {
         return HookVerdict {
             decision: Decision::Warn,
-            message: format!("Rail: {session} holds no claim. Claim your task before editing"),
+            message: match actor {
+                Actor::Session(_) => {
+                    format!("Rail: {session} holds no claim. Claim your task before editing")
+                }
+                Actor::Unnamed { why } => format!(
+                    "Rail: this checkout names no session ({why}), so it holds no claim. Set RAIL_SESSION for this agent, then claim your task before editing"
+                ),
+            },
             held: held_paths,
             outside,
             hint: Some(Hint::ClaimFirst),
@@ -268,7 +304,18 @@ pub fn judge(
     unanalysed: &[String],
     mode: HookUnanalysed,
 ) -> HookVerdict {
-    let mut verdict = decide(eval, session, targets);
+    judge_as(eval, Actor::Session(session), targets, unanalysed, mode)
+}
+
+/// [`judge`] for an [`Actor`].
+pub fn judge_as(
+    eval: &Evaluation,
+    actor: Actor,
+    targets: &[String],
+    unanalysed: &[String],
+    mode: HookUnanalysed,
+) -> HookVerdict {
+    let mut verdict = decide_as(eval, actor, targets);
     if unanalysed.is_empty() || verdict.decision == Decision::Deny {
         return verdict;
     }
@@ -342,6 +389,38 @@ mod tests {
         assert_eq!(repo_relative("/w/app", "/w/app", "/etc/passwd"), None);
         assert_eq!(repo_relative("/w/app", "/w/app", "/w/app2/x"), None);
         assert_eq!(repo_relative("/w/app", "/w/app", "."), None);
+    }
+
+    #[test]
+    fn an_unnamed_checkout_holds_nothing_and_is_told_what_to_do() {
+        let texts = crate::input::RailTexts {
+            claims: Some(crate::input::FileText {
+                path: "claims.md".into(),
+                text: "# Claims\n\nauth | auth | 2026-12-01T00:00:00Z | paths: src/auth/**\n"
+                    .into(),
+                modified: None,
+            }),
+            ..Default::default()
+        };
+        let facts = crate::input::Facts::at("2026-12-01T00:10:00Z".parse().unwrap());
+        let eval = crate::model::Rail::load(&texts).evaluate(&facts);
+        let who = Actor::Unnamed {
+            why: "the branch `fix$(id)` contains `$`",
+        };
+        let held = judge_as(
+            &eval,
+            who,
+            &["src/auth/a.ts".into()],
+            &[],
+            HookUnanalysed::Warn,
+        );
+        assert_eq!(held.decision, Decision::Deny, "{}", held.message);
+        let free = judge_as(&eval, who, &["docs/a.md".into()], &[], HookUnanalysed::Warn);
+        assert_eq!(free.decision, Decision::Warn);
+        assert!(free.message.contains("fix$(id)"), "{}", free.message);
+        assert!(free.message.contains("RAIL_SESSION"), "{}", free.message);
+        let nothing = judge_as(&eval, who, &[], &[], HookUnanalysed::Warn);
+        assert_eq!(nothing.decision, Decision::Allow);
     }
 
     #[test]

@@ -18,6 +18,7 @@
     )
 )]
 
+pub mod agent;
 pub mod board;
 pub mod checkout;
 pub mod claimfile;
@@ -35,6 +36,7 @@ pub mod hook;
 pub mod ident;
 pub mod input;
 pub mod journal;
+pub mod jsonc;
 pub mod lease;
 pub mod lock;
 pub mod log;
@@ -42,9 +44,11 @@ pub mod markdown;
 pub mod merge;
 pub mod model;
 pub mod ops;
+pub mod patch;
 pub mod rail;
 pub mod scope;
 pub mod serde_time;
+pub mod setup;
 pub mod shell;
 pub mod snapshot;
 pub mod sort;

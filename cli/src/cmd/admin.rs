@@ -19,7 +19,8 @@ pub struct InitArgs {
     /// Also install the pre-commit and pre-push checks (chaining hooks already there).
     #[arg(long)]
     pub hooks: bool,
-    /// Also write the rail section of AGENTS.md / CLAUDE.md and Claude Code's hook settings.
+    /// Also write the rail section of AGENTS.md / CLAUDE.md and configure each agent found (or
+    /// named with --agent): its hooks and the `rail mcp` server, merged into its own files.
     #[arg(long)]
     pub agents: bool,
     /// Share the rail across machines through this git remote (e.g. origin).
@@ -84,10 +85,12 @@ fn ensure_line(path: &Path, line: &str) -> Result<bool, Fail> {
 }
 
 pub fn init(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
-    if args.agent_args.print && !args.agents {
+    // Naming agents asks for them.
+    let agents = args.agents || !args.agent_args.only.is_empty();
+    if args.agent_args.print && !agents {
         return Err(Fail::usage("--print goes with --agents"));
     }
-    if args.agents && args.agent_args.print {
+    if agents && args.agent_args.print {
         crate::cmd::agent::init_agents(ctx, &args.agent_args, &rail_command())?;
         return Ok(());
     }
@@ -155,7 +158,7 @@ pub fn init(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
         if args.hooks {
             done.extend(install_hooks(repo)?);
         }
-        if args.agents {
+        if agents {
             done.extend(crate::cmd::agent::init_agents(
                 ctx,
                 &args.agent_args,

@@ -1,25 +1,29 @@
-//! Agents follow the rail: the Claude Code hook, the instruction snippet and the hook settings.
+//! Agents follow the rail: the agents' edit hooks, the instruction snippet and the hook settings.
 //!
-//! `rail hook claude` reads a hook payload on stdin. For PreToolUse it denies (exit 2, reason
-//! on stderr — the only exits Claude Code treats as blocking besides a JSON deny) an edit to a
-//! path another live session holds, warns (exit 0 with a `systemMessage`, never an "allow",
-//! which would skip the user's permission prompts) on an edit outside the session's claim, and
-//! allows everything else silently. Stop renews the session's claims (the agent is active);
-//! SessionEnd releases them (or renews, or nothing: rail.yaml `on_stop`). When the rail cannot
-//! be read it fails closed by default (rail.yaml `hook_failure: warn` to only warn), and it never
-//! runs past a time bound.
+//! `rail hook claude|codex|cursor|gemini` reads one hook payload on stdin. What the payload means
+//! and how each agent must be answered are core's rules (`rail_core::agent`); the decision is
+//! core's one hook judge (`rail_core::hook`). This host reads stdin, follows symlinks, reads the
+//! rail, renews or releases, and writes the answer core worded. Whatever happens it answers, and
+//! within a bound: a watchdog answers for it when the bound passes — for a tool call as a failure
+//! to check (denied by default, rail.yaml `hook_failure: warn` to only warn), for a Stop or
+//! session end in that event's own terms (the agent always stops).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::mpsc;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
+use rail_core::agent::{self, Agent, Answer, Event, Harness, Outcome};
 use rail_core::config::{HookFailure, HookUnanalysed, OnStop};
-use rail_core::hook::{self, Decision};
-use rail_core::log::{Event, LogEntry};
+use rail_core::hook::{self, Actor, Decision};
+use rail_core::jsonc;
+use rail_core::log::{Event as LogEvent, LogEntry};
 use rail_core::model::Rail;
 use rail_core::ops::Request;
-use serde_json::{json, Value};
+use rail_core::setup::{self, FileChanges, Target};
+use serde_json::Value;
 
 use crate::context::{Commits, Ctx};
 use crate::fail::{self, Fail};
@@ -27,12 +31,28 @@ use crate::repo;
 
 #[derive(Subcommand, Debug)]
 pub enum HookKind {
-    /// Claude Code: PreToolUse (Edit, Write, MultiEdit, NotebookEdit, Bash), Stop, SessionEnd.
+    /// Claude Code: PreToolUse (Edit, Write, MultiEdit, NotebookEdit, Bash, MCP), Stop,
+    /// SessionEnd; also VS Code's agent and Cursor, which load Claude Code's settings file.
     Claude,
+    /// Codex CLI: PreToolUse (Bash, apply_patch, MCP), Stop, SessionEnd.
+    Codex,
+    /// Cursor: preToolUse (Write, Delete, Shell, MCP), beforeShellExecution, stop, sessionEnd.
+    Cursor,
+    /// Gemini CLI: BeforeTool (write_file, replace, run_shell_command, MCP), AfterAgent,
+    /// SessionEnd.
+    Gemini,
 }
 
-/// Exit code Claude Code treats as "block this tool call".
-const BLOCK: i32 = 2;
+impl HookKind {
+    pub fn agent(&self) -> Agent {
+        match self {
+            HookKind::Claude => Agent::Claude,
+            HookKind::Codex => Agent::Codex,
+            HookKind::Cursor => Agent::Cursor,
+            HookKind::Gemini => Agent::Gemini,
+        }
+    }
+}
 
 fn hook_timeout() -> Duration {
     std::env::var("RAIL_HOOK_TIMEOUT_MS")
@@ -56,126 +76,265 @@ fn failure_mode(rail_dir: Option<&Path>) -> HookFailure {
         .unwrap_or(HookFailure::Deny)
 }
 
-/// Fail safe: deny (or only warn, by config) with a clear reason. Never exit 1, which Claude
-/// Code would treat as a non-blocking error.
-fn fail_safe(reason: &str, rail_dir: Option<&Path>) -> i32 {
+/// A tool call Rail could not check: denied (or only warned about, by config), with the reason.
+fn fail_safe(reason: &str, rail_dir: Option<&Path>) -> Outcome {
     match failure_mode(rail_dir) {
-        HookFailure::Deny => {
-            errln!(
-                "Rail could not check this edit: {reason}. Edits are denied until the rail can be read (set `hook_failure: warn` in rail.yaml to only warn)."
-            );
-            BLOCK
-        }
-        HookFailure::Warn => {
-            outln_raw!(
-                "{}",
-                json!({ "systemMessage": format!("Rail could not check this edit: {reason}") })
-            );
-            fail::OK
-        }
+        HookFailure::Deny => Outcome::Deny(format!(
+            "Rail could not check this edit: {reason}. It is denied because Rail cannot tell whether it is safe (set `hook_failure: warn` in rail.yaml to only warn)."
+        )),
+        HookFailure::Warn => Outcome::Warn(format!("Rail could not check this edit: {reason}")),
     }
 }
 
-/// Entry point; returns the process exit code (the hook speaks through exit codes).
-pub fn claude(ctx_result: Result<Ctx, Fail>) -> i32 {
-    // The bound: whatever happens below, answer in time.
-    let bound = hook_timeout();
-    let rail_dir_for_watchdog = ctx_result.as_ref().ok().map(|c| c.rail.root.clone());
-    std::thread::spawn(move || {
-        std::thread::sleep(bound);
-        let code = fail_safe(
-            &format!("the check took longer than {} ms", bound.as_millis()),
-            rail_dir_for_watchdog.as_deref(),
+/// Only one answer is ever written: the first of the hook and its watchdog.
+static ANSWERED: Mutex<bool> = Mutex::new(false);
+
+/// Writes the answer (unless one was written already) and returns the exit code.
+fn emit(answer: &Answer) -> Option<i32> {
+    let mut answered = ANSWERED.lock().unwrap_or_else(|e| e.into_inner());
+    if *answered {
+        return None;
+    }
+    *answered = true;
+    if let Some(out) = &answer.stdout {
+        outln_raw!("{out}");
+    }
+    if let Some(err) = &answer.stderr {
+        errln!("{err}");
+    }
+    Some(answer.code)
+}
+
+/// What the watchdog answers when the bound passes.
+#[derive(Clone, Debug)]
+struct Watch {
+    deadline: Instant,
+    /// The bound the deadline stands for.
+    bound: Duration,
+    harness: Harness,
+    /// The lifecycle event's name, for a Stop or session end.
+    lifecycle: Option<String>,
+}
+
+/// The rail's directory, once found (the watchdog's failure mode is read from its rail.yaml).
+static RAIL_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// What the hook is answering, for the panic hook.
+static CURRENT: Mutex<Option<Watch>> = Mutex::new(None);
+
+/// The answer when the hook cannot finish (`why`): a tool call fails safe; a Stop or session end
+/// says so and lets the agent stop.
+fn failure_outcome(watch: &Watch, why: &str) -> Outcome {
+    match &watch.lifecycle {
+        Some(event) => Outcome::Lifecycle(Some(format!(
+            "Rail: {event} was not finished ({why}); the session's claims were left as they were and keep their lease"
+        ))),
+        None => fail_safe(why, RAIL_DIR.get().map(PathBuf::as_path)),
+    }
+}
+
+/// A panic is a failure like any other: the agent gets the fail-safe answer in its own format,
+/// not an exit code it would read as "go on" (Claude Code runs the tool on exit 101).
+fn answer_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let watch = CURRENT.lock().ok().and_then(|w| w.clone());
+        let Some(watch) = watch else { return };
+        // The answer may be half written already: then nothing more is said.
+        let Ok(mut answered) = ANSWERED.try_lock() else {
+            return;
+        };
+        if *answered {
+            return;
+        }
+        *answered = true;
+        let answer = agent::answer(
+            watch.harness,
+            &failure_outcome(&watch, &format!("an internal error: {info}")),
         );
+        if let Some(out) = &answer.stdout {
+            outln_raw!("{out}");
+        }
+        if let Some(err) = &answer.stderr {
+            errln!("{err}");
+        }
+        std::process::exit(answer.code);
+    }));
+}
+
+fn watchdog(mut watch: Watch, updates: mpsc::Receiver<Watch>) {
+    loop {
+        let now = Instant::now();
+        if now >= watch.deadline {
+            break;
+        }
+        match updates.recv_timeout(watch.deadline - now) {
+            Ok(w) => watch = w,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                std::thread::sleep(watch.deadline.saturating_duration_since(Instant::now()))
+            }
+        }
+    }
+    let took = watch.bound.as_millis();
+    let why = match &watch.lifecycle {
+        Some(_) => format!(
+            "it took longer than {took} ms: the rail lock is busy or the rail is slow to read"
+        ),
+        None => format!("the check took longer than {took} ms"),
+    };
+    let outcome = failure_outcome(&watch, &why);
+    if let Some(code) = emit(&agent::answer(watch.harness, &outcome)) {
         std::process::exit(code);
-    });
+    }
+}
+
+fn set_current(watch: &Watch) {
+    if let Ok(mut current) = CURRENT.lock() {
+        *current = Some(watch.clone());
+    }
+}
+
+/// Entry point of `rail hook <agent>`; returns the process exit code (hooks speak through exit
+/// codes and stdout).
+///
+/// The rail is found from where the agent works (the payload's `cwd` or workspace root), not
+/// from wherever the agent started the hook process (Cursor may start it with no useful cwd).
+pub fn run(kind: &HookKind, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32 {
+    let agent = kind.agent();
+    let start = Instant::now();
+    let default_harness = agent::read(agent, "").harness;
+    let (tx, rx) = mpsc::channel();
+    {
+        let watch = Watch {
+            deadline: start + hook_timeout(),
+            bound: hook_timeout(),
+            harness: default_harness,
+            lifecycle: None,
+        };
+        set_current(&watch);
+        answer_panics();
+        std::thread::spawn(move || watchdog(watch, rx));
+    }
+    let answer = |outcome: Outcome, harness: Harness| {
+        emit(&agent::answer(harness, &outcome)).unwrap_or(fail::OK)
+    };
 
     let mut input = String::new();
     if let Err(e) = std::io::stdin()
         .take(16 * 1024 * 1024)
         .read_to_string(&mut input)
     {
-        return fail_safe(&format!("cannot read the hook input: {e}"), None);
+        return answer(
+            fail_safe(&format!("cannot read the hook input: {e}"), None),
+            default_harness,
+        );
     }
-    let payload: Value = match serde_json::from_str(&input) {
-        Ok(v @ Value::Object(_)) => v,
-        Ok(_) => return fail_safe("the hook input is not a JSON object", None),
-        Err(e) => return fail_safe(&format!("the hook input is not JSON ({e})"), None),
-    };
-    let ctx = match ctx_result {
-        Ok(ctx) => ctx,
-        Err(f) => return fail_safe(&f.message, None),
-    };
-    let event = payload["hook_event_name"].as_str().unwrap_or("");
-    match event {
-        "PreToolUse" => pre_tool_use(&ctx, &payload),
-        "Stop" => {
-            // Ending a turn is activity: keep the lease. Never block a stop.
-            let _ = on_session(&ctx, OnStop::Renew);
-            fail::OK
-        }
-        "SessionEnd" => {
-            let on_stop = ctx
-                .read(false)
-                .ok()
-                .and_then(|t| {
-                    t.config
-                        .map(|c| rail_core::config::parse(&c.text).0.on_stop)
-                })
-                .unwrap_or(OnStop::Release);
-            if let Err(e) = on_session(&ctx, on_stop) {
-                errln!("rail: at session end: {e}");
-            }
-            fail::OK
-        }
-        "" => fail_safe(
-            "the hook input has no hook_event_name",
-            Some(&ctx.rail.root),
-        ),
-        _ => fail::OK,
+    let call = agent::read(agent, &input);
+    let harness = call.harness;
+    if let Some(dir) = agent_dir(&call).filter(|d| d.is_dir()) {
+        let _ = std::env::set_current_dir(dir);
     }
+    let mut ctx_result = make_ctx();
+    let rail_dir = ctx_result.as_ref().ok().map(|c| c.rail.root.clone());
+    if let Some(dir) = &rail_dir {
+        let _ = RAIL_DIR.set(dir.clone());
+    }
+    if call.event.is_lifecycle() {
+        // A Stop or session end has its own, shorter limit, and its own answer on timeout.
+        let budget = Duration::from_millis(agent::lifecycle_budget_ms(harness, &call.event))
+            .min(hook_timeout());
+        let watch = Watch {
+            deadline: start + budget,
+            bound: budget,
+            harness,
+            lifecycle: Some(call.event_name.clone()),
+        };
+        set_current(&watch);
+        let _ = tx.send(watch);
+        if let Ok(ctx) = ctx_result.as_mut() {
+            ctx.lock_cap = Some(Duration::from_millis(agent::lifecycle_lock_wait_ms(
+                harness,
+                &call.event,
+            )));
+        }
+    } else {
+        let watch = Watch {
+            deadline: start + hook_timeout(),
+            bound: hook_timeout(),
+            harness,
+            lifecycle: None,
+        };
+        set_current(&watch);
+        let _ = tx.send(watch);
+    }
+    if std::env::var_os("RAIL_TEST_HOOK_PANIC").is_some() {
+        panic!("RAIL_TEST_HOOK_PANIC is set (tests of the panic answer)");
+    }
+    let outcome = match &call.event {
+        Event::Malformed(why) => fail_safe(why, rail_dir.as_deref()),
+        Event::Pass => Outcome::Allow,
+        // A call that writes nothing needs no rail.
+        Event::Tool {
+            targets,
+            unanalysed,
+            ..
+        } if targets.is_empty() && unanalysed.is_empty() => Outcome::Allow,
+        Event::Tool {
+            targets,
+            unanalysed,
+            ..
+        } => match &ctx_result {
+            Ok(ctx) => pre_tool_use(ctx, agent, &call, targets, unanalysed),
+            Err(f) => fail_safe(&f.message, None),
+        },
+        Event::Stop | Event::SessionEnd => Outcome::Lifecycle(match &ctx_result {
+            Ok(ctx) => on_lifecycle(ctx, &call).err().map(|e| {
+                format!(
+                    "Rail: at {}, the session's claims were left as they were: {e}",
+                    call.event_name
+                )
+            }),
+            Err(f) => Some(format!("Rail: at {}: {}", call.event_name, f.message)),
+        }),
+    };
+    let code = answer(outcome, harness);
+    drop(tx);
+    code
 }
 
-/// The paths a tool call writes, as the payload gives them.
-fn tool_targets(payload: &Value) -> Result<(Vec<String>, Vec<String>), String> {
-    let tool = payload["tool_name"].as_str().unwrap_or("");
-    let input = &payload["tool_input"];
-    let field = |name: &str| -> Result<Vec<String>, String> {
-        match input[name].as_str() {
-            Some(p) if !p.is_empty() => Ok(vec![p.to_string()]),
-            _ => Err(format!("{tool} call without `tool_input.{name}`")),
-        }
-    };
-    match tool {
-        "Edit" | "Write" | "MultiEdit" => Ok((field("file_path")?, Vec::new())),
-        "NotebookEdit" => Ok((field("notebook_path")?, Vec::new())),
-        "Bash" => {
-            let command = input["command"]
-                .as_str()
-                .ok_or("Bash call without `tool_input.command`")?;
-            let writes = rail_core::shell::writes(command);
-            Ok((writes.targets, writes.unanalysed))
-        }
-        _ => Ok((Vec::new(), Vec::new())),
-    }
-}
-
-fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
-    let root = Some(ctx.rail.root.as_path());
-    let (raw_targets, mut unanalysed) = match tool_targets(payload) {
-        Ok(t) => t,
-        Err(e) => return fail_safe(&e, root),
-    };
-    if raw_targets.is_empty() && unanalysed.is_empty() {
-        return fail::OK;
-    }
-    let cwd = payload["cwd"]
-        .as_str()
+/// Where the agent works, as the payload or the agent's environment says.
+fn agent_dir(call: &agent::Call) -> Option<PathBuf> {
+    call.cwd.as_deref().map(PathBuf::from).or_else(|| {
+        [
+            "CURSOR_PROJECT_DIR",
+            "CLAUDE_PROJECT_DIR",
+            "GEMINI_PROJECT_DIR",
+        ]
+        .iter()
+        .find_map(|v| std::env::var_os(v).filter(|d| !d.is_empty()))
         .map(PathBuf::from)
+    })
+}
+
+/// Where the agent works, else this process's working directory.
+fn call_cwd(call: &agent::Call) -> PathBuf {
+    agent_dir(call)
         .or_else(|| std::env::current_dir().ok())
-        .unwrap_or_default();
-    let session = match session_at(ctx, &cwd) {
-        Ok(s) => s,
+        .unwrap_or_default()
+}
+
+fn pre_tool_use(
+    ctx: &Ctx,
+    agent: Agent,
+    call: &agent::Call,
+    raw_targets: &[String],
+    unanalysed: &[String],
+) -> Outcome {
+    let root = Some(ctx.rail.root.as_path());
+    let mut unanalysed = unanalysed.to_vec();
+    let cwd = call_cwd(call);
+    let acting = match acting_at(ctx, &cwd) {
+        Ok(a) => a,
         Err(e) => return fail_safe(&e, root),
     };
     // Every checkout of this repository, symlinks resolved: a path is judged in whichever one
@@ -205,7 +364,7 @@ fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
     let landed = hook::land(&worktrees, rail_root.as_deref(), &landings);
     unanalysed.extend(landed.unanalysed);
     if landed.targets.is_empty() && unanalysed.is_empty() {
-        return fail::OK;
+        return Outcome::Allow;
     }
     let texts = match ctx.read(false) {
         Ok(t) => t,
@@ -218,28 +377,15 @@ fn pre_tool_use(ctx: &Ctx, payload: &Value) -> i32 {
         .unwrap_or(HookUnanalysed::Warn);
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     let eval = Rail::load(&texts).evaluate(&facts);
-    let verdict = hook::judge(&eval, &session, &landed.targets, &unanalysed, mode);
+    let verdict = hook::judge_as(&eval, acting.actor(), &landed.targets, &unanalysed, mode);
+    let message = || crate::hint::say(&verdict.message, verdict.hint.as_ref());
     match verdict.decision {
         Decision::Deny => {
-            log_refusal(ctx, &session, &verdict);
-            errln!(
-                "{}",
-                crate::hint::say(&verdict.message, verdict.hint.as_ref())
-            );
-            BLOCK
+            log_refusal(ctx, acting.session(), agent, &verdict);
+            Outcome::Deny(message())
         }
-        Decision::Warn => {
-            let message = crate::hint::say(&verdict.message, verdict.hint.as_ref());
-            outln_raw!(
-                "{}",
-                json!({
-                    "systemMessage": message,
-                    "hookSpecificOutput": { "hookEventName": "PreToolUse", "additionalContext": message }
-                })
-            );
-            fail::OK
-        }
-        Decision::Allow => fail::OK,
+        Decision::Warn => Outcome::Warn(message()),
+        Decision::Allow => Outcome::Allow,
     }
 }
 
@@ -323,50 +469,89 @@ fn land(cwd: &Path, written: &str) -> hook::Landing {
 }
 
 /// Denials are recorded, so a person can see what agents were kept from doing.
-fn log_refusal(ctx: &Ctx, session: &str, verdict: &hook::HookVerdict) {
+fn log_refusal(ctx: &Ctx, session: Option<&str>, agent: Agent, verdict: &hook::HookVerdict) {
     // A denial must not wait long on the lock just to be logged.
-    let Ok(lock) = ctx.lock_within(session, Some(Duration::from_millis(500))) else {
+    let Ok(lock) = ctx.lock_within(session.unwrap_or("hook"), Some(Duration::from_millis(500)))
+    else {
         return;
     };
     let Ok(texts) = ctx.read(true) else { return };
     let line = match verdict.held.first() {
-        Some(first) => LogEntry::new(
-            ctx.now,
-            Event::Refused,
-            first.task.as_deref(),
-            Some(session),
-        )
-        .with("path", first.path.clone())
-        .with("holder", first.session.clone()),
+        Some(first) => LogEntry::new(ctx.now, LogEvent::Refused, first.task.as_deref(), session)
+            .with("path", first.path.clone())
+            .with("holder", first.session.clone()),
         // Denied because it could not be judged (`hook_unanalysed: deny`).
-        None => LogEntry::new(ctx.now, Event::Refused, None, Some(session))
-            .with("reason", "not analysed"),
+        None => {
+            LogEntry::new(ctx.now, LogEvent::Refused, None, session).with("reason", "not analysed")
+        }
     }
-    .with("by", "hook claude")
+    .with("by", format!("hook {}", agent.name()))
     .render();
     let _ = crate::shared::record_local(ctx, &lock, &texts, &[line]);
 }
 
+/// Who works in a checkout: a session, or an agent whose checkout names none.
+enum Acting {
+    Session(String),
+    Unnamed(String),
+}
+
+impl Acting {
+    fn actor(&self) -> Actor<'_> {
+        match self {
+            Acting::Session(s) => Actor::Session(s),
+            Acting::Unnamed(why) => Actor::Unnamed { why },
+        }
+    }
+
+    fn session(&self) -> Option<&str> {
+        match self {
+            Acting::Session(s) => Some(s),
+            Acting::Unnamed(_) => None,
+        }
+    }
+}
+
 /// The session of the agent working in `cwd`: RAIL_SESSION / --session, else that checkout's
-/// branch.
-fn session_at(ctx: &Ctx, cwd: &Path) -> Result<String, String> {
+/// branch. A branch that cannot be a session name (`fix$(id)`) and a detached HEAD are valid
+/// situations, not failures: that agent simply holds no claim. `Err` only when `cwd` is not in
+/// a git checkout at all.
+fn acting_at(ctx: &Ctx, cwd: &Path) -> Result<Acting, String> {
     if let Some(s) = ctx.explicit_session() {
-        return Ok(s.to_string());
+        return match rail_core::ident::validate_session(s) {
+            Ok(()) => Ok(Acting::Session(s.to_string())),
+            Err(e) => Ok(Acting::Unnamed(format!("RAIL_SESSION: {}", e.0))),
+        };
     }
     let repo =
         repo::discover(cwd).ok_or_else(|| format!("{} is not in a git checkout", cwd.display()))?;
-    let branch = repo
-        .branch()
-        .ok_or("HEAD is detached; set RAIL_SESSION for this agent")?;
-    rail_core::ident::validate_session(&branch).map_err(|e| e.0)?;
-    Ok(branch)
+    let Some(branch) = repo.branch() else {
+        return Ok(Acting::Unnamed("HEAD is detached".into()));
+    };
+    Ok(match rail_core::ident::validate_session(&branch) {
+        Ok(()) => Acting::Session(branch),
+        Err(e) => Acting::Unnamed(format!("the branch cannot be a session name: {}", e.0)),
+    })
 }
 
-/// Renews or releases every claim of the session (Stop / SessionEnd).
-fn on_session(ctx: &Ctx, what: OnStop) -> Result<(), String> {
-    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-    let session = session_at(ctx, &cwd)?;
+/// Stop renews every claim of the session (the agent is active); session end releases them, or
+/// renews, or does nothing (rail.yaml `on_stop`). The lock wait is capped by the caller
+/// (`Ctx::lock_cap`) to fit the agent's limit for the event.
+fn on_lifecycle(ctx: &Ctx, call: &agent::Call) -> Result<(), String> {
+    let session = match acting_at(ctx, &call_cwd(call))? {
+        Acting::Session(s) => s,
+        // Nothing can be held under no name: nothing to renew or release.
+        Acting::Unnamed(_) => return Ok(()),
+    };
     let texts = ctx.read(false).map_err(|f| f.message)?;
+    let what = match call.event {
+        Event::SessionEnd => texts
+            .config
+            .as_ref()
+            .map(|c| rail_core::config::parse(&c.text).0.on_stop)
+            .unwrap_or(OnStop::Release),
+        _ => OnStop::Renew,
+    };
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     let eval = Rail::load(&texts).evaluate(&facts);
     let tasks: Vec<String> = eval
@@ -392,12 +577,23 @@ fn on_session(ctx: &Ctx, what: OnStop) -> Result<(), String> {
 
 #[derive(Args, Debug, Default)]
 pub struct AgentsArgs {
-    /// Print the instruction section and the hook settings instead of writing them.
+    /// Print what would be written (the instruction section and each agent file as merged)
+    /// instead of writing it.
     #[arg(long)]
     pub print: bool,
-    /// Instruction files to write (default: AGENTS.md and CLAUDE.md that exist, else both).
+    /// Instruction files to write (default: AGENTS.md, CLAUDE.md, GEMINI.md that exist, else
+    /// AGENTS.md and CLAUDE.md).
     #[arg(long = "file", value_name = "PATH")]
     pub files: Vec<PathBuf>,
+    /// The agents to configure, comma-separated: claude, codex, cursor, gemini, vscode
+    /// (default: those the repository shows signs of, else claude).
+    #[arg(
+        long = "agent",
+        id = "agent",
+        value_name = "NAMES",
+        value_delimiter = ','
+    )]
+    pub only: Vec<String>,
 }
 
 const BEGIN: &str = "<!-- rail:begin -->";
@@ -454,99 +650,137 @@ pub fn upsert_section(text: &str, section: &str) -> String {
     out
 }
 
-/// The hook settings Claude Code reads from `.claude/settings.json`.
-pub fn claude_hooks(rail: &str) -> Value {
-    let command = format!("{rail} hook claude");
-    json!({
-        "PreToolUse": [{
-            "matcher": "Edit|Write|MultiEdit|NotebookEdit|Bash",
-            "hooks": [{ "type": "command", "command": command, "timeout": 10 }]
-        }],
-        "Stop": [{ "hooks": [{ "type": "command", "command": command, "timeout": 10 }] }],
-        "SessionEnd": [{ "hooks": [{ "type": "command", "command": command, "timeout": 30 }] }]
+/// The agents to configure: those named, else those whose files are in the repository, else
+/// Claude Code (what `rail init --agents` always configured).
+fn targets(args: &AgentsArgs, top: &Path) -> Result<Vec<Target>, Fail> {
+    if !args.only.is_empty() {
+        let mut out: Vec<Target> = Vec::new();
+        for name in &args.only {
+            let t = Target::parse(name).map_err(Fail::usage)?;
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        return Ok(out);
+    }
+    let found: Vec<Target> = setup::TARGETS
+        .into_iter()
+        .filter(|t| t.markers().iter().any(|m| top.join(m).exists()))
+        .collect();
+    Ok(if found.is_empty() {
+        vec![Target::Claude]
+    } else {
+        found
     })
 }
 
-fn is_rail_hook(group: &Value) -> bool {
-    group["hooks"].as_array().is_some_and(|hooks| {
-        hooks.iter().any(|h| {
-            h["command"]
-                .as_str()
-                .is_some_and(|c| c.ends_with("hook claude"))
-        })
-    })
-}
-
-/// Merges Rail's hooks into existing settings: Rail's groups are replaced in place or appended;
-/// every other key and hook stays as it was.
-pub fn merge_settings(existing: Value, rail: &str) -> Result<Value, String> {
-    let mut settings = match existing {
-        Value::Object(map) => map,
-        Value::Null => serde_json::Map::new(),
-        _ => return Err("is not a JSON object".into()),
-    };
-    let hooks = settings
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(serde_json::Map::new()));
-    let Value::Object(hooks) = hooks else {
-        return Err("`hooks` is not an object".into());
-    };
-    let Value::Object(ours) = claude_hooks(rail) else {
-        return Err("internal: hook settings".into());
-    };
-    for (event, groups) in ours {
-        let ours_group = groups[0].clone();
-        let list = hooks.entry(event.clone()).or_insert_with(|| json!([]));
-        let Value::Array(list) = list else {
-            return Err(format!("`hooks.{event}` is not a list"));
+/// Sets `entries` in the TOML table at `table`, keeping everything else as it was (toml_edit
+/// keeps comments, order and formatting); a value already equal is left untouched.
+fn merge_toml(text: &str, table: &[&str], entries: &[(&str, Value)]) -> Result<String, String> {
+    let mut doc: toml_edit::DocumentMut =
+        text.parse().map_err(|e| format!("not valid TOML ({e})"))?;
+    let mut at: &mut toml_edit::Table = doc.as_table_mut();
+    for (i, key) in table.iter().enumerate() {
+        if !at.contains_key(key) {
+            let mut t = toml_edit::Table::new();
+            // `[mcp_servers.rail]` alone, not an empty `[mcp_servers]` header above it.
+            t.set_implicit(i + 1 < table.len());
+            at.insert(key, toml_edit::Item::Table(t));
+        }
+        at = match at.get_mut(key) {
+            Some(toml_edit::Item::Table(t)) => t,
+            _ => return Err(format!("`{}` is not a table", table[..=i].join("."))),
         };
-        match list.iter().position(is_rail_hook) {
-            Some(i) => list[i] = ours_group,
-            None => list.push(ours_group),
+    }
+    for (key, value) in entries {
+        let wanted = toml_value(value)?;
+        let same = at
+            .get(key)
+            .and_then(|i| i.as_value())
+            .is_some_and(|v| v.to_string().trim() == wanted.to_string().trim());
+        if !same {
+            at.insert(key, toml_edit::Item::Value(wanted));
         }
     }
-    Ok(Value::Object(settings))
+    let out = doc.to_string();
+    // An unchanged document prints back as it was read; keep the original bytes regardless.
+    if out == text {
+        return Ok(text.to_string());
+    }
+    Ok(out)
+}
+
+fn toml_value(v: &Value) -> Result<toml_edit::Value, String> {
+    Ok(match v {
+        Value::String(s) => s.as_str().into(),
+        Value::Bool(b) => (*b).into(),
+        Value::Number(n) => n.as_i64().ok_or("not an integer")?.into(),
+        Value::Array(items) => {
+            let mut a = toml_edit::Array::new();
+            for i in items {
+                a.push(toml_value(i)?);
+            }
+            toml_edit::Value::Array(a)
+        }
+        _ => return Err("not a TOML value Rail writes".into()),
+    })
+}
+
+/// The program an MCP client starts (no shell, so no quoting): `rail` on PATH, else this one.
+fn rail_exe(rail: &str) -> String {
+    if rail == "rail" {
+        return rail.into();
+    }
+    std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| rail.to_string())
 }
 
 pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<String>, Fail> {
     let section = instructions();
-    if args.print {
-        outln!("{section}");
-        outln!(
-            "# .claude/settings.json (merged into existing settings by `rail init --agents`):\n{}",
-            serde_json::to_string_pretty(&json!({ "hooks": claude_hooks(rail) }))
-                .unwrap_or_default()
-        );
-        return Ok(Vec::new());
-    }
     let top = ctx
         .repo
         .as_ref()
         .map(|r| r.worktree.clone())
         .unwrap_or_else(|| ctx.rail.root.clone());
-    let mut done = Vec::new();
-    // Read everything first, so a bad settings file changes nothing at all.
-    let settings_path = top.join(".claude/settings.json");
-    let existing = match std::fs::read_to_string(&settings_path) {
-        Ok(t) if t.trim().is_empty() => Value::Null,
-        Ok(t) => serde_json::from_str(&t).map_err(|e| {
-            Fail::usage(format!(
-                "{}: not valid JSON ({e}); fix it, then run `rail init --agents` again (nothing was changed)",
-                settings_path.display()
-            ))
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Value::Null,
-        Err(e) => return Err(Fail::env(format!("{}: {e}", settings_path.display()))),
-    };
-    let merged = merge_settings(existing.clone(), rail).map_err(|e| {
-        Fail::usage(format!(
-            "{}: {e}; nothing was changed",
-            settings_path.display()
-        ))
-    })?;
+    let targets = targets(args, &top)?;
+    let exe = rail_exe(rail);
 
-    let files: Vec<PathBuf> = if args.files.is_empty() {
-        let present: Vec<PathBuf> = ["AGENTS.md", "CLAUDE.md"]
+    // Read and merge everything first, so a bad file anywhere changes nothing at all.
+    let mut writes: Vec<(PathBuf, String, String)> = Vec::new();
+    for target in &targets {
+        for file in setup::files(*target, rail, &exe) {
+            let path = top.join(file.path());
+            // A file merged already (Claude's settings serve VS Code too) is merged again from
+            // the merged text: the changes are idempotent.
+            let (old, original) = match writes.iter().position(|(p, _, _)| *p == path) {
+                Some(i) => {
+                    let (_, original, merged) = writes.remove(i);
+                    (merged, original)
+                }
+                None => match std::fs::read_to_string(&path) {
+                    Ok(t) => (t.clone(), t),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        (String::new(), String::new())
+                    }
+                    Err(e) => return Err(Fail::env(format!("{}: {e}", path.display()))),
+                },
+            };
+            let merged = match &file {
+                FileChanges::Json { changes, .. } => jsonc::apply(&old, changes),
+                FileChanges::Toml { table, entries, .. } => merge_toml(&old, table, entries),
+            }
+            .map_err(|e| {
+                Fail::usage(format!(
+                    "{}: {e}; fix it, then run `rail init --agents` again (nothing was changed)",
+                    path.display()
+                ))
+            })?;
+            writes.push((path, original, merged));
+        }
+    }
+    let mut instruction_files: Vec<PathBuf> = if args.files.is_empty() {
+        let present: Vec<PathBuf> = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]
             .iter()
             .map(|n| top.join(n))
             .filter(|p| p.exists())
@@ -568,7 +802,26 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
             })
             .collect()
     };
-    for file in files {
+    instruction_files.dedup();
+
+    if args.print {
+        outln!("{section}");
+        for (path, _, merged) in &writes {
+            let rel = path.strip_prefix(&top).unwrap_or(path);
+            outln!(
+                "# {} (merged into what is there by `rail init --agents`):\n{}",
+                rel.display(),
+                merged.trim_end()
+            );
+        }
+        for t in &targets {
+            outln!("# {}: {}", t.title(), t.needs());
+        }
+        return Ok(Vec::new());
+    }
+
+    let mut done = Vec::new();
+    for file in instruction_files {
         let old = match std::fs::read_to_string(&file) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -581,18 +834,21 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
             done.push(format!("wrote the rail section of {}", file.display()));
         }
     }
-    if merged != existing {
-        if let Some(parent) = settings_path.parent() {
+    for (path, original, merged) in &writes {
+        if merged == original {
+            continue;
+        }
+        if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| Fail::env(format!("{}: {e}", parent.display())))?;
         }
-        let text = serde_json::to_string_pretty(&merged).unwrap_or_default() + "\n";
-        std::fs::write(&settings_path, text)
-            .map_err(|e| Fail::env(format!("{}: {e}", settings_path.display())))?;
-        done.push(format!(
-            "merged Rail's hooks into {}",
-            settings_path.display()
-        ));
+        std::fs::write(path, merged).map_err(|e| Fail::env(format!("{}: {e}", path.display())))?;
+        done.push(format!("merged Rail's entries into {}", path.display()));
+    }
+    if !done.is_empty() {
+        for t in &targets {
+            done.push(format!("{}: {}", t.title(), t.needs()));
+        }
     }
     Ok(done)
 }
@@ -614,36 +870,29 @@ mod tests {
     }
 
     #[test]
-    fn settings_merge_keeps_the_users_things() {
-        let existing = json!({
-            "model": "opus",
-            "hooks": {
-                "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "my-guard" }] }],
-                "PostToolUse": [{ "matcher": "Edit", "hooks": [{ "type": "command", "command": "fmt" }] }]
-            }
-        });
-        let merged = merge_settings(existing, "rail").unwrap();
-        assert_eq!(merged["model"], "opus");
-        assert_eq!(merged["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
-        assert_eq!(
-            merged["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
-            "my-guard"
+    fn toml_is_merged_in_place_and_idempotently() {
+        let text =
+            "# my codex config\nmodel = \"gpt-5\" # pinned\n\n[mcp_servers.db]\ncommand = \"db\"\n";
+        let entries = [
+            ("command", serde_json::json!("rail")),
+            ("args", serde_json::json!(["mcp"])),
+        ];
+        let once = merge_toml(text, &["mcp_servers", "rail"], &entries).unwrap();
+        assert!(once.starts_with(text), "{once}");
+        assert!(
+            once.ends_with("[mcp_servers.rail]\ncommand = \"rail\"\nargs = [\"mcp\"]\n"),
+            "{once}"
         );
         assert_eq!(
-            merged["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
-            "fmt"
+            merge_toml(&once, &["mcp_servers", "rail"], &entries).unwrap(),
+            once
         );
+        let empty = merge_toml("", &["mcp_servers", "rail"], &entries).unwrap();
         assert_eq!(
-            merged["hooks"]["SessionEnd"][0]["hooks"][0]["command"],
-            "rail hook claude"
+            empty,
+            "[mcp_servers.rail]\ncommand = \"rail\"\nargs = [\"mcp\"]\n"
         );
-        // Idempotent, and a moved binary updates in place.
-        assert_eq!(merge_settings(merged.clone(), "rail").unwrap(), merged);
-        let moved = merge_settings(merged, "/opt/rail").unwrap();
-        assert_eq!(moved["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
-        assert_eq!(
-            moved["hooks"]["PreToolUse"][1]["hooks"][0]["command"],
-            "/opt/rail hook claude"
-        );
+        assert!(merge_toml("mcp_servers = 3\n", &["mcp_servers", "rail"], &entries).is_err());
+        assert!(merge_toml("[x\n", &["mcp_servers", "rail"], &entries).is_err());
     }
 }

@@ -95,6 +95,7 @@ pub struct CheckArgs {
 
 /// `RAIL_BYPASS=reason`: a person's explicit way past the hooks, always logged.
 fn bypass(ctx: &Ctx, session: &str, what: &str) -> Result<bool, Fail> {
+    let named = (!session.is_empty()).then_some(session);
     let Some(reason) = std::env::var("RAIL_BYPASS").ok().filter(|r| !r.is_empty()) else {
         return Ok(false);
     };
@@ -103,13 +104,12 @@ fn bypass(ctx: &Ctx, session: &str, what: &str) -> Result<bool, Fail> {
     } else {
         reason
     };
-    let lock = ctx.lock(session)?;
+    let lock = ctx.lock(named.unwrap_or("(no session)"))?;
     let texts = ctx.read(true)?;
-    let line =
-        rail_core::log::LogEntry::new(ctx.now, rail_core::log::Event::Bypass, None, Some(session))
-            .with("check", what)
-            .with("reason", reason.clone())
-            .render();
+    let line = rail_core::log::LogEntry::new(ctx.now, rail_core::log::Event::Bypass, None, named)
+        .with("check", what)
+        .with("reason", reason.clone())
+        .render();
     crate::shared::record_local(ctx, &lock, &texts, &[line]).map_err(Fail::env)?;
     errln!("rail: {what} bypassed by RAIL_BYPASS ({reason}); this is recorded in claims.log");
     Ok(true)
@@ -165,7 +165,14 @@ fn pushed_files(repo: &crate::repo::Repo) -> Result<Vec<String>, Fail> {
 }
 
 pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<(), Fail> {
-    let session = ctx.session()?;
+    // A checkout whose branch cannot name a session (`fix$(id)`), or a detached HEAD (a commit
+    // in the middle of a rebase), is a valid place to commit: it holds no claim, so only other
+    // sessions' paths are refused — never every commit.
+    let session = match ctx.session() {
+        Ok(s) => s,
+        Err(_) if ctx.explicit_session().is_none() && ctx.repo.is_some() => String::new(),
+        Err(f) => return Err(f),
+    };
     let what = if args.pre_push {
         "pre-push"
     } else if args.staged {

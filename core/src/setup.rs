@@ -1,0 +1,328 @@
+//! What `rail init --agents` installs for each agent: its hook entries and Rail's MCP server
+//! (`rail mcp` on stdio), file by file, as changes merged into what is there (JSON through
+//! [`crate::jsonc`], TOML by the host's format-preserving editor), and what the person must do
+//! once. Shapes: docs/agents.md.
+
+use serde_json::{json, Value};
+
+use crate::jsonc::Change;
+
+/// An agent `rail init --agents` can configure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Claude,
+    Codex,
+    Cursor,
+    Gemini,
+    VsCode,
+}
+
+pub const TARGETS: [Target; 5] = [
+    Target::Claude,
+    Target::Codex,
+    Target::Cursor,
+    Target::Gemini,
+    Target::VsCode,
+];
+
+impl Target {
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Claude => "claude",
+            Target::Codex => "codex",
+            Target::Cursor => "cursor",
+            Target::Gemini => "gemini",
+            Target::VsCode => "vscode",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Target::Claude => "Claude Code",
+            Target::Codex => "Codex",
+            Target::Cursor => "Cursor",
+            Target::Gemini => "Gemini CLI",
+            Target::VsCode => "VS Code",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Target, String> {
+        TARGETS
+            .into_iter()
+            .find(|t| t.name() == name.trim().to_ascii_lowercase())
+            .ok_or_else(|| {
+                format!(
+                    "unknown agent `{name}` (known: {})",
+                    TARGETS.map(Target::name).join(", ")
+                )
+            })
+    }
+
+    /// Files or folders whose presence at the repository's top says the agent is used there.
+    pub fn markers(self) -> &'static [&'static str] {
+        match self {
+            Target::Claude => &[".claude", "CLAUDE.md", ".mcp.json"],
+            Target::Codex => &[".codex"],
+            Target::Cursor => &[".cursor", ".cursorrules"],
+            Target::Gemini => &[".gemini", "GEMINI.md"],
+            Target::VsCode => &[".vscode", ".github/copilot-instructions.md"],
+        }
+    }
+
+    /// What the person must do once for the installed files to take effect.
+    pub fn needs(self) -> &'static str {
+        match self {
+            Target::Claude => "approve the project MCP server `rail` when Claude Code asks (or in /mcp); the hooks in .claude/settings.json apply from the next session (review them in /hooks)",
+            Target::Codex => "trust this project (accept Codex's trust prompt, or set `trust_level = \"trusted\"` for it under [projects] in ~/.codex/config.toml): project hooks and MCP servers load only in a trusted project; then review and trust the `rail hook codex` hook in /hooks (new hooks are skipped until trusted; `codex exec` needs --dangerously-bypass-hook-trust)",
+            Target::Cursor => "reload Cursor so it reads .cursor/hooks.json, and enable the `rail` MCP server in Cursor's MCP settings; the hooks fail closed (`failClosed`), so a missing `rail` binary blocks every tool call until it is on PATH",
+            Target::Gemini => "trust this folder in Gemini CLI (project hooks load only in a trusted folder); the first run warns about the new hooks, then runs them; restart gemini",
+            Target::VsCode => "VS Code's agent runs the hooks in .claude/settings.json (agent hooks are a preview: allow them if your settings restrict `chat.hookFilesLocations`); start and trust the `rail` server from .vscode/mcp.json in the MCP view",
+        }
+    }
+}
+
+/// One file's changes.
+#[derive(Clone, Debug)]
+pub enum FileChanges {
+    Json {
+        path: &'static str,
+        changes: Vec<Change>,
+    },
+    /// Sets `entries` in the TOML table at `table` (created if missing).
+    Toml {
+        path: &'static str,
+        table: Vec<&'static str>,
+        entries: Vec<(&'static str, Value)>,
+    },
+}
+
+impl FileChanges {
+    pub fn path(&self) -> &'static str {
+        match self {
+            FileChanges::Json { path, .. } | FileChanges::Toml { path, .. } => path,
+        }
+    }
+}
+
+fn path(p: &[&str]) -> Vec<String> {
+    p.iter().map(|s| s.to_string()).collect()
+}
+
+fn commands_of(v: &Value) -> Vec<&str> {
+    let mut out: Vec<&str> = v["command"].as_str().into_iter().collect();
+    if let Some(hooks) = v["hooks"].as_array() {
+        out.extend(hooks.iter().filter_map(|h| h["command"].as_str()));
+    }
+    out
+}
+
+fn runs(v: &Value, hook: &str) -> bool {
+    commands_of(v).iter().any(|c| c.trim_end().ends_with(hook))
+}
+
+fn is_claude(v: &Value) -> bool {
+    runs(v, "hook claude")
+}
+fn is_codex(v: &Value) -> bool {
+    runs(v, "hook codex")
+}
+fn is_cursor(v: &Value) -> bool {
+    runs(v, "hook cursor")
+}
+fn is_gemini(v: &Value) -> bool {
+    runs(v, "hook gemini")
+}
+
+fn upsert(p: &[&str], ours: fn(&Value) -> bool, value: Value) -> Change {
+    Change::Upsert {
+        path: path(p),
+        ours,
+        value,
+    }
+}
+
+/// Claude Code's hook groups (`.claude/settings.json`), also run by VS Code's agent and, opt-in,
+/// by Cursor.
+pub fn claude_hooks(rail: &str) -> Vec<(&'static str, Value)> {
+    let command = format!("{rail} hook claude");
+    let hook = |timeout: u32| json!({ "type": "command", "command": command, "timeout": timeout });
+    vec![
+        (
+            "PreToolUse",
+            json!({ "matcher": "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*", "hooks": [hook(10)] }),
+        ),
+        ("Stop", json!({ "hooks": [hook(10)] })),
+        ("SessionEnd", json!({ "hooks": [hook(30)] })),
+    ]
+}
+
+fn claude_settings(rail: &str) -> FileChanges {
+    FileChanges::Json {
+        path: ".claude/settings.json",
+        changes: claude_hooks(rail)
+            .into_iter()
+            .map(|(event, group)| upsert(&["hooks", event], is_claude, group))
+            .collect(),
+    }
+}
+
+/// The files `rail init --agents` changes for `target`. `rail` is the command line that runs
+/// Rail in a shell (hooks); `rail_exe` the program an MCP client starts (no shell).
+pub fn files(target: Target, rail: &str, rail_exe: &str) -> Vec<FileChanges> {
+    let mcp = json!({ "command": rail_exe, "args": ["mcp"] });
+    let mcp_stdio = json!({ "type": "stdio", "command": rail_exe, "args": ["mcp"] });
+    match target {
+        Target::Claude => vec![
+            claude_settings(rail),
+            FileChanges::Json {
+                path: ".mcp.json",
+                changes: vec![Change::Set {
+                    path: path(&["mcpServers", "rail"]),
+                    value: mcp_stdio,
+                }],
+            },
+        ],
+        Target::Codex => {
+            let command = format!("{rail} hook codex");
+            let hook =
+                |timeout: u32| json!({ "type": "command", "command": command, "timeout": timeout });
+            vec![
+                // Only `hooks` at the top: Codex rejects a hooks file with any other key but
+                // `description`.
+                FileChanges::Json {
+                    path: ".codex/hooks.json",
+                    changes: vec![
+                        upsert(
+                            &["hooks", "PreToolUse"],
+                            is_codex,
+                            json!({ "matcher": "Bash|apply_patch|mcp__.*", "hooks": [{
+                                "type": "command", "command": command, "timeout": 10,
+                                "statusMessage": "rail: checking claims" }] }),
+                        ),
+                        upsert(&["hooks", "Stop"], is_codex, json!({ "hooks": [hook(10)] })),
+                        // Codex caps SessionEnd hooks at 3 s.
+                        upsert(
+                            &["hooks", "SessionEnd"],
+                            is_codex,
+                            json!({ "hooks": [hook(3)] }),
+                        ),
+                    ],
+                },
+                FileChanges::Toml {
+                    path: ".codex/config.toml",
+                    table: vec!["mcp_servers", "rail"],
+                    entries: vec![("command", json!(rail_exe)), ("args", json!(["mcp"]))],
+                },
+            ]
+        }
+        Target::Cursor => {
+            let command = format!("{rail} hook cursor");
+            // failClosed: a crash or timeout blocks; Rail answers every call explicitly.
+            let gate =
+                json!({ "command": command, "type": "command", "timeout": 10, "failClosed": true });
+            let after = json!({ "command": command, "type": "command", "timeout": 10 });
+            vec![
+                FileChanges::Json {
+                    path: ".cursor/hooks.json",
+                    changes: vec![
+                        Change::Set {
+                            path: path(&["version"]),
+                            value: json!(1),
+                        },
+                        upsert(&["hooks", "preToolUse"], is_cursor, gate.clone()),
+                        upsert(&["hooks", "beforeShellExecution"], is_cursor, gate),
+                        upsert(&["hooks", "stop"], is_cursor, after.clone()),
+                        upsert(&["hooks", "sessionEnd"], is_cursor, after),
+                    ],
+                },
+                FileChanges::Json {
+                    path: ".cursor/mcp.json",
+                    changes: vec![Change::Set {
+                        path: path(&["mcpServers", "rail"]),
+                        value: mcp.clone(),
+                    }],
+                },
+            ]
+        }
+        Target::Gemini => {
+            let command = format!("{rail} hook gemini");
+            // Gemini's timeouts are in milliseconds; the tool gate's is above Rail's own 8 s
+            // bound, so Rail (not a kill) answers.
+            let hook = |name: &str, timeout: u32| json!({ "name": name, "type": "command", "command": command, "timeout": timeout });
+            vec![FileChanges::Json {
+                path: ".gemini/settings.json",
+                changes: vec![
+                    upsert(
+                        &["hooks", "BeforeTool"],
+                        is_gemini,
+                        json!({ "matcher": "write_file|replace|run_shell_command|mcp_.*",
+                                "hooks": [hook("rail", 10000)] }),
+                    ),
+                    upsert(
+                        &["hooks", "AfterAgent"],
+                        is_gemini,
+                        json!({ "hooks": [hook("rail-renew", 5000)] }),
+                    ),
+                    upsert(
+                        &["hooks", "SessionEnd"],
+                        is_gemini,
+                        json!({ "hooks": [hook("rail-end", 2000)] }),
+                    ),
+                    Change::Set {
+                        path: path(&["mcpServers", "rail"]),
+                        value: mcp,
+                    },
+                ],
+            }]
+        }
+        Target::VsCode => vec![
+            claude_settings(rail),
+            FileChanges::Json {
+                path: ".vscode/mcp.json",
+                changes: vec![Change::Set {
+                    path: path(&["servers", "rail"]),
+                    value: mcp_stdio,
+                }],
+            },
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jsonc;
+
+    #[test]
+    fn every_json_file_is_idempotent_and_keeps_foreign_hooks() {
+        for t in TARGETS {
+            for f in files(t, "rail", "rail") {
+                let FileChanges::Json { changes, path } = f else {
+                    continue;
+                };
+                let start = "{\n  // theirs\n  \"hooks\": { \"X\": [] },\n  \"other\": true\n}\n";
+                let once = jsonc::apply(start, &changes).unwrap();
+                assert_eq!(jsonc::apply(&once, &changes).unwrap(), once, "{path}");
+                assert!(
+                    once.starts_with("{\n  // theirs\n  \"hooks\": { \"X\": []"),
+                    "{path}: {once}"
+                );
+                assert!(once.contains("\"other\": true"), "{path}");
+                // A moved binary is replaced in place, not added twice.
+                let moved = files(t, "/opt/rail", "/opt/rail");
+                let FileChanges::Json { changes: c2, .. } =
+                    moved.into_iter().find(|m| m.path() == path).unwrap()
+                else {
+                    unreachable!()
+                };
+                let again = jsonc::apply(&once, &c2).unwrap();
+                assert!(!again.contains("\"command\": \"rail"), "{path}: {again}");
+                assert_eq!(
+                    again.matches("\"command\": \"/opt/rail").count(),
+                    once.matches("\"command\": \"rail").count(),
+                    "{path}: {again}"
+                );
+            }
+        }
+    }
+}
