@@ -283,21 +283,22 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             errln!("rail: {note}");
         }
     }
+    let print = |plan: rail_core::ops::Plan| cmd::mutate::print_plan(&ctx, &plan);
     match cli.command {
         Command::Init(args) => cmd::admin::init(&ctx, &args),
-        Command::Claim { task, args } => cmd::mutate::claim(&ctx, &task, &args),
+        Command::Claim { task, args } => cmd::mutate::claim(&ctx, &task, &args).map(print),
         Command::Release {
             task,
             touched,
             no_touched,
             base,
-        } => cmd::mutate::release(&ctx, &task, touched, no_touched, base.as_deref()),
-        Command::Renew { task } => cmd::mutate::renew(&ctx, &task),
+        } => cmd::mutate::release(&ctx, &task, touched, no_touched, base.as_deref()).map(print),
+        Command::Renew { task } => cmd::mutate::renew(&ctx, &task).map(print),
         Command::Take {
             task,
             reason,
             branch,
-        } => cmd::mutate::take(&ctx, &task, reason, branch),
+        } => cmd::mutate::take(&ctx, &task, reason, branch).map(print),
         Command::Update {
             task,
             paths,
@@ -311,7 +312,8 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             (clear_paths || !paths.is_empty()).then_some(paths),
             (clear_resources || !resources.is_empty()).then_some(resources),
             purpose,
-        ),
+        )
+        .map(print),
         Command::Board(args) => cmd::show::board(&ctx, &args),
         Command::Who { paths } => cmd::show::who(&ctx, &paths),
         Command::Check(args) => cmd::show::check(&ctx, &args),

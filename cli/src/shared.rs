@@ -353,8 +353,7 @@ pub fn mutate(
     session: &str,
     request: Request,
     extra_log: &[String],
-    print: bool,
-) -> Result<bool, Fail> {
+) -> Result<Plan, Fail> {
     let dir = repo_dir(ctx);
     let deadline = Instant::now() + shared_timeout();
     let mut attempt = 0u32;
@@ -377,8 +376,7 @@ pub fn mutate(
         };
         if plan.noop {
             let _ = mirror(ctx, &snapshot);
-            print_plan(ctx, &plan, print);
-            return Ok(false);
+            return Ok(plan);
         }
         let changed = apply(&snapshot, &plan, extra_log)?;
         let message = format!("rail: {} {} by {}", plan.op, plan.task, plan.session);
@@ -403,8 +401,7 @@ pub fn mutate(
                         f.message
                     );
                 }
-                print_plan(ctx, &plan, print);
-                return Ok(true);
+                return Ok(plan);
             }
             Pushed::Rejected => {
                 if Instant::now() >= deadline {
@@ -429,12 +426,6 @@ fn shared_timeout() -> Duration {
         .and_then(|v| v.parse().ok())
         .map(Duration::from_millis)
         .unwrap_or(Duration::from_secs(60))
-}
-
-fn print_plan(ctx: &Ctx, plan: &Plan, print: bool) {
-    if print {
-        crate::cmd::mutate::print_plan(ctx, plan);
-    }
 }
 
 /// Facts for the shared rail: leases run on the branches as pushed to the remote (remote-

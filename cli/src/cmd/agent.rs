@@ -385,7 +385,7 @@ fn on_session(ctx: &Ctx, what: OnStop) -> Result<(), String> {
                 done: false,
             },
         };
-        crate::cmd::mutate::mutate_quiet(ctx, &session, request).map_err(|f| f.message)?;
+        crate::cmd::mutate::mutate(ctx, &session, request).map_err(|f| f.message)?;
     }
     Ok(())
 }

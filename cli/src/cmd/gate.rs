@@ -56,7 +56,7 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
 
     if result.release {
         let touched = changed.clone();
-        crate::cmd::mutate::mutate_with_log(
+        let plan = crate::cmd::mutate::mutate_with_log(
             ctx,
             &session,
             Request::Release {
@@ -65,8 +65,8 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
                 done: true,
             },
             vec![line],
-            true,
         )?;
+        crate::cmd::mutate::print_plan(ctx, &plan);
     } else {
         let lock = ctx.lock(&session)?;
         let texts = ctx.read(true)?;
@@ -94,6 +94,7 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
         code,
         message: result.message,
         json: Some(json),
+        refusal: None,
     })
 }
 

@@ -2,12 +2,16 @@
 //!
 //! Each one: take the lock, finish any crashed write, read the files, let core plan, apply the
 //! plan's edits and log line, release the lock. Refusals change nothing.
+//!
+//! Each returns what happened as data (core's [`ops::Plan`]) and prints nothing on stdout: the
+//! CLI prints the plan ([`print_plan`]), `rail mcp` returns it as a tool result. Both hosts run
+//! these same functions, under the same lock.
 
 use std::path::PathBuf;
 
 use rail_core::input::RailTexts;
 use rail_core::log::{Event, LogEntry};
-use rail_core::ops::{self, ClaimRequest, Request};
+use rail_core::ops::{self, ClaimRequest, Plan, Request};
 
 use crate::context::{Commits, Ctx};
 use crate::fail::Fail;
@@ -41,7 +45,7 @@ fn claim_request(task: &str, args: &ClaimArgs) -> Result<ClaimRequest, Fail> {
     })
 }
 
-pub fn claim(ctx: &Ctx, task: &str, args: &ClaimArgs) -> Result<(), Fail> {
+pub fn claim(ctx: &Ctx, task: &str, args: &ClaimArgs) -> Result<Plan, Fail> {
     let session = ctx.session()?;
     let req = claim_request(task, args)?;
     mutate(ctx, &session, Request::Claim(req))
@@ -53,7 +57,7 @@ pub fn release(
     touched: Vec<String>,
     no_touched: bool,
     base: Option<&str>,
-) -> Result<(), Fail> {
+) -> Result<Plan, Fail> {
     let session = ctx.session()?;
     rail_core::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
     let touched = if no_touched {
@@ -108,7 +112,7 @@ pub fn without_rail_files(
     rail_core::files::work_files(files)
 }
 
-pub fn renew(ctx: &Ctx, task: &str) -> Result<(), Fail> {
+pub fn renew(ctx: &Ctx, task: &str) -> Result<Plan, Fail> {
     let session = ctx.session()?;
     mutate(
         ctx,
@@ -124,7 +128,7 @@ pub fn take(
     task: &str,
     reason: Option<String>,
     branch: Option<String>,
-) -> Result<(), Fail> {
+) -> Result<Plan, Fail> {
     let session = ctx.session()?;
     mutate(
         ctx,
@@ -143,7 +147,7 @@ pub fn update(
     paths: Option<Vec<String>>,
     resources: Option<Vec<String>>,
     purpose: Option<String>,
-) -> Result<(), Fail> {
+) -> Result<Plan, Fail> {
     let session = ctx.session()?;
     mutate(
         ctx,
@@ -157,30 +161,24 @@ pub fn update(
     )
 }
 
-/// Runs one operation under the lock and prints what happened.
-pub fn mutate(ctx: &Ctx, session: &str, request: Request) -> Result<(), Fail> {
-    mutate_with_log(ctx, session, request, Vec::new(), true).map(drop)
-}
-
-/// Runs one operation under the lock without printing (hooks).
-pub fn mutate_quiet(ctx: &Ctx, session: &str, request: Request) -> Result<(), Fail> {
-    mutate_with_log(ctx, session, request, Vec::new(), false).map(drop)
+/// Runs one operation under the lock and returns core's plan of what was done.
+pub fn mutate(ctx: &Ctx, session: &str, request: Request) -> Result<Plan, Fail> {
+    mutate_with_log(ctx, session, request, Vec::new())
 }
 
 /// Runs one operation under the lock; `extra_log` lines are appended before the operation's
 /// own line, in the same journalled write (the gate's verdict before its release). Returns
-/// whether the operation changed the rail (false: core planned a no-op, e.g. a claim the
-/// session already holds).
+/// the plan that was applied: `plan.noop` when the rail did not change (e.g. a claim the
+/// session already holds). Prints nothing on stdout (notes about recovered locks go to stderr).
 pub fn mutate_with_log(
     ctx: &Ctx,
     session: &str,
     request: Request,
     extra_log: Vec<String>,
-    print: bool,
-) -> Result<bool, Fail> {
+) -> Result<Plan, Fail> {
     rail_core::ident::validate_task(request.task()).map_err(|e| Fail::usage(e.0))?;
     if let Some(remote) = crate::shared::remote_of(ctx) {
-        return crate::shared::mutate(ctx, &remote, session, request, &extra_log, print);
+        return crate::shared::mutate(ctx, &remote, session, request, &extra_log);
     }
     let lock = ctx.lock(session)?;
     hold_for_tests();
@@ -230,11 +228,7 @@ pub fn mutate_with_log(
                 .apply(&lock, &texts, &plan.edits, &log_lines)
                 .map_err(Fail::env)?;
             drop(lock);
-            let changed = !plan.noop;
-            if print {
-                print_plan(ctx, &plan);
-            }
-            Ok(changed)
+            Ok(plan)
         }
         Err(refusal) => {
             write_log_only(ctx, &lock, &texts, &log_lines)?;
@@ -284,6 +278,7 @@ pub fn refused(refusal: ops::Refusal) -> Fail {
         code: refusal.exit_code(),
         message: crate::hint::say(&refusal.message, refusal.hint.as_ref()),
         json: Some(serde_json::json!({ "ok": false, "refusal": refusal })),
+        refusal: Some(Box::new(refusal)),
     }
 }
 
@@ -348,13 +343,11 @@ pub fn worktree(
     };
     // With --json, stdout carries one document: the station's, printed once it exists (or the
     // refusal or error, from main) — never the claim's plan followed by a worktree error.
-    let claimed_now = mutate_with_log(
-        ctx,
-        &branch,
-        Request::Claim(branch_for_claim),
-        Vec::new(),
-        !ctx.json,
-    )?;
+    let plan = mutate_with_log(ctx, &branch, Request::Claim(branch_for_claim), Vec::new())?;
+    if !ctx.json {
+        print_plan(ctx, &plan);
+    }
+    let claimed_now = !plan.noop;
     let dir_s = dir.display().to_string();
     let mut git_args = vec!["worktree", "add", "-b", branch.as_str(), dir_s.as_str()];
     if let Some(b) = base {
@@ -366,7 +359,7 @@ pub fn worktree(
         if !claimed_now {
             return Err(Fail::env(format!("creating the worktree: {e}")));
         }
-        let _ = mutate_with_log(
+        let undone = mutate_with_log(
             ctx,
             &branch,
             Request::Release {
@@ -375,8 +368,10 @@ pub fn worktree(
                 done: false,
             },
             Vec::new(),
-            !ctx.json,
         );
+        if let (Ok(plan), false) = (undone, ctx.json) {
+            print_plan(ctx, &plan);
+        }
         return Err(Fail::env(format!("creating the worktree: {e}")));
     }
     if ctx.json {
