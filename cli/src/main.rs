@@ -17,6 +17,7 @@ mod git;
 mod gitguard;
 mod hint;
 mod lock;
+mod mcp;
 mod railfile;
 mod render;
 mod repo;
@@ -185,6 +186,8 @@ enum Command {
         #[command(subcommand)]
         kind: cmd::agent::HookKind,
     },
+    /// An MCP server on stdio: the rail's commands as tools for agents (docs/agents.md).
+    Mcp,
     /// The gate: run the check, judge the diff against the claim, release only on a pass.
     Done {
         task: String,
@@ -265,6 +268,15 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json, false);
         std::process::exit(cmd::agent::claude(ctx));
     }
+    if let Command::Mcp = &cli.command {
+        // Each tool call makes its own context (the time and the branch are read per call).
+        return mcp::serve(mcp::tools::Options {
+            rail: cli.rail,
+            session: cli.session,
+            now: cli.now,
+            fetch: cli.fetch,
+        });
+    }
     let creating = matches!(cli.command, Command::Init(_));
     let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json, creating)?;
     // Reads of a shared rail say how old it is. Only reads ask (a mutation asks for itself):
@@ -330,7 +342,9 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         Command::Sync => cmd::admin::sync(&ctx),
         Command::Reconcile => cmd::admin::reconcile(&ctx),
         Command::Ready { all } => cmd::show::ready(&ctx, all),
-        Command::MergeDriver { .. } | Command::Hook { .. } => handled_before_context(),
+        Command::MergeDriver { .. } | Command::Hook { .. } | Command::Mcp => {
+            handled_before_context()
+        }
     }
 }
 
