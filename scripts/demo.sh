@@ -89,10 +89,10 @@ echo "Try:  cd $APP && $RAIL ready && $RAIL who src/auth/token.ts && $RAIL take 
 
 # The web board: a self-contained snapshot file, and (in a terminal) the live page.
 echo
-(cd "$ROOT" && npm run --silent build -w web-viewer >/dev/null)
-RAIL_STANDALONE_HTML="$ROOT/web-viewer/dist/standalone.html" "$RAIL" board --html "$DEMO_DIR/board.html"
+"$RAIL" board --html "$DEMO_DIR/board.html"   # the page is built into rail (cli/assets)
 echo "Open it from disk: file://$DEMO_DIR/board.html"
 if [ -t 1 ] && [ "${DEMO_SERVE:-1}" = "1" ]; then
+  (cd "$ROOT" && npm run --silent build -w web-viewer >/dev/null)
   echo "Serving the live board of the demo rail (it reloads as the rail changes):"
   exec node "$ROOT/web-viewer/scripts/serve.mjs" --rail "$APP" --port "${DEMO_PORT:-8080}"
 fi

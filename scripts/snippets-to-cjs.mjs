@@ -9,12 +9,12 @@
 //
 // The snippets are written to be rewritable: no imports, and exports only as
 // `export function name(`. Anything else is an error here, not a broken package later.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const pkg = process.argv[2];
 if (!pkg) {
-  console.error("usage: snippets-to-cjs.mjs PKG");
+  console.error('usage: snippets-to-cjs.mjs PKG');
   process.exit(2);
 }
 const fail = (message) => {
@@ -26,25 +26,25 @@ function* files(at) {
   for (const entry of readdirSync(at, { withFileTypes: true })) {
     const path = join(at, entry.name);
     if (entry.isDirectory()) yield* files(path);
-    else if (entry.name.endsWith(".js")) yield path;
+    else if (entry.name.endsWith('.js')) yield path;
   }
 }
 
 let count = 0;
-if (existsSync(join(pkg, "snippets"))) {
-  for (const file of files(join(pkg, "snippets"))) {
-    const text = readFileSync(file, "utf8");
+if (existsSync(join(pkg, 'snippets'))) {
+  for (const file of files(join(pkg, 'snippets'))) {
+    const text = readFileSync(file, 'utf8');
     const names = [...text.matchAll(/^export function (\w+)\(/gm)].map((m) => m[1]);
-    const body = text.replace(/^export function /gm, "function ");
+    const body = text.replace(/^export function /gm, 'function ');
     const left = body.match(/^\s*(export|import)\b.*$/m);
     if (left) fail(`${file}: cannot rewrite \`${left[0].trim()}\` (only \`export function\`)`);
-    writeFileSync(file, `"use strict";\n${body}\nmodule.exports = { ${names.join(", ")} };\n`);
+    writeFileSync(file, `"use strict";\n${body}\nmodule.exports = { ${names.join(', ')} };\n`);
     count++;
   }
 }
 
-const glue = join(pkg, "rail_wasm.js");
-const text = readFileSync(glue, "utf8");
+const glue = join(pkg, 'rail_wasm.js');
+const text = readFileSync(glue, 'utf8');
 let requires = 0;
 const plain = text.replace(/require\(String\.raw`(\.\/snippets\/[^`\\"]+)`\)/g, (_, path) => {
   requires++;

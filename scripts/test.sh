@@ -10,6 +10,8 @@ started=$(date +%s)
 stage "format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+# TypeScript and JavaScript: format and lint (biome.jsonc).
+npx --no-install biome ci --colors=off .
 cargo clippy -p rail-core -p rail-wasm --target wasm32-unknown-unknown --quiet -- -D warnings
 # The native host builds for the platforms its users are on (macOS cannot be linked here).
 for target in aarch64-apple-darwin x86_64-pc-windows-gnu; do
@@ -17,6 +19,9 @@ for target in aarch64-apple-darwin x86_64-pc-windows-gnu; do
   features=(); [ "$target" = aarch64-apple-darwin ] && features=(--no-default-features)
   cargo clippy -p rail-cli --target "$target" "${features[@]}" --all-targets --quiet -- -D warnings
 done
+
+stage "release: crate packages, workflows (actionlint), the composite action"
+scripts/check-release.sh
 
 stage "native Rust tests (core, CLI races, fixtures)"
 cargo test --workspace --quiet
@@ -28,6 +33,9 @@ if [ -x scripts/test-wasm.sh ]; then
   stage "wasm: Node, Chromium, types, conformance, size"
   scripts/test-wasm.sh
 fi
+
+stage "schemas of claims/*.yaml and rail.yaml against core, over the fixture corpus"
+node --test schemas/test/
 
 if [ -f node_modules/.package-lock.json ]; then
   stage "TypeScript workspaces"

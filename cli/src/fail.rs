@@ -16,9 +16,6 @@ pub struct Fail {
     pub message: String,
     /// What to print on stdout in `--json` mode (else `{"ok": false, "error": message}`).
     pub json: Option<Value>,
-    /// Core's refusal, when that is what this is: `message` words its hint as a command line,
-    /// `rail mcp` words it as a tool call.
-    pub refusal: Option<Box<rail_core::ops::Refusal>>,
 }
 
 impl Fail {
@@ -27,7 +24,6 @@ impl Fail {
             code: USAGE,
             message: message.into(),
             json: None,
-            refusal: None,
         }
     }
 
@@ -36,7 +32,6 @@ impl Fail {
             code: ENVIRONMENT,
             message: message.into(),
             json: None,
-            refusal: None,
         }
     }
 
@@ -45,7 +40,6 @@ impl Fail {
             code: REFUSED,
             message: message.into(),
             json,
-            refusal: None,
         }
     }
 }

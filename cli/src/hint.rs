@@ -25,7 +25,7 @@ pub fn say(message: &str, hint: Option<&Hint>) -> String {
         Hint::Validate => " (see `rail validate`)".to_string(),
         Hint::MergeDriver => " (rail's merge driver avoids these: `rail init`)".to_string(),
         Hint::ForceBreak => {
-            ": break it only with --break --force after asking its owner".to_string()
+            ": break it only with `rail lock --break --force`, after making sure nobody holds it (ask its owner)".to_string()
         }
         Hint::AddPaths { task: Some(task) } => format!(" (`rail update {task} --path …`)"),
         Hint::AddPaths { task: None } => ": `rail update TASK --path …`.".to_string(),
@@ -67,7 +67,7 @@ mod tests {
             ),
             (
                 Some(Hint::ForceBreak),
-                "m: break it only with --break --force after asking its owner",
+                "m: break it only with `rail lock --break --force`, after making sure nobody holds it (ask its owner)",
             ),
             (
                 Some(Hint::AddPaths { task: Some(task()) }),

@@ -197,9 +197,20 @@ pub fn inspect(dir: &Path) -> io::Result<Option<(Option<LockRecord>, LockVerdict
 /// Breaks the lock seen as `seen`, race-free (see the module docs). Returns true if this call
 /// removed it; false if someone else is breaking it or it changed meanwhile.
 fn break_lock(dir: &Path, seen: &Observed, me: &LockRecord, host: &str) -> io::Result<bool> {
-    let lock_path = dir.join(LOCK_NAME);
+    break_named(dir, LOCK_NAME, seen, me, host)
+}
+
+/// [`break_lock`] for the lock file `name` in `dir`.
+fn break_named(
+    dir: &Path,
+    name: &str,
+    seen: &Observed,
+    me: &LockRecord,
+    host: &str,
+) -> io::Result<bool> {
+    let lock_path = dir.join(name);
     let key = seen.key();
-    let tomb = |generation: u32| dir.join(core_lock::tombstone_name(&key, generation));
+    let tomb = |generation: u32| dir.join(core_lock::tombstone_name_of(name, &key, generation));
     let mut generation = 1;
     let mine = loop {
         let path = tomb(generation);
@@ -530,6 +541,93 @@ impl Drop for RailLock {
         }
         let _ = sys::unlock(&self.claims);
     }
+}
+
+/// A lock file other than the rail lock, taken by the same protocol (a complete owner record
+/// linked into place; a dead holder's lock broken by exactly one waiter through tombstones),
+/// without claims.md's `flock` or git's `index.lock`: the shared rail's exchange lock, which
+/// serialises one repository's fetches and pushes. Dropping it removes the file if it is still
+/// ours.
+#[derive(Debug)]
+pub struct FileLock {
+    path: PathBuf,
+    nonce: String,
+    /// Locks this acquisition broke on the way.
+    pub broken: Vec<Broken>,
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        if let Ok(Some(seen)) = Observed::read(&self.path) {
+            if seen.record.as_ref().map(|r| r.nonce.as_str()) == Some(self.nonce.as_str()) {
+                let _ = fs::remove_file(&self.path);
+            }
+        }
+    }
+}
+
+/// One attempt at the lock file `name` in `dir`: `Some` if this process now holds it, `None`
+/// if a live (or unverifiable) holder has it. A dead holder's lock is broken on the way, as the
+/// rail lock's is. The caller waits and tries again as it sees fit.
+pub fn try_lock_file(dir: &Path, name: &str, owner: &Owner) -> Result<Option<FileLock>, LockError> {
+    let host = hostname();
+    let me = own_record(&owner.session, &owner.command);
+    let lock_path = dir.join(name);
+    // Waiters poll: the common answer, a live holder, costs one read and writes nothing.
+    if let Ok(Some(seen)) = Observed::read(&lock_path) {
+        if !seen.verdict(&host).breakable {
+            return Ok(None);
+        }
+    }
+    let tmp = dir.join(format!("{name}.{}.tmp", me.nonce));
+    fs::write(&tmp, me.render()).map_err(io_err(format!("creating {}", tmp.display())))?;
+    let mut broken = Vec::new();
+    // Twice at most: once more right after breaking a dead holder's lock.
+    let result = (|| {
+        for _ in 0..2 {
+            match fs::hard_link(&tmp, &lock_path) {
+                Ok(()) => {
+                    return Ok(Some(FileLock {
+                        path: lock_path.clone(),
+                        nonce: me.nonce.clone(),
+                        broken: std::mem::take(&mut broken),
+                    }))
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists || busy_name(&e) => {}
+                Err(e) => {
+                    return Err(LockError::Io(
+                        format!("creating {}", lock_path.display()),
+                        e,
+                    ))
+                }
+            }
+            let seen = match Observed::read(&lock_path) {
+                Ok(Some(seen)) => seen,
+                Ok(None) => continue,
+                Err(e) if busy_name(&e) => return Ok(None),
+                Err(e) => return Err(LockError::Io(format!("reading {}", lock_path.display()), e)),
+            };
+            let verdict = seen.verdict(&host);
+            if !verdict.breakable {
+                return Ok(None);
+            }
+            match break_named(dir, name, &seen, &me, &host) {
+                Ok(true) => broken.push(Broken {
+                    holder: seen
+                        .record
+                        .as_ref()
+                        .map(|r| r.holder())
+                        .unwrap_or_else(|| "an unreadable lock file".into()),
+                    reason: verdict.message.clone(),
+                }),
+                Ok(false) => return Ok(None),
+                Err(e) => return Err(LockError::Io("breaking a stale lock".into(), e)),
+            }
+        }
+        Ok(None)
+    })();
+    let _ = fs::remove_file(&tmp);
+    result
 }
 
 /// Readers take a shared flock on claims.md so they never see a write half done.

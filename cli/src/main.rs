@@ -12,6 +12,7 @@ mod out;
 
 mod cmd;
 mod context;
+mod exchange;
 mod fail;
 mod git;
 mod gitguard;
@@ -27,7 +28,7 @@ mod sys;
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::context::Ctx;
 use crate::fail::Fail;
@@ -210,6 +211,17 @@ enum Command {
         #[command(flatten)]
         args: ClaimArgs,
     },
+    /// Print the completion script for a shell (README: "Shell completions and man page").
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print rail's man page (roff): `rail man | man -l -`; `--dir` writes rail.1 and one page per command.
+    Man {
+        /// Write rail.1 and rail-COMMAND.1 into this directory (e.g. ~/.local/share/man/man1).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 fn main() {
@@ -262,6 +274,13 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
     {
         return cmd::admin::merge_driver(base, ours, theirs, pathname.as_deref());
     }
+    // Shell integration describes the arguments; it needs no rail either.
+    if let Command::Completions { shell } = cli.command {
+        return completions(shell);
+    }
+    if let Command::Man { dir } = cli.command {
+        return man_page(dir);
+    }
     if let Command::Hook { kind } = &cli.command {
         // A hook answers through its exit code, whatever goes wrong.
         let cmd::agent::HookKind::Claude = kind;
@@ -295,7 +314,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             errln!("rail: {note}");
         }
     }
-    let print = |plan: rail_core::ops::Plan| cmd::mutate::print_plan(&ctx, &plan);
+    let print = |outcome: cmd::mutate::Outcome| cmd::mutate::print_outcome(&ctx, &outcome);
     match cli.command {
         Command::Init(args) => cmd::admin::init(&ctx, &args),
         Command::Claim { task, args } => cmd::mutate::claim(&ctx, &task, &args).map(print),
@@ -342,10 +361,40 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         Command::Sync => cmd::admin::sync(&ctx),
         Command::Reconcile => cmd::admin::reconcile(&ctx),
         Command::Ready { all } => cmd::show::ready(&ctx, all),
-        Command::MergeDriver { .. } | Command::Hook { .. } | Command::Mcp => {
-            handled_before_context()
-        }
+        Command::MergeDriver { .. }
+        | Command::Hook { .. }
+        | Command::Mcp
+        | Command::Completions { .. }
+        | Command::Man { .. } => handled_before_context(),
     }
+}
+
+/// The completion script clap_complete derives from the definitions above, so it never lags a
+/// new command or flag. Written through `out!` (a closed pipe is not a crash).
+fn completions(shell: clap_complete::Shell) -> Result<(), Fail> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "rail", &mut script);
+    out!("{}", String::from_utf8_lossy(&script));
+    Ok(())
+}
+
+/// The man pages, rendered by clap_mangen from the same definitions: rail(1) lists the commands,
+/// the global options and the exit codes (`after_help`); with `dir`, each command's page
+/// (rail-claim(1), …, which rail(1) refers to) is written beside it.
+fn man_page(dir: Option<PathBuf>) -> Result<(), Fail> {
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| clap_mangen::generate_to(Cli::command(), &dir))
+            .map_err(|e| Fail::env(format!("{}: {e}", dir.display())))?;
+        outln!("wrote rail.1 and a page per command to {}", dir.display());
+        return Ok(());
+    }
+    let mut page = Vec::new();
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut page)
+        .map_err(|e| Fail::env(format!("cannot render the man page: {e}")))?;
+    out!("{}", String::from_utf8_lossy(&page));
+    Ok(())
 }
 
 fn handled_before_context() -> Result<(), Fail> {

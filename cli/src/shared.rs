@@ -4,11 +4,16 @@
 //! tree holds claims.md, claims/*.yaml and claims.log. A push that is not a fast-forward is
 //! rejected by every git server, which is an atomic compare-and-swap; Rail needs nothing else.
 //!
-//! A mutation: fetch the ref, let core plan on that state, commit the result on top (one commit
-//! per operation, made with `git fast-import` on a private temporary ref), push without force.
-//! Rejected: someone else won; fetch, re-plan (now maybe a refusal naming the holder), retry
-//! with bounded, jittered backoff. Unreachable: exit 3 and change nothing. After a success the
-//! main checkout's files mirror the new state.
+//! A mutation is queued for this machine's leader (`exchange`), which serves every queued job
+//! in one round: fetch the ref, let core plan each job on that state in turn, commit the result
+//! on top (one commit per round, made with `git fast-import` on a private temporary ref), push
+//! without force. Rejected: someone else won; back off with jitter, fetch, re-plan (now maybe a
+//! refusal naming the holder), until each job's deadline. Unreachable: exit 3 and change
+//! nothing. After a success the main checkout's files mirror the new state.
+//!
+//! Log lines recorded on this machine (refusals, bypasses, gate verdicts, recovered locks) go
+//! to claims.log and to an outbox in the git dir; every round delivers the outbox's lines the
+//! shared log lacks, and mirroring keeps them in claims.log until the shared log has them.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -19,18 +24,25 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use rail_core::freshness::FreshnessFacts;
 use rail_core::input::RailTexts;
+use rail_core::log::{Event, LogEntry};
 use rail_core::model::{CLAIMS_MD, CONFIG_FILE, LOG_FILE};
 use rail_core::ops::{self, Plan, Request};
 use rail_core::snapshot;
 
 use crate::context::Ctx;
+use crate::exchange::{self, Job, Outcome, Queue};
 use crate::fail::{self, Fail};
 use crate::git;
+use crate::lock::RailLock;
 
 pub const REF: &str = "refs/rail/claims";
 /// Where the last fetched state is kept locally, and when it was fetched.
 const FETCHED: &str = "refs/rail/fetched";
+/// Where a new commit is made before it is pushed.
+const NEW: &str = "refs/rail/new";
 const SYNCED_STAMP: &str = "rail-synced";
+/// This machine's log lines not yet in the shared log, in `<git dir>/rail/`.
+const OUTBOX: &str = "outbox.log";
 
 /// The remote this rail is shared through, if any: `git config rail.remote`, else rail.yaml
 /// `remote:`.
@@ -102,19 +114,20 @@ fn local_lock_busy(stderr: &str) -> bool {
         || stderr.contains("bad object refs/rail/tmp/")
 }
 
-fn unique() -> String {
-    format!(
-        "{}-{}",
-        std::process::id(),
-        Utc::now().timestamp_nanos_opt().unwrap_or_default()
-    )
-}
-
 /// Fetches the shared ref (and, with `branches`, the remote's branch heads for leases).
-/// Returns the fetched commit, `None` if the ref does not exist yet.
-pub fn fetch(dir: &Path, remote: &str, branches: bool) -> Result<Option<String>, RemoteError> {
-    // A private ref per process: concurrent fetches on one machine must not fight over one ref.
-    let tmp = format!("refs/rail/tmp/fetch-{}", unique());
+/// Returns the fetched commit, `None` if the ref does not exist yet. A failure caused by another
+/// git process of this machine (a ref lock it holds) is retried until `deadline`: it says
+/// nothing about the remote, so it is never reported as an unreachable one.
+pub fn fetch(
+    dir: &Path,
+    remote: &str,
+    branches: bool,
+    deadline: Instant,
+) -> Result<Option<String>, RemoteError> {
+    // Straight into the fetched ref: this machine's exchanges with the remote are one at a time
+    // (the exchange lock), so no other Rail process updates or reads it half made. (Private
+    // refs per process were how concurrent fetches were kept apart before; each cost two more
+    // git processes inside the race window.)
     // Rail fetches often: no automatic gc or maintenance after each of them.
     let mut args = vec![
         "-c".to_string(),
@@ -126,20 +139,22 @@ pub fn fetch(dir: &Path, remote: &str, branches: bool) -> Result<Option<String>,
         "--no-write-fetch-head".into(),
         "--no-tags".into(),
         remote.to_string(),
-        format!("+{REF}:{tmp}"),
+        format!("+{REF}:{FETCHED}"),
     ];
     if branches {
         args.push(format!("+refs/heads/*:refs/remotes/{remote}/*"));
     }
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut out = git_out(dir, &argv)?;
-    // Processes of one machine fetch into the same repository: one may find a ref's lock taken
-    // by another for a moment. That is no sign of an unreachable remote: try again, briefly.
-    for wait_ms in [15, 40, 100, 250] {
-        if out.status.success() || !local_lock_busy(&String::from_utf8_lossy(&out.stderr)) {
-            break;
-        }
+    // Rail's own fetches are serialised per repository (the exchange lock), but a person's
+    // `git fetch` or `git gc` may hold a ref's lock for a moment.
+    let mut wait_ms = 15;
+    while !out.status.success()
+        && local_lock_busy(&String::from_utf8_lossy(&out.stderr))
+        && Instant::now() < deadline
+    {
         std::thread::sleep(Duration::from_millis(wait_ms));
+        wait_ms = (wait_ms * 2).min(250);
         out = git_out(dir, &argv)?;
     }
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
@@ -151,14 +166,17 @@ pub fn fetch(dir: &Path, remote: &str, branches: bool) -> Result<Option<String>,
             }
             return Ok(None);
         }
+        if local_lock_busy(&stderr) {
+            return Err(RemoteError::Git(format!(
+                "another git process of this machine kept a ref of {} locked: {stderr}",
+                dir.display()
+            )));
+        }
         return Err(RemoteError::Unreachable(stderr));
     }
-    let commit = git::run(dir, &["rev-parse", "--verify", "--quiet", &tmp])
+    let commit = git::run(dir, &["rev-parse", "--verify", "--quiet", FETCHED])
         .map(|s| s.trim().to_string())
         .map_err(RemoteError::Git)?;
-    // Remember the newest state we have seen (best effort: concurrent updates race benignly).
-    let _ = git::run(dir, &["update-ref", FETCHED, &commit]);
-    let _ = git::run(dir, &["update-ref", "-d", &tmp]);
     Ok(Some(commit))
 }
 
@@ -240,7 +258,9 @@ fn commit(
     changed: &BTreeMap<String, String>,
     message: &str,
 ) -> Result<String, RemoteError> {
-    let tmp = format!("refs/rail/tmp/new-{}", unique());
+    // One fixed ref, overwritten (`--force`): commits are made one at a time per repository
+    // (the exchange lock), and deleting a private ref afterwards was one more git process.
+    let tmp = NEW;
     let now = Utc::now().timestamp();
     let mut stream = Vec::new();
     let _ = writeln!(stream, "commit {tmp}");
@@ -262,7 +282,7 @@ fn commit(
     let _ = writeln!(stream, "get-mark :1");
     let _ = writeln!(stream, "done");
     let mut child = Command::new("git")
-        .args(["fast-import", "--quiet", "--done"])
+        .args(["fast-import", "--quiet", "--done", "--force"])
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -290,7 +310,6 @@ fn commit(
             "git fast-import did not report the commit (`{sha}`)"
         )));
     }
-    let _ = git::run(dir, &["update-ref", "-d", &tmp]);
     Ok(sha)
 }
 
@@ -328,16 +347,6 @@ fn push(dir: &Path, remote: &str, commit: &str) -> Result<Pushed, RemoteError> {
     }
 }
 
-/// Applies a plan's edits to a snapshot: the changed files' new contents (log line appended).
-fn apply(
-    snapshot: &Snapshot,
-    plan: &Plan,
-    extra_log: &[String],
-) -> Result<BTreeMap<String, String>, Fail> {
-    snapshot::apply_plan(&snapshot.files, plan, extra_log)
-        .map_err(|e| Fail::env(format!("internal error applying a plan's edits: {e}")))
-}
-
 fn repo_dir(ctx: &Ctx) -> PathBuf {
     ctx.repo
         .as_ref()
@@ -346,77 +355,264 @@ fn repo_dir(ctx: &Ctx) -> PathBuf {
 }
 
 /// A mutation of the shared rail. Exactly one of any number of racing machines wins a task:
-/// the remote accepts only fast-forwards, so a second writer is rejected and re-plans.
+/// the remote accepts only fast-forwards, so a second writer is rejected and re-plans. The
+/// operation goes through this machine's queue (`exchange`): one process of the machine at a
+/// time talks to the remote, for every operation queued.
 pub fn mutate(
     ctx: &Ctx,
     remote: &str,
     session: &str,
     request: Request,
     extra_log: &[String],
-) -> Result<Plan, Fail> {
+) -> Result<Outcome, Fail> {
+    submit(ctx, remote, session, Some(request), extra_log)
+}
+
+/// Queues one job for `remote` and waits for its outcome (leading the queue when it can).
+fn submit(
+    ctx: &Ctx,
+    remote: &str,
+    session: &str,
+    request: Option<Request>,
+    extra_log: &[String],
+) -> Result<Outcome, Fail> {
+    let queue = Queue::of(ctx)?;
+    let rail = rail_key(ctx);
+    let job = Job {
+        id: exchange::new_id(),
+        rail: rail.clone(),
+        remote: remote.to_string(),
+        session: session.to_string(),
+        request,
+        extra_log: extra_log.to_vec(),
+        now_ms: ctx.now.timestamp_millis(),
+        deadline_ms: (Utc::now() + shared_timeout()).timestamp_millis(),
+        queued_ns: Utc::now().timestamp_nanos_opt().unwrap_or_default(),
+    };
+    exchange::submit(ctx, &queue, job, |queue| lead(ctx, remote, &rail, queue))
+}
+
+/// The rail a job is for, as every process of the machine names it.
+fn rail_key(ctx: &Ctx) -> PathBuf {
+    ctx.rail
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| ctx.rail.root.clone())
+}
+
+/// The leader's work, under the exchange lock: serve the queued jobs of this rail and remote in
+/// rounds until every job it has seen is answered. A round that loses the race for the remote
+/// (rejected push) backs off with jitter, then starts over with a new fetch — taking in the jobs
+/// queued meanwhile — until each job's deadline. Every job gets an outcome: done, refused,
+/// failed (unreachable remote) or gave up.
+fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue) -> Result<(), Fail> {
     let dir = repo_dir(ctx);
-    let deadline = Instant::now() + shared_timeout();
     let mut attempt = 0u32;
     let mut rng =
-        (std::process::id() as u64) ^ (Utc::now().timestamp_subsec_nanos() as u64) << 16 | 1;
+        (std::process::id() as u64) ^ ((Utc::now().timestamp_subsec_nanos() as u64) << 16) | 1;
+    // Fairness between machines. A machine that wins a round starts its next one at once,
+    // while the losers only learn they lost when their own push comes back, on average half a
+    // round later: left alone, the winner keeps winning (with two CPU hogs beside the
+    // three-machine race, a leader lost 17 and 19 rounds in a row and its job gave up after
+    // 60 s, in 2 of 4 runs). So while machines contend, a new leader first waits a random part
+    // of a round, as long on average as a loser loses.
+    if let Some(pause) = queue.contention_pause(&mut rng) {
+        std::thread::sleep(pause);
+    }
     loop {
-        attempt += 1;
-        let fetched = fetch(&dir, remote, matches!(request, Request::Take { .. }))
-            .map_err(RemoteError::fail)?;
-        let snapshot = read_commit(&dir, fetched.as_deref()).map_err(RemoteError::fail)?;
-        let texts = snapshot.texts();
-        let facts = shared_facts(ctx, remote, &texts);
-        let plan = match ops::plan(&texts, &facts, session, &request) {
-            Ok(plan) => plan,
-            Err(refusal) => {
-                // The refusal is about the shared state; show it locally too.
-                let _ = mirror(ctx, &snapshot);
-                return Err(crate::cmd::mutate::refused(refusal));
-            }
-        };
-        if plan.noop {
-            let _ = mirror(ctx, &snapshot);
-            return Ok(plan);
+        let jobs = queue.jobs(rail, remote);
+        let now_ms = Utc::now().timestamp_millis();
+        let (live, expired): (Vec<Job>, Vec<Job>) =
+            jobs.into_iter().partition(|j| j.deadline_ms > now_ms);
+        for job in &expired {
+            queue.finish(
+                &job.id,
+                &Outcome::from_fail(&Fail::env(format!(
+                    "gave up after {attempt} attempts in {} s: the shared rail kept changing under us (other machines are busy); try again",
+                    shared_timeout().as_secs()
+                ))),
+            )?;
         }
-        let changed = apply(&snapshot, &plan, extra_log)?;
-        let message = format!("rail: {} {} by {}", plan.op, plan.task, plan.session);
-        let new = commit(&dir, snapshot.commit.as_deref(), &changed, &message)
-            .map_err(RemoteError::fail)?;
-        match push(&dir, remote, &new).map_err(RemoteError::fail)? {
-            Pushed::Done => {
-                let _ = git::run(&dir, &["update-ref", FETCHED, &new]);
-                let mut files = snapshot.files.clone();
-                files.extend(changed);
-                mark_synced(ctx);
-                // The operation is done on the remote; a local mirror problem is only a warning.
-                if let Err(f) = mirror(
-                    ctx,
-                    &Snapshot {
-                        commit: Some(new),
-                        files,
-                    },
-                ) {
-                    errln!(
-                        "rail: done on {remote}, but the local copy was not updated: {}",
-                        f.message
-                    );
+        if live.is_empty() {
+            return Ok(());
+        }
+        attempt += 1;
+        let deadline = Instant::now()
+            + Duration::from_millis(
+                (live.iter().map(|j| j.deadline_ms).max().unwrap_or(now_ms) - now_ms).max(0) as u64,
+            );
+        let started = Instant::now();
+        match round(ctx, remote, &dir, &live, deadline) {
+            Round::Done(outcomes) => {
+                for (job, outcome) in live.iter().zip(outcomes) {
+                    queue.finish(&job.id, &outcome)?;
                 }
-                return Ok(plan);
+                return Ok(());
             }
-            Pushed::Rejected => {
-                if Instant::now() >= deadline {
-                    return Err(Fail::env(format!(
-                        "gave up after {attempt} attempts: the shared rail kept changing under us (other machines are busy); try again"
-                    )));
+            Round::Failed(fail) => {
+                for job in &live {
+                    queue.finish(&job.id, &Outcome::from_fail(&fail))?;
                 }
-                // Jittered exponential backoff: 20 ms doubling to 640 ms.
+                return Ok(());
+            }
+            Round::Rejected(refused) => {
+                queue.note_contention(started.elapsed());
+                for (i, outcome) in refused {
+                    if let Some(job) = live.get(i) {
+                        queue.finish(&job.id, &outcome)?;
+                    }
+                }
+                // Another machine's commit landed first. Jittered exponential backoff, 20 ms
+                // doubling to 320 ms: leaders of different machines spread out instead of
+                // fetching and pushing in lockstep. Only one leader per machine contends, so
+                // the window need not grow as far as when every process did (640 ms).
                 rng ^= rng << 13;
                 rng ^= rng >> 7;
                 rng ^= rng << 17;
-                let cap = 20u64 << attempt.min(5);
+                let cap = 20u64 << attempt.min(2);
                 std::thread::sleep(Duration::from_millis(10 + rng % cap));
             }
         }
+    }
+}
+
+enum Round {
+    /// Pushed (or nothing to push): one outcome per job, in order.
+    Done(Vec<Outcome>),
+    /// Another writer moved the ref first: plan again on the new state. Jobs refused on the
+    /// fetched state itself are answered already (index, outcome): a refusal names the holder
+    /// as of the remote's state, which a lost push does not change.
+    Rejected(Vec<(usize, Outcome)>),
+    /// The remote or git failed: every job fails with this.
+    Failed(Fail),
+}
+
+/// One round: fetch, plan every job in order on the state the earlier ones leave, one commit
+/// with this machine's undelivered log lines first, one push, mirror.
+fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -> Round {
+    let branches = jobs
+        .iter()
+        .any(|j| matches!(j.request, None | Some(Request::Take { .. })));
+    let fetched = match fetch(dir, remote, branches, deadline) {
+        Ok(f) => f,
+        Err(e) => return Round::Failed(e.fail()),
+    };
+    let snapshot = match read_commit(dir, fetched.as_deref()) {
+        Ok(s) => s,
+        Err(e) => return Round::Failed(e.fail()),
+    };
+    let shared_log = snapshot.files.get(LOG_FILE).cloned().unwrap_or_default();
+    let pending = snapshot::undelivered(&read_outbox(ctx), &shared_log);
+    let mut files = snapshot.files.clone();
+    let mut changed: BTreeMap<String, String> = BTreeMap::new();
+    if !pending.is_empty() {
+        let log = snapshot::log_with(&shared_log, &pending);
+        files.insert(LOG_FILE.to_string(), log.clone());
+        changed.insert(LOG_FILE.to_string(), log);
+    }
+    let base_texts = snapshot.texts();
+    let base_facts = shared_facts(ctx, remote, &base_texts);
+    let mut outcomes = Vec::with_capacity(jobs.len());
+    let mut refused_on_base = Vec::new();
+    let mut done = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        let Some(request) = &job.request else {
+            outcomes.push(Outcome::default());
+            continue;
+        };
+        let texts = snapshot::texts(&files);
+        let mut facts = base_facts.clone();
+        facts.now = DateTime::from_timestamp_millis(job.now_ms).unwrap_or(facts.now);
+        let outcome = match ops::plan(&texts, &facts, &job.session, request) {
+            Ok(plan) if plan.noop => planned(&plan, false),
+            Ok(plan) => match snapshot::apply_plan(&files, &plan, &job.extra_log) {
+                Ok(new) => {
+                    done.push(format!("{} {} by {}", plan.op, plan.task, plan.session));
+                    files.extend(new.clone());
+                    changed.extend(new);
+                    planned(&plan, true)
+                }
+                Err(e) => Outcome::from_fail(&Fail::env(format!(
+                    "internal error applying a plan's edits: {e}"
+                ))),
+            },
+            Err(refusal) => {
+                let outcome = Outcome::from_fail(&crate::cmd::mutate::refused(refusal));
+                // Refused on the remote's state alone, not only after this round's other jobs?
+                if ops::plan(&base_texts, &facts, &job.session, request).is_err() {
+                    refused_on_base.push((i, outcome.clone()));
+                }
+                outcome
+            }
+        };
+        outcomes.push(outcome);
+    }
+    let commit_id = if changed.is_empty() {
+        snapshot.commit.clone()
+    } else {
+        let message = match done.as_slice() {
+            [] => format!("rail: log lines recorded on {}", crate::lock::hostname()),
+            [one] => format!("rail: {one}"),
+            many => format!("rail: {} operations\n\n{}", many.len(), many.join("\n")),
+        };
+        let new = match commit(dir, snapshot.commit.as_deref(), &changed, &message) {
+            Ok(c) => c,
+            Err(e) => return Round::Failed(e.fail()),
+        };
+        match push(dir, remote, &new) {
+            Ok(Pushed::Done) => {
+                let _ = git::run(dir, &["update-ref", FETCHED, &new]);
+                Some(new)
+            }
+            Ok(Pushed::Rejected) => return Round::Rejected(refused_on_base),
+            Err(e) => return Round::Failed(e.fail()),
+        }
+    };
+    mark_synced(ctx);
+    let state = Snapshot {
+        commit: commit_id,
+        files,
+    };
+    // The operations are done on the remote; a local mirror problem is only a warning for them,
+    // but it is what a sync was asked for.
+    let mirrored = mirror(ctx, &state);
+    for (job, outcome) in jobs.iter().zip(outcomes.iter_mut()) {
+        match (&job.request, &mirrored) {
+            (None, Ok(())) => {
+                outcome.text = format!(
+                    "synced the shared rail from {remote} ({} files{})",
+                    state.files.len(),
+                    state
+                        .commit
+                        .as_deref()
+                        .map(|c| format!(", {}", &c[..c.len().min(12)]))
+                        .unwrap_or_default()
+                );
+                outcome.json = Some(serde_json::json!({
+                    "ok": true, "remote": remote, "commit": state.commit, "files": state.files.len()
+                }));
+            }
+            (None, Err(f)) => *outcome = Outcome::from_fail(f),
+            (Some(_), Err(f)) if outcome.code == 0 && outcome.changed => {
+                outcome.warnings.push(format!(
+                    "done on {remote}, but the local copy was not updated: {}",
+                    f.message
+                ))
+            }
+            _ => {}
+        }
+    }
+    Round::Done(outcomes)
+}
+
+/// A plan's outcome: core's message with the hint worded as a command line, and the JSON.
+pub fn planned(plan: &Plan, changed: bool) -> Outcome {
+    Outcome {
+        code: 0,
+        changed,
+        text: crate::hint::say(&plan.message, plan.hint.as_ref()),
+        json: Some(serde_json::json!({ "ok": true, "plan": plan })),
+        warnings: Vec::new(),
     }
 }
 
@@ -432,6 +628,16 @@ fn shared_timeout() -> Duration {
 /// tracking refs, commits not on the remote's main branch), together with local branches.
 pub fn shared_facts(ctx: &Ctx, remote: &str, texts: &RailTexts) -> rail_core::input::Facts {
     let mut facts = ctx.facts(texts, crate::context::Commits::IfNeeded);
+    // As for local branches: commit times only when a lease could depend on them (a claim
+    // that is not live without them). Two git processes fewer in the race window otherwise.
+    let need = rail_core::model::Rail::load(texts)
+        .evaluate(&facts)
+        .claims
+        .iter()
+        .any(|c| c.state() != rail_core::lease::State::Live);
+    if !need {
+        return facts;
+    }
     let dir = repo_dir(ctx);
     let base = git::run(
         &dir,
@@ -471,33 +677,142 @@ pub fn last_synced(ctx: &Ctx) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
+/// Where this machine keeps the log lines it recorded locally in a shared rail (refusals,
+/// bypasses, gate verdicts, recovered locks) until the shared log has them: in the git dir,
+/// which neither mirroring nor any git command writes.
+fn outbox_path(ctx: &Ctx) -> Option<PathBuf> {
+    crate::gitguard::git_dir_of(&ctx.rail.root).map(|d| d.join("rail").join(OUTBOX))
+}
+
+fn read_outbox(ctx: &Ctx) -> String {
+    outbox_path(ctx)
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .unwrap_or_default()
+}
+
+/// Records log lines made on this machine (under the rail lock `lock`, on the texts read under
+/// it): appended to claims.log as always, and in a shared rail also to the outbox first, so the
+/// next exchange with the remote delivers them to the shared log and no mirror erases them
+/// meanwhile.
+pub fn record_local(
+    ctx: &Ctx,
+    lock: &RailLock,
+    texts: &RailTexts,
+    lines: &[String],
+) -> Result<(), String> {
+    if lines.is_empty() {
+        return Ok(());
+    }
+    if remote_of(ctx).is_some() {
+        append_outbox(ctx, lines)?;
+    }
+    ctx.rail.apply(lock, texts, &[], lines)
+}
+
+/// Appends to the outbox (under the rail lock, like its pruning in `mirror`).
+fn append_outbox(ctx: &Ctx, lines: &[String]) -> Result<(), String> {
+    let path = outbox_path(ctx).ok_or("a shared rail must lie in a git work tree")?;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    let mut text = String::new();
+    // A line cut short by a crash must not swallow the next one.
+    if let Ok(old) = std::fs::read(&path) {
+        if !old.is_empty() && !old.ends_with(b"\n") {
+            text.push('\n');
+        }
+    }
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
 /// Writes the shared state into the main checkout (under the local lock, claims.md in place),
-/// as core plans it: local rail files the shared state does not have are left alone, and files
-/// of the shared tree that are not the rail's are never written (a warning names them).
+/// as core plans it: local rail files the shared state does not have are left alone, files of
+/// the shared tree that are not the rail's are never written (a warning names them), and the
+/// log lines of this machine's outbox that the shared log lacks stay in claims.log after the
+/// shared ones. Then the outbox keeps only those: the shared log has the rest.
 pub fn mirror(ctx: &Ctx, snapshot: &Snapshot) -> Result<(), Fail> {
     let session = ctx.explicit_session().unwrap_or("sync").to_string();
     let lock = ctx.lock(&session)?;
-    ctx.rail
+    // What taking the lock cleaned up is recorded like any local line: it reaches the shared
+    // log with the next exchange.
+    let mut notes: Vec<String> = lock
+        .broken
+        .iter()
+        .map(|b| {
+            errln!(
+                "rail: recovered a stale lock held by {}: {}",
+                b.holder,
+                b.reason
+            );
+            LogEntry::new(ctx.now, Event::LockBroken, None, Some(&session))
+                .with("holder", b.holder.clone())
+                .with("reason", b.reason.clone())
+                .render()
+        })
+        .collect();
+    let recovered = ctx
+        .rail
         .recover(&lock)
         .map_err(|e| Fail::env(format!("recovering an interrupted write: {e}")))?;
+    for note in lock.recovered.iter().cloned().chain(recovered) {
+        eprintln!("rail: {note}");
+        notes.push(
+            LogEntry::new(ctx.now, Event::Recovered, None, Some(&session))
+                .with("note", note)
+                .render(),
+        );
+    }
+    if !notes.is_empty() {
+        append_outbox(ctx, &notes).map_err(Fail::env)?;
+    }
     let local = ctx.read(true)?;
-    let plan = snapshot::mirror(&snapshot.files, &local);
+    let outbox = read_outbox(ctx);
+    let plan = snapshot::mirror(&snapshot.files, &local, &outbox);
     for foreign in &plan.ignored {
         errln!("rail: the shared rail has {foreign}; not written here");
     }
     ctx.rail
         .apply(&lock, &local, &plan.writes, &[])
-        .map_err(Fail::env)
+        .map_err(Fail::env)?;
+    // Lines the shared log now has leave the outbox (appends wait for the rail lock we hold).
+    let shared_log = snapshot
+        .files
+        .get(LOG_FILE)
+        .map(String::as_str)
+        .unwrap_or("");
+    let left = snapshot::log_with("", &snapshot::undelivered(&outbox, shared_log));
+    if left != outbox {
+        if let Some(path) = outbox_path(ctx) {
+            let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+            std::fs::write(&tmp, &left)
+                .and_then(|()| std::fs::rename(&tmp, &path))
+                .map_err(|e| Fail::env(format!("{}: {e}", path.display())))?;
+        }
+    }
+    Ok(())
 }
 
-/// `rail sync`: fetch the shared rail (and the remote's branches) and mirror it locally.
-pub fn sync(ctx: &Ctx, remote: &str) -> Result<Snapshot, Fail> {
-    let dir = repo_dir(ctx);
-    let fetched = fetch(&dir, remote, true).map_err(RemoteError::fail)?;
-    let snapshot = read_commit(&dir, fetched.as_deref()).map_err(RemoteError::fail)?;
-    mark_synced(ctx);
-    mirror(ctx, &snapshot)?;
-    Ok(snapshot)
+/// The log lines this machine recorded that the shared log does not have yet (for `rail log`:
+/// normally the mirror already shows them in claims.log).
+pub fn undelivered_lines(ctx: &Ctx, log: &str) -> Vec<String> {
+    snapshot::undelivered(&read_outbox(ctx), log)
+}
+
+/// `rail sync`: deliver this machine's recorded log lines, fetch the shared rail (and the
+/// remote's branches) and mirror it locally. Through the queue like any exchange: a sync
+/// waiting behind a leader is served by the leader's fetch.
+pub fn sync(ctx: &Ctx, remote: &str) -> Result<Outcome, Fail> {
+    let session = ctx.explicit_session().unwrap_or("sync").to_string();
+    submit(ctx, remote, &session, None, &[])
 }
 
 /// Makes a repository share its rail through `remote`: records it, and publishes the local
@@ -514,29 +829,34 @@ pub fn init_remote(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
         git::config_set(&dir, "rail.remote", remote).map_err(Fail::env)?;
         done.push(format!("git config rail.remote {remote}"));
     }
-    let fetched = fetch(&dir, remote, false).map_err(RemoteError::fail)?;
-    if fetched.is_none() {
-        let local = ctx.read(false)?;
-        let mut files = BTreeMap::new();
-        if let Some(c) = &local.claims {
-            files.insert(CLAIMS_MD.to_string(), c.text.clone());
-        }
-        if let Some(l) = &local.log {
-            files.insert(LOG_FILE.to_string(), l.text.clone());
-        }
-        for f in &local.claim_files {
-            files.insert(f.path.clone(), f.text.clone());
-        }
-        let new = commit(&dir, None, &files, "rail: share this rail").map_err(RemoteError::fail)?;
-        match push(&dir, remote, &new).map_err(RemoteError::fail)? {
-            Pushed::Done => done.push(format!("published the rail to {remote} {REF}")),
-            Pushed::Rejected => done.push(format!("{remote} already has a shared rail")),
+    {
+        // This machine's exchanges with the remote are one at a time, this one too.
+        let deadline = Instant::now() + shared_timeout();
+        let _held = Queue::of(ctx)?.hold(ctx, "init", deadline)?;
+        let fetched = fetch(&dir, remote, false, deadline).map_err(RemoteError::fail)?;
+        if fetched.is_none() {
+            let local = ctx.read(false)?;
+            let mut files = BTreeMap::new();
+            if let Some(c) = &local.claims {
+                files.insert(CLAIMS_MD.to_string(), c.text.clone());
+            }
+            if let Some(l) = &local.log {
+                files.insert(LOG_FILE.to_string(), l.text.clone());
+            }
+            for f in &local.claim_files {
+                files.insert(f.path.clone(), f.text.clone());
+            }
+            let new =
+                commit(&dir, None, &files, "rail: share this rail").map_err(RemoteError::fail)?;
+            match push(&dir, remote, &new).map_err(RemoteError::fail)? {
+                Pushed::Done => done.push(format!("published the rail to {remote} {REF}")),
+                Pushed::Rejected => done.push(format!("{remote} already has a shared rail")),
+            }
         }
     }
-    let snapshot = sync(ctx, remote)?;
+    sync(ctx, remote)?;
     done.push(format!(
-        "mirrored the shared rail ({} files) into {}",
-        snapshot.files.len(),
+        "mirrored the shared rail into {}",
         ctx.rail.root.display()
     ));
     Ok(done)

@@ -194,7 +194,7 @@ impl RailDir {
                 ),
             )),
             Parsed::Complete(entries) => {
-                match self.write_entries(lock, &entries) {
+                match self.write_entries(lock, &entries, Replay::Yes) {
                     Ok(()) => {}
                     Err(failed) => {
                         return Err(io::Error::other(format!(
@@ -251,6 +251,11 @@ impl RailDir {
             .unwrap_or("");
             let new = edit::apply(old, &fe.edits)
                 .map_err(|e| format!("internal error applying edits to {}: {e}", fe.file))?;
+            // An edit that changes nothing (a second renewal within the same second sets the
+            // same `renewed:` time) is not written: the log line alone records it.
+            if new == old {
+                continue;
+            }
             entries.push(JournalEntry::file(fe.file.clone(), new));
         }
         for line in log_lines {
@@ -274,7 +279,7 @@ impl RailDir {
         }
         let nothing = "; nothing was changed";
         let mut targets = self
-            .prepare(lock, &entries)
+            .prepare(lock, &entries, Replay::No)
             .map_err(|e| format!("{e}{nothing}"))?;
         let journal = self.path(JOURNAL);
         if let Err(e) = write_journal(&journal, &journal::render(&entries)) {
@@ -329,8 +334,13 @@ impl RailDir {
         }
     }
 
-    fn write_entries(&self, lock: &RailLock, entries: &[JournalEntry]) -> Result<(), Failed> {
-        self.prepare(lock, entries)?.commit()
+    fn write_entries(
+        &self,
+        lock: &RailLock,
+        entries: &[JournalEntry],
+        replay: Replay,
+    ) -> Result<(), Failed> {
+        self.prepare(lock, entries, replay)?.commit()
     }
 
     /// Opens every file a change writes, before any byte is written: if one cannot be written
@@ -339,6 +349,7 @@ impl RailDir {
         &self,
         lock: &'a RailLock,
         entries: &'a [JournalEntry],
+        replay: Replay,
     ) -> Result<Targets<'a>, Failed> {
         let mut targets = Targets { list: Vec::new() };
         for entry in entries {
@@ -381,10 +392,14 @@ impl RailDir {
                     Action::Append => {
                         let (mut file, created) = railfile::open_append(&path)?;
                         let old_len = file.metadata()?.len();
-                        // Replaying must not append twice.
+                        // Replaying must not append twice: a line that already ends the log
+                        // was appended before the crash. Only on replay: in a first write
+                        // nothing of this journal is in the log yet, and a line equal to the
+                        // log's last one is a new event (three renewals within one second
+                        // render three equal lines, and each must be recorded).
                         let n = entry.bytes.len() as u64;
                         let mut done = false;
-                        if old_len >= n && n > 0 {
+                        if replay == Replay::Yes && old_len >= n && n > 0 {
                             let mut tail = vec![0; entry.bytes.len()];
                             file.seek(SeekFrom::Start(old_len - n))?;
                             file.read_exact(&mut tail)?;
@@ -636,6 +651,13 @@ impl Target<'_> {
             }
         }
     }
+}
+
+/// Is a journal being written for the first time, or replayed after a crash?
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Replay {
+    No,
+    Yes,
 }
 
 fn fsync_wanted() -> bool {

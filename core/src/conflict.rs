@@ -35,7 +35,13 @@ pub enum ConflictKind {
 pub struct Overlap {
     pub left: String,
     pub right: String,
+    /// A path both cover; empty when `undecided`.
     pub example: String,
+    /// The patterns were too costly to compare within Rail's budget: they are treated as
+    /// overlapping (never as apart), and there is no example. Present only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<bool>", optional))]
+    pub undecided: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -122,36 +128,83 @@ fn duplicates(eval: &Evaluation) -> Vec<Conflict> {
 
 struct PathEntry<'a> {
     claim: &'a Claim,
-    pattern: &'a str,
+    /// Index into the distinct patterns: entries of one pattern share its automaton.
+    pattern: usize,
     prefix: &'a str,
 }
 
 /// Path overlaps between holding claims of different sessions, one conflict per claim pair.
+///
+/// Which pairs are compared, so that thousands of claims do not compare all pairs:
+/// - patterns with a literal prefix (`src/auth/**` → `src/auth`) only meet patterns filed under
+///   that prefix or one of its ancestors;
+/// - patterns without one (`*/d7/**`, `**/*.md`) meet every pattern, but are filed again by
+///   their first fixed literal segment (`d7` at position 1): a pattern whose own segment 1 is
+///   another literal skips that whole group; or, for file patterns, by their literal ending.
+///
+/// Each distinct pair of patterns is decided once (`glob::overlap_of`, bounded), and a pair it
+/// cannot decide within its budget counts as overlapping, said so in the message.
 pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
-    let entries: Vec<PathEntry<'_>> = claims
-        .iter()
-        .filter(|c| c.state().holds())
-        .flat_map(|c| {
-            c.paths.iter().map(move |p| PathEntry {
+    let mut ids: HashMap<&str, usize, BuildHasherDefault<Fnv>> =
+        HashMap::with_capacity_and_hasher(claims.len(), Default::default());
+    // Distinct patterns, each prepared on first need: on a large board most patterns are never
+    // compared with anything (their prefixes meet no other claim's), and preparing them all
+    // cost more than every comparison.
+    let mut texts: Vec<&str> = Vec::new();
+    let mut entries: Vec<PathEntry<'_>> = Vec::new();
+    for c in claims.iter().filter(|c| c.state().holds()) {
+        for p in &c.paths {
+            let id = *ids.entry(p).or_insert_with(|| {
+                texts.push(p);
+                texts.len() - 1
+            });
+            entries.push(PathEntry {
                 claim: c,
-                pattern: p,
+                pattern: id,
                 prefix: glob::literal_prefix(p),
-            })
-        })
-        .collect();
+            });
+        }
+    }
     // Entries by prefix as chains through `next` (the first entry of each prefix in `first`),
     // built backwards so every chain runs in ascending order: no list per prefix to allocate.
+    // Entries without a literal prefix go to `wild` instead.
     let mut first: HashMap<&str, usize, BuildHasherDefault<Fnv>> =
         HashMap::with_capacity_and_hasher(entries.len(), Default::default());
     let mut next = vec![usize::MAX; entries.len()];
+    let mut wild = WildIndex::default();
     for (i, e) in entries.iter().enumerate().rev() {
+        if e.prefix.is_empty() {
+            continue;
+        }
         let head = first.entry(e.prefix).or_insert(usize::MAX);
         next[i] = *head;
         *head = i;
     }
-    let mut pairs: BTreeMap<(usize, usize), Vec<Overlap>> = BTreeMap::new();
+    let prepared: Vec<std::cell::OnceCell<glob::Pattern<'_>>> =
+        texts.iter().map(|_| std::cell::OnceCell::new()).collect();
+    let pattern = |id: usize| prepared[id].get_or_init(|| glob::Pattern::new(texts[id]));
     for (i, e) in entries.iter().enumerate() {
-        for ancestor in ancestors(e.prefix) {
+        if e.prefix.is_empty() {
+            wild.insert(i, pattern(e.pattern));
+        }
+    }
+    let mut decided: HashMap<(usize, usize), glob::OverlapVerdict> = HashMap::new();
+    let mut pairs: BTreeMap<(usize, usize), Vec<Overlap>> = BTreeMap::new();
+    let mut candidates = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        candidates.clear();
+        // Wildcard entries first, in entry order (the order they were always met in, so each
+        // claim pair's first overlap, the one its message names, stays the same): each pair of
+        // two of them once (the smaller index first, as in the chains below); every other
+        // entry meets them all but the groups its own fixed segments rule out.
+        let limit = if e.prefix.is_empty() { i } else { usize::MAX };
+        if !wild.is_empty() {
+            wild.candidates(pattern(e.pattern), limit, &mut candidates);
+        }
+        if !candidates.is_sorted() {
+            crate::sort::sort_by_key(&mut candidates, |j| *j);
+        }
+        for ancestor in ancestors(e.prefix).filter(|a| !a.is_empty()) {
             let Some(&head) = first.get(ancestor) else {
                 continue;
             };
@@ -163,26 +216,43 @@ pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
                 if same_prefix && j >= i {
                     break;
                 }
-                let f = &entries[j];
-                if f.claim.session == e.claim.session {
-                    continue;
-                }
-                if let Some(example) = glob::overlap_witness(f.pattern, e.pattern) {
-                    let (a, b) = if f.claim.id < e.claim.id {
-                        (f, e)
-                    } else {
-                        (e, f)
-                    };
-                    let list = pairs.entry((a.claim.id, b.claim.id)).or_default();
-                    let overlap = Overlap {
-                        left: a.pattern.to_string(),
-                        right: b.pattern.to_string(),
-                        example,
-                    };
-                    if !list.contains(&overlap) {
-                        list.push(overlap);
-                    }
-                }
+                candidates.push(j);
+            }
+        }
+        for &j in &candidates {
+            let f = &entries[j];
+            if f.claim.session == e.claim.session {
+                continue;
+            }
+            let (pf, pe) = (pattern(f.pattern), pattern(e.pattern));
+            // Only the automata's answers are kept: the cheap ones cost less than a lookup,
+            // and keeping millions of them would cost memory.
+            let verdict = match glob::quick_overlap(pf, pe) {
+                Some(v) => v,
+                None => decided
+                    .entry((f.pattern, e.pattern))
+                    .or_insert_with(|| glob::automata_overlap(pf, pe))
+                    .clone(),
+            };
+            let (example, undecided) = match verdict {
+                glob::OverlapVerdict::Disjoint => continue,
+                glob::OverlapVerdict::Overlapping(w) => (w, false),
+                glob::OverlapVerdict::Undecided => (String::new(), true),
+            };
+            let (a, b) = if f.claim.id < e.claim.id {
+                (f, e)
+            } else {
+                (e, f)
+            };
+            let list = pairs.entry((a.claim.id, b.claim.id)).or_default();
+            let overlap = Overlap {
+                left: texts[a.pattern].to_string(),
+                right: texts[b.pattern].to_string(),
+                example,
+                undecided,
+            };
+            if !list.contains(&overlap) {
+                list.push(overlap);
             }
         }
     }
@@ -196,13 +266,18 @@ pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
             } else {
                 String::new()
             };
-            Conflict {
-                kind: ConflictKind::PathOverlap,
-                claims: vec![a, b],
-                sessions: vec![ca.session.clone(), cb.session.clone()],
-                task: None,
-                resource: None,
-                message: format!(
+            let message = if first.undecided {
+                format!(
+                    "{} ({}) and {} ({}) may both claim the same files: `{}` and `{}` are too complex to compare within Rail's limits, so they count as overlapping{more}",
+                    ca.session,
+                    what(ca),
+                    cb.session,
+                    what(cb),
+                    first.left,
+                    first.right
+                )
+            } else {
+                format!(
                     "{} ({}) and {} ({}) both claim {}: `{}` overlaps `{}`{more}",
                     ca.session,
                     what(ca),
@@ -211,11 +286,95 @@ pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
                     first.example,
                     first.left,
                     first.right
-                ),
+                )
+            };
+            Conflict {
+                kind: ConflictKind::PathOverlap,
+                claims: vec![a, b],
+                sessions: vec![ca.session.clone(), cb.session.clone()],
+                task: None,
+                resource: None,
+                message,
                 overlaps,
             }
         })
         .collect()
+}
+
+/// Entries whose pattern has no literal prefix, grouped by their first fixed literal segment
+/// (position, text); of those with none, file patterns with a literal ending of at least
+/// [`TAIL`] bytes are grouped by its last [`TAIL`] bytes (`**/*.x17` under `x17`: two such
+/// endings can only both end a path when those bytes agree); the rest are `free`. Lists stay
+/// in ascending entry order.
+#[derive(Default)]
+struct WildIndex<'a> {
+    /// Per position: the groups by segment text.
+    keyed: BTreeMap<usize, HashMap<&'a str, Vec<usize>, BuildHasherDefault<Fnv>>>,
+    tails: HashMap<&'a [u8], Vec<usize>, BuildHasherDefault<Fnv>>,
+    free: Vec<usize>,
+}
+
+const TAIL: usize = 3;
+
+/// The last [`TAIL`] bytes of a file pattern's literal ending, when it has that many.
+fn tail<'a>(pattern: &glob::Pattern<'a>) -> Option<&'a [u8]> {
+    let suffix = pattern.suffix()?.as_bytes();
+    suffix.len().checked_sub(TAIL).map(|start| &suffix[start..])
+}
+
+impl<'a> WildIndex<'a> {
+    fn is_empty(&self) -> bool {
+        self.keyed.is_empty() && self.tails.is_empty() && self.free.is_empty()
+    }
+
+    fn insert(&mut self, entry: usize, pattern: &glob::Pattern<'a>) {
+        match (pattern.first_fixed_literal(), tail(pattern)) {
+            (Some((k, segment)), _) => self
+                .keyed
+                .entry(k)
+                .or_default()
+                .entry(segment)
+                .or_default()
+                .push(entry),
+            (None, Some(tail)) => self.tails.entry(tail).or_default().push(entry),
+            (None, None) => self.free.push(entry),
+        }
+    }
+
+    /// Appends the entries below `limit` that `pattern` could overlap: all of them but the
+    /// groups whose fixed segment contradicts the pattern's own fixed literal there.
+    fn candidates(&self, pattern: &glob::Pattern<'_>, limit: usize, out: &mut Vec<usize>) {
+        let below = |list: &Vec<usize>, out: &mut Vec<usize>| {
+            out.extend(list.iter().copied().take_while(|j| *j < limit));
+        };
+        below(&self.free, out);
+        match tail(pattern) {
+            Some(t) => {
+                if let Some(list) = self.tails.get(t) {
+                    below(list, out);
+                }
+            }
+            None => {
+                for list in self.tails.values() {
+                    below(list, out);
+                }
+            }
+        }
+        for (&k, groups) in &self.keyed {
+            match pattern.fixed_literal(k) {
+                Some(segment) => {
+                    if let Some(list) = groups.get(segment) {
+                        below(list, out);
+                    }
+                }
+                None => {
+                    for list in groups.values() {
+                        below(list, out);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// What a claim is about, for "session (…)" texts: its task, or for a claim file without one

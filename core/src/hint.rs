@@ -21,7 +21,8 @@ pub enum Hint {
     Validate,
     /// A merge conflict marker: Rail's merge driver (installed with the rail) avoids them.
     MergeDriver,
-    /// A lock held on another host: only a forced break, after asking its owner.
+    /// A lock Rail cannot judge (held on another host, liveness unknown, or a record naming no
+    /// process): only a forced break, after making sure nobody holds it.
     ForceBreak,
     /// Files outside the claim: add them to the claim's paths (`task` when known).
     AddPaths {

@@ -128,6 +128,10 @@ pub enum LockState {
     ForeignHost,
     /// Liveness could not be determined on this host.
     Unknown,
+    /// The record names no process that could hold a lock (pid 0: on Unix `kill(0, …)`
+    /// signals the caller's own process group, on Windows it is the idle process), so its
+    /// owner can never be judged and the lock never goes away by itself.
+    Unjudgeable,
     /// The lock file is empty or garbled and older than the grace period.
     Abandoned,
     /// The lock file is empty or garbled but young: probably being written right now.
@@ -181,6 +185,19 @@ pub fn assess(record: Option<&LockRecord>, facts: &LockFacts) -> LockVerdict {
         record.command,
         time::format_time(record.started)
     );
+    // Checked before the host: such a record is no more judgeable on another machine.
+    if !plausible_pid(record.pid) {
+        return LockVerdict {
+            state: LockState::Unjudgeable,
+            breakable: false,
+            message: format!(
+                "{held}; pid {} names no process, so whether its owner lives can never be \
+                 told and this lock will not go away by itself",
+                record.pid
+            ),
+            hint: Some(Hint::ForceBreak),
+        };
+    }
     if record.host != facts.host {
         return LockVerdict {
             state: LockState::ForeignHost,
@@ -205,9 +222,11 @@ pub fn assess(record: Option<&LockRecord>, facts: &LockFacts) -> LockVerdict {
             breakable: true,
             message: format!("{held}; process {} is dead", record.pid),
         },
+        // Not broken automatically (a live owner must never be robbed), but not a dead end
+        // either: say what a person can do.
         None => LockVerdict {
             state: LockState::Unknown,
-            hint: None,
+            hint: Some(Hint::ForceBreak),
             breakable: false,
             message: format!(
                 "{held}; could not tell whether process {} is alive",
@@ -215,6 +234,13 @@ pub fn assess(record: Option<&LockRecord>, facts: &LockFacts) -> LockVerdict {
             ),
         },
     }
+}
+
+/// Could a lock owner have this pid? Not 0 (no OS gives it to a program: the Unix kernel's
+/// own, Windows' idle process), nor above `i32::MAX` (Unix's `pid_t` is a signed 32-bit int;
+/// Windows ids are multiples of 4 far below it in practice). Other values may be real.
+pub fn plausible_pid(pid: u32) -> bool {
+    pid != 0 && i32::try_from(pid).is_ok()
 }
 
 /// The name of the lock file, in the rail directory.
@@ -253,7 +279,13 @@ pub fn lock_key(record: Option<&LockRecord>, file: &FileIdentity) -> String {
 /// The tombstone through which the lock named `key` is broken: `claims.md.lock.break.<key>.<generation>`
 /// (generations count from 1).
 pub fn tombstone_name(key: &str, generation: u32) -> String {
-    format!("{LOCK_NAME}.break.{key}.{generation}")
+    tombstone_name_of(LOCK_NAME, key, generation)
+}
+
+/// The tombstone of another lock file taken by the same protocol (a shared rail's exchange
+/// lock): `<lock name>.break.<key>.<generation>`, next to it.
+pub fn tombstone_name_of(lock_name: &str, key: &str, generation: u32) -> String {
+    format!("{lock_name}.break.{key}.{generation}")
 }
 
 /// Are two observations the same lock? Same file (device and inode) holding the same record
@@ -338,8 +370,44 @@ mod tests {
         assert!(!foreign.breakable);
         assert_eq!(foreign.hint, Some(Hint::ForceBreak));
         assert!(!foreign.message.contains("--"), "{}", foreign.message);
+        let unknown = assess(Some(&r), &facts(None, "devbox", 0));
+        assert_eq!(
+            (unknown.state, unknown.breakable, unknown.hint),
+            (LockState::Unknown, false, Some(Hint::ForceBreak))
+        );
         assert!(!assess(None, &facts(None, "devbox", 1)).breakable);
         assert!(assess(None, &facts(None, "devbox", 5)).breakable);
+    }
+
+    /// A record whose pid names no process (issue 17: pid 0 blocked forever with no remedy)
+    /// is unjudgeable, whatever the host says about liveness and wherever it was taken: never
+    /// broken automatically, and the verdict says so and carries the remedy.
+    #[test]
+    fn an_owner_that_can_never_be_judged_is_named_and_has_a_remedy() {
+        for pid in [0, u32::MAX, 1 << 31] {
+            for alive in [None, Some(true), Some(false)] {
+                for host in ["devbox", "other"] {
+                    let r = LockRecord {
+                        pid,
+                        host: host.into(),
+                        ..record()
+                    };
+                    let facts = LockFacts {
+                        now: r.started,
+                        host: "devbox".into(),
+                        owner_alive: alive,
+                        file_age: TimeDelta::hours(5),
+                    };
+                    let v = assess(Some(&r), &facts);
+                    assert_eq!(v.state, LockState::Unjudgeable, "{pid} {alive:?} {host}");
+                    assert!(!v.breakable);
+                    assert_eq!(v.hint, Some(Hint::ForceBreak));
+                    assert!(v.message.contains(&format!("pid {pid} names no process")));
+                    assert!(v.message.contains("will not go away by itself"));
+                }
+            }
+        }
+        assert!(plausible_pid(1) && plausible_pid(4242) && plausible_pid(i32::MAX as u32));
     }
 
     fn verdict_of(state: LockState) -> LockVerdict {
@@ -428,6 +496,7 @@ mod tests {
             (1, LockState::Alive, TombstoneStep::Wait),
             (1, LockState::Young, TombstoneStep::Wait),
             (1, LockState::Unknown, TombstoneStep::Wait),
+            (1, LockState::Unjudgeable, TombstoneStep::Wait),
             (1, LockState::ForeignHost, TombstoneStep::Wait),
             (
                 MAX_TOMBSTONE_GENERATION - 1,

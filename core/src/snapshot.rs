@@ -79,8 +79,47 @@ pub struct Mirror {
     pub ignored: Vec<ForeignPath>,
 }
 
-/// Plans mirroring `snapshot` into the local rail whose files are `local`.
-pub fn mirror(snapshot: &Files, local: &RailTexts) -> Mirror {
+/// The lines of a machine's outbox (log lines recorded locally: refusals, bypasses, gate
+/// verdicts, recovered locks) that the shared log does not have yet, in their order, each once.
+/// Only complete lines count: a line without its newline is an append still being written.
+/// A line is delivered when the shared log has a line with exactly its text; log lines carry
+/// their time to the second, their session and their details, so two different events are
+/// never one line.
+pub fn undelivered(outbox: &str, shared_log: &str) -> Vec<String> {
+    let shared: std::collections::BTreeSet<&str> = shared_log.lines().collect();
+    let mut seen = std::collections::BTreeSet::new();
+    let complete = match outbox.rfind('\n') {
+        Some(end) => &outbox[..end],
+        None => "",
+    };
+    complete
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !shared.contains(l) && seen.insert(*l))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The shared log with `pending` lines after it: what a machine shows as its claims.log while
+/// those lines wait to be delivered, and what the next commit's claims.log holds.
+pub fn log_with(shared_log: &str, pending: &[String]) -> String {
+    let mut log = shared_log.to_string();
+    if pending.is_empty() {
+        return log;
+    }
+    if !log.is_empty() && !log.ends_with('\n') {
+        log.push('\n');
+    }
+    for line in pending {
+        log.push_str(line);
+        log.push('\n');
+    }
+    log
+}
+
+/// Plans mirroring `snapshot` into the local rail whose files are `local`. `outbox` is this
+/// machine's log lines not yet known to be shared: the mirrored claims.log is the shared one
+/// followed by those of them it lacks, so mirroring never erases a line recorded here.
+pub fn mirror(snapshot: &Files, local: &RailTexts, outbox: &str) -> Mirror {
     let current = |path: &str| -> Option<&str> {
         match path {
             CLAIMS_MD => local.claims.as_ref().map(|f| f.text.as_str()),
@@ -93,13 +132,22 @@ pub fn mirror(snapshot: &Files, local: &RailTexts) -> Mirror {
         }
     };
     let mut plan = Mirror::default();
-    for (path, text) in snapshot {
-        if let Err(foreign) = files::rail_data_path(path) {
+    let shared_log = snapshot.get(LOG_FILE).map(String::as_str).unwrap_or("");
+    let pending = undelivered(outbox, shared_log);
+    let log = (!pending.is_empty()).then(|| log_with(shared_log, &pending));
+    let targets = snapshot
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .filter(|(p, _)| *p != LOG_FILE || log.is_none())
+        .chain(log.as_deref().map(|l| (LOG_FILE, l)));
+    for (path, text) in targets {
+        let path = path.to_string();
+        if let Err(foreign) = files::rail_data_path(&path) {
             plan.ignored.push(foreign);
             continue;
         }
-        let old = current(path);
-        if old == Some(text.as_str()) {
+        let old = current(&path);
+        if old == Some(text) {
             continue;
         }
         plan.writes.push(FileEdits {
@@ -107,7 +155,7 @@ pub fn mirror(snapshot: &Files, local: &RailTexts) -> Mirror {
             create: old.is_none(),
             edits: vec![TextEdit::replace(
                 Span::new(0, old.map_or(0, str::len)),
-                text.clone(),
+                text.to_string(),
             )],
         });
     }
@@ -117,7 +165,9 @@ pub fn mirror(snapshot: &Files, local: &RailTexts) -> Mirror {
         .chain(local.log.iter())
         .chain(local.claim_files.iter());
     for f in local_files {
-        if !snapshot.contains_key(&f.path) {
+        // A claims.log written from the outbox alone is not left alone.
+        let written = snapshot.contains_key(&f.path) || (f.path == LOG_FILE && log.is_some());
+        if !written {
             plan.kept.push(f.path.clone());
         }
     }
@@ -189,7 +239,7 @@ mod tests {
             ("claims.log", "same\n"),
             ("claims/alice.yaml", "task: a\n"),
         ]);
-        let m = mirror(&snapshot, &here);
+        let m = mirror(&snapshot, &here, "");
         let writes: Vec<(&str, bool, String)> = m
             .writes
             .iter()
@@ -217,7 +267,7 @@ mod tests {
         assert_eq!(ignored, ["claims/../../.git/config", "rail.yaml"]);
         // Mirroring the same state again changes nothing.
         assert_eq!(
-            mirror(&files(&[]), &RailTexts::default()),
+            mirror(&files(&[]), &RailTexts::default(), ""),
             Mirror::default()
         );
     }
@@ -253,5 +303,38 @@ mod tests {
             ..plan
         };
         assert!(apply_plan(&snapshot, &bad, &[]).is_err());
+    }
+
+    #[test]
+    fn local_log_lines_wait_in_the_outbox_until_the_shared_log_has_them() {
+        let refusal = "2026-10-22T14:05:03Z | refused | a | s | path: src/a.rs";
+        let bypass = "2026-10-22T14:06:00Z | bypass | - | s | check: pre-commit";
+        let outbox = format!("{refusal}\n{bypass}\n{refusal}\n2026-10-22T14:07");
+        // Each line once, in order; the unfinished last line is not a line yet.
+        assert_eq!(undelivered(&outbox, ""), [refusal, bypass]);
+        let shared = format!("2026-10-22T14:04:00Z | claimed | b | t\n{refusal}\n");
+        assert_eq!(undelivered(&outbox, &shared), [bypass]);
+        assert!(undelivered("", &shared).is_empty());
+        assert_eq!(
+            log_with("x", &[bypass.to_string()]),
+            format!("x\n{bypass}\n")
+        );
+
+        // Mirroring a shared state that lacks the bypass keeps it after the shared lines.
+        let snapshot = files(&[("claims.md", "m\n"), ("claims.log", shared.as_str())]);
+        let here = local(&[("claims.md", "m\n"), ("claims.log", "old\n")]);
+        let m = mirror(&snapshot, &here, &outbox);
+        assert_eq!(m.writes.len(), 1);
+        assert_eq!(
+            edit::apply("old\n", &m.writes[0].edits).unwrap(),
+            format!("{shared}{bypass}\n")
+        );
+        // With no claims.log shared yet, the pending lines are the log; nothing is "kept".
+        let m = mirror(&files(&[("claims.md", "m\n")]), &here, &outbox);
+        assert!(m.kept.is_empty());
+        assert_eq!(
+            edit::apply("old\n", &m.writes[0].edits).unwrap(),
+            format!("{refusal}\n{bypass}\n")
+        );
     }
 }

@@ -907,7 +907,7 @@ pub fn render_scalar(value: &str) -> String {
             '`',
         ])
         && !matches!(value, "~" | "null")
-        && !value.chars().any(char::is_control);
+        && !value.chars().any(crate::text::is_unsafe_char);
     if plain_ok {
         return value.to_string();
     }
@@ -919,7 +919,12 @@ pub fn render_scalar(value: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            // Controls, bidi overrides and invisible characters are written as escapes: the
+            // file then reads back the same and shows nothing a terminal or editor acts on.
+            c if crate::text::is_unsafe_char(c) && (c as u32) <= 0xFFFF => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
+            c if crate::text::is_unsafe_char(c) => out.push_str(&format!("\\U{:08x}", c as u32)),
             c => out.push(c),
         }
     }

@@ -7,7 +7,7 @@
 mod common;
 
 use proptest::prelude::*;
-use rail_core::glob::{covers, may_overlap, normalize, overlap_witness, overlaps};
+use rail_core::glob::{covers, may_overlap, normalize, overlap, overlaps, OverlapVerdict};
 
 /// One path segment of a pattern, over the alphabet {a, b, c}.
 fn segment() -> impl Strategy<Value = String> {
@@ -23,6 +23,9 @@ fn segment() -> impl Strategy<Value = String> {
         1 => Just("[!a]".to_string()),
         1 => Just("[a-b]c".to_string()),
         2 => Just("**".to_string()),
+        // Runs of `*` and `?`, which the automaton compiles as the `?`s then one star.
+        1 => "[*?]{2,4}",
+        1 => "a[*?]{2,3}b",
     ]
 }
 
@@ -80,24 +83,28 @@ fn universe() -> Vec<String> {
     paths
 }
 
+/// The brute force is the reference: a witness must be covered by both patterns, and
+/// "disjoint" must mean no path of the universe is covered by both. Small patterns are always
+/// decided: the budget is for hostile ones.
 fn check_pair(a: &str, b: &str, universe: &[String]) -> Result<(), TestCaseError> {
-    let witness = overlap_witness(a, b);
-    prop_assert_eq!(witness.is_some(), overlaps(a, b));
+    let verdict = overlap(a, b);
+    prop_assert!(verdict != OverlapVerdict::Undecided, "{} {}", a, b);
+    prop_assert_eq!(verdict.may_overlap(), overlaps(a, b));
     // The literal-prefix shortcut never rules out a real overlap.
     prop_assert!(
-        witness.is_none() || may_overlap(a, b),
+        !verdict.may_overlap() || may_overlap(a, b),
         "may_overlap ruled out {} {}",
         a,
         b
     );
     prop_assert_eq!(
-        witness.is_some(),
-        overlap_witness(b, a).is_some(),
+        verdict.may_overlap(),
+        overlap(b, a).may_overlap(),
         "not symmetric: {} {}",
         a,
         b
     );
-    if let Some(w) = &witness {
+    if let OverlapVerdict::Overlapping(w) = &verdict {
         prop_assert!(
             covers(a, w) && covers(b, w),
             "witness {:?} of {:?} and {:?} is not covered by both (a: {}, b: {})",
@@ -148,5 +155,68 @@ proptest! {
         if covers_something {
             prop_assert!(overlaps(&a, &a), "{:?}", a);
         }
+    }
+}
+
+/// Patterns that go to the conflict index's wildcard groups (no literal prefix, a literal
+/// segment later) or to its free list, beside the ordinary ones.
+fn indexed_pattern() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => pattern(),
+        2 => ("[ab]", "[abc]{1,2}").prop_map(|(x, y)| format!("*/{x}/{y}")),
+        2 => "[abc]".prop_map(|x| format!("*/{x}/**")),
+        1 => "[abc]".prop_map(|x| format!("?/*/{x}")),
+        2 => "[ab]{1,3}".prop_map(|x| format!("**/*.{x}")),
+        1 => "[ab]{2,3}".prop_map(|x| format!("*/*{x}.a")),
+        1 => "[abc]".prop_map(|x| format!("{x}/*/a")),
+    ]
+}
+
+proptest! {
+    #![proptest_config(common::cases(300))]
+
+    /// The conflict index (literal prefixes, wildcard groups by fixed segment, one decision
+    /// per distinct pattern pair) finds exactly the claim pairs that comparing every pattern
+    /// of every pair of claims finds.
+    #[test]
+    fn the_conflict_index_finds_what_all_pairs_find(
+        claims in prop::collection::vec(
+            (0..4usize, prop::collection::vec(indexed_pattern(), 1..3)),
+            2..12,
+        )
+    ) {
+        use rail_core::input::{Facts, FileText, RailTexts};
+        use rail_core::model::Rail;
+        let mut text = String::from("# Claims\n\n");
+        for (i, (session, paths)) in claims.iter().enumerate() {
+            let paths: Vec<String> = paths.iter().filter_map(|p| normalize(p).ok()).collect();
+            if paths.is_empty() {
+                continue;
+            }
+            text.push_str(&format!(
+                "t{i} | s{session} | 2026-10-22T14:00Z | paths: {}\n",
+                paths.join(", ")
+            ));
+        }
+        let texts = RailTexts {
+            claims: Some(FileText { path: "claims.md".into(), text, modified: None }),
+            ..RailTexts::default()
+        };
+        let facts = Facts::at(rail_core::time::parse_time("2026-10-22T14:30:00Z").unwrap());
+        let eval = Rail::load(&texts).evaluate(&facts);
+        let mut found: Vec<(usize, usize)> = rail_core::conflict::path_overlaps(&eval.claims)
+            .iter()
+            .map(|c| (c.claims[0], c.claims[1]))
+            .collect();
+        rail_core::sort::sort_by_key(&mut found, |p| *p);
+        let mut all_pairs = Vec::new();
+        for a in &eval.claims {
+            for b in eval.claims.iter().filter(|b| b.id > a.id && b.session != a.session) {
+                if a.paths.iter().any(|p| b.paths.iter().any(|q| overlap(p, q).may_overlap())) {
+                    all_pairs.push((a.id, b.id));
+                }
+            }
+        }
+        prop_assert_eq!(found, all_pairs);
     }
 }

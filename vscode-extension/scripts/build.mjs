@@ -31,7 +31,13 @@ function withWasm(dir) {
 rmSync(join(here, 'dist'), { recursive: true, force: true });
 rmSync(join(here, 'out'), { recursive: true, force: true });
 
-await build({ ...node, entryPoints: [join(here, 'src/main.ts')], outfile: join(here, 'dist/extension.js'), minify: production, sourcemap: !production });
+await build({
+  ...node,
+  entryPoints: [join(here, 'src/main.ts')],
+  outfile: join(here, 'dist/extension.js'),
+  minify: production,
+  sourcemap: !production,
+});
 withWasm(join(here, 'dist'));
 
 // Show Board is the web board (web-viewer/dist) through its postMessage embed contract: one
@@ -45,6 +51,13 @@ if (missing.length > 0) {
 }
 mkdirSync(join(here, 'dist', 'web-board'), { recursive: true });
 for (const f of webFiles) copyFileSync(join(webBoard, f), join(here, 'dist', 'web-board', f));
+
+// The JSON Schemas of claims/<owner>.yaml and rail.yaml (schemas/ at the root, checked against
+// core in npm test), for `contributes.yamlValidation`: YAML editing in VS Code (with a YAML
+// extension) completes and checks the keys and values.
+const schemas = join(here, '..', 'schemas');
+mkdirSync(join(here, 'dist', 'schemas'), { recursive: true });
+for (const f of ['claim-file.schema.json', 'rail.schema.json']) copyFileSync(join(schemas, f), join(here, 'dist', 'schemas', f));
 
 const tests = (sub) =>
   readdirSync(join(here, 'test', sub))

@@ -11,6 +11,8 @@
 # CARGO_TARGET_<TRIPLE>_LINKER) and runnable. It prints which it built and which it skipped, and why.
 #
 # Usage: scripts/package.sh [TARGET...]   (default: every target; unavailable ones are skipped)
+# RAIL_BIN_DIR=DIR: take each target's binary from DIR/<target>/rail(.exe) instead of building
+# it (the release workflow builds every platform's `rail` on its own runner, then packages here).
 # Offline: vsce runs with --no-dependencies, so it never asks npm anything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,25 +83,34 @@ pack() { # pack OUT [--target T]
 
 for t in "${wanted[@]}"; do
   triple=${TRIPLE[$t]}
-  reason=$(why_not "$triple")
-  if [ -n "$reason" ]; then
-    skipped+=("$t: $reason")
-    continue
-  fi
-  if [ "$triple" = "$host_triple" ]; then
-    (cd "$root" && cargo build --release -p rail-cli --quiet)
-  else
-    # A cross build that fails is reported and skipped: the other packages are still made.
-    log=$(mktemp)
-    if ! (cd "$root" && cargo build --release -p rail-cli --target "$triple" --quiet) >"$log" 2>&1; then
-      first=$(grep -m1 '^error' "$log" || tail -n1 "$log")
-      skipped+=("$t: cargo build --target $triple failed: $first")
-      rm -f "$log"
+  if [ -n "${RAIL_BIN_DIR:-}" ]; then
+    bin=$RAIL_BIN_DIR/$t/rail
+    case $triple in *windows*) bin=$bin.exe ;; esac
+    if [ ! -f "$bin" ]; then
+      skipped+=("$t: no $bin")
       continue
     fi
-    rm -f "$log"
+  else
+    reason=$(why_not "$triple")
+    if [ -n "$reason" ]; then
+      skipped+=("$t: $reason")
+      continue
+    fi
+    if [ "$triple" = "$host_triple" ]; then
+      (cd "$root" && cargo build --release -p rail-cli --quiet)
+    else
+      # A cross build that fails is reported and skipped: the other packages are still made.
+      log=$(mktemp)
+      if ! (cd "$root" && cargo build --release -p rail-cli --target "$triple" --quiet) >"$log" 2>&1; then
+        first=$(grep -m1 '^error' "$log" || tail -n1 "$log")
+        skipped+=("$t: cargo build --target $triple failed: $first")
+        rm -f "$log"
+        continue
+      fi
+      rm -f "$log"
+    fi
+    bin=$(binary_of "$triple")
   fi
-  bin=$(binary_of "$triple")
   rm -rf "$ext/bin"
   mkdir -p "$ext/bin"
   cp "$bin" "$ext/bin/"

@@ -58,7 +58,8 @@ export async function readTree<T>(provider: vscode.TreeDataProvider<T>, node?: T
       description: text(item.description),
       contextValue: item.contextValue ?? '',
       tooltip: text(item.tooltip),
-      children: depth < 4 && item.collapsibleState !== vscode.TreeItemCollapsibleState.None ? await readTree(provider, child, depth + 1) : [],
+      children:
+        depth < 4 && item.collapsibleState !== vscode.TreeItemCollapsibleState.None ? await readTree(provider, child, depth + 1) : [],
     });
   }
   return rows;

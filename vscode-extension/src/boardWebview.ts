@@ -94,9 +94,15 @@ export class BoardPanel implements vscode.Disposable {
     ].join('; ');
     const asset = (name: string): string => webview.asWebviewUri(vscode.Uri.joinPath(dir, name)).toString();
     let html = fs.readFileSync(path.join(dir.fsPath, 'index.html'), 'utf8');
-    html = html.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/i, `<meta http-equiv="Content-Security-Policy" content="${csp}">`);
+    html = html.replace(
+      /<meta http-equiv="Content-Security-Policy"[^>]*>/i,
+      `<meta http-equiv="Content-Security-Policy" content="${csp}">`,
+    );
     html = html.replace('href="app.css"', `href="${asset('app.css')}"`);
-    html = html.replace(/<script type="module" src="app\.js"><\/script>/, `<script type="module" nonce="${nonce}" src="${asset('app.js')}"></script>`);
+    html = html.replace(
+      /<script type="module" src="app\.js"><\/script>/,
+      `<script type="module" nonce="${nonce}" src="${asset('app.js')}"></script>`,
+    );
     html = html.replace(/<head>/i, `<head>\n<meta name="rail-embed" content="vscode">`);
     return html;
   }

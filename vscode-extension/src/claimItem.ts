@@ -44,7 +44,9 @@ export function claimTooltip(claim: BoardClaim): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   md.isTrusted = false;
   md.supportHtml = false;
-  md.appendMarkdown(`**`).appendText(claim.task ?? '(paths and resources only)').appendMarkdown(`** — `);
+  md.appendMarkdown(`**`)
+    .appendText(claim.task ?? '(paths and resources only)')
+    .appendMarkdown(`** — `);
   md.appendText(`${claim.session}, ${claim.state}`);
   md.appendMarkdown('\n\n').appendText(claim.reason);
   if (claim.purpose) md.appendMarkdown('\n\n---\n\n').appendMarkdown(claim.purpose);
@@ -89,8 +91,10 @@ export function claimTreeItem(claim: BoardClaim, id: string, session: string | u
 /** The rows under a claim: its paths, resources and the tasks it waits for. */
 export function claimDetails(claim: BoardClaim, parentId: string): DetailNode[] {
   const out: DetailNode[] = [];
-  for (const p of claim.paths ?? []) out.push({ kind: 'detail', id: `${parentId}/path:${p}`, label: p, icon: 'file-submodule', description: 'path' });
-  for (const r of claim.resources ?? []) out.push({ kind: 'detail', id: `${parentId}/res:${r}`, label: r, icon: 'plug', description: 'resource' });
+  for (const p of claim.paths ?? [])
+    out.push({ kind: 'detail', id: `${parentId}/path:${p}`, label: p, icon: 'file-submodule', description: 'path' });
+  for (const r of claim.resources ?? [])
+    out.push({ kind: 'detail', id: `${parentId}/res:${r}`, label: r, icon: 'plug', description: 'resource' });
   for (const a of claim.after ?? []) {
     const waiting = claim.blocked_by?.includes(a) ?? false;
     out.push({

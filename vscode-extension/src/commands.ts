@@ -155,11 +155,26 @@ const claimTask: Command = async ({ rail }, arg) => {
     const d = claimDraft;
     task = await ask('Rail: Claim Task (1/4)', `Task id — you claim it as ${session}`, 'auth-refresh', d?.task ?? '', true);
     if (!task) return undefined;
-    const p = await ask('Rail: Claim Task (2/4)', 'Paths you will change (comma-separated globs; empty: none)', 'src/auth/**, docs/auth.md', d?.paths ?? suggestedPaths(rail));
+    const p = await ask(
+      'Rail: Claim Task (2/4)',
+      'Paths you will change (comma-separated globs; empty: none)',
+      'src/auth/**, docs/auth.md',
+      d?.paths ?? suggestedPaths(rail),
+    );
     if (p === undefined) return undefined;
-    const r = await ask('Rail: Claim Task (3/4)', 'Resources you will use (comma-separated; empty: none)', 'port:3000, simulator:iphone-15', d?.resources ?? '');
+    const r = await ask(
+      'Rail: Claim Task (3/4)',
+      'Resources you will use (comma-separated; empty: none)',
+      'port:3000, simulator:iphone-15',
+      d?.resources ?? '',
+    );
     if (r === undefined) return undefined;
-    const why = await ask('Rail: Claim Task (4/4)', 'Purpose (one line of markdown; empty: none)', 'refresh tokens before they expire', d?.purpose ?? '');
+    const why = await ask(
+      'Rail: Claim Task (4/4)',
+      'Purpose (one line of markdown; empty: none)',
+      'refresh tokens before they expire',
+      d?.purpose ?? '',
+    );
     if (why === undefined) return undefined;
     claimDraft = { task, paths: p, resources: r, purpose: why };
     paths = splitList(p);
@@ -200,11 +215,26 @@ const updateClaim: Command = async ({ rail }, arg) => {
   if (!task) return undefined;
   let { paths, resources, purpose } = a;
   if (paths === undefined && resources === undefined && purpose === undefined) {
-    const p = await ask(`Rail: Update ${task} (1/3)`, 'Paths (comma-separated globs; empty: none)', 'src/auth/**', (claim?.paths ?? []).join(', '));
+    const p = await ask(
+      `Rail: Update ${task} (1/3)`,
+      'Paths (comma-separated globs; empty: none)',
+      'src/auth/**',
+      (claim?.paths ?? []).join(', '),
+    );
     if (p === undefined) return undefined;
-    const r = await ask(`Rail: Update ${task} (2/3)`, 'Resources (comma-separated; empty: none)', 'port:3000', (claim?.resources ?? []).join(', '));
+    const r = await ask(
+      `Rail: Update ${task} (2/3)`,
+      'Resources (comma-separated; empty: none)',
+      'port:3000',
+      (claim?.resources ?? []).join(', '),
+    );
     if (r === undefined) return undefined;
-    const why = await ask(`Rail: Update ${task} (3/3)`, 'Purpose (one line of markdown)', 'refresh tokens before they expire', claim?.purpose ?? '');
+    const why = await ask(
+      `Rail: Update ${task} (3/3)`,
+      'Purpose (one line of markdown)',
+      'refresh tokens before they expire',
+      claim?.purpose ?? '',
+    );
     if (why === undefined) return undefined;
     paths = splitList(p);
     resources = splitList(r);
@@ -233,8 +263,7 @@ const takeOver: Command = async ({ rail }, arg) => {
   const a = argsOf(arg);
   const board = rail.snapshot?.board;
   const stale = board?.claims.filter((c) => c.state === 'stale' && c.session !== session && c.task !== undefined) ?? [];
-  const claim =
-    claimFromArg(arg) ?? (a.task ? stale.find((c) => c.task === a.task) : await pickClaim(stale, 'Take Over'));
+  const claim = claimFromArg(arg) ?? (a.task ? stale.find((c) => c.task === a.task) : await pickClaim(stale, 'Take Over'));
   const task = claim?.task ?? a.task;
   if (!task) return undefined;
   if (!a.confirmed) {
@@ -306,7 +335,9 @@ const checkMyChanges: Command = async ({ rail }) => {
 
 function describeLock(lock: Extract<LockStatus, { held: true }>): string {
   const r = lock.record;
-  const owner = r ? `pid ${r.pid} on ${r.host}, session ${r.session || '?'}, \`${r.command}\`, since ${r.started}` : 'an unreadable lock file';
+  const owner = r
+    ? `pid ${r.pid} on ${r.host}, session ${r.session || '?'}, \`${r.command}\`, since ${r.started}`
+    : 'an unreadable lock file';
   return `${owner}. ${lock.verdict.message}`;
 }
 
@@ -355,7 +386,10 @@ const breakLock: Command = async ({ rail }, arg) => {
     if (!a.force) {
       const ok = await vscode.window.showWarningMessage(
         'Force-break the rail lock?',
-        { modal: true, detail: `${describeLock(status)}\n\nBreaking a live holder's lock lets two writers in at once. Do this only if you know the holder is gone.` },
+        {
+          modal: true,
+          detail: `${describeLock(status)}\n\nBreaking a live holder's lock lets two writers in at once. Do this only if you know the holder is gone.`,
+        },
         'Force Break',
       );
       if (ok !== 'Force Break') return undefined;
@@ -399,7 +433,15 @@ const newStation: Command = async ({ rail }, arg) => {
   }
   // `rail worktree` claims first (a station for a task someone else holds is never created),
   // then adds the worktree, and gives the claim back if that fails.
-  const station = { task, dir, base: a.base ?? null, paths: paths ?? [], resources: a.resources ?? [], purpose: a.purpose ?? null, lease: rail.config.lease || null };
+  const station = {
+    task,
+    dir,
+    base: a.base ?? null,
+    paths: paths ?? [],
+    resources: a.resources ?? [],
+    purpose: a.purpose ?? null,
+    lease: rail.config.lease || null,
+  };
   const made = await rail.run(`worktree ${task}`, (cli) => cli.worktree(station), false);
   if (made?.ok) {
     void vscode.window.showInformationMessage(`Rail: ${made.message}.`, 'Open Station').then((pick) => {

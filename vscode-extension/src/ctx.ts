@@ -21,6 +21,7 @@ import { core, type Board, type BoardClaim, type Facts, type FileScope, type Hin
 import { baseFacts, boardWithProcesses, type RailLocation } from './host/facts';
 import { forgetGitAnswers } from './host/git';
 import { NativeRail, RailError, resolveRail } from './host/native';
+import { allowProcesses, processesAllowed, RestrictedMode } from './host/trust';
 import { discover, headBranch, mainCheckout } from './host/repo';
 import { lastSynced, remoteOf, withPushedCommits, type SharedInfo } from './host/shared';
 import { CLAIMS_MD, RailStore } from './host/store';
@@ -60,7 +61,10 @@ interface Action {
  * command line, the extension as buttons that run its own commands.
  */
 export function hintActions(hint: Hint | null | undefined): { actions: Action[]; text: string } {
-  const command = (id: string, arg?: unknown): (() => Thenable<unknown>) => () => vscode.commands.executeCommand(id, arg);
+  const command =
+    (id: string, arg?: unknown): (() => Thenable<unknown>) =>
+    () =>
+      vscode.commands.executeCommand(id, arg);
   if (!hint) return { actions: [], text: '' };
   switch (hint.kind) {
     case 'take':
@@ -77,7 +81,10 @@ export function hintActions(hint: Hint | null | undefined): { actions: Action[];
         text: '',
       };
     case 'add-paths':
-      return { actions: [{ label: 'Update Claim…', run: command('rail.updateClaim', hint.task ? { task: hint.task } : undefined) }], text: '' };
+      return {
+        actions: [{ label: 'Update Claim…', run: command('rail.updateClaim', hint.task ? { task: hint.task } : undefined) }],
+        text: '',
+      };
     case 'validate':
       return { actions: [{ label: 'Validate Claims', run: command('rail.validate') }], text: '' };
     case 'force-break':
@@ -130,12 +137,25 @@ export class RailContext implements vscode.Disposable {
   private lastError = '';
   private lastMissing = '';
 
+  private readonly trustGranted: vscode.Disposable;
+
   constructor(readonly extension: vscode.ExtensionContext) {
     this.activatedAt = performance.now();
+    // Restricted Mode (package.json `capabilities.untrustedWorkspaces`): read and show, run no
+    // program — no rail CLI, no git (host/trust.ts says why) — until the workspace is trusted.
+    allowProcesses(vscode.workspace.isTrusted);
+    this.trustGranted = vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      allowProcesses(true);
+      this.lastMissing = '';
+      this.locate();
+      this.fetchWanted = true;
+      void this.refresh();
+    });
     this.locate();
   }
 
   dispose(): void {
+    this.trustGranted.dispose();
     this.changed.dispose();
     this.output.dispose();
   }
@@ -258,11 +278,14 @@ export class RailContext implements vscode.Disposable {
       const shared = remoteOf(loc);
       if (fetch) {
         const remote = await shared;
-        if (remote !== undefined) await this.sync(loc, remote);
+        if (remote !== undefined && processesAllowed()) await this.sync(loc, remote);
       }
       const store = new RailStore(loc.root);
-      const [texts, local, remote] = await Promise.all([store.read(), baseFacts(loc, { commits: true, worktrees: true }), shared]);
-      const facts0 = remote !== undefined ? await withPushedCommits(loc, remote, local) : local;
+      // In Restricted Mode no git runs: leases count claim and renewal times only, as on the
+      // web board opened from files.
+      const commits = processesAllowed();
+      const [texts, local, remote] = await Promise.all([store.read(), baseFacts(loc, { commits, worktrees: true }), shared]);
+      const facts0 = remote !== undefined && commits ? await withPushedCommits(loc, remote, local) : local;
       const coreTexts = this.withThreshold(texts);
       const { board, facts } = boardWithProcesses(coreTexts, facts0);
       const ms = performance.now() - started;
@@ -315,8 +338,14 @@ export class RailContext implements vscode.Disposable {
   private updateContextKeys(board: Board, store: RailStore): void {
     const me = this.session;
     const set = (key: string, value: boolean): Thenable<unknown> => vscode.commands.executeCommand('setContext', key, value);
-    void set('rail.hasMyClaims', board.claims.some((c) => c.session === me && c.task !== undefined));
-    void set('rail.hasStaleClaims', board.claims.some((c) => c.state === 'stale' && c.session !== me && c.task !== undefined));
+    void set(
+      'rail.hasMyClaims',
+      board.claims.some((c) => c.session === me && c.task !== undefined),
+    );
+    void set(
+      'rail.hasStaleClaims',
+      board.claims.some((c) => c.state === 'stale' && c.session !== me && c.task !== undefined),
+    );
     // Only whether the lock file is there; who holds it and whether it may be broken is `rail lock`'s.
     void set('rail.lockHeld', store.lockPresent());
   }
@@ -346,9 +375,7 @@ export class RailContext implements vscode.Disposable {
   requireSession(): string | undefined {
     const s = this.session;
     if (!s) {
-      void vscode.window.showErrorMessage(
-        'Rail: no session — HEAD is detached or this is not a git checkout. Set `rail.session`.',
-      );
+      void vscode.window.showErrorMessage('Rail: no session — HEAD is detached or this is not a git checkout. Set `rail.session`.');
     }
     return s;
   }
@@ -359,6 +386,16 @@ export class RailContext implements vscode.Disposable {
    */
   native(loc: RailLocation | undefined = this.location): NativeRail | undefined {
     if (!loc) return undefined;
+    if (!processesAllowed()) {
+      const message = new RestrictedMode('Changing the rail (the rail CLI)').message;
+      if (message !== this.lastMissing) {
+        this.lastMissing = message;
+        void vscode.window.showWarningMessage(`Rail: ${message}.`, 'Manage Workspace Trust').then((pick) => {
+          if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
+        });
+      }
+      return undefined;
+    }
     try {
       const binary = resolveRail({ setting: this.config.path, extensionDir: this.extension.extensionPath });
       this.lastMissing = '';

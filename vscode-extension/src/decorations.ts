@@ -45,7 +45,11 @@ export class HeldFileDecorations implements vscode.FileDecorationProvider, vscod
     if (rel === undefined || !this.ctx.snapshot) return undefined;
     return this.lookup(rel).then((scope) => {
       if (scope?.class !== 'conflict') return undefined;
-      const decoration = new vscode.FileDecoration('!', `Rail: held by ${holdersText(scope)}`, new vscode.ThemeColor('list.warningForeground'));
+      const decoration = new vscode.FileDecoration(
+        '!',
+        `Rail: held by ${holdersText(scope)}`,
+        new vscode.ThemeColor('list.warningForeground'),
+      );
       decoration.propagate = false;
       return decoration;
     });

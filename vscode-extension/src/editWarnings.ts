@@ -46,7 +46,10 @@ export class EditWarnings implements vscode.Disposable {
       return message;
     }
     if (scope.class === 'out-of-scope') {
-      const message = `Rail: ${rel} is outside the paths you claimed (${this.ctx.myClaims().flatMap((c) => c.paths ?? []).join(', ')}).`;
+      const message = `Rail: ${rel} is outside the paths you claimed (${this.ctx
+        .myClaims()
+        .flatMap((c) => c.paths ?? [])
+        .join(', ')}).`;
       this.ctx.output.info(message);
       // A hint, not an alarm: it goes away by itself.
       vscode.window.setStatusBarMessage(`$(info) ${message}`, 10_000);

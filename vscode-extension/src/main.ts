@@ -100,8 +100,7 @@ export function activate(extension: vscode.ExtensionContext): RailApi {
     refresh: (opts) => rail.refresh(opts),
     session: () => rail.session,
     stats: () => ({ ...rail.stats, refreshMs: [...rail.stats.refreshMs], spawnMs: [...rail.stats.spawnMs] }),
-    tree: (view) =>
-      view === 'board' ? readTree(boardTree) : view === 'resources' ? readTree(resourcesTree) : readTree(sessionsTree),
+    tree: (view) => (view === 'board' ? readTree(boardTree) : view === 'resources' ? readTree(resourcesTree) : readTree(sessionsTree)),
     decoration: async (uri) => (await decorations.provideFileDecoration(uri)) ?? undefined,
     editWarning: (uri) => editWarnings.check(uri),
     editWarned: (uri) => editWarnings.said(uri),

@@ -6,9 +6,7 @@ import * as vscode from 'vscode';
 import type { RailContext } from './ctx';
 import type { ResourceUse } from './host/core';
 
-type ResourceNode =
-  | { kind: 'resource'; resource: ResourceUse }
-  | { kind: 'holder'; resource: ResourceUse; index: number };
+type ResourceNode = { kind: 'resource'; resource: ResourceUse } | { kind: 'holder'; resource: ResourceUse; index: number };
 
 /** An icon for the conventional `kind:` prefixes; anything else is a generic token. */
 function kindIcon(kind: string): string {
@@ -56,9 +54,7 @@ export class ResourcesTree implements vscode.TreeDataProvider<ResourceNode> {
       item.iconPath = r.clash
         ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
         : new vscode.ThemeIcon(kindIcon(r.kind));
-      item.tooltip = r.clash
-        ? `${r.name} is exclusive but held by ${sessions.join(' and ')}`
-        : `${r.name}: held by ${sessions.join(', ')}`;
+      item.tooltip = r.clash ? `${r.name} is exclusive but held by ${sessions.join(' and ')}` : `${r.name}: held by ${sessions.join(', ')}`;
       item.contextValue = r.clash ? 'rail.resource.clash' : 'rail.resource';
       return item;
     }

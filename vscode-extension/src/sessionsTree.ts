@@ -8,10 +8,7 @@ import { claimDetails, claimTreeItem, detailTreeItem, type DetailNode } from './
 import type { RailContext } from './ctx';
 import type { BoardClaim, SessionView } from './host/core';
 
-type SessionNode =
-  | { kind: 'session'; session: SessionView }
-  | { kind: 'claim'; claim: BoardClaim; id: string }
-  | DetailNode;
+type SessionNode = { kind: 'session'; session: SessionView } | { kind: 'claim'; claim: BoardClaim; id: string } | DetailNode;
 
 export class SessionsTree implements vscode.TreeDataProvider<SessionNode> {
   private readonly changed = new vscode.EventEmitter<SessionNode | undefined>();
@@ -45,11 +42,9 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode> {
       s.claims.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
     );
     item.id = `session/${s.name}`;
-    const counts = [
-      s.live ? `${s.live} live` : '',
-      s.expiring ? `${s.expiring} expiring` : '',
-      s.stale ? `${s.stale} stale` : '',
-    ].filter(Boolean);
+    const counts = [s.live ? `${s.live} live` : '', s.expiring ? `${s.expiring} expiring` : '', s.stale ? `${s.stale} stale` : ''].filter(
+      Boolean,
+    );
     item.description = [me ? 'you' : '', counts.join(', ') || 'no claims', s.worktree ?? ''].filter(Boolean).join(' · ');
     const tip = [`session ${s.name}`, `branch ${s.branch}`];
     if (s.worktree) tip.push(`worktree ${s.worktree}`);

@@ -4,7 +4,7 @@
 // fetched 5m ago").
 // A local rail shows neither.
 
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 
 import type { BoardNode } from './boardTree';
 import type { RailContext } from './ctx';

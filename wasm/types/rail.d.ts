@@ -167,7 +167,7 @@ nonce: string,
  */
 proc_start: number | null, };
 
-export type LockState = "alive" | "dead" | "foreign-host" | "unknown" | "abandoned" | "young";
+export type LockState = "alive" | "dead" | "foreign-host" | "unknown" | "unjudgeable" | "abandoned" | "young";
 
 export type LockVerdict = { state: LockState, 
 /**
@@ -222,7 +222,16 @@ losers: Array<Loser>, };
 
 export type OnStop = "release" | "renew" | "nothing";
 
-export type Overlap = { left: string, right: string, example: string, };
+export type Overlap = { left: string, right: string, 
+/**
+ * A path both cover; empty when `undecided`.
+ */
+example: string, 
+/**
+ * The patterns were too costly to compare within Rail's budget: they are treated as
+ * overlapping (never as apart), and there is no example. Present only when true.
+ */
+undecided?: boolean, };
 
 export type Plan = { op: string, task: string, session: string, edits: Array<FileEdits>, 
 /**

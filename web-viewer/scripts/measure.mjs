@@ -38,7 +38,9 @@ for (const f of live) {
 const total = weight(live);
 console.log(`  ${'live page total'.padEnd(20)} ${kb(total.raw).padStart(10)} raw ${kb(total.gz).padStart(10)} gzip`);
 const standalone = weight(['standalone.html']);
-console.log(`  ${'standalone.html'.padEnd(20)} ${kb(standalone.raw).padStart(10)} raw ${kb(standalone.gz).padStart(10)} gzip (wasm as base64, no data)`);
+console.log(
+  `  ${'standalone.html'.padEnd(20)} ${kb(standalone.raw).padStart(10)} raw ${kb(standalone.gz).padStart(10)} gzip (wasm as base64, no data)`,
+);
 
 // First render.
 const rails = new Map([1000, 10000].map((n) => [n, generateRail(n)]));
@@ -77,7 +79,9 @@ try {
         await page.fill('#search', 'session:session-7');
         const t0 = Date.now();
         await page.waitForFunction((b) => Number(document.documentElement.dataset.renders) > b, before);
-        console.log(`  (filter ${n} claims to ${await page.locator('#match-count').innerText()}: ${Date.now() - t0} ms incl. 120 ms debounce)`);
+        console.log(
+          `  (filter ${n} claims to ${await page.locator('#match-count').innerText()}: ${Date.now() - t0} ms incl. 120 ms debounce)`,
+        );
       }
       await page.close();
     }

@@ -35,7 +35,9 @@ if (rail) {
   const dir = resolve(rail);
   if (existsSync(join(dir, 'claims.md'))) q.append('src', '/rail/claims.md');
   if (existsSync(join(dir, 'claims'))) {
-    for (const f of readdirSync(join(dir, 'claims')).filter((f) => /\.ya?ml$/.test(f)).sort()) {
+    for (const f of readdirSync(join(dir, 'claims'))
+      .filter((f) => /\.ya?ml$/.test(f))
+      .sort()) {
       q.append('yaml', `/rail/claims/${encodeURIComponent(f)}`);
     }
   }

@@ -71,7 +71,10 @@ export class App {
     this.search.value = opts.initialQuery;
     // Typing re-filters after a pause; 10,000 claims filter in a few milliseconds, but `path:`
     // asks core, which reads the whole rail again.
-    this.search.addEventListener('input', debounce(() => this.applyFilter(), 120));
+    this.search.addEventListener(
+      'input',
+      debounce(() => this.applyFilter(), 120),
+    );
     this.sessionSelect.addEventListener('change', () => this.applyFilter());
     for (const button of [this.onlyConflicts, this.onlyBlocked]) {
       button.addEventListener('click', () => {
@@ -144,7 +147,12 @@ export class App {
     byId('waiting').hidden = true;
     byId('source').textContent = loaded.source;
     const now = byId('now');
-    fill(now, 'now ', h('time', { attrs: { datetime: board.now }, title: board.now }, localTime(board.now)), loaded.clock === 'live' ? ' (clock)' : ' (fixed)');
+    fill(
+      now,
+      'now ',
+      h('time', { attrs: { datetime: board.now }, title: board.now }, localTime(board.now)),
+      loaded.clock === 'live' ? ' (clock)' : ' (fixed)',
+    );
     byId('facts-note').textContent = factsNote(loaded.facts);
     const files = fileList(loaded.texts);
     fill(
@@ -155,7 +163,15 @@ export class App {
           { class: 'file-chip' },
           h('code', {}, path),
           loaded.removable
-            ? h('button', { class: 'icon', attrs: { type: 'button', 'aria-label': `Remove ${path}` }, on: { click: () => this.load({ ...loaded, texts: withoutFile(loaded.texts, path) }) } }, '×')
+            ? h(
+                'button',
+                {
+                  class: 'icon',
+                  attrs: { type: 'button', 'aria-label': `Remove ${path}` },
+                  on: { click: () => this.load({ ...loaded, texts: withoutFile(loaded.texts, path) }) },
+                },
+                '×',
+              )
             : null,
         ),
       ),
@@ -167,7 +183,11 @@ export class App {
       this.applyFilter();
     });
     const current = this.sessionSelect.value;
-    fill(this.sessionSelect, h('option', { attrs: { value: '' } }, `All sessions (${board.sessions.length})`), ...board.sessions.map((s) => h('option', { attrs: { value: s.name } }, s.name)));
+    fill(
+      this.sessionSelect,
+      h('option', { attrs: { value: '' } }, `All sessions (${board.sessions.length})`),
+      ...board.sessions.map((s) => h('option', { attrs: { value: s.name } }, s.name)),
+    );
     this.sessionSelect.value = board.sessions.some((s) => s.name === current) ? current : '';
   }
 

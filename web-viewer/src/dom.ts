@@ -34,11 +34,7 @@ function applyProps(el: Element, props: Props | undefined): void {
 }
 
 /** An HTML element with properties and children (strings become text nodes). */
-export function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props?: Props,
-  ...children: Child[]
-): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props?: Props, ...children: Child[]): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   applyProps(el, props);
   for (const [type, handler] of Object.entries(props?.on ?? {})) {

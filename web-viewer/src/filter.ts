@@ -15,10 +15,14 @@ export interface Query {
 }
 
 const FIELDS: Record<string, keyof Omit<Query, 'words'>> = {
-  session: 'sessions', s: 'sessions',
-  task: 'tasks', t: 'tasks',
-  path: 'paths', p: 'paths',
-  resource: 'resources', r: 'resources',
+  session: 'sessions',
+  s: 'sessions',
+  task: 'tasks',
+  t: 'tasks',
+  path: 'paths',
+  p: 'paths',
+  resource: 'resources',
+  r: 'resources',
   is: 'is',
 };
 
@@ -36,7 +40,8 @@ export function parseQuery(input: string): Query {
     const field = colon > 0 ? FIELDS[token.slice(0, colon).toLowerCase()] : undefined;
     const value = field ? token.slice(colon + 1) : token;
     if (value === '') continue;
-    if (field === 'paths') query.paths.push(value); // paths are case-sensitive, as in git
+    if (field === 'paths')
+      query.paths.push(value); // paths are case-sensitive, as in git
     else query[field ?? 'words'].push(value.toLowerCase());
   }
   return query;

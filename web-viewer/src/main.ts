@@ -63,7 +63,13 @@ async function main(): Promise<void> {
   const loadLocal = (files: RawFile[]) => {
     const { texts, ignored } = mergeFiles(origin === 'local' ? (app.texts ?? {}) : {}, files);
     origin = 'local';
-    app.load({ texts, facts: browserFacts(fixedNow), source: fileList(texts).join(', '), clock: fixedNow ? 'fixed' : 'live', removable: true });
+    app.load({
+      texts,
+      facts: browserFacts(fixedNow),
+      source: fileList(texts).join(', '),
+      clock: fixedNow ? 'fixed' : 'live',
+      removable: true,
+    });
     if (ignored.length) app.showError(`Not rail files, ignored: ${ignored.join(', ')}`);
   };
 
@@ -73,7 +79,8 @@ async function main(): Promise<void> {
     input.addEventListener('change', () => {
       if (!input.files?.length) return;
       readInput(input.files).then(
-        (files) => (files.length ? loadLocal(files) : app.showError('No rail files there (claims.md, claims/*.yaml, claims.log, rail.yaml).')),
+        (files) =>
+          files.length ? loadLocal(files) : app.showError('No rail files there (claims.md, claims/*.yaml, claims.log, rail.yaml).'),
         (e: unknown) => app.showError(message(e)),
       );
       input.value = '';
@@ -135,7 +142,13 @@ async function main(): Promise<void> {
       app.showError('This snapshot holds no data: the page was opened before `rail board --html` filled it.');
       return;
     }
-    app.load({ texts: data.texts, facts: data.facts, source: `snapshot of ${data.texts.claims?.path ?? 'the rail'} at ${data.facts.now}`, clock: 'fixed', removable: false });
+    app.load({
+      texts: data.texts,
+      facts: data.facts,
+      source: `snapshot of ${data.texts.claims?.path ?? 'the rail'} at ${data.facts.now}`,
+      clock: 'fixed',
+      removable: false,
+    });
     return;
   }
 
@@ -145,7 +158,13 @@ async function main(): Promise<void> {
     byId('waiting').hidden = false;
     listenForHost(
       (data) => {
-        const loaded: Loaded = { texts: data.texts, facts: data.facts, source: data.source ?? fileList(data.texts).join(', '), clock: 'fixed', removable: false };
+        const loaded: Loaded = {
+          texts: data.texts,
+          facts: data.facts,
+          source: data.source ?? fileList(data.texts).join(', '),
+          clock: 'fixed',
+          removable: false,
+        };
         app.load(loaded);
       },
       (m) => app.showError(m),

@@ -7,21 +7,51 @@
 
 /** Elements pulldown-cmark emits for a purpose, with the attributes each may keep. */
 const ALLOWED: ReadonlyMap<string, readonly string[]> = new Map([
-  ['p', []], ['br', []], ['strong', []], ['em', []], ['del', []], ['code', []], ['pre', []],
-  ['a', ['href']], ['ul', []], ['ol', ['start']], ['li', []], ['blockquote', []], ['hr', []],
-  ['h1', []], ['h2', []], ['h3', []], ['h4', []], ['h5', []], ['h6', []],
+  ['p', []],
+  ['br', []],
+  ['strong', []],
+  ['em', []],
+  ['del', []],
+  ['code', []],
+  ['pre', []],
+  ['a', ['href']],
+  ['ul', []],
+  ['ol', ['start']],
+  ['li', []],
+  ['blockquote', []],
+  ['hr', []],
+  ['h1', []],
+  ['h2', []],
+  ['h3', []],
+  ['h4', []],
+  ['h5', []],
+  ['h6', []],
 ]);
 
 /** Elements whose content is never shown as text either: drop them whole. */
 const DROP_WITH_CONTENT = new Set([
-  'script', 'style', 'template', 'iframe', 'object', 'embed', 'svg', 'math', 'noscript',
-  'textarea', 'title', 'select', 'frameset', 'frame', 'noembed', 'xmp',
+  'script',
+  'style',
+  'template',
+  'iframe',
+  'object',
+  'embed',
+  'svg',
+  'math',
+  'noscript',
+  'textarea',
+  'title',
+  'select',
+  'frameset',
+  'frame',
+  'noembed',
+  'xmp',
 ]);
 
 /** http, https and mailto, as core allows; whitespace and controls inside a scheme are ignored
  * by browsers (`java\tscript:`), so they are ignored here too before looking at the scheme. */
 export function isSafeHref(href: string): boolean {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point (browsers drop them from schemes)
   const squeezed = href.replace(/[\s\u0000-\u001f\u007f]+/g, '').toLowerCase();
   return /^(https?:\/\/|mailto:)/.test(squeezed);
 }

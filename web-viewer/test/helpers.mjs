@@ -136,7 +136,8 @@ export const renders = (page) => page.evaluate(() => Number(document.documentEle
 /** What the page shows, read from the DOM. */
 export async function shown(page) {
   return page.evaluate(() => {
-    const ids = (root, sel) => Array.from(root.querySelectorAll(sel), (el) => Number(el.getAttribute('data-claim-id'))).sort((a, b) => a - b);
+    const ids = (root, sel) =>
+      Array.from(root.querySelectorAll(sel), (el) => Number(el.getAttribute('data-claim-id'))).sort((a, b) => a - b);
     const columns = {};
     for (const col of document.querySelectorAll('.column')) {
       columns[col.dataset.column] = {
@@ -169,15 +170,25 @@ export async function assertShows(page, board, label) {
   assert.equal(s.banner, null, `${label}: error banner`);
   for (const key of Object.keys(board.summary)) assert.equal(s.summary[key], board.summary[key], `${label}: summary ${key}`);
   for (const column of ['live', 'expiring', 'stale', 'blocked']) {
-    const want = board.claims.filter((c) => columnOf(c) === column).map((c) => c.id).sort((a, b) => a - b);
+    const want = board.claims
+      .filter((c) => columnOf(c) === column)
+      .map((c) => c.id)
+      .sort((a, b) => a - b);
     assert.equal(s.columns[column].count, String(want.length), `${label}: ${column} count`);
     if (want.length <= 8) assert.deepEqual(s.columns[column].cards, want, `${label}: ${column} cards`);
   }
   if (board.claims.length <= 30) {
-    const conflicted = board.claims.filter((c) => (c.conflicts ?? []).length > 0).map((c) => c.id).sort((a, b) => a - b);
+    const conflicted = board.claims
+      .filter((c) => (c.conflicts ?? []).length > 0)
+      .map((c) => c.id)
+      .sort((a, b) => a - b);
     assert.deepEqual(s.conflictCards, conflicted, `${label}: conflict highlights`);
-    for (const c of board.conflicts) for (const id of c.claims) assert.ok(s.conflictCards.includes(id), `${label}: both sides of "${c.message}"`);
-    const timed = board.claims.filter((c) => c.lease_end && (c.lease_start || c.claimed_at)).map((c) => c.id).sort((a, b) => a - b);
+    for (const c of board.conflicts)
+      for (const id of c.claims) assert.ok(s.conflictCards.includes(id), `${label}: both sides of "${c.message}"`);
+    const timed = board.claims
+      .filter((c) => c.lease_end && (c.lease_start || c.claimed_at))
+      .map((c) => c.id)
+      .sort((a, b) => a - b);
     assert.equal(s.bars, timed.length, `${label}: timeline bars`);
     assert.deepEqual(s.barIds, timed, `${label}: timeline bar claims`);
   }
@@ -203,7 +214,10 @@ export function fillStandalone(texts, facts, dir = mkdtempSync(join(tmpdir(), 'r
   const template = readFileSync(join(DIST, 'standalone.html'), 'utf8');
   const json = JSON.stringify({ texts, facts }).replace(/</g, '\\u003c');
   const file = join(dir, 'board.html');
-  writeFileSync(file, template.replace('__RAIL_DATA__', () => json));
+  writeFileSync(
+    file,
+    template.replace('__RAIL_DATA__', () => json),
+  );
   return pathToFileURL(file).href;
 }
 

@@ -20,7 +20,10 @@ export async function viaPicker(page, server, fixture) {
   await open(page, `${server.page}/?now=${encodeURIComponent(fixture.facts.now)}`);
   const dir = materialize(fixture);
   const before = await renders(page);
-  await page.setInputFiles('#file-input', fixture.files.map((f) => join(dir, f.path)));
+  await page.setInputFiles(
+    '#file-input',
+    fixture.files.map((f) => join(dir, f.path)),
+  );
   await waitRender(page, before);
   return expectedBoard(textsOf(withMtimes(fixture)), { now: fixture.facts.now });
 }
@@ -40,7 +43,10 @@ export async function dropFiles(page, files) {
 export async function viaDrop(page, server, fixture) {
   await open(page, `${server.page}/?now=${encodeURIComponent(fixture.facts.now)}`);
   const files = withMtimes(fixture);
-  await dropFiles(page, files.map((f) => ({ name: baseName(f.path), text: f.text, modified: f.modified })));
+  await dropFiles(
+    page,
+    files.map((f) => ({ name: baseName(f.path), text: f.text, modified: f.modified })),
+  );
   return expectedBoard(textsOf(files), { now: fixture.facts.now });
 }
 

@@ -2,7 +2,19 @@
 // (virtualized columns and timeline, paged panels).
 
 import { after, before, test } from 'node:test';
-import { assert, assertClean, browser, columnOf, expectedBoard, generateRail, newPage, renders, saveArtifact, startServers, waitRender } from './helpers.mjs';
+import {
+  assert,
+  assertClean,
+  browser,
+  columnOf,
+  expectedBoard,
+  generateRail,
+  newPage,
+  renders,
+  saveArtifact,
+  startServers,
+  waitRender,
+} from './helpers.mjs';
 import { open } from './inputs.mjs';
 
 const N = 10_000;

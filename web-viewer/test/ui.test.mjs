@@ -3,7 +3,21 @@
 // and screenshots of the main views for a human to look at (artifacts/web-viewer/).
 
 import { after, before, describe, test } from 'node:test';
-import { assert, assertClean, browser, fixtureDirs, join, newPage, readFixture, renders, saveArtifact, startServers, waitRender, writeFileSync, readFileSync } from './helpers.mjs';
+import {
+  assert,
+  assertClean,
+  browser,
+  fixtureDirs,
+  join,
+  newPage,
+  readFixture,
+  renders,
+  saveArtifact,
+  startServers,
+  waitRender,
+  writeFileSync,
+  readFileSync,
+} from './helpers.mjs';
 import { open, viaEmbed, viaSrc, viaStandalone } from './inputs.mjs';
 
 const demo = readFixture(fixtureDirs().find((f) => f.name === 'own/demo').dir);
@@ -47,7 +61,11 @@ describe('keyboard and filters', () => {
 
     await page.keyboard.press('Escape'); // leaves the search field
     await page.keyboard.press('b');
-    const focused = () => page.evaluate(() => ({ id: document.activeElement.dataset.claimId, column: document.activeElement.closest('.column')?.dataset.column }));
+    const focused = () =>
+      page.evaluate(() => ({
+        id: document.activeElement.dataset.claimId,
+        column: document.activeElement.closest('.column')?.dataset.column,
+      }));
     const first = await focused();
     assert.equal(first.column, 'live');
     await page.keyboard.press('ArrowDown');
@@ -116,10 +134,19 @@ describe('views and themes', () => {
     // and scrolling to the end brings the last one in.
     assert.equal(await page.evaluate(() => document.querySelector('.lanes-body .v-spacer').style.height), `${9 * 112}px`);
     const lanes = await page.locator('.lane .lane-name').allInnerTexts();
-    assert.deepEqual(lanes.slice(0, 4), board.sessions.slice(0, 4).map((s) => s.name), 'lanes in core’s session order');
-    await page.evaluate(() => { const b = document.querySelector('.lanes-body'); b.scrollTop = b.scrollHeight; });
+    assert.deepEqual(
+      lanes.slice(0, 4),
+      board.sessions.slice(0, 4).map((s) => s.name),
+      'lanes in core’s session order',
+    );
+    await page.evaluate(() => {
+      const b = document.querySelector('.lanes-body');
+      b.scrollTop = b.scrollHeight;
+    });
     await page.waitForSelector('.lane[data-session="session-h"]');
-    await page.evaluate(() => { document.querySelector('.lanes-body').scrollTop = 0; });
+    await page.evaluate(() => {
+      document.querySelector('.lanes-body').scrollTop = 0;
+    });
     await page.waitForSelector('.lane[data-session="session-a"]');
     const aChips = await page.locator('.lane[data-session="session-a"] .chip .chip-task').allInnerTexts();
     assert.deepEqual(aChips.sort(), ['auth-refresh', 'release-notes']);

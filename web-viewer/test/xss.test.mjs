@@ -6,9 +6,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import * as esbuild from 'esbuild';
-import {
-  PKG, assert, assertClean, browser, fixtureDirs, newPage, readFixture, saveArtifact, startServers,
-} from './helpers.mjs';
+import { PKG, assert, assertClean, browser, fixtureDirs, newPage, readFixture, saveArtifact, startServers } from './helpers.mjs';
 import { DEFAULT_MTIME, dropFiles, open, viaEmbed, viaPicker, viaSrc, viaStandalone } from './inputs.mjs';
 
 const xss = readFixture(fixtureDirs().find((f) => f.name === 'own/xss').dir);
@@ -23,7 +21,12 @@ before(async () => {
     if (path === '/sanitize.js') {
       // security.ts on its own, so the defence in depth is tested on HTML core would never send.
       const out = await esbuild.build({
-        stdin: { contents: "import { purposeFragment, isSafeHref } from './src/security.ts'; window.sanitize = (html) => { const d = document.createElement('div'); d.append(purposeFragment(html, 'FALLBACK')); return d.innerHTML; }; window.isSafeHref = isSafeHref;", resolveDir: PKG, loader: 'ts' },
+        stdin: {
+          contents:
+            "import { purposeFragment, isSafeHref } from './src/security.ts'; window.sanitize = (html) => { const d = document.createElement('div'); d.append(purposeFragment(html, 'FALLBACK')); return d.innerHTML; }; window.isSafeHref = isSafeHref;",
+          resolveDir: PKG,
+          loader: 'ts',
+        },
         bundle: true,
         format: 'esm',
         write: false,
@@ -46,7 +49,8 @@ async function assertInert(page, label) {
     const bad = [];
     for (const el of document.querySelectorAll('*')) {
       for (const attr of el.attributes) if (/^on/i.test(attr.name)) bad.push(`${el.localName}[${attr.name}]`);
-      if (['iframe', 'object', 'embed', 'img', 'form', 'base', 'meta'].includes(el.localName) && !el.closest('head')) bad.push(el.localName);
+      if (['iframe', 'object', 'embed', 'img', 'form', 'base', 'meta'].includes(el.localName) && !el.closest('head'))
+        bad.push(el.localName);
       if (el.localName === 'svg' && !el.matches('.tl-axis, .tl-rows')) bad.push('svg outside the timeline');
       if (el.localName === 'script' && !(el.type === 'module' || el.id === 'rail-data' || el.id === 'rail-wasm')) bad.push('script');
     }
@@ -156,8 +160,14 @@ describe('purpose sanitizer (defence in depth, on HTML core never sends)', () =>
     ['<a href="javascript:window.__pwned=1">j</a>', '<a>j</a>'],
     ['<a href=" java\tscript:window.__pwned=1">t</a>', '<a>t</a>'],
     ['<a href="data:text/html,<script>1</script>">d</a>', '<a>d</a>'],
-    ['<a href="https://example.com/" onclick="window.__pwned=1" style="x">ok</a>', '<a href="https://example.com/" rel="noopener noreferrer nofollow" referrerpolicy="no-referrer" target="_blank">ok</a>'],
-    ['<a href="mailto:a@example.com">m</a>', '<a href="mailto:a@example.com" rel="noopener noreferrer nofollow" referrerpolicy="no-referrer" target="_blank">m</a>'],
+    [
+      '<a href="https://example.com/" onclick="window.__pwned=1" style="x">ok</a>',
+      '<a href="https://example.com/" rel="noopener noreferrer nofollow" referrerpolicy="no-referrer" target="_blank">ok</a>',
+    ],
+    [
+      '<a href="mailto:a@example.com">m</a>',
+      '<a href="mailto:a@example.com" rel="noopener noreferrer nofollow" referrerpolicy="no-referrer" target="_blank">m</a>',
+    ],
     ['<p class="x" style="color:red" id="y">p</p>', '<p>p</p>'],
     ['<iframe src="javascript:1"></iframe><object data=x></object>z', 'z'],
     ['<div><span>kept text</span></div>', 'kept text'],
@@ -180,7 +190,16 @@ describe('purpose sanitizer (defence in depth, on HTML core never sends)', () =>
     await page.waitForTimeout(200); // let any image error fire, if one got through
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
     assert.deepEqual(problems.dialogs, []);
-    for (const [href, ok] of [['https://a', true], ['HTTP://a', true], ['mailto:x', true], ['javascript:x', false], ['java\nscript:x', false], ['  data:x', false], ['/relative', false], ['vbscript:x', false]]) {
+    for (const [href, ok] of [
+      ['https://a', true],
+      ['HTTP://a', true],
+      ['mailto:x', true],
+      ['javascript:x', false],
+      ['java\nscript:x', false],
+      ['  data:x', false],
+      ['/relative', false],
+      ['vbscript:x', false],
+    ]) {
       assert.equal(await page.evaluate((h) => window.isSafeHref(h), href), ok, href);
     }
     await page.close();

@@ -270,22 +270,10 @@ pub fn sync(ctx: &Ctx) -> Result<(), Fail> {
             "this rail is not shared; `rail init --remote NAME` shares it through a git remote",
         )
     })?;
-    let snapshot = crate::shared::sync(ctx, &remote)?;
-    if ctx.json {
-        outln_raw!(
-            "{}",
-            serde_json::json!({ "ok": true, "remote": remote, "commit": snapshot.commit, "files": snapshot.files.len() })
-        );
-    } else {
-        outln!(
-            "synced the shared rail from {remote} ({} files{})",
-            snapshot.files.len(),
-            snapshot
-                .commit
-                .as_deref()
-                .map(|c| format!(", {}", &c[..c.len().min(12)]))
-                .unwrap_or_default()
-        );
+    let outcome = crate::shared::sync(ctx, &remote)?;
+    match (&outcome.json, ctx.json) {
+        (Some(json), true) => outln_raw!("{json}"),
+        _ => outln!("{}", outcome.text),
     }
     Ok(())
 }
@@ -380,9 +368,7 @@ pub fn lock(ctx: &Ctx, break_lock: bool, force: bool) -> Result<(), Fail> {
                 .with("reason", broken.reason)
                 .render();
             let texts = ctx.read(true)?;
-            ctx.rail
-                .apply(&held, &texts, &[], &[line])
-                .map_err(Fail::env)
+            crate::shared::record_local(ctx, &held, &texts, &[line]).map_err(Fail::env)
         }
         Err(message) => Err(Fail::refused(message, None)),
     }
@@ -458,7 +444,6 @@ pub fn validate_files(paths: &[PathBuf]) -> Result<Vec<Located>, Fail> {
                     code: fail::USAGE,
                     message: format!("{}: {e}", path.display()),
                     json: None,
-                    refusal: None,
                 })
             }
         };

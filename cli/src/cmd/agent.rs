@@ -344,7 +344,7 @@ fn log_refusal(ctx: &Ctx, session: &str, verdict: &hook::HookVerdict) {
     }
     .with("by", "hook claude")
     .render();
-    let _ = ctx.rail.apply(&lock, &texts, &[], &[line]);
+    let _ = crate::shared::record_local(ctx, &lock, &texts, &[line]);
 }
 
 /// The session of the agent working in `cwd`: RAIL_SESSION / --session, else that checkout's

@@ -56,7 +56,7 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
 
     if result.release {
         let touched = changed.clone();
-        let plan = crate::cmd::mutate::mutate_with_log(
+        let outcome = crate::cmd::mutate::mutate_with_log(
             ctx,
             &session,
             Request::Release {
@@ -66,13 +66,11 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
             },
             vec![line],
         )?;
-        crate::cmd::mutate::print_plan(ctx, &plan);
+        crate::cmd::mutate::print_outcome(ctx, &outcome);
     } else {
         let lock = ctx.lock(&session)?;
         let texts = ctx.read(true)?;
-        ctx.rail
-            .apply(&lock, &texts, &[], &[line])
-            .map_err(Fail::env)?;
+        crate::shared::record_local(ctx, &lock, &texts, &[line]).map_err(Fail::env)?;
     }
     let json = serde_json::json!({ "ok": result.release, "gate": result, "scope": report });
     let code = match result.verdict {
@@ -94,7 +92,6 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
         code,
         message: result.message,
         json: Some(json),
-        refusal: None,
     })
 }
 

@@ -10,10 +10,11 @@ use crate::fail::Fail;
 /// The placeholder the web board's standalone page reads its data from.
 const PLACEHOLDER: &str = "__RAIL_DATA__";
 
-#[cfg(rail_standalone_html)]
-const EMBEDDED: Option<&str> = Some(include_str!(concat!(env!("OUT_DIR"), "/standalone.html")));
-#[cfg(not(rail_standalone_html))]
-const EMBEDDED: Option<&str> = None;
+/// The web board's standalone page, vendored in the crate (cli/assets/standalone.html, written by
+/// `npm run vendor -w web-viewer`) so that every build of `rail` has it: `cargo install` runs no
+/// npm. `npm test` fails when the copy differs from a fresh build of web-viewer
+/// (web-viewer/test/vendored.test.mjs).
+const EMBEDDED: &str = include_str!("../../assets/standalone.html");
 
 fn template() -> Result<String, Fail> {
     if let Some(path) = std::env::var_os("RAIL_STANDALONE_HTML") {
@@ -24,11 +25,7 @@ fn template() -> Result<String, Fail> {
             ))
         });
     }
-    EMBEDDED.map(str::to_string).ok_or_else(|| {
-        Fail::env(
-            "this rail was built without the web board: run `npm run build -w web-viewer`, then rebuild rail (or set RAIL_STANDALONE_HTML to web-viewer/dist/standalone.html)",
-        )
-    })
+    Ok(EMBEDDED.to_string())
 }
 
 /// JSON safe inside `<script type="application/json">`: no `<`, `>` or `&` can end the element
@@ -47,7 +44,7 @@ pub fn write_board_html(texts: &RailTexts, facts: &Facts, path: &Path) -> Result
     let page = template()?;
     if page.matches(PLACEHOLDER).count() != 1 {
         return Err(Fail::env(format!(
-            "the web board's standalone page has no single {PLACEHOLDER} placeholder; rebuild web-viewer"
+            "the web board's standalone page has no single {PLACEHOLDER} placeholder (RAIL_STANDALONE_HTML must name a web-viewer/dist/standalone.html)"
         )));
     }
     let data = script_json(&serde_json::json!({ "texts": texts, "facts": facts }));

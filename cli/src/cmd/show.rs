@@ -133,9 +133,7 @@ fn bypass(ctx: &Ctx, session: &str, what: &str) -> Result<bool, Fail> {
             .with("check", what)
             .with("reason", reason.clone())
             .render();
-    ctx.rail
-        .apply(&lock, &texts, &[], &[line])
-        .map_err(Fail::env)?;
+    crate::shared::record_local(ctx, &lock, &texts, &[line]).map_err(Fail::env)?;
     errln!("rail: {what} bypassed by RAIL_BYPASS ({reason}); this is recorded in claims.log");
     Ok(true)
 }
@@ -283,7 +281,6 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<(), Fail> {
             code: fail::REFUSED,
             message,
             json: Some(serde_json::to_value(&report).unwrap_or_default()),
-            refusal: None,
         });
     }
     Ok(())
@@ -346,7 +343,6 @@ pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<(), Fail> {
             code: fail::REFUSED,
             message: format!("{errors} error(s) found"),
             json: Some(serde_json::to_value(&diagnostics).unwrap_or_default()),
-            refusal: None,
         });
     }
     Ok(())
@@ -429,8 +425,18 @@ pub fn ready(ctx: &Ctx, all: bool) -> Result<(), Fail> {
 
 pub fn log(ctx: &Ctx, limit: Option<usize>) -> Result<(), Fail> {
     let texts = ctx.read(false)?;
-    let text = texts.log.as_ref().map(|l| l.text.as_str()).unwrap_or("");
-    let log = rail_core::log::parse(text);
+    let mut text = texts
+        .log
+        .as_ref()
+        .map(|l| l.text.clone())
+        .unwrap_or_default();
+    // In a shared rail, lines this machine recorded and has not delivered yet are shown too
+    // (the mirror keeps them in claims.log; this covers a claims.log replaced since, by git).
+    if crate::shared::remote_of(ctx).is_some() {
+        let pending = crate::shared::undelivered_lines(ctx, &text);
+        text = rail_core::snapshot::log_with(&text, &pending);
+    }
+    let log = rail_core::log::parse(&text);
     let skip = limit
         .map(|n| log.entries.len().saturating_sub(n))
         .unwrap_or(0);

@@ -475,21 +475,21 @@ fn with_note(text: String, note: Option<String>) -> String {
     }
 }
 
-/// A plan that was applied: core's message, its hint as a tool call, the plan as data.
-fn planned(plan: rail_core::ops::Plan) -> Answer {
-    Answer::ok(
-        say(&plan.message, plan.hint.as_ref()),
-        json!({ "ok": true, "plan": plan }),
-    )
+/// An operation that was done: core's message with its hint as a tool call, the plan as data
+/// (`{"ok": true, "plan": …}`, what `--json` prints).
+fn planned(outcome: mutate::Outcome) -> Answer {
+    let json = outcome.json.unwrap_or_else(|| json!({ "ok": true }));
+    let text = core_message(&json["plan"]).unwrap_or(outcome.text);
+    Answer::ok(text, json)
 }
 
 /// A failure as a tool error: a refusal's message (which names the holder) with its hint
 /// worded as the tool to call; the same JSON the CLI prints with `--json`.
 fn failure(f: Fail) -> Answer {
-    let text = match &f.refusal {
-        Some(refusal) => say(&refusal.message, refusal.hint.as_ref()),
-        None => f.message.clone(),
-    };
+    let refusal = f.json.as_ref().map(|j| &j["refusal"]);
+    let text = refusal
+        .and_then(core_message)
+        .unwrap_or_else(|| f.message.clone());
     let structured = match f.json {
         Some(Value::Object(o)) => Value::Object(o),
         Some(other) => json!({ "ok": false, "code": f.code, "error": f.message, "detail": other }),
@@ -502,51 +502,60 @@ fn failure(f: Fail) -> Answer {
     }
 }
 
-/// `message` followed by what to do about `hint`, worded as the tool to call (the CLI words
-/// the same hints as command lines: `crate::hint::say`).
-pub fn say(message: &str, hint: Option<&Hint>) -> String {
-    let Some(hint) = hint else {
-        return message.to_string();
+/// Core's `message` in a plan's or refusal's JSON, followed by its `hint` worded for MCP.
+///
+/// The JSON, not the typed value: on a shared rail the plan or refusal may have been made by
+/// another Rail process (the exchange's leader) and reaches this one as JSON.
+fn core_message(value: &Value) -> Option<String> {
+    let message = value.get("message")?.as_str()?;
+    Some(format!("{message}{}", how(value.get("hint"))))
+}
+
+/// What to do about a hint (core's `Hint` as JSON: `{"kind": "take", "task": "auth"}`), worded
+/// as the tool to call; the CLI words the same hints as command lines (`crate::hint::say`).
+fn how(hint: Option<&Value>) -> String {
+    let Some(hint) = hint.filter(|h| h.is_object()) else {
+        return String::new();
     };
-    let task = |t: &str| serde_json::to_string(t).unwrap_or_default();
-    let how = match hint {
-        Hint::Take { task: t } => {
-            format!(": call `take` with {{\"task\": {}}}", task(t))
-        }
-        Hint::Claim { task: t } => format!(": call `claim` with {{\"task\": {}}}", task(t)),
-        Hint::RenewOrUpdate { .. } => {
+    let task = |key: &str| {
+        hint.get(key)
+            .and_then(Value::as_str)
+            .map(|t| serde_json::to_string(t).unwrap_or_default())
+    };
+    match (hint["kind"].as_str().unwrap_or(""), task("task")) {
+        ("take", Some(t)) => format!(": call `take` with {{\"task\": {t}}}"),
+        ("claim", Some(t)) => format!(": call `claim` with {{\"task\": {t}}}"),
+        ("renew-or-update", _) => {
             "; call `renew` to extend it or `update` to change its paths".to_string()
         }
-        Hint::Validate => " (`rail validate` lists the problems)".to_string(),
-        Hint::MergeDriver => " (rail's merge driver avoids these: `rail init`)".to_string(),
-        Hint::ForceBreak => {
+        ("validate", _) => " (`rail validate` lists the problems)".to_string(),
+        ("merge-driver", _) => " (rail's merge driver avoids these: `rail init`)".to_string(),
+        ("force-break", _) => {
             ": break it only with `rail lock --break --force` after asking its owner".to_string()
         }
-        Hint::AddPaths { task: Some(t) } => format!(
-            " (call `update` with {{\"task\": {}, \"paths\": [...]}}, every path the claim needs)",
-            task(t)
+        ("add-paths", Some(t)) => format!(
+            " (call `update` with {{\"task\": {t}, \"paths\": [...]}}, every path the claim needs)"
         ),
-        Hint::AddPaths { task: None } => {
-            ": call `update` with the task and every path it needs.".to_string()
-        }
-        Hint::ClaimFirst => ": call `claim` with the task and its paths first.".to_string(),
-        Hint::FixCheck { task: t } => {
-            format!(". Fix the check command (rail.yaml `check:`) and run `rail done {t}` again")
-        }
-        Hint::OtherWork { take } => {
-            let take = take
-                .as_ref()
-                .map(|t| {
-                    format!(
-                        "; if its claim goes stale, call `take` with {{\"task\": {}}}",
-                        task(t)
-                    )
-                })
+        ("add-paths", None) => ": call `update` with the task and every path it needs.".to_string(),
+        ("claim-first", _) => ": call `claim` with the task and its paths first.".to_string(),
+        ("fix-check", Some(t)) => format!(
+            ". Fix the check command (rail.yaml `check:`) and run `rail done {}` again",
+            t.trim_matches('"')
+        ),
+        ("other-work", _) => {
+            let take = task("take")
+                .map(|t| format!("; if its claim goes stale, call `take` with {{\"task\": {t}}}"))
                 .unwrap_or_default();
             format!(" (other work: the `board` and `ready` tools{take}).")
         }
-    };
-    format!("{message}{how}")
+        _ => String::new(),
+    }
+}
+
+/// `message` followed by what to do about `hint`, worded as the tool to call.
+pub fn say(message: &str, hint: Option<&Hint>) -> String {
+    let hint = hint.and_then(|h| serde_json::to_value(h).ok());
+    format!("{message}{}", how(hint.as_ref()))
 }
 
 #[cfg(test)]

@@ -45,6 +45,12 @@ pub fn process_start(pid: u32) -> Option<u64> {
 /// used by a process that started at another time than `started` is dead. `None` if it cannot
 /// be told.
 pub fn process_alive(pid: u32, started: Option<u64>) -> Option<bool> {
+    // Never ask the OS about pid 0 (or one outside `pid_t`): `kill(0, 0)` signals our own
+    // process group and succeeds, so a lock file naming pid 0 would read as held by a live
+    // process forever. No process can be judged by such a pid; core says what to do.
+    if !rail_core::lock::plausible_pid(pid) {
+        return None;
+    }
     let alive = os::process_exists(pid)?;
     if !alive {
         return Some(false);
@@ -173,6 +179,16 @@ mod tests {
         let pid = child.id();
         child.wait().unwrap();
         assert_eq!(process_alive(pid, None), Some(false));
+    }
+
+    /// Pid 0 is never reported alive (`kill(0, 0)` would succeed: it signals our own process
+    /// group), nor is a pid outside `pid_t`.
+    #[test]
+    fn a_pid_that_names_no_process_is_never_judged() {
+        for pid in [0, u32::MAX, 1 << 31] {
+            assert_eq!(process_alive(pid, None), None, "{pid}");
+            assert_eq!(process_alive(pid, Some(1)), None, "{pid}");
+        }
     }
 
     #[test]

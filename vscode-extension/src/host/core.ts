@@ -38,7 +38,6 @@ let loaded: CoreModule | undefined;
 export function core(): CoreModule {
   // Loaded lazily: instantiating the ~700 KB module takes ~15 ms, which activation need not pay
   // before the first board is actually wanted. esbuild bundles this require like any other.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   loaded ??= require('../../../wasm/pkg/node/rail_wasm.js') as CoreModule;
   return loaded;
 }

@@ -7,11 +7,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { core } from './core';
+import { processesAllowed, RestrictedMode } from './trust';
 
 export class GitError extends Error {}
 
 /** Runs git in `dir`; stdout on success, a readable error otherwise. */
 export function git(dir: string, args: string[]): Promise<string> {
+  if (!processesAllowed()) return Promise.reject(new RestrictedMode('git'));
   return new Promise((resolve, reject) => {
     execFile('git', args, { cwd: dir, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
       if (err) {

@@ -20,9 +20,7 @@ export interface InstallPlace {
 export function installPlace(platform: NodeJS.Platform, env: NodeJS.ProcessEnv, home: string): InstallPlace {
   const join = platform === 'win32' ? path.win32.join : path.posix.join;
   const dir =
-    platform === 'win32'
-      ? join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'Programs', 'Rail')
-      : join(home, '.local', 'bin');
+    platform === 'win32' ? join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'Programs', 'Rail') : join(home, '.local', 'bin');
   return { dir, file: join(dir, binaryName(platform)) };
 }
 

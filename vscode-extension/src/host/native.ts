@@ -14,6 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import type { LockRecord, LockVerdict, Plan, Refusal } from './core';
+import { processesAllowed, RestrictedMode } from './trust';
 
 /** The CLI's exit codes (cli/src/fail.rs). */
 export const EXIT = { done: 0, refused: 1, badInput: 2, environment: 3 } as const;
@@ -88,7 +89,9 @@ export function resolveRail(opts: ResolveOptions): RailBinary {
       throw new RailNotFound(`rail.path must be an absolute path to the rail binary; it is "${setting}".`);
     }
     if (!runnable(setting, platform)) {
-      throw new RailNotFound(`rail.path is "${setting}", which is not an executable file. Fix the setting, or clear it to use the bundled rail.`);
+      throw new RailNotFound(
+        `rail.path is "${setting}", which is not an executable file. Fix the setting, or clear it to use the bundled rail.`,
+      );
     }
     return { path: setting, source: 'setting' };
   }
@@ -146,6 +149,7 @@ export function argv(args: readonly string[], opts: RunOptions): string[] {
 
 /** Runs the binary once; resolves with whatever it did (a failure to start is a RailError). */
 export function runRail(bin: string, args: readonly string[], opts: RunOptions): Promise<RawRun> {
+  if (!processesAllowed()) return Promise.reject(new RestrictedMode('the rail CLI'));
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(bin, argv(args, opts), {
@@ -190,7 +194,10 @@ function notesOf(stderr: string, except?: string): string[] {
 
 /** The last line the CLI wrote on stderr, for failures that printed no JSON. */
 function lastWords(run: RawRun): string {
-  const lines = run.stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = run.stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   const last = lines[lines.length - 1];
   if (last !== undefined) return last.startsWith('rail: ') ? last.slice('rail: '.length) : last;
   return `rail exited with code ${run.code} and said nothing`;
@@ -208,7 +215,8 @@ function document(run: RawRun): Json {
     doc = undefined;
   }
   if (run.code === EXIT.done || (run.code === EXIT.refused && isObject(doc) && isObject(doc.refusal))) {
-    if (!isObject(doc)) throw new RailError(EXIT.environment, `rail printed no JSON (exit ${run.code}): ${run.stdout.slice(0, 200)}`, run.stderr);
+    if (!isObject(doc))
+      throw new RailError(EXIT.environment, `rail printed no JSON (exit ${run.code}): ${run.stdout.slice(0, 200)}`, run.stderr);
     return doc;
   }
   const error = isObject(doc) && typeof doc.error === 'string' ? doc.error : lastWords(run);
@@ -226,9 +234,7 @@ function refusedOf(doc: Json, run: RawRun): Refused | undefined {
 }
 
 /** The outcome of claim, release, renew, take, update: done with core's plan, or refused. */
-export type Mutation =
-  | { ok: true; plan: Plan; message: string; notes: string[]; ms: number }
-  | (Refused & { ms: number });
+export type Mutation = { ok: true; plan: Plan; message: string; notes: string[]; ms: number } | (Refused & { ms: number });
 
 export function parseMutation(run: RawRun): Mutation {
   const doc = document(run);
@@ -243,9 +249,7 @@ export function parseMutation(run: RawRun): Mutation {
 }
 
 /** `rail worktree`: the station made (or the claim's refusal). */
-export type Station =
-  | { ok: true; task: string; dir: string; branch: string; message: string; notes: string[] }
-  | Refused;
+export type Station = { ok: true; task: string; dir: string; branch: string; message: string; notes: string[] } | Refused;
 
 export function parseStation(run: RawRun): Station {
   const doc = document(run);
@@ -378,7 +382,11 @@ export class NativeRail {
   }
 
   /** `undefined` leaves a field as it is; an empty list clears it. */
-  async update(session: string, task: string, u: { paths?: readonly string[]; resources?: readonly string[]; purpose?: string }): Promise<Mutation> {
+  async update(
+    session: string,
+    task: string,
+    u: { paths?: readonly string[]; resources?: readonly string[]; purpose?: string },
+  ): Promise<Mutation> {
     const args = ['update'];
     if (u.paths !== undefined) args.push(...(u.paths.length === 0 ? ['--clear-paths'] : many('path', u.paths)));
     if (u.resources !== undefined) args.push(...(u.resources.length === 0 ? ['--clear-resources'] : many('resource', u.resources)));

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { processesAllowed } from './trust';
 
 export interface Repo {
   /** The worktree's top directory (the folder the session works in). */
@@ -90,11 +91,9 @@ export function discover(start: string, env: NodeJS.ProcessEnv = process.env): R
 }
 
 function gitPath(start: string, args: string[]): string | undefined {
+  if (!processesAllowed()) return undefined; // Restricted Mode: only what the files say
   try {
-    return execFileSync('git', args, { cwd: start, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).replace(
-      /\n$/,
-      '',
-    );
+    return execFileSync('git', args, { cwd: start, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).replace(/\n$/, '');
   } catch {
     return undefined;
   }

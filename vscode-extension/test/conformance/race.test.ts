@@ -51,7 +51,8 @@ function seedLine(task: string, session: string): string {
 }
 
 function processClaim(kind: 'cli' | 'seed', dir: string, session: string, task: string): Promise<Outcome> {
-  const [cmd, args] = kind === 'cli' ? [RAIL_BIN, ['--session', session, 'claim', task]] : ['flock', ['claims.md', '-c', seedLine(task, session)]];
+  const [cmd, args] =
+    kind === 'cli' ? [RAIL_BIN, ['--session', session, 'claim', task]] : ['flock', ['claims.md', '-c', seedLine(task, session)]];
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: dir, env: ENV, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -79,7 +80,11 @@ function assertValid(dir: string): void {
 
 function logLines(dir: string, event: string): string[] {
   const file = path.join(dir, 'claims.log');
-  return fs.existsSync(file) ? read(file).split('\n').filter((l) => l.split(' | ')[1] === event) : [];
+  return fs.existsSync(file)
+    ? read(file)
+        .split('\n')
+        .filter((l) => l.split(' | ')[1] === event)
+    : [];
 }
 
 test('one task, 8 extension runners + 8 CLIs + 4 one-liners: exactly one holder', async () => {
@@ -100,7 +105,11 @@ test('one task, 8 extension runners + 8 CLIs + 4 one-liners: exactly one holder'
       assert.equal(railWinners.length, 0, 'the one-liner won; Rail refused everyone');
       assert.equal(logLines(dir, 'claimed').length, 0);
     } else {
-      assert.deepEqual(railWinners.map((r) => r.session), [holder], 'the one winner holds it');
+      assert.deepEqual(
+        railWinners.map((r) => r.session),
+        [holder],
+        'the one winner holds it',
+      );
       assert.equal(logLines(dir, 'claimed').length, 1);
     }
     for (const r of results.filter((x) => x.kind !== 'seed' && x.code !== 0)) {

@@ -116,7 +116,11 @@ async function race(remote: Remote): Promise<void> {
     assert.equal(read(path.join(dir, 'claims.log')), sharedFile(remote, 'claims.log'));
     const v = rail(dir, ['validate']);
     assert.equal(v.status, 0, `rail validate: ${v.stdout}${v.stderr}`);
-    assert.deepEqual(fs.readdirSync(dir).filter((n) => n.startsWith('claims.md.')), [], 'no lock or journal left');
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((n) => n.startsWith('claims.md.')),
+      [],
+      'no lock or journal left',
+    );
   }
 }
 

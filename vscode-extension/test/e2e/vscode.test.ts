@@ -104,7 +104,16 @@ before(async () => {
   delete env.RAIL_DIR;
   server = spawn(
     CODE_SERVER,
-    ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', ...common],
+    [
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      ...common,
+    ],
     { detached: true, stdio: ['ignore', log, log], env },
   );
   await healthy(60_000);
@@ -274,7 +283,10 @@ test('the UI: Rail container, Claim Task from the palette, the board webview, Pr
     await page.locator('.notifications-toasts', { hasText: 'claimed ui-task' }).waitFor({ timeout: 15_000 });
     await page.locator('.statusbar-item', { hasText: 'alice · 2 claims' }).waitFor();
     await shot(page, '02-claimed-from-palette.png');
-    assert.match(fs.readFileSync(path.join(ws, 'claims.md'), 'utf8'), /^ui-task \| alice \| \S+ \| paths: src\/ui\/\*\* \| resources: port:4000 \| purpose: claimed from the \*\*UI\*\* test$/m);
+    assert.match(
+      fs.readFileSync(path.join(ws, 'claims.md'), 'utf8'),
+      /^ui-task \| alice \| \S+ \| paths: src\/ui\/\*\* \| resources: port:4000 \| purpose: claimed from the \*\*UI\*\* test$/m,
+    );
 
     // A refused claim (bob holds billing) says who holds it, and keeps what was typed.
     await palette(page, 'Rail: Claim Task');
@@ -316,9 +328,13 @@ test('the UI: Rail container, Claim Task from the palette, the board webview, Pr
 
     // Problems: core's diagnostics for claims.md.
     await palette(page, 'Problems: Focus on Problems View');
-    await page.locator('.markers-panel .monaco-list-row', { hasText: 'bad-time' }).first().waitFor({ timeout: 15_000 }).catch(async () => {
-      await page.locator('.markers-panel', { hasText: 'claims.md' }).first().waitFor({ timeout: 15_000 });
-    });
+    await page
+      .locator('.markers-panel .monaco-list-row', { hasText: 'bad-time' })
+      .first()
+      .waitFor({ timeout: 15_000 })
+      .catch(async () => {
+        await page.locator('.markers-panel', { hasText: 'claims.md' }).first().waitFor({ timeout: 15_000 });
+      });
     await shot(page, '04-problems.png');
 
     // Explorer: a file bob holds carries the warning badge.
@@ -328,7 +344,11 @@ test('the UI: Rail container, Claim Task from the palette, the board webview, Pr
     await explorer.locator('.monaco-list-row', { hasText: 'billing' }).first().click();
     const tax = explorer.locator('.monaco-list-row', { hasText: 'tax.ts' }).first();
     await tax.waitFor();
-    await tax.locator('.label-description-container, .monaco-decoration-itemColor, [title*="held by bob"]').first().waitFor({ timeout: 5_000 }).catch(() => undefined);
+    await tax
+      .locator('.label-description-container, .monaco-decoration-itemColor, [title*="held by bob"]')
+      .first()
+      .waitFor({ timeout: 5_000 })
+      .catch(() => undefined);
     await tax.click();
     await page.waitForTimeout(1000);
     await shot(page, '05-explorer-decoration.png');

@@ -66,7 +66,10 @@ suite('Rail measurements (1,000 claims)', () => {
       const r = await vscode.commands.executeCommand<{ ok: boolean }>('rail.claimTask', { task: `perf-claim-${i}` });
       claims.push(performance.now() - t2);
       assert.equal(r?.ok, true, JSON.stringify(r));
-      assert.ok(api.snapshot()?.board.claims.some((c) => c.task === `perf-claim-${i}`), 'on the refreshed board');
+      assert.ok(
+        api.snapshot()?.board.claims.some((c) => c.task === `perf-claim-${i}`),
+        'on the refreshed board',
+      );
       afterWrite.push(api.stats().refreshMs.at(-1) ?? NaN); // the refresh that read the CLI's write
     }
     const spawns = api.stats().spawnMs.slice(-5);

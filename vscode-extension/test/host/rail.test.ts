@@ -187,11 +187,19 @@ suite('Rail in a real VS Code', () => {
     assert.equal(renewed?.ok, true);
     assert.match(claimsMd(), /^api-docs \| .* \| renewed: /m);
     assert.equal(cliHolds('api-docs'), 'alice', 'the CLI sees the claim at once');
-    const updated = await vscode.commands.executeCommand<MutateResultLike>('rail.updateClaim', { task: 'api-docs', paths: ['docs/api/**', 'openapi.yaml'], purpose: 'the API docs and the spec' });
+    const updated = await vscode.commands.executeCommand<MutateResultLike>('rail.updateClaim', {
+      task: 'api-docs',
+      paths: ['docs/api/**', 'openapi.yaml'],
+      purpose: 'the API docs and the spec',
+    });
     assert.equal(updated?.ok, true, JSON.stringify(updated));
     assert.match(claimsMd(), /^api-docs \| alice \| .*paths: docs\/api\/\*\*, openapi\.yaml.*purpose: the API docs and the spec/m);
     const rows = await api.tree('board');
-    assert.deepEqual(find(rows, 'api-docs')?.children.map((c) => c.label), ['docs/api/**', 'openapi.yaml'], 'the tree shows the new paths');
+    assert.deepEqual(
+      find(rows, 'api-docs')?.children.map((c) => c.label),
+      ['docs/api/**', 'openapi.yaml'],
+      'the tree shows the new paths',
+    );
     const released = await vscode.commands.executeCommand<MutateResultLike>('rail.release', { task: 'api-docs' });
     assert.equal(released?.ok, true);
     assert.doesNotMatch(claimsMd(), /^api-docs /m);
@@ -224,14 +232,17 @@ suite('Rail in a real VS Code', () => {
     assert.equal(cliHolds('cli-held'), 'yuri');
   });
 
-  test('Take Over Stale Claim takes carol\'s stale search', async () => {
+  test("Take Over Stale Claim takes carol's stale search", async () => {
     const r = await vscode.commands.executeCommand<MutateResultLike>('rail.takeOver', { task: 'search', confirmed: true });
     assert.equal(r?.ok, true, JSON.stringify(r));
     assert.match(claimsMd(), /^search \| alice \|/m);
     assert.match(logText(), /\| taken \| search \| alice \| from: carol \| reason: /);
     assert.equal(cliHolds('search'), 'alice', 'the CLI sees the take-over at once');
     const live = (await api.tree('board')).find((g) => g.label === 'Live');
-    assert.ok(live?.children.find((c) => c.label === 'search'), 'search is now alice\'s and live');
+    assert.ok(
+      live?.children.find((c) => c.label === 'search'),
+      "search is now alice's and live",
+    );
   });
 
   test('a claim written by the CLI shows up by itself (file watcher)', async () => {
@@ -245,8 +256,9 @@ suite('Rail in a real VS Code', () => {
     fs.writeFileSync(path.join(station, 'work.txt'), 'work\n');
     git(station, 'add', 'work.txt');
     git(station, 'commit', '-q', '-m', 'station work');
-    await until('the station session to show its commit', () =>
-      api.snapshot()?.board.sessions.find((s) => s.name === 'station')?.last_commit_at ?? undefined,
+    await until(
+      'the station session to show its commit',
+      () => api.snapshot()?.board.sessions.find((s) => s.name === 'station')?.last_commit_at ?? undefined,
     );
   });
 
@@ -315,7 +327,7 @@ suite('Rail in a real VS Code', () => {
         (await expiringTasks()).includes('auth-refresh') ? true : undefined,
       );
       await config.update('expiringThreshold', 'soon', vscode.ConfigurationTarget.Global);
-      await until('a bad threshold to fall back to the rail\'s', async () =>
+      await until("a bad threshold to fall back to the rail's", async () =>
         (await expiringTasks()).includes('auth-refresh') ? undefined : true,
       );
       await config.update('lease', '45m', vscode.ConfigurationTarget.Global);
@@ -350,12 +362,12 @@ suite('Rail in a real VS Code', () => {
     await until('the bundled binary again', () => (api.railBinary()?.source === 'bundled' ? true : undefined));
   });
 
-  test('Validate Claims reports core\'s diagnostics', async () => {
+  test("Validate Claims reports core's diagnostics", async () => {
     const found = await vscode.commands.executeCommand<Located[]>('rail.validate');
     assert.ok(found?.some((d) => d.code === 'bad-time' && d.line === 7));
   });
 
-  test('Check My Changes classifies the session\'s changes with core\'s scope', async () => {
+  test("Check My Changes classifies the session's changes with core's scope", async () => {
     fs.writeFileSync(path.join(ws(), 'src/billing/new.ts'), 'x\n');
     fs.writeFileSync(path.join(ws(), 'src/auth/extra.ts'), 'x\n');
     try {
@@ -371,7 +383,10 @@ suite('Rail in a real VS Code', () => {
 
   test('Who Holds This File?', async () => {
     const who = await vscode.commands.executeCommand<Who[]>('rail.whoHolds', vscode.Uri.file(path.join(ws(), 'src/billing/tax.ts')));
-    assert.deepEqual(who?.[0]?.holders.map((h) => h.session), ['bob']);
+    assert.deepEqual(
+      who?.[0]?.holders.map((h) => h.session),
+      ['bob'],
+    );
   });
 
   test('Show Board opens the webview', async () => {
@@ -391,8 +406,11 @@ suite('Rail in a real VS Code', () => {
     assert.ok(fs.existsSync(path.join(dir, '.git')), 'the worktree exists');
     assert.equal(git(dir, 'branch', '--show-current').trim(), 'station-2');
     assert.match(claimsMd(), /^station-2 \| station-2 \| \S+ \| paths: src\/station2\/\*\*$/m);
-    assert.equal(cliHolds('station-2'), 'station-2', 'the CLI sees the station\'s claim');
-    const refused = await vscode.commands.executeCommand<MutateResultLike>('rail.newStation', { task: 'billing', dir: `${ws()}-station-3` });
+    assert.equal(cliHolds('station-2'), 'station-2', "the CLI sees the station's claim");
+    const refused = await vscode.commands.executeCommand<MutateResultLike>('rail.newStation', {
+      task: 'billing',
+      dir: `${ws()}-station-3`,
+    });
     assert.equal(refused?.ok, false, 'a station for a task bob holds is refused');
     assert.match(refused?.message ?? '', /billing is held by bob/);
     assert.equal(fs.existsSync(`${ws()}-station-3`), false, 'and no worktree is made');
@@ -411,12 +429,11 @@ suite('Rail in a real VS Code', () => {
   });
 
   // Last: it turns this workspace's rail into a shared one (docs/shared-rail.md).
-  test('shared mode: Refresh fetches another clone\'s claim, claims land on the remote, a lost remote is stale', async () => {
+  test("shared mode: Refresh fetches another clone's claim, claims land on the remote, a lost remote is stale", async () => {
     const parent = path.dirname(ws());
     const bare = path.join(parent, 'shared.git');
     const other = path.join(parent, 'other-machine');
-    const cli = (dir: string, args: string[]): ReturnType<typeof spawnSync> =>
-      spawnSync(RAIL_BIN, args, { cwd: dir, encoding: 'utf8' });
+    const cli = (dir: string, args: string[]): ReturnType<typeof spawnSync> => spawnSync(RAIL_BIN, args, { cwd: dir, encoding: 'utf8' });
     const sharedClaims = (): string => git(parent, '--git-dir', bare, 'show', 'refs/rail/claims:claims.md');
     git(parent, 'init', '-q', '--bare', '-b', 'main', bare);
     git(ws(), 'remote', 'add', 'origin', bare);
@@ -427,10 +444,10 @@ suite('Rail in a real VS Code', () => {
     assert.equal(cli(other, ['init', '--remote', 'origin']).status, 0);
     const byOther = cli(other, ['--session', 'zoe', 'claim', 'remote-task', '--path', 'remote/**']);
     assert.equal(byOther.status, 0, String(byOther.stderr));
-    assert.doesNotMatch(claimsMd(), /^remote-task /m, 'not in this machine\'s mirror before a fetch');
+    assert.doesNotMatch(claimsMd(), /^remote-task /m, "not in this machine's mirror before a fetch");
 
     await vscode.commands.executeCommand('rail.refresh');
-    assert.ok(find(await api.tree('board'), 'remote-task'), 'Refresh fetched the other machine\'s claim');
+    assert.ok(find(await api.tree('board'), 'remote-task'), "Refresh fetched the other machine's claim");
     assert.match(claimsMd(), /^remote-task \| zoe \|/m, 'and mirrored it');
     assert.match(api.boardNote().description, /^shared via origin, fetched (just now|\d+s ago)$/);
     assert.equal(api.boardNote().message, '');

@@ -57,15 +57,7 @@ export async function daemonRemote(): Promise<Remote> {
   const execPath = execFileSync('git', ['--exec-path'], { encoding: 'utf8' }).trim();
   const daemon = spawn(
     path.join(execPath, 'git-daemon'),
-    [
-      '--reuseaddr',
-      '--export-all',
-      '--enable=receive-pack',
-      '--listen=127.0.0.1',
-      `--port=${port}`,
-      `--base-path=${parent}`,
-      parent,
-    ],
+    ['--reuseaddr', '--export-all', '--enable=receive-pack', '--listen=127.0.0.1', `--port=${port}`, `--base-path=${parent}`, parent],
     { stdio: 'ignore' },
   );
   daemons.add(daemon);

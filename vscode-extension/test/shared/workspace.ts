@@ -7,8 +7,7 @@ import * as path from 'node:path';
 
 import { git } from './fixtures';
 
-const iso = (now: number, minutesAgo: number): string =>
-  new Date(now - minutesAgo * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
+const iso = (now: number, minutesAgo: number): string => new Date(now - minutesAgo * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
 
 function write(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });

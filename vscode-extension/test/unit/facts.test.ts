@@ -39,7 +39,7 @@ test('process liveness through kill(pid, 0): self alive, exited dead, nonsense u
   assert.equal(pidAlive(1.5), undefined);
 });
 
-test('a session\'s changes: commits since the fork, edits, untracked files', async () => {
+test("a session's changes: commits since the fork, edits, untracked files", async () => {
   const repo = tempRepo();
   const station = `${repo}-st`;
   git(repo, 'worktree', 'add', '-q', '-b', 'st', station);

@@ -25,11 +25,15 @@ test('on PATH or not, and exactly how to add it', () => {
   assert.equal(onPath('/home/ann/.local/bin', 'linux', { PATH: '/usr/bin:/bin' }), false);
   assert.equal(onPath('/home/ann/.local/bin', 'linux', {}), false);
   const win = 'C:\\Users\\ann\\AppData\\Local\\Programs\\Rail';
-  assert.equal(onPath(win, 'win32', { Path: 'C:\\Windows;c:\\users\\ann\\appdata\\local\\programs\\rail\\' }), true, 'case and trailing slash');
+  assert.equal(
+    onPath(win, 'win32', { Path: 'C:\\Windows;c:\\users\\ann\\appdata\\local\\programs\\rail\\' }),
+    true,
+    'case and trailing slash',
+  );
   assert.equal(onPath(win, 'win32', { Path: 'C:\\Windows' }), false);
   assert.equal(
     pathAdvice('/home/ann/.local/bin', 'linux'),
-    '/home/ann/.local/bin is not on your PATH. Add this line to ~/.profile (or your shell\'s rc file), then open a new terminal:\n' +
+    "/home/ann/.local/bin is not on your PATH. Add this line to ~/.profile (or your shell's rc file), then open a new terminal:\n" +
       'export PATH="/home/ann/.local/bin:$PATH"',
   );
   assert.equal(
@@ -39,7 +43,7 @@ test('on PATH or not, and exactly how to add it', () => {
   );
 });
 
-test('the copy: installed, then current; someone else\'s file only on request', () => {
+test("the copy: installed, then current; someone else's file only on request", () => {
   const dir = tempDir();
   const source = path.join(dir, 'bundled-rail');
   fs.writeFileSync(source, '#!/bin/sh\necho rail 0.1.0\n');
@@ -48,9 +52,9 @@ test('the copy: installed, then current; someone else\'s file only on request', 
   assert.ok(fs.readFileSync(place.file).equals(fs.readFileSync(source)));
   assert.equal(fs.statSync(place.file).mode & 0o777, 0o755, 'executable');
   assert.deepEqual(installCli(source, place, false), { kind: 'current', file: place.file });
-  fs.writeFileSync(place.file, 'someone else\'s rail\n');
+  fs.writeFileSync(place.file, "someone else's rail\n");
   assert.deepEqual(installCli(source, place, false), { kind: 'occupied', file: place.file });
-  assert.equal(fs.readFileSync(place.file, 'utf8'), 'someone else\'s rail\n', 'left alone');
+  assert.equal(fs.readFileSync(place.file, 'utf8'), "someone else's rail\n", 'left alone');
   assert.deepEqual(installCli(source, place, true), { kind: 'installed', file: place.file, replaced: true });
   assert.ok(fs.readFileSync(place.file).equals(fs.readFileSync(source)));
   assert.deepEqual(fs.readdirSync(place.dir), ['rail'], 'no temporary file left');

@@ -48,21 +48,30 @@ test('resolution order: rail.path, then the bundled binary, then PATH', () => {
   fs.rmSync(bundled);
   assert.deepEqual(resolveRail({ setting: '', extensionDir: ext, env, platform: 'linux' }), { path: onPath, source: 'path' });
   fs.chmodSync(onPath, 0o644);
-  assert.throws(() => resolveRail({ extensionDir: ext, env, platform: 'linux' }), (e: unknown) => {
-    assert.ok(e instanceof RailNotFound);
-    assert.match(e.message, /rail binary was not found/);
-    assert.match(e.message, /`rail\.path` is not set and `rail` is not on PATH/);
-    assert.match(e.message, /cargo install --path cli/, 'says how to get one');
-    return true;
-  });
+  assert.throws(
+    () => resolveRail({ extensionDir: ext, env, platform: 'linux' }),
+    (e: unknown) => {
+      assert.ok(e instanceof RailNotFound);
+      assert.match(e.message, /rail binary was not found/);
+      assert.match(e.message, /`rail\.path` is not set and `rail` is not on PATH/);
+      assert.match(e.message, /cargo install --path cli/, 'says how to get one');
+      return true;
+    },
+  );
 });
 
 test('a rail.path that is wrong is an error of its own, never replaced by another binary', () => {
   const dir = tempDir();
   const ext = path.join(dir, 'extension');
   executable(bundledBinary(ext, 'linux'));
-  assert.throws(() => resolveRail({ setting: 'bin/rail', extensionDir: ext, platform: 'linux' }), /rail\.path must be an absolute path.*"bin\/rail"/);
-  assert.throws(() => resolveRail({ setting: path.join(dir, 'nope'), extensionDir: ext, platform: 'linux' }), /rail\.path is ".*nope", which is not an executable file/);
+  assert.throws(
+    () => resolveRail({ setting: 'bin/rail', extensionDir: ext, platform: 'linux' }),
+    /rail\.path must be an absolute path.*"bin\/rail"/,
+  );
+  assert.throws(
+    () => resolveRail({ setting: path.join(dir, 'nope'), extensionDir: ext, platform: 'linux' }),
+    /rail\.path is ".*nope", which is not an executable file/,
+  );
   const notExecutable = executable(path.join(dir, 'plain'), 0o644);
   assert.throws(() => resolveRail({ setting: notExecutable, extensionDir: ext, platform: 'linux' }), RailNotFound);
   assert.throws(() => resolveRail({ setting: dir, extensionDir: ext, platform: 'linux' }), /not an executable file/, 'a directory');
@@ -81,26 +90,47 @@ test('Windows: bin\\rail.exe bundled, `Path` split on `;`, no execute bit needed
 });
 
 test('argv: --json, --rail and --session come first; values never read as options', async () => {
-  assert.deepEqual(argv(['claim', '--', 't'], { cwd: '/w', rail: '/r', session: 's' }), ['--json', '--rail', '/r', '--session', 's', 'claim', '--', 't']);
+  assert.deepEqual(argv(['claim', '--', 't'], { cwd: '/w', rail: '/r', session: 's' }), [
+    '--json',
+    '--rail',
+    '/r',
+    '--session',
+    's',
+    'claim',
+    '--',
+    't',
+  ]);
   assert.deepEqual(argv(['lock'], { cwd: '/w', rail: '/r' }), ['--json', '--rail', '/r', 'lock']);
   const dir = tempRepo();
   const native = new NativeRail({ path: RAIL_BIN, source: 'path' }, dir, dir, ENV);
   const r = await native.claim('alice', { task: 'dashes', purpose: '--force is not an option here', paths: ['src/**'] });
   assert.equal(r.ok, true, JSON.stringify(r));
-  assert.match(read(path.join(dir, 'claims.md')), /^dashes \| alice \| \S+ \| paths: src\/\*\* \| purpose: --force is not an option here$/m);
+  assert.match(
+    read(path.join(dir, 'claims.md')),
+    /^dashes \| alice \| \S+ \| paths: src\/\*\* \| purpose: --force is not an option here$/m,
+  );
 });
 
-test('claim: done with core\'s plan (exit 0), refused with the holder (exit 1)', async () => {
+test("claim: done with core's plan (exit 0), refused with the holder (exit 1)", async () => {
   const dir = tempRepo();
   const native = new NativeRail({ path: RAIL_BIN, source: 'path' }, dir, dir, ENV);
-  const done = await native.claim('alice', { task: 'auth', paths: ['src/auth/**'], resources: ['port:3000'], lease: '45m', after: ['setup'] });
+  const done = await native.claim('alice', {
+    task: 'auth',
+    paths: ['src/auth/**'],
+    resources: ['port:3000'],
+    lease: '45m',
+    after: ['setup'],
+  });
   assert.ok(done.ok, JSON.stringify(done));
   assert.equal(done.plan.op, 'claim');
   assert.equal(done.plan.task, 'auth');
   assert.equal(done.plan.session, 'alice');
   assert.equal(done.message, done.plan.message);
   assert.ok(done.ms > 0, 'the child was timed');
-  assert.match(read(path.join(dir, 'claims.md')), /^auth \| alice \| \S+ \| lease: 45m \| after: setup \| paths: src\/auth\/\*\* \| resources: port:3000$/m);
+  assert.match(
+    read(path.join(dir, 'claims.md')),
+    /^auth \| alice \| \S+ \| lease: 45m \| after: setup \| paths: src\/auth\/\*\* \| resources: port:3000$/m,
+  );
   const refused = await native.claim('bob', { task: 'auth' });
   assert.ok(!refused.ok);
   assert.equal(refused.refusal.kind, 'held');
@@ -138,7 +168,7 @@ test('renew, update, take and release; release lets the CLI list the touched fil
   }
 });
 
-test('bad input is exit 2 and environment exit 3, each a RailError with the CLI\'s words', async () => {
+test("bad input is exit 2 and environment exit 3, each a RailError with the CLI's words", async () => {
   const dir = tempRepo();
   const native = new NativeRail({ path: RAIL_BIN, source: 'path' }, dir, dir, ENV);
   await assert.rejects(native.claim('alice', { task: 'no spaces please' }), (e: unknown) => {
@@ -180,7 +210,7 @@ test('Show Lock Owner and Break Dead Lock through `rail lock`', async () => {
   assert.equal(live.record?.pid, process.pid);
   assert.equal(live.verdict.breakable, false);
   await assert.rejects(native.breakLock('alice', false), (e: unknown) => e instanceof RailError && e.code === 1);
-  assert.ok(fs.existsSync(lockFile), 'a live holder\'s lock stays');
+  assert.ok(fs.existsSync(lockFile), "a live holder's lock stays");
   // A dead holder: breakable, broken once, logged.
   const dead = deadPid();
   fs.writeFileSync(lockFile, record(dead));
@@ -232,10 +262,19 @@ test('New Station through `rail worktree`: one JSON document, done or refused', 
 const run = (code: number, stdout: string, stderr = ''): RawRun => ({ code, stdout, stderr, ms: 1 });
 
 test('answers a healthy CLI never gives are errors, not guesses', () => {
-  assert.throws(() => parseMutation(run(0, 'not json')), (e: unknown) => e instanceof RailError && /printed no JSON/.test(e.message));
+  assert.throws(
+    () => parseMutation(run(0, 'not json')),
+    (e: unknown) => e instanceof RailError && /printed no JSON/.test(e.message),
+  );
   assert.throws(() => parseMutation(run(0, '{"ok":true}')), /unexpected document/);
-  assert.throws(() => parseMutation(run(1, '{"ok":false,"code":1,"error":"refused without a refusal"}')), (e: unknown) => e instanceof RailError && e.code === 1 && e.message === 'refused without a refusal');
-  assert.throws(() => parseMutation(run(3, '', 'rail: lock wait timed out after 10s: held by 42@h\n')), (e: unknown) => e instanceof RailError && e.code === 3 && e.message === 'lock wait timed out after 10s: held by 42@h');
+  assert.throws(
+    () => parseMutation(run(1, '{"ok":false,"code":1,"error":"refused without a refusal"}')),
+    (e: unknown) => e instanceof RailError && e.code === 1 && e.message === 'refused without a refusal',
+  );
+  assert.throws(
+    () => parseMutation(run(3, '', 'rail: lock wait timed out after 10s: held by 42@h\n')),
+    (e: unknown) => e instanceof RailError && e.code === 3 && e.message === 'lock wait timed out after 10s: held by 42@h',
+  );
   assert.throws(() => parseMutation(run(101, '', '')), /rail exited with code 101 and said nothing/);
   assert.throws(() => parseLock(run(0, '{"held":"maybe"}')), /unexpected document/);
   assert.throws(() => parseBreak(run(0, '{"ok":true}')), /unexpected document/);
@@ -243,7 +282,9 @@ test('answers a healthy CLI never gives are errors, not guesses', () => {
 
 test('notes: what the CLI said on stderr besides its answer', () => {
   const plan = { op: 'claim', task: 't', session: 's', edits: [], log_line: null, message: 'claimed t', noop: false };
-  const done = parseMutation(run(0, JSON.stringify({ ok: true, plan }), 'rail: recovered a stale lock held by 7@h: dead\nwarning: unrelated\n'));
+  const done = parseMutation(
+    run(0, JSON.stringify({ ok: true, plan }), 'rail: recovered a stale lock held by 7@h: dead\nwarning: unrelated\n'),
+  );
   assert.ok(done.ok);
   assert.deepEqual(done.notes, ['recovered a stale lock held by 7@h: dead']);
 });

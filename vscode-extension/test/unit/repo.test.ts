@@ -64,7 +64,7 @@ test('GIT_DIR in the environment defers to git', () => {
   assert.equal(found.commonDir, path.join(repo, '.git'));
 });
 
-test('the rail files are nobody\'s work', () => {
+test("the rail files are nobody's work", () => {
   for (const f of ['claims.md', 'claims.md.lock', 'claims.log', 'rail.yaml', 'claims/a.yaml']) assert.ok(core().isRailFile(f), f);
   for (const f of ['src/claims.md', 'claimsx', 'README.md']) assert.ok(!core().isRailFile(f), f);
 });

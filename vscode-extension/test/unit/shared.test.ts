@@ -58,7 +58,7 @@ test('shared mode is found like the CLI finds it: git config, rail.yaml, RAIL_LO
   }
 });
 
-test('the extension\'s changes go through the remote; another clone\'s CLI sees them and is refused', async () => {
+test("the extension's changes go through the remote; another clone's CLI sees them and is refused", async () => {
   const remote = pathRemote();
   const [a, b] = machines(remote, 2);
   assert.ok(a && b);
@@ -114,7 +114,9 @@ test('sync through the runner; with the remote gone it fails (exit 3), changes n
     await remote.stop();
     const before = read(path.join(a, 'claims.md'));
     let error: unknown;
-    await native(a).sync('alice').catch((e: unknown) => (error = e));
+    await native(a)
+      .sync('alice')
+      .catch((e: unknown) => (error = e));
     assert.ok(error instanceof RailError, `sync failed with a RailError: ${String(error)}`);
     assert.equal(error.code, 3, 'an environment failure');
     assert.equal(read(path.join(a, 'claims.md')), before, 'the mirror keeps the last fetched state');
@@ -124,7 +126,9 @@ test('sync through the runner; with the remote gone it fails (exit 3), changes n
     assert.match(shown.text, /^shared via origin: STALE, could not fetch \(.+\); showing the state fetched (just now|\d+s ago)$/);
 
     let claimError: unknown;
-    await native(a).claim('alice', { task: 'offline' }).catch((e: unknown) => (claimError = e));
+    await native(a)
+      .claim('alice', { task: 'offline' })
+      .catch((e: unknown) => (claimError = e));
     assert.ok(claimError instanceof RailError && claimError.code === 3, `the claim failed: ${String(claimError)}`);
     assert.match(claimError.message, /unreachable, nothing was changed/);
     assert.equal(read(path.join(a, 'claims.md')), before, 'and changed nothing');
@@ -147,7 +151,10 @@ test('leases count commits pushed from other machines (remote-tracking branches)
   const facts = await withPushedCommits(at(b), 'origin', { now: new Date().toISOString() });
   assert.deepEqual(Object.keys(facts.commits ?? {}), ['alice'], 'main has no commits of its own');
   assert.equal(facts.commits?.alice, new Date(unix * 1000).toISOString().replace(/\.\d+Z$/, 'Z'));
-  const merged = await withPushedCommits(at(b), 'origin', { now: '', commits: { alice: '2999-01-01T00:00:00Z', other: '2000-01-01T00:00:00Z' } });
+  const merged = await withPushedCommits(at(b), 'origin', {
+    now: '',
+    commits: { alice: '2999-01-01T00:00:00Z', other: '2000-01-01T00:00:00Z' },
+  });
   assert.deepEqual(merged.commits, { alice: '2999-01-01T00:00:00Z', other: '2000-01-01T00:00:00Z' }, 'the later time wins');
 });
 
@@ -170,4 +177,3 @@ test('the shared status line comes from core', () => {
     'shared via origin: STALE, could not fetch (boom); nothing was fetched yet',
   );
 });
-

@@ -23,7 +23,10 @@ test('read(): claims.md, the log, rail.yaml and the claim files (sorted, with mt
   assert.equal(texts.claims?.text, '\ufeffold | s | 2026-10-22T14:05Z\r\n', 'byte for byte, BOM and CRLF kept');
   assert.equal(texts.log?.text, '2026-10-22T14:05Z | claimed | old | s\n');
   assert.equal(texts.config?.text, 'lease: 1h\n');
-  assert.deepEqual(texts.claim_files?.map((f) => f.path), ['claims/a.yml', 'claims/b.yaml']);
+  assert.deepEqual(
+    texts.claim_files?.map((f) => f.path),
+    ['claims/a.yml', 'claims/b.yaml'],
+  );
   assert.ok(texts.claim_files?.every((f) => typeof f.modified === 'string'));
   // Milliseconds, as the file system said. The reader truncates nanoseconds to milliseconds;
   // Node's float `mtimeMs` can land on the next millisecond (1.7e12 has no room for the whole
@@ -79,7 +82,10 @@ test('a file that is not UTF-8 or too big is refused with a clear error, never t
   const dir = tempRepo();
   const file = path.join(dir, 'claims.md');
   fs.writeFileSync(file, Buffer.from([0x61, 0x20, 0x7c, 0xff, 0xfe, 0x0a]));
-  await assert.rejects(new RailStore(dir).read(), (e: unknown) => e instanceof StoreError && e.badInput && /claims\.md: is not valid UTF-8/.test(e.message));
+  await assert.rejects(
+    new RailStore(dir).read(),
+    (e: unknown) => e instanceof StoreError && e.badInput && /claims\.md: is not valid UTF-8/.test(e.message),
+  );
   fs.writeFileSync(file, '');
   fs.truncateSync(file, 16 * 1024 * 1024 + 1);
   await assert.rejects(new RailStore(dir).read(), /claims\.md: is 16777217 bytes, more than the 16 MB Rail reads/);
@@ -102,7 +108,10 @@ test('a FIFO or a device is refused, never read (it would block the extension ho
   const dir = tempRepo();
   const fifo = spawnSync('mkfifo', [path.join(dir, 'claims.md')]);
   assert.equal(fifo.status, 0, String(fifo.stderr));
-  await assert.rejects(new RailStore(dir).read(), (e: unknown) => e instanceof StoreError && e.badInput && /claims\.md: is not a regular file/.test(e.message));
+  await assert.rejects(
+    new RailStore(dir).read(),
+    (e: unknown) => e instanceof StoreError && e.badInput && /claims\.md: is not a regular file/.test(e.message),
+  );
   fs.rmSync(path.join(dir, 'claims.md'));
   fs.mkdirSync(path.join(dir, 'claims'), { recursive: true });
   fs.symlinkSync('/dev/zero', path.join(dir, 'claims', 'x.yaml'));

@@ -29,7 +29,8 @@ export function installDrop(onFiles: (files: RawFile[]) => void, onError: (messa
     overlay.hidden = true;
     if (!e.dataTransfer) return;
     readDrop(e.dataTransfer).then(
-      (files) => (files.length ? onFiles(files) : onError('Nothing to show: drop claims.md, claim files (.yaml), claims.log or rail.yaml.')),
+      (files) =>
+        files.length ? onFiles(files) : onError('Nothing to show: drop claims.md, claim files (.yaml), claims.log or rail.yaml.'),
       (err: unknown) => onError(err instanceof Error ? err.message : String(err)),
     );
   });

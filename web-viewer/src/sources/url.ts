@@ -24,7 +24,10 @@ function parseUrl(value: string | null): URL | null {
 
 export function urlSources(params: URLSearchParams): UrlSources | null {
   const claims = parseUrl(params.get('src'));
-  const claimFiles = params.getAll('yaml').map(parseUrl).filter((u): u is URL => u !== null);
+  const claimFiles = params
+    .getAll('yaml')
+    .map(parseUrl)
+    .filter((u): u is URL => u !== null);
   const log = parseUrl(params.get('log'));
   const config = parseUrl(params.get('config'));
   if (!claims && claimFiles.length === 0 && !log) return null;

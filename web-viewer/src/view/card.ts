@@ -36,14 +36,14 @@ export function renderCard(claim: BoardClaim, ctx: ViewContext): HTMLElement {
   // Links inside a card stay clickable but out of the tab order: the card is one stop.
   for (const a of purpose.querySelectorAll('a')) a.setAttribute('tabindex', '-1');
 
-  const paths = claim.paths?.length
-    ? h('span', { class: 'card-paths', title: claim.paths.join('\n') }, claim.paths.join(', '))
-    : null;
+  const paths = claim.paths?.length ? h('span', { class: 'card-paths', title: claim.paths.join('\n') }, claim.paths.join(', ')) : null;
   const foot = h(
     'div',
     { class: 'card-foot' },
     conflictBadge(claim, ctx),
-    claim.blocked ? h('span', { class: 'badge badge-blocked', title: claim.reason }, 'waits for ', (claim.blocked_by ?? []).join(', ')) : null,
+    claim.blocked
+      ? h('span', { class: 'badge badge-blocked', title: claim.reason }, 'waits for ', (claim.blocked_by ?? []).join(', '))
+      : null,
     claim.holds ? null : h('span', { class: 'badge badge-unheld', title: 'a duplicate claim that lost to an earlier one' }, 'not held'),
     claim.resources?.length ? h('span', { class: 'badge badge-res', title: claim.resources.join('\n') }, claim.resources.join(', ')) : null,
     paths,

@@ -63,7 +63,12 @@ export function localTime(iso: string | null | undefined): string {
 
 /** Seconds as Rail writes durations (`2h`, `1h30m`, `45m`, `90s`): formatting only. */
 export function duration(secs: number): string {
-  const units: [number, string][] = [[86400, 'd'], [3600, 'h'], [60, 'm'], [1, 's']];
+  const units: [number, string][] = [
+    [86400, 'd'],
+    [3600, 'h'],
+    [60, 'm'],
+    [1, 's'],
+  ];
   let rest = Math.max(0, Math.round(secs));
   let out = '';
   for (const [size, unit] of units) {

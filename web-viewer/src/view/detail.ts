@@ -16,19 +16,34 @@ function time(iso: string | undefined): HTMLElement {
 }
 
 function list(items: string[] | undefined, cls: string): HTMLElement {
-  return items?.length ? h('ul', { class: `plain ${cls}` }, ...items.map((i) => h('li', {}, h('code', {}, i)))) : h('span', { class: 'muted' }, 'none');
+  return items?.length
+    ? h('ul', { class: `plain ${cls}` }, ...items.map((i) => h('li', {}, h('code', {}, i))))
+    : h('span', { class: 'muted' }, 'none');
 }
 
 export function location(ctx: ViewContext, file: string, line: number, column = 1, label = `${file}:${line}`): HTMLElement {
   if (!ctx.reveal) return h('code', { class: 'loc' }, label);
   const reveal = ctx.reveal;
-  return h('button', { class: 'link loc', attrs: { type: 'button' }, title: `Open ${file} at line ${line}`, on: { click: () => reveal(file, line, column) } }, label);
+  return h(
+    'button',
+    {
+      class: 'link loc',
+      attrs: { type: 'button' },
+      title: `Open ${file} at line ${line}`,
+      on: { click: () => reveal(file, line, column) },
+    },
+    label,
+  );
 }
 
 export function claimButton(ctx: ViewContext, id: number): HTMLElement {
   const claim = ctx.byId.get(id);
   const label = claim ? `${claimName(claim)} (${claim.session})` : `claim ${id}`;
-  return h('button', { class: 'link', attrs: { type: 'button' }, data: { 'claim-ref': id }, on: { click: () => ctx.select(id, true) } }, label);
+  return h(
+    'button',
+    { class: 'link', attrs: { type: 'button' }, data: { 'claim-ref': id }, on: { click: () => ctx.select(id, true) } },
+    label,
+  );
 }
 
 export function renderDetail(root: HTMLElement, ctx: ViewContext, onClose: () => void): void {
@@ -50,7 +65,13 @@ export function renderDetail(root: HTMLElement, ctx: ViewContext, onClose: () =>
       h('h2', { attrs: { id: 'detail-title' } }, claimName(claim)),
       h('button', { class: 'icon', attrs: { type: 'button', 'aria-label': 'Close details (Esc)' }, on: { click: onClose } }, '×'),
     ),
-    h('p', { class: `detail-state state-${claim.state}` }, h('span', { class: `badge badge-state state-${claim.state}` }, STATE_LABEL[claim.state]), ' ', claim.reason),
+    h(
+      'p',
+      { class: `detail-state state-${claim.state}` },
+      h('span', { class: `badge badge-state state-${claim.state}` }, STATE_LABEL[claim.state]),
+      ' ',
+      claim.reason,
+    ),
     claim.blocked ? h('p', { class: 'detail-blocked' }, 'Blocked: waits for ', (claim.blocked_by ?? []).join(', ')) : null,
     claim.holds ? null : h('p', { class: 'detail-unheld' }, 'Does not hold the task: a duplicate claim that lost to an earlier one.'),
     claim.purpose_html ? purpose : null,
@@ -85,9 +106,20 @@ export function renderDetail(root: HTMLElement, ctx: ViewContext, onClose: () =>
                 h('span', { class: 'badge badge-conflict' }, CONFLICT_LABEL[c.kind] ?? c.kind),
                 ' ',
                 c.message,
-                h('div', { class: 'with' }, 'with ', ...c.claims.filter((id) => id !== claim.id).flatMap((id, i) => [i ? ', ' : '', claimButton(ctx, id)])),
+                h(
+                  'div',
+                  { class: 'with' },
+                  'with ',
+                  ...c.claims.filter((id) => id !== claim.id).flatMap((id, i) => [i ? ', ' : '', claimButton(ctx, id)]),
+                ),
                 c.overlaps.length
-                  ? h('ul', { class: 'plain overlaps' }, ...c.overlaps.map((o) => h('li', {}, h('code', {}, o.left), ' ∩ ', h('code', {}, o.right), ' e.g. ', h('code', {}, o.example))))
+                  ? h(
+                      'ul',
+                      { class: 'plain overlaps' },
+                      ...c.overlaps.map((o) =>
+                        h('li', {}, h('code', {}, o.left), ' ∩ ', h('code', {}, o.right), ' e.g. ', h('code', {}, o.example)),
+                      ),
+                    )
                   : null,
               ),
             ),

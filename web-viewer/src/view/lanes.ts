@@ -43,7 +43,10 @@ export class LanesView {
     const shown = new Set(claims.map((c) => c.id));
     const lanes: Lane[] = [];
     for (const [index, session] of ctx.board.sessions.entries()) {
-      const own = session.claims.filter((id) => shown.has(id)).map((id) => ctx.byId.get(id)).filter((c): c is BoardClaim => !!c);
+      const own = session.claims
+        .filter((id) => shown.has(id))
+        .map((id) => ctx.byId.get(id))
+        .filter((c): c is BoardClaim => !!c);
       if (own.length > 0) lanes.push({ session, index, claims: own });
     }
     this.list.setItems(lanes);
@@ -111,7 +114,11 @@ export class LanesView {
         { class: 'lane-chips' },
         ...chips,
         more > 0
-          ? h('button', { class: 'chip more', attrs: { type: 'button' }, on: { click: () => this.onlySession(session.name) } }, `+${more} more`)
+          ? h(
+              'button',
+              { class: 'chip more', attrs: { type: 'button' }, on: { click: () => this.onlySession(session.name) } },
+              `+${more} more`,
+            )
           : null,
       ),
     );

@@ -13,7 +13,19 @@ export function renderLog(root: HTMLElement, ctx: ViewContext): void {
       h(
         'table',
         { class: 'log' },
-        h('thead', {}, h('tr', {}, h('th', { attrs: { scope: 'col' } }, 'time'), h('th', { attrs: { scope: 'col' } }, 'event'), h('th', { attrs: { scope: 'col' } }, 'task'), h('th', { attrs: { scope: 'col' } }, 'session'), h('th', { attrs: { scope: 'col' } }, 'details'))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { attrs: { scope: 'col' } }, 'time'),
+            h('th', { attrs: { scope: 'col' } }, 'event'),
+            h('th', { attrs: { scope: 'col' } }, 'task'),
+            h('th', { attrs: { scope: 'col' } }, 'session'),
+            h('th', { attrs: { scope: 'col' } }, 'details'),
+          ),
+        ),
         h(
           'tbody',
           {},
@@ -25,7 +37,13 @@ export function renderLog(root: HTMLElement, ctx: ViewContext): void {
               h('td', {}, h('span', { class: 'event' }, e.event)),
               h('td', {}, e.task ?? '—'),
               h('td', {}, e.session ?? '—'),
-              h('td', { class: 'details' }, Object.entries(e.details).map(([k, v]) => `${k}: ${v}`).join(' · ')),
+              h(
+                'td',
+                { class: 'details' },
+                Object.entries(e.details)
+                  .map(([k, v]) => `${k}: ${v}`)
+                  .join(' · '),
+              ),
             ),
           ),
         ),
@@ -37,9 +55,17 @@ export function renderLog(root: HTMLElement, ctx: ViewContext): void {
       h(
         'ul',
         { class: 'plain released' },
-        ...released.slice(0, 100).map((r) =>
-          h('li', {}, h('strong', {}, r.task ?? '(no task)'), ` · ${r.session} · released ${localTime(r.released_at)}`, r.touched.length ? h('div', { class: 'muted' }, `touched ${r.touched.join(', ')}`) : null),
-        ),
+        ...released
+          .slice(0, 100)
+          .map((r) =>
+            h(
+              'li',
+              {},
+              h('strong', {}, r.task ?? '(no task)'),
+              ` · ${r.session} · released ${localTime(r.released_at)}`,
+              r.touched.length ? h('div', { class: 'muted' }, `touched ${r.touched.join(', ')}`) : null,
+            ),
+          ),
       ),
     );
   }

@@ -3,7 +3,14 @@
 
 import { h } from '../dom.js';
 
-export function pagedList<T>(root: HTMLElement, items: T[], render: (item: T) => HTMLElement, page = 200, listTag: 'ul' | 'ol' | 'tbody' = 'ul', listClass = 'plain'): HTMLElement {
+export function pagedList<T>(
+  root: HTMLElement,
+  items: T[],
+  render: (item: T) => HTMLElement,
+  page = 200,
+  listTag: 'ul' | 'ol' | 'tbody' = 'ul',
+  listClass = 'plain',
+): HTMLElement {
   const list = h(listTag, { class: listClass });
   let shown = 0;
   const more = h('button', { class: 'more', attrs: { type: 'button' } });

@@ -19,7 +19,14 @@ export function renderResources(root: HTMLElement, ctx: ViewContext, shown: Read
     h(
       'li',
       { class: r.clash ? 'resource clash' : 'resource', data: { resource: r.name } },
-      h('div', { class: 'res-name' }, r.clash ? h('span', { class: 'badge badge-conflict' }, '⚠ clash') : null, ' ', h('code', {}, r.name), r.kind ? h('span', { class: 'muted' }, ` ${r.kind}`) : null),
+      h(
+        'div',
+        { class: 'res-name' },
+        r.clash ? h('span', { class: 'badge badge-conflict' }, '⚠ clash') : null,
+        ' ',
+        h('code', {}, r.name),
+        r.kind ? h('span', { class: 'muted' }, ` ${r.kind}`) : null,
+      ),
       h(
         'ul',
         { class: 'plain holders' },

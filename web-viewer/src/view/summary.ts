@@ -23,7 +23,17 @@ export function renderSummary(root: HTMLElement, summary: Summary, onQuery: (que
       if (key === 'errors' || key === 'warnings') {
         return h('a', { class: cls, attrs: { href: '#diagnostics-panel' }, data: { stat: key } }, ...content);
       }
-      return h('button', { class: cls, attrs: { type: 'button' }, data: { stat: key }, title: query ? `Show ${query}` : 'Show all', on: { click: () => onQuery(query) } }, ...content);
+      return h(
+        'button',
+        {
+          class: cls,
+          attrs: { type: 'button' },
+          data: { stat: key },
+          title: query ? `Show ${query}` : 'Show all',
+          on: { click: () => onQuery(query) },
+        },
+        ...content,
+      );
     }),
   );
 }

@@ -1,0 +1,323 @@
+//! One machine's exchanges with a shared rail's remote: the exchange lock and the job queue
+//! (docs/shared-rail.md, "Many processes on one machine").
+//!
+//! Every process of a machine — each worktree's agents — fetches into and pushes from the same
+//! repository. Left to race there, they failed each other: concurrent fetches into one
+//! repository caught each other's refs half made (`bad object refs/rail/tmp/…`, reported as an
+//! unreachable remote), and M × P processes racing for the remote's one compare-and-swap
+//! collapsed (8 clones × 8 processes: 3.5 successful claims/s against 9.2 for 4 × 4, the
+//! slowest claim 18 s, and "gave up after 16 attempts" under load).
+//!
+//! So a process does not talk to the remote itself. It writes its operation as a job into the
+//! repository's queue (`<git dir>/rail/exchange/<id>.job`) and waits for the job's outcome
+//! (`<id>.done`). Whichever waiter holds the exchange lock (`exchange.lock`, taken like the rail
+//! lock: a complete owner record linked into place, a dead holder's lock broken by exactly one
+//! waiter) is the leader: it serves every queued job in one round — one fetch, every job planned
+//! in queue order on that state, one commit, one push — and writes each job's outcome. A rejected
+//! push starts a new round, which also takes in jobs queued meanwhile. So one machine puts at
+//! most one process on the remote at a time, one fetch serves every job queued before it, and a
+//! machine's queued operations share one commit and one push.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use rail_core::ops::Request;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::context::Ctx;
+use crate::fail::Fail;
+use crate::lock::{self, Backoff, FileLock, Owner};
+
+/// The exchange lock's file name in the queue directory.
+pub const LOCK: &str = "exchange.lock";
+
+/// Written when a leader's push is rejected (the round's length in ms): machines contend.
+const CONTENDED: &str = "contended";
+
+/// How long a waiter waits past its job's deadline for a live leader that has not answered (a
+/// git command hanging on the network) before it withdraws the job and says so.
+const GRACE: Duration = Duration::from_secs(30);
+
+/// One operation waiting for the remote.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Job {
+    pub id: String,
+    /// The rail (its directory) and remote the job is for: a leader serves only its own.
+    pub rail: PathBuf,
+    pub remote: String,
+    pub session: String,
+    /// `None`: a sync — deliver this machine's outbox, fetch, mirror.
+    pub request: Option<Request>,
+    /// Log lines to write before the operation's own (the gate's verdict before its release).
+    pub extra_log: Vec<String>,
+    /// The requester's "now" (`--now` included), for its leases and log line: ms since 1970.
+    pub now_ms: i64,
+    /// Past this (ms since 1970) a leader stops retrying the job and answers "gave up".
+    pub deadline_ms: i64,
+    /// When it was queued (ns since 1970): jobs are planned in this order.
+    pub queued_ns: i64,
+}
+
+/// What became of a job, as its requester reports it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The exit code: 0 done, 1 refused, 3 environment.
+    pub code: i32,
+    /// Whether the operation changed the rail (false for a no-op and for a sync).
+    pub changed: bool,
+    /// The message: what was done, or why not.
+    pub text: String,
+    /// The `--json` document.
+    pub json: Option<Value>,
+    /// Printed on stderr by the requester (the local mirror could not be updated).
+    pub warnings: Vec<String>,
+}
+
+impl Outcome {
+    pub fn from_fail(fail: &Fail) -> Outcome {
+        Outcome {
+            code: fail.code,
+            changed: false,
+            text: fail.message.clone(),
+            json: fail.json.clone(),
+            warnings: Vec::new(),
+        }
+    }
+
+    pub fn into_result(self) -> Result<Outcome, Fail> {
+        if self.code == 0 {
+            for w in &self.warnings {
+                errln!("rail: {w}");
+            }
+            Ok(self)
+        } else {
+            Err(Fail {
+                code: self.code,
+                message: self.text,
+                json: self.json,
+            })
+        }
+    }
+}
+
+/// A repository's queue directory.
+pub struct Queue {
+    dir: PathBuf,
+}
+
+impl Queue {
+    /// The queue of the repository holding the rail at `rail_root`.
+    pub fn of(ctx: &Ctx) -> Result<Queue, Fail> {
+        let git_dir = crate::gitguard::git_dir_of(&ctx.rail.root).ok_or_else(|| {
+            Fail::env("a shared rail must lie in a git work tree (its remote is a git remote)")
+        })?;
+        let dir = git_dir.join("rail").join("exchange");
+        fs::create_dir_all(&dir)
+            .map_err(|e| Fail::env(format!("creating {}: {e}", dir.display())))?;
+        Ok(Queue { dir })
+    }
+
+    fn path(&self, id: &str, ext: &str) -> PathBuf {
+        self.dir.join(format!("{id}.{ext}"))
+    }
+
+    /// Writes `text` to `path` whole: a reader sees the old file or the new one, never a part.
+    fn write_whole(&self, path: &Path, text: &str) -> io::Result<()> {
+        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+        fs::write(&tmp, text)?;
+        fs::rename(&tmp, path).inspect_err(|_| {
+            let _ = fs::remove_file(&tmp);
+        })
+    }
+
+    fn enqueue(&self, job: &Job) -> Result<(), Fail> {
+        let text = serde_json::to_string(job)
+            .map_err(|e| Fail::env(format!("queueing the operation: {e}")))?;
+        self.write_whole(&self.path(&job.id, "job"), &text)
+            .map_err(|e| {
+                Fail::env(format!(
+                    "queueing the operation in {}: {e}",
+                    self.dir.display()
+                ))
+            })
+    }
+
+    /// The queued jobs for this rail and remote, oldest first. A job file that does not parse
+    /// (written by another version of Rail) is left for a leader that reads it.
+    pub fn jobs(&self, rail: &Path, remote: &str) -> Vec<Job> {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut jobs: Vec<Job> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".job"))
+            .filter_map(|e| fs::read_to_string(e.path()).ok())
+            .filter_map(|t| serde_json::from_str::<Job>(&t).ok())
+            .filter(|j| j.rail == rail && j.remote == remote)
+            .collect();
+        jobs.sort_by(|a, b| (a.queued_ns, &a.id).cmp(&(b.queued_ns, &b.id)));
+        jobs
+    }
+
+    /// Answers a job: its outcome first, then the job is gone from the queue.
+    pub fn finish(&self, id: &str, outcome: &Outcome) -> Result<(), Fail> {
+        let text = serde_json::to_string(outcome)
+            .map_err(|e| Fail::env(format!("answering a queued operation: {e}")))?;
+        self.write_whole(&self.path(id, "done"), &text)
+            .map_err(|e| Fail::env(format!("answering a queued operation: {e}")))?;
+        let _ = fs::remove_file(self.path(id, "job"));
+        Ok(())
+    }
+
+    fn take_outcome(&self, id: &str) -> Option<Outcome> {
+        let path = self.path(id, "done");
+        let text = fs::read_to_string(&path).ok()?;
+        let _ = fs::remove_file(&path);
+        Some(serde_json::from_str(&text).unwrap_or_else(|e| {
+            Outcome::from_fail(&Fail::env(format!(
+                "the answer to this operation in {} could not be read ({e}); `rail sync` and look whether it was made",
+                path.display()
+            )))
+        }))
+    }
+
+    /// Removes answers nobody came for (their process was killed while waiting) once they are
+    /// an hour old, so the queue directory does not grow.
+    pub fn sweep(&self) {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        for e in entries.filter_map(|e| e.ok()) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let old = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > Duration::from_secs(3600));
+            if old && (name.ends_with(".done") || name.ends_with(".tmp")) {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+    }
+
+    /// A leader's push was rejected after a round of `round`: machines are contending.
+    pub fn note_contention(&self, round: Duration) {
+        let _ = self.write_whole(
+            &self.dir.join(CONTENDED),
+            &round.as_millis().min(60_000).to_string(),
+        );
+    }
+
+    /// While machines contend (a rejection seen here within the last few rounds, at least 5 s),
+    /// how long a new leader waits first: a random part of the last rejected round.
+    pub fn contention_pause(&self, rng: &mut u64) -> Option<Duration> {
+        let path = self.dir.join(CONTENDED);
+        let age = fs::metadata(&path).ok()?.modified().ok()?.elapsed().ok()?;
+        let round_ms: u64 = fs::read_to_string(&path).ok()?.trim().parse().ok()?;
+        let memory = Duration::from_millis(round_ms.saturating_mul(3)).max(Duration::from_secs(5));
+        if age > memory || round_ms == 0 {
+            return None;
+        }
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        Some(Duration::from_millis(*rng % round_ms))
+    }
+
+    fn try_lead(&self, ctx: &Ctx, session: &str) -> Result<Option<FileLock>, Fail> {
+        lock::try_lock_file(&self.dir, LOCK, &owner(ctx, session))
+            .map_err(|e| Fail::env(format!("the shared rail's exchange lock: {e}")))
+    }
+
+    /// Holds the exchange lock outright (publishing the first shared state), waiting until
+    /// `deadline`.
+    pub fn hold(&self, ctx: &Ctx, session: &str, deadline: Instant) -> Result<FileLock, Fail> {
+        let mut backoff = Backoff::new(session);
+        loop {
+            if let Some(held) = self.try_lead(ctx, session)? {
+                return Ok(held);
+            }
+            if Instant::now() >= deadline {
+                return Err(Fail::env(format!(
+                    "timed out waiting for the shared rail's exchange lock {} (held by another rail process of this machine)",
+                    self.dir.join(LOCK).display()
+                )));
+            }
+            backoff.sleep(deadline);
+        }
+    }
+}
+
+fn owner(ctx: &Ctx, session: &str) -> Owner {
+    Owner {
+        session: session.to_string(),
+        command: ctx.command_line.clone(),
+    }
+}
+
+/// A new job's id: unique on this machine (pid, time, random).
+pub fn new_id() -> String {
+    format!(
+        "{}-{}-{}",
+        Utc::now().timestamp_nanos_opt().unwrap_or_default(),
+        std::process::id(),
+        crate::sys::random_hex()
+    )
+}
+
+/// Queues `job` and waits for its outcome, leading whenever the exchange lock is free: the
+/// leader (`lead`) serves every queued job, this one included. Returns the outcome, or the
+/// failure to report.
+pub fn submit(
+    ctx: &Ctx,
+    queue: &Queue,
+    job: Job,
+    lead: impl Fn(&Queue) -> Result<(), Fail>,
+) -> Result<Outcome, Fail> {
+    queue.enqueue(&job)?;
+    let mut backoff = Backoff::new(&job.id);
+    let give_up = Instant::now()
+        + Duration::from_millis((job.deadline_ms - Utc::now().timestamp_millis()).max(0) as u64)
+        + GRACE;
+    loop {
+        if let Some(outcome) = queue.take_outcome(&job.id) {
+            return outcome.into_result();
+        }
+        if let Some(held) = queue.try_lead(ctx, &job.session)? {
+            for b in &held.broken {
+                errln!(
+                    "rail: recovered the shared rail's exchange lock held by {}: {}",
+                    b.holder,
+                    b.reason
+                );
+            }
+            // Served between our look and our lock?
+            if let Some(outcome) = queue.take_outcome(&job.id) {
+                return outcome.into_result();
+            }
+            let led = lead(queue);
+            queue.sweep();
+            drop(held);
+            led?;
+            continue;
+        }
+        if Instant::now() >= give_up {
+            let _ = fs::remove_file(queue.path(&job.id, "job"));
+            // Answered while we gave up: the answer stands.
+            if let Some(outcome) = queue.take_outcome(&job.id) {
+                return outcome.into_result();
+            }
+            return Err(Fail::env(format!(
+                "the process holding the shared rail's exchange lock ({}) did not answer in time; the operation may or may not have reached the remote: `rail sync` and look",
+                queue.dir.join(LOCK).display()
+            )));
+        }
+        // Waiting for the leader: 1 ms doubling to 50 ms, jittered.
+        backoff.sleep(give_up);
+    }
+}

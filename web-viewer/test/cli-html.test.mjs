@@ -1,0 +1,77 @@
+// `rail board --html FILE` as a user runs it: a `rail` built with no web-viewer build and no
+// RAIL_STANDALONE_HTML (the page is the one compiled into the binary), on a real repository with
+// claims, and the file it writes opened from file:// in Chromium. The page must show exactly the
+// board core computes from the texts and facts the CLI embedded.
+
+import { spawnSync } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { after, before, test } from 'node:test';
+import {
+  assert,
+  assertClean,
+  assertShows,
+  browser,
+  expectedBoard,
+  join,
+  mkdtempSync,
+  newPage,
+  readFileSync,
+  REPO,
+  tmpdir,
+  waitRender,
+} from './helpers.mjs';
+
+// RAIL_BIN: check another build (e.g. one from `cargo install --path cli --root DIR`).
+const targetDir = process.env.CARGO_TARGET_DIR ?? join(REPO, 'target');
+const RAIL = process.env.RAIL_BIN ?? join(targetDir, 'debug', process.platform === 'win32' ? 'rail.exe' : 'rail');
+const env = { ...process.env, RAIL_SESSION: 'alice' };
+delete env.RAIL_STANDALONE_HTML;
+delete env.RAIL_DIR;
+
+function run(cmd, args, cwd, extra = {}) {
+  const r = spawnSync(cmd, args, { cwd, env: { ...env, ...extra }, encoding: 'utf8' });
+  assert.equal(r.status, 0, `${cmd} ${args.join(' ')}: ${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
+
+let chromium;
+before(async () => {
+  if (!process.env.RAIL_BIN) run('cargo', ['build', '-p', 'rail-cli', '--quiet'], REPO);
+  chromium = await browser();
+});
+after(async () => chromium?.close());
+
+test('the page rail board --html writes renders the board from file://', async () => {
+  const repo = mkdtempSync(join(tmpdir(), 'rail-web-cli-'));
+  run('git', ['init', '-q', '-b', 'main'], repo);
+  run('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'start'], repo);
+  run(RAIL, ['init'], repo);
+  run(RAIL, ['claim', 'auth-refresh', '--path', 'src/auth/**', '--purpose', 'refresh *early* </script>'], repo);
+  run(RAIL, ['claim', 'billing', '--path', 'src/billing/**', '--session', 'bob'], repo);
+  // What a hosted merge of two branches can leave: the same task claimed twice (a conflict).
+  appendFileSync(join(repo, 'claims.md'), `auth-refresh | bob | ${new Date().toISOString().slice(0, 19)}Z\n`);
+  run(RAIL, ['claim', 'docs', '--session', 'carol', '--lease', '1m', '--now', '2020-01-01T00:00Z'], repo);
+  const file = join(repo, 'board.html');
+  run(RAIL, ['board', '--html', file], repo);
+
+  const html = readFileSync(file, 'utf8');
+  assert.ok(!html.includes('__RAIL_DATA__'), 'the CLI filled the data block');
+  const data = html.match(/<script type="application\/json" id="rail-data">(.*?)<\/script>/s);
+  assert.ok(data, 'the page carries the rail as data');
+  const { texts, facts } = JSON.parse(data[1]);
+  const board = expectedBoard(texts, facts);
+  assert.equal(board.claims.length, 4, 'four claims on the rail');
+  assert.ok(board.conflicts.length > 0, 'auth-refresh claimed twice is a conflict');
+  assert.ok(
+    board.claims.some((c) => c.state === 'stale'),
+    "carol's lease ran out",
+  );
+
+  const { page, problems } = await newPage(chromium.context);
+  await page.goto(pathToFileURL(file).href);
+  await waitRender(page, 0);
+  await assertShows(page, board, 'rail board --html');
+  await assertClean(page, problems, 'rail board --html');
+  await page.close();
+});
