@@ -3,6 +3,11 @@
 //! Whether the schemas accept the same values as core is checked over the fixture corpus and
 //! value by value in schemas/test/schemas.test.mjs (against core's wasm build).
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "native only: the wasm size lints of clippy.toml bind core and wasm"
+)]
+
 use std::path::Path;
 
 use rail_core::claimfile;

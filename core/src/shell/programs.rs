@@ -308,10 +308,10 @@ pub(super) fn run(r: &mut Reader, words: &[Val], cwd: &mut Cwd) {
                     .get(1)
                     .is_some_and(|w| w.text == "exec" || w.text == "dlx" || w.text == "run") =>
             {
-                if name == "pnpm" || name == "yarn" {
-                    if words.get(1).is_some_and(|w| w.text == "run") {
-                        return; // a package.json script: like `npm run`
-                    }
+                if (name == "pnpm" || name == "yarn")
+                    && words.get(1).is_some_and(|w| w.text == "run")
+                {
+                    return; // a package.json script: like `npm run`
                 }
                 words = after_options(&words[2..], &["-n", "--name"]);
             }
@@ -1092,10 +1092,10 @@ fn git(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
             }
         }
         "reset" => {
-            if rest
+            let discards = rest
                 .iter()
-                .any(|w| matches!(w.text.as_str(), "--hard" | "--merge" | "--keep"))
-            {
+                .any(|w| matches!(w.text.as_str(), "--hard" | "--merge" | "--keep"));
+            if discards {
                 whole(r, "reset --hard");
             }
         }
@@ -1446,10 +1446,8 @@ fn shell(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
         }
         return;
     }
-    if a.has(&["-s"]) || a.ops.is_empty() {
-        if !a.has(&["--version", "--help"]) {
-            r.note(format!("`{name}` reading commands from standard input"));
-        }
+    if (a.has(&["-s"]) || a.ops.is_empty()) && !a.has(&["--version", "--help"]) {
+        r.note(format!("`{name}` reading commands from standard input"));
     }
 }
 
