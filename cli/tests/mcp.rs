@@ -6,11 +6,12 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
-use common::{rail_bin, Repo};
+use common::{git_in, rail_bin, Repo};
 use serde_json::{json, Value};
 
 /// A safety net for a server that stopped answering (a hung test says nothing); no test waits
@@ -26,10 +27,14 @@ struct Server {
 
 impl Server {
     fn start(repo: &Repo, args: &[&str], env: &[(&str, &str)]) -> Server {
+        Server::start_in(repo.path(), args, env)
+    }
+
+    fn start_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut cmd = Command::new(rail_bin());
         cmd.arg("mcp")
             .args(args)
-            .current_dir(repo.path())
+            .current_dir(dir)
             .env_remove("RAIL_SESSION")
             .env_remove("RAIL_DIR")
             .env_remove("RAIL_NOW")
@@ -62,7 +67,11 @@ impl Server {
 
     /// Starts a server and does the handshake.
     fn ready(repo: &Repo, args: &[&str], env: &[(&str, &str)]) -> (Server, Value) {
-        let mut server = Server::start(repo, args, env);
+        Server::ready_in(repo.path(), args, env)
+    }
+
+    fn ready_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (Server, Value) {
+        let mut server = Server::start_in(dir, args, env);
         let init = server.request(
             "initialize",
             json!({
@@ -328,4 +337,68 @@ fn without_a_session_the_tools_that_need_one_say_how_to_name_it() {
     let board = server.call("board", json!({}));
     assert!(!is_error(&board), "{board}");
     assert_eq!(server.end(), Some(0));
+}
+
+/// On a shared rail the operation goes through the machine's exchange, and its plan or refusal
+/// comes back as JSON (maybe from another process): the hint is still worded as a tool call.
+#[test]
+fn on_a_shared_rail_refusals_name_the_holder_and_the_tool_to_call() {
+    let remote = tempfile::tempdir().unwrap();
+    let bare = remote.path().join("rail.git");
+    git_in(
+        remote.path(),
+        &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()],
+    );
+    let machine = |first: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        git_in(dir.path(), &["clone", "-q", bare.to_str().unwrap(), "."]);
+        git_in(dir.path(), &["config", "user.email", "m@e.invalid"]);
+        git_in(dir.path(), &["config", "user.name", "machine"]);
+        if first {
+            git_in(dir.path(), &["commit", "-q", "--allow-empty", "-m", "init"]);
+            git_in(dir.path(), &["push", "-q", "origin", "HEAD:main"]);
+        } else {
+            git_in(dir.path(), &["pull", "-q", "origin", "main"]);
+        }
+        let init = Command::new(rail_bin())
+            .args(["init", "--remote", "origin"])
+            .current_dir(dir.path())
+            .env_remove("RAIL_SESSION")
+            .output()
+            .unwrap();
+        assert!(init.status.success(), "{init:?}");
+        dir
+    };
+    let (one, two) = (machine(true), machine(false));
+    let at = "2026-12-01T10:00:00Z";
+    let (mut alice, _) = Server::ready_in(one.path(), &["--session", "alice", "--now", at], &[]);
+    let claimed = alice.call("claim", json!({ "task": "auth", "paths": ["src/**"] }));
+    assert!(!is_error(&claimed), "{claimed}");
+    assert_eq!(claimed["structuredContent"]["plan"]["session"], "alice");
+
+    let (mut bob, _) = Server::ready_in(two.path(), &["--session", "bob", "--now", at], &[]);
+    let refused = bob.call("claim", json!({ "task": "auth" }));
+    assert!(is_error(&refused), "{refused}");
+    assert!(text(&refused).contains("held by alice"), "{refused}");
+    assert_eq!(refused["structuredContent"]["refusal"]["holder"], "alice");
+
+    // Three hours on, the 2h lease has run out: the refusal says which tool takes it over.
+    let (mut later, _) = Server::ready_in(
+        two.path(),
+        &["--session", "bob", "--now", "2026-12-01T13:00:00Z"],
+        &[],
+    );
+    let stale = later.call("claim", json!({ "task": "auth" }));
+    assert!(is_error(&stale), "{stale}");
+    assert!(
+        text(&stale).contains("call `take` with {\"task\": \"auth\"}"),
+        "{stale}"
+    );
+    let taken = later.call("take", json!({ "task": "auth" }));
+    assert!(!is_error(&taken), "{taken}");
+    assert_eq!(taken["structuredContent"]["plan"]["session"], "bob");
+
+    for server in [alice, bob, later] {
+        assert_eq!(server.end(), Some(0));
+    }
 }
