@@ -102,6 +102,70 @@ pub fn session_changes(dir: &Path, base: Option<&str>) -> Result<Vec<String>, St
     Ok(list)
 }
 
+/// What `rail worktree` needs to know of one worktree, from three git processes run at once.
+pub struct WorktreeState {
+    /// Uncommitted changes: modified, staged, deleted, and untracked files that are not
+    /// ignored (`git status --porcelain`; ignored files are nobody's work).
+    pub uncommitted: Result<Vec<String>, String>,
+    /// How many commits of HEAD are not in the base (`None`: no base given).
+    pub not_in_base: Option<Result<u32, String>>,
+    /// The commit HEAD is at.
+    pub head: Option<String>,
+}
+
+const STATUS: [&str; 5] = [
+    "status",
+    "--porcelain=v1",
+    "-z",
+    "--untracked-files=all",
+    "--ignore-submodules=none",
+];
+const HEAD: [&str; 4] = ["rev-parse", "--verify", "--quiet", "HEAD"];
+
+/// The state of the worktree at `dir`, its commits judged against `base`.
+pub fn worktree_state(dir: &Path, base: Option<&str>) -> WorktreeState {
+    let range = base.map(|b| format!("{b}..HEAD"));
+    let count_args = range
+        .as_deref()
+        .map(|r| ["rev-list", "--count", "--end-of-options", r]);
+    let status = started(dir, &STATUS);
+    let count = count_args.map(|args| (started(dir, &args), args));
+    let head = started(dir, &HEAD);
+    let uncommitted = finish(status, &STATUS).map(|out| status_paths(&out));
+    let not_in_base = count.map(|(child, args)| {
+        let out = finish(child, &args)?;
+        out.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("git rev-list --count printed `{}`", out.trim()))
+    });
+    let head = finish(head, &HEAD)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty());
+    WorktreeState {
+        uncommitted,
+        not_in_base,
+        head,
+    }
+}
+
+/// The paths of `git status --porcelain=v1 -z`: entries are `XY path`; a rename or copy is
+/// followed by its source path as an entry of its own.
+fn status_paths(out: &str) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut entries = out.split('\0').filter(|e| !e.is_empty());
+    while let Some(entry) = entries.next() {
+        let (status, path) = (entry.get(..2).unwrap_or(""), entry.get(3..).unwrap_or(""));
+        files.push(path.to_string());
+        if status.contains('R') || status.contains('C') {
+            entries.next();
+        }
+    }
+    files.sort();
+    files.dedup();
+    files
+}
+
 /// A git process started in the background (stdin closed, output captured, as
 /// `Command::output` does); [`finish`] waits for it and reads its result.
 fn started(dir: &Path, args: &[&str]) -> std::io::Result<std::process::Child> {

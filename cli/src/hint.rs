@@ -40,8 +40,27 @@ pub fn say(message: &str, hint: Option<&Hint>) -> String {
                 .unwrap_or_default();
             format!(" (other work: `rail board`, `rail ready`{take}).")
         }
+        Hint::ForceClose { station } => {
+            let station = shell_word(station);
+            format!(
+                ". Commit the work and merge it into the base branch (or `git stash` it), then run `rail worktree remove {station}` again; to discard it, `rail worktree remove {station} --force` (a branch with unmerged commits is kept even then)"
+            )
+        }
     };
     format!("{message}{how}")
+}
+
+/// `word` as one shell word: as it is when it is plain, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_alphanumeric() || "._-+/@:#=,".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 #[cfg(test)]
@@ -87,6 +106,10 @@ mod tests {
                 "m (other work: `rail board`, `rail ready`; if its claim goes stale, `rail take auth`).",
             ),
             (
+                Some(Hint::ForceClose { station: task() }),
+                "m. Commit the work and merge it into the base branch (or `git stash` it), then run `rail worktree remove auth` again; to discard it, `rail worktree remove auth --force` (a branch with unmerged commits is kept even then)",
+            ),
+            (
                 Some(Hint::OtherWork { take: None }),
                 "m (other work: `rail board`, `rail ready`).",
             ),
@@ -94,5 +117,13 @@ mod tests {
         for (hint, said) in table {
             assert_eq!(say("m", hint.as_ref()), said, "{hint:?}");
         }
+    }
+
+    #[test]
+    fn a_station_path_is_one_shell_word() {
+        assert_eq!(shell_word("../repo-auth"), "../repo-auth");
+        assert_eq!(shell_word("/tmp/my station"), "'/tmp/my station'");
+        assert_eq!(shell_word("it's;rm"), "'it'\\''s;rm'");
+        assert_eq!(shell_word(""), "''");
     }
 }

@@ -199,18 +199,9 @@ enum Command {
         #[arg(long, value_name = "REF")]
         base: Option<String>,
     },
-    /// A station: a new worktree and branch for TASK, then claim it.
-    Worktree {
-        task: String,
-        /// Start the branch from this ref (default: HEAD).
-        #[arg(long, value_name = "REF")]
-        base: Option<String>,
-        /// Where to put the worktree (default: ../<repo>-<task>).
-        #[arg(long, value_name = "DIR")]
-        dir: Option<PathBuf>,
-        #[command(flatten)]
-        args: ClaimArgs,
-    },
+    /// Stations: `rail worktree TASK` makes one (a new worktree and branch, then the claim);
+    /// `list` shows them; `remove` closes one.
+    Worktree(WorktreeArgs),
     /// Print the completion script for a shell (README: "Shell completions and man page").
     Completions {
         #[arg(value_enum)]
@@ -221,6 +212,51 @@ enum Command {
         /// Write rail.1 and rail-COMMAND.1 into this directory (e.g. ~/.local/share/man/man1).
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
+    },
+}
+
+/// `rail worktree TASK [options]`, or `rail worktree list` / `rail worktree remove STATION`.
+/// A task named like a subcommand is written after `--`: `rail worktree -- list`.
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+struct WorktreeArgs {
+    #[command(subcommand)]
+    action: Option<WorktreeAction>,
+    /// The task: its id is also the new branch (and session) unless --session names one.
+    #[arg(required = true)]
+    task: Option<String>,
+    /// Start the branch from this ref (default: HEAD).
+    #[arg(long, value_name = "REF")]
+    base: Option<String>,
+    /// Where to put the worktree (default: ../<repo>-<task>).
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    #[command(flatten)]
+    args: ClaimArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum WorktreeAction {
+    /// Every station: path, branch, task, claim state, uncommitted files, commits not in the base.
+    List {
+        /// Judge commits against this branch (default: rail.yaml `stations.base`, else the main checkout's branch).
+        #[arg(long, value_name = "BRANCH")]
+        base: Option<String>,
+    },
+    /// Close a station: refused while it holds uncommitted changes or commits not in the base
+    /// branch (unless --force); never the main checkout. Releases its claims, removes the
+    /// worktree, deletes the branch only when merged.
+    #[command(alias = "rm")]
+    Remove {
+        /// A task id, a branch, or the station's path (`./name` for one in this directory).
+        station: String,
+        /// Remove it even with uncommitted changes or unmerged commits (logged; a branch with
+        /// unmerged commits is still kept).
+        #[arg(long)]
+        force: bool,
+        /// Judge commits against this branch (default: rail.yaml `stations.base`, else the main checkout's branch).
+        #[arg(long, value_name = "BRANCH")]
+        base: Option<String>,
     },
 }
 
@@ -308,6 +344,10 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             | Command::Validate(_)
             | Command::Log { .. }
             | Command::Ready { .. }
+            | Command::Worktree(WorktreeArgs {
+                action: Some(WorktreeAction::List { .. }),
+                ..
+            })
     );
     if let Some(remote) = reads.then(|| shared::remote_of(&ctx)).flatten() {
         if let Some(note) = shared::before_read(&ctx, &remote, cli.fetch)? {
@@ -351,12 +391,23 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         Command::Validate(args) => cmd::show::validate(&ctx, &args),
         Command::Lock { break_lock, force } => cmd::admin::lock(&ctx, break_lock, force),
         Command::Log { limit } => cmd::show::log(&ctx, limit),
-        Command::Worktree {
-            task,
-            base,
-            dir,
-            args,
-        } => cmd::mutate::worktree(&ctx, &task, base.as_deref(), dir, &args),
+        Command::Worktree(w) => match (w.action, w.task) {
+            (Some(WorktreeAction::List { base }), _) => cmd::station::list(&ctx, base.as_deref()),
+            (
+                Some(WorktreeAction::Remove {
+                    station,
+                    force,
+                    base,
+                }),
+                _,
+            ) => cmd::station::remove(&ctx, &station, force, base.as_deref()),
+            (None, Some(task)) => {
+                cmd::mutate::worktree(&ctx, &task, w.base.as_deref(), w.dir, &w.args)
+            }
+            (None, None) => Err(Fail::usage(
+                "rail worktree needs a TASK, `list` or `remove`",
+            )),
+        },
         Command::Done { task, check, base } => cmd::gate::done(&ctx, &task, check, base.as_deref()),
         Command::Sync => cmd::admin::sync(&ctx),
         Command::Reconcile => cmd::admin::reconcile(&ctx),

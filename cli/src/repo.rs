@@ -147,3 +147,57 @@ pub fn worktrees(repo: &Repo) -> Vec<(PathBuf, Option<String>)> {
     }
     out
 }
+
+/// A worktree as `rail worktree list` and `remove` see it.
+#[derive(Clone, Debug)]
+pub struct WorktreeDir {
+    /// The directory git recorded for it.
+    pub path: PathBuf,
+    pub branch: Option<String>,
+    /// Its own git dir (`<common>/worktrees/<name>`); `None` for the main checkout.
+    pub admin: Option<PathBuf>,
+}
+
+/// Every worktree of the repository, the main checkout first, with each one's git dir.
+pub fn worktree_dirs(repo: &Repo) -> Vec<WorktreeDir> {
+    let mut out = vec![WorktreeDir {
+        path: repo.main_checkout(),
+        branch: head_branch(&repo.common_dir),
+        admin: None,
+    }];
+    if let Ok(entries) = fs::read_dir(repo.common_dir.join("worktrees")) {
+        let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        dirs.sort();
+        for admin in dirs {
+            let Some(path) = fs::read_to_string(admin.join("gitdir"))
+                .ok()
+                .map(|s| PathBuf::from(s.trim()))
+                .and_then(|p| p.parent().map(Path::to_path_buf))
+            else {
+                continue;
+            };
+            out.push(WorktreeDir {
+                path,
+                branch: head_branch(&admin),
+                admin: Some(admin),
+            });
+        }
+    }
+    out
+}
+
+/// Whether the directory at `path` is the checkout of the worktree whose git dir is `admin`
+/// (`None`: the main checkout, whose `.git` is the common dir itself): its `.git` says so.
+pub fn is_checkout_of(path: &Path, admin: Option<&Path>, common_dir: &Path) -> bool {
+    let dot_git = path.join(".git");
+    let Ok(meta) = fs::symlink_metadata(&dot_git) else {
+        return false;
+    };
+    let same = |a: &Path, b: &Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
+    match admin {
+        None => meta.is_dir() && same(&dot_git, common_dir),
+        Some(admin) => {
+            meta.is_file() && read_gitdir_file(&dot_git).is_some_and(|g| same(&g, admin))
+        }
+    }
+}

@@ -9,6 +9,10 @@
 //! hook_unanalysed: warn # a Bash command Rail cannot fully judge: warn (or deny)
 //! lock_timeout: 10s    # how long a command waits for the lock
 //! remote: origin       # share the rail through this git remote
+//! stations:            # the worktrees sessions work in (`rail worktree`)
+//!   on_done: keep      # after `rail done` passes: keep the station, or remove it when safe
+//!   base: main         # what "merged" means for `rail worktree remove` (default: the main
+//!                      # checkout's branch)
 //! ```
 
 use chrono::TimeDelta;
@@ -50,6 +54,31 @@ pub enum HookUnanalysed {
     Deny,
 }
 
+/// What `rail done` does with the station (the worktree) once its gate passed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum OnDone {
+    /// Leave the station as it is (the default: someone may still want to look at it).
+    #[default]
+    Keep,
+    /// Remove it when `station::removal` allows it without force: nothing uncommitted, nothing
+    /// unmerged. Otherwise it is kept and the reason printed.
+    Remove,
+}
+
+/// `stations:` — the worktrees sessions work in.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Stations {
+    pub on_done: OnDone,
+    /// The branch a station's commits must be in before it may be removed (and its branch
+    /// deleted). `None`: the main checkout's branch.
+    pub base: Option<String>,
+}
+
+pub const STATION_KEYS: &[&str] = &["on_done", "base"];
+
 /// As JSON, durations are whole seconds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -68,6 +97,7 @@ pub struct Config {
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub lock_timeout: TimeDelta,
     pub remote: Option<String>,
+    pub stations: Stations,
 }
 
 mod secs {
@@ -90,6 +120,7 @@ impl Default for Config {
             hook_unanalysed: HookUnanalysed::Warn,
             lock_timeout: DEFAULT_LOCK_TIMEOUT,
             remote: None,
+            stations: Stations::default(),
         }
     }
 }
@@ -103,6 +134,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "hook_unanalysed",
     "lock_timeout",
     "remote",
+    "stations",
 ];
 
 /// Reads rail.yaml; bad values keep their default and get a diagnostic.
@@ -112,6 +144,10 @@ pub fn parse(text: &str) -> (Config, Vec<Diagnostic>) {
     let mut config = Config::default();
     for entry in doc.entries() {
         let span = entry.value.span;
+        if entry.key == "stations" {
+            stations(&entry.value, &mut config.stations, &mut diags);
+            continue;
+        }
         let value = match &entry.value.value {
             Value::Scalar(s) => s.clone(),
             Value::Null => continue,
@@ -171,6 +207,68 @@ pub fn parse(text: &str) -> (Config, Vec<Diagnostic>) {
     (config, diags)
 }
 
+/// `stations:`, a mapping of its own settings.
+fn stations(node: &yaml::Node, out: &mut Stations, diags: &mut Vec<Diagnostic>) {
+    let entries = match &node.value {
+        Value::Map(entries) => entries,
+        Value::Null => return,
+        _ => {
+            diags.push(Diagnostic::error(
+                Code::BadConfig,
+                node.span,
+                "`stations` expects settings below it, e.g. `on_done: keep` indented on the next line"
+                    .to_string(),
+            ));
+            return;
+        }
+    };
+    for entry in entries {
+        let span = entry.value.span;
+        let value = match &entry.value.value {
+            Value::Scalar(s) => s.as_str(),
+            Value::Null => continue,
+            _ => {
+                diags.push(Diagnostic::error(
+                    Code::BadConfig,
+                    span,
+                    format!("`stations.{}` expects a single value", entry.key),
+                ));
+                continue;
+            }
+        };
+        match entry.key.as_str() {
+            "on_done" => match value {
+                "keep" => out.on_done = OnDone::Keep,
+                "remove" => out.on_done = OnDone::Remove,
+                _ => diags.push(Diagnostic::error(
+                    Code::BadConfig,
+                    span,
+                    format!(
+                        "stations.on_done is keep or remove, not `{value}` (the station is kept)"
+                    ),
+                )),
+            },
+            "base" => match crate::ident::validate_session(value) {
+                // A branch name, as sessions are: no whitespace, no `..`, no leading `-`.
+                Ok(()) => out.base = Some(value.to_string()),
+                Err(e) => diags.push(Diagnostic::error(
+                    Code::BadConfig,
+                    span,
+                    format!("stations.base: {e}"),
+                )),
+            },
+            other => diags.push(Diagnostic::warning(
+                Code::UnknownField,
+                entry.key_span,
+                format!(
+                    "unknown setting `stations.{other}` (known: {})",
+                    STATION_KEYS.join(", ")
+                ),
+            )),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,5 +288,31 @@ mod tests {
         let (c, d) = parse("lease: forever\nwho: me\n");
         assert_eq!(c.lease, DEFAULT_LEASE);
         assert_eq!(d.len(), 2);
+    }
+
+    #[test]
+    fn stations() {
+        let (c, d) = parse("lease: 1h\n");
+        assert!(d.is_empty());
+        assert_eq!(c.stations, Stations::default());
+        assert_eq!(c.stations.on_done, OnDone::Keep, "keep by default");
+        let (c, d) = parse("stations:\n  on_done: remove\n  base: trunk\n");
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(c.stations.on_done, OnDone::Remove);
+        assert_eq!(c.stations.base.as_deref(), Some("trunk"));
+        // Bad values keep the default and say so, on the value.
+        let text = "stations:\n  on_done: delete\n  base: a..b\n  when: now\n";
+        let (c, d) = parse(text);
+        assert_eq!(c.stations, Stations::default());
+        assert_eq!(d.len(), 3, "{d:?}");
+        assert!(d[0].message.contains("keep or remove, not `delete`"));
+        assert_eq!(&text[d[0].span.start..d[0].span.end], "delete");
+        assert!(d[1].message.starts_with("stations.base:"));
+        assert!(d[2].message.contains("unknown setting `stations.when`"));
+        // A scalar where the mapping belongs.
+        let (c, d) = parse("stations: remove\n");
+        assert_eq!(c.stations.on_done, OnDone::Keep);
+        assert_eq!(d.len(), 1);
+        assert!(d[0].message.contains("expects settings below it"));
     }
 }

@@ -39,4 +39,7 @@ pub enum Hint {
         #[cfg_attr(feature = "ts", ts(optional = nullable))]
         take: Option<String>,
     },
+    /// A station that holds work would be lost by removing it: commit and merge it first, or
+    /// close it with force (`station` as the person named it: a task or a path).
+    ForceClose { station: String },
 }

@@ -48,6 +48,7 @@ pub mod serde_time;
 pub mod shell;
 pub mod snapshot;
 pub mod sort;
+pub mod station;
 pub mod text;
 pub mod time;
 pub mod yaml;

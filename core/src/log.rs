@@ -37,6 +37,9 @@ pub enum Event {
     Done,
     Bypass,
     Refused,
+    /// `rail worktree remove` (or `rail done` with `stations: on_done: remove`) removed a
+    /// station; `forced` names what `--force` overrode.
+    StationRemoved,
     #[serde(untagged)]
     Other(String),
 }
@@ -54,6 +57,7 @@ impl Event {
             Event::Done => "done",
             Event::Bypass => "bypass",
             Event::Refused => "refused",
+            Event::StationRemoved => "station-removed",
             Event::Other(s) => s,
         }
     }
@@ -70,6 +74,7 @@ impl Event {
             "done" => Event::Done,
             "bypass" => Event::Bypass,
             "refused" => Event::Refused,
+            "station-removed" => Event::StationRemoved,
             other => Event::Other(other.to_string()),
         }
     }

@@ -16,6 +16,7 @@ import { sessionChanges } from './host/git';
 import { installCli as copyCli, installPlace, onPath, pathAdvice } from './host/install';
 import { bundledBinary, type LockStatus } from './host/native';
 import { headBranch, mainCheckout } from './host/repo';
+import { closeStation as closeFlow } from './host/station';
 import { LOG_FILE } from './host/store';
 
 export interface CommandContext {
@@ -35,9 +36,11 @@ interface ClaimArgs {
   /** New Station: where the worktree goes, and what to branch from. */
   dir?: string;
   base?: string;
-  /** Take Over / Break Dead Lock: skip the confirmation (already given). */
+  /** Take Over / Break Dead Lock / Close Station: skip the confirmation (already given). */
   confirmed?: boolean;
   force?: boolean;
+  /** Close Station: a task, a branch or the station's path. */
+  station?: string;
 }
 
 function isObject(x: unknown): x is Record<string, unknown> {
@@ -68,6 +71,7 @@ function argsOf(arg: unknown): ClaimArgs {
   if (typeof arg.base === 'string') out.base = arg.base;
   if (arg.confirmed === true) out.confirmed = true;
   if (arg.force === true) out.force = true;
+  if (typeof arg.station === 'string') out.station = arg.station;
   return out;
 }
 
@@ -451,6 +455,75 @@ const newStation: Command = async ({ rail }, arg) => {
   return made;
 };
 
+/** The station a Sessions tree item stands for (`{ kind: 'session', session }` with a worktree). */
+function stationFromArg(arg: unknown): string | undefined {
+  if (isObject(arg) && arg.kind === 'session' && isObject(arg.session) && typeof arg.session.worktree === 'string')
+    return arg.session.worktree;
+  return argsOf(arg).station;
+}
+
+/**
+ * Close Station: `rail worktree remove` through the shipped binary. Core decides; a refusal is
+ * shown with its reasons, and "Force Close…" is offered only where force would do, forcing only
+ * after a modal confirmation that says what would be lost (host/station.ts).
+ */
+const closeStation: Command = async ({ rail }, arg) => {
+  const loc = rail.location;
+  if (!loc?.repo) return undefined;
+  const a = argsOf(arg);
+  let station = stationFromArg(arg);
+  if (station === undefined) {
+    const main = path.resolve(mainCheckout(loc.repo));
+    const stations = (rail.snapshot?.board.sessions ?? []).filter((s) => s.worktree && path.resolve(s.worktree) !== main);
+    if (stations.length === 0) {
+      void vscode.window.showInformationMessage('Rail: there is no station to close (the main checkout is never closed).');
+      return undefined;
+    }
+    const pick = await vscode.window.showQuickPick(
+      stations.map((s) => ({ label: s.name, description: s.worktree ?? '', worktree: s.worktree ?? '' })),
+      { title: 'Rail: Close Station', placeHolder: 'Which station?' },
+    );
+    if (!pick) return undefined;
+    station = pick.worktree;
+  }
+  const cli = rail.native();
+  if (!cli) return undefined;
+  const session = rail.session;
+  const dialogs = {
+    refused: async (message: string, forceable: boolean): Promise<boolean> => {
+      rail.output.warn(`worktree remove ${station}: refused: ${message}`);
+      if (!forceable) {
+        // Nothing to decide: shown, not waited for.
+        void vscode.window.showWarningMessage(`Rail: ${message}`);
+        return false;
+      }
+      const force = 'Force Close…';
+      return (await vscode.window.showWarningMessage(`Rail: ${message}`, force)) === force;
+    },
+    confirmForce: async (question: string, detail: string): Promise<boolean> =>
+      (await vscode.window.showWarningMessage(question, { modal: true, detail }, 'Force Close')) === 'Force Close',
+  };
+  try {
+    const closer = { closeStation: (s: string, force: boolean) => cli.closeStation(s, force, session) };
+    const result = await closeFlow(closer, station, dialogs, { force: a.force === true, confirmed: a.confirmed === true });
+    rail.noteSpawn(cli);
+    for (const note of result.notes) {
+      rail.output.warn(note);
+      void vscode.window.showWarningMessage(`Rail: ${note}`);
+    }
+    if (result.ok) {
+      rail.output.info(`worktree remove ${station}: ${result.message}`);
+      void vscode.window.showInformationMessage(`Rail: ${result.message}.`);
+    }
+    return result;
+  } catch (e) {
+    rail.report(`worktree remove ${station}`, e);
+    return undefined;
+  } finally {
+    await rail.refresh();
+  }
+};
+
 const openLog: Command = async ({ rail }) => {
   const root = rail.location?.root;
   if (!root) return undefined;
@@ -557,6 +630,7 @@ export const COMMANDS: Record<string, Command> = {
   'rail.showLockOwner': showLockOwner,
   'rail.breakLock': breakLock,
   'rail.newStation': newStation,
+  'rail.closeStation': closeStation,
   'rail.openLog': openLog,
   'rail.refresh': refresh,
   'rail.whoHolds': whoHolds,

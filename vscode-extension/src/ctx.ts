@@ -91,6 +91,9 @@ export function hintActions(hint: Hint | null | undefined): { actions: Action[];
       return { actions: [{ label: 'Force Break…', run: command('rail.breakLock') }], text: '' };
     case 'merge-driver':
       return { actions: [], text: " Rail's merge driver avoids these (`rail init` sets it up)." };
+    case 'force-close':
+      // Close Station asks again (modal) before it forces anything.
+      return { actions: [{ label: 'Force Close…', run: command('rail.closeStation', { station: hint.station, force: true }) }], text: '' };
     case 'fix-check':
     case 'other-work':
       return { actions: [], text: '' };

@@ -1,12 +1,14 @@
 // The Sessions view: every session core knows — from claims and from worktrees (stations) — with
 // its worktree, branch and claims.
 
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 import { claimKey } from './boardTree';
 import { claimDetails, claimTreeItem, detailTreeItem, type DetailNode } from './claimItem';
 import type { RailContext } from './ctx';
 import type { BoardClaim, SessionView } from './host/core';
+import { mainCheckout } from './host/repo';
 
 type SessionNode = { kind: 'session'; session: SessionView } | { kind: 'claim'; claim: BoardClaim; id: string } | DetailNode;
 
@@ -51,7 +53,11 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode> {
     if (s.last_commit_at) tip.push(`last own commit ${s.last_commit_at}`);
     item.tooltip = tip.join('\n');
     item.iconPath = new vscode.ThemeIcon(s.worktree ? 'repo' : 'account');
-    item.contextValue = s.worktree ? 'rail.session.worktree' : 'rail.session';
+    // A station may be closed; the main checkout (where the rail lives) never is.
+    const repo = this.ctx.location?.repo;
+    const main = repo ? path.resolve(mainCheckout(repo)) : undefined;
+    const station = s.worktree !== null && s.worktree !== undefined && path.resolve(s.worktree) !== main;
+    item.contextValue = station ? 'rail.session.station' : s.worktree ? 'rail.session.worktree' : 'rail.session';
     return item;
   }
 }

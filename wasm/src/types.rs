@@ -49,6 +49,9 @@ pub fn declarations() -> String {
     found.visit::<Refusal>();
     found.visit::<LockRecord>();
     found.visit::<LockVerdict>();
+    // `rail worktree list --json` (stations) and `rail worktree remove --json`'s refusal.
+    found.visit::<rail_core::station::Station>();
+    found.visit::<rail_core::station::Removal>();
 
     let mut out = String::from(
         "// Generated from the Rust structs by rail-wasm's `types` module (ts-rs). Do not edit:\n\

@@ -5,6 +5,8 @@ export type Activity = "claimed" | "renewed" | "commit" | "none";
 
 export type Blocked = { claim: number, task: string | null, session: string, waiting_for: Array<Waiting>, message: string, };
 
+export type Blocker = { "kind": "main-checkout" } | { "kind": "link" } | { "kind": "foreign" } | { "kind": "missing" } | { "kind": "locked" } | { "kind": "dirty", files: Array<string>, } | { "kind": "dirty-unknown" } | { "kind": "unmerged", commits: number, base: string, } | { "kind": "no-base" };
+
 export type Board = { version: number, now: string, settings: Settings, summary: Summary, claims: Array<BoardClaim>, released: Array<BoardReleased>, conflicts: Array<Conflict>, blocked: Array<Blocked>, 
 /**
  * The backlog (`- [ ] task` lines of claims.md) and where each task stands.
@@ -50,7 +52,7 @@ export type BoardReleased = { task: string | null, session: string, file: string
 
 export type Code = "bad-time" | "missing-session" | "missing-time" | "invalid-task" | "invalid-session" | "unknown-field" | "duplicate-field" | "malformed-field" | "bad-duration" | "invalid-path" | "invalid-resource" | "conflict-marker" | "yaml-syntax" | "yaml-unsupported" | "missing-owner" | "bad-value" | "duplicate-key" | "owner-mismatch" | "no-claim-time" | "bad-log-line" | "duplicate-claim" | "path-overlap" | "resource-clash" | "blocked" | "bad-lock-record" | "bad-config" | "control-character" | "unclosed-block" | "confusable-name";
 
-export type Config = { lease: number, expiring: number, check: string | null, on_stop: OnStop, hook_failure: HookFailure, hook_unanalysed: HookUnanalysed, lock_timeout: number, remote: string | null, };
+export type Config = { lease: number, expiring: number, check: string | null, on_stop: OnStop, hook_failure: HookFailure, hook_unanalysed: HookUnanalysed, lock_timeout: number, remote: string | null, stations: Stations, };
 
 export type Conflict = { kind: ConflictKind, 
 /**
@@ -70,7 +72,7 @@ text: string,
  */
 losers: Array<Loser>, refused?: MarkedSide, };
 
-export type Event = "claimed" | "renewed" | "released" | "taken" | "updated" | "lock-broken" | "recovered" | "done" | "bypass" | "refused" | string;
+export type Event = "claimed" | "renewed" | "released" | "taken" | "updated" | "lock-broken" | "recovered" | "done" | "bypass" | "refused" | "station-removed" | string;
 
 export type Facts = { 
 /**
@@ -146,7 +148,7 @@ fetched_at?: string | null, now: string,
  */
 fetch_error?: string | null, };
 
-export type Hint = { "kind": "take", task: string, } | { "kind": "claim", task: string, } | { "kind": "renew-or-update", task: string, } | { "kind": "validate" } | { "kind": "merge-driver" } | { "kind": "force-break" } | { "kind": "add-paths", task?: string | null, } | { "kind": "claim-first" } | { "kind": "fix-check", task: string, } | { "kind": "other-work", take?: string | null, };
+export type Hint = { "kind": "take", task: string, } | { "kind": "claim", task: string, } | { "kind": "renew-or-update", task: string, } | { "kind": "validate" } | { "kind": "merge-driver" } | { "kind": "force-break" } | { "kind": "add-paths", task?: string | null, } | { "kind": "claim-first" } | { "kind": "fix-check", task: string, } | { "kind": "other-work", take?: string | null, } | { "kind": "force-close", station: string, };
 
 export type Holder = { claim: number, session: string, task: string | null, pattern: string, state: State, };
 
@@ -220,6 +222,8 @@ export type MergeResult = { text: string,
  */
 losers: Array<Loser>, };
 
+export type OnDone = "keep" | "remove";
+
 export type OnStop = "release" | "renew" | "nothing";
 
 export type Overlap = { left: string, right: string, 
@@ -289,6 +293,32 @@ location: Located | null, };
 
 export type RefusalKind = "held" | "stale-held" | "not-claimed" | "not-yours" | "not-stale" | "path-conflict" | "resource-conflict" | "broken-line" | "conflict-marker" | "hidden-claim" | "confusable" | "bad-input";
 
+export type Removal = { allowed: boolean, 
+/**
+ * Allowed only because of `--force`: the log records what was overridden.
+ */
+forced: boolean, blockers: Array<Blocker>, 
+/**
+ * Whether `--force` would make it allowed (every blocker is forceable).
+ */
+forceable: boolean, 
+/**
+ * The claims removing it releases (each held claim of a task on its branch).
+ */
+release: Array<StationClaim>, 
+/**
+ * Delete the branch: every commit of it is in the base. Never by force.
+ */
+delete_branch: boolean, 
+/**
+ * Why the branch is kept, when there is one and it is not deleted.
+ */
+keep_branch: string | null, 
+/**
+ * What happened or why not.
+ */
+message: string, hint: Hint | null, };
+
 export type ResourceHolder = { claim: number, session: string, task: string | null, shared: boolean, state: State, };
 
 export type ResourceUse = { 
@@ -324,6 +354,69 @@ export type Severity = "error" | "warning" | "info";
 export type Span = { start: number, end: number, };
 
 export type State = "live" | "expiring" | "stale";
+
+export type Station = { state: StationState, claims: Array<StationClaim>, 
+/**
+ * The worktree's directory, as git recorded it.
+ */
+path: string, 
+/**
+ * The branch checked out there (`None`: detached HEAD).
+ */
+branch: string | null, 
+/**
+ * The main checkout: where the rail lives. Never removed.
+ */
+main: boolean, 
+/**
+ * The recorded path is a symbolic link.
+ */
+link: boolean, 
+/**
+ * The directory exists but is not that worktree (its `.git` names another git dir).
+ */
+foreign: boolean, 
+/**
+ * The directory is gone.
+ */
+missing: boolean, 
+/**
+ * Locked with `git worktree lock` (e.g. on a removable disk): left alone.
+ */
+locked: boolean, 
+/**
+ * Uncommitted changes: modified, staged, deleted and untracked (not ignored) files.
+ * `None`: git could not tell.
+ */
+dirty: Array<string> | null, 
+/**
+ * The branch its commits are judged against (see `base_branch`).
+ */
+base: string | null, 
+/**
+ * How many commits of the station's HEAD are not in `base`. `None`: unknown (no base, or
+ * git could not tell).
+ */
+unmerged: number | null, 
+/**
+ * The commit the station's HEAD is at (the branch is deleted only if it is still there).
+ */
+head: string | null, 
+/**
+ * Its branch is also checked out in another worktree (so it is not deleted).
+ */
+branch_elsewhere: boolean, };
+
+export type StationClaim = { task: string | null, session: string, state: State, };
+
+export type StationState = "live" | "expiring" | "stale" | "unclaimed";
+
+export type Stations = { on_done: OnDone, 
+/**
+ * The branch a station's commits must be in before it may be removed (and its branch
+ * deleted). `None`: the main checkout's branch.
+ */
+base: string | null, };
 
 export type Summary = { claims: number, live: number, expiring: number, stale: number, blocked: number, conflicts: number, errors: number, warnings: number, };
 

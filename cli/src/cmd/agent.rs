@@ -421,7 +421,9 @@ its hooks enforce the rules below, so follow them rather than fight them.
 - **Never edit another session's paths** (`rail who PATH` tells who holds a file). If you need a
   file outside your claim, add it first: `rail update TASK --path …`.
 - **Finish through the gate**: `rail done TASK` runs the checks and releases the claim only when
-  they pass and your changes are in scope. If you stop early, `rail release TASK`.
+  they pass and your changes are in scope. If you stop early, `rail release TASK`. Never delete
+  your worktree yourself: `rail done` closes the station when rail.yaml asks for it and nothing
+  would be lost; otherwise it stays for review (`rail worktree remove` is for whoever merges it).
 {END}
 "
     )

@@ -3,6 +3,7 @@
 
 use std::process::Command;
 
+use rail_core::config::OnDone;
 use rail_core::gate::{self, CheckOutcome, Verdict};
 use rail_core::log::{Event, LogEntry};
 use rail_core::model::Rail;
@@ -66,15 +67,27 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
             },
             vec![line],
         )?;
-        crate::cmd::mutate::print_outcome(ctx, &outcome);
+        // With --json, stdout carries one document: the gate's, below.
+        if !ctx.json {
+            crate::cmd::mutate::print_outcome(ctx, &outcome);
+        }
     } else {
         let lock = ctx.lock(&session)?;
         let texts = ctx.read(true)?;
         crate::shared::record_local(ctx, &lock, &texts, &[line]).map_err(Fail::env)?;
     }
-    let json = serde_json::json!({ "ok": result.release, "gate": result, "scope": report });
+    let mut json = serde_json::json!({ "ok": result.release, "gate": result, "scope": report });
     let code = match result.verdict {
         Verdict::Passed => {
+            // The task is finished: the station is closed or kept, as rail.yaml says (closed
+            // only when core's removal verdict allows it without force).
+            let station = match rail.config.stations.on_done {
+                OnDone::Keep => None,
+                OnDone::Remove => crate::cmd::station::close_after_done(ctx, task),
+            };
+            if let Some((_, value)) = &station {
+                json["station"] = value.clone();
+            }
             if ctx.json {
                 outln_raw!(
                     "{}",
@@ -82,6 +95,9 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
                 );
             } else {
                 outln!("{}", result.message);
+                if let Some((said, _)) = &station {
+                    outln!("{said}");
+                }
             }
             return Ok(());
         }

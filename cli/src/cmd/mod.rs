@@ -6,3 +6,4 @@ pub mod gate;
 pub mod html;
 pub mod mutate;
 pub mod show;
+pub mod station;

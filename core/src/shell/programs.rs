@@ -1091,13 +1091,12 @@ fn git(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
                 r.path(w, cwd, &format!("`git {}` of", sub.text));
             }
         }
-        "reset" => {
-            let discards = rest
+        "reset"
+            if rest
                 .iter()
-                .any(|w| matches!(w.text.as_str(), "--hard" | "--merge" | "--keep"));
-            if discards {
-                whole(r, "reset --hard");
-            }
+                .any(|w| matches!(w.text.as_str(), "--hard" | "--merge" | "--keep")) =>
+        {
+            whole(r, "reset --hard");
         }
         "stash" => {
             let action = rest.first().map(|w| w.text.as_str()).unwrap_or("push");

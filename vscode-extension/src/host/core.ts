@@ -9,6 +9,7 @@
 // package's .d.ts), so a change on the Rust side is a compile error here, not a silent mismatch.
 
 export type {
+  Blocker,
   Board,
   BoardClaim,
   Conflict,
@@ -22,10 +23,12 @@ export type {
   Plan,
   RailTexts,
   Refusal,
+  Removal,
   ResourceUse,
   ScopeReport,
   SessionView,
   Severity,
+  Station,
   Who,
   Worktree,
 } from '../../../wasm/pkg/node/rail_wasm';

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import type { LockRecord, LockVerdict, Plan, Refusal } from './core';
+import type { LockRecord, LockVerdict, Plan, Refusal, Removal, Station as StationView } from './core';
 import { processesAllowed, RestrictedMode } from './trust';
 
 /** The CLI's exit codes (cli/src/fail.rs). */
@@ -262,6 +262,55 @@ export function parseStation(run: RawRun): Station {
   throw new RailError(EXIT.environment, `rail worktree answered with an unexpected document: ${run.stdout.slice(0, 200)}`, run.stderr);
 }
 
+/** `rail worktree list --json`: every station (the main checkout first) as core sees it. */
+export interface StationList {
+  base: string | null;
+  stations: StationView[];
+}
+
+export function parseStations(run: RawRun): StationList {
+  const doc = document(run);
+  if (doc.ok === true && Array.isArray(doc.stations)) {
+    const base = typeof doc.base === 'string' ? doc.base : null;
+    return { base, stations: doc.stations as StationView[] };
+  }
+  throw new RailError(EXIT.environment, `rail worktree list answered with an unexpected document: ${run.stdout.slice(0, 200)}`, run.stderr);
+}
+
+/** What `rail worktree remove` did (cli/src/cmd/station.rs `Closed`). */
+export interface Closed {
+  path: string;
+  branch: string | null;
+  forced: boolean;
+  released: string[];
+  branch_deleted: boolean;
+  branch_kept: string | null;
+  notes: string[];
+  message: string;
+}
+
+/** `rail worktree remove`: the station closed, or core's verdict on why not (nothing changed). */
+export type Close =
+  | { ok: true; closed: Closed; message: string; notes: string[] }
+  | { ok: false; refusal: Removal; message: string; notes: string[] };
+
+export function parseClose(run: RawRun): Close {
+  const doc = document(run);
+  if (doc.ok === true && isObject(doc.closed) && typeof doc.closed.message === 'string') {
+    const closed = doc.closed as unknown as Closed;
+    return { ok: true, closed, message: closed.message, notes: notesOf(run.stderr) };
+  }
+  if (doc.ok === false && isObject(doc.refusal) && typeof doc.refusal.message === 'string' && typeof doc.refusal.forceable === 'boolean') {
+    const refusal = doc.refusal as unknown as Removal;
+    return { ok: false, refusal, message: refusal.message, notes: notesOf(run.stderr).filter((n) => !n.startsWith(refusal.message)) };
+  }
+  throw new RailError(
+    EXIT.environment,
+    `rail worktree remove answered with an unexpected document: ${run.stdout.slice(0, 200)}`,
+    run.stderr,
+  );
+}
+
 /** `rail lock --json`: who holds the lock, and core's verdict on it. */
 export type LockStatus = { held: false } | { held: true; record: LockRecord | null; verdict: LockVerdict };
 
@@ -398,6 +447,21 @@ export class NativeRail {
   async worktree(s: StationInput): Promise<Station> {
     const args = ['worktree', `--dir=${s.dir}`, ...opt('base', s.base), ...claimArgs(s), '--', s.task];
     return parseStation(await this.run(args, s.task));
+  }
+
+  /** The stations: each worktree with its claims, uncommitted files and unmerged commits. */
+  async worktrees(): Promise<StationList> {
+    return parseStations(await this.run(['worktree', 'list']));
+  }
+
+  /**
+   * `rail worktree remove`: `station` is a task, a branch or the station's path. `force` only
+   * after the person confirmed it (it discards uncommitted work; a branch with unmerged commits
+   * is kept even then). `session` is logged as the one who closed it.
+   */
+  async closeStation(station: string, force: boolean, session?: string): Promise<Close> {
+    const args = ['worktree', 'remove', ...(force ? ['--force'] : []), '--', station];
+    return parseClose(await this.run(args, session));
   }
 
   async lock(): Promise<LockStatus> {

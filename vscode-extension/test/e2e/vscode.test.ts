@@ -323,7 +323,6 @@ test('the UI: Rail container, Claim Task from the palette, the board webview, Pr
         }
         throw e;
       });
-    await page.waitForTimeout(500);
     await shot(page, '03-board-webview.png');
 
     // Problems: core's diagnostics for claims.md.
@@ -344,13 +343,45 @@ test('the UI: Rail container, Claim Task from the palette, the board webview, Pr
     await explorer.locator('.monaco-list-row', { hasText: 'billing' }).first().click();
     const tax = explorer.locator('.monaco-list-row', { hasText: 'tax.ts' }).first();
     await tax.waitFor();
-    await tax
-      .locator('.label-description-container, .monaco-decoration-itemColor, [title*="held by bob"]')
-      .first()
-      .waitFor({ timeout: 5_000 })
-      .catch(() => undefined);
+    // VS Code draws a file decoration's badge as the `::after` content of a class it makes for
+    // that decoration (`monaco-decoration-itemBadge-…`) on the row's label; several providers'
+    // badges (git's `U` too) are drawn together. Rail's is `!`, and the row is warning-coloured.
+    const badge = await tax.evaluateHandle((row) => row);
+    await page.waitForFunction(
+      (row) => {
+        const labels = [row, ...Array.from(row.querySelectorAll('*'))];
+        return labels.some((el) =>
+          Array.from(el.classList).some(
+            (c) => c.startsWith('monaco-decoration-itemBadge') && getComputedStyle(el, '::after').content.includes('!'),
+          ),
+        );
+      },
+      badge,
+      { timeout: 30_000 },
+    );
+    assert.ok(
+      await tax.evaluate((row) =>
+        [row, ...Array.from(row.querySelectorAll('*'))].some((el) =>
+          Array.from(el.classList).some((c) => c.startsWith('monaco-decoration-itemColor')),
+        ),
+      ),
+      'the held file is coloured',
+    );
+    // README.md is nobody's: no Rail badge there.
+    const beside = explorer.locator('.monaco-list-row', { hasText: 'README.md' }).first();
+    await beside.waitFor();
+    assert.ok(
+      !(await beside.evaluate((row) =>
+        [row, ...Array.from(row.querySelectorAll('*'))].some((el) =>
+          Array.from(el.classList).some(
+            (c) => c.startsWith('monaco-decoration-itemBadge') && getComputedStyle(el, '::after').content.includes('!'),
+          ),
+        ),
+      )),
+      'a file nobody else holds has no Rail badge',
+    );
     await tax.click();
-    await page.waitForTimeout(1000);
+    await page.locator('.tabs-container .tab', { hasText: 'tax.ts' }).first().waitFor();
     await shot(page, '05-explorer-decoration.png');
   } finally {
     await page.close().catch(() => undefined);

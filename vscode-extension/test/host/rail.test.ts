@@ -419,6 +419,27 @@ suite('Rail in a real VS Code', () => {
     );
   });
 
+  test('Close Station: the main checkout is refused without a force offer; a clean station closes', async () => {
+    const main = await vscode.commands.executeCommand<{ ok: boolean; refusal?: { forceable: boolean } }>('rail.closeStation', {
+      station: ws(),
+    });
+    assert.equal(main?.ok, false);
+    assert.equal(main?.refusal?.forceable, false);
+    assert.ok(fs.existsSync(path.join(ws(), '.git')));
+    const dir = `${ws()}-station-4`;
+    const made = await vscode.commands.executeCommand<MutateResultLike>('rail.newStation', {
+      task: 'station-4',
+      dir,
+      paths: ['src/station4/**'],
+    });
+    assert.equal(made?.ok, true, JSON.stringify(made));
+    // Nothing uncommitted, nothing unmerged: closed at once, no question asked.
+    const closed = await vscode.commands.executeCommand<{ ok: boolean; message?: string }>('rail.closeStation', { station: dir });
+    assert.equal(closed?.ok, true, JSON.stringify(closed));
+    assert.equal(fs.existsSync(dir), false, 'the worktree is gone');
+    assert.doesNotMatch(claimsMd(), /^station-4 \|/m, 'its claim is released');
+  });
+
   test('Open Log and Refresh', async () => {
     const file = await vscode.commands.executeCommand<string>('rail.openLog');
     assert.equal(file, path.join(ws(), 'claims.log'));

@@ -1,0 +1,509 @@
+//! `rail worktree list` and `rail worktree remove`: the stations (worktrees) of the repository,
+//! and closing one.
+//!
+//! The CLI gathers the facts — which worktrees git recorded, whether each path is a link or
+//! another checkout, what `git status` shows uncommitted, how many commits are not in the base —
+//! and core's `station::removal` decides. Removal order, so that a refusal at any step leaves
+//! the most behind: `git worktree remove` (which checks again, itself, and refuses a dirty tree
+//! unless forced), then the claims released under the lock with the removal logged in the same
+//! write, then the branch deleted only if it is still at the commit that was judged merged.
+
+use std::path::{Path, PathBuf};
+
+use rail_core::log::{Event, LogEntry};
+use rail_core::model::Rail;
+use rail_core::ops::Request;
+use rail_core::station::{self, Removal, Station, StationFacts};
+
+use crate::context::{Commits, Ctx};
+use crate::fail::{self, Fail};
+use crate::git;
+use crate::repo::{self, Repo};
+
+/// Every station with its facts and claims, and the base they are judged against.
+pub struct Survey {
+    pub stations: Vec<Station>,
+    pub base: Option<String>,
+    dirs: Vec<repo::WorktreeDir>,
+    rail: Rail,
+    eval: rail_core::model::Evaluation,
+}
+
+fn repo_of(ctx: &Ctx) -> Result<&Repo, Fail> {
+    ctx.repo
+        .as_ref()
+        .ok_or_else(|| Fail::env("rail worktree needs a git repository"))
+}
+
+fn valid_base(base: Option<&str>) -> Result<(), Fail> {
+    match base {
+        Some(b) => rail_core::ident::validate_session(b).map_err(|e| {
+            Fail::usage(format!(
+                "--base: {}",
+                e.0.replacen("session name", "branch", 1)
+            ))
+        }),
+        None => Ok(()),
+    }
+}
+
+fn same(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
+}
+
+/// Every worktree with what the file system says of it (no git process yet: see
+/// [`Survey::inspect`]). `base`: `--base`, else rail.yaml `stations.base`, else the main
+/// checkout's branch.
+pub fn survey(ctx: &Ctx, base: Option<&str>) -> Result<Survey, Fail> {
+    valid_base(base)?;
+    let repo = repo_of(ctx)?;
+    let texts = ctx.read(false)?;
+    let rail = Rail::load(&texts);
+    let facts = ctx.facts(&texts, Commits::IfNeeded);
+    let eval = rail.evaluate(&facts);
+    let main = repo.main_checkout();
+    let main_branch = repo::head_branch(&repo.common_dir);
+    let base = station::base_branch(
+        base.or(rail.config.stations.base.as_deref()),
+        main_branch.as_deref(),
+    );
+    let dirs = repo::worktree_dirs(repo);
+    let mut stations = Vec::with_capacity(dirs.len());
+    for (i, wt) in dirs.iter().enumerate() {
+        let link = std::fs::symlink_metadata(&wt.path).is_ok_and(|m| m.file_type().is_symlink());
+        let missing = !link && !wt.path.is_dir();
+        let foreign = !link
+            && !missing
+            && !repo::is_checkout_of(&wt.path, wt.admin.as_deref(), &repo.common_dir);
+        let locked = wt
+            .admin
+            .as_ref()
+            .is_some_and(|a| std::fs::symlink_metadata(a.join("locked")).is_ok());
+        let branch_elsewhere = wt.branch.is_some()
+            && dirs
+                .iter()
+                .enumerate()
+                .any(|(j, other)| j != i && other.branch == wt.branch);
+        let facts = StationFacts {
+            path: wt.path.display().to_string(),
+            branch: wt.branch.clone(),
+            main: wt.admin.is_none() || same(&wt.path, &main),
+            link,
+            foreign,
+            missing,
+            locked,
+            dirty: None,
+            base: base.clone(),
+            unmerged: None,
+            head: None,
+            branch_elsewhere,
+        };
+        stations.push(Station::new(facts, &eval));
+    }
+    Ok(Survey {
+        stations,
+        base,
+        dirs,
+        rail,
+        eval,
+    })
+}
+
+impl Survey {
+    /// Asks git what is uncommitted in station `i`, how many of its commits are not in the
+    /// base, and where its HEAD is (three processes at once). A link, a foreign or a missing
+    /// directory is not looked into.
+    pub fn inspect(&mut self, ctx: &Ctx, i: usize) {
+        let Some(station) = self.stations.get_mut(i) else {
+            return;
+        };
+        let f = &mut station.facts;
+        if f.link || f.missing || f.foreign {
+            return;
+        }
+        let Some(path) = self.dirs.get(i).map(|d| d.path.clone()) else {
+            return;
+        };
+        let state = git::worktree_state(&path, self.base.as_deref());
+        f.dirty = state
+            .uncommitted
+            .ok()
+            .map(|files| crate::cmd::mutate::without_rail_files(ctx, &path, files));
+        f.unmerged = state.not_in_base.and_then(Result::ok);
+        f.head = state.head;
+    }
+}
+
+/// `rail worktree list`.
+pub fn list(ctx: &Ctx, base: Option<&str>) -> Result<(), Fail> {
+    let mut survey = survey(ctx, base)?;
+    for i in 0..survey.stations.len() {
+        survey.inspect(ctx, i);
+    }
+    if ctx.json {
+        outln_raw!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "ok": true, "base": survey.base, "stations": survey.stations,
+            }))
+            .unwrap_or_default()
+        );
+        return Ok(());
+    }
+    let base = survey.base.as_deref().unwrap_or("?");
+    let rows: Vec<[String; 5]> = survey
+        .stations
+        .iter()
+        .map(|s| {
+            let f = &s.facts;
+            let path = if f.main {
+                format!("{} (main checkout)", f.path)
+            } else {
+                f.path.clone()
+            };
+            let tasks: Vec<&str> = s.claims.iter().filter_map(|c| c.task.as_deref()).collect();
+            let changes = if f.link {
+                "path is a symbolic link".to_string()
+            } else if f.missing {
+                "directory gone (git worktree prune)".to_string()
+            } else if f.foreign {
+                "not this worktree's checkout".to_string()
+            } else if f.locked {
+                "locked (git worktree lock)".to_string()
+            } else {
+                let mut parts = Vec::new();
+                match &f.dirty {
+                    Some(d) if d.is_empty() => {}
+                    Some(d) => parts.push(format!("{} uncommitted", d.len())),
+                    None => parts.push("uncommitted: unknown".into()),
+                }
+                match f.unmerged {
+                    Some(0) => {}
+                    Some(n) => parts.push(format!("{n} not in {base}")),
+                    None => parts.push(format!("not in {base}: unknown")),
+                }
+                if parts.is_empty() {
+                    "clean, merged".to_string()
+                } else {
+                    parts.join(", ")
+                }
+            };
+            [
+                path,
+                f.branch.clone().unwrap_or_else(|| "(detached)".into()),
+                if tasks.is_empty() {
+                    "-".into()
+                } else {
+                    tasks.join(", ")
+                },
+                s.state.as_str().to_string(),
+                changes,
+            ]
+        })
+        .collect();
+    let head = ["STATION", "BRANCH", "TASK", "STATE", "WORK"].map(str::to_string);
+    let mut widths = [0usize; 5];
+    for row in std::iter::once(&head).chain(rows.iter()) {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    for row in std::iter::once(&head).chain(rows.iter()) {
+        let mut line = String::new();
+        for (i, (w, cell)) in widths.iter().zip(row).enumerate() {
+            if i + 1 == row.len() {
+                line.push_str(cell);
+            } else {
+                line.push_str(&format!("{cell:<w$}  "));
+            }
+        }
+        outln!("{}", line.trim_end());
+    }
+    Ok(())
+}
+
+/// Does `arg` name only a path (not a task or a branch)? Task ids have no separators; branch
+/// names may (`feature/search`) but never start with a dot or a slash.
+fn only_a_path(arg: &str) -> bool {
+    arg.starts_with('.') || arg.starts_with('~') || Path::new(arg).is_absolute()
+}
+
+/// The station `arg` names: a path (`/…`, `./…`, `../…`); else a task id or branch (core's
+/// `station::find`), or, for a name with a `/`, first a path relative to here.
+fn target(survey: &Survey, arg: &str) -> Result<usize, Fail> {
+    if arg.is_empty() {
+        return Err(Fail::usage("name a station: a task id, a branch or a path"));
+    }
+    let by_name = || {
+        station::find(
+            &survey.stations,
+            &survey.eval,
+            &survey.rail.log.entries,
+            arg,
+        )
+        .map_err(Fail::usage)
+    };
+    let separated = arg.contains('/') || arg.contains(std::path::MAIN_SEPARATOR);
+    if !separated && !only_a_path(arg) {
+        return by_name();
+    }
+    let given = PathBuf::from(arg);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let absolute = if given.is_absolute() {
+        given.clone()
+    } else {
+        cwd.join(&given)
+    };
+    // The path as git recorded it first (a station whose path became a link is named by it,
+    // not taken for what the link leads to); then the named directory with links followed.
+    let found = survey
+        .stations
+        .iter()
+        .position(|s| Path::new(&s.facts.path) == absolute)
+        .or_else(|| {
+            survey
+                .stations
+                .iter()
+                .position(|s| same(Path::new(&s.facts.path), &absolute))
+        });
+    match found {
+        Some(i) => Ok(i),
+        // `feature/search`: a branch, when no station is at that path.
+        None if !only_a_path(arg) => by_name(),
+        None => Err(Fail::usage(format!(
+            "no station at {}: it is not a worktree of this repository (see `rail worktree list`)",
+            absolute.display()
+        ))),
+    }
+}
+
+/// What closing a station did.
+#[derive(Debug, serde::Serialize)]
+pub struct Closed {
+    pub path: String,
+    pub branch: Option<String>,
+    pub forced: bool,
+    /// Tasks released.
+    pub released: Vec<String>,
+    pub branch_deleted: bool,
+    /// Why the branch is kept (when there is one and it was not deleted).
+    pub branch_kept: Option<String>,
+    /// What went wrong after the worktree was removed (a release refused, the branch moved).
+    pub notes: Vec<String>,
+    pub message: String,
+}
+
+/// `rail worktree remove STATION`.
+pub fn remove(ctx: &Ctx, arg: &str, force: bool, base: Option<&str>) -> Result<(), Fail> {
+    let mut survey = survey(ctx, base)?;
+    let i = target(&survey, arg)?;
+    survey.inspect(ctx, i);
+    let closed = close(ctx, &survey, i, force, arg)?;
+    for note in &closed.notes {
+        errln!("rail: {note}");
+    }
+    if ctx.json {
+        outln_raw!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "ok": true, "closed": closed }))
+                .unwrap_or_default()
+        );
+    } else {
+        outln!("{}", closed.message);
+    }
+    Ok(())
+}
+
+/// The refusal of a removal as the CLI reports it: exit 1, the message with its hint as a
+/// command line; the JSON keeps core's verdict (its hint as data, for the editor's button).
+pub fn refused(verdict: &Removal) -> Fail {
+    Fail {
+        code: fail::REFUSED,
+        message: crate::hint::say(&verdict.message, verdict.hint.as_ref()),
+        json: Some(serde_json::json!({ "ok": false, "refusal": verdict })),
+    }
+}
+
+/// Closes station `i` of `survey` if core allows it: removes the worktree, releases its claims
+/// (logged with the removal), deletes its branch when merged. A refusal changes nothing.
+pub fn close(
+    ctx: &Ctx,
+    survey: &Survey,
+    i: usize,
+    force: bool,
+    named: &str,
+) -> Result<Closed, Fail> {
+    let repo = repo_of(ctx)?;
+    let station = survey
+        .stations
+        .get(i)
+        .ok_or_else(|| Fail::usage("no such station"))?;
+    let verdict = station::removal(station, force, named);
+    if !verdict.allowed {
+        return Err(refused(&verdict));
+    }
+    let f = &station.facts;
+    let path = PathBuf::from(&f.path);
+    // What each released claim touched, read before the directory goes (as `rail release`
+    // records it: the station's changes since it forked from the base).
+    let touched = git::session_changes(&path, survey.base.as_deref())
+        .map(|files| crate::cmd::mutate::without_rail_files(ctx, &path, files))
+        .unwrap_or_default();
+    let main = repo.main_checkout();
+    // Who closes it, asked before: from inside the station, its branch is gone afterwards.
+    let acting = ctx.session().ok();
+    // git checks again and refuses a tree with changes unless forced: what appeared since the
+    // verdict is never lost without --force.
+    let mut args = vec!["worktree", "remove"];
+    if verdict.forced {
+        args.push("--force");
+    }
+    args.push(&f.path);
+    git::run(&main, &args).map_err(|e| {
+        Fail::env(format!(
+            "removing the worktree {}: {e}; nothing was changed",
+            f.path
+        ))
+    })?;
+
+    let mut entry = LogEntry::new(
+        ctx.now,
+        Event::StationRemoved,
+        verdict.release.first().and_then(|c| c.task.as_deref()),
+        acting.as_deref(),
+    )
+    .with("path", f.path.clone())
+    .with("branch", f.branch.clone().unwrap_or_default());
+    if verdict.forced {
+        let overridden: Vec<String> = verdict.blockers.iter().map(|b| b.describe()).collect();
+        entry = entry.with("forced", overridden.join("; "));
+    }
+    let mut notes = Vec::new();
+    let mut released = Vec::new();
+    let line = entry.render();
+    // The removal is logged in the same write as the first release that goes through (a
+    // refused operation writes none of the lines handed to it).
+    let mut logged = false;
+    for claim in &verdict.release {
+        let Some(task) = &claim.task else { continue };
+        let result = crate::cmd::mutate::mutate_with_log(
+            ctx,
+            &claim.session,
+            Request::Release {
+                task: task.clone(),
+                touched: touched.clone(),
+                done: false,
+            },
+            if logged {
+                Vec::new()
+            } else {
+                vec![line.clone()]
+            },
+        );
+        match result {
+            Ok(_) => {
+                logged = true;
+                released.push(task.clone());
+            }
+            Err(e) => notes.push(format!(
+                "the station is removed but {task} was not released ({}); release it with `rail release {task} --session {}`",
+                e.message, claim.session
+            )),
+        }
+    }
+    if !logged {
+        // No claim to release (or none could be): the removal is logged on its own.
+        if let Err(e) = crate::cmd::mutate::log_only(ctx, acting.as_deref().unwrap_or("-"), line) {
+            notes.push(format!("the removal could not be logged: {}", e.message));
+        }
+    }
+
+    let mut branch_deleted = false;
+    let mut branch_kept = verdict.keep_branch.clone();
+    if let (true, Some(branch), Some(head)) = (verdict.delete_branch, &f.branch, &f.head) {
+        // Only if it still points where it was judged merged: a commit made since keeps it.
+        let refname = format!("refs/heads/{branch}");
+        match git::run(&main, &["update-ref", "-d", &refname, head]) {
+            Ok(_) => branch_deleted = true,
+            Err(e) => branch_kept = Some(format!("it could not be deleted: {e}")),
+        }
+    }
+
+    let mut message = format!("removed station {}", f.path);
+    if verdict.forced {
+        message.push_str(" (forced: ");
+        message.push_str(
+            &verdict
+                .blockers
+                .iter()
+                .map(|b| b.describe())
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+        message.push(')');
+    }
+    if !released.is_empty() {
+        message.push_str(&format!("; released {}", released.join(", ")));
+    }
+    if let Some(branch) = &f.branch {
+        if branch_deleted {
+            message.push_str(&format!(
+                "; deleted branch {branch} (merged into {})",
+                survey.base.as_deref().unwrap_or("its base")
+            ));
+        } else if let Some(why) = &branch_kept {
+            message.push_str(&format!("; kept branch {branch}: {why}"));
+        }
+    }
+    Ok(Closed {
+        path: f.path.clone(),
+        branch: f.branch.clone(),
+        forced: verdict.forced,
+        released,
+        branch_deleted,
+        branch_kept,
+        notes,
+        message,
+    })
+}
+
+/// After a passing `rail done`, with `stations: on_done: remove`: close the station the command
+/// runs in, if core allows it without force. Returns what happened, as a sentence and as JSON.
+pub fn close_after_done(ctx: &Ctx, task: &str) -> Option<(String, serde_json::Value)> {
+    let repo = ctx.repo.as_ref()?;
+    if same(&repo.worktree, &repo.main_checkout()) {
+        return None;
+    }
+    let mut survey = match survey(ctx, None) {
+        Ok(s) => s,
+        Err(e) => {
+            let m = format!("station kept: {}", e.message);
+            return Some((m.clone(), serde_json::json!({ "kept": true, "reason": m })));
+        }
+    };
+    let i = survey
+        .stations
+        .iter()
+        .position(|s| same(Path::new(&s.facts.path), &repo.worktree))?;
+    survey.inspect(ctx, i);
+    match close(ctx, &survey, i, false, task) {
+        Ok(closed) => {
+            for note in &closed.notes {
+                errln!("rail: {note}");
+            }
+            let m = closed.message.clone();
+            Some((m, serde_json::json!({ "kept": false, "closed": closed })))
+        }
+        Err(e) => {
+            let m = format!("station kept: {}", e.message);
+            let refusal = e
+                .json
+                .and_then(|j| j.get("refusal").cloned())
+                .unwrap_or(serde_json::Value::Null);
+            Some((
+                m.clone(),
+                serde_json::json!({ "kept": true, "reason": m, "refusal": refusal }),
+            ))
+        }
+    }
+}
