@@ -402,3 +402,28 @@ fn on_a_shared_rail_refusals_name_the_holder_and_the_tool_to_call() {
         assert_eq!(server.end(), Some(0));
     }
 }
+
+/// The 2026-07-28 revision has no handshake: `server/discover`, then requests that carry their
+/// protocol version in `_meta`. rmcp serves that form too, through the same transport.
+#[test]
+fn the_stateless_revision_needs_no_handshake() {
+    let repo = Repo::new();
+    let mut server = Server::start(&repo, &["--session", "erin"], &[]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let discover = server.request("server/discover", json!({ "_meta": meta }));
+    let versions = discover["result"]["supportedVersions"].as_array().unwrap();
+    assert!(versions.contains(&json!("2026-07-28")), "{discover}");
+    assert!(versions.contains(&json!("2025-11-25")), "{discover}");
+    let claimed = server.request(
+        "tools/call",
+        json!({ "name": "claim", "arguments": { "task": "s" }, "_meta": meta }),
+    );
+    assert_eq!(
+        claimed["result"]["content"][0]["text"], "claimed s for erin",
+        "{claimed}"
+    );
+    assert_eq!(server.end(), Some(0));
+}
