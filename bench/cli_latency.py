@@ -2,7 +2,12 @@
 """CLI latency: `rail claim` + `rail release` against the seed's flock one-liner pair, and
 `rail check` on a 50-file change. Medians over many runs, on a real git repository.
 
-    python3 bench/cli_latency.py [--runs N]      (builds rail in release mode first)
+    python3 bench/cli_latency.py [--runs N] [--rail BIN]   (builds rail in release mode first,
+                                                            unless --rail names a binary)
+    python3 bench/cli_latency.py --rail NEW --against OLD  also `rail claim` alone and the
+                                                            --no-touched pair by NEW and OLD
+                                                            alternately, run by run (so a
+                                                            change of machine load hits both)
 
 Both sides are started the same way (a process per command from Python), so process start-up
 costs count on both sides.
@@ -50,8 +55,14 @@ def make_repo(claims=20):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--rail", help="the rail binary to measure (default: build target/release/rail)")
+    ap.add_argument("--against", help="another rail binary to compare with, alternating run by run")
     args = ap.parse_args()
-    subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "rail-cli"], cwd=ROOT, check=True)
+    global RAIL
+    if args.rail:
+        RAIL = os.path.abspath(args.rail)
+    else:
+        subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "rail-cli"], cwd=ROOT, check=True)
 
     d = make_repo()
     env = dict(os.environ, RAIL_SESSION="bench")
@@ -91,6 +102,24 @@ def main():
     print(f"rail claim + rail release (touched via git): median {rail:6.2f} ms  ratio {rail / liner:4.2f}")
     print(f"rail claim + rail release --no-touched:      median {rail_nt:6.2f} ms  ratio {rail_nt / liner:4.2f}")
     print(f"rail check, 50 changed files, 20 claims:     median {chk:6.2f} ms")
+
+    if args.against:
+        other = os.path.abspath(args.against)
+        claims = {RAIL: [], other: []}
+        pairs = {RAIL: [], other: []}
+        for i in range(args.runs):
+            for j, binary in enumerate((RAIL, other) if i % 2 == 0 else (other, RAIL)):
+                task = f"A{i}-{j}"
+                t0 = time.perf_counter()
+                run([binary, "claim", task], d, env=env)
+                t1 = time.perf_counter()
+                run([binary, "release", task, "--no-touched"], d, env=env)
+                t2 = time.perf_counter()
+                claims[binary].append((t1 - t0) * 1000)
+                pairs[binary].append((t2 - t0) * 1000)
+        for name, binary in (("rail   ", RAIL), ("against", other)):
+            print(f"{name} {binary}: rail claim median {statistics.median(claims[binary]):5.2f} ms, "
+                  f"claim + release --no-touched median {statistics.median(pairs[binary]):5.2f} ms")
     shutil.rmtree(d, ignore_errors=True)
 
 

@@ -18,6 +18,7 @@ mod git;
 mod gitguard;
 mod hint;
 mod lock;
+mod mcp;
 mod railfile;
 mod render;
 mod repo;
@@ -186,6 +187,8 @@ enum Command {
         #[command(subcommand)]
         kind: cmd::agent::HookKind,
     },
+    /// An MCP server on stdio: the rail's commands as tools for agents (docs/agents.md).
+    Mcp,
     /// The gate: run the check, judge the diff against the claim, release only on a pass.
     Done {
         task: String,
@@ -323,6 +326,15 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         let make_ctx = move || Ctx::new(rail, session, now, json, false);
         std::process::exit(cmd::agent::run(kind, make_ctx));
     }
+    if let Command::Mcp = &cli.command {
+        // Each tool call makes its own context (the time and the branch are read per call).
+        return mcp::serve(mcp::tools::Options {
+            rail: cli.rail,
+            session: cli.session,
+            now: cli.now,
+            fetch: cli.fetch,
+        });
+    }
     let creating = matches!(cli.command, Command::Init(_));
     let ctx = Ctx::new(cli.rail, cli.session, cli.now, cli.json, creating)?;
     // Reads of a shared rail say how old it is. Only reads ask (a mutation asks for itself):
@@ -345,21 +357,22 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             errln!("rail: {note}");
         }
     }
+    let print = |outcome: cmd::mutate::Outcome| cmd::mutate::print_outcome(&ctx, &outcome);
     match cli.command {
         Command::Init(args) => cmd::admin::init(&ctx, &args),
-        Command::Claim { task, args } => cmd::mutate::claim(&ctx, &task, &args),
+        Command::Claim { task, args } => cmd::mutate::claim(&ctx, &task, &args).map(print),
         Command::Release {
             task,
             touched,
             no_touched,
             base,
-        } => cmd::mutate::release(&ctx, &task, touched, no_touched, base.as_deref()),
-        Command::Renew { task } => cmd::mutate::renew(&ctx, &task),
+        } => cmd::mutate::release(&ctx, &task, touched, no_touched, base.as_deref()).map(print),
+        Command::Renew { task } => cmd::mutate::renew(&ctx, &task).map(print),
         Command::Take {
             task,
             reason,
             branch,
-        } => cmd::mutate::take(&ctx, &task, reason, branch),
+        } => cmd::mutate::take(&ctx, &task, reason, branch).map(print),
         Command::Update {
             task,
             paths,
@@ -373,7 +386,8 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
             (clear_paths || !paths.is_empty()).then_some(paths),
             (clear_resources || !resources.is_empty()).then_some(resources),
             purpose,
-        ),
+        )
+        .map(print),
         Command::Board(args) => cmd::show::board(&ctx, &args),
         Command::Who { paths } => cmd::show::who(&ctx, &paths),
         Command::Check(args) => cmd::show::check(&ctx, &args),
@@ -403,6 +417,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         Command::Ready { all } => cmd::show::ready(&ctx, all),
         Command::MergeDriver { .. }
         | Command::Hook { .. }
+        | Command::Mcp
         | Command::Completions { .. }
         | Command::Man { .. } => handled_before_context(),
     }

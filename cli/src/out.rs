@@ -16,6 +16,16 @@
 
 use std::fmt;
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by `rail mcp`: stdout carries the protocol and nothing else.
+static STDOUT_IS_PROTOCOL: AtomicBool = AtomicBool::new(false);
+
+/// From now on stdout belongs to a protocol (`rail mcp`'s JSON-RPC): whatever a command would
+/// print through these macros goes to stderr instead, so no stray line can break a client.
+pub fn reserve_stdout_for_protocol() {
+    STDOUT_IS_PROTOCOL.store(true, Ordering::SeqCst);
+}
 
 /// `println!` for the CLI's answers, terminal-safe (see the module docs).
 macro_rules! outln {
@@ -66,6 +76,10 @@ pub fn write_safe(args: fmt::Arguments<'_>) {
 }
 
 pub fn write(args: fmt::Arguments<'_>) {
+    if STDOUT_IS_PROTOCOL.load(Ordering::SeqCst) {
+        let _ = io::stderr().lock().write_fmt(args);
+        return;
+    }
     let mut stdout = io::stdout().lock();
     match stdout.write_fmt(args).and_then(|()| stdout.flush()) {
         Ok(()) => {}

@@ -364,18 +364,8 @@ pub fn mutate(
     session: &str,
     request: Request,
     extra_log: &[String],
-    print: bool,
-) -> Result<bool, Fail> {
-    let outcome = submit(ctx, remote, session, Some(request), extra_log)?;
-    if print {
-        match (&outcome.json, ctx.json) {
-            (Some(json), true) => {
-                outln_raw!("{}", serde_json::to_string_pretty(json).unwrap_or_default())
-            }
-            _ => outln!("{}", outcome.text),
-        }
-    }
-    Ok(outcome.changed)
+) -> Result<Outcome, Fail> {
+    submit(ctx, remote, session, Some(request), extra_log)
 }
 
 /// Queues one job for `remote` and waits for its outcome (leading the queue when it can).
@@ -616,7 +606,7 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
 }
 
 /// A plan's outcome: core's message with the hint worded as a command line, and the JSON.
-fn planned(plan: &Plan, changed: bool) -> Outcome {
+pub fn planned(plan: &Plan, changed: bool) -> Outcome {
     Outcome {
         code: 0,
         changed,
@@ -774,7 +764,7 @@ pub fn mirror(ctx: &Ctx, snapshot: &Snapshot) -> Result<(), Fail> {
         .recover(&lock)
         .map_err(|e| Fail::env(format!("recovering an interrupted write: {e}")))?;
     for note in lock.recovered.iter().cloned().chain(recovered) {
-        eprintln!("rail: {note}");
+        errln!("rail: {note}");
         notes.push(
             LogEntry::new(ctx.now, Event::Recovered, None, Some(&session))
                 .with("note", note)

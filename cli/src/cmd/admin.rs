@@ -281,35 +281,58 @@ pub fn sync(ctx: &Ctx) -> Result<(), Fail> {
     Ok(())
 }
 
-pub fn lock(ctx: &Ctx, break_lock: bool, force: bool) -> Result<(), Fail> {
+/// Who holds the rail lock, if anyone, and core's verdict on it (`rail lock`).
+#[derive(Debug)]
+pub struct LockStatus {
+    /// The lock file's owner record (`None`: unreadable) and the verdict; `None`: the lock is free.
+    pub found: Option<(
+        Option<rail_core::lock::LockRecord>,
+        rail_core::lock::LockVerdict,
+    )>,
+}
+
+impl LockStatus {
+    /// What `rail lock --json` prints.
+    pub fn to_json(&self) -> serde_json::Value {
+        match &self.found {
+            None => serde_json::json!({ "held": false }),
+            Some((record, verdict)) => {
+                serde_json::json!({ "held": true, "record": record, "verdict": verdict })
+            }
+        }
+    }
+}
+
+pub fn lock_status(ctx: &Ctx) -> Result<LockStatus, Fail> {
     let found =
         lock::inspect(&ctx.rail.root).map_err(|e| Fail::env(format!("reading the lock: {e}")))?;
+    Ok(LockStatus { found })
+}
+
+pub fn lock(ctx: &Ctx, break_lock: bool, force: bool) -> Result<(), Fail> {
     if !break_lock {
-        match &found {
-            None => {
-                if ctx.json {
-                    outln_raw!("{}", serde_json::json!({ "held": false }));
-                } else {
-                    outln!("the rail lock is free");
-                }
+        let status = lock_status(ctx)?;
+        if ctx.json {
+            let json = status.to_json();
+            if status.found.is_some() {
+                outln_raw!(
+                    "{}",
+                    serde_json::to_string_pretty(&json).unwrap_or_default()
+                );
+            } else {
+                outln_raw!("{json}");
             }
-            Some((record, verdict)) => {
-                if ctx.json {
-                    outln_raw!(
-                        "{}",
-                        serde_json::to_string_pretty(&serde_json::json!({
-                            "held": true, "record": record, "verdict": verdict
-                        }))
-                        .unwrap_or_default()
-                    );
-                } else {
-                    outln!(
-                        "the rail lock is {}",
-                        crate::hint::say(&verdict.message, verdict.hint.as_ref())
-                    );
-                    if verdict.breakable {
-                        outln!("it may be broken: `rail lock --break`");
-                    }
+            return Ok(());
+        }
+        match &status.found {
+            None => outln!("the rail lock is free"),
+            Some((_, verdict)) => {
+                outln!(
+                    "the rail lock is {}",
+                    crate::hint::say(&verdict.message, verdict.hint.as_ref())
+                );
+                if verdict.breakable {
+                    outln!("it may be broken: `rail lock --break`");
                 }
             }
         }

@@ -570,7 +570,7 @@ fn on_lifecycle(ctx: &Ctx, call: &agent::Call) -> Result<(), String> {
                 done: false,
             },
         };
-        crate::cmd::mutate::mutate_quiet(ctx, &session, request).map_err(|f| f.message)?;
+        crate::cmd::mutate::mutate(ctx, &session, request).map_err(|f| f.message)?;
     }
     Ok(())
 }

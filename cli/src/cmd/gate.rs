@@ -57,7 +57,7 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
 
     if result.release {
         let touched = changed.clone();
-        crate::cmd::mutate::mutate_with_log(
+        let outcome = crate::cmd::mutate::mutate_with_log(
             ctx,
             &session,
             Request::Release {
@@ -66,9 +66,11 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
                 done: true,
             },
             vec![line],
-            // With --json, stdout carries one document: the gate's, below.
-            !ctx.json,
         )?;
+        // With --json, stdout carries one document: the gate's, below.
+        if !ctx.json {
+            crate::cmd::mutate::print_outcome(ctx, &outcome);
+        }
     } else {
         let lock = ctx.lock(&session)?;
         let texts = ctx.read(true)?;

@@ -2,6 +2,13 @@
 //!
 //! Each one: take the lock, finish any crashed write, read the files, let core plan, apply the
 //! plan's edits and log line, release the lock. Refusals change nothing.
+//!
+//! Each returns what happened as data and prints nothing on stdout: an [`Outcome`], core's plan
+//! as the `--json` document (`{"ok": true, "plan": …}`) with its message as the CLI words it.
+//! It is an `Outcome` rather than the plan itself because on a shared rail the operation may be
+//! carried out by another Rail process of the machine (the exchange's leader), which hands back
+//! exactly that. The CLI prints it ([`print_outcome`]); `rail mcp` returns it as a tool result.
+//! Both hosts run these same functions, under the same lock.
 
 use std::path::PathBuf;
 
@@ -10,6 +17,7 @@ use rail_core::log::{Event, LogEntry};
 use rail_core::ops::{self, ClaimRequest, Request};
 
 use crate::context::{Commits, Ctx};
+pub use crate::exchange::Outcome;
 use crate::fail::Fail;
 use crate::git;
 use crate::lock::{self, RailLock};
@@ -41,7 +49,7 @@ fn claim_request(task: &str, args: &ClaimArgs) -> Result<ClaimRequest, Fail> {
     })
 }
 
-pub fn claim(ctx: &Ctx, task: &str, args: &ClaimArgs) -> Result<(), Fail> {
+pub fn claim(ctx: &Ctx, task: &str, args: &ClaimArgs) -> Result<Outcome, Fail> {
     let session = ctx.session()?;
     let req = claim_request(task, args)?;
     mutate(ctx, &session, Request::Claim(req))
@@ -53,7 +61,7 @@ pub fn release(
     touched: Vec<String>,
     no_touched: bool,
     base: Option<&str>,
-) -> Result<(), Fail> {
+) -> Result<Outcome, Fail> {
     let session = ctx.session()?;
     rail_core::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
     let touched = if no_touched {
@@ -108,7 +116,7 @@ pub fn without_rail_files(
     rail_core::files::work_files(files)
 }
 
-pub fn renew(ctx: &Ctx, task: &str) -> Result<(), Fail> {
+pub fn renew(ctx: &Ctx, task: &str) -> Result<Outcome, Fail> {
     let session = ctx.session()?;
     mutate(
         ctx,
@@ -124,7 +132,7 @@ pub fn take(
     task: &str,
     reason: Option<String>,
     branch: Option<String>,
-) -> Result<(), Fail> {
+) -> Result<Outcome, Fail> {
     let session = ctx.session()?;
     mutate(
         ctx,
@@ -143,7 +151,7 @@ pub fn update(
     paths: Option<Vec<String>>,
     resources: Option<Vec<String>>,
     purpose: Option<String>,
-) -> Result<(), Fail> {
+) -> Result<Outcome, Fail> {
     let session = ctx.session()?;
     mutate(
         ctx,
@@ -157,30 +165,24 @@ pub fn update(
     )
 }
 
-/// Runs one operation under the lock and prints what happened.
-pub fn mutate(ctx: &Ctx, session: &str, request: Request) -> Result<(), Fail> {
-    mutate_with_log(ctx, session, request, Vec::new(), true).map(drop)
-}
-
-/// Runs one operation under the lock without printing (hooks).
-pub fn mutate_quiet(ctx: &Ctx, session: &str, request: Request) -> Result<(), Fail> {
-    mutate_with_log(ctx, session, request, Vec::new(), false).map(drop)
+/// Runs one operation under the lock and returns what was done.
+pub fn mutate(ctx: &Ctx, session: &str, request: Request) -> Result<Outcome, Fail> {
+    mutate_with_log(ctx, session, request, Vec::new())
 }
 
 /// Runs one operation under the lock; `extra_log` lines are appended before the operation's
 /// own line, in the same journalled write (the gate's verdict before its release). Returns
-/// whether the operation changed the rail (false: core planned a no-op, e.g. a claim the
-/// session already holds).
+/// the plan that was applied (`changed` is false when core planned a no-op, e.g. a claim the
+/// session already holds). Prints nothing on stdout (notes about recovered locks go to stderr).
 pub fn mutate_with_log(
     ctx: &Ctx,
     session: &str,
     request: Request,
     extra_log: Vec<String>,
-    print: bool,
-) -> Result<bool, Fail> {
+) -> Result<Outcome, Fail> {
     rail_core::ident::validate_task(request.task()).map_err(|e| Fail::usage(e.0))?;
     if let Some(remote) = crate::shared::remote_of(ctx) {
-        return crate::shared::mutate(ctx, &remote, session, request, &extra_log, print);
+        return crate::shared::mutate(ctx, &remote, session, request, &extra_log);
     }
     let lock = ctx.lock(session)?;
     hold_for_tests();
@@ -230,11 +232,7 @@ pub fn mutate_with_log(
                 .apply(&lock, &texts, &plan.edits, &log_lines)
                 .map_err(Fail::env)?;
             drop(lock);
-            let changed = !plan.noop;
-            if print {
-                print_plan(ctx, &plan);
-            }
-            Ok(changed)
+            Ok(crate::shared::planned(&plan, !plan.noop))
         }
         Err(refusal) => {
             write_log_only(ctx, &lock, &texts, &log_lines)?;
@@ -262,18 +260,15 @@ pub fn restore_lost(ctx: &Ctx, lock: &RailLock, texts: RailTexts) -> Result<Rail
     ctx.read(true)
 }
 
-/// Prints what a plan did, its message worded as the CLI words hints.
-pub fn print_plan(ctx: &Ctx, plan: &ops::Plan) {
-    if ctx.json {
-        // JSON carries core's message and its hint as data: each consumer words the hint its
-        // own way (the VS Code extension as a button).
-        outln_raw!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({ "ok": true, "plan": plan }))
-                .unwrap_or_default()
-        );
-    } else {
-        outln!("{}", crate::hint::say(&plan.message, plan.hint.as_ref()));
+/// Prints what an operation did: core's message with its hint worded as a command line, or
+/// with `--json` the plan as data (each consumer words the hint its own way: the VS Code
+/// extension as a button, `rail mcp` as a tool call).
+pub fn print_outcome(ctx: &Ctx, outcome: &Outcome) {
+    match (&outcome.json, ctx.json) {
+        (Some(json), true) => {
+            outln_raw!("{}", serde_json::to_string_pretty(json).unwrap_or_default())
+        }
+        _ => outln!("{}", outcome.text),
     }
 }
 
@@ -355,13 +350,11 @@ pub fn worktree(
     };
     // With --json, stdout carries one document: the station's, printed once it exists (or the
     // refusal or error, from main) — never the claim's plan followed by a worktree error.
-    let claimed_now = mutate_with_log(
-        ctx,
-        &branch,
-        Request::Claim(branch_for_claim),
-        Vec::new(),
-        !ctx.json,
-    )?;
+    let outcome = mutate_with_log(ctx, &branch, Request::Claim(branch_for_claim), Vec::new())?;
+    if !ctx.json {
+        print_outcome(ctx, &outcome);
+    }
+    let claimed_now = outcome.changed;
     let dir_s = dir.display().to_string();
     let mut git_args = vec!["worktree", "add", "-b", branch.as_str(), dir_s.as_str()];
     if let Some(b) = base {
@@ -373,7 +366,7 @@ pub fn worktree(
         if !claimed_now {
             return Err(Fail::env(format!("creating the worktree: {e}")));
         }
-        let _ = mutate_with_log(
+        let undone = mutate_with_log(
             ctx,
             &branch,
             Request::Release {
@@ -382,8 +375,10 @@ pub fn worktree(
                 done: false,
             },
             Vec::new(),
-            !ctx.json,
         );
+        if let (Ok(outcome), false) = (undone, ctx.json) {
+            print_outcome(ctx, &outcome);
+        }
         return Err(Fail::env(format!("creating the worktree: {e}")));
     }
     if ctx.json {

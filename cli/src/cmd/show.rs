@@ -1,4 +1,8 @@
 //! The commands that read: board, who, check, validate, log.
+//!
+//! Board, who, check and ready each have a function returning core's result as data
+//! (`board_model`, `who_holds`, `check_scope`, `ready_tasks`), which the CLI prints and `rail
+//! mcp` returns as a tool result; their text forms (`who_text`, `ready_text`) are shared too.
 
 use std::path::PathBuf;
 
@@ -27,13 +31,20 @@ fn print_json<T: serde::Serialize>(value: &T) {
     );
 }
 
-pub fn board(ctx: &Ctx, args: &BoardArgs) -> Result<(), Fail> {
+/// The board model: what `rail board --json` prints.
+pub fn board_model(ctx: &Ctx) -> Result<board::Board, Fail> {
     let texts = ctx.read(false)?;
     let facts = ctx.facts(&texts, Commits::Always);
+    Ok(board::build(&texts, &facts))
+}
+
+pub fn board(ctx: &Ctx, args: &BoardArgs) -> Result<(), Fail> {
     if let Some(path) = &args.html {
+        let texts = ctx.read(false)?;
+        let facts = ctx.facts(&texts, Commits::Always);
         return crate::cmd::html::write_board_html(&texts, &facts, path);
     }
-    let board = board::build(&texts, &facts);
+    let board = board_model(ctx)?;
     if ctx.json {
         print_json(&board);
     } else {
@@ -46,31 +57,43 @@ pub fn board(ctx: &Ctx, args: &BoardArgs) -> Result<(), Fail> {
     Ok(())
 }
 
-pub fn who(ctx: &Ctx, paths: &[String]) -> Result<(), Fail> {
+/// Who holds each of `paths` (core's `scope::who`).
+pub fn who_holds(ctx: &Ctx, paths: &[String]) -> Result<Vec<scope::Who>, Fail> {
     let texts = ctx.read(false)?;
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     let rail = Rail::load(&texts);
     let eval = rail.evaluate(&facts);
-    let answers = scope::who(&eval, paths);
-    if ctx.json {
-        print_json(&answers);
-        return Ok(());
-    }
-    for answer in &answers {
+    Ok(scope::who(&eval, paths))
+}
+
+/// `rail who`'s text: a line per path and holder.
+pub fn who_text(answers: &[scope::Who]) -> String {
+    let mut text = String::new();
+    for answer in answers {
         if answer.holders.is_empty() {
-            outln!("{}: nobody", answer.path);
+            text.push_str(&format!("{}: nobody\n", answer.path));
             continue;
         }
         for h in &answer.holders {
-            outln!(
-                "{}: {} ({}, {}) via `{}`",
+            text.push_str(&format!(
+                "{}: {} ({}, {}) via `{}`\n",
                 answer.path,
                 h.session,
                 h.task.as_deref().unwrap_or("no task"),
                 h.state.as_str(),
                 h.pattern
-            );
+            ));
         }
+    }
+    text
+}
+
+pub fn who(ctx: &Ctx, paths: &[String]) -> Result<(), Fail> {
+    let answers = who_holds(ctx, paths)?;
+    if ctx.json {
+        print_json(&answers);
+    } else {
+        out!("{}", who_text(&answers));
     }
     Ok(())
 }
@@ -164,7 +187,20 @@ fn pushed_files(repo: &crate::repo::Repo) -> Result<Vec<String>, Fail> {
     Ok(files)
 }
 
-pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<(), Fail> {
+/// What `rail check` found.
+#[derive(Debug)]
+pub enum Checked {
+    /// `RAIL_BYPASS` was set: nothing was checked (the bypass is in the log).
+    Bypassed,
+    /// The session's changes against the claims; `failure` says why the check fails, if it does.
+    Judged {
+        report: Box<scope::ScopeReport>,
+        failure: Option<String>,
+    },
+}
+
+/// Checks the session's changes (or `args.files`) against its claims.
+pub fn check_scope(ctx: &Ctx, args: &CheckArgs) -> Result<Checked, Fail> {
     // A checkout whose branch cannot name a session (`fix$(id)`), or a detached HEAD (a commit
     // in the middle of a rebase), is a valid place to commit: it holds no claim, so only other
     // sessions' paths are refused — never every commit.
@@ -181,7 +217,7 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<(), Fail> {
         "check"
     };
     if bypass(ctx, &session, what)? {
-        return Ok(());
+        return Ok(Checked::Bypassed);
     }
     let changed = if !args.files.is_empty() {
         args.files.clone()
@@ -217,31 +253,40 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<(), Fail> {
     let rail = Rail::load(&texts);
     let eval = rail.evaluate(&facts);
     let report = scope::classify(&eval, &session, &changed);
-    let failing =
-        !report.conflicts.is_empty() || (!args.warn_drift && !report.out_of_scope.is_empty());
+    let mut parts = Vec::new();
+    if !report.conflicts.is_empty() {
+        parts.push(format!(
+            "{} file(s) held by another session",
+            report.conflicts.len()
+        ));
+    }
+    if !report.out_of_scope.is_empty() && !args.warn_drift {
+        parts.push(format!(
+            "{} file(s) outside {session}'s declared paths",
+            report.out_of_scope.len()
+        ));
+    }
+    let failure = (!parts.is_empty()).then(|| format!("check failed: {}", parts.join(", ")));
+    Ok(Checked::Judged {
+        report: Box::new(report),
+        failure,
+    })
+}
+
+pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<(), Fail> {
+    let Checked::Judged { report, failure } = check_scope(ctx, args)? else {
+        return Ok(());
+    };
     // On failure the JSON goes out once, with the error (see main::run).
-    if ctx.json && !failing {
+    if ctx.json && failure.is_none() {
         print_json(&report);
     } else if !ctx.json {
         out!("{}", render::scope(&report));
     }
-    if failing {
-        let mut parts = Vec::new();
-        if !report.conflicts.is_empty() {
-            parts.push(format!(
-                "{} file(s) held by another session",
-                report.conflicts.len()
-            ));
-        }
-        if !report.out_of_scope.is_empty() && !args.warn_drift {
-            parts.push(format!(
-                "{} file(s) outside {session}'s declared paths",
-                report.out_of_scope.len()
-            ));
-        }
+    if let Some(message) = failure {
         return Err(Fail {
             code: fail::REFUSED,
-            message: format!("check failed: {}", parts.join(", ")),
+            message,
             json: Some(serde_json::to_value(&report).unwrap_or_default()),
         });
     }
@@ -310,33 +355,44 @@ pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<(), Fail> {
     Ok(())
 }
 
+/// The backlog and the tasks `rail ready` shows from it.
+#[derive(Debug, serde::Serialize)]
+pub struct Ready {
+    /// How many tasks the backlog has in all.
+    pub backlog: usize,
+    /// The ready ones (with `all`, every one, each with its status).
+    pub tasks: Vec<rail_core::conflict::PlannedView>,
+}
+
 /// `rail ready`: backlog tasks whose dependencies are released and that nobody holds.
-pub fn ready(ctx: &Ctx, all: bool) -> Result<(), Fail> {
+pub fn ready_tasks(ctx: &Ctx, all: bool) -> Result<Ready, Fail> {
     let texts = ctx.read(false)?;
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     let rail = Rail::load(&texts);
     let eval = rail.evaluate(&facts);
     let backlog = rail_core::conflict::backlog(&eval, &rail.log);
-    let shown: Vec<_> = backlog
-        .iter()
-        .filter(|p| all || p.status == rail_core::conflict::PlannedStatus::Ready)
-        .collect();
-    if ctx.json {
-        print_json(&shown);
-        return Ok(());
+    Ok(Ready {
+        backlog: backlog.len(),
+        tasks: backlog
+            .into_iter()
+            .filter(|p| all || p.status == rail_core::conflict::PlannedStatus::Ready)
+            .collect(),
+    })
+}
+
+/// `rail ready`'s text.
+pub fn ready_text(ready: &Ready) -> String {
+    if ready.backlog == 0 {
+        return "no backlog: list tasks in claims.md as `- [ ] task | after: other | paths: src/**`\n"
+            .to_string();
     }
-    if backlog.is_empty() {
-        outln!(
-            "no backlog: list tasks in claims.md as `- [ ] task | after: other | paths: src/**`"
+    let mut text = String::new();
+    if ready.tasks.is_empty() {
+        text.push_str(
+            "nothing is ready: every planned task is claimed, done or waiting (`rail ready --all`)\n",
         );
-        return Ok(());
     }
-    if shown.is_empty() {
-        outln!(
-            "nothing is ready: every planned task is claimed, done or waiting (`rail ready --all`)"
-        );
-    }
-    for p in shown {
+    for p in &ready.tasks {
         let mut line = format!(
             "{}  {}",
             p.task,
@@ -358,7 +414,18 @@ pub fn ready(ctx: &Ctx, all: bool) -> Result<(), Fail> {
         if let Some(purpose) = &p.purpose {
             line.push_str(&format!("  — {purpose}"));
         }
-        outln!("{line}");
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
+
+pub fn ready(ctx: &Ctx, all: bool) -> Result<(), Fail> {
+    let ready = ready_tasks(ctx, all)?;
+    if ctx.json {
+        print_json(&ready.tasks);
+    } else {
+        out!("{}", ready_text(&ready));
     }
     Ok(())
 }

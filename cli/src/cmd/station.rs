@@ -399,7 +399,6 @@ pub fn close(
             } else {
                 vec![line.clone()]
             },
-            false,
         );
         match result {
             Ok(_) => {

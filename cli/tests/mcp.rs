@@ -1,0 +1,429 @@
+//! `rail mcp` spoken to as a client would: JSON-RPC lines over the child's stdin and stdout, on
+//! a real repository. The handshake, the tool list, a claim and another session's refusal
+//! naming the holder, what a malformed line gets (an error, and the server keeps serving), and
+//! the end of input ending the server with exit 0. Every stdout line must be a JSON-RPC message.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+use common::{git_in, rail_bin, Repo};
+use serde_json::{json, Value};
+
+/// A safety net for a server that stopped answering (a hung test says nothing); no test waits
+/// on time otherwise.
+const NO_ANSWER: Duration = Duration::from_secs(60);
+
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    next_id: u64,
+}
+
+impl Server {
+    fn start(repo: &Repo, args: &[&str], env: &[(&str, &str)]) -> Server {
+        Server::start_in(repo.path(), args, env)
+    }
+
+    fn start_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut cmd = Command::new(rail_bin());
+        cmd.arg("mcp")
+            .args(args)
+            .current_dir(dir)
+            .env_remove("RAIL_SESSION")
+            .env_remove("RAIL_DIR")
+            .env_remove("RAIL_NOW")
+            .env_remove("RAIL_OWNER_PID")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Server {
+            child,
+            stdin,
+            lines,
+            next_id: 0,
+        }
+    }
+
+    /// Starts a server and does the handshake.
+    fn ready(repo: &Repo, args: &[&str], env: &[(&str, &str)]) -> (Server, Value) {
+        Server::ready_in(repo.path(), args, env)
+    }
+
+    fn ready_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (Server, Value) {
+        let mut server = Server::start_in(dir, args, env);
+        let init = server.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": { "name": "rail-tests", "version": "0" }
+            }),
+        );
+        server.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        (server, init)
+    }
+
+    fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next message the server writes; every line must be one.
+    fn next(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(NO_ANSWER)
+            .expect("the server answered nothing");
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout carried a line that is not JSON ({e}): {line}"));
+        assert_eq!(message["jsonrpc"], "2.0", "not JSON-RPC: {line}");
+        message
+    }
+
+    /// Sends a request and returns its response (the whole message).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let line = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        self.send_line(&line.to_string());
+        loop {
+            let message = self.next();
+            if message["id"] == id {
+                return message;
+            }
+            assert!(
+                message.get("id").is_none(),
+                "an answer to something not asked: {message}"
+            );
+        }
+    }
+
+    /// Calls a tool and returns its result.
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let response = self.request(
+            "tools/call",
+            json!({ "name": tool, "arguments": arguments }),
+        );
+        assert!(
+            response.get("error").is_none(),
+            "a protocol error: {response}"
+        );
+        response["result"].clone()
+    }
+
+    /// Closes stdin and returns the exit code.
+    fn end(mut self) -> Option<i32> {
+        drop(self.stdin.take());
+        let (tx, rx) = mpsc::channel();
+        let mut child = self.child;
+        std::thread::spawn(move || {
+            let _ = tx.send(child.wait());
+        });
+        let status = rx
+            .recv_timeout(NO_ANSWER)
+            .expect("the server did not end at the end of its input")
+            .unwrap();
+        // Nothing more on stdout after the last answer.
+        assert!(
+            self.lines.recv_timeout(NO_ANSWER).is_err(),
+            "output after the end"
+        );
+        status.code()
+    }
+}
+
+fn text(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn is_error(result: &Value) -> bool {
+    result["isError"] == json!(true)
+}
+
+#[test]
+fn handshake_tools_claim_and_a_refusal_naming_the_holder() {
+    let repo = Repo::new();
+    let (mut alice, init) = Server::ready(&repo, &[], &[("RAIL_SESSION", "alice")]);
+    let info = &init["result"];
+    assert_eq!(info["serverInfo"]["name"], "rail");
+    assert!(info["capabilities"]["tools"].is_object(), "{init}");
+    assert!(
+        info["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("session `alice`"),
+        "{init}"
+    );
+
+    let list = alice.request("tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "claim",
+            "release",
+            "renew",
+            "take",
+            "update",
+            "who",
+            "check",
+            "board",
+            "ready",
+            "lock_status"
+        ]
+    );
+    for tool in tools {
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+        assert!(tool["description"].as_str().unwrap().len() > 20, "{tool}");
+    }
+    let claim_schema = &tools[0]["inputSchema"];
+    assert_eq!(claim_schema["required"], json!(["task"]));
+    assert_eq!(claim_schema["properties"]["paths"]["type"], "array");
+
+    let claimed = alice.call(
+        "claim",
+        json!({ "task": "auth", "paths": ["src/auth/**"], "purpose": "token refresh" }),
+    );
+    assert!(!is_error(&claimed), "{claimed}");
+    assert_eq!(text(&claimed), "claimed auth for alice");
+    let plan = &claimed["structuredContent"]["plan"];
+    assert_eq!(plan["op"], "claim");
+    assert_eq!(plan["session"], "alice");
+    assert_eq!(repo.holders("auth").len(), 1);
+    assert!(repo.holders("auth")[0].starts_with("auth | alice |"));
+
+    // The CLI sees what the server wrote: one rail, one writer's code.
+    let who = repo.rail(&["who", "src/auth/login.rs"]);
+    assert!(String::from_utf8_lossy(&who.stdout).contains("alice (auth, live)"));
+
+    // Another session, by `--session` on the server's command line.
+    let (mut bob, _) = Server::ready(&repo, &["--session", "bob"], &[]);
+    let refused = bob.call("claim", json!({ "task": "auth" }));
+    assert!(is_error(&refused), "{refused}");
+    assert!(
+        text(&refused).contains("auth is held by alice"),
+        "{refused}"
+    );
+    let refusal = &refused["structuredContent"]["refusal"];
+    assert_eq!(refusal["holder"], "alice");
+    assert_eq!(refusal["kind"], "held");
+
+    // A path inside alice's claim: refused, naming her and her task.
+    let overlap = bob.call(
+        "claim",
+        json!({ "task": "login", "paths": ["src/auth/login.rs"] }),
+    );
+    assert!(is_error(&overlap), "{overlap}");
+    assert!(text(&overlap).contains("alice"), "{overlap}");
+    assert!(repo.holders("login").is_empty());
+
+    // No tool acts as another session: there is no argument for it.
+    let impersonate = bob.call("release", json!({ "task": "auth", "session": "alice" }));
+    assert!(is_error(&impersonate), "{impersonate}");
+    assert!(
+        text(&impersonate).contains("unknown field `session`"),
+        "{impersonate}"
+    );
+    let not_yours = bob.call("release", json!({ "task": "auth" }));
+    assert!(is_error(&not_yours), "{not_yours}");
+    assert!(text(&not_yours).contains("alice"), "{not_yours}");
+    assert_eq!(repo.holders("auth").len(), 1);
+
+    // Alice releases; bob can claim.
+    let released = alice.call("release", json!({ "task": "auth", "no_touched": true }));
+    assert!(!is_error(&released), "{released}");
+    assert!(repo.holders("auth").is_empty());
+    let claimed = bob.call("claim", json!({ "task": "auth" }));
+    assert!(!is_error(&claimed), "{claimed}");
+    assert!(repo.holders("auth")[0].starts_with("auth | bob |"));
+
+    // The reads: the board model is `rail board --json`'s.
+    let board = bob.call("board", json!({}));
+    assert!(!is_error(&board), "{board}");
+    assert_eq!(board["structuredContent"]["summary"]["claims"], 1);
+    assert_eq!(board["structuredContent"]["claims"][0]["session"], "bob");
+    assert!(text(&board).contains("auth"), "{board}");
+    let who = bob.call("who", json!({ "paths": ["README.md"] }));
+    assert_eq!(who["structuredContent"]["answers"][0]["path"], "README.md");
+    assert_eq!(text(&who), "README.md: nobody\n");
+    let lock = bob.call("lock_status", json!({}));
+    assert_eq!(lock["structuredContent"], json!({ "held": false }));
+    let ready = bob.call("ready", json!({}));
+    assert_eq!(ready["structuredContent"]["backlog"], 0);
+
+    assert_eq!(alice.end(), Some(0));
+    assert_eq!(bob.end(), Some(0));
+}
+
+#[test]
+fn malformed_input_gets_an_error_and_the_server_keeps_serving() {
+    let repo = Repo::new();
+    let (mut server, _) = Server::ready(&repo, &["--session", "carol"], &[]);
+
+    server.send_line("{this is not json");
+    let parse = server.next();
+    assert_eq!(parse["id"], Value::Null, "{parse}");
+    assert_eq!(parse["error"]["code"], -32700, "{parse}");
+
+    // JSON, but not a request this server reads: answered with its id.
+    server.send_line(r#"{"jsonrpc":"2.0","id":"x1","method":"tools/call","params":7}"#);
+    let invalid = server.next();
+    assert_eq!(invalid["id"], "x1", "{invalid}");
+    assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
+
+    // An unknown tool is a protocol error; bad arguments are a tool error saying which.
+    let unknown = server.request("tools/call", json!({ "name": "steal", "arguments": {} }));
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    assert!(unknown["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("claim, release"));
+    let bad = server.call("claim", json!({ "task": 42 }));
+    assert!(is_error(&bad), "{bad}");
+    assert!(text(&bad).starts_with("claim: bad arguments"), "{bad}");
+    let bad_task = server.call("claim", json!({ "task": "no spaces allowed" }));
+    assert!(is_error(&bad_task), "{bad_task}");
+    assert_eq!(bad_task["structuredContent"]["code"], 2, "{bad_task}");
+
+    // Still serving.
+    let claimed = server.call("claim", json!({ "task": "still-here" }));
+    assert!(!is_error(&claimed), "{claimed}");
+    assert_eq!(server.end(), Some(0));
+}
+
+#[test]
+fn the_end_of_input_ends_the_server_even_before_the_handshake() {
+    let repo = Repo::new();
+    let server = Server::start(&repo, &[], &[("RAIL_SESSION", "dave")]);
+    assert_eq!(server.end(), Some(0));
+}
+
+#[test]
+fn without_a_session_the_tools_that_need_one_say_how_to_name_it() {
+    let repo = Repo::new();
+    repo.git(&["checkout", "-q", "--detach"]);
+    let (mut server, _) = Server::ready(&repo, &[], &[]);
+    let refused = server.call("claim", json!({ "task": "t" }));
+    assert!(is_error(&refused), "{refused}");
+    assert!(text(&refused).contains("RAIL_SESSION"), "{refused}");
+    // Reads need none.
+    let board = server.call("board", json!({}));
+    assert!(!is_error(&board), "{board}");
+    assert_eq!(server.end(), Some(0));
+}
+
+/// On a shared rail the operation goes through the machine's exchange, and its plan or refusal
+/// comes back as JSON (maybe from another process): the hint is still worded as a tool call.
+#[test]
+fn on_a_shared_rail_refusals_name_the_holder_and_the_tool_to_call() {
+    let remote = tempfile::tempdir().unwrap();
+    let bare = remote.path().join("rail.git");
+    git_in(
+        remote.path(),
+        &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()],
+    );
+    let machine = |first: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        git_in(dir.path(), &["clone", "-q", bare.to_str().unwrap(), "."]);
+        git_in(dir.path(), &["config", "user.email", "m@e.invalid"]);
+        git_in(dir.path(), &["config", "user.name", "machine"]);
+        if first {
+            git_in(dir.path(), &["commit", "-q", "--allow-empty", "-m", "init"]);
+            git_in(dir.path(), &["push", "-q", "origin", "HEAD:main"]);
+        } else {
+            git_in(dir.path(), &["pull", "-q", "origin", "main"]);
+        }
+        let init = Command::new(rail_bin())
+            .args(["init", "--remote", "origin"])
+            .current_dir(dir.path())
+            .env_remove("RAIL_SESSION")
+            .output()
+            .unwrap();
+        assert!(init.status.success(), "{init:?}");
+        dir
+    };
+    let (one, two) = (machine(true), machine(false));
+    let at = "2026-12-01T10:00:00Z";
+    let (mut alice, _) = Server::ready_in(one.path(), &["--session", "alice", "--now", at], &[]);
+    let claimed = alice.call("claim", json!({ "task": "auth", "paths": ["src/**"] }));
+    assert!(!is_error(&claimed), "{claimed}");
+    assert_eq!(claimed["structuredContent"]["plan"]["session"], "alice");
+
+    let (mut bob, _) = Server::ready_in(two.path(), &["--session", "bob", "--now", at], &[]);
+    let refused = bob.call("claim", json!({ "task": "auth" }));
+    assert!(is_error(&refused), "{refused}");
+    assert!(text(&refused).contains("held by alice"), "{refused}");
+    assert_eq!(refused["structuredContent"]["refusal"]["holder"], "alice");
+
+    // Three hours on, the 2h lease has run out: the refusal says which tool takes it over.
+    let (mut later, _) = Server::ready_in(
+        two.path(),
+        &["--session", "bob", "--now", "2026-12-01T13:00:00Z"],
+        &[],
+    );
+    let stale = later.call("claim", json!({ "task": "auth" }));
+    assert!(is_error(&stale), "{stale}");
+    assert!(
+        text(&stale).contains("call `take` with {\"task\": \"auth\"}"),
+        "{stale}"
+    );
+    let taken = later.call("take", json!({ "task": "auth" }));
+    assert!(!is_error(&taken), "{taken}");
+    assert_eq!(taken["structuredContent"]["plan"]["session"], "bob");
+
+    for server in [alice, bob, later] {
+        assert_eq!(server.end(), Some(0));
+    }
+}
+
+/// The 2026-07-28 revision has no handshake: `server/discover`, then requests that carry their
+/// protocol version in `_meta`. rmcp serves that form too, through the same transport.
+#[test]
+fn the_stateless_revision_needs_no_handshake() {
+    let repo = Repo::new();
+    let mut server = Server::start(&repo, &["--session", "erin"], &[]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let discover = server.request("server/discover", json!({ "_meta": meta }));
+    let versions = discover["result"]["supportedVersions"].as_array().unwrap();
+    assert!(versions.contains(&json!("2026-07-28")), "{discover}");
+    assert!(versions.contains(&json!("2025-11-25")), "{discover}");
+    let claimed = server.request(
+        "tools/call",
+        json!({ "name": "claim", "arguments": { "task": "s" }, "_meta": meta }),
+    );
+    assert_eq!(
+        claimed["result"]["content"][0]["text"], "claimed s for erin",
+        "{claimed}"
+    );
+    assert_eq!(server.end(), Some(0));
+}
