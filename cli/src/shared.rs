@@ -320,11 +320,14 @@ enum Pushed {
 }
 
 fn push(dir: &Path, remote: &str, commit: &str) -> Result<Pushed, RemoteError> {
-    if let Some(ms) = std::env::var("RAIL_TEST_BEFORE_PUSH_MS")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        std::thread::sleep(Duration::from_millis(ms));
+    // Tests: stop here until told to go, so a test can act between the plan and the push
+    // (`paused` says we are here; `go` lets us on; a minute at most).
+    if let Some(dir) = std::env::var_os("RAIL_TEST_PAUSE_BEFORE_PUSH").map(PathBuf::from) {
+        let _ = std::fs::write(dir.join("paused"), b"");
+        let until = Instant::now() + Duration::from_secs(60);
+        while !dir.join("go").exists() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
     let refspec = format!("{commit}:{REF}");
     let out = git_out(dir, &["push", "--porcelain", "--quiet", remote, &refspec])?;

@@ -62,7 +62,7 @@ impl Remote {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(60);
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(Instant::now() < deadline, "git daemon did not start");
             std::thread::sleep(Duration::from_millis(20));
@@ -428,16 +428,26 @@ fn a_remote_that_dies_mid_operation_changes_nothing_anywhere() {
     let local_before = std::fs::read_to_string(m.path().join("claims.md")).unwrap();
     let shared_before = remote.shared_file("claims.md");
     // The claim fetches and plans, then the remote goes away before the push.
+    let pause = tempfile::tempdir().unwrap();
     let child = Command::new(rail_bin())
         .args(["claim", "during", "--session", "s"])
         .current_dir(m.path())
-        .env("RAIL_TEST_BEFORE_PUSH_MS", "1500")
+        .env("RAIL_TEST_PAUSE_BEFORE_PUSH", pause.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
+    // Stop the remote once the claim has fetched and planned, and only then let it push.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !pause.path().join("paused").exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the claim never reached its push"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
     remote.stop();
+    std::fs::write(pause.path().join("go"), b"").unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(code(&out), 3, "{}", stderr(&out));
     assert!(
