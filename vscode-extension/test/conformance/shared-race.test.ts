@@ -4,7 +4,7 @@
 // remote's compare-and-swap must make them agree:
 //
 // - exactly one winner per task, and it is the holder on the remote ref;
-// - one commit per successful operation (no lost or duplicated commit);
+// - at most one commit per successful operation (a machine's leader may batch them);
 // - every winner logged once (`claimed` lines in the ref's claims.log);
 // - nobody failed: every loser was refused (exit 1), none gave up or lost the remote (exit 3);
 // - each clone's mirror converges on the shared state after a sync (one through the runner).
@@ -97,7 +97,10 @@ async function race(remote: Remote): Promise<void> {
     assert.equal(won.length, 1, `${task}: exactly one winner, got ${won.join(', ') || 'none'}`);
     assert.equal(held.get(task), won[0], `${task}: the winner holds it on the remote`);
   }
-  assert.equal(sharedCommits(remote), base + TASKS.length, 'one commit per successful operation');
+  // One machine's queued operations may share a commit (its leader serves them in one round),
+  // so commits are at most one per success; the log below says each happened exactly once.
+  const added = sharedCommits(remote) - base;
+  assert.ok(added >= 1 && added <= TASKS.length, `${added} commits for ${TASKS.length} successful claims`);
   const claimed = (sharedFile(remote, 'claims.log') ?? '').split('\n').filter((l) => l.split(' | ')[1] === 'claimed');
   assert.equal(claimed.length, TASKS.length, `every winner logged once:\n${claimed.join('\n')}`);
   for (const task of TASKS) {
