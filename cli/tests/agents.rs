@@ -1081,14 +1081,11 @@ fn stop_answers_in_its_own_terms_when_the_lock_is_in_the_way() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !repo.file("claims.md.lock").exists() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the holder never locked"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    wait_for(
+        "the holder never locked",
+        std::time::Duration::from_secs(60),
+        || repo.file("claims.md.lock").exists(),
+    );
     // With the hook's bound shorter than the Stop's own budget, the watchdog answers; without,
     // the Stop's capped lock wait does. Both answer as a Stop.
     for env in [&[("RAIL_HOOK_TIMEOUT_MS", "300")][..], &[][..]] {

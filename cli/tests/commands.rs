@@ -281,9 +281,11 @@ fn environment_problems_exit_3() {
         .env("RAIL_TEST_HOLD_MS", "3000")
         .spawn()
         .unwrap();
-    while !repo.file("claims.md.lock").exists() {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    wait_for(
+        "the holder never locked",
+        std::time::Duration::from_secs(60),
+        || repo.file("claims.md.lock").exists(),
+    );
     let out = repo.rail_env(
         &["claim", "other", "--session", "waiter"],
         &[("RAIL_LOCK_TIMEOUT_MS", "300")],

@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::*;
 
@@ -107,12 +107,14 @@ fn leave_stale_lock(repo: &Repo) {
         .spawn()
         .unwrap();
     let lock = repo.file("claims.md.lock");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains(&format!("pid: {}", child.id())))
-    {
-        assert!(Instant::now() < deadline, "the victim never took the lock");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for(
+        "the victim never took the lock",
+        Duration::from_secs(10),
+        || {
+            std::fs::read_to_string(&lock)
+                .is_ok_and(|t| t.contains(&format!("pid: {}", child.id())))
+        },
+    );
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     assert!(lock.exists(), "the killed holder left its lock behind");

@@ -62,11 +62,9 @@ impl Remote {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "git daemon did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_for("git daemon did not start", Duration::from_secs(60), || {
+            TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
         Remote {
             url: format!("git://127.0.0.1:{port}/rail.git"),
             dir,
@@ -438,14 +436,11 @@ fn a_remote_that_dies_mid_operation_changes_nothing_anywhere() {
         .spawn()
         .unwrap();
     // Stop the remote once the claim has fetched and planned, and only then let it push.
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !pause.path().join("paused").exists() {
-        assert!(
-            Instant::now() < deadline,
-            "the claim never reached its push"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for(
+        "the claim never reached its push",
+        Duration::from_secs(120),
+        || pause.path().join("paused").exists(),
+    );
     remote.stop();
     std::fs::write(pause.path().join("go"), b"").unwrap();
     let out = child.wait_with_output().unwrap();

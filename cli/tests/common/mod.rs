@@ -4,6 +4,18 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Waits for an observable event that has no notification of its own (a lock file appearing, a
+/// port answering, a marker a paused process wrote): looks again every few milliseconds and
+/// fails the test, naming `what`, once `within` has passed (a hang, not a slow machine). The
+/// condition decides; the pause only paces the looking.
+pub fn wait_for(what: &str, within: std::time::Duration, mut seen: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + within;
+    while !seen() {
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 pub fn rail_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_rail"))
 }
