@@ -25,8 +25,13 @@ fn payload(name: &str, cwd: &Path, file: &str, command: &str) -> String {
 }
 
 fn hook(dir: &Path, stdin: &str, env: &[(&str, &str)]) -> Output {
+    run_hook("claude", dir, stdin, env)
+}
+
+/// `rail hook AGENT` with `stdin` as its payload.
+fn run_hook(agent: &str, dir: &Path, stdin: &str, env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(rail_bin());
-    cmd.args(["hook", "claude"])
+    cmd.args(["hook", agent])
         .current_dir(dir)
         .env_remove("RAIL_SESSION")
         .stdin(Stdio::piped())
@@ -749,27 +754,6 @@ fn agent_payload(fixture: &str, cwd: &Path, rel: &str, command: &str) -> String 
         .replace("{{FILE}}", &file)
         .replace("{{REL}}", rel)
         .replace("{{COMMAND}}", &json_escaped(command))
-}
-
-fn run_hook(agent: &str, dir: &Path, stdin: &str, env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(rail_bin());
-    cmd.args(["hook", agent])
-        .current_dir(dir)
-        .env_remove("RAIL_SESSION")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
 }
 
 fn json_out(out: &Output) -> serde_json::Value {
