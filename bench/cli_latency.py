@@ -39,16 +39,18 @@ def timed(fn, runs):
     return statistics.median(samples), samples
 
 
-def make_repo(claims=20):
-    d = tempfile.mkdtemp(prefix="rail-bench-")
+def make_repo(rail=None, claims=20, prefix="rail-bench-"):
+    """A repository whose rail holds `claims` claims of five sessions (also used by mcp_latency)."""
+    rail = rail or RAIL
+    d = tempfile.mkdtemp(prefix=prefix)
     g = ["git", "-c", "user.name=b", "-c", "user.email=b@e.invalid"]
     run(["git", "init", "-q", "-b", "main"], d)
     run(g + ["commit", "-q", "--allow-empty", "-m", "init"], d)
-    run([RAIL, "init"], d)
+    run([rail, "init"], d)
     run(g + ["add", "-A"], d)
     run(g + ["commit", "-q", "-m", "rail"], d)
     for i in range(claims):
-        run([RAIL, "claim", f"bg-{i}", "--session", f"s{i % 5}", "--path", f"pkg{i}/**"], d)
+        run([rail, "claim", f"bg-{i}", "--session", f"s{i % 5}", "--path", f"pkg{i}/**"], d)
     return d
 
 

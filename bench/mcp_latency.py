@@ -17,28 +17,11 @@ import os
 import shutil
 import statistics
 import subprocess
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-
-def run(cmd, cwd, env=None):
-    subprocess.run(cmd, cwd=cwd, env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def make_repo(rail, claims=20):
-    d = tempfile.mkdtemp(prefix="rail-mcp-bench-")
-    g = ["git", "-c", "user.name=b", "-c", "user.email=b@e.invalid"]
-    run(["git", "init", "-q", "-b", "main"], d)
-    run(g + ["commit", "-q", "--allow-empty", "-m", "init"], d)
-    run([rail, "init"], d)
-    run(g + ["add", "-A"], d)
-    run(g + ["commit", "-q", "-m", "rail"], d)
-    for i in range(claims):
-        run([rail, "claim", f"bg-{i}", "--session", f"s{i % 5}", "--path", f"pkg{i}/**"], d)
-    return d
+from cli_latency import make_repo, run  # noqa: E402  (the same repository and runner)
 
 
 class Server:
@@ -89,7 +72,7 @@ def main():
                        check=True)
         rail = os.path.join(ROOT, "target", "release", "rail")
 
-    d = make_repo(rail)
+    d = make_repo(rail, prefix="rail-mcp-bench-")
     env = dict(os.environ, RAIL_SESSION="bench")
     for name in ("RAIL_DIR", "RAIL_NOW", "RAIL_OWNER_PID"):
         env.pop(name, None)
