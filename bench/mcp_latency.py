@@ -66,7 +66,7 @@ def main():
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--rail", help="the rail binary (default: build target/release/rail)")
     args = ap.parse_args()
-    rail = args.rail
+    rail = os.path.abspath(args.rail) if args.rail else None
     if rail is None:
         subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "rail-cli"], cwd=ROOT,
                        check=True)

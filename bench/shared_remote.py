@@ -43,7 +43,8 @@ def main():
     ap.add_argument("--solo", type=int, default=20, help="uncontended claims to time first (0: none)")
     ap.add_argument("--rail", help="the rail binary to measure (default: build target/release/rail)")
     args = ap.parse_args()
-    rail = args.rail
+    # The racers run in the clones, so a relative path would name nothing there.
+    rail = os.path.abspath(args.rail) if args.rail else None
     if not rail:
         subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "rail-cli"], cwd=ROOT, check=True)
         rail = os.path.join(ROOT, "target", "release", "rail")
