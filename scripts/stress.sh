@@ -5,8 +5,11 @@
 # The suites are the ones whose outcome depends on how processes interleave: real processes
 # racing for the lock and for tasks, killed holders recovered (`race`, `portable`), git
 # rewriting the checkout under claims (`git_rewrites`), and machines racing through one shared
-# remote by path and over git-daemon (`shared`). A flaky test is a bug, in the test or in the
-# code: every run of every suite must pass. Failed runs keep their output in target/stress/.
+# remote by path and over git-daemon (`shared`), and across hosts: the VS Code extension's
+# native runner, the CLI and the seed's flock one-liner racing on one rail and through one shared
+# remote (`cross-host`, vscode-extension/test/conformance; needs `npm install` done). A flaky test
+# is a bug, in the test or in the code: every run of every suite must pass. Failed runs keep their
+# output in target/stress/.
 #
 # Not part of `npm test` (it takes K times as long); docs/testing.md says when to run it.
 set -euo pipefail
@@ -38,6 +41,21 @@ for s in "${SUITES[@]}"; do
   [ -n "${BIN[$s]:-}" ] || { echo "stress: no test binary for $s" >&2; exit 1; }
 done
 
+# The cross-host suite: the extension's conformance tests, against the release CLI (the one the
+# .vsix carries), bundled by the extension's own build.
+[ -d node_modules ] || { echo "stress: run npm install first (the cross-host suite needs it)" >&2; exit 1; }
+cargo build --release -p rail-cli --quiet
+scripts/build-wasm.sh
+(cd vscode-extension && node scripts/build.mjs >/dev/null)
+BIN[cross-host]=node
+SUITES+=(cross-host)
+run_suite() {
+  case "$1" in
+    cross-host) (cd vscode-extension && node --test out/test/conformance/*.test.js) ;;
+    *) (cd cli && "${BIN[$1]}" --test-threads=2) ;;
+  esac
+}
+
 # Two CPU-bound processes for as long as the runs last: the machine is as busy as a CI runner
 # with a build beside the tests.
 hogs=()
@@ -52,7 +70,7 @@ for s in "${SUITES[@]}"; do PASS[$s]=0; done
 for run in $(seq 1 "$K"); do
   for s in "${SUITES[@]}"; do
     log="$OUT/$s-$run.log"
-    if (cd cli && "${BIN[$s]}" --test-threads=2 >"../$log" 2>&1); then
+    if run_suite "$s" >"$log" 2>&1; then
       PASS[$s]=$((PASS[$s] + 1))
       rm -f "$log"
       echo "run $run/$K $s: ok"
