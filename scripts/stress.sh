@@ -7,7 +7,7 @@
 # rewriting the checkout under claims (`git_rewrites`), and machines racing through one shared
 # remote by path and over git-daemon (`shared`), and across hosts: the VS Code extension's
 # native runner, the CLI and the seed's flock one-liner racing on one rail and through one shared
-# remote (`cross-host`, vscode-extension/test/conformance; needs `npm install` done). A flaky test
+# remote (`cross-host`, vscode-extension/test/conformance). A flaky test
 # is a bug, in the test or in the code: every run of every suite must pass. Failed runs keep their
 # output in target/stress/.
 #
@@ -43,9 +43,11 @@ done
 
 # The cross-host suite: the extension's conformance tests, against the release CLI (the one the
 # .vsix carries), bundled by the extension's own build.
-[ -d node_modules ] || { echo "stress: run npm install first (the cross-host suite needs it)" >&2; exit 1; }
+# What is missing (npm packages, the wasm toolchain) is installed first, as `npm test` does.
+bash scripts/bootstrap.sh test >/dev/null
 cargo build --release -p rail-cli --quiet
 scripts/build-wasm.sh
+npm run --silent build -w web-viewer >/dev/null
 (cd vscode-extension && node scripts/build.mjs >/dev/null)
 BIN[cross-host]=node
 SUITES+=(cross-host)
