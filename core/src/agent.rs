@@ -14,6 +14,10 @@
 //! - **Cursor** with `failClosed` blocks on empty output: every answer, allows included, is
 //!   explicit JSON.
 //! - **Gemini CLI** reads `{"decision":"deny","reason":…}`.
+//! - **Copilot CLI** fails open (a hook that fails or times out is skipped) and its camelCase
+//!   payloads name no event: the installed command says which (`--event`), and a tool's
+//!   arguments arrive as JSON text inside the JSON. A denial is `permissionDecision: "deny"` on
+//!   exit 0; an `agentStop` answer never says `block` (that would force another turn).
 //! - **Claude Code** blocks on exit 2 with the reason on stderr. Its settings file is also loaded
 //!   by VS Code's agent (camelCase payloads, its own tool names) and by Cursor (opt-in), so the
 //!   Claude hook recognises their payloads by shape and judges them with their tool tables.
@@ -33,6 +37,7 @@ pub enum Agent {
     Codex,
     Cursor,
     Gemini,
+    Copilot,
 }
 
 impl Agent {
@@ -42,6 +47,7 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Cursor => "cursor",
             Agent::Gemini => "gemini",
+            Agent::Copilot => "copilot",
         }
     }
 }
@@ -57,6 +63,9 @@ pub enum Harness {
     Codex,
     Cursor,
     Gemini,
+    /// GitHub Copilot CLI (`.github/hooks/*.json`). VS Code's agent loads the same files; its
+    /// payloads (camelCase with `hookEventName`) are read as [`Harness::VsCode`].
+    Copilot,
 }
 
 impl Harness {
@@ -67,6 +76,7 @@ impl Harness {
             Harness::CursorViaClaude | Harness::Cursor => "Cursor",
             Harness::Codex => "Codex",
             Harness::Gemini => "Gemini CLI",
+            Harness::Copilot => "Copilot CLI",
         }
     }
 }
@@ -112,11 +122,18 @@ pub struct Call {
 
 /// Reads a hook payload sent to `rail hook <agent>`.
 pub fn read(agent: Agent, input: &str) -> Call {
+    read_event(agent, input, None)
+}
+
+/// Reads a hook payload, with the event name the installed command gave (`rail hook copilot
+/// --event preToolUse`) for payloads that carry none. The payload's own name wins.
+pub fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
     let default = match agent {
         Agent::Claude => Harness::ClaudeCode,
         Agent::Codex => Harness::Codex,
         Agent::Cursor => Harness::Cursor,
         Agent::Gemini => Harness::Gemini,
+        Agent::Copilot => Harness::Copilot,
     };
     let malformed = |why: String| Call {
         harness: default,
@@ -133,11 +150,18 @@ pub fn read(agent: Agent, input: &str) -> Call {
     };
     let harness = match agent {
         Agent::Claude => claude_caller(&payload),
+        // VS Code's agent loads `.github/hooks` too, and sends its own payloads.
+        Agent::Copilot if payload.contains_key("hookEventName") => Harness::VsCode,
         _ => default,
     };
     let text = |key: &str| payload.get(key).and_then(Value::as_str);
     let event_name = text("hook_event_name")
         .or_else(|| text("hookEventName"))
+        .or(event.filter(|e| !e.is_empty()))
+        .or_else(|| {
+            // Copilot's camelCase tool payloads name no event; only a tool call has a tool.
+            (harness == Harness::Copilot && payload.contains_key("toolName")).then_some("preToolUse")
+        })
         .unwrap_or("")
         .to_string();
     let cwd = text("cwd")
@@ -168,6 +192,8 @@ pub fn read(agent: Agent, input: &str) -> Call {
         }
         (Harness::Gemini, "BeforeTool") => tool_call(harness, &payload),
         (Harness::Gemini, "AfterAgent") => Event::Stop,
+        (Harness::Copilot, name) if is_pre_tool(name) => copilot_call(&payload),
+        (Harness::Copilot, name) if name.eq_ignore_ascii_case("agentStop") => Event::Stop,
         (Harness::ClaudeCode | Harness::VsCode | Harness::Codex, "PreToolUse") => {
             tool_call(harness, &payload)
         }
@@ -244,6 +270,96 @@ fn tool_call(harness: Harness, payload: &Map<String, Value>) -> Event {
         Ok(found) => found.event(tool),
         Err(why) => Event::Malformed(why),
     }
+}
+
+/// A Copilot CLI tool call: `toolName` and `toolArgs`, the arguments as JSON text (an object
+/// in some versions), or `tool_name` and `tool_input` when the hook is installed under a
+/// PascalCase event name.
+fn copilot_call(payload: &Map<String, Value>) -> Event {
+    let Some(tool) = ["toolName", "tool_name"]
+        .iter()
+        .find_map(|k| payload.get(*k).and_then(Value::as_str))
+    else {
+        return Event::Malformed("a tool call without `toolName`".into());
+    };
+    let parsed;
+    let input = match ["toolArgs", "tool_input"]
+        .iter()
+        .find_map(|k| payload.get(*k))
+    {
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+            Ok(v) => {
+                parsed = v;
+                &parsed
+            }
+            // apply_patch's argument is the patch itself.
+            Err(_) if tool == "apply_patch" => {
+                parsed = json!({ "input": text });
+                &parsed
+            }
+            // A reader's arguments do not matter.
+            Err(_) if COPILOT_READERS.contains(&tool) => &Value::Null,
+            Err(e) => {
+                return Event::Malformed(format!("{tool}: its `toolArgs` are not JSON ({e})"))
+            }
+        },
+        Some(v) => v,
+        None if COPILOT_READERS.contains(&tool) => &Value::Null,
+        None => return Event::Malformed(format!("a {tool} call without `toolArgs`")),
+    };
+    match copilot_tool(tool, input) {
+        Ok(found) => found.event(tool),
+        Err(why) => Event::Malformed(why),
+    }
+}
+
+/// Copilot CLI's tools that only read, ask or plan.
+const COPILOT_READERS: &[&str] = &[
+    "view",
+    "glob",
+    "grep",
+    "web_fetch",
+    "web_search",
+    "ask_user",
+    "read_bash",
+    "stop_bash",
+    "list_bash",
+    "report_intent",
+    "update_todo",
+    "think",
+    "fetch_copilot_cli_documentation",
+];
+
+/// Copilot CLI's built-in tools (snake_case arguments), then `<server>-<tool>` MCP tools.
+fn copilot_tool(tool: &str, input: &Value) -> Result<Found, String> {
+    let mut found = Found::default();
+    match tool {
+        "bash" => shell_writes(&field(tool, input, &["command"])?, None, &mut found),
+        // Text typed into a running interactive shell: a command line like any other.
+        "write_bash" => shell_writes(&field(tool, input, &["input", "command"])?, None, &mut found),
+        "powershell" => found.unanalysed.push(
+            "a PowerShell command (Rail reads POSIX shell commands only; it cannot tell what \
+             this one writes)"
+                .to_string(),
+        ),
+        "create" | "edit" | "str_replace" | "insert" | "write" => found
+            .targets
+            .push(field(tool, input, &["path", "file_path", "filePath"])?),
+        "str_replace_editor" => {
+            if input.get("command").and_then(Value::as_str) != Some("view") {
+                found
+                    .targets
+                    .push(field(tool, input, &["path", "file_path"])?);
+            }
+        }
+        "apply_patch" => apply_patch(&field(tool, input, &["input", "patch", "command"])?, &mut found)?,
+        _ if COPILOT_READERS.contains(&tool) => {}
+        _ => match tool.rsplit_once('-') {
+            Some((server, name)) => mcp(Some(server), name, tool, input, &mut found),
+            None => by_verb(tool, input, &mut found),
+        },
+    }
+    Ok(found)
 }
 
 fn harness_is_cursor(h: Harness) -> bool {
@@ -374,6 +490,7 @@ fn tool_writes(
             }
         },
         Harness::VsCode => vscode_tool(tool, input, &mut found)?,
+        Harness::Copilot => return copilot_tool(tool, input),
     }
     Ok(found)
 }
@@ -635,6 +752,25 @@ pub fn answer(harness: Harness, outcome: &Outcome) -> Answer {
             Outcome::Warn(m) | Outcome::Lifecycle(Some(m)) => out(json!({ "systemMessage": m })),
             Outcome::Deny(m) => out(json!({ "decision": "deny", "reason": non_empty(m) })),
         },
+        // A warning goes to the model as context and to the person on stderr; an agentStop
+        // answer with `decision` would force another turn, so lifecycle notes are stderr only.
+        Harness::Copilot => match outcome {
+            Outcome::Allow | Outcome::Lifecycle(None) => quiet,
+            Outcome::Warn(m) => Answer {
+                stdout: Some(json!({ "additionalContext": m }).to_string()),
+                stderr: Some(m.clone()),
+                code: 0,
+            },
+            Outcome::Deny(m) => out(json!({
+                "permissionDecision": "deny",
+                "permissionDecisionReason": non_empty(m),
+            })),
+            Outcome::Lifecycle(Some(m)) => Answer {
+                stdout: None,
+                stderr: Some(m.clone()),
+                code: 0,
+            },
+        },
     }
 }
 
@@ -780,12 +916,117 @@ mod tests {
             Harness::Codex,
             Harness::Cursor,
             Harness::Gemini,
+            Harness::Copilot,
         ] {
             let a = answer(h, &Outcome::Lifecycle(Some("lock busy".into())));
             assert_eq!(a.code, 0);
-            assert!(a.stderr.is_none());
-            assert!(!a.stdout.unwrap_or_default().contains("deny"));
+            // Copilot has no lifecycle output but `decision`, which would force another turn:
+            // its note goes to stderr, on exit 0.
+            assert!(a.stderr.is_none() || h == Harness::Copilot);
+            let stdout = a.stdout.unwrap_or_default();
+            assert!(!stdout.contains("deny") && !stdout.contains("block"));
         }
+    }
+
+    #[test]
+    fn copilot_payloads_name_their_tool_and_arguments_as_json_text() {
+        let ev = Some("preToolUse");
+        let bash = read_event(
+            Agent::Copilot,
+            r#"{"sessionId":"s","timestamp":1,"cwd":"/w","toolName":"bash","toolArgs":"{\"command\":\"rm src/a.ts\",\"description\":\"clean\"}"}"#,
+            ev,
+        );
+        assert_eq!(bash.harness, Harness::Copilot);
+        assert_eq!(bash.event_name, "preToolUse");
+        assert_eq!(bash.cwd.as_deref(), Some("/w"));
+        assert_eq!(tool(&bash).0, ["src/a.ts"]);
+        // Without --event, a payload with a tool is a tool call.
+        let edit = read(
+            Agent::Copilot,
+            r#"{"cwd":"/w","toolName":"edit","toolArgs":{"path":"/w/src/b.ts","old_str":"a","new_str":"b"}}"#,
+        );
+        assert_eq!(tool(&edit).0, ["/w/src/b.ts"]);
+        let view = read(
+            Agent::Copilot,
+            r#"{"cwd":"/w","toolName":"view","toolArgs":"{\"path\":\"src/b.ts\"}"}"#,
+        );
+        assert_eq!(tool(&view), (&[][..], &[][..]));
+        let ps = read(
+            Agent::Copilot,
+            r#"{"cwd":"/w","toolName":"powershell","toolArgs":"{\"command\":\"Remove-Item x\"}"}"#,
+        );
+        assert!(tool(&ps).1[0].contains("PowerShell"));
+        let patch = read(
+            Agent::Copilot,
+            r#"{"cwd":"/w","toolName":"apply_patch","toolArgs":"*** Begin Patch\n*** Delete File: src/c.ts\n*** End Patch\n"}"#,
+        );
+        assert_eq!(tool(&patch).0, ["src/c.ts"]);
+        let own = read(
+            Agent::Copilot,
+            r#"{"cwd":"/w","toolName":"rail-claim","toolArgs":"{\"task\":\"t\"}"}"#,
+        );
+        assert_eq!(tool(&own), (&[][..], &[][..]));
+        let fs = read(
+            Agent::Copilot,
+            r#"{"cwd":"/w","toolName":"my-fs-write_file","toolArgs":"{\"path\":\"src/d\"}"}"#,
+        );
+        assert_eq!(tool(&fs).0, ["src/d"]);
+        let pascal = read(
+            Agent::Copilot,
+            r#"{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/w","tool_name":"create","tool_input":{"path":"src/e"}}"#,
+        );
+        assert_eq!(tool(&pascal).0, ["src/e"]);
+        let vscode = read(
+            Agent::Copilot,
+            r#"{"hookEventName":"PreToolUse","sessionId":"s","cwd":"/w","tool_name":"create_file","tool_input":{"filePath":"/w/f"}}"#,
+        );
+        assert_eq!(vscode.harness, Harness::VsCode);
+        assert_eq!(tool(&vscode).0, ["/w/f"]);
+        for bad in [
+            r#"{"cwd":"/w","toolName":"create","toolArgs":"not json"}"#,
+            r#"{"cwd":"/w","toolName":"create"}"#,
+            r#"{"cwd":"/w","toolName":"edit","toolArgs":"{}"}"#,
+        ] {
+            assert!(
+                matches!(read_event(Agent::Copilot, bad, ev).event, Event::Malformed(_)),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn copilot_denies_on_exit_0_and_never_blocks_a_stop() {
+        let stop = read_event(
+            Agent::Copilot,
+            r#"{"sessionId":"s","cwd":"/w","transcriptPath":"/t","stopReason":"end_turn"}"#,
+            Some("agentStop"),
+        );
+        assert_eq!(stop.event, Event::Stop);
+        let end = read_event(
+            Agent::Copilot,
+            r#"{"sessionId":"s","cwd":"/w","reason":"complete"}"#,
+            Some("sessionEnd"),
+        );
+        assert_eq!(end.event, Event::SessionEnd);
+        let prompt = read_event(
+            Agent::Copilot,
+            r#"{"sessionId":"s","cwd":"/w","prompt":"hi"}"#,
+            Some("userPromptSubmitted"),
+        );
+        assert_eq!(prompt.event, Event::Pass);
+        let nameless = read(Agent::Copilot, r#"{"sessionId":"s","cwd":"/w"}"#);
+        assert!(matches!(nameless.event, Event::Malformed(_)));
+        let deny = answer(Harness::Copilot, &Outcome::Deny("held".into()));
+        assert_eq!(deny.code, 0);
+        assert_eq!(
+            deny.stdout.unwrap(),
+            r#"{"permissionDecision":"deny","permissionDecisionReason":"held"}"#
+        );
+        let warn = answer(Harness::Copilot, &Outcome::Warn("Rail: careful".into()));
+        assert_eq!(warn.stdout.unwrap(), r#"{"additionalContext":"Rail: careful"}"#);
+        assert_eq!(warn.stderr.as_deref(), Some("Rail: careful"));
+        let note = answer(Harness::Copilot, &Outcome::Lifecycle(Some("busy".into())));
+        assert_eq!((note.stdout, note.code), (None, 0));
     }
 
     #[test]

@@ -102,11 +102,16 @@ proptest! {
         let _ = jsonc::parse(&text);
         let _ = patch::paths(&text);
         let _ = patch::embedded(&text);
-        for a in [Agent::Claude, Agent::Codex, Agent::Cursor, Agent::Gemini] {
+        for a in [Agent::Claude, Agent::Codex, Agent::Cursor, Agent::Gemini, Agent::Copilot] {
             let _ = agent::read(a, &text);
             let wrapped = json!({"hook_event_name": "PreToolUse", "tool_name": "apply_patch",
                                  "tool_input": {"command": text}}).to_string();
             let _ = agent::read(a, &wrapped);
+        }
+        // Copilot's arguments are JSON text inside the JSON: any text, for each kind of tool.
+        for tool in ["bash", "apply_patch", "edit", "srv-write_file", "view"] {
+            let copilot = json!({"cwd": "/w", "toolName": tool, "toolArgs": text}).to_string();
+            let _ = agent::read_event(Agent::Copilot, &copilot, Some("preToolUse"));
         }
         if let (Ok(node), Ok(v)) = (jsonc::parse(&text), serde_json::from_str::<Value>(&text)) {
             prop_assert_eq!(node.to_value(), v);
