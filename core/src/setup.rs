@@ -15,14 +15,16 @@ pub enum Target {
     Cursor,
     Gemini,
     VsCode,
+    Copilot,
 }
 
-pub const TARGETS: [Target; 5] = [
+pub const TARGETS: [Target; 6] = [
     Target::Claude,
     Target::Codex,
     Target::Cursor,
     Target::Gemini,
     Target::VsCode,
+    Target::Copilot,
 ];
 
 impl Target {
@@ -33,6 +35,7 @@ impl Target {
             Target::Cursor => "cursor",
             Target::Gemini => "gemini",
             Target::VsCode => "vscode",
+            Target::Copilot => "copilot",
         }
     }
 
@@ -43,6 +46,7 @@ impl Target {
             Target::Cursor => "Cursor",
             Target::Gemini => "Gemini CLI",
             Target::VsCode => "VS Code",
+            Target::Copilot => "Copilot CLI",
         }
     }
 
@@ -66,6 +70,7 @@ impl Target {
             Target::Cursor => &[".cursor", ".cursorrules"],
             Target::Gemini => &[".gemini", "GEMINI.md"],
             Target::VsCode => &[".vscode", ".github/copilot-instructions.md"],
+            Target::Copilot => &[".github/hooks", ".copilot"],
         }
     }
 
@@ -77,6 +82,7 @@ impl Target {
             Target::Cursor => "reload Cursor so it reads .cursor/hooks.json, and enable the `rail` MCP server in Cursor's MCP settings; the hooks fail closed (`failClosed`), so a missing `rail` binary blocks every tool call until it is on PATH",
             Target::Gemini => "trust this folder in Gemini CLI (project hooks load only in a trusted folder); the first run warns about the new hooks, then runs them; restart gemini",
             Target::VsCode => "VS Code's agent runs the hooks in .claude/settings.json (agent hooks are a preview: allow them if your settings restrict `chat.hookFilesLocations`); start and trust the `rail` server from .vscode/mcp.json in the MCP view",
+            Target::Copilot => "start a new `copilot` session in this repository: it reads .github/hooks/rail.json and the `rail` server in .mcp.json (check with /mcp); Copilot skips a hook that fails or times out, so a missing `rail` binary lets every tool call through unjudged: keep `rail` on PATH",
         }
     }
 }
@@ -108,16 +114,31 @@ fn path(p: &[&str]) -> Vec<String> {
     p.iter().map(|s| s.to_string()).collect()
 }
 
+/// The command lines of a hook entry: `command`, Copilot's `bash` and `powershell`, and those of
+/// a group's `hooks`.
 fn commands_of(v: &Value) -> Vec<&str> {
-    let mut out: Vec<&str> = v["command"].as_str().into_iter().collect();
+    fn own(h: &Value) -> impl Iterator<Item = &str> {
+        ["command", "bash", "powershell"]
+            .into_iter()
+            .filter_map(move |k| h[k].as_str())
+    }
+    let mut out: Vec<&str> = own(v).collect();
     if let Some(hooks) = v["hooks"].as_array() {
-        out.extend(hooks.iter().filter_map(|h| h["command"].as_str()));
+        out.extend(hooks.iter().flat_map(own));
     }
     out
 }
 
+/// Whether a hook entry runs `rail … <hook>`, with or without a trailing `--event NAME`.
 fn runs(v: &Value, hook: &str) -> bool {
-    commands_of(v).iter().any(|c| c.trim_end().ends_with(hook))
+    commands_of(v).iter().any(|c| {
+        let c = c.trim_end();
+        let c = match c.rsplit_once(" --event ") {
+            Some((head, event)) if !event.is_empty() && !event.contains(' ') => head,
+            _ => c,
+        };
+        c.trim_end().ends_with(hook)
+    })
 }
 
 fn is_claude(v: &Value) -> bool {
@@ -131,6 +152,19 @@ fn is_cursor(v: &Value) -> bool {
 }
 fn is_gemini(v: &Value) -> bool {
     runs(v, "hook gemini")
+}
+fn is_copilot(v: &Value) -> bool {
+    runs(v, "hook copilot")
+}
+
+/// The program `exe` as a PowerShell command: `rail` on PATH, else the call operator on the
+/// path in single quotes (where only `'` is special, doubled).
+pub fn powershell_command(exe: &str) -> String {
+    if exe == "rail" {
+        exe.to_string()
+    } else {
+        format!("& '{}'", exe.replace('\'', "''"))
+    }
 }
 
 fn upsert(p: &[&str], ours: fn(&Value) -> bool, value: Value) -> Change {
@@ -275,6 +309,38 @@ pub fn files(target: Target, rail: &str, rail_exe: &str) -> Vec<FileChanges> {
                 ],
             }]
         }
+        Target::Copilot => {
+            // Copilot's camelCase payloads name no event: each command names its own. Both
+            // shells, so the same file serves Windows.
+            let ps = powershell_command(rail_exe);
+            let hook = |event: &str| {
+                json!({ "type": "command",
+                        "bash": format!("{rail} hook copilot --event {event}"),
+                        "powershell": format!("{ps} hook copilot --event {event}"),
+                        "timeoutSec": 10 })
+            };
+            vec![
+                FileChanges::Json {
+                    path: ".github/hooks/rail.json",
+                    changes: vec![
+                        Change::Set {
+                            path: path(&["version"]),
+                            value: json!(1),
+                        },
+                        upsert(&["hooks", "preToolUse"], is_copilot, hook("preToolUse")),
+                        upsert(&["hooks", "agentStop"], is_copilot, hook("agentStop")),
+                        upsert(&["hooks", "sessionEnd"], is_copilot, hook("sessionEnd")),
+                    ],
+                },
+                FileChanges::Json {
+                    path: ".mcp.json",
+                    changes: vec![Change::Set {
+                        path: path(&["mcpServers", "rail"]),
+                        value: mcp_stdio,
+                    }],
+                },
+            ]
+        }
         Target::VsCode => vec![
             claude_settings(rail),
             FileChanges::Json {
@@ -316,13 +382,46 @@ mod tests {
                     unreachable!()
                 };
                 let again = jsonc::apply(&once, &c2).unwrap();
-                assert!(!again.contains("\"command\": \"rail"), "{path}: {again}");
-                assert_eq!(
-                    again.matches("\"command\": \"/opt/rail").count(),
-                    once.matches("\"command\": \"rail").count(),
-                    "{path}: {again}"
-                );
+                for key in ["command", "bash"] {
+                    let old = format!("\"{key}\": \"rail");
+                    let new = format!("\"{key}\": \"/opt/rail");
+                    assert!(!again.contains(&old), "{path}: {again}");
+                    assert_eq!(
+                        again.matches(&new).count(),
+                        once.matches(&old).count(),
+                        "{path}: {again}"
+                    );
+                }
+                assert!(!again.contains("\"powershell\": \"rail"), "{path}: {again}");
             }
         }
+    }
+
+    #[test]
+    fn copilot_entries_name_their_event_for_both_shells() {
+        let files = files(Target::Copilot, "'/o p/rail'", "/o p/it's/rail");
+        let FileChanges::Json { path, changes } = &files[0] else {
+            unreachable!()
+        };
+        assert_eq!(*path, ".github/hooks/rail.json");
+        let text = jsonc::apply("", changes).unwrap();
+        let v = jsonc::parse(&text).unwrap().to_value();
+        assert_eq!(v["version"], 1);
+        for event in ["preToolUse", "agentStop", "sessionEnd"] {
+            let entries = v["hooks"][event].as_array().unwrap();
+            assert_eq!(entries.len(), 1, "{event}");
+            let e = &entries[0];
+            assert_eq!(
+                e["bash"],
+                format!("'/o p/rail' hook copilot --event {event}"),
+                "{event}"
+            );
+            assert_eq!(
+                e["powershell"],
+                format!("& '/o p/it''s/rail' hook copilot --event {event}")
+            );
+            assert!(is_copilot(e) && !is_claude(e));
+        }
+        assert_eq!(powershell_command("rail"), "rail");
     }
 }
