@@ -182,7 +182,7 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
-    /// Agent hooks: `rail hook claude|codex|cursor|gemini` reads that agent's hook payload on stdin.
+    /// Agent hooks: `rail hook claude|codex|cursor|gemini|copilot` reads that agent's payload on stdin.
     Hook {
         #[command(subcommand)]
         kind: cmd::agent::HookKind,

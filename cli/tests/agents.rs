@@ -28,10 +28,12 @@ fn hook(dir: &Path, stdin: &str, env: &[(&str, &str)]) -> Output {
     run_hook("claude", dir, stdin, env)
 }
 
-/// `rail hook AGENT` with `stdin` as its payload.
+/// `rail hook AGENT` with `stdin` as its payload; `agent` may carry arguments
+/// (`copilot --event preToolUse`).
 fn run_hook(agent: &str, dir: &Path, stdin: &str, env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(rail_bin());
-    cmd.args(["hook", agent])
+    cmd.arg("hook")
+        .args(agent.split_whitespace())
         .current_dir(dir)
         .env_remove("RAIL_SESSION")
         .stdin(Stdio::piped())
@@ -723,6 +725,7 @@ enum Wire {
     Codex,
     Cursor,
     Gemini,
+    Copilot,
 }
 
 fn wire_of(fixture: &str) -> Wire {
@@ -730,11 +733,14 @@ fn wire_of(fixture: &str) -> Wire {
         "codex" => Wire::Codex,
         "cursor" => Wire::Cursor,
         "gemini" => Wire::Gemini,
+        "copilot" => Wire::Copilot,
         _ => Wire::Claude,
     }
 }
 
-/// A payload from tests/fixtures/hooks/<agent>/ with its placeholders filled in.
+/// A payload from tests/fixtures/hooks/<agent>/ with its placeholders filled in. A placeholder
+/// quoted as `\"{{FILE}}\"` sits in JSON text inside a JSON string (Copilot's `toolArgs`) and is
+/// escaped twice.
 fn agent_payload(fixture: &str, cwd: &Path, rel: &str, command: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/fixtures/hooks")
@@ -748,9 +754,21 @@ fn agent_payload(fixture: &str, cwd: &Path, rel: &str, command: &str) -> String 
         let quoted = serde_json::to_string(s).unwrap();
         quoted[1..quoted.len() - 1].to_string()
     };
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .replace("{{CWD}}", &cwd.display().to_string())
+    let cwd_text = cwd.display().to_string();
+    let mut text =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for (name, value) in [
+        ("CWD", cwd_text.as_str()),
+        ("FILE", file.as_str()),
+        ("REL", rel),
+        ("COMMAND", command),
+    ] {
+        text = text.replace(
+            &format!("\\\"{{{{{name}}}}}\\\""),
+            &format!("\\\"{}\\\"", json_escaped(&json_escaped(value))),
+        );
+    }
+    text.replace("{{CWD}}", &cwd_text)
         .replace("{{FILE}}", &file)
         .replace("{{REL}}", rel)
         .replace("{{COMMAND}}", &json_escaped(command))
@@ -781,7 +799,7 @@ fn check_answer(wire: Wire, expect: &str, out: &Output, what: &str) {
             assert_eq!(code(out), 2, "{ctx}");
             assert!(reason_ok(&stderr(out)), "{ctx}");
         }
-        (Wire::Claude | Wire::Codex | Wire::Gemini, "allow" | "stop") => {
+        (Wire::Claude | Wire::Codex | Wire::Gemini | Wire::Copilot, "allow" | "stop") => {
             assert_eq!(code(out), 0, "{ctx}");
             assert_eq!(stdout(out).trim(), "", "{ctx}");
         }
@@ -849,6 +867,32 @@ fn check_answer(wire: Wire, expect: &str, out: &Output, what: &str) {
                 }
             }
         }
+        // Copilot: exactly its two keys, on exit 0 (it skips a hook that fails).
+        (Wire::Copilot, "deny" | "fail") => {
+            assert_eq!(code(out), 0, "{ctx}");
+            let v = json_out(out);
+            let obj = v.as_object().unwrap();
+            assert_eq!(
+                obj.keys().collect::<Vec<_>>(),
+                ["permissionDecision", "permissionDecisionReason"],
+                "{ctx}"
+            );
+            assert_eq!(v["permissionDecision"], "deny", "{ctx}");
+            assert!(
+                reason_ok(v["permissionDecisionReason"].as_str().unwrap()),
+                "{ctx}"
+            );
+        }
+        (Wire::Copilot, "warn") => {
+            assert_eq!(code(out), 0, "{ctx}");
+            let v = json_out(out);
+            assert_eq!(v.as_object().unwrap().len(), 1, "{ctx}");
+            assert!(
+                v["additionalContext"].as_str().unwrap().starts_with("Rail"),
+                "{ctx}"
+            );
+            assert!(stderr(out).starts_with("Rail"), "{ctx}");
+        }
         (Wire::Gemini, "deny" | "fail") => {
             assert_eq!(code(out), 0, "{ctx}");
             let v = json_out(out);
@@ -896,7 +940,7 @@ fn every_agents_payloads_get_the_verdict_in_that_agents_format() {
     assert!(ran >= 50, "only {ran} cases");
     // Denials are logged with the hook that made them.
     let log = repo.read("claims.log");
-    for agent in ["claude", "codex", "cursor", "gemini"] {
+    for agent in ["claude", "codex", "cursor", "gemini", "copilot"] {
         assert!(log.contains(&format!("by: hook {agent}")), "{agent}: {log}");
     }
 }
@@ -910,6 +954,7 @@ fn malformed_input_follows_each_agents_fail_safe_rule() {
         ("codex", Wire::Codex, "PreToolUse"),
         ("cursor", Wire::Cursor, "preToolUse"),
         ("gemini", Wire::Gemini, "BeforeTool"),
+        ("copilot --event preToolUse", Wire::Copilot, "preToolUse"),
     ] {
         let no_path = format!(
             "{{\"hook_event_name\":\"{event}\",\"cwd\":\"{}\",\"tool_name\":\"{}\",\"tool_input\":{{}}}}",
@@ -917,6 +962,7 @@ fn malformed_input_follows_each_agents_fail_safe_rule() {
             match wire {
                 Wire::Codex => "apply_patch",
                 Wire::Gemini => "write_file",
+                Wire::Copilot => "create",
                 _ => "Write",
             }
         );
@@ -936,6 +982,7 @@ fn malformed_input_follows_each_agents_fail_safe_rule() {
         ("codex", Wire::Codex),
         ("cursor", Wire::Cursor),
         ("gemini", Wire::Gemini),
+        ("copilot --event preToolUse", Wire::Copilot),
     ] {
         let out = run_hook(agent, &station, "not json", &[]);
         check_answer(wire, "warn", &out, agent);
@@ -950,6 +997,7 @@ fn session_end_releases_for_every_agent() {
         ("cursor", "cursor/session-end.json"),
         ("gemini", "gemini/session-end.json"),
         ("claude", "claude/session-end.json"),
+        ("copilot --event sessionEnd", "copilot/session-end.json"),
     ] {
         assert_eq!(repo.holders("web-ui").len(), 1, "{agent}");
         let out = run_hook(
@@ -987,6 +1035,11 @@ fn a_branch_that_cannot_name_a_session_is_judged_not_blanket_denied() {
         ("codex", "codex/apply-patch-update.json", Wire::Codex),
         ("cursor", "cursor/write.json", Wire::Cursor),
         ("gemini", "gemini/write-file.json", Wire::Gemini),
+        (
+            "copilot --event preToolUse",
+            "copilot/create.json",
+            Wire::Copilot,
+        ),
     ] {
         let own = if agent == "claude" {
             payload(
@@ -1252,6 +1305,98 @@ fn init_agents_configures_every_agent_keeping_the_rest_byte_for_byte() {
     assert_eq!(stdout(&out).trim(), "{\"permission\":\"allow\"}");
 }
 
+/// Copilot CLI: `.github/hooks/rail.json` beside the team's own hook files, each entry with a
+/// command for bash and one for PowerShell that names its event; the commands installed are the
+/// ones that judge, renew and release.
+#[test]
+fn init_agents_writes_copilots_hook_file_whose_commands_answer() {
+    let (repo, station) = setup();
+    let lint = "{\n  \"version\": 1,\n  \"hooks\": { \"postToolUse\": [{ \"type\": \"command\", \"bash\": \"./lint.sh\" }] }\n}\n";
+    std::fs::create_dir_all(repo.file(".github/hooks")).unwrap();
+    std::fs::write(repo.file(".github/hooks/lint.json"), lint).unwrap();
+    let out = repo.rail(&["init", "--agents", "--agent", "copilot"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("Copilot CLI:"), "{}", stdout(&out));
+    assert_eq!(repo.read(".github/hooks/lint.json"), lint);
+    let first = repo.read(".github/hooks/rail.json");
+    let v: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(v["version"], 1);
+    let mcp: serde_json::Value = serde_json::from_str(&repo.read(".mcp.json")).unwrap();
+    assert_eq!(mcp["mcpServers"]["rail"]["args"][0], "mcp");
+    let out = repo.rail(&["init", "--agents", "--agent", "copilot"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        repo.read(".github/hooks/rail.json"),
+        first,
+        "a second run changes nothing"
+    );
+
+    let installed = |event: &str| -> String {
+        let entries = v["hooks"][event].as_array().unwrap();
+        assert_eq!(entries.len(), 1, "{event}: {first}");
+        let e = &entries[0];
+        assert_eq!(e["type"], "command");
+        assert!(e["timeoutSec"].as_u64().unwrap() <= 30);
+        let ps = e["powershell"].as_str().unwrap();
+        assert!(
+            ps.ends_with(&format!(" hook copilot --event {event}")),
+            "{ps}"
+        );
+        let bash = e["bash"].as_str().unwrap().to_string();
+        assert!(
+            bash.ends_with(&format!(" hook copilot --event {event}")),
+            "{bash}"
+        );
+        bash
+    };
+    // Copilot runs `bash` through a shell, in the repository, the payload on stdin.
+    let run = |command: &str, payload: &str, env: &[(&str, &str)]| -> Output {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", command])
+            .current_dir(&station)
+            .env_remove("RAIL_SESSION")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, val) in env {
+            cmd.env(k, val);
+        }
+        let mut child = cmd.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let pre = installed("preToolUse");
+    let held = agent_payload("copilot/bash.json", &station, "", "rm src/auth/token.ts");
+    check_answer(Wire::Copilot, "deny", &run(&pre, &held, &[]), "preToolUse");
+    let own = agent_payload("copilot/create.json", &station, "web/new.ts", "");
+    check_answer(Wire::Copilot, "allow", &run(&pre, &own, &[]), "preToolUse");
+
+    let stop = agent_payload("copilot/agent-stop.json", &station, "", "");
+    let out = run(
+        &installed("agentStop"),
+        &stop,
+        &[("RAIL_NOW", "2030-01-01T00:00:00Z")],
+    );
+    check_answer(Wire::Copilot, "stop", &out, "agentStop");
+    assert!(
+        repo.holders("web-ui")[0].contains("renewed: 2030-01-01T00:00:00Z"),
+        "{:?}",
+        repo.holders("web-ui")
+    );
+    let end = agent_payload("copilot/session-end.json", &station, "", "");
+    let out = run(&installed("sessionEnd"), &end, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        repo.holders("web-ui").is_empty(),
+        "sessionEnd did not release"
+    );
+}
+
 #[test]
 fn init_agents_configures_only_the_agents_named_or_found() {
     let repo = Repo::new();
@@ -1310,6 +1455,11 @@ fn a_panic_answers_fail_safe_in_each_format() {
         ("codex", "codex/apply-patch-update.json", Wire::Codex),
         ("cursor", "cursor/write.json", Wire::Cursor),
         ("gemini", "gemini/write-file.json", Wire::Gemini),
+        (
+            "copilot --event preToolUse",
+            "copilot/edit.json",
+            Wire::Copilot,
+        ),
     ] {
         let out = run_hook(
             agent,

@@ -160,7 +160,8 @@ pub fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
         .or(event.filter(|e| !e.is_empty()))
         .or_else(|| {
             // Copilot's camelCase tool payloads name no event; only a tool call has a tool.
-            (harness == Harness::Copilot && payload.contains_key("toolName")).then_some("preToolUse")
+            (harness == Harness::Copilot && payload.contains_key("toolName"))
+                .then_some("preToolUse")
         })
         .unwrap_or("")
         .to_string();
@@ -336,15 +337,21 @@ fn copilot_tool(tool: &str, input: &Value) -> Result<Found, String> {
     match tool {
         "bash" => shell_writes(&field(tool, input, &["command"])?, None, &mut found),
         // Text typed into a running interactive shell: a command line like any other.
-        "write_bash" => shell_writes(&field(tool, input, &["input", "command"])?, None, &mut found),
+        "write_bash" => shell_writes(
+            &field(tool, input, &["input", "command"])?,
+            None,
+            &mut found,
+        ),
         "powershell" => found.unanalysed.push(
             "a PowerShell command (Rail reads POSIX shell commands only; it cannot tell what \
              this one writes)"
                 .to_string(),
         ),
-        "create" | "edit" | "str_replace" | "insert" | "write" => found
-            .targets
-            .push(field(tool, input, &["path", "file_path", "filePath"])?),
+        "create" | "edit" | "str_replace" | "insert" | "write" => {
+            found
+                .targets
+                .push(field(tool, input, &["path", "file_path", "filePath"])?)
+        }
         "str_replace_editor" => {
             if input.get("command").and_then(Value::as_str) != Some("view") {
                 found
@@ -352,7 +359,10 @@ fn copilot_tool(tool: &str, input: &Value) -> Result<Found, String> {
                     .push(field(tool, input, &["path", "file_path"])?);
             }
         }
-        "apply_patch" => apply_patch(&field(tool, input, &["input", "patch", "command"])?, &mut found)?,
+        "apply_patch" => apply_patch(
+            &field(tool, input, &["input", "patch", "command"])?,
+            &mut found,
+        )?,
         _ if COPILOT_READERS.contains(&tool) => {}
         _ => match tool.rsplit_once('-') {
             Some((server, name)) => mcp(Some(server), name, tool, input, &mut found),
@@ -988,7 +998,10 @@ mod tests {
             r#"{"cwd":"/w","toolName":"edit","toolArgs":"{}"}"#,
         ] {
             assert!(
-                matches!(read_event(Agent::Copilot, bad, ev).event, Event::Malformed(_)),
+                matches!(
+                    read_event(Agent::Copilot, bad, ev).event,
+                    Event::Malformed(_)
+                ),
                 "{bad}"
             );
         }
@@ -1023,7 +1036,10 @@ mod tests {
             r#"{"permissionDecision":"deny","permissionDecisionReason":"held"}"#
         );
         let warn = answer(Harness::Copilot, &Outcome::Warn("Rail: careful".into()));
-        assert_eq!(warn.stdout.unwrap(), r#"{"additionalContext":"Rail: careful"}"#);
+        assert_eq!(
+            warn.stdout.unwrap(),
+            r#"{"additionalContext":"Rail: careful"}"#
+        );
         assert_eq!(warn.stderr.as_deref(), Some("Rail: careful"));
         let note = answer(Harness::Copilot, &Outcome::Lifecycle(Some("busy".into())));
         assert_eq!((note.stdout, note.code), (None, 0));

@@ -40,7 +40,7 @@ pub fn rail_command() -> String {
     let exe = std::env::current_exe().ok();
     let on_path = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
-            .map(|p| p.join("rail"))
+            .map(|p| p.join(format!("rail{}", std::env::consts::EXE_SUFFIX)))
             .find(|p| p.is_file())
     });
     match (exe, on_path) {

@@ -1,6 +1,6 @@
 //! Agents follow the rail: the agents' edit hooks, the instruction snippet and the hook settings.
 //!
-//! `rail hook claude|codex|cursor|gemini` reads one hook payload on stdin. What the payload means
+//! `rail hook claude|codex|cursor|gemini|copilot` reads one hook payload on stdin. What the payload means
 //! and how each agent must be answered are core's rules (`rail_core::agent`); the decision is
 //! core's one hook judge (`rail_core::hook`). This host reads stdin, follows symlinks, reads the
 //! rail, renews or releases, and writes the answer core worded. Whatever happens it answers, and
@@ -41,6 +41,13 @@ pub enum HookKind {
     /// Gemini CLI: BeforeTool (write_file, replace, run_shell_command, MCP), AfterAgent,
     /// SessionEnd.
     Gemini,
+    /// GitHub Copilot CLI: preToolUse (bash, create, edit, apply_patch, MCP), agentStop,
+    /// sessionEnd; also VS Code's agent, which loads the same `.github/hooks` files.
+    Copilot {
+        /// The event the hook is installed for: Copilot's camelCase payloads do not name it.
+        #[arg(long, value_name = "EVENT")]
+        event: Option<String>,
+    },
 }
 
 impl HookKind {
@@ -50,6 +57,15 @@ impl HookKind {
             HookKind::Codex => Agent::Codex,
             HookKind::Cursor => Agent::Cursor,
             HookKind::Gemini => Agent::Gemini,
+            HookKind::Copilot { .. } => Agent::Copilot,
+        }
+    }
+
+    /// The event named on the command line, for payloads that name none.
+    pub fn event(&self) -> Option<&str> {
+        match self {
+            HookKind::Copilot { event } => event.as_deref(),
+            _ => None,
         }
     }
 }
@@ -229,7 +245,7 @@ pub fn run(kind: &HookKind, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
             default_harness,
         );
     }
-    let call = agent::read(agent, &input);
+    let call = agent::read_event(agent, &input, kind.event());
     let harness = call.harness;
     if let Some(dir) = agent_dir(&call).filter(|d| d.is_dir()) {
         let _ = std::env::set_current_dir(dir);
@@ -585,7 +601,7 @@ pub struct AgentsArgs {
     /// AGENTS.md and CLAUDE.md).
     #[arg(long = "file", value_name = "PATH")]
     pub files: Vec<PathBuf>,
-    /// The agents to configure, comma-separated: claude, codex, cursor, gemini, vscode
+    /// The agents to configure, comma-separated: claude, codex, cursor, gemini, vscode, copilot
     /// (default: those the repository shows signs of, else claude).
     #[arg(
         long = "agent",
