@@ -7,7 +7,8 @@ A real repository with N claims. `rail hook claude`: Edit payloads that are allo
 denied, Bash payloads read by the shell grammar (simple, compound, a `bash -c` string, a symlink
 followed, a long generated script). `rail hook codex`: Bash, apply_patch (allowed, denied), an
 MCP tool. `rail hook cursor`: Write, Shell, beforeShellExecution, Read (answered explicitly).
-`rail hook gemini`: write_file, run_shell_command, read_file. A VS Code payload through the
+`rail hook gemini`: write_file, run_shell_command, read_file. `rail hook copilot --event E`:
+bash, create, view, apply_patch, agentStop (arguments as JSON text). A VS Code payload through the
 Claude hook, and each agent's Stop (which renews, under the lock). Medians over many runs, each
 a fresh process fed its payload on stdin. `--rail` measures another build (e.g. an older one)
 instead of building this tree's.
@@ -35,7 +36,7 @@ def main():
     ap.add_argument("--runs", type=int, default=300)
     ap.add_argument("--claims", type=int, default=50)
     ap.add_argument("--rail", default=None)
-    ap.add_argument("--agents", default="claude,codex,cursor,gemini")
+    ap.add_argument("--agents", default="claude,codex,cursor,gemini,copilot")
     args = ap.parse_args()
     global RAIL
     if args.rail:
@@ -83,6 +84,14 @@ def main():
             "timestamp": "2026-12-01T00:00:00Z", "tool_name": tool, "tool_input": tool_input,
         }).encode()
 
+    def copilot(tool, tool_args, event="preToolUse"):
+        # Copilot's camelCase payloads name no event (the command does) and carry the tool's
+        # arguments as JSON text, or as the patch itself for apply_patch.
+        args_text = tool_args if isinstance(tool_args, str) else json.dumps(tool_args)
+        data = json.dumps({"sessionId": "bench", "timestamp": 1764633600000, "cwd": d,
+                           "toolName": tool, "toolArgs": args_text}).encode()
+        return data, ["--event", event]
+
     def patch(path):
         return {"command": f"*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n"}
 
@@ -104,6 +113,17 @@ def main():
     }
     agents = {
         "claude": claude_cases,
+        "copilot": {
+            "bash denied (sed -i)": copilot("bash", {"command": "sed -i 's/a/b/' pkg3/x.rs", "description": "d"}),
+            "bash, nothing written": copilot("bash", {"command": "cargo test --workspace", "description": "d"}),
+            "create allowed (own path)": copilot("create", {"path": f"{d}/pkg0/a.rs", "file_text": "x"}),
+            "edit denied": copilot("edit", {"path": "pkg7/a.rs", "old_str": "a", "new_str": "b"}),
+            "apply_patch denied": copilot("apply_patch", patch("pkg7/a.rs")["command"]),
+            "view (allowed, no rail read)": copilot("view", {"path": "pkg7/a.rs"}),
+            "agentStop (renews)": (json.dumps({"sessionId": "bench", "timestamp": 1764633600000, "cwd": d,
+                                               "transcriptPath": "/tmp/t.jsonl", "stopReason": "end_turn"}).encode(),
+                                   ["--event", "agentStop"]),
+        },
         "codex": {
             "Bash denied (sed -i)": codex("Bash", {"command": "sed -i 's/a/b/' pkg3/x.rs"}),
             "Bash, nothing written": codex("Bash", {"command": "cargo test --workspace"}),
@@ -137,10 +157,11 @@ def main():
         print(f"rail hook {agent}, {args.claims} claims, {args.runs} runs per case")
         medians = []
         for name, data in agents[agent].items():
+            data, extra = data if isinstance(data, tuple) else (data, [])
             samples = []
             for _ in range(args.runs):
                 start = time.perf_counter()
-                subprocess.run([RAIL, "hook", agent], cwd=d, input=data, stdout=subprocess.DEVNULL,
+                subprocess.run([RAIL, "hook", agent, *extra], cwd=d, input=data, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
                 samples.append((time.perf_counter() - start) * 1000)
             samples.sort()
