@@ -211,8 +211,8 @@ pub fn build(texts: &RailTexts, facts: &Facts) -> Board {
 pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
     let eval = rail.evaluate(facts);
     let conflicts = conflict::detect(&eval);
-    let blocked = conflict::blocked(&eval, &rail.log);
-    let planned = conflict::backlog(&eval, &rail.log);
+    let blocked = conflict::blocked(&eval, rail.log());
+    let planned = conflict::backlog(&eval, rail.log());
     let now = facts.now;
 
     // Per claim id: its conflicts, whether it lost a duplicate, what it waits for.
@@ -302,7 +302,7 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
         .collect();
 
     // The newest entries by time (a log merged from several machines is not in time order).
-    let mut newest: Vec<&LogEntry> = rail.log.entries.iter().collect();
+    let mut newest: Vec<&LogEntry> = rail.log().entries.iter().collect();
     crate::sort::sort_by(&mut newest, |a, b| {
         b.time.cmp(&a.time).then(b.line.cmp(&a.line))
     });

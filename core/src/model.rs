@@ -31,7 +31,9 @@ pub struct Rail {
     pub files: Vec<ClaimFile>,
     file_modified: Vec<Option<Time>>,
     pub log_path: String,
-    pub log: Log,
+    /// claims.log, parsed when first asked for ([`Rail::log`]): it only grows, and most readers
+    /// (a hook judging an edit, a claim) never look at it.
+    log: std::sync::OnceLock<Log>,
     log_text: String,
     pub config_path: String,
     pub config: Config,
@@ -65,13 +67,18 @@ impl Rail {
                 .map(|f| claimfile::parse(&f.path, &f.text))
                 .collect(),
             log_path: path_or(&texts.log, LOG_FILE),
-            log: log::parse(&log_text),
+            log: std::sync::OnceLock::new(),
             log_text,
             config_path: path_or(&texts.config, CONFIG_FILE),
             config,
             config_text,
             config_diagnostics,
         }
+    }
+
+    /// claims.log's entries and diagnostics.
+    pub fn log(&self) -> &Log {
+        self.log.get_or_init(|| log::parse(&self.log_text))
     }
 
     /// Every parse diagnostic of every file, located (file, line, column).
@@ -92,7 +99,7 @@ impl Rail {
         for file in &self.files {
             push(&file.path, file.text(), &file.diagnostics);
         }
-        push(&self.log_path, &self.log_text, &self.log.diagnostics);
+        push(&self.log_path, &self.log_text, &self.log().diagnostics);
         push(
             &self.config_path,
             &self.config_text,

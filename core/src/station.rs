@@ -621,7 +621,7 @@ mod tests {
         };
         let now = crate::time::parse_time("2026-10-22T14:10:00Z").unwrap();
         let rail = crate::model::Rail::load(&texts);
-        (rail.evaluate(&Facts::at(now)), rail.log.entries.clone())
+        (rail.evaluate(&Facts::at(now)), rail.log().entries.clone())
     }
 
     fn at(path: &str, branch: Option<&str>) -> StationFacts {

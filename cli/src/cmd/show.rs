@@ -370,7 +370,7 @@ pub fn ready_tasks(ctx: &Ctx, all: bool) -> Result<Ready, Fail> {
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     let rail = Rail::load(&texts);
     let eval = rail.evaluate(&facts);
-    let backlog = rail_core::conflict::backlog(&eval, &rail.log);
+    let backlog = rail_core::conflict::backlog(&eval, rail.log());
     Ok(Ready {
         backlog: backlog.len(),
         tasks: backlog

@@ -238,7 +238,7 @@ fn target(survey: &Survey, arg: &str) -> Result<usize, Fail> {
         station::find(
             &survey.stations,
             &survey.eval,
-            &survey.rail.log.entries,
+            &survey.rail.log().entries,
             arg,
         )
         .map_err(Fail::usage)
