@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Latency of `rail hook <agent>` per call (it runs on every edit an agent makes).
 
-    python3 bench/hook_latency.py [--runs N] [--claims N] [--rail PATH] [--agents claude,codex,...]
+    python3 bench/hook_latency.py [--runs N] [--claims N] [--log-lines N] [--rail PATH]
+                                  [--agents claude,codex,...]
 
 A real repository with N claims. `rail hook claude`: Edit payloads that are allowed, warned and
 denied, Bash payloads read by the shell grammar (simple, compound, a `bash -c` string, a symlink
@@ -10,7 +11,9 @@ MCP tool. `rail hook cursor`: Write, Shell, beforeShellExecution, Read (answered
 `rail hook gemini`: write_file, run_shell_command, read_file. `rail hook copilot --event E`:
 bash, create, view, apply_patch, agentStop (arguments as JSON text). A VS Code payload through the
 Claude hook, and each agent's Stop (which renews, under the lock). Medians over many runs, each
-a fresh process fed its payload on stdin. `--rail` measures another build (e.g. an older one)
+a fresh process fed its payload on stdin. claims.log holds `--log-lines` lines of history (a
+busy week of claims, renewals, releases and refusals), put back before each case: every Stop
+and denial appends to it, and a hook must not slow down as it grows. `--rail` measures another build (e.g. an older one)
 instead of building this tree's.
 """
 
@@ -35,6 +38,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=300)
     ap.add_argument("--claims", type=int, default=50)
+    ap.add_argument("--log-lines", type=int, default=5000)
     ap.add_argument("--rail", default=None)
     ap.add_argument("--agents", default="claude,codex,cursor,gemini,copilot")
     args = ap.parse_args()
@@ -51,6 +55,17 @@ def main():
     sh([RAIL, "init"], d)
     for i in range(args.claims):
         sh([RAIL, "claim", f"t{i}", "--session", f"s{i}", "--path", f"pkg{i}/**"], d)
+    log_path = os.path.join(d, "claims.log")
+    with open(log_path, "a") as log:
+        kinds = ["claimed | h{i} | w{s} | paths: pkg{s}/**", "renewed | h{i} | w{s}",
+                 "refused | t{s} | w{i} | by: hook claude | holder: s{s} | path: pkg{s}/a.rs",
+                 "released | h{i} | w{s} | touched: pkg{s}/a.rs"]
+        for i in range(args.log_lines):
+            day, minute = divmod(i, 24 * 60)
+            line = kinds[i % len(kinds)].format(i=i // len(kinds), s=i % 40)
+            log.write(f"2026-11-{1 + day % 28:02}T{minute // 60:02}:{minute % 60:02}:00Z | {line}\n")
+    with open(log_path) as log:
+        history = log.read()
     sh(g + ["checkout", "-q", "-b", "s0"], d)
     os.makedirs(os.path.join(d, "pkg5"), exist_ok=True)
     os.symlink("pkg5", os.path.join(d, "link"))
@@ -158,6 +173,8 @@ def main():
         medians = []
         for name, data in agents[agent].items():
             data, extra = data if isinstance(data, tuple) else (data, [])
+            with open(log_path, "w") as log:
+                log.write(history)
             samples = []
             for _ in range(args.runs):
                 start = time.perf_counter()
