@@ -185,21 +185,36 @@ impl Ctx {
     /// Rail wrote them are read as still there (the next change writes them back): a reader
     /// must not see a task free that its holder was never told it lost.
     pub fn read(&self, locked: bool) -> Result<RailTexts, Fail> {
-        let mut texts = self.rail.read(locked).map_err(store_fail)?;
-        if !locked {
-            let restore = self.rail.lost_claims(&texts, self.now);
-            if let Some(fe) = restore.edits.first() {
-                let old = texts.claims.as_ref().map(|c| c.text.as_str()).unwrap_or("");
-                if let Ok(text) = rail_core::edit::apply(old, &fe.edits) {
-                    match texts.claims.as_mut() {
-                        Some(claims) => claims.text = text,
-                        None => {
-                            texts.claims = Some(rail_core::input::FileText {
-                                path: rail_core::model::CLAIMS_MD.into(),
-                                text,
-                                modified: None,
-                            })
-                        }
+        let texts = self.rail.read(locked).map_err(store_fail)?;
+        if locked {
+            return Ok(texts);
+        }
+        self.with_lost_claims(texts)
+    }
+
+    /// [`Ctx::read`] unlocked, without claims.log unless putting back lost claims needs it:
+    /// for judging the claims (the hook, on every tool call), which never looks at the log.
+    pub fn read_claims(&self) -> Result<RailTexts, Fail> {
+        let texts = self.rail.read_without_log().map_err(store_fail)?;
+        self.with_lost_claims(texts)
+    }
+
+    fn with_lost_claims(&self, mut texts: RailTexts) -> Result<RailTexts, Fail> {
+        let restore = self
+            .rail
+            .lost_claims_reading_log(&mut texts, self.now)
+            .map_err(store_fail)?;
+        if let Some(fe) = restore.edits.first() {
+            let old = texts.claims.as_ref().map(|c| c.text.as_str()).unwrap_or("");
+            if let Ok(text) = rail_core::edit::apply(old, &fe.edits) {
+                match texts.claims.as_mut() {
+                    Some(claims) => claims.text = text,
+                    None => {
+                        texts.claims = Some(rail_core::input::FileText {
+                            path: rail_core::model::CLAIMS_MD.into(),
+                            text,
+                            modified: None,
+                        })
                     }
                 }
             }

@@ -115,10 +115,25 @@ impl RailDir {
     /// Reads every file of the rail. `locked`: the caller holds the rail lock (no shared flock
     /// needed, and a pending journal has been replayed).
     pub fn read(&self, locked: bool) -> Result<RailTexts, StoreError> {
+        self.read_some(locked, true)
+    }
+
+    /// Every file of the rail but claims.log, without the lock: what a judge of the claims
+    /// needs (the hook, on every tool call). The log only grows; reading it is the one cost
+    /// that grows with the rail's age.
+    pub fn read_without_log(&self) -> Result<RailTexts, StoreError> {
+        self.read_some(false, false)
+    }
+
+    fn read_some(&self, locked: bool, log: bool) -> Result<RailTexts, StoreError> {
         let mut texts = RailTexts {
             claims: self.read_file(CLAIMS_MD, !locked)?,
             claim_files: Vec::new(),
-            log: self.read_file(LOG_FILE, false)?,
+            log: if log {
+                self.read_file(LOG_FILE, false)?
+            } else {
+                None
+            },
             config: self.read_file(CONFIG_FILE, false)?,
         };
         // An unlocked reader that finds a crashed writer's complete journal reads what the
@@ -332,6 +347,23 @@ impl RailDir {
             Some(receipt) => checkout::restore(&receipt, texts, now),
             None => checkout::Restore::default(),
         }
+    }
+
+    /// [`RailDir::lost_claims`] for texts read without claims.log: the log is read only when
+    /// claims.md differs from what Rail last wrote (it says which lost claims had ended).
+    pub fn lost_claims_reading_log(
+        &self,
+        texts: &mut RailTexts,
+        now: DateTime<Utc>,
+    ) -> Result<checkout::Restore, StoreError> {
+        let Some(receipt) = self.receipt.as_ref().and_then(Receipt::read) else {
+            return Ok(checkout::Restore::default());
+        };
+        let current = texts.claims.as_ref().map(|c| c.text.as_str()).unwrap_or("");
+        if receipt != current && texts.log.is_none() {
+            texts.log = self.read_file(LOG_FILE, false)?;
+        }
+        Ok(checkout::restore(&receipt, texts, now))
     }
 
     fn write_entries(

@@ -718,6 +718,29 @@ fn symlinks_are_judged_where_they_land() {
     assert_eq!((code(&out), stdout(&out).as_str()), (0, ""));
 }
 
+/// Judging reads the claims, never the history: claims.log only grows (every Stop and denial
+/// appends to it), and the hook runs on every tool call. Here the log cannot be read at all (a
+/// FIFO, which Rail refuses to read): the hook still judges, where it used to deny every edit
+/// as one it could not check.
+#[cfg(unix)]
+#[test]
+fn the_hook_judges_without_reading_claims_log() {
+    let (repo, station) = setup();
+    std::fs::remove_file(repo.file("claims.log")).unwrap();
+    let status = Command::new("mkfifo")
+        .arg(repo.file("claims.log"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let own = station.join("web/app.ts").display().to_string();
+    let out = hook(&station, &payload("write.json", &station, &own, ""), &[]);
+    check_answer(Wire::Claude, "allow", &out, "own path");
+    let held = station.join("src/auth/token.ts").display().to_string();
+    let out = hook(&station, &payload("write.json", &station, &held, ""), &[]);
+    check_answer(Wire::Claude, "deny", &out, "held path");
+    std::fs::remove_file(repo.file("claims.log")).unwrap();
+}
+
 /// The wire format an answer must be in, by the folder of the payload that was sent.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Wire {

@@ -382,7 +382,8 @@ fn pre_tool_use(
     if landed.targets.is_empty() && unanalysed.is_empty() {
         return Outcome::Allow;
     }
-    let texts = match ctx.read(false) {
+    // Not claims.log: it only grows, and judging never reads it.
+    let texts = match ctx.read_claims() {
         Ok(t) => t,
         Err(f) => return fail_safe(&f.message, root),
     };
@@ -491,7 +492,9 @@ fn log_refusal(ctx: &Ctx, session: Option<&str>, agent: Agent, verdict: &hook::H
     else {
         return;
     };
-    let Ok(texts) = ctx.read(true) else { return };
+    // Only a line appended (opened without following links, like every rail file): no file is
+    // planned on, so none is read — claims.log above all, which only grows.
+    let texts = rail_core::input::RailTexts::default();
     let line = match verdict.held.first() {
         Some(first) => LogEntry::new(ctx.now, LogEvent::Refused, first.task.as_deref(), session)
             .with("path", first.path.clone())
