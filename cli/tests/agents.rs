@@ -32,9 +32,14 @@ fn hook(dir: &Path, stdin: &str, env: &[(&str, &str)]) -> Output {
 /// (`copilot --event preToolUse`).
 fn run_hook(agent: &str, dir: &Path, stdin: &str, env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(rail_bin());
-    cmd.arg("hook")
-        .args(agent.split_whitespace())
-        .current_dir(dir)
+    cmd.arg("hook").args(agent.split_whitespace());
+    feed(cmd, dir, stdin, env)
+}
+
+/// Runs `cmd` in `dir` as an agent runs its hook: no `RAIL_SESSION`, `env` added, `stdin` as
+/// its input.
+fn feed(mut cmd: Command, dir: &Path, stdin: &str, env: &[(&str, &str)]) -> Output {
+    cmd.current_dir(dir)
         .env_remove("RAIL_SESSION")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -1374,24 +1379,9 @@ fn init_agents_writes_copilots_hook_file_whose_commands_answer() {
     };
     // Copilot runs `bash` through a shell, in the repository, the payload on stdin.
     let run = |command: &str, payload: &str, env: &[(&str, &str)]| -> Output {
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", command])
-            .current_dir(&station)
-            .env_remove("RAIL_SESSION")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (k, val) in env {
-            cmd.env(k, val);
-        }
-        let mut child = cmd.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
+        let mut sh = Command::new("sh");
+        sh.args(["-c", command]);
+        feed(sh, &station, payload, env)
     };
     let pre = installed("preToolUse");
     let held = agent_payload("copilot/bash.json", &station, "", "rm src/auth/token.ts");
