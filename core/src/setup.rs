@@ -167,6 +167,25 @@ pub fn powershell_command(exe: &str) -> String {
     }
 }
 
+/// A hooks file of the `{"version": 1, "hooks": {EVENT: [entry, …]}}` shape (Cursor's, the
+/// Copilot CLI's): the version, and Rail's entry under each event.
+fn versioned_hooks(
+    path: &'static str,
+    ours: fn(&Value) -> bool,
+    entries: Vec<(&str, Value)>,
+) -> FileChanges {
+    let mut changes = vec![Change::Set {
+        path: self::path(&["version"]),
+        value: json!(1),
+    }];
+    changes.extend(
+        entries
+            .into_iter()
+            .map(|(event, entry)| upsert(&["hooks", event], ours, entry)),
+    );
+    FileChanges::Json { path, changes }
+}
+
 fn upsert(p: &[&str], ours: fn(&Value) -> bool, value: Value) -> Change {
     Change::Upsert {
         path: path(p),
@@ -256,19 +275,16 @@ pub fn files(target: Target, rail: &str, rail_exe: &str) -> Vec<FileChanges> {
                 json!({ "command": command, "type": "command", "timeout": 10, "failClosed": true });
             let after = json!({ "command": command, "type": "command", "timeout": 10 });
             vec![
-                FileChanges::Json {
-                    path: ".cursor/hooks.json",
-                    changes: vec![
-                        Change::Set {
-                            path: path(&["version"]),
-                            value: json!(1),
-                        },
-                        upsert(&["hooks", "preToolUse"], is_cursor, gate.clone()),
-                        upsert(&["hooks", "beforeShellExecution"], is_cursor, gate),
-                        upsert(&["hooks", "stop"], is_cursor, after.clone()),
-                        upsert(&["hooks", "sessionEnd"], is_cursor, after),
+                versioned_hooks(
+                    ".cursor/hooks.json",
+                    is_cursor,
+                    vec![
+                        ("preToolUse", gate.clone()),
+                        ("beforeShellExecution", gate),
+                        ("stop", after.clone()),
+                        ("sessionEnd", after),
                     ],
-                },
+                ),
                 FileChanges::Json {
                     path: ".cursor/mcp.json",
                     changes: vec![Change::Set {
@@ -320,18 +336,14 @@ pub fn files(target: Target, rail: &str, rail_exe: &str) -> Vec<FileChanges> {
                         "timeoutSec": 10 })
             };
             vec![
-                FileChanges::Json {
-                    path: ".github/hooks/rail.json",
-                    changes: vec![
-                        Change::Set {
-                            path: path(&["version"]),
-                            value: json!(1),
-                        },
-                        upsert(&["hooks", "preToolUse"], is_copilot, hook("preToolUse")),
-                        upsert(&["hooks", "agentStop"], is_copilot, hook("agentStop")),
-                        upsert(&["hooks", "sessionEnd"], is_copilot, hook("sessionEnd")),
-                    ],
-                },
+                versioned_hooks(
+                    ".github/hooks/rail.json",
+                    is_copilot,
+                    ["preToolUse", "agentStop", "sessionEnd"]
+                        .into_iter()
+                        .map(|event| (event, hook(event)))
+                        .collect(),
+                ),
                 FileChanges::Json {
                     path: ".mcp.json",
                     changes: vec![Change::Set {
