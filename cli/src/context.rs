@@ -189,37 +189,19 @@ impl Ctx {
         if locked {
             return Ok(texts);
         }
-        self.with_lost_claims(texts)
+        let restore = self.rail.lost_claims(&texts, self.now);
+        Ok(put_back(texts, &restore))
     }
 
     /// [`Ctx::read`] unlocked, without claims.log unless putting back lost claims needs it:
     /// for judging the claims (the hook, on every tool call), which never looks at the log.
     pub fn read_claims(&self) -> Result<RailTexts, Fail> {
-        let texts = self.rail.read_without_log().map_err(store_fail)?;
-        self.with_lost_claims(texts)
-    }
-
-    fn with_lost_claims(&self, mut texts: RailTexts) -> Result<RailTexts, Fail> {
+        let mut texts = self.rail.read_without_log().map_err(store_fail)?;
         let restore = self
             .rail
             .lost_claims_reading_log(&mut texts, self.now)
             .map_err(store_fail)?;
-        if let Some(fe) = restore.edits.first() {
-            let old = texts.claims.as_ref().map(|c| c.text.as_str()).unwrap_or("");
-            if let Ok(text) = rail_core::edit::apply(old, &fe.edits) {
-                match texts.claims.as_mut() {
-                    Some(claims) => claims.text = text,
-                    None => {
-                        texts.claims = Some(rail_core::input::FileText {
-                            path: rail_core::model::CLAIMS_MD.into(),
-                            text,
-                            modified: None,
-                        })
-                    }
-                }
-            }
-        }
-        Ok(texts)
+        Ok(put_back(texts, &restore))
     }
 
     /// The rail's files exactly as they are on disk (what `rail validate` reports on).
@@ -308,4 +290,25 @@ fn command_line() -> String {
         line.push_str(a);
     }
     line.chars().filter(|c| !c.is_control()).take(200).collect()
+}
+
+/// The texts as a reader must see them: claims a git command dropped since Rail wrote them
+/// are read as still there (`restore`'s edit of claims.md applied in memory).
+fn put_back(mut texts: RailTexts, restore: &rail_core::checkout::Restore) -> RailTexts {
+    if let Some(fe) = restore.edits.first() {
+        let old = texts.claims.as_ref().map(|c| c.text.as_str()).unwrap_or("");
+        if let Ok(text) = rail_core::edit::apply(old, &fe.edits) {
+            match texts.claims.as_mut() {
+                Some(claims) => claims.text = text,
+                None => {
+                    texts.claims = Some(rail_core::input::FileText {
+                        path: rail_core::model::CLAIMS_MD.into(),
+                        text,
+                        modified: None,
+                    })
+                }
+            }
+        }
+    }
+    texts
 }

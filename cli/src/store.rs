@@ -360,7 +360,7 @@ impl RailDir {
             return Ok(checkout::Restore::default());
         };
         let current = texts.claims.as_ref().map(|c| c.text.as_str()).unwrap_or("");
-        if receipt != current && texts.log.is_none() {
+        if receipt != current {
             texts.log = self.read_file(LOG_FILE, false)?;
         }
         Ok(checkout::restore(&receipt, texts, now))
