@@ -283,6 +283,10 @@ fn copilot_call(payload: &Map<String, Value>) -> Event {
     else {
         return Event::Malformed("a tool call without `toolName`".into());
     };
+    // A reader passes, whatever its arguments.
+    if COPILOT_READERS.contains(&tool) {
+        return Found::default().event(tool);
+    }
     let parsed;
     let input = match ["toolArgs", "tool_input"]
         .iter()
@@ -298,17 +302,14 @@ fn copilot_call(payload: &Map<String, Value>) -> Event {
                 parsed = json!({ "input": text });
                 &parsed
             }
-            // A reader's arguments do not matter.
-            Err(_) if COPILOT_READERS.contains(&tool) => &Value::Null,
             Err(e) => {
                 return Event::Malformed(format!("{tool}: its `toolArgs` are not JSON ({e})"))
             }
         },
         Some(v) => v,
-        None if COPILOT_READERS.contains(&tool) => &Value::Null,
         None => return Event::Malformed(format!("a {tool} call without `toolArgs`")),
     };
-    match copilot_tool(tool, input) {
+    match tool_writes(Harness::Copilot, tool, input, payload) {
         Ok(found) => found.event(tool),
         Err(why) => Event::Malformed(why),
     }
@@ -331,7 +332,8 @@ const COPILOT_READERS: &[&str] = &[
     "fetch_copilot_cli_documentation",
 ];
 
-/// Copilot CLI's built-in tools (snake_case arguments), then `<server>-<tool>` MCP tools.
+/// Copilot CLI's built-in tools (snake_case arguments; its readers pass before this), then
+/// `<server>-<tool>` MCP tools.
 fn copilot_tool(tool: &str, input: &Value) -> Result<Found, String> {
     let mut found = Found::default();
     match tool {
@@ -363,7 +365,6 @@ fn copilot_tool(tool: &str, input: &Value) -> Result<Found, String> {
             &field(tool, input, &["input", "patch", "command"])?,
             &mut found,
         )?,
-        _ if COPILOT_READERS.contains(&tool) => {}
         _ => match tool.rsplit_once('-') {
             Some((server, name)) => mcp(Some(server), name, tool, input, &mut found),
             None => by_verb(tool, input, &mut found),
