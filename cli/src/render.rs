@@ -9,7 +9,7 @@ use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::Path;
 
-use rail_core::board::{Board, BoardClaim};
+use rail_core::board::{Board, BoardClaim, Column};
 use rail_core::conflict::ConflictKind;
 use rail_core::lease::State;
 use rail_core::scope::ScopeReport;
@@ -91,9 +91,6 @@ fn claim_line(c: &BoardClaim, p: &Paint, task_w: usize, session_w: usize) -> Str
     line
 }
 
-/// Chooses the claims of one board column.
-type Pick = fn(&BoardClaim) -> bool;
-
 /// The whole board as text.
 pub fn board(board: &Board, root: &Path, color: bool) -> String {
     let p = Paint(color);
@@ -130,27 +127,19 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
         .max()
         .unwrap_or(7)
         .clamp(7, 24);
-    let columns: [(&str, Pick); 4] = [
-        ("LIVE", |c| c.state == State::Live && !c.blocked),
-        ("EXPIRING", |c| c.state == State::Expiring && !c.blocked),
-        ("STALE — free to take", |c| {
-            c.state == State::Stale && !c.blocked
-        }),
-        ("BLOCKED", |c| c.blocked),
-    ];
     if board.claims.is_empty() {
         let _ = writeln!(out, "\n  no claims yet: `rail claim TASK --path GLOB`");
     }
-    for (title, pick) in columns.iter() {
-        let claims: Vec<&BoardClaim> = board.claims.iter().filter(|c| pick(c)).collect();
+    for column in Column::ALL {
+        let claims: Vec<&BoardClaim> = board.claims.iter().filter(|c| c.column == column).collect();
         if claims.is_empty() {
             continue;
         }
-        let heading = match *title {
-            "LIVE" => p.green(title),
-            "EXPIRING" => p.yellow(title),
-            "BLOCKED" => p.yellow(title),
-            _ => p.red(title),
+        let heading = match column {
+            Column::Live => p.green("LIVE"),
+            Column::Expiring => p.yellow("EXPIRING"),
+            Column::Stale => p.red("STALE — free to take"),
+            Column::Blocked => p.yellow("BLOCKED"),
         };
         let _ = writeln!(out, "\n{}", p.bold(&heading));
         for c in claims {

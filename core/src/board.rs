@@ -65,6 +65,39 @@ pub struct Summary {
     pub warnings: usize,
 }
 
+/// The board column a claim is shown in. A blocked claim is under `Blocked` whatever its
+/// lease says: a stale claim that waits for another task is not work anyone can start, so it
+/// is not offered as free to take (it can still be taken over; `takeable` says so).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum Column {
+    Live,
+    Expiring,
+    Stale,
+    Blocked,
+}
+
+impl Column {
+    /// The column of a claim in `state`, blocked or not.
+    pub fn of(state: State, blocked: bool) -> Column {
+        match (blocked, state) {
+            (true, _) => Column::Blocked,
+            (false, State::Live) => Column::Live,
+            (false, State::Expiring) => Column::Expiring,
+            (false, State::Stale) => Column::Stale,
+        }
+    }
+
+    /// Every column, in the order boards show them.
+    pub const ALL: [Column; 4] = [
+        Column::Live,
+        Column::Expiring,
+        Column::Stale,
+        Column::Blocked,
+    ];
+}
+
 /// One claim on the board. A field that is `None` or an empty list is left out of the JSON
 /// (readers take a missing field as `null` or `[]`): most claims have no renewal, purpose, pid,
 /// blocker, conflict or resource, and on a board of 10,000 claims leaving them out makes the
@@ -125,6 +158,11 @@ pub struct BoardClaim {
     /// False for a duplicate claim that lost to an earlier one.
     pub holds: bool,
     pub blocked: bool,
+    /// Where every board shows it (decided here, once): see [`Column`].
+    pub column: Column,
+    /// Whether `rail take` would take this claim for any session but its own: a stale claim of
+    /// a task that holds its task (not a duplicate that lost).
+    pub takeable: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
     pub blocked_by: Vec<String>,
@@ -265,6 +303,9 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
             let lease = c.lease_state;
             let age = c.claimed_at.map(|t| now - t);
             let purpose_html = c.purpose.as_deref().map(markdown::render);
+            let blocked = blocked_by[c.id].is_some();
+            let holds = !loser[c.id];
+            let takeable = holds && lease.state == State::Stale && c.task.is_some();
             BoardClaim {
                 id: c.id,
                 task: c.task,
@@ -287,8 +328,10 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
                 state: lease.state,
                 activity: lease.activity,
                 reason: lease.reason,
-                holds: !loser[c.id],
-                blocked: blocked_by[c.id].is_some(),
+                holds,
+                blocked,
+                column: Column::of(lease.state, blocked),
+                takeable,
                 blocked_by: blocked_by[c.id].take().unwrap_or_default(),
                 conflicts: std::mem::take(&mut claim_conflicts[c.id]),
                 paths: c.paths,

@@ -5,9 +5,9 @@ import * as vscode from 'vscode';
 
 import { claimDetails, claimTreeItem, detailTreeItem, type DetailNode } from './claimItem';
 import type { RailContext } from './ctx';
-import type { BoardClaim, Conflict } from './host/core';
+import type { BoardClaim, Column, Conflict } from './host/core';
 
-type GroupId = 'live' | 'expiring' | 'stale' | 'blocked';
+type GroupId = Column;
 
 export type BoardNode =
   | { kind: 'group'; group: GroupId; claims: BoardClaim[] }
@@ -23,13 +23,6 @@ const GROUPS: { id: GroupId; label: string; icon: string; color: string }[] = [
   { id: 'blocked', label: 'Blocked', icon: 'debug-pause', color: 'charts.blue' },
 ];
 
-/** Which group a claim is listed in. A stale claim is free to take even if it also waits. */
-function groupOf(claim: BoardClaim): GroupId {
-  if (claim.state === 'stale') return 'stale';
-  if (claim.blocked) return 'blocked';
-  return claim.state;
-}
-
 export class BoardTree implements vscode.TreeDataProvider<BoardNode> {
   private readonly changed = new vscode.EventEmitter<BoardNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -44,7 +37,7 @@ export class BoardTree implements vscode.TreeDataProvider<BoardNode> {
     if (!node) {
       const out: BoardNode[] = [];
       for (const g of GROUPS) {
-        const claims = board.claims.filter((c) => groupOf(c) === g.id);
+        const claims = board.claims.filter((c) => c.column === g.id);
         if (claims.length > 0) out.push({ kind: 'group', group: g.id, claims });
       }
       if (board.conflicts.length > 0) out.push({ kind: 'conflicts', conflicts: board.conflicts });

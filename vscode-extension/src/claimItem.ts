@@ -19,7 +19,7 @@ export interface DetailNode {
 /** The icon for a claim: its state, or that it waits or lost a duplicate. */
 function icon(claim: BoardClaim): vscode.ThemeIcon {
   if (!claim.holds) return new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.errorForeground'));
-  if (claim.blocked && claim.state !== 'stale') return new vscode.ThemeIcon('debug-pause', new vscode.ThemeColor('charts.blue'));
+  if (claim.column === 'blocked') return new vscode.ThemeIcon('debug-pause', new vscode.ThemeColor('charts.blue'));
   switch (claim.state) {
     case 'live':
       return new vscode.ThemeIcon('pass', new vscode.ThemeColor('charts.green'));
@@ -57,11 +57,12 @@ export function claimTooltip(claim: BoardClaim): vscode.MarkdownString {
 
 /**
  * The `viewItem` context value that gates the inline and context-menu commands:
- * `rail.claim.<mine|other>.<state>` — Release/Renew for mine, Take Over for others' stale ones.
+ * `rail.claim.<mine|other>.<state>[.notask][.takeable]` — Release/Renew for mine, Take Over for
+ * others' claims core marked takeable.
  */
 export function claimContext(claim: BoardClaim, session: string | undefined): string {
   const who = claim.session === session ? 'mine' : 'other';
-  return `rail.claim.${who}.${claim.state}${claim.task === undefined ? '.notask' : ''}`;
+  return `rail.claim.${who}.${claim.state}${claim.task === undefined ? '.notask' : ''}${claim.takeable ? '.takeable' : ''}`;
 }
 
 export function claimTreeItem(claim: BoardClaim, id: string, session: string | undefined, railRoot: string): vscode.TreeItem {

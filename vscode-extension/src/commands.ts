@@ -266,7 +266,7 @@ const takeOver: Command = async ({ rail }, arg) => {
   if (!session) return undefined;
   const a = argsOf(arg);
   const board = rail.snapshot?.board;
-  const stale = board?.claims.filter((c) => c.state === 'stale' && c.session !== session && c.task !== undefined) ?? [];
+  const stale = board?.claims.filter((c) => c.takeable && c.session !== session) ?? [];
   const claim = claimFromArg(arg) ?? (a.task ? stale.find((c) => c.task === a.task) : await pickClaim(stale, 'Take Over'));
   const task = claim?.task ?? a.task;
   if (!task) return undefined;

@@ -347,7 +347,7 @@ export class RailContext implements vscode.Disposable {
     );
     void set(
       'rail.hasStaleClaims',
-      board.claims.some((c) => c.state === 'stale' && c.session !== me && c.task !== undefined),
+      board.claims.some((c) => c.takeable && c.session !== me),
     );
     // Only whether the lock file is there; who holds it and whether it may be broken is `rail lock`'s.
     void set('rail.lockHeld', store.lockPresent());

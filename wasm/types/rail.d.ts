@@ -38,7 +38,16 @@ lease_text: string, age_secs?: number, age_text?: string, state: State, activity
 /**
  * False for a duplicate claim that lost to an earlier one.
  */
-holds: boolean, blocked: boolean, blocked_by?: Array<string>, 
+holds: boolean, blocked: boolean, 
+/**
+ * Where every board shows it (decided here, once): see [`Column`].
+ */
+column: Column, 
+/**
+ * Whether `rail take` would take this claim for any session but its own: a stale claim of
+ * a task that holds its task (not a duplicate that lost).
+ */
+takeable: boolean, blocked_by?: Array<string>, 
 /**
  * Indexes into `conflicts`.
  */
@@ -51,6 +60,8 @@ purpose_html?: string, pid?: string, };
 export type BoardReleased = { task: string | null, session: string, file: string, released_at: string, touched: Array<string>, };
 
 export type Code = "bad-time" | "missing-session" | "missing-time" | "invalid-task" | "invalid-session" | "unknown-field" | "duplicate-field" | "malformed-field" | "bad-duration" | "invalid-path" | "invalid-resource" | "conflict-marker" | "yaml-syntax" | "yaml-unsupported" | "missing-owner" | "bad-value" | "duplicate-key" | "owner-mismatch" | "no-claim-time" | "bad-log-line" | "duplicate-claim" | "path-overlap" | "resource-clash" | "blocked" | "bad-lock-record" | "bad-config" | "control-character" | "unclosed-block" | "confusable-name";
+
+export type Column = "live" | "expiring" | "stale" | "blocked";
 
 export type Config = { lease: number, expiring: number, check: string | null, on_stop: OnStop, hook_failure: HookFailure, hook_unanalysed: HookUnanalysed, lock_timeout: number, remote: string | null, stations: Stations, };
 

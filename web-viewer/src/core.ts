@@ -9,6 +9,7 @@ export type {
   Board,
   BoardClaim,
   BoardReleased,
+  Column,
   Conflict,
   Facts,
   FileText,

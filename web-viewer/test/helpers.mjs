@@ -84,7 +84,7 @@ export function expectedBoard(texts, facts) {
   return core.board(texts, facts);
 }
 
-export const columnOf = (claim) => (claim.blocked ? 'blocked' : claim.state);
+export const columnOf = (claim) => claim.column;
 
 /** The page origin (dist) and a second origin for rails (CORS), like a git host's raw files. */
 export async function startServers(extraRail = null) {

@@ -12,6 +12,7 @@ export type {
   Blocker,
   Board,
   BoardClaim,
+  Column,
   Conflict,
   Facts,
   FileScope,

@@ -92,7 +92,7 @@ suite('Rail in a real VS Code', () => {
     assert.equal(api.session(), 'alice', 'rail.session from the user settings');
     const stats = api.stats();
     assert.ok(stats.activationMs > 0 && stats.activationMs < 2000, `activation took ${stats.activationMs} ms`);
-    assert.equal(api.snapshot()?.board.summary.claims, 5);
+    assert.equal(api.snapshot()?.board.summary.claims, 6);
   });
 
   test('the Board view groups claims as core judged them', async () => {
@@ -113,8 +113,16 @@ suite('Rail in a real VS Code', () => {
     assert.match(auth.tooltip, /refresh \*\*tokens\*\* early/, 'the purpose is in the tooltip');
     assert.ok(find(rows[1]?.children ?? [], 'billing'), 'billing is expiring');
     const search = rows[2]?.children.find((c) => c.label === 'search');
-    assert.equal(search?.contextValue, 'rail.claim.other.stale');
+    assert.equal(search?.contextValue, 'rail.claim.other.stale.takeable');
     assert.ok(find(rows[3]?.children ?? [], 'docs'), 'docs waits for billing');
+    const reindex = find(rows[3]?.children ?? [], 'reindex');
+    assert.ok(reindex, 'a stale claim that waits is under Blocked, as on the web board and in the CLI');
+    assert.equal(reindex.contextValue, 'rail.claim.other.stale.takeable', 'and may still be taken over');
+    assert.ok(!find(rows[2]?.children ?? [], 'reindex'), 'not also under Stale');
+    // Every claim is in the group core's column names, nowhere else.
+    const board = api.snapshot()?.board;
+    const groupOf = new Map(rows.slice(0, 4).flatMap((g, i) => g.children.map((c) => [c.label, ['live', 'expiring', 'stale', 'blocked'][i]] as const)));
+    for (const claim of board?.claims ?? []) assert.equal(groupOf.get(claim.task ?? `(${claim.file})`), claim.column, claim.task);
     const conflicts = rows[4]?.children.map((c) => c.label).sort();
     assert.deepEqual(conflicts, ['path-overlap', 'resource-clash']);
     assert.ok(find(rows, 'ui'), 'the claim file of frank is on the board');

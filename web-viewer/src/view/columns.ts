@@ -1,15 +1,15 @@
 // The board by state: live, expiring, stale (free to take) and blocked. Which column a claim is
-// in follows core's fields only: `blocked` first (it waits, whatever its lease), else `state`.
+// in is core's `column`, decided once for every board.
 // Each column is a virtual list; arrow keys move between cards and columns (one tab stop per
 // column, roving focus), Enter or Space selects.
 
-import type { BoardClaim } from '../core.js';
+import type { BoardClaim, Column } from '../core.js';
 import { h } from '../dom.js';
 import { CARD_HEIGHT, renderCard, restyleCards } from './card.js';
 import type { ViewContext } from './context.js';
 import { VirtualList } from './virtual.js';
 
-export type ColumnId = 'live' | 'expiring' | 'stale' | 'blocked';
+export type ColumnId = Column;
 
 const COLUMNS: { id: ColumnId; title: string; hint: string }[] = [
   { id: 'live', title: 'Live', hint: 'held, lease running' },
@@ -17,10 +17,6 @@ const COLUMNS: { id: ColumnId; title: string; hint: string }[] = [
   { id: 'stale', title: 'Stale — free to take', hint: 'rail take TASK' },
   { id: 'blocked', title: 'Blocked', hint: 'waiting for other tasks' },
 ];
-
-export function columnOf(claim: BoardClaim): ColumnId {
-  return claim.blocked ? 'blocked' : claim.state;
-}
 
 const GAP = 8;
 
@@ -85,9 +81,9 @@ export class ColumnsView {
   update(ctx: ViewContext, claims: BoardClaim[], total: number): void {
     this.ctx = ctx;
     const groups = new Map<ColumnId, BoardClaim[]>(COLUMNS.map((c) => [c.id, []]));
-    for (const claim of claims) groups.get(columnOf(claim))!.push(claim);
+    for (const claim of claims) groups.get(claim.column)!.push(claim);
     const totals = new Map<ColumnId, number>(COLUMNS.map((c) => [c.id, 0]));
-    for (const claim of ctx.board.claims) totals.set(columnOf(claim), totals.get(columnOf(claim))! + 1);
+    for (const claim of ctx.board.claims) totals.set(claim.column, totals.get(claim.column)! + 1);
     for (const column of this.columns) {
       const items = groups.get(column.id)!;
       column.active = Math.min(column.active, Math.max(0, items.length - 1));
