@@ -52,6 +52,27 @@ fn parent_git_holds_index() -> bool {
     std::env::var_os("GIT_INDEX_FILE").is_some_and(|f| f.to_string_lossy().ends_with(".lock"))
 }
 
+/// The git dir whose index lock the git command running this process holds, when it says so
+/// by running us as its merge driver ([`parent_git_holds`]).
+static PARENT_INDEX: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// This process runs inside a git command that holds `git_dir`'s index lock (a merge running
+/// its merge driver): waiting for that lock would wait for our own parent until the timeout.
+pub fn parent_git_holds(git_dir: &Path) {
+    if let Ok(mut held) = PARENT_INDEX.lock() {
+        *held = Some(fs::canonicalize(git_dir).unwrap_or_else(|_| git_dir.to_path_buf()));
+    }
+}
+
+fn parent_holds(git_dir: &Path) -> bool {
+    let Ok(held) = PARENT_INDEX.lock() else {
+        return false;
+    };
+    held.as_ref().is_some_and(|held| {
+        fs::canonicalize(git_dir).unwrap_or_else(|_| git_dir.to_path_buf()) == *held
+    })
+}
+
 /// Takes `index.lock` in `git_dir` for `me` by the deadline. `removed` gets a note for a
 /// leftover of a dead Rail that was removed on the way.
 pub fn lock_index(
@@ -60,7 +81,7 @@ pub fn lock_index(
     deadline: Instant,
     removed: &mut Vec<String>,
 ) -> Result<Option<IndexLock>, LockError> {
-    if parent_git_holds_index() || !git_dir.is_dir() {
+    if parent_git_holds_index() || !git_dir.is_dir() || parent_holds(git_dir) {
         return Ok(None);
     }
     let path = git_dir.join(checkout::INDEX_LOCK);
