@@ -185,3 +185,54 @@ impl Receipt {
         })
     }
 }
+
+/// Did a git command write `name` (in `root`'s work tree) as it is now? git records the stat of
+/// every file it writes (checkout, reset, stash, merge) in its index entry; a file rewritten
+/// since by anyone else (an editor, `sed -i`) has another mtime or inode. Unknown (no git, the
+/// file untracked or missing, git's answer unreadable) counts as written by git: a lost claim is
+/// then put back, as before, rather than taken for a release.
+pub fn git_wrote(root: &Path, name: &str) -> bool {
+    let Ok(meta) = fs::symlink_metadata(root.join(name)) else {
+        return true;
+    };
+    let Ok(out) = std::process::Command::new("git")
+        .args(["ls-files", "--debug", "--", name])
+        .current_dir(root)
+        .output()
+    else {
+        return true;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let field = |key: &str| {
+        // `  dev: 2049\tino: 1234`: several fields a line, split by tabs.
+        text.lines()
+            .flat_map(|l| l.split('\t'))
+            .find_map(|l| l.trim_start().strip_prefix(key))
+            .map(str::trim)
+            .map(str::to_string)
+    };
+    let (Some(mtime), Some(size)) = (field("mtime:"), field("size:")) else {
+        return true;
+    };
+    let Ok(modified) = meta.modified() else {
+        return true;
+    };
+    let Ok(since) = modified.duration_since(std::time::UNIX_EPOCH) else {
+        return true;
+    };
+    // git keeps 32-bit seconds and nanoseconds (nanoseconds only when built with USE_NSEC).
+    let (secs, nanos) = mtime.split_once(':').unwrap_or((mtime.as_str(), "0"));
+    let same_time = secs.parse::<u64>().ok() == Some(since.as_secs() & 0xffff_ffff)
+        && nanos
+            .parse::<u32>()
+            .is_ok_and(|n| n == 0 || n == since.subsec_nanos());
+    let same_size = size.parse::<u64>().ok() == Some(meta.len() & 0xffff_ffff);
+    #[cfg(unix)]
+    let same_inode = {
+        use std::os::unix::fs::MetadataExt;
+        field("ino:").and_then(|i| i.parse::<u64>().ok()) == Some(meta.ino() & 0xffff_ffff)
+    };
+    #[cfg(not(unix))]
+    let same_inode = true;
+    same_time && same_size && same_inode
+}
