@@ -52,6 +52,27 @@ fn parent_git_holds_index() -> bool {
     std::env::var_os("GIT_INDEX_FILE").is_some_and(|f| f.to_string_lossy().ends_with(".lock"))
 }
 
+/// The git dir whose index lock the git command running this process holds, when it says so
+/// by running us as its merge driver ([`parent_git_holds`]).
+static PARENT_INDEX: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// This process runs inside a git command that holds `git_dir`'s index lock (a merge running
+/// its merge driver): waiting for that lock would wait for our own parent until the timeout.
+pub fn parent_git_holds(git_dir: &Path) {
+    if let Ok(mut held) = PARENT_INDEX.lock() {
+        *held = Some(fs::canonicalize(git_dir).unwrap_or_else(|_| git_dir.to_path_buf()));
+    }
+}
+
+fn parent_holds(git_dir: &Path) -> bool {
+    let Ok(held) = PARENT_INDEX.lock() else {
+        return false;
+    };
+    held.as_ref().is_some_and(|held| {
+        fs::canonicalize(git_dir).unwrap_or_else(|_| git_dir.to_path_buf()) == *held
+    })
+}
+
 /// Takes `index.lock` in `git_dir` for `me` by the deadline. `removed` gets a note for a
 /// leftover of a dead Rail that was removed on the way.
 pub fn lock_index(
@@ -60,7 +81,7 @@ pub fn lock_index(
     deadline: Instant,
     removed: &mut Vec<String>,
 ) -> Result<Option<IndexLock>, LockError> {
-    if parent_git_holds_index() || !git_dir.is_dir() {
+    if parent_git_holds_index() || !git_dir.is_dir() || parent_holds(git_dir) {
         return Ok(None);
     }
     let path = git_dir.join(checkout::INDEX_LOCK);
@@ -163,4 +184,55 @@ impl Receipt {
             let _ = fs::remove_file(&tmp);
         })
     }
+}
+
+/// Did a git command write `name` (in `root`'s work tree) as it is now? git records the stat of
+/// every file it writes (checkout, reset, stash, merge) in its index entry; a file rewritten
+/// since by anyone else (an editor, `sed -i`) has another mtime or inode. Unknown (no git, the
+/// file untracked or missing, git's answer unreadable) counts as written by git: a lost claim is
+/// then put back, as before, rather than taken for a release.
+pub fn git_wrote(root: &Path, name: &str) -> bool {
+    let Ok(meta) = fs::symlink_metadata(root.join(name)) else {
+        return true;
+    };
+    let Ok(out) = std::process::Command::new("git")
+        .args(["ls-files", "--debug", "--", name])
+        .current_dir(root)
+        .output()
+    else {
+        return true;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let field = |key: &str| {
+        // `  dev: 2049\tino: 1234`: several fields a line, split by tabs.
+        text.lines()
+            .flat_map(|l| l.split('\t'))
+            .find_map(|l| l.trim_start().strip_prefix(key))
+            .map(str::trim)
+            .map(str::to_string)
+    };
+    let (Some(mtime), Some(size)) = (field("mtime:"), field("size:")) else {
+        return true;
+    };
+    let Ok(modified) = meta.modified() else {
+        return true;
+    };
+    let Ok(since) = modified.duration_since(std::time::UNIX_EPOCH) else {
+        return true;
+    };
+    // git keeps 32-bit seconds and nanoseconds (nanoseconds only when built with USE_NSEC).
+    let (secs, nanos) = mtime.split_once(':').unwrap_or((mtime.as_str(), "0"));
+    let same_time = secs.parse::<u64>().ok() == Some(since.as_secs() & 0xffff_ffff)
+        && nanos
+            .parse::<u32>()
+            .is_ok_and(|n| n == 0 || n == since.subsec_nanos());
+    let same_size = size.parse::<u64>().ok() == Some(meta.len() & 0xffff_ffff);
+    #[cfg(unix)]
+    let same_inode = {
+        use std::os::unix::fs::MetadataExt;
+        field("ino:").and_then(|i| i.parse::<u64>().ok()) == Some(meta.ino() & 0xffff_ffff)
+    };
+    #[cfg(not(unix))]
+    let same_inode = true;
+    same_time && same_size && same_inode
 }

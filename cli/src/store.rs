@@ -344,7 +344,10 @@ impl RailDir {
     /// since (`checkout::restore`). Empty when the rail is not in a git work tree.
     pub fn lost_claims(&self, texts: &RailTexts, now: DateTime<Utc>) -> checkout::Restore {
         match self.receipt.as_ref().and_then(Receipt::read) {
-            Some(receipt) => checkout::restore(&receipt, texts, now),
+            Some(receipt) => {
+                let git_wrote = self.git_wrote_claims(&receipt, texts);
+                checkout::restore_as(&receipt, texts, now, git_wrote)
+            }
             None => checkout::Restore::default(),
         }
     }
@@ -363,7 +366,15 @@ impl RailDir {
         if receipt != current {
             texts.log = self.read_file(LOG_FILE, false)?;
         }
-        Ok(checkout::restore(&receipt, texts, now))
+        let git_wrote = self.git_wrote_claims(&receipt, texts);
+        Ok(checkout::restore_as(&receipt, texts, now, git_wrote))
+    }
+
+    /// Is claims.md as a git command last wrote it? Asked only when it differs from what Rail
+    /// wrote (the receipt); see `gitguard::git_wrote`.
+    fn git_wrote_claims(&self, receipt: &str, texts: &RailTexts) -> bool {
+        let current = texts.claims.as_ref().map(|c| c.text.as_str()).unwrap_or("");
+        receipt == current || crate::gitguard::git_wrote(&self.root, CLAIMS_MD)
     }
 
     fn write_entries(

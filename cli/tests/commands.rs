@@ -884,3 +884,51 @@ fn confusable_task_is_refused_and_validate_warns() {
     );
     assert_eq!(text.matches("confusable-name").count(), 2, "{text}");
 }
+
+/// A branch carrying an old claim (bob's, months ago, long stale) merged after alice claimed the
+/// task now: the driver follows the board's rule, so alice's live claim stays, bob's stale one
+/// is dropped, and the drop is named in claims.log with the line as written, in either order.
+#[test]
+fn a_merge_never_drops_a_live_claim_for_a_stale_one() {
+    for into_old in [false, true] {
+        let repo = Repo::new();
+        let out = repo.rail(&["init", "--hooks"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-qm", "hooks", "--allow-empty"]);
+        // The branch comes from elsewhere (a clone, months ago): its claim was never made on
+        // this rail, so Rail has no record of it to put back.
+        repo.git(&["checkout", "-q", "-b", "old"]);
+        let mut claims = repo.read("claims.md");
+        claims.push_str("auth | bob | 2026-06-01T10:00:00Z\n");
+        std::fs::write(repo.file("claims.md"), claims).unwrap();
+        repo.git(&["commit", "-qam", "bob claims auth"]);
+        repo.git(&["checkout", "-q", "main"]);
+        // Alice claims it now, by the real clock: her lease has not run out.
+        let out = repo.rail(&["claim", "auth", "--session", "alice"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        repo.git(&["commit", "-qam", "alice claims auth"]);
+        if into_old {
+            repo.git(&["checkout", "-q", "old"]);
+            repo.git(&["merge", "-q", "--no-edit", "main"]);
+        } else {
+            repo.git(&["merge", "-q", "--no-edit", "old"]);
+        }
+        let holders = repo.holders("auth");
+        assert_eq!(holders.len(), 1, "{holders:?}");
+        assert!(holders[0].starts_with("auth | alice |"), "{holders:?}");
+        let log = repo.read("claims.log");
+        let dropped = log
+            .lines()
+            .find(|l| l.contains("| dropped | auth | bob |"))
+            .unwrap_or_else(|| panic!("no drop logged: {log}"));
+        assert!(dropped.contains("kept: alice"), "{dropped}");
+        assert!(
+            dropped.contains("auth \\| bob \\| 2026-06-01T10:00:00Z"),
+            "the dropped line is recoverable from the log: {dropped}"
+        );
+        // A third session cannot take the task alice holds.
+        let out = repo.rail(&["take", "auth", "--session", "carol"]);
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+    }
+}

@@ -191,3 +191,57 @@ fn rail_host(repo: &Repo) -> String {
         .unwrap()
         .to_string()
 }
+
+/// The seed's hand release — deleting one's own line with `flock claims.md sed -i` — is a
+/// release: logged as one, the task free, the line never put back. A git command that drops a
+/// line afterwards (`git stash`) still has it put back: told apart by git's own record of the
+/// file it wrote (its index entry's stat), not by guessing.
+#[test]
+fn a_hand_release_is_a_release_and_a_git_drop_is_put_back() {
+    let repo = Repo::new();
+    for (task, session) in [("t1", "a"), ("t2", "b")] {
+        let out = repo.rail(&["claim", task, "--session", session]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    let out = Command::new("flock")
+        .args(["claims.md", "sed", "-i", "/^t1 |/d", "claims.md"])
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The next Rail command reads the deletion as a's release.
+    let out = repo.rail(&["board"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("restored"),
+        "a hand release is not undone: {}",
+        stderr(&out)
+    );
+    let out = repo.rail(&["claim", "t3", "--session", "c"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.holders("t1").is_empty(), "{}", repo.read("claims.md"));
+    let log = repo.read("claims.log");
+    assert!(
+        log.lines()
+            .any(|l| l.contains("| released | t1 | a |") && l.contains("by: hand")),
+        "{log}"
+    );
+    // The task is free: another session claims it without a take.
+    let out = repo.rail(&["claim", "t1", "--session", "d"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // A git command dropping the uncommitted claims is still undone.
+    repo.git(&["stash", "-q"]);
+    assert!(repo.holders("t2").is_empty());
+    let out = repo.rail(&["board"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = repo.rail(&["claim", "t4", "--session", "e"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for (task, session) in [("t1", "d"), ("t2", "b"), ("t3", "c")] {
+        let holders = repo.holders(task);
+        assert!(
+            holders.len() == 1 && holders[0].starts_with(&format!("{task} | {session} |")),
+            "{task}: {}",
+            repo.read("claims.md")
+        );
+    }
+}

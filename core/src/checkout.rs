@@ -104,6 +104,15 @@ fn ends_claim(event: &Event) -> bool {
 /// now gives the task to another session (two claims of one task are the merge driver's
 /// business, not this one's; the caller reports it).
 pub fn restore(receipt: &str, texts: &RailTexts, now: Time) -> Restore {
+    restore_as(receipt, texts, now, true)
+}
+
+/// [`restore`], told what happened to claims.md: `git_wrote` when the file is as a git command
+/// last wrote it (its stat matches git's index entry: reset, stash, checkout, merge), so a lost
+/// claim was dropped by git and is put back. Otherwise someone else rewrote the file after Rail
+/// — a person, or the seed's `flock claims.md sed -i '/^task |/d' claims.md` — and a lost claim
+/// of nobody else's task is a release by hand: logged `released` (`by: hand`), not put back.
+pub fn restore_as(receipt: &str, texts: &RailTexts, now: Time, git_wrote: bool) -> Restore {
     let mut out = Restore::default();
     let current_text = texts.claims.as_ref().map(|f| f.text.as_str()).unwrap_or("");
     if receipt == current_text {
@@ -142,6 +151,11 @@ pub fn restore(receipt: &str, texts: &RailTexts, now: Time) -> Restore {
             ends_claim(&e.event)
                 && e.task.as_deref() == Some(claim.task.as_str())
                 && e.time >= since
+                // Its own end: a release by its session, or a take from it. Another session's
+                // release of the task in the same second does not end this claim.
+                && (e.session.as_deref() == Some(claim.session.as_str())
+                    || e.details.get("from").map(String::as_str) == Some(claim.session.as_str())
+                    || e.session.is_none())
         });
         if ended {
             continue;
@@ -166,6 +180,30 @@ pub fn restore(receipt: &str, texts: &RailTexts, now: Time) -> Restore {
                     )
                 },
             });
+            continue;
+        }
+        if !git_wrote {
+            out.lost.push(Lost {
+                task: claim.task.clone(),
+                session: claim.session.clone(),
+                restored: false,
+                note: format!(
+                    "{}'s claim of {} was deleted from claims.md by hand (not by a git \
+                     command): recorded as released",
+                    claim.session, claim.task
+                ),
+            });
+            out.log_lines.push(
+                LogEntry::new(
+                    now,
+                    Event::Released,
+                    Some(&claim.task),
+                    Some(&claim.session),
+                )
+                .with("by", "hand")
+                .with("note", "its line was deleted from claims.md outside Rail")
+                .render(),
+            );
             continue;
         }
         let text = written.lines[n].content.slice(receipt);
@@ -278,6 +316,31 @@ mod tests {
             "{}",
             r.log_lines[0]
         );
+    }
+
+    #[test]
+    fn a_line_deleted_by_hand_is_a_release_not_put_back() {
+        let receipt = format!("{HEAD}a | s1 | 2026-12-01T09:00Z\nb | s2 | 2026-12-01T09:01Z\n");
+        let current = format!("{HEAD}b | s2 | 2026-12-01T09:01Z\n");
+        let r = restore_as(&receipt, &texts(&current, ""), now(), false);
+        assert!(r.edits.is_empty(), "nothing is put back");
+        assert_eq!(r.lost.len(), 1);
+        assert!(!r.lost[0].restored);
+        assert_eq!(r.log_lines.len(), 1);
+        assert!(
+            r.log_lines[0].contains("| released | a | s1 |") && r.log_lines[0].contains("by: hand"),
+            "{}",
+            r.log_lines[0]
+        );
+    }
+
+    #[test]
+    fn another_sessions_release_does_not_end_a_claim() {
+        let receipt = format!("{HEAD}a | s2 | 2026-12-01T09:00Z\n");
+        let log = "2026-12-01T09:00:00Z | released | a | s1\n";
+        let r = restore(&receipt, &texts(HEAD, log), now());
+        assert_eq!(r.lost.len(), 1);
+        assert!(r.lost[0].restored);
     }
 
     #[test]

@@ -7,8 +7,11 @@
 //!
 //! - claims are merged by task: a release on either side wins over an unchanged claim, and a
 //!   release beats a mere renewal of the same claim, but not a new claim of the task;
-//! - the same task claimed differently on both sides goes to the earlier claim time, then the
-//!   smaller session name; the loser is reported;
+//! - the same task claimed differently on both sides goes by the board's rule: among claims
+//!   that still hold, the earliest wins (then the smaller session name); a claim that still
+//!   holds never loses to one that does not. Whether a claim holds needs the time and lease
+//!   facts, which the host passes in ([`Holding`]); without them every claim counts as holding.
+//!   The loser is reported;
 //! - both sides' edits of the same claim (same session and claim time) keep the later renewal;
 //! - other lines changed on both sides at one place are all kept, in a fixed order.
 //!
@@ -24,6 +27,10 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use chrono::TimeDelta;
+
+use crate::input::Facts;
+use crate::lease::{self, LeaseInput};
 use crate::rail::{self, ClaimLine, LineKind, RailDoc};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -111,9 +118,56 @@ pub fn first_marker(text: &str) -> Option<(u32, crate::text::Span, &str)> {
     None
 }
 
+/// What decides whether a claim line still holds at merge time: the host's facts (now, owner
+/// processes, sessions, branch commit times) and the rail's lease settings, as for the board.
+#[derive(Debug)]
+pub struct Holding<'a> {
+    pub facts: &'a Facts,
+    /// The rail's default lease (a line's own `lease:` wins).
+    pub lease: TimeDelta,
+    pub expiring: TimeDelta,
+}
+
+impl Holding<'_> {
+    /// Does this claims.md line still hold (live or expiring) as of `facts.now`?
+    pub fn holds(&self, c: &ClaimLine) -> bool {
+        let branch = c.branch.as_deref().unwrap_or(&c.session);
+        let owner_alive = c
+            .pid
+            .as_ref()
+            .and_then(|pid| self.facts.processes.get(pid).copied())
+            .or_else(|| self.facts.sessions.get(&c.session).copied());
+        lease::evaluate(
+            &LeaseInput {
+                claimed_at: Some(c.time),
+                renewed_at: c.renewed,
+                last_commit_at: self.facts.commits.get(branch).copied(),
+                lease: c.lease.unwrap_or(self.lease),
+                branch,
+                owner: c.pid.as_deref(),
+                owner_alive,
+            },
+            self.facts.now,
+            self.expiring,
+        )
+        .state
+        .holds()
+    }
+}
+
 /// The git merge driver's logic: refuses a side holding a conflict marker (base first, then
-/// ours, then theirs), else [`merge`]s.
+/// ours, then theirs), else [`merge`]s. Without lease facts every claim counts as holding.
 pub fn driver(base: &str, ours: &str, theirs: &str) -> DriverResult {
+    driver_at(base, ours, theirs, None)
+}
+
+/// [`driver`] with the facts that say which claims still hold (see [`merge_at`]).
+pub fn driver_at(
+    base: &str,
+    ours: &str,
+    theirs: &str,
+    holding: Option<&Holding<'_>>,
+) -> DriverResult {
     for (side, text) in [("base", base), ("ours", ours), ("theirs", theirs)] {
         if let Some((line, span, marker)) = first_marker(text) {
             return DriverResult {
@@ -128,7 +182,7 @@ pub fn driver(base: &str, ours: &str, theirs: &str) -> DriverResult {
             };
         }
     }
-    let merged = merge(base, ours, theirs);
+    let merged = merge_at(base, ours, theirs, holding);
     DriverResult {
         text: merged.text,
         losers: merged.losers,
@@ -206,8 +260,19 @@ impl<'a> Side<'a> {
     }
 }
 
-/// Merges three versions of claims.md.
+/// Merges three versions of claims.md; every claim counts as holding.
 pub fn merge(base: &str, ours: &str, theirs: &str) -> MergeResult {
+    merge_at(base, ours, theirs, None)
+}
+
+/// Merges three versions of claims.md. Two different claims of one task: one that still holds
+/// (by `holding`) beats one that does not; then the earlier claim time, then the session name.
+pub fn merge_at(
+    base: &str,
+    ours: &str,
+    theirs: &str,
+    holding: Option<&Holding<'_>>,
+) -> MergeResult {
     if ours == theirs || theirs == base {
         return MergeResult {
             text: ours.to_string(),
@@ -263,7 +328,7 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> MergeResult {
                 if !done.insert(key.clone()) {
                     continue;
                 }
-                if let Some(line) = resolve(task, &key, &b, &o, &t, &mut losers) {
+                if let Some(line) = resolve(task, &key, [&b, &o, &t], holding, &mut losers) {
                     lines.push(line);
                 }
             }
@@ -326,9 +391,8 @@ fn dropped_claims(b: &[Key], changed: &[Key], other: &[Key], out: &mut Vec<Key>)
 fn resolve(
     task: &str,
     key: &Key,
-    b: &Side<'_>,
-    o: &Side<'_>,
-    t: &Side<'_>,
+    [b, o, t]: [&Side<'_>; 3],
+    holding: Option<&Holding<'_>>,
     losers: &mut Vec<Loser>,
 ) -> Option<String> {
     let (bc, oc, tc) = (b.claim(key), o.claim(key), t.claim(key));
@@ -371,7 +435,10 @@ fn resolve(
                 });
                 return Some(winner.to_string());
             }
-            let rank = |c: &ClaimLine, s: &str| (c.time, c.session.clone(), s.to_string());
+            // The board's rule: a claim that still holds first, then the earliest.
+            let stale = |c: &ClaimLine| holding.is_some_and(|h| !h.holds(c));
+            let rank =
+                |c: &ClaimLine, s: &str| (stale(c), c.time, c.session.clone(), s.to_string());
             let ((wc, ws), (lc, ls)) = if rank(x, xs) <= rank(y, ys) {
                 ((x, xs), (y, ys))
             } else {
@@ -554,6 +621,39 @@ mod tests {
     use super::*;
 
     const BASE: &str = "# Claims\n\nauth | session-a | 2026-10-22T14:05Z\nbilling | session-b | 2026-10-22T14:10Z\n";
+
+    #[test]
+    fn a_claim_that_still_holds_beats_an_earlier_stale_one() {
+        let base = "# Claims\n\n";
+        let alice = format!("{base}auth | alice | 2026-10-22T14:00Z\n");
+        let bob = format!("{base}auth | bob | 2026-06-01T10:00Z\n");
+        let now = crate::time::parse_time("2026-10-22T14:30:00Z").unwrap();
+        let mut facts = Facts::at(now);
+        let holding = Holding {
+            facts: &facts,
+            lease: TimeDelta::hours(2),
+            expiring: TimeDelta::minutes(15),
+        };
+        for (o, t) in [(&alice, &bob), (&bob, &alice)] {
+            let r = merge_at(base, o, t, Some(&holding));
+            assert_eq!(r.text, alice, "the live claim stays");
+            assert_eq!(r.losers.len(), 1);
+            assert_eq!(r.losers[0].lost_session, "bob");
+            assert_eq!(r.losers[0].kept_session, "alice");
+        }
+        // Both hold (a commit on bob's branch keeps his lease): the earliest wins, as before.
+        facts
+            .commits
+            .insert("bob".into(), now - TimeDelta::minutes(5));
+        let holding = Holding {
+            facts: &facts,
+            lease: TimeDelta::hours(2),
+            expiring: TimeDelta::minutes(15),
+        };
+        assert_eq!(merge_at(base, &alice, &bob, Some(&holding)).text, bob);
+        // Without facts every claim holds: the earliest wins.
+        assert_eq!(merge(base, &alice, &bob).text, bob);
+    }
 
     #[test]
     fn different_tasks_union() {

@@ -397,7 +397,22 @@ pub fn merge_driver(
             })
     };
     let (b, o, t) = (read(base)?, read(ours)?, read(theirs)?);
-    let result = rail_core::merge::driver(&b, &o, &t);
+    // The board's rule needs the time and lease facts: which claims still hold now. Without a
+    // rail to read them from (a merge outside any checkout), every claim counts as holding.
+    let ctx = Ctx::new(None, None, None, false, false).ok();
+    let (facts, config) = match &ctx {
+        Some(ctx) => merge_facts(ctx, [&b, &o, &t]),
+        None => (
+            rail_core::input::Facts::at(chrono::Utc::now()),
+            rail_core::config::Config::default(),
+        ),
+    };
+    let holding = rail_core::merge::Holding {
+        facts: &facts,
+        lease: config.lease,
+        expiring: config.expiring,
+    };
+    let result = rail_core::merge::driver_at(&b, &o, &t, Some(&holding));
     let name = pathname.unwrap_or(CLAIMS_MD);
     if let Some(marked) = &result.refused {
         // %A is not written: git keeps it, ours as it was, as the conflicted file, and exit 1
@@ -416,6 +431,22 @@ pub fn merge_driver(
         );
         return Err(Fail::refused(String::new(), None));
     }
+    // A dropped claim is named in claims.log, its line as written, so it can be put back;
+    // written before the merge result: if the log cannot be written, the merge is refused
+    // (git reports a conflict) rather than a claim dropped with only a note on stderr.
+    if !result.losers.is_empty() {
+        let logged = ctx
+            .as_ref()
+            .ok_or_else(|| "not inside a rail".to_string())
+            .and_then(|ctx| log_dropped(ctx, &result.losers));
+        if let Err(why) = logged {
+            errln!(
+                "rail merge {name}: a claim would be dropped and claims.log cannot record it \
+                 ({why}); not merging: resolve claims.md by hand"
+            );
+            return Err(Fail::refused(String::new(), None));
+        }
+    }
     fs::write(ours, &result.text)
         .map_err(|e| Fail::refused(format!("{}: {e}", ours.display()), None))?;
     for l in &result.losers {
@@ -428,6 +459,78 @@ pub fn merge_driver(
         );
     }
     Ok(())
+}
+
+/// The facts the merge driver judges leases by: now, the rail's lease settings, the liveness
+/// of owner processes on this host named in any side, and branch commit times.
+fn merge_facts(
+    ctx: &Ctx,
+    sides: [&str; 3],
+) -> (rail_core::input::Facts, rail_core::config::Config) {
+    let mut facts = rail_core::input::Facts::at(ctx.now);
+    facts.host = lock::hostname();
+    let config = crate::railfile::read_text(&ctx.rail.path(CONFIG_FILE))
+        .ok()
+        .flatten()
+        .map(|text| rail_core::config::parse(&text).0)
+        .unwrap_or_default();
+    for side in sides {
+        for line in rail_core::rail::parse(side).lines {
+            let rail_core::rail::LineKind::Claim(c) = &line.kind else {
+                continue;
+            };
+            let Some(pid) = &c.pid else { continue };
+            let Some((num, host)) = pid.split_once('@') else {
+                continue;
+            };
+            if host != facts.host || facts.processes.contains_key(pid) {
+                continue;
+            }
+            if let Some(alive) = num
+                .parse::<u32>()
+                .ok()
+                .and_then(|n| lock::pid_alive(n, None))
+            {
+                facts.processes.insert(pid.clone(), alive);
+            }
+        }
+    }
+    let base = ctx
+        .repo
+        .as_ref()
+        .and_then(|r| crate::repo::head_branch(&r.common_dir));
+    facts.commits = git::branch_commit_times(&ctx.rail.root, base.as_deref());
+    (facts, config)
+}
+
+/// Appends a `dropped` entry per claim the merge dropped, under the rail lock, waiting briefly:
+/// git holds its index lock meanwhile, and a Rail command holding the rail lock may wait on it.
+fn log_dropped(ctx: &Ctx, losers: &[rail_core::merge::Loser]) -> Result<(), String> {
+    // The merge running this driver holds its checkout's index lock; the log is all this
+    // writes (claims.md is git's to write from %A), so that lock is not waited for.
+    if let Some(repo) = &ctx.repo {
+        crate::gitguard::parent_git_holds(&repo.git_dir);
+    }
+    let held = ctx
+        .lock_within("merge-driver", Some(std::time::Duration::from_secs(2)))
+        .map_err(|f| f.message)?;
+    let texts = ctx.read(true).map_err(|f| f.message)?;
+    let lines: Vec<String> = losers
+        .iter()
+        .map(|l| {
+            LogEntry::new(
+                ctx.now,
+                Event::Other("dropped".into()),
+                Some(&l.task),
+                Some(&l.lost_session),
+            )
+            .with("by", "merge")
+            .with("kept", l.kept_session.clone())
+            .with("line", l.lost_line.clone())
+            .render()
+        })
+        .collect();
+    crate::shared::record_local(ctx, &held, &texts, &lines)
 }
 
 /// Diagnostics of single files, the kind chosen by name.

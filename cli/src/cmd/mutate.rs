@@ -243,7 +243,8 @@ pub fn mutate_with_log(
 }
 
 /// Under the lock: puts back claims Rail wrote that claims.md lost outside Rail since (a git
-/// reset, stash, checkout or merge: `checkout::restore`), says so on stderr, and returns the
+/// reset, stash, checkout or merge: `checkout::restore_as`) and logs those deleted by hand as
+/// released, says so on stderr, and returns the
 /// texts as they now are. Before any operation, so nobody is given a task a git command took
 /// from its holder.
 pub fn restore_lost(ctx: &Ctx, lock: &RailLock, texts: RailTexts) -> Result<RailTexts, Fail> {
@@ -251,7 +252,8 @@ pub fn restore_lost(ctx: &Ctx, lock: &RailLock, texts: RailTexts) -> Result<Rail
     for lost in &restore.lost {
         errln!("rail: {}", lost.note);
     }
-    if restore.edits.is_empty() {
+    // A hand release has a log line and no edit: it is recorded all the same.
+    if restore.edits.is_empty() && restore.log_lines.is_empty() {
         return Ok(texts);
     }
     ctx.rail
