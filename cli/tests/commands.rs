@@ -207,6 +207,28 @@ fn bad_input_is_refused_with_exit_2_and_the_rail_untouched() {
     }
 }
 
+/// A duration that parses but is nothing says that zero is the problem, not its form.
+#[test]
+fn a_zero_lease_says_zero_is_the_problem() {
+    let repo = Repo::new();
+    for lease in ["0s", "0h0m"] {
+        let out = repo.rail(&["claim", "x", "--session", "s", "--lease", lease]);
+        assert_eq!(code(&out), 2, "{lease}: {}", stderr(&out));
+        assert!(stderr(&out).contains("zero"), "{lease}: {}", stderr(&out));
+        assert!(
+            !stderr(&out).contains("expected a duration like"),
+            "{lease}: {}",
+            stderr(&out)
+        );
+    }
+    let out = repo.rail(&["claim", "x", "--session", "s", "--lease", "soon"]);
+    assert!(
+        stderr(&out).contains("expected a duration like"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn a_corrupt_or_huge_claims_md_is_never_rewritten() {
     let repo = Repo::new();

@@ -645,3 +645,79 @@ fn a_checkout_whose_git_file_names_another_worktree_is_not_removed() {
     assert!(a.exists() && b.exists());
     assert!(site.branch("auth").is_some() && site.branch("billing").is_some());
 }
+
+/// A base that means something else in each worktree (`HEAD`, `@`) is read in the main
+/// checkout, as the user meant it: inside the station, `HEAD` is the station's own commit and
+/// every branch would look merged. (`@` and `@{-1}` are refused as bases: not branch names.)
+#[test]
+fn a_base_named_head_is_the_main_checkouts_head() {
+    let site = Site::new();
+    {
+        let (base, task) = ("HEAD", "s2");
+        let dir = site.station(task, &[]);
+        commit(&dir, &format!("{task}/a.rs"), "a\n");
+        let tip = site.branch(task);
+        let out = site.rail(&["worktree", "remove", task, "--base", base]);
+        assert_eq!(code(&out), 1, "{base}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains("1 commit not in"),
+            "{base}: {}",
+            stderr(&out)
+        );
+        assert!(dir.exists(), "{base}: the station stays");
+        assert_eq!(site.branch(task), tip, "{base}: the branch stays");
+    }
+
+    // rail.yaml `stations: {on_done: remove, base: HEAD}` with `rail done`, run in the station.
+    std::fs::write(
+        site.repo.file("rail.yaml"),
+        "check: \"true\"\nstations:\n  on_done: remove\n  base: HEAD\n",
+    )
+    .unwrap();
+    let busy = site.station("busy", &[]);
+    commit(&busy, "busy/a.rs", "a\n");
+    let tip = site.branch("busy");
+    let out = site.repo.rail_in(&busy, &["done", "busy"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("station kept: station"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(busy.join("busy/a.rs").exists());
+    assert_eq!(site.branch("busy"), tip, "the branch keeps its commit");
+}
+
+/// `--force` on a station whose HEAD is detached (a checked-out commit, a rebase stopped half
+/// way): no branch holds its commits, so Rail keeps a rescue branch for them and names it.
+#[test]
+fn force_on_a_detached_station_keeps_its_commits_on_a_rescue_branch() {
+    let site = Site::new();
+    let dir = site.station("det", &[]);
+    commit(&dir, "det/a.rs", "a\n");
+    git_in(&dir, &["checkout", "-q", "--detach"]);
+    commit(&dir, "det/b.rs", "b\n");
+    let lost = git_in(&dir, &["rev-parse", "HEAD"]).trim().to_string();
+    // The branch moves back: only the detached HEAD holds the two commits.
+    git_in(site.repo.path(), &["branch", "-f", "det", "main"]);
+
+    // A detached station is named by its path (no branch names it).
+    let path = dir.to_str().unwrap();
+    let out = site.rail(&["worktree", "remove", path]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    assert!(dir.exists());
+
+    let out = site.rail(&["worktree", "remove", path, "--force"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!dir.exists());
+    let said = stdout(&out);
+    assert!(said.contains("rail-rescue/det"), "{said}");
+    assert_eq!(
+        site.branch("rail-rescue/det").as_deref(),
+        Some(lost.as_str()),
+        "{said}"
+    );
+    // Every commit it made is reachable from a ref.
+    let reachable = site.repo.git(&["branch", "--contains", &lost]);
+    assert!(reachable.contains("rail-rescue/det"), "{reachable}");
+}

@@ -314,6 +314,10 @@ pub struct Removal {
     pub delete_branch: bool,
     /// Why the branch is kept, when there is one and it is not deleted.
     pub keep_branch: Option<String>,
+    /// A branch to create at the station's HEAD before it goes: its HEAD is detached (a
+    /// checked-out commit, a rebase stopped half way) and its commits may be in no other ref, so
+    /// removing it by force would make them unreachable. Rail never does that.
+    pub rescue: Option<String>,
     /// What happened or why not.
     pub message: String,
     pub hint: Option<Hint>,
@@ -378,6 +382,7 @@ pub fn removal(station: &Station, force: bool, named: &str) -> Removal {
         }),
         _ => None,
     };
+    let rescue = (allowed && f.branch.is_none() && !merged).then(|| rescue_branch(&f.path));
     let release = if allowed {
         station
             .claims
@@ -432,9 +437,35 @@ pub fn removal(station: &Station, force: bool, named: &str) -> Removal {
         release,
         delete_branch,
         keep_branch,
+        rescue,
         message,
         hint,
     }
+}
+
+/// `rail-rescue/NAME`, NAME the station directory's last component with what a branch name
+/// cannot hold replaced by `-` (the CLI adds the commit's id when that branch exists).
+pub fn rescue_branch(path: &str) -> String {
+    let last = path
+        .trim_end_matches(['/', '\\'])
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or("");
+    let mut name: String = last
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    name = name.trim_matches('-').to_string();
+    if name.is_empty() {
+        name.push_str("station");
+    }
+    format!("rail-rescue/{name}")
 }
 
 #[cfg(test)]

@@ -214,11 +214,24 @@ pub fn push_number(out: &mut String, n: u64, width: usize) {
 
 /// Why a duration did not parse.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DurationError;
+pub enum DurationError {
+    /// Not of the `1d2h30m15s` form.
+    Malformed,
+    /// Well formed, but nothing (`0s`, `0h0m`).
+    Zero,
+    /// More than ten years.
+    TooLong,
+}
 
 impl std::fmt::Display for DurationError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("expected a duration like 45m, 2h, 1h30m or 1d")
+        f.write_str(match self {
+            DurationError::Malformed => "expected a duration like 45m, 2h, 1h30m or 1d",
+            DurationError::Zero => {
+                "a duration of zero is not a lease: give one longer than nothing, like 45m or 2h"
+            }
+            DurationError::TooLong => "a duration longer than ten years is taken for a typo",
+        })
     }
 }
 
@@ -229,11 +242,11 @@ pub fn parse_duration(text: &str) -> Result<TimeDelta, DurationError> {
     let mut total: i64 = 0;
     let mut last_rank = usize::MAX;
     if rest.is_empty() {
-        return Err(DurationError);
+        return Err(DurationError::Malformed);
     }
     while !rest.is_empty() {
         let part = |i| -> IResult<&str, (&str, char)> { (digit1, one_of("dhms")).parse(i) };
-        let (after, (number, unit)) = part(rest).map_err(|_| DurationError)?;
+        let (after, (number, unit)) = part(rest).map_err(|_| DurationError::Malformed)?;
         let rank = match unit {
             'd' => 0,
             'h' => 1,
@@ -241,22 +254,25 @@ pub fn parse_duration(text: &str) -> Result<TimeDelta, DurationError> {
             _ => 3,
         };
         if last_rank != usize::MAX && rank <= last_rank {
-            return Err(DurationError);
+            return Err(DurationError::Malformed);
         }
         last_rank = rank;
-        let n: i64 = number.parse().map_err(|_| DurationError)?;
+        let n: i64 = number.parse().map_err(|_| DurationError::Malformed)?;
         let scale = [86_400, 3_600, 60, 1][rank];
         total = n
             .checked_mul(scale)
             .and_then(|v| total.checked_add(v))
-            .ok_or(DurationError)?;
+            .ok_or(DurationError::TooLong)?;
         rest = after;
     }
     // Cap at ten years: anything longer is a typo, and it keeps arithmetic far from overflow.
-    if total <= 0 || total > 10 * 366 * 86_400 {
-        return Err(DurationError);
+    if total <= 0 {
+        return Err(DurationError::Zero);
     }
-    TimeDelta::try_seconds(total).ok_or(DurationError)
+    if total > 10 * 366 * 86_400 {
+        return Err(DurationError::TooLong);
+    }
+    TimeDelta::try_seconds(total).ok_or(DurationError::TooLong)
 }
 
 /// Renders a duration for people and for the duration fields Rail writes: `2h13m`, `45m`,

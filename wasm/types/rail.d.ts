@@ -326,6 +326,12 @@ delete_branch: boolean,
  */
 keep_branch: string | null, 
 /**
+ * A branch to create at the station's HEAD before it goes: its HEAD is detached (a
+ * checked-out commit, a rebase stopped half way) and its commits may be in no other ref, so
+ * removing it by force would make them unreachable. Rail never does that.
+ */
+rescue: string | null, 
+/**
  * What happened or why not.
  */
 message: string, hint: Hint | null, };

@@ -24,6 +24,11 @@ use crate::repo::{self, Repo};
 pub struct Survey {
     pub stations: Vec<Station>,
     pub base: Option<String>,
+    /// The base's commit, read in the main checkout: a name can mean something else in each
+    /// worktree (`HEAD`, `@`, `@{-1}`, `refs/worktree/…`), and inside a station `HEAD` is the
+    /// station's own commit, which would make every branch look merged. `None`: it names no
+    /// commit there, and Rail cannot tell what is merged.
+    base_commit: Option<String>,
     dirs: Vec<repo::WorktreeDir>,
     rail: Rail,
     eval: rail_core::model::Evaluation,
@@ -67,6 +72,22 @@ pub fn survey(ctx: &Ctx, base: Option<&str>) -> Result<Survey, Fail> {
         base.or(rail.config.stations.base.as_deref()),
         main_branch.as_deref(),
     );
+    let base_commit = base.as_deref().and_then(|b| {
+        let spec = format!("{b}^{{commit}}");
+        git::run(
+            &main,
+            &[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                "--end-of-options",
+                &spec,
+            ],
+        )
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+    });
     let dirs = repo::worktree_dirs(repo);
     let mut stations = Vec::with_capacity(dirs.len());
     for (i, wt) in dirs.iter().enumerate() {
@@ -103,6 +124,7 @@ pub fn survey(ctx: &Ctx, base: Option<&str>) -> Result<Survey, Fail> {
     Ok(Survey {
         stations,
         base,
+        base_commit,
         dirs,
         rail,
         eval,
@@ -124,7 +146,7 @@ impl Survey {
         let Some(path) = self.dirs.get(i).map(|d| d.path.clone()) else {
             return;
         };
-        let state = git::worktree_state(&path, self.base.as_deref());
+        let state = git::worktree_state(&path, self.base_commit.as_deref());
         f.dirty = state
             .uncommitted
             .ok()
@@ -346,12 +368,18 @@ pub fn close(
     let path = PathBuf::from(&f.path);
     // What each released claim touched, read before the directory goes (as `rail release`
     // records it: the station's changes since it forked from the base).
-    let touched = git::session_changes(&path, survey.base.as_deref())
+    let touched = git::session_changes(&path, survey.base_commit.as_deref())
         .map(|files| crate::cmd::mutate::without_rail_files(ctx, &path, files))
         .unwrap_or_default();
     let main = repo.main_checkout();
     // Who closes it, asked before: from inside the station, its branch is gone afterwards.
     let acting = ctx.session().ok();
+    // A detached HEAD's commits may be in no ref: a branch keeps them before the worktree (and
+    // its HEAD's reflog) goes, or nothing is removed.
+    let rescued = match &verdict.rescue {
+        Some(name) => Some(rescue(&main, name, f.head.as_deref(), &f.path)?),
+        None => None,
+    };
     // git checks again and refuses a tree with changes unless forced: what appeared since the
     // verdict is never lost without --force.
     let mut args = vec!["worktree", "remove"];
@@ -361,8 +389,12 @@ pub fn close(
     args.push(&f.path);
     git::run(&main, &args).map_err(|e| {
         Fail::env(format!(
-            "removing the worktree {}: {e}; nothing was changed",
-            f.path
+            "removing the worktree {}: {e}; nothing was changed{}",
+            f.path,
+            rescued
+                .as_deref()
+                .map(|b| format!(" except the branch {b}, made to keep its commits"))
+                .unwrap_or_default()
         ))
     })?;
 
@@ -374,6 +406,9 @@ pub fn close(
     )
     .with("path", f.path.clone())
     .with("branch", f.branch.clone().unwrap_or_default());
+    if let Some(b) = &rescued {
+        entry = entry.with("rescue", b.clone());
+    }
     if verdict.forced {
         let overridden: Vec<String> = verdict.blockers.iter().map(|b| b.describe()).collect();
         entry = entry.with("forced", overridden.join("; "));
@@ -445,6 +480,11 @@ pub fn close(
     if !released.is_empty() {
         message.push_str(&format!("; released {}", released.join(", ")));
     }
+    if let Some(b) = &rescued {
+        message.push_str(&format!(
+            "; its HEAD was detached: its commits are kept on branch {b}"
+        ));
+    }
     if let Some(branch) = &f.branch {
         if branch_deleted {
             message.push_str(&format!(
@@ -465,6 +505,32 @@ pub fn close(
         notes,
         message,
     })
+}
+
+/// Creates branch `name` (else `name-<commit>` if that one exists) at the detached `head` of the
+/// station at `path`, never moving an existing branch. Returns the branch made.
+fn rescue(main: &Path, name: &str, head: Option<&str>, path: &str) -> Result<String, Fail> {
+    let Some(head) = head else {
+        return Err(Fail::env(format!(
+            "station {path} is not removed: its HEAD is detached and git could not say which commit it is at, so its commits could be lost; nothing was changed"
+        )));
+    };
+    let short = head.get(..12).unwrap_or(head);
+    let mut last = String::new();
+    for branch in [name.to_string(), format!("{name}-{short}")] {
+        let refname = format!("refs/heads/{branch}");
+        // The empty old value: create only, never overwrite.
+        match git::run(
+            main,
+            &["update-ref", "-m", "rail: rescue", &refname, head, ""],
+        ) {
+            Ok(_) => return Ok(branch),
+            Err(e) => last = e,
+        }
+    }
+    Err(Fail::env(format!(
+        "station {path} is not removed: its HEAD is detached and a branch to keep its commits could not be made ({last}); nothing was changed"
+    )))
 }
 
 /// After a passing `rail done`, with `stations: on_done: remove`: close the station the command
