@@ -59,6 +59,28 @@ install_actionlint() {
     "$ACTIONLINT_PACKAGE==$ACTIONLINT_VERSION"
 }
 
+# zig's clang compiles the shell grammar (tree-sitter's C) for macOS, which has no C compiler
+# here, so the macOS lint of the native host covers its default features (scripts/test.sh):
+# ziglang and cargo-zigbuild from PyPI, in a virtualenv of their own, pinned; kept if present.
+ZIGLANG_VERSION=0.17.1
+ZIGBUILD_VERSION=0.24.1
+install_zigbuild() {
+  local venv="$ROOT/.rail-bootstrap/zigbuild"
+  local have_zig have_build
+  have_zig=$("$venv/bin/python3" -m ziglang version 2>/dev/null || true)
+  have_build=$("$venv/bin/cargo-zigbuild" --version 2>/dev/null | awk '{ print $2 }' || true)
+  if [ "$have_zig" = "$ZIGLANG_VERSION" ] && [ "$have_build" = "$ZIGBUILD_VERSION" ]; then
+    say "ziglang ok ($have_zig), cargo-zigbuild ok ($have_build)"
+    return
+  fi
+  say "installing ziglang $ZIGLANG_VERSION and cargo-zigbuild $ZIGBUILD_VERSION (PyPI)"
+  python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || apt_install python3 python3-venv
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --only-binary=:all: \
+    "ziglang==$ZIGLANG_VERSION" "cargo-zigbuild==$ZIGBUILD_VERSION"
+}
+
 command -v cargo >/dev/null || { echo "bootstrap: cargo is missing; install Rust (rustup) first" >&2; exit 3; }
 command -v node >/dev/null || { echo "bootstrap: node is missing; install Node.js 20 first" >&2; exit 3; }
 
@@ -73,6 +95,7 @@ if [ "$PROFILE" = "test" ]; then
   # (through actionlint, below).
   apt_install man-db shellcheck
   install_actionlint
+  install_zigbuild
 fi
 
 if true; then

@@ -293,7 +293,7 @@ fn malformed_input_gets_an_error_and_the_server_keeps_serving() {
     assert_eq!(parse["error"]["code"], -32700, "{parse}");
 
     // JSON, but not a request this server reads: answered with its id.
-    server.send_line(r#"{"jsonrpc":"2.0","id":"x1","method":"tools/call","params":7}"#);
+    server.send_line(r#"{"jsonrpc":"2.0","id":"x1","method":7}"#);
     let invalid = server.next();
     assert_eq!(invalid["id"], "x1", "{invalid}");
     assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
@@ -312,6 +312,38 @@ fn malformed_input_gets_an_error_and_the_server_keeps_serving() {
     assert!(is_error(&bad_task), "{bad_task}");
     assert_eq!(bad_task["structuredContent"]["code"], 2, "{bad_task}");
 
+    // Still serving.
+    let claimed = server.call("claim", json!({ "task": "still-here" }));
+    assert!(!is_error(&claimed), "{claimed}");
+    assert_eq!(server.end(), Some(0));
+}
+
+/// JSON-RPC: a known method with parameters of the wrong shape is "Invalid params" (-32602),
+/// not "Method not found" (-32601) and not "Invalid Request".
+#[test]
+fn tools_call_without_object_params_is_invalid_params() {
+    let repo = Repo::new();
+    let (mut server, _) = Server::ready(&repo, &["--session", "carol"], &[]);
+    for (id, line) in [
+        ("p1", r#"{"jsonrpc":"2.0","id":"p1","method":"tools/call"}"#),
+        (
+            "p2",
+            r#"{"jsonrpc":"2.0","id":"p2","method":"tools/call","params":7}"#,
+        ),
+        (
+            "p3",
+            r#"{"jsonrpc":"2.0","id":"p3","method":"tools/call","params":[1]}"#,
+        ),
+        (
+            "p4",
+            r#"{"jsonrpc":"2.0","id":"p4","method":"tools/call","params":null}"#,
+        ),
+    ] {
+        server.send_line(line);
+        let answer = server.next();
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["error"]["code"], -32602, "{line}: {answer}");
+    }
     // Still serving.
     let claimed = server.call("claim", json!({ "task": "still-here" }));
     assert!(!is_error(&claimed), "{claimed}");

@@ -29,6 +29,22 @@ pub const MAX_LINE: usize = 4 << 20;
 pub const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC's "Invalid Request".
 pub const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC's "Invalid params".
+pub const INVALID_PARAMS: i64 = -32602;
+
+/// The MCP requests whose parameters are an object that must be there: without it rmcp reads
+/// the message as some other, unknown request and answers "Method not found", which tells a
+/// client its method does not exist when its parameters are what is wrong.
+const NEEDS_PARAMS: &[&str] = &[
+    "initialize",
+    "tools/call",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+];
 
 /// The transport rmcp serves on: messages from the reader task, answers through [`Writer`].
 #[derive(Debug)]
@@ -178,6 +194,12 @@ async fn read_loop<R, W>(
         if line.is_empty() {
             continue;
         }
+        if let Some(answer) = bad_params(line) {
+            if out.line(answer.as_bytes()).await.is_err() {
+                return;
+            }
+            continue;
+        }
         match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line) {
             Ok(message) => {
                 if tx.send(message).await.is_err() {
@@ -199,6 +221,24 @@ async fn read_loop<R, W>(
 fn trim(line: &[u8]) -> &[u8] {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     line.trim_ascii()
+}
+
+/// The "Invalid params" answer to a request for a method of [`NEEDS_PARAMS`] whose `params` is
+/// missing or not an object; `None` for anything else (notifications are never answered).
+fn bad_params(line: &[u8]) -> Option<String> {
+    let value = serde_json::from_slice::<Value>(line).ok()?;
+    let method = value.get("method")?.as_str()?;
+    let id = value
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number())?;
+    if !NEEDS_PARAMS.contains(&method) || value.get("params").is_some_and(Value::is_object) {
+        return None;
+    }
+    Some(error_answer(
+        id.clone(),
+        INVALID_PARAMS,
+        &format!("Invalid params: {method} takes its parameters as an object (`params`: {{...}})"),
+    ))
 }
 
 /// The answer to a line that is not a message the server understands, if it gets one.
@@ -285,7 +325,7 @@ mod tests {
         let parse = err("{not json").unwrap();
         assert_eq!(parse["error"]["code"], PARSE_ERROR);
         assert_eq!(parse["id"], Value::Null);
-        let invalid = err(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":3}"#).unwrap();
+        let invalid = err(r#"{"jsonrpc":"2.0","id":7,"method":3}"#).unwrap();
         assert_eq!(invalid["error"]["code"], INVALID_REQUEST);
         assert_eq!(invalid["id"], 7);
         assert_eq!(
@@ -293,6 +333,27 @@ mod tests {
             None
         );
         assert_eq!(err("[1,2]").unwrap()["id"], Value::Null);
+        let params = |line: &str| {
+            bad_params(line.as_bytes()).map(|a| serde_json::from_str::<Value>(&a).unwrap())
+        };
+        assert_eq!(
+            params(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":3}"#).unwrap()
+                ["error"]["code"],
+            INVALID_PARAMS
+        );
+        assert_eq!(
+            params(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call"}"#).unwrap()["id"],
+            7
+        );
+        assert_eq!(params(r#"{"jsonrpc":"2.0","method":"tools/call"}"#), None);
+        assert_eq!(
+            params(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}"#),
+            None
+        );
+        assert_eq!(
+            params(r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#),
+            None
+        );
         assert_eq!(trim(b"\xEF\xBB\xBF {} \r\n"), b"{}");
     }
 }
