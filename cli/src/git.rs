@@ -73,27 +73,25 @@ pub fn staged_files(dir: &Path) -> Result<Vec<String>, String> {
 /// Everything the session changed: commits on its branch since it forked from `base`, plus
 /// uncommitted and untracked files in its worktree.
 pub fn session_changes(dir: &Path, base: Option<&str>) -> Result<Vec<String>, String> {
-    // Two git processes at once (every release runs this, so its latency is the release's):
-    // untracked files, and the diff since the fork point — found by the diff itself
-    // (`--merge-base`, one process instead of `git merge-base` and then `git diff`).
+    // No base (the main checkout releasing): uncommitted and untracked files are all there is,
+    // and one `git status` lists both: one process instead of two (every release runs this).
+    let Some(b) = base else {
+        return run(dir, &UNCOMMITTED).map(|out| status_paths(&out));
+    };
+    // Two git processes at once: untracked files, and the diff since the fork point — found by
+    // the diff itself (`--merge-base`, one process instead of `git merge-base` and `git diff`).
     let untracked = started(dir, &["ls-files", "--others", "--exclude-standard", "-z"]);
     let diff_head = ["diff", "--name-only", "-z", "--no-renames", "HEAD"];
-    let mut files = match base {
-        Some(b) => {
-            let since_fork = [
-                "diff",
-                "--name-only",
-                "-z",
-                "--no-renames",
-                "--merge-base",
-                b,
-            ];
-            // No common history with the base: uncommitted changes only, as without a base.
-            run(dir, &since_fork).or_else(|_| run(dir, &diff_head))
-        }
-        // No base: uncommitted changes only (HEAD may not exist yet in a new repo).
-        None => Ok(run(dir, &diff_head).unwrap_or_default()),
-    }?;
+    let since_fork = [
+        "diff",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--merge-base",
+        b,
+    ];
+    // No common history with the base: uncommitted changes only, as without a base.
+    let mut files = run(dir, &since_fork).or_else(|_| run(dir, &diff_head))?;
     files.push('\0');
     files.push_str(&finish(untracked, &["ls-files", "--others"])?);
     let mut list = nul_list(&files);
@@ -118,6 +116,17 @@ const STATUS: [&str; 5] = [
     "--porcelain=v1",
     "-z",
     "--untracked-files=all",
+    "--ignore-submodules=none",
+];
+/// Uncommitted changes and untracked files of a release with no base (`--no-optional-locks`:
+/// a release never writes git's index; a new repository without HEAD lists its staged files).
+const UNCOMMITTED: [&str; 7] = [
+    "--no-optional-locks",
+    "status",
+    "--porcelain=v1",
+    "-z",
+    "--untracked-files=all",
+    "--no-renames",
     "--ignore-submodules=none",
 ];
 const HEAD: [&str; 4] = ["rev-parse", "--verify", "--quiet", "HEAD"];

@@ -954,3 +954,69 @@ fn a_merge_never_drops_a_live_claim_for_a_stale_one() {
         assert_eq!(code(&out), 1, "{}", stderr(&out));
     }
 }
+
+/// A release in the main checkout (no base) lists what it touched (a modified tracked file, a
+/// staged new one, an untracked one) with one git process, `git status`, instead of `git diff
+/// HEAD` and `git ls-files --others` (issue 30: every release pays for each process). Counted
+/// through a `git` on PATH that logs its arguments, then runs the real git.
+#[cfg(unix)]
+#[test]
+fn a_main_checkout_release_lists_touched_files_with_one_git_process() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::new();
+    let real_git = String::from_utf8(
+        std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let calls = bin.path().join("calls");
+    let wrapper = bin.path().join("git");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            calls.display(),
+            real_git.trim()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let env = [("PATH", path.as_str()), ("RAIL_SESSION", "s")];
+    std::fs::write(repo.file("tracked.txt"), "one\n").unwrap();
+    repo.git(&["add", "tracked.txt"]);
+    repo.git(&["commit", "-qm", "tracked"]);
+    let out = repo.rail_env(&["claim", "t"], &env);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    std::fs::write(repo.file("tracked.txt"), "two\n").unwrap();
+    std::fs::write(repo.file("staged.txt"), "new\n").unwrap();
+    repo.git(&["add", "staged.txt"]);
+    std::fs::create_dir_all(repo.file("dir")).unwrap();
+    std::fs::write(repo.file("dir/untracked.txt"), "draft\n").unwrap();
+    let _ = std::fs::remove_file(&calls);
+    let out = repo.rail_env(&["release", "t"], &env);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let log = repo.read("claims.log");
+    assert!(
+        log.contains("| released | t | s | touched: dir/untracked.txt, staged.txt, tracked.txt"),
+        "{log}"
+    );
+    let calls = std::fs::read_to_string(&calls).unwrap_or_default();
+    let listing: Vec<&str> = calls
+        .lines()
+        .filter(|l| !l.starts_with("config "))
+        .collect();
+    assert_eq!(
+        listing.len(),
+        1,
+        "git processes listing touched files: {calls}"
+    );
+}
