@@ -11,6 +11,7 @@ cache="${XDG_CACHE_HOME:-$HOME/.cache}/rail-e2e"
 # (see docs/testing.md for the ones not yet driven).
 agents=(
   "claude @anthropic-ai/claude-code 2.1.332 claude"
+  "gemini @google/gemini-cli 0.61.0 gemini"
 )
 
 cargo build --quiet -p rail-cli

@@ -22,7 +22,12 @@ export function startModel() {
         res.end(JSON.stringify({ input_tokens: 10 }));
         return;
       }
+      if (req.url.includes(':streamGenerateContent') || req.url.includes(':generateContent')) {
+        gemini(req, res, json, state);
+        return;
+      }
       if (!req.url.startsWith('/v1/messages')) {
+        if (process.env.RAIL_E2E_VERBOSE === '1') console.error(`fake model: no route for ${req.method} ${req.url}`);
         res.writeHead(404);
         res.end();
         return;
@@ -86,4 +91,36 @@ function anthropicStream(res, model, call, step) {
   });
   send('message_stop', {});
   res.end();
+}
+
+// Gemini's generateContent / streamGenerateContent (alt=sse). A request offering tools is the
+// main loop; side requests (routing, checks) get a short text.
+function gemini(req, res, json, state) {
+  const contents = json.contents ?? [];
+  const main = Array.isArray(json.tools) && json.tools.some((t) => (t.functionDeclarations ?? []).length > 0);
+  if (main) {
+    for (const part of contents.filter((c) => c.role === 'user').flatMap((c) => c.parts ?? [])) {
+      const fr = part.functionResponse;
+      if (!fr) continue;
+      const id = `${fr.id ?? fr.name}#${state.results.length}`;
+      const text = JSON.stringify(fr.response ?? {});
+      if (!state.results.some((r) => r.key === JSON.stringify(fr))) state.results.push({ id, key: JSON.stringify(fr), text });
+    }
+  }
+  const step = main ? contents.filter((c) => c.role === 'model').length : -1;
+  const call = step >= 0 ? state.script[step] : undefined;
+  const part = call
+    ? { functionCall: { name: call.tool, args: call.input } }
+    : { text: main ? 'done' : '{"reasoning":"e2e","model_choice":"flash","next_speaker":"user"}' };
+  const chunk = {
+    candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+  };
+  if (req.url.includes(':streamGenerateContent')) {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(`data: ${JSON.stringify(chunk)}\n\n`);
+  } else {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(chunk));
+  }
 }

@@ -29,7 +29,7 @@ const git = (cwd, ...args) => sh(cwd, 'git', args);
 
 // A fresh repository: a claimed file of session `other`, rail hooks and agent configs.
 function repo(name, agent) {
-  const dir = path.join(tmpRoot, name);
+  const dir = path.join(tmpRoot, `${agent}-${name}`);
   fs.mkdirSync(path.join(dir, 'owned'), { recursive: true });
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'config', 'user.email', 'e2e@example.com');
@@ -49,7 +49,7 @@ function committedStation(name, agent) {
   const main = repo(name, agent);
   git(main, 'add', '-A');
   git(main, 'commit', '-q', '-m', 'agent configs');
-  const station = path.join(tmpRoot, `${name}-station`);
+  const station = path.join(tmpRoot, `${agent}-${name}-station`);
   sh(main, 'rail', ['worktree', 'mine', '--dir', station, '--path', 'free/**', '--purpose', 'e2e']);
   return { main, station };
 }
@@ -89,6 +89,22 @@ const drivers = {
   },
 };
 
+drivers.gemini = {
+  file: (p, content) => ({ tool: 'write_file', input: { file_path: p, content } }),
+  shell: (command) => ({ tool: 'run_shell_command', input: { command } }),
+  run(cwd, port) {
+    const home = path.join(tmpRoot, 'home-gemini');
+    fs.mkdirSync(path.join(home, '.gemini'), { recursive: true });
+    fs.writeFileSync(path.join(home, '.gemini/settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
+    return runAgent(agentBin.gemini, ['-p', 'do the task', '--yolo', '--output-format', 'stream-json'], cwd, {
+      GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${port}`,
+      GEMINI_API_KEY: 'dummy',
+      GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      HOME: home,
+    });
+  },
+};
+
 function runAgent(bin, args, cwd, env) {
   fs.mkdirSync(env.HOME, { recursive: true });
   return new Promise((resolve) => {
@@ -106,7 +122,7 @@ function runAgent(bin, args, cwd, env) {
 
 // A scenario: where the agent runs, the script it is given, and the checks afterwards.
 // Each check returns [name, ok, detail].
-const denied = (r) => r && /other/.test(r.text) && /owned/.test(r.text) && /hook/i.test(r.text);
+const denied = (r) => r && /other/.test(r.text) && /owned/.test(r.text) && /hook|blocked/i.test(r.text);
 const scenarios = [
   {
     name: "main checkout: file tool into other's claim denied",
