@@ -1,8 +1,8 @@
 // A scripted model on 127.0.0.1 for the real-agent suite (no dependencies).
 // Serves the Anthropic Messages API as SSE and Gemini's (stream)generateContent. The reply to a
-// main-loop request (one that offers
-// tools) is step N of the current script, N = the number of assistant turns already in the
-// history, so the server keeps no turn state; after the last step it answers "done".
+// main-loop request (one that offers tools) is step N of the current script, N = the number of
+// model turns already in the history, so the server keeps no turn state; after the last step it
+// answers "done".
 // Every tool result the agent sends back is recorded, to be judged by the runner.
 import http from 'node:http';
 
