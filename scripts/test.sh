@@ -28,6 +28,9 @@ scripts/check-release.sh
 stage "native Rust tests (core, CLI races, fixtures)"
 cargo test --workspace --quiet
 
+stage "real agents end to end (tests/agents/, pinned agents from npm, scripted model)"
+scripts/test-agents.sh
+
 stage "native host on Windows (x86_64-pc-windows-gnu, under Wine)"
 scripts/test-windows.sh
 

@@ -1,0 +1,127 @@
+// A scripted model on 127.0.0.1 for the real-agent suite (no dependencies).
+// Serves the Anthropic Messages API as SSE and Gemini's (stream)generateContent. The reply to a
+// main-loop request (one that offers tools) is step N of the current script, N = the number of
+// model turns already in the history, so the server keeps no turn state; after the last step it
+// answers "done".
+// Every tool result the agent sends back is recorded, to be judged by the runner.
+import http from 'node:http';
+
+export function startModel() {
+  const state = { script: [], results: [] };
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      let json = {};
+      try {
+        json = JSON.parse(body || '{}');
+      } catch {}
+      if (req.url.startsWith('/v1/messages/count_tokens')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ input_tokens: 10 }));
+        return;
+      }
+      if (req.url.includes(':streamGenerateContent') || req.url.includes(':generateContent')) {
+        gemini(req, res, json, state);
+        return;
+      }
+      if (!req.url.startsWith('/v1/messages')) {
+        if (process.env.RAIL_E2E_VERBOSE === '1') console.error(`fake model: no route for ${req.method} ${req.url}`);
+        res.writeHead(404);
+        res.end();
+        return;
+      }
+      const messages = json.messages ?? [];
+      const main = Array.isArray(json.tools) && json.tools.length > 0;
+      if (main) record(state, messages);
+      const step = main ? messages.filter((m) => m.role === 'assistant').length : -1;
+      const call = step >= 0 ? state.script[step] : undefined;
+      anthropicStream(res, json.model, call, step);
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => resolve({ state, port: server.address().port, close: () => server.close() }));
+  });
+}
+
+function record(state, messages) {
+  const parts = messages.filter((m) => m.role === 'user' && Array.isArray(m.content)).flatMap((m) => m.content);
+  for (const part of parts) {
+    if (part.type !== 'tool_result') continue;
+    const text = Array.isArray(part.content) ? part.content.map((c) => c.text ?? '').join('') : String(part.content ?? '');
+    if (!state.results.some((r) => r.id === part.tool_use_id)) {
+      state.results.push({ id: part.tool_use_id, text, isError: part.is_error === true });
+    }
+  }
+}
+
+function anthropicStream(res, model, call, step) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const send = (event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
+  send('message_start', {
+    message: {
+      id: `msg_${step}_${Date.now()}`,
+      type: 'message',
+      role: 'assistant',
+      model: model ?? 'claude-sonnet-4-5',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 },
+    },
+  });
+  if (call) {
+    send('content_block_start', {
+      index: 0,
+      content_block: { type: 'tool_use', id: `toolu_step${step}`, name: call.tool, input: {} },
+    });
+    send('content_block_delta', {
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.input) },
+    });
+  } else {
+    send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    send('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'done' } });
+  }
+  send('content_block_stop', { index: 0 });
+  send('message_delta', {
+    delta: { stop_reason: call ? 'tool_use' : 'end_turn', stop_sequence: null },
+    usage: { output_tokens: 5 },
+  });
+  send('message_stop', {});
+  res.end();
+}
+
+// Gemini's generateContent / streamGenerateContent (alt=sse). A request offering tools is the
+// main loop; side requests (routing, checks) get a short text.
+function gemini(req, res, json, state) {
+  const contents = json.contents ?? [];
+  const main = Array.isArray(json.tools) && json.tools.some((t) => (t.functionDeclarations ?? []).length > 0);
+  if (main) {
+    for (const part of contents.filter((c) => c.role === 'user').flatMap((c) => c.parts ?? [])) {
+      const fr = part.functionResponse;
+      if (!fr) continue;
+      const id = `${fr.id ?? fr.name}#${state.results.length}`;
+      const text = JSON.stringify(fr.response ?? {});
+      if (!state.results.some((r) => r.key === JSON.stringify(fr))) state.results.push({ id, key: JSON.stringify(fr), text });
+    }
+  }
+  const step = main ? contents.filter((c) => c.role === 'model').length : -1;
+  const call = step >= 0 ? state.script[step] : undefined;
+  const part = call
+    ? { functionCall: { name: call.tool, args: call.input } }
+    : { text: main ? 'done' : '{"reasoning":"e2e","model_choice":"flash","next_speaker":"user"}' };
+  const chunk = {
+    candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+  };
+  if (req.url.includes(':streamGenerateContent')) {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(`data: ${JSON.stringify(chunk)}\n\n`);
+  } else {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(chunk));
+  }
+}
