@@ -94,13 +94,86 @@ impl RemoteError {
     }
 }
 
-fn git_out(dir: &Path, args: &[&str]) -> Result<std::process::Output, RemoteError> {
-    Command::new("git")
-        .args(args)
+/// A git command that talks to the remote, stopped at `deadline`: a remote that accepts the
+/// connection and never answers must not hold the operation (and this machine's exchange
+/// lock) past its deadline. `None`: stopped unanswered. The command runs in its own process
+/// group on Unix, so a transport helper it started (`ssh`, `git-remote-https`) is stopped too
+/// and cannot keep the output pipes open.
+fn git_remote(
+    dir: &Path,
+    args: &[&str],
+    deadline: Instant,
+) -> Result<Option<std::process::Output>, RemoteError> {
+    let mut cmd = Command::new("git");
+    cmd.args(args)
         .current_dir(dir)
         .env("GIT_TERMINAL_PROMPT", "0")
-        .output()
-        .map_err(|e| RemoteError::Git(format!("cannot run git: {e}")))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| RemoteError::Git(format!("cannot run git: {e}")))?;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let mut wait_ms = 1;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() >= deadline => break None,
+            Ok(None) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                std::thread::sleep(Duration::from_millis(wait_ms).min(left));
+                wait_ms = (wait_ms * 2).min(50);
+            }
+            Err(e) => return Err(RemoteError::Git(format!("cannot wait for git: {e}"))),
+        }
+    };
+    let Some(status) = status else {
+        crate::sys::kill_group(child.id());
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = out.join();
+        let _ = err.join();
+        return Ok(None);
+    };
+    Ok(Some(std::process::Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    }))
+}
+
+/// What a remote that did not answer in time is told as.
+fn no_answer(remote: &str, what: &str) -> String {
+    format!(
+        "{remote} did not answer {what} within the shared rail's deadline of {} ms (RAIL_SHARED_TIMEOUT_MS)",
+        shared_timeout().as_millis()
+    )
 }
 
 /// Whether git failed on another process of this machine rather than on the remote: a lock
@@ -145,7 +218,8 @@ pub fn fetch(
         args.push(format!("+refs/heads/*:refs/remotes/{remote}/*"));
     }
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut out = git_out(dir, &argv)?;
+    let unanswered = || RemoteError::Unreachable(no_answer(remote, "a fetch"));
+    let mut out = git_remote(dir, &argv, deadline)?.ok_or_else(unanswered)?;
     // Rail's own fetches are serialised per repository (the exchange lock), but a person's
     // `git fetch` or `git gc` may hold a ref's lock for a moment.
     let mut wait_ms = 15;
@@ -155,14 +229,14 @@ pub fn fetch(
     {
         std::thread::sleep(Duration::from_millis(wait_ms));
         wait_ms = (wait_ms * 2).min(250);
-        out = git_out(dir, &argv)?;
+        out = git_remote(dir, &argv, deadline)?.ok_or_else(unanswered)?;
     }
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     if !out.status.success() {
         if stderr.contains("couldn't find remote ref") {
             // No shared state yet; but the remote is there.
             if branches {
-                let _ = git_out(dir, &["fetch", "--quiet", "--no-tags", remote]);
+                let _ = git_remote(dir, &["fetch", "--quiet", "--no-tags", remote], deadline);
             }
             return Ok(None);
         }
@@ -319,7 +393,7 @@ enum Pushed {
     Rejected,
 }
 
-fn push(dir: &Path, remote: &str, commit: &str) -> Result<Pushed, RemoteError> {
+fn push(dir: &Path, remote: &str, commit: &str, deadline: Instant) -> Result<Pushed, RemoteError> {
     // Tests: stop here until told to go, so a test can act between the plan and the push
     // (`paused` says we are here; `go` lets us on; a minute at most).
     if let Some(dir) = std::env::var_os("RAIL_TEST_PAUSE_BEFORE_PUSH").map(PathBuf::from) {
@@ -330,7 +404,18 @@ fn push(dir: &Path, remote: &str, commit: &str) -> Result<Pushed, RemoteError> {
         }
     }
     let refspec = format!("{commit}:{REF}");
-    let out = git_out(dir, &["push", "--porcelain", "--quiet", remote, &refspec])?;
+    let Some(out) = git_remote(
+        dir,
+        &["push", "--porcelain", "--quiet", remote, &refspec],
+        deadline,
+    )?
+    else {
+        // The push may have landed before the remote went quiet: not "nothing was changed".
+        return Err(RemoteError::Git(format!(
+            "{}; the operation may or may not have reached the remote: `rail sync` and look",
+            no_answer(remote, "a push")
+        )));
+    };
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     if out.status.success() {
@@ -562,7 +647,7 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
             Ok(c) => c,
             Err(e) => return Round::Failed(e.fail()),
         };
-        match push(dir, remote, &new) {
+        match push(dir, remote, &new, deadline) {
             Ok(Pushed::Done) => {
                 let _ = git::run(dir, &["update-ref", FETCHED, &new]);
                 Some(new)
@@ -851,7 +936,7 @@ pub fn init_remote(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
             }
             let new =
                 commit(&dir, None, &files, "rail: share this rail").map_err(RemoteError::fail)?;
-            match push(&dir, remote, &new).map_err(RemoteError::fail)? {
+            match push(&dir, remote, &new, deadline).map_err(RemoteError::fail)? {
                 Pushed::Done => done.push(format!("published the rail to {remote} {REF}")),
                 Pushed::Rejected => done.push(format!("{remote} already has a shared rail")),
             }

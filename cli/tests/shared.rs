@@ -540,3 +540,87 @@ git push -q origin "$commit:refs/rail/claims"
         .unwrap()
         .contains("t | s |"));
 }
+
+/// A `git://` remote that accepts every connection and never says a word: Rail's git calls
+/// against it must stop at the operation's deadline (issue 31, finding 5), not hang the
+/// leader and, with it, every shared operation of the machine.
+#[test]
+fn a_remote_that_accepts_and_never_answers_ends_at_the_deadline() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 1);
+    let m = &ms[0];
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Accepts and holds every connection, answering nothing (ends with the test process).
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    git_in(
+        m.path(),
+        &[
+            "remote",
+            "set-url",
+            "origin",
+            &format!("git://127.0.0.1:{port}/rail.git"),
+        ],
+    );
+    let env = [("RAIL_SHARED_TIMEOUT_MS", "2000")];
+    for args in [
+        &["claim", "t1", "--session", "s1"][..],
+        &["sync"][..],
+        &["claim", "t2", "--session", "s2"][..],
+    ] {
+        let mut cmd = Command::new(rail_bin());
+        cmd.args(args)
+            .current_dir(m.path())
+            .env_remove("RAIL_SESSION")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        // A watchdog, not a timing assertion: before the fix the claim was still running
+        // after 40 s; the bound only keeps a hang from hanging the test run.
+        let ended = {
+            let until = Instant::now() + Duration::from_secs(90);
+            loop {
+                if child.try_wait().unwrap().is_some() {
+                    break true;
+                }
+                if Instant::now() >= until {
+                    break false;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        };
+        if !ended {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "`rail {}` hung on a remote that never answers",
+                args.join(" ")
+            );
+        }
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(code(&out), 3, "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("unreachable, nothing was changed")
+                && stderr(&out).contains(
+                    "did not answer a fetch within the shared rail's deadline of 2000 ms"
+                ),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert!(
+            !stderr(&out).contains("exchange lock"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let md = std::fs::read_to_string(m.path().join("claims.md")).unwrap();
+    assert!(!md.contains("t1") && !md.contains("t2"), "{md}");
+}
