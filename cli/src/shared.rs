@@ -421,6 +421,14 @@ fn push(dir: &Path, remote: &str, commit: &str, deadline: Instant) -> Result<Pus
     if out.status.success() {
         return Ok(Pushed::Done);
     }
+    // `[remote rejected]` is the server's own verdict, usually a hook's: not a lost race unless
+    // the reason is the ref's lock or its old value (a concurrent update). Retrying would only
+    // hear the same no until the deadline; show the server's reason and stop.
+    if let Some(reason) = declined(&stdout, &stderr) {
+        return Err(RemoteError::Git(format!(
+            "{remote} declined the push to {REF}, nothing was changed: {reason}"
+        )));
+    }
     // `!` lines are refs the remote refused: not a fast-forward, or a concurrent update held
     // the ref's lock. Either way another writer got there first.
     let refused = stdout.lines().any(|l| l.starts_with('!'))
@@ -433,6 +441,53 @@ fn push(dir: &Path, remote: &str, commit: &str, deadline: Instant) -> Result<Pus
     } else {
         Err(RemoteError::Unreachable(stderr))
     }
+}
+
+/// The server's reason when it declined a push for its own reasons (`[remote rejected]`
+/// that is not a concurrent update), with what it printed (`remote: …` lines); `None` for a
+/// lost race or anything else.
+fn declined(stdout: &str, stderr: &str) -> Option<String> {
+    let line = stdout
+        .lines()
+        .chain(stderr.lines())
+        .find(|l| l.contains("[remote rejected]"))?;
+    let reason = line
+        .split_once("[remote rejected]")
+        .map(|(_, r)| r.trim().trim_start_matches('(').trim_end_matches(')'))
+        .unwrap_or("")
+        .to_string();
+    let race = ["lock", "incorrect old value", "stale info", "fetch first"];
+    // A server's ref update lost to a concurrent one says `failed to update ref` with the
+    // cause on its `remote:` lines (`cannot lock ref …: is at X but expected Y`).
+    if race.iter().any(|r| reason.contains(r))
+        || stderr.contains("cannot lock ref")
+        || stderr.contains("but expected")
+    {
+        return None;
+    }
+    let said: Vec<String> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("remote:"))
+        .map(|l| {
+            l.replace("\x1b[K", "")
+                .trim()
+                .chars()
+                .map(|c| if c.is_control() { '?' } else { c })
+                .collect::<String>()
+        })
+        .filter(|l| !l.is_empty())
+        .take(20)
+        .collect();
+    let reason = if reason.is_empty() {
+        "no reason given".to_string()
+    } else {
+        reason
+    };
+    Some(if said.is_empty() {
+        reason
+    } else {
+        format!("{reason}; the server said: {}", said.join(" / "))
+    })
 }
 
 fn repo_dir(ctx: &Ctx) -> PathBuf {
@@ -978,7 +1033,34 @@ pub fn before_read(ctx: &Ctx, remote: &str, fetch_first: bool) -> Result<Option<
 
 #[cfg(test)]
 mod tests {
-    use super::local_lock_busy;
+    use super::{declined, local_lock_busy};
+
+    #[test]
+    fn a_hook_s_no_is_told_from_a_lost_race() {
+        let hook = declined(
+            "To x\n!\tHEAD:refs/rail/claims\t[remote rejected] (pre-receive hook declined)\nDone\n",
+            "remote: frozen, ask ops        \x1b[K\nerror: failed to push some refs to 'x'",
+        );
+        assert_eq!(
+            hook.as_deref(),
+            Some("pre-receive hook declined; the server said: frozen, ask ops")
+        );
+        for race in [
+            "!\tHEAD:refs/rail/claims\t[remote rejected] (failed to lock)",
+            "!\tHEAD:refs/rail/claims\t[remote rejected] (cannot lock ref 'refs/rail/claims')",
+            "!\tHEAD:refs/rail/claims\t[rejected] (fetch first)",
+        ] {
+            assert_eq!(declined(race, ""), None, "{race}");
+        }
+        // Seen with three machines racing on a path remote.
+        assert_eq!(
+            declined(
+                "!\tHEAD:refs/rail/claims\t[remote rejected] (failed to update ref)",
+                "remote: error: cannot lock ref 'refs/rail/claims': is at f4d6 but expected b991",
+            ),
+            None
+        );
+    }
 
     #[test]
     fn a_busy_local_lock_is_told_from_an_unreachable_remote() {

@@ -624,3 +624,41 @@ fn a_remote_that_accepts_and_never_answers_ends_at_the_deadline() {
     let md = std::fs::read_to_string(m.path().join("claims.md")).unwrap();
     assert!(!md.contains("t1") && !md.contains("t2"), "{md}");
 }
+
+/// A server that declines every push (a pre-receive hook exiting 1) is not a lost race: Rail
+/// shows the server's reason and stops at once, instead of retrying until its deadline and
+/// calling it contention (issue 31, finding 7).
+#[test]
+fn a_push_the_server_declines_shows_its_reason_and_stops() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 1);
+    let m = &ms[0];
+    let before = remote.shared_file("claims.md");
+    let hook = remote.bare_path().join("hooks").join("pre-receive");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\necho 'the rail is frozen for the release, ask ops' >&2\nexit 1\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let out = m.rail(
+        &["claim", "t1", "--session", "s1"],
+        &[("RAIL_SHARED_TIMEOUT_MS", "20000")],
+    );
+    let err = stderr(&out);
+    assert_eq!(code(&out), 3, "{err}");
+    assert!(
+        err.contains("declined the push")
+            && err.contains("the rail is frozen for the release, ask ops")
+            && err.contains("nothing was changed"),
+        "{err}"
+    );
+    assert!(!err.contains("kept changing"), "{err}");
+    assert_eq!(remote.shared_file("claims.md"), before);
+    let md = std::fs::read_to_string(m.path().join("claims.md")).unwrap();
+    assert!(!md.contains("t1"), "{md}");
+}
