@@ -64,6 +64,9 @@ pub fn remote_of(ctx: &Ctx) -> Option<String> {
 pub struct Snapshot {
     pub commit: Option<String>,
     pub files: BTreeMap<String, String>,
+    /// Entries of the tree that are not the rail's (stray files, submodule entries): never
+    /// read, so a non-UTF-8 file or a gitlink cannot break an operation.
+    pub foreign: Vec<String>,
 }
 
 impl Snapshot {
@@ -260,15 +263,23 @@ pub fn read_commit(dir: &Path, commit: Option<&str>) -> Result<Snapshot, RemoteE
         return Ok(Snapshot {
             commit: None,
             files: BTreeMap::new(),
+            foreign: Vec::new(),
         });
     };
     let listing = git::run(dir, &["ls-tree", "-r", "-z", commit]).map_err(RemoteError::Git)?;
     let mut entries: Vec<(String, String)> = Vec::new();
+    let mut foreign = Vec::new();
     for entry in listing.split('\0').filter(|e| !e.is_empty()) {
         let Some((meta, path)) = entry.split_once('\t') else {
             continue;
         };
-        let sha = meta.split_whitespace().nth(2).unwrap_or("").to_string();
+        let mut meta = meta.split_whitespace();
+        let kind = meta.nth(1).unwrap_or("");
+        let sha = meta.next().unwrap_or("").to_string();
+        if kind != "blob" || rail_core::files::rail_data_path(path).is_err() {
+            foreign.push(path.to_string());
+            continue;
+        }
         entries.push((path.to_string(), sha));
     }
     let mut child = Command::new("git")
@@ -322,6 +333,7 @@ pub fn read_commit(dir: &Path, commit: Option<&str>) -> Result<Snapshot, RemoteE
     Ok(Snapshot {
         commit: Some(commit.to_string()),
         files,
+        foreign,
     })
 }
 
@@ -715,6 +727,7 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
     let state = Snapshot {
         commit: commit_id,
         files,
+        foreign: snapshot.foreign.clone(),
     };
     // The operations are done on the remote; a local mirror problem is only a warning for them,
     // but it is what a sync was asked for.
@@ -922,6 +935,13 @@ pub fn mirror(ctx: &Ctx, snapshot: &Snapshot) -> Result<(), Fail> {
     let plan = snapshot::mirror(&snapshot.files, &local, &outbox);
     for foreign in &plan.ignored {
         errln!("rail: the shared rail has {foreign}; not written here");
+    }
+    if let Some(first) = snapshot.foreign.first() {
+        // One line, however many: 3,000 stray files once printed 3,000 lines per operation.
+        errln!(
+            "rail: the shared rail has {} entries that are not the rail's (first: {first}); ignored",
+            snapshot.foreign.len()
+        );
     }
     ctx.rail
         .apply(&lock, &local, &plan.writes, &[])

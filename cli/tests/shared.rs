@@ -522,9 +522,11 @@ git push -q origin "$commit:refs/rail/claims"
     let out = m.rail(&["sync"], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let err = stderr(&out);
-    for foreign in ["src/evil.sh", "rail.yaml", "claims/nested/x.yaml"] {
-        assert!(err.contains(foreign), "{foreign}: {err}");
-    }
+    // One line for all of them (src/evil.sh, rail.yaml, claims/nested/x.yaml), the first named.
+    assert!(
+        err.contains("the shared rail has 3 entries that are not the rail's (first: claims/nested/x.yaml); ignored"),
+        "{err}"
+    );
     assert!(!m.path().join("src/evil.sh").exists());
     assert!(!m.path().join("claims/nested").exists());
     assert_eq!(
@@ -661,4 +663,62 @@ fn a_push_the_server_declines_shows_its_reason_and_stops() {
     assert_eq!(remote.shared_file("claims.md"), before);
     let md = std::fs::read_to_string(m.path().join("claims.md")).unwrap();
     assert!(!md.contains("t1"), "{md}");
+}
+
+/// Files in the shared ref that are not the rail's — a non-UTF-8 file, a submodule entry,
+/// 3,000 strays — are ignored with one summary line, never break or flood an operation
+/// (issue 31, finding 8).
+#[test]
+fn foreign_entries_in_the_shared_rail_are_ignored_with_one_line() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 2);
+    let head = git_in(ms[0].path(), &["rev-parse", "HEAD"])
+        .trim()
+        .to_string();
+    let mut stream: Vec<u8> = Vec::new();
+    stream.extend_from_slice(
+        b"commit refs/rail/claims\ncommitter X <x@e.invalid> 0 +0000\ndata 7\nforeign\nfrom refs/rail/claims^0\n",
+    );
+    stream.extend_from_slice(b"M 100644 inline notes/latin1.txt\ndata 2\n\xe9\xff\n");
+    stream.extend_from_slice(format!("M 160000 {head} vendor/sub\n").as_bytes());
+    for i in 0..3000 {
+        stream.extend_from_slice(format!("M 100644 inline stray/{i}.txt\ndata 1\nx\n").as_bytes());
+    }
+    stream.extend_from_slice(b"done\n");
+    let bare = remote.bare_path();
+    let mut fi = Command::new("git")
+        .args([
+            "--git-dir",
+            bare.to_str().unwrap(),
+            "fast-import",
+            "--quiet",
+            "--done",
+        ])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    fi.stdin.take().unwrap().write_all(&stream).unwrap();
+    assert!(fi.wait().unwrap().success());
+    for (m, args) in [
+        (&ms[1], &["claim", "t5", "--session", "s5"][..]),
+        (&ms[0], &["sync"][..]),
+    ] {
+        let out = m.rail(args, &[]);
+        let err = stderr(&out);
+        assert_eq!(code(&out), 0, "{args:?}: {err}");
+        let lines: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains("shared rail has"))
+            .collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {err}");
+        assert!(
+            lines[0].contains("3002 entries that are not the rail's"),
+            "{args:?}: {err}"
+        );
+        assert!(err.lines().count() < 5, "{args:?}: {err}");
+    }
+    let md = std::fs::read_to_string(ms[0].path().join("claims.md")).unwrap();
+    assert!(md.contains("t5"), "{md}");
+    assert!(!ms[0].path().join("stray").exists());
 }
