@@ -64,6 +64,9 @@ pub fn remote_of(ctx: &Ctx) -> Option<String> {
 pub struct Snapshot {
     pub commit: Option<String>,
     pub files: BTreeMap<String, String>,
+    /// Entries of the tree that are not the rail's (stray files, submodule entries): never
+    /// read, so a non-UTF-8 file or a gitlink cannot break an operation.
+    pub foreign: Vec<String>,
 }
 
 impl Snapshot {
@@ -94,13 +97,86 @@ impl RemoteError {
     }
 }
 
-fn git_out(dir: &Path, args: &[&str]) -> Result<std::process::Output, RemoteError> {
-    Command::new("git")
-        .args(args)
+/// A git command that talks to the remote, stopped at `deadline`: a remote that accepts the
+/// connection and never answers must not hold the operation (and this machine's exchange
+/// lock) past its deadline. `None`: stopped unanswered. The command runs in its own process
+/// group on Unix, so a transport helper it started (`ssh`, `git-remote-https`) is stopped too
+/// and cannot keep the output pipes open.
+fn git_remote(
+    dir: &Path,
+    args: &[&str],
+    deadline: Instant,
+) -> Result<Option<std::process::Output>, RemoteError> {
+    let mut cmd = Command::new("git");
+    cmd.args(args)
         .current_dir(dir)
         .env("GIT_TERMINAL_PROMPT", "0")
-        .output()
-        .map_err(|e| RemoteError::Git(format!("cannot run git: {e}")))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| RemoteError::Git(format!("cannot run git: {e}")))?;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let mut wait_ms = 1;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() >= deadline => break None,
+            Ok(None) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                std::thread::sleep(Duration::from_millis(wait_ms).min(left));
+                wait_ms = (wait_ms * 2).min(50);
+            }
+            Err(e) => return Err(RemoteError::Git(format!("cannot wait for git: {e}"))),
+        }
+    };
+    let Some(status) = status else {
+        crate::sys::kill_group(child.id());
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = out.join();
+        let _ = err.join();
+        return Ok(None);
+    };
+    Ok(Some(std::process::Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    }))
+}
+
+/// What a remote that did not answer in time is told as.
+fn no_answer(remote: &str, what: &str) -> String {
+    format!(
+        "{remote} did not answer {what} within the shared rail's deadline of {} ms (RAIL_SHARED_TIMEOUT_MS)",
+        shared_timeout().as_millis()
+    )
 }
 
 /// Whether git failed on another process of this machine rather than on the remote: a lock
@@ -145,7 +221,8 @@ pub fn fetch(
         args.push(format!("+refs/heads/*:refs/remotes/{remote}/*"));
     }
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut out = git_out(dir, &argv)?;
+    let unanswered = || RemoteError::Unreachable(no_answer(remote, "a fetch"));
+    let mut out = git_remote(dir, &argv, deadline)?.ok_or_else(unanswered)?;
     // Rail's own fetches are serialised per repository (the exchange lock), but a person's
     // `git fetch` or `git gc` may hold a ref's lock for a moment.
     let mut wait_ms = 15;
@@ -155,14 +232,14 @@ pub fn fetch(
     {
         std::thread::sleep(Duration::from_millis(wait_ms));
         wait_ms = (wait_ms * 2).min(250);
-        out = git_out(dir, &argv)?;
+        out = git_remote(dir, &argv, deadline)?.ok_or_else(unanswered)?;
     }
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     if !out.status.success() {
         if stderr.contains("couldn't find remote ref") {
             // No shared state yet; but the remote is there.
             if branches {
-                let _ = git_out(dir, &["fetch", "--quiet", "--no-tags", remote]);
+                let _ = git_remote(dir, &["fetch", "--quiet", "--no-tags", remote], deadline);
             }
             return Ok(None);
         }
@@ -186,15 +263,23 @@ pub fn read_commit(dir: &Path, commit: Option<&str>) -> Result<Snapshot, RemoteE
         return Ok(Snapshot {
             commit: None,
             files: BTreeMap::new(),
+            foreign: Vec::new(),
         });
     };
     let listing = git::run(dir, &["ls-tree", "-r", "-z", commit]).map_err(RemoteError::Git)?;
     let mut entries: Vec<(String, String)> = Vec::new();
+    let mut foreign = Vec::new();
     for entry in listing.split('\0').filter(|e| !e.is_empty()) {
         let Some((meta, path)) = entry.split_once('\t') else {
             continue;
         };
-        let sha = meta.split_whitespace().nth(2).unwrap_or("").to_string();
+        let mut meta = meta.split_whitespace();
+        let kind = meta.nth(1).unwrap_or("");
+        let sha = meta.next().unwrap_or("").to_string();
+        if kind != "blob" || rail_core::files::rail_data_path(path).is_err() {
+            foreign.push(path.to_string());
+            continue;
+        }
         entries.push((path.to_string(), sha));
     }
     let mut child = Command::new("git")
@@ -248,6 +333,7 @@ pub fn read_commit(dir: &Path, commit: Option<&str>) -> Result<Snapshot, RemoteE
     Ok(Snapshot {
         commit: Some(commit.to_string()),
         files,
+        foreign,
     })
 }
 
@@ -319,7 +405,7 @@ enum Pushed {
     Rejected,
 }
 
-fn push(dir: &Path, remote: &str, commit: &str) -> Result<Pushed, RemoteError> {
+fn push(dir: &Path, remote: &str, commit: &str, deadline: Instant) -> Result<Pushed, RemoteError> {
     // Tests: stop here until told to go, so a test can act between the plan and the push
     // (`paused` says we are here; `go` lets us on; a minute at most).
     if let Some(dir) = std::env::var_os("RAIL_TEST_PAUSE_BEFORE_PUSH").map(PathBuf::from) {
@@ -330,11 +416,30 @@ fn push(dir: &Path, remote: &str, commit: &str) -> Result<Pushed, RemoteError> {
         }
     }
     let refspec = format!("{commit}:{REF}");
-    let out = git_out(dir, &["push", "--porcelain", "--quiet", remote, &refspec])?;
+    let Some(out) = git_remote(
+        dir,
+        &["push", "--porcelain", "--quiet", remote, &refspec],
+        deadline,
+    )?
+    else {
+        // The push may have landed before the remote went quiet: not "nothing was changed".
+        return Err(RemoteError::Git(format!(
+            "{}; the operation may or may not have reached the remote: `rail sync` and look",
+            no_answer(remote, "a push")
+        )));
+    };
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     if out.status.success() {
         return Ok(Pushed::Done);
+    }
+    // `[remote rejected]` is the server's own verdict, usually a hook's: not a lost race unless
+    // the reason is the ref's lock or its old value (a concurrent update). Retrying would only
+    // hear the same no until the deadline; show the server's reason and stop.
+    if let Some(reason) = declined(&stdout, &stderr) {
+        return Err(RemoteError::Git(format!(
+            "{remote} declined the push to {REF}, nothing was changed: {reason}"
+        )));
     }
     // `!` lines are refs the remote refused: not a fast-forward, or a concurrent update held
     // the ref's lock. Either way another writer got there first.
@@ -348,6 +453,53 @@ fn push(dir: &Path, remote: &str, commit: &str) -> Result<Pushed, RemoteError> {
     } else {
         Err(RemoteError::Unreachable(stderr))
     }
+}
+
+/// The server's reason when it declined a push for its own reasons (`[remote rejected]`
+/// that is not a concurrent update), with what it printed (`remote: …` lines); `None` for a
+/// lost race or anything else.
+fn declined(stdout: &str, stderr: &str) -> Option<String> {
+    let line = stdout
+        .lines()
+        .chain(stderr.lines())
+        .find(|l| l.contains("[remote rejected]"))?;
+    let reason = line
+        .split_once("[remote rejected]")
+        .map(|(_, r)| r.trim().trim_start_matches('(').trim_end_matches(')'))
+        .unwrap_or("")
+        .to_string();
+    let race = ["lock", "incorrect old value", "stale info", "fetch first"];
+    // A server's ref update lost to a concurrent one says `failed to update ref` with the
+    // cause on its `remote:` lines (`cannot lock ref …: is at X but expected Y`).
+    if race.iter().any(|r| reason.contains(r))
+        || stderr.contains("cannot lock ref")
+        || stderr.contains("but expected")
+    {
+        return None;
+    }
+    let said: Vec<String> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("remote:"))
+        .map(|l| {
+            l.replace("\x1b[K", "")
+                .trim()
+                .chars()
+                .map(|c| if c.is_control() { '?' } else { c })
+                .collect::<String>()
+        })
+        .filter(|l| !l.is_empty())
+        .take(20)
+        .collect();
+    let reason = if reason.is_empty() {
+        "no reason given".to_string()
+    } else {
+        reason
+    };
+    Some(if said.is_empty() {
+        reason
+    } else {
+        format!("{reason}; the server said: {}", said.join(" / "))
+    })
 }
 
 fn repo_dir(ctx: &Ctx) -> PathBuf {
@@ -562,7 +714,7 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
             Ok(c) => c,
             Err(e) => return Round::Failed(e.fail()),
         };
-        match push(dir, remote, &new) {
+        match push(dir, remote, &new, deadline) {
             Ok(Pushed::Done) => {
                 let _ = git::run(dir, &["update-ref", FETCHED, &new]);
                 Some(new)
@@ -575,6 +727,7 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
     let state = Snapshot {
         commit: commit_id,
         files,
+        foreign: snapshot.foreign.clone(),
     };
     // The operations are done on the remote; a local mirror problem is only a warning for them,
     // but it is what a sync was asked for.
@@ -783,6 +936,13 @@ pub fn mirror(ctx: &Ctx, snapshot: &Snapshot) -> Result<(), Fail> {
     for foreign in &plan.ignored {
         errln!("rail: the shared rail has {foreign}; not written here");
     }
+    if let Some(first) = snapshot.foreign.first() {
+        // One line, however many: 3,000 stray files once printed 3,000 lines per operation.
+        errln!(
+            "rail: the shared rail has {} entries that are not the rail's (first: {first}); ignored",
+            snapshot.foreign.len()
+        );
+    }
     ctx.rail
         .apply(&lock, &local, &plan.writes, &[])
         .map_err(Fail::env)?;
@@ -851,7 +1011,7 @@ pub fn init_remote(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
             }
             let new =
                 commit(&dir, None, &files, "rail: share this rail").map_err(RemoteError::fail)?;
-            match push(&dir, remote, &new).map_err(RemoteError::fail)? {
+            match push(&dir, remote, &new, deadline).map_err(RemoteError::fail)? {
                 Pushed::Done => done.push(format!("published the rail to {remote} {REF}")),
                 Pushed::Rejected => done.push(format!("{remote} already has a shared rail")),
             }
@@ -893,7 +1053,34 @@ pub fn before_read(ctx: &Ctx, remote: &str, fetch_first: bool) -> Result<Option<
 
 #[cfg(test)]
 mod tests {
-    use super::local_lock_busy;
+    use super::{declined, local_lock_busy};
+
+    #[test]
+    fn a_hook_s_no_is_told_from_a_lost_race() {
+        let hook = declined(
+            "To x\n!\tHEAD:refs/rail/claims\t[remote rejected] (pre-receive hook declined)\nDone\n",
+            "remote: frozen, ask ops        \x1b[K\nerror: failed to push some refs to 'x'",
+        );
+        assert_eq!(
+            hook.as_deref(),
+            Some("pre-receive hook declined; the server said: frozen, ask ops")
+        );
+        for race in [
+            "!\tHEAD:refs/rail/claims\t[remote rejected] (failed to lock)",
+            "!\tHEAD:refs/rail/claims\t[remote rejected] (cannot lock ref 'refs/rail/claims')",
+            "!\tHEAD:refs/rail/claims\t[rejected] (fetch first)",
+        ] {
+            assert_eq!(declined(race, ""), None, "{race}");
+        }
+        // Seen with three machines racing on a path remote.
+        assert_eq!(
+            declined(
+                "!\tHEAD:refs/rail/claims\t[remote rejected] (failed to update ref)",
+                "remote: error: cannot lock ref 'refs/rail/claims': is at f4d6 but expected b991",
+            ),
+            None
+        );
+    }
 
     #[test]
     fn a_busy_local_lock_is_told_from_an_unreachable_remote() {

@@ -31,6 +31,12 @@ use windows as os;
 use std::fs::{File, Metadata, OpenOptions};
 use std::io;
 
+/// Stops the process group `pid` leads, on Unix (`kill(-pid, SIGKILL)`); nothing on Windows,
+/// where the caller kills the child itself.
+pub fn kill_group(pid: u32) {
+    os::kill_group(pid)
+}
+
 /// This machine's name, as lock records and claims' `pid@host` fields spell it.
 pub fn hostname() -> String {
     os::hostname()

@@ -121,3 +121,13 @@ pub fn die_now() -> ! {
     let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::KILL);
     std::process::abort()
 }
+
+/// Stops every process of the group `pid` leads (a git command and its transport helpers).
+pub fn kill_group(pid: u32) {
+    if let Some(p) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+    }
+}
