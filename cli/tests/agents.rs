@@ -1436,6 +1436,38 @@ fn init_agents_configures_only_the_agents_named_or_found() {
     assert_ne!(before, "{}");
 }
 
+/// Gemini CLI reads GEMINI.md and no other instruction file: set up for Gemini in a repository
+/// with no instruction file, the rail section lands there too (it used to go to AGENTS.md and
+/// CLAUDE.md only, which the Gemini model never sees); other agents' defaults are unchanged.
+#[test]
+fn init_agents_for_gemini_writes_the_section_into_gemini_md() {
+    let repo = Repo::new();
+    let out = repo.rail(&["init", "--agents", "--agent", "gemini"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let gemini = repo.read("GEMINI.md");
+    assert_eq!(gemini.matches("<!-- rail:begin -->").count(), 1, "{gemini}");
+    assert!(gemini.contains("rail claim"), "{gemini}");
+    let text = stdout(&out);
+    assert!(
+        text.contains("--skip-trust"),
+        "init names Gemini's trust caveat: {text}"
+    );
+    // Again: the section is not written twice.
+    let out = repo.rail(&["init", "--agents", "--agent", "gemini"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(repo.read("GEMINI.md"), gemini);
+
+    let other = Repo::new();
+    let out = other.rail(&["init", "--agents", "--agent", "codex,copilot"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!other.file("GEMINI.md").exists());
+    assert!(other.file("AGENTS.md").exists() && other.file("CLAUDE.md").exists());
+    assert!(
+        stdout(&out).contains("--trust-folder"),
+        "init names Copilot's folder trust"
+    );
+}
+
 /// Cursor may start a hook with no useful working directory: the rail is found from the
 /// payload's workspace root.
 #[test]

@@ -74,15 +74,24 @@ impl Target {
         }
     }
 
+    /// The instruction file the agent reads, when it reads one of its own (the others read
+    /// AGENTS.md or CLAUDE.md, which `rail init --agents` writes by default).
+    pub fn own_instructions(self) -> Option<&'static str> {
+        match self {
+            Target::Gemini => Some("GEMINI.md"),
+            _ => None,
+        }
+    }
+
     /// What the person must do once for the installed files to take effect.
     pub fn needs(self) -> &'static str {
         match self {
             Target::Claude => "approve the project MCP server `rail` when Claude Code asks (or in /mcp); the hooks in .claude/settings.json apply from the next session (review them in /hooks)",
             Target::Codex => "trust this project (accept Codex's trust prompt, or set `trust_level = \"trusted\"` for it under [projects] in ~/.codex/config.toml): project hooks and MCP servers load only in a trusted project; then review and trust the `rail hook codex` hook in /hooks (new hooks are skipped until trusted; `codex exec` needs --dangerously-bypass-hook-trust)",
             Target::Cursor => "reload Cursor so it reads .cursor/hooks.json, and enable the `rail` MCP server in Cursor's MCP settings; the hooks fail closed (`failClosed`), so a missing `rail` binary blocks every tool call until it is on PATH",
-            Target::Gemini => "trust this folder in Gemini CLI (project hooks load only in a trusted folder); the first run warns about the new hooks, then runs them; restart gemini",
+            Target::Gemini => "trust this folder in Gemini CLI (project hooks load only in a trusted folder; `--skip-trust` alone loads none, silently: trust the folder or set GEMINI_CLI_TRUST_WORKSPACE=true); the first run warns about the new hooks, then runs them; restart gemini",
             Target::VsCode => "VS Code's agent runs the hooks in .claude/settings.json (agent hooks are a preview: allow them if your settings restrict `chat.hookFilesLocations`); start and trust the `rail` server from .vscode/mcp.json in the MCP view",
-            Target::Copilot => "start a new `copilot` session in this repository: it reads .github/hooks/rail.json and the `rail` server in .mcp.json (check with /mcp); Copilot skips a hook that fails or times out, so a missing `rail` binary lets every tool call through unjudged: keep `rail` on PATH",
+            Target::Copilot => "trust this folder in Copilot CLI (the trust prompt, or --trust-folder): it loads .github/hooks only in a trusted folder and otherwise runs every tool unjudged, silently; then start a new `copilot` session in this repository: it reads .github/hooks/rail.json and the `rail` server in .mcp.json (check with /mcp); Copilot skips a hook that fails or times out, so a missing `rail` binary lets every tool call through unjudged: keep `rail` on PATH",
         }
     }
 }

@@ -804,11 +804,19 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
             .map(|n| top.join(n))
             .filter(|p| p.exists())
             .collect();
-        if present.is_empty() {
+        let mut files = if present.is_empty() {
             vec![top.join("AGENTS.md"), top.join("CLAUDE.md")]
         } else {
             present
+        };
+        // An agent that reads only its own file gets the section there too.
+        for own in targets.iter().filter_map(|t| t.own_instructions()) {
+            let path = top.join(own);
+            if !files.contains(&path) {
+                files.push(path);
+            }
         }
+        files
     } else {
         args.files
             .iter()
