@@ -1,7 +1,7 @@
 //! Hostile rails from issue 17, finding 9, built into a board once: for measuring time and
 //! peak memory of one process (`/usr/bin/time -v`), which criterion cannot report.
 //!
-//! `cargo run --release -p rail-core --example hostile -- overlap|pair|three|stars|wildcards|extensions [N]`
+//! `cargo run --release -p rail-core --example hostile -- overlap|pair|three|stars|wildcards|extensions|two-wide [N]`
 
 use std::time::Instant;
 
@@ -66,6 +66,15 @@ fn main() {
         "stars" => (0..3).map(|i| claim(i, &stars(i))).collect(),
         "wildcards" => (0..n).map(|i| claim(i, &format!("*/d{i}/**"))).collect(),
         "extensions" => (0..n).map(|i| claim(i, &format!("**/*.x{i}"))).collect(),
+        // Issue 28, finding 4: two claims of N patterns each, every pair overlapping.
+        "two-wide" => ["a", "b"]
+            .iter()
+            .enumerate()
+            .map(|(i, letter)| {
+                let paths: Vec<String> = (0..n).map(|k| format!("**/*{letter}{k}*")).collect();
+                claim(i, &paths.join(", "))
+            })
+            .collect(),
         other => panic!("unknown case {other}: see the module docs"),
     };
     let texts = rail(&lines);

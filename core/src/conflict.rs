@@ -126,6 +126,9 @@ fn duplicates(eval: &Evaluation) -> Vec<Conflict> {
     out
 }
 
+/// How many overlapping pattern pairs one conflict lists at most.
+const LISTED: usize = 16;
+
 struct PathEntry<'a> {
     claim: &'a Claim,
     /// Index into the distinct patterns: entries of one pattern share its automaton.
@@ -145,6 +148,17 @@ struct PathEntry<'a> {
 /// Each distinct pair of patterns is decided once (`glob::overlap_of`, bounded), and a pair it
 /// cannot decide within its budget counts as overlapping, said so in the message.
 pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
+    path_overlaps_counted(claims).0
+}
+
+/// [`path_overlaps`] and the work it took.
+pub fn path_overlaps_counted(claims: &[Claim]) -> (Vec<Conflict>, glob::Budget) {
+    let mut budget = glob::Budget::rail();
+    let found = path_overlaps_within(claims, &mut budget);
+    (found, budget)
+}
+
+fn path_overlaps_within(claims: &[Claim], budget: &mut glob::Budget) -> Vec<Conflict> {
     let mut ids: HashMap<&str, usize, BuildHasherDefault<Fnv>> =
         HashMap::with_capacity_and_hasher(claims.len(), Default::default());
     // Distinct patterns, each prepared on first need: on a large board most patterns are never
@@ -224,14 +238,26 @@ pub fn path_overlaps(claims: &[Claim]) -> Vec<Conflict> {
             if f.claim.session == e.claim.session {
                 continue;
             }
+            let key = if f.claim.id < e.claim.id {
+                (f.claim.id, e.claim.id)
+            } else {
+                (e.claim.id, f.claim.id)
+            };
+            // A claim pair that already conflicts needs no more searches (they would spend the
+            // rail's budget on a verdict already known), and lists at most LISTED overlaps.
+            let known = pairs.get(&key).map_or(0, Vec::len);
+            if known >= LISTED {
+                continue;
+            }
             let (pf, pe) = (pattern(f.pattern), pattern(e.pattern));
             // Only the automata's answers are kept: the cheap ones cost less than a lookup,
             // and keeping millions of them would cost memory.
             let verdict = match glob::quick_overlap(pf, pe) {
                 Some(v) => v,
+                None if known > 0 => continue,
                 None => decided
                     .entry((f.pattern, e.pattern))
-                    .or_insert_with(|| glob::automata_overlap(pf, pe))
+                    .or_insert_with(|| glob::automata_overlap_within(pf, pe, budget))
                     .clone(),
             };
             let (example, undecided) = match verdict {
@@ -639,4 +665,60 @@ pub fn backlog(eval: &Evaluation, log: &Log) -> Vec<PlannedView> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::{Facts, FileText, RailTexts};
+    use crate::model::Rail;
+
+    /// Claims of `n` patterns each, one claim per `(session, pattern builder)`.
+    fn wide(claims: &[(&str, &dyn Fn(usize) -> String)], n: usize) -> Evaluation {
+        let mut text = String::from("# Claims\n\n");
+        for (i, (session, pattern)) in claims.iter().enumerate() {
+            let paths: Vec<String> = (0..n).map(pattern).collect();
+            text.push_str(&format!(
+                "t{i} | {session} | 2026-10-22T14:00Z | paths: {}\n",
+                paths.join(", ")
+            ));
+        }
+        let texts = RailTexts {
+            claims: Some(FileText {
+                path: "claims.md".into(),
+                text,
+                modified: None,
+            }),
+            ..RailTexts::default()
+        };
+        let facts = Facts::at(crate::time::parse_time("2026-10-22T14:30:00Z").unwrap());
+        Rail::load(&texts).evaluate(&facts)
+    }
+
+    /// Issue 28, finding 4: two claims of 400 patterns each, every pair of which overlaps and
+    /// needs the automata (`**/*a7*` and `**/*b9*` both cover `b9a7`). Each pair was bounded,
+    /// their number was not: 160,000 searches, 277 s for `rail board`. The whole question now
+    /// has one budget, and the claims still conflict.
+    #[test]
+    fn wide_claims_are_judged_within_one_budget() {
+        let a = |k: usize| format!("**/*a{k}*");
+        let b = |k: usize| format!("**/*b{k}*");
+        let eval = wide(&[("alice", &a), ("bob", &b)], 400);
+        assert_eq!(eval.claims[0].paths.len(), 400);
+        let (found, work) = path_overlaps_counted(&eval.claims);
+        assert!(
+            work.spent <= glob::MAX_RAIL_STEPS,
+            "{} work units for one board (budget {})",
+            work.spent,
+            glob::MAX_RAIL_STEPS
+        );
+        assert!(work.searches <= 1_000, "{} searches", work.searches);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].sessions, ["alice", "bob"]);
+        assert!(
+            found[0].message.contains("overlaps"),
+            "{}",
+            found[0].message
+        );
+    }
 }

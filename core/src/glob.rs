@@ -281,6 +281,53 @@ pub const MAX_PRODUCT_STATES: usize = 100_000;
 /// alternatives: a search's start compares every first edge of one side with the other's).
 pub const MAX_PRODUCT_STEPS: usize = 2_000_000;
 
+/// How many edge comparisons all the overlap searches of one question about the whole rail
+/// (a board, the conflicts of one claim) may take together: two hostile pairs' worth. Without
+/// it, each pair was bounded but their number was not, and two claims of 400 patterns each
+/// made 160,000 searches (issue 28: `rail board` took 277 s). Pairs met once it is spent are
+/// undecided, so they count as overlapping.
+pub const MAX_RAIL_STEPS: usize = 2 * MAX_PRODUCT_STEPS;
+
+/// The work left for one question about the rail, in edge comparisons (a state built for a
+/// pattern's automaton counts as one too), and what was done: counted, not timed, so tests
+/// can check it.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    left: usize,
+    /// Work units spent so far.
+    pub spent: usize,
+    /// Product searches run (pairs the cheap checks could not answer, met with budget left).
+    pub searches: usize,
+    /// Pairs answered undecided because the budget was spent before they were met.
+    pub refused: usize,
+}
+
+impl Budget {
+    pub fn new(units: usize) -> Self {
+        Budget {
+            left: units,
+            spent: 0,
+            searches: 0,
+            refused: 0,
+        }
+    }
+
+    /// The budget of one question about the whole rail ([`MAX_RAIL_STEPS`]).
+    pub fn rail() -> Self {
+        Budget::new(MAX_RAIL_STEPS)
+    }
+
+    pub fn is_spent(&self) -> bool {
+        self.left == 0
+    }
+
+    fn charge(&mut self, units: usize) {
+        let units = units.min(self.left);
+        self.left -= units;
+        self.spent += units;
+    }
+}
+
 /// Could some path be covered by both patterns? Patterns must be normalized. Undecided pairs
 /// count as overlapping (see [`OverlapVerdict::Undecided`]).
 pub fn overlaps(a: &str, b: &str) -> bool {
@@ -383,7 +430,27 @@ pub fn overlap_of(a: &Pattern, b: &Pattern) -> OverlapVerdict {
 /// The product search alone, for a pair [`quick_overlap`] could not decide (callers that meet
 /// one pair many times keep its answer: this is the costly part).
 pub fn automata_overlap(a: &Pattern, b: &Pattern) -> OverlapVerdict {
-    a.nfa().intersection(b.nfa())
+    automata_overlap_within(a, b, &mut Budget::new(usize::MAX))
+}
+
+/// [`automata_overlap`] drawing on `budget`, shared by every pair of one question: a pair met
+/// once it is spent is undecided without a search, and a search stops when it runs out (as it
+/// stops at its own limits).
+pub fn automata_overlap_within(a: &Pattern, b: &Pattern, budget: &mut Budget) -> OverlapVerdict {
+    if budget.is_spent() {
+        budget.refused += 1;
+        return OverlapVerdict::Undecided;
+    }
+    for p in [a, b] {
+        if p.nfa.get().is_none() {
+            let states = p.nfa().accept.len();
+            budget.charge(states);
+        }
+    }
+    budget.searches += 1;
+    let (verdict, steps) = a.nfa().intersection(b.nfa(), budget.left);
+    budget.charge(steps);
+    verdict
 }
 
 /// The answer of the cheap checks, when they have one: no automaton is built.
@@ -670,7 +737,8 @@ impl Nfa {
     /// Breadth-first search of the product automaton (each state pair visited once): the
     /// shortest common string, none, or undecided when the budget runs out first. Polynomial:
     /// at most |self| × |other| pairs, and never more than the budget.
-    fn intersection(&self, other: &Nfa) -> OverlapVerdict {
+    /// Also returns the edge comparisons it made; it stops undecided past `budget` of them.
+    fn intersection(&self, other: &Nfa, budget: usize) -> (OverlapVerdict, usize) {
         use std::collections::{HashMap, VecDeque};
         let start: Pair = (0, 0);
         let mut parent: HashMap<Pair, Option<(Pair, u8)>> = HashMap::new();
@@ -686,12 +754,13 @@ impl Nfa {
                     cur = *prev;
                 }
                 bytes.reverse();
-                return OverlapVerdict::Overlapping(String::from_utf8_lossy(&bytes).into_owned());
+                let witness = String::from_utf8_lossy(&bytes).into_owned();
+                return (OverlapVerdict::Overlapping(witness), steps);
             }
             let (xs, ys) = (&self.edges[a as usize], &other.edges[b as usize]);
             steps += xs.len() * ys.len();
-            if steps > MAX_PRODUCT_STEPS || parent.len() > MAX_PRODUCT_STATES {
-                return OverlapVerdict::Undecided;
+            if steps > MAX_PRODUCT_STEPS.min(budget) || parent.len() > MAX_PRODUCT_STATES {
+                return (OverlapVerdict::Undecided, steps);
             }
             for &(sx, tx) in xs {
                 for &(sy, ty) in ys {
@@ -705,7 +774,7 @@ impl Nfa {
                 }
             }
         }
-        OverlapVerdict::Disjoint
+        (OverlapVerdict::Disjoint, steps)
     }
 }
 
@@ -985,7 +1054,7 @@ mod tests {
                 continue;
             };
             let (pa, pb) = (Pattern::new(&a), Pattern::new(&b));
-            let automata = pa.nfa().intersection(pb.nfa());
+            let automata = pa.nfa().intersection(pb.nfa(), usize::MAX).0;
             if fixed_segments_disjoint(&pa, &pb) || suffixes_disjoint(&pa, &pb) {
                 decided_early += 1;
                 assert_eq!(automata, OverlapVerdict::Disjoint, "{a} {b}");
