@@ -9,7 +9,6 @@ export type {
   Board,
   BoardClaim,
   BoardReleased,
-  Column,
   Conflict,
   Facts,
   FileText,

@@ -121,7 +121,9 @@ suite('Rail in a real VS Code', () => {
     assert.ok(!find(rows[2]?.children ?? [], 'reindex'), 'not also under Stale');
     // Every claim is in the group core's column names, nowhere else.
     const board = api.snapshot()?.board;
-    const groupOf = new Map(rows.slice(0, 4).flatMap((g, i) => g.children.map((c) => [c.label, ['live', 'expiring', 'stale', 'blocked'][i]] as const)));
+    const groupOf = new Map(
+      rows.slice(0, 4).flatMap((g, i) => g.children.map((c) => [c.label, ['live', 'expiring', 'stale', 'blocked'][i]] as const)),
+    );
     for (const claim of board?.claims ?? []) assert.equal(groupOf.get(claim.task ?? `(${claim.file})`), claim.column, claim.task);
     const conflicts = rows[4]?.children.map((c) => c.label).sort();
     assert.deepEqual(conflicts, ['path-overlap', 'resource-clash']);

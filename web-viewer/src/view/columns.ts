@@ -3,13 +3,13 @@
 // Each column is a virtual list; arrow keys move between cards and columns (one tab stop per
 // column, roving focus), Enter or Space selects.
 
-import type { BoardClaim, Column } from '../core.js';
+import type { BoardClaim } from '../core.js';
 import { h } from '../dom.js';
 import { CARD_HEIGHT, renderCard, restyleCards } from './card.js';
 import type { ViewContext } from './context.js';
 import { VirtualList } from './virtual.js';
 
-export type ColumnId = Column;
+export type ColumnId = BoardClaim['column'];
 
 const COLUMNS: { id: ColumnId; title: string; hint: string }[] = [
   { id: 'live', title: 'Live', hint: 'held, lease running' },
