@@ -132,11 +132,7 @@ impl Ctx {
         {
             return Duration::from_millis(ms);
         }
-        let config = texts_config
-            .and_then(|t| t.config.as_ref())
-            .map(|c| rail_core::config::parse(&c.text).0)
-            .unwrap_or_default();
-        config
+        config_of(texts_config)
             .lock_timeout
             .to_std()
             .unwrap_or(Duration::from_secs(10))
@@ -215,22 +211,10 @@ impl Ctx {
         facts.host = lock::hostname();
         let rail = Rail::load(texts);
         let eval = rail.evaluate(&facts);
-        for claim in &eval.claims {
-            let Some(pid) = &claim.pid else { continue };
-            let Some((num, host)) = pid.split_once('@') else {
-                continue;
-            };
-            if host != facts.host {
-                continue;
-            }
-            if let Some(alive) = num
-                .parse::<u32>()
-                .ok()
-                .and_then(|n| lock::pid_alive(n, None))
-            {
-                facts.processes.insert(pid.clone(), alive);
-            }
-        }
+        probe_owners(
+            eval.claims.iter().filter_map(|c| c.pid.as_deref()),
+            &mut facts,
+        );
         let need = match commits {
             Commits::Always => true,
             Commits::IfNeeded => eval.claims.iter().any(|c| c.state() != State::Live),
@@ -262,6 +246,35 @@ impl Ctx {
 /// main checkout of a git repository, where Rail puts a new rail by default (the VS Code
 /// extension passes that directory with `--rail`). Any other directory is most likely a typo,
 /// and a new rail there would silently go unseen by everyone else.
+/// rail.yaml's settings as read into `texts` (core's defaults where there is none): the one
+/// place the CLI turns rail.yaml into settings, so no command repeats a default of core's.
+pub fn config_of(texts: Option<&RailTexts>) -> rail_core::config::Config {
+    texts
+        .and_then(|t| t.config.as_ref())
+        .map(|c| rail_core::config::parse(&c.text).0)
+        .unwrap_or_default()
+}
+
+/// Records in `facts` whether each owner process named by `pids` (`PID@HOST`) that runs on this
+/// host is alive; other hosts' pids and pids already known are left alone.
+pub fn probe_owners<'a>(pids: impl Iterator<Item = &'a str>, facts: &mut Facts) {
+    for pid in pids {
+        let Some((num, host)) = pid.split_once('@') else {
+            continue;
+        };
+        if host != facts.host || facts.processes.contains_key(pid) {
+            continue;
+        }
+        if let Some(alive) = num
+            .parse::<u32>()
+            .ok()
+            .and_then(|n| lock::pid_alive(n, None))
+        {
+            facts.processes.insert(pid.to_string(), alive);
+        }
+    }
+}
+
 fn is_rail(dir: &std::path::Path) -> bool {
     use rail_core::model::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE};
     if [CLAIMS_MD, CONFIG_FILE, CLAIMS_DIR]

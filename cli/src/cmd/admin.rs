@@ -475,25 +475,12 @@ fn merge_facts(
         .map(|text| rail_core::config::parse(&text).0)
         .unwrap_or_default();
     for side in sides {
-        for line in rail_core::rail::parse(side).lines {
-            let rail_core::rail::LineKind::Claim(c) = &line.kind else {
-                continue;
-            };
-            let Some(pid) = &c.pid else { continue };
-            let Some((num, host)) = pid.split_once('@') else {
-                continue;
-            };
-            if host != facts.host || facts.processes.contains_key(pid) {
-                continue;
-            }
-            if let Some(alive) = num
-                .parse::<u32>()
-                .ok()
-                .and_then(|n| lock::pid_alive(n, None))
-            {
-                facts.processes.insert(pid.clone(), alive);
-            }
-        }
+        let doc = rail_core::rail::parse(side);
+        let pids = doc.lines.iter().filter_map(|line| match &line.kind {
+            rail_core::rail::LineKind::Claim(c) => c.pid.as_deref(),
+            _ => None,
+        });
+        crate::context::probe_owners(pids, &mut facts);
     }
     let base = ctx
         .repo

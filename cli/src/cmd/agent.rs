@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use rail_core::agent::{self, Agent, Answer, Event, Harness, Outcome};
-use rail_core::config::{HookFailure, HookUnanalysed, OnStop};
+use rail_core::config::{HookFailure, OnStop};
 use rail_core::hook::{self, Actor, Decision};
 use rail_core::jsonc;
 use rail_core::log::{Event as LogEvent, LogEntry};
@@ -387,11 +387,7 @@ fn pre_tool_use(
         Ok(t) => t,
         Err(f) => return fail_safe(&f.message, root),
     };
-    let mode = texts
-        .config
-        .as_ref()
-        .map(|c| rail_core::config::parse(&c.text).0.hook_unanalysed)
-        .unwrap_or(HookUnanalysed::Warn);
+    let mode = crate::context::config_of(Some(&texts)).hook_unanalysed;
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     let eval = Rail::load(&texts).evaluate(&facts);
     let verdict = hook::judge_as(&eval, acting.actor(), &landed.targets, &unanalysed, mode);
@@ -564,11 +560,7 @@ fn on_lifecycle(ctx: &Ctx, call: &agent::Call) -> Result<(), String> {
     };
     let texts = ctx.read(false).map_err(|f| f.message)?;
     let what = match call.event {
-        Event::SessionEnd => texts
-            .config
-            .as_ref()
-            .map(|c| rail_core::config::parse(&c.text).0.on_stop)
-            .unwrap_or(OnStop::Release),
+        Event::SessionEnd => crate::context::config_of(Some(&texts)).on_stop,
         _ => OnStop::Renew,
     };
     let facts = ctx.facts(&texts, Commits::IfNeeded);
