@@ -58,7 +58,7 @@ impl std::fmt::Display for Refused {
             Why::Not(NotAFile::Link) => {
                 return write!(
                     f,
-                    "{path} is a symbolic link; Rail does not follow links in the rail directory (one could point outside the repository). Nothing was changed: replace the link with the file itself, or remove it"
+                    "{path} is a symbolic link; Rail does not follow links in the repository (one could point outside it). Nothing was changed: replace the link with the file itself, or remove it"
                 )
             }
             Why::Not(NotAFile::Fifo) => "a FIFO (named pipe)",
@@ -240,6 +240,131 @@ pub fn ensure_dir(path: &Path) -> io::Result<()> {
     }
 }
 
+// Work-tree files: the files Rail writes outside the rail directory (.gitattributes, .gitignore,
+// the agents' instruction files and configs, git hooks). A branch commits them, so they are as
+// hostile as the rail's own files: any of them, or any directory above it, may be a link to
+// `~/.bashrc` or `~/.claude`. One way in for all of them.
+
+fn outside(root: &Path, path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "{} is not inside {}; Rail writes only files inside the repository. Nothing was changed",
+            path.display(),
+            root.display()
+        ),
+    )
+}
+
+/// The directories between `root` and `path` (exclusive), each a real directory or missing
+/// (then created, one level at a time, when `create`); a link or anything else is refused.
+/// False if one is missing (and not created): the file cannot exist.
+fn walk_parents(root: &Path, path: &Path, create: bool) -> io::Result<bool> {
+    let rel = path.strip_prefix(root).map_err(|_| outside(root, path))?;
+    let mut parts: Vec<_> = rel.components().collect();
+    if parts.pop().is_none() {
+        return Err(outside(root, path));
+    }
+    let mut dir = root.to_path_buf();
+    for part in parts {
+        match part {
+            std::path::Component::Normal(name) => dir.push(name),
+            _ => return Err(outside(root, path)),
+        }
+        if create {
+            ensure_dir(&dir)?;
+        } else if !real_dir(&dir)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// What is at `path` now: `None` if nothing, the file's permissions if a regular file; a link
+/// or anything else is refused.
+fn existing_file(path: &Path) -> io::Result<Option<fs::Permissions>> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_file() => Ok(Some(m.permissions())),
+        Ok(m) if m.file_type().is_symlink() => Err(refused(path, Why::Not(NotAFile::Link))),
+        Ok(m) => Err(refused(
+            path,
+            Why::Not(sys::not_a_file(&m).unwrap_or(NotAFile::Other)),
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Checks that Rail may write `path` inside the work tree `root`: every directory on the way
+/// is a real one (or missing), and the file is a regular file (or missing). For a command that
+/// writes several files: check them all first, so one refusal means nothing is written.
+pub fn check_inside(root: &Path, path: &Path) -> io::Result<()> {
+    if walk_parents(root, path, false)? {
+        existing_file(path)?;
+    }
+    Ok(())
+}
+
+/// Reads a work-tree file as text, after [`check_inside`]; `None` if it is missing. Not UTF-8
+/// is an error (Rail merges into text, it never replaces what it cannot read).
+pub fn read_inside(root: &Path, path: &Path) -> io::Result<Option<String>> {
+    let Some(bytes) = read_bytes_inside(root, path)? else {
+        return Ok(None);
+    };
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
+/// [`read_inside`] as bytes (a git hook may be a binary).
+pub fn read_bytes_inside(root: &Path, path: &Path) -> io::Result<Option<Vec<u8>>> {
+    if !walk_parents(root, path, false)? {
+        return Ok(None);
+    }
+    existing_file(path)?;
+    Ok(read(path)?.map(|(bytes, _)| bytes))
+}
+
+/// Writes `bytes` to `path` inside the work tree `root`: the directories on the way are real
+/// ones (missing ones are created one level at a time, never through a link), the file is a
+/// regular file or missing, and the new text goes to a new temp file in the same directory
+/// that then replaces the name (so a link put there meanwhile is replaced, never followed).
+/// An existing file keeps its mode; `executable` adds the execute bits (git hooks).
+pub fn write_inside(root: &Path, path: &Path, bytes: &[u8], executable: bool) -> io::Result<()> {
+    use std::io::Write;
+    walk_parents(root, path, true)?;
+    let perms = existing_file(path)?;
+    let name = path.file_name().ok_or_else(|| outside(root, path))?;
+    let tmp = path.with_file_name(format!(
+        ".{}.rail-tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let mut file = create_new(&tmp)?;
+    let written = (|| {
+        file.write_all(bytes)?;
+        if let Some(perms) = perms {
+            file.set_permissions(perms)?;
+        }
+        #[cfg(unix)]
+        if executable {
+            use std::os::unix::fs::PermissionsExt;
+            let mut perms = file.metadata()?.permissions();
+            perms.set_mode(perms.mode() | 0o755);
+            file.set_permissions(perms)?;
+        }
+        #[cfg(not(unix))]
+        let _ = executable;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    written
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,5 +419,36 @@ mod tests {
         let e = real_dir(&link).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
         assert_eq!(fs::read_to_string(&outside).unwrap(), "secret");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn work_tree_writes_keep_the_mode_and_never_pass_a_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        fs::create_dir(&root).unwrap();
+        // A new file several levels down: the directories are made one by one.
+        let deep = root.join("a/b/c.json");
+        write_inside(&root, &deep, b"{}", false).unwrap();
+        assert_eq!(fs::read(&deep).unwrap(), b"{}");
+        // An existing file keeps its mode; the temp file is gone.
+        fs::set_permissions(&deep, fs::Permissions::from_mode(0o600)).unwrap();
+        write_inside(&root, &deep, b"[]", false).unwrap();
+        assert_eq!(
+            fs::metadata(&deep).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert_eq!(fs::read_dir(root.join("a/b")).unwrap().count(), 1);
+        // A dangling directory link on the way: its target is never created.
+        std::os::unix::fs::symlink(dir.path().join("made"), root.join("d")).unwrap();
+        let e = write_inside(&root, &root.join("d/e/f"), b"x", false).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert!(check_inside(&root, &root.join("d/e/f")).is_err());
+        assert!(!dir.path().join("made").exists());
+        // Outside the root, or climbing out of it: refused.
+        assert!(write_inside(&root, &dir.path().join("x"), b"x", false).is_err());
+        assert!(write_inside(&root, &root.join("../x"), b"x", false).is_err());
+        assert!(!dir.path().join("x").exists());
     }
 }

@@ -773,3 +773,97 @@ fn hostile_patterns_are_refused_or_count_as_overlapping() {
     );
     assert!(repo.holders("second").is_empty());
 }
+
+// Issue 28, finding 3: `rail init` and `rail init --agents` write work-tree files a branch
+// commits (.gitattributes, .gitignore, CLAUDE.md, AGENTS.md, .mcp.json, .claude/…). A committed
+// link there must not make Rail write outside the repository.
+
+/// For each file `rail init` (with `args`) writes, a repository where that file, or the
+/// directory holding it, is a link to a file or directory outside: Rail exits non-zero naming
+/// the link, and nothing outside changed — nor anything inside (one refused file means nothing
+/// is written).
+#[test]
+fn init_never_writes_through_a_committed_link() {
+    // (link name in the repository, whether the target is a directory, `rail` arguments)
+    let cases: &[(&str, bool, &[&str])] = &[
+        (".gitattributes", false, &["init"]),
+        (".gitignore", false, &["init"]),
+        ("CLAUDE.md", false, &["init", "--agents"]),
+        ("AGENTS.md", false, &["init", "--agents"]),
+        (".mcp.json", false, &["init", "--agents"]),
+        (".claude", true, &["init", "--agents"]),
+        // A committed hooks directory (core.hooksPath) that is a link.
+        (".githooks", true, &["init", "--hooks"]),
+    ];
+    // Every case is tried, and every failure named: not only the first.
+    let mut failures = Vec::new();
+    for (name, is_dir, args) in cases {
+        let repo = Repo::new();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("target");
+        if *is_dir {
+            std::fs::create_dir(&target).unwrap();
+            std::fs::write(target.join("settings.json"), "{\"mine\": true}\n").unwrap();
+            std::fs::write(target.join("pre-commit"), "#!/bin/sh\n# a hook of mine\n").unwrap();
+        } else if name.ends_with(".json") {
+            // Valid JSON, so that only the link can stop Rail merging into it.
+            std::fs::write(&target, "{\"mine\": true}\n").unwrap();
+        } else {
+            std::fs::write(&target, "# my own file, not the repository's\n").unwrap();
+        }
+        if *name == ".githooks" {
+            repo.git(&["config", "core.hooksPath", ".githooks"]);
+        }
+        if name.starts_with(".gitattr") || name.starts_with(".gitignore") {
+            // `rail init` wrote them already: the branch's link replaces them.
+            std::fs::remove_file(repo.file(name)).unwrap();
+        }
+        replace_with_link(&repo, name, &target);
+        let outside_before = snapshot(outside.path());
+        let inside_before = snapshot(repo.path());
+        let out = bounded(repo.path(), args, &[]);
+        let err = stderr(&out);
+        if code(&out) != 3 {
+            failures.push(format!(
+                "{name}: rail {args:?} exited {}, not 3: {}",
+                code(&out),
+                stdout(&out)
+            ));
+        } else if !(err.contains(name) && err.contains("symbolic link")) {
+            failures.push(format!("{name}: the refusal does not name the link: {err}"));
+        }
+        if snapshot(outside.path()) != outside_before {
+            failures.push(format!("{name}: a file outside the repository changed"));
+        }
+        // `rail init` sets up the rail before it reaches .gitattributes/.gitignore; otherwise
+        // one refused file means nothing at all is written.
+        if !name.starts_with(".gitattr")
+            && !name.starts_with(".gitignore")
+            && snapshot(repo.path()) != inside_before
+        {
+            failures.push(format!("{name}: files in the repository changed"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `rail board --html FILE` writes where it is told, but never through a link left at that name.
+#[test]
+fn board_html_never_writes_through_a_link() {
+    let repo = repo_with_a_claim();
+    let out = bounded(repo.path(), &["board", "--html", "board.html"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.read("board.html").contains("<html") || repo.read("board.html").contains("<!"));
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("bashrc");
+    std::fs::write(&target, "# mine\n").unwrap();
+    replace_with_link(&repo, "board.html", &target);
+    let out = bounded(repo.path(), &["board", "--html", "board.html"], &[]);
+    assert_ne!(code(&out), 0, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("board.html is a symbolic link"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "# mine\n");
+}

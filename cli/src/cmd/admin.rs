@@ -64,13 +64,14 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-/// Appends `line` to the file unless a line equal to it is already there. True if written.
-fn ensure_line(path: &Path, line: &str) -> Result<bool, Fail> {
-    let existing = match fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(Fail::env(format!("{}: {e}", path.display()))),
-    };
+/// Appends `line` to the work-tree file `path` (inside `root`) unless a line equal to it is
+/// already there. True if written. Through [`crate::railfile::write_inside`]: a committed link
+/// (`.gitattributes -> ~/.bashrc`) is refused, never followed.
+fn ensure_line(root: &Path, path: &Path, line: &str) -> Result<bool, Fail> {
+    let describe = |e: std::io::Error| Fail::env(crate::railfile::describe(path, &e));
+    let existing = crate::railfile::read_inside(root, path)
+        .map_err(describe)?
+        .unwrap_or_default();
     if existing.lines().any(|l| l.trim() == line) {
         return Ok(false);
     }
@@ -80,7 +81,7 @@ fn ensure_line(path: &Path, line: &str) -> Result<bool, Fail> {
     }
     text.push_str(line);
     text.push('\n');
-    fs::write(path, text).map_err(|e| Fail::env(format!("{}: {e}", path.display())))?;
+    crate::railfile::write_inside(root, path, text.as_bytes(), false).map_err(describe)?;
     Ok(true)
 }
 
@@ -130,21 +131,26 @@ pub fn init(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
                 format!("{}/", rel.display())
             };
             let attrs = top.join(".gitattributes");
-            if ensure_line(&attrs, &format!("{prefix}{CLAIMS_MD} merge=rail"))? {
+            let ignore = top.join(".gitignore");
+            // Both looked at before either is written: one refused means neither changes.
+            for path in [&attrs, &ignore] {
+                crate::railfile::check_inside(&top, path)
+                    .map_err(|e| Fail::env(crate::railfile::describe(path, &e)))?;
+            }
+            if ensure_line(&top, &attrs, &format!("{prefix}{CLAIMS_MD} merge=rail"))? {
                 done.push(format!(
                     "{}: {prefix}{CLAIMS_MD} merge=rail",
                     attrs.display()
                 ));
             }
-            if ensure_line(&attrs, &format!("{prefix}{LOG_FILE} merge=union"))? {
+            if ensure_line(&top, &attrs, &format!("{prefix}{LOG_FILE} merge=union"))? {
                 done.push(format!(
                     "{}: {prefix}{LOG_FILE} merge=union",
                     attrs.display()
                 ));
             }
-            let ignore = top.join(".gitignore");
             for pattern in ["claims.md.lock*", "claims.md.journal", "claims/*.rail-tmp"] {
-                if ensure_line(&ignore, &format!("{prefix}{pattern}"))? {
+                if ensure_line(&top, &ignore, &format!("{prefix}{pattern}"))? {
                     done.push(format!("{}: {prefix}{pattern}", ignore.display()));
                 }
             }
@@ -204,7 +210,16 @@ pub fn hooks_dir(repo: &crate::repo::Repo) -> PathBuf {
 
 fn install_hooks(repo: &crate::repo::Repo) -> Result<Vec<String>, Fail> {
     let dir = hooks_dir(repo);
-    fs::create_dir_all(&dir).map_err(|e| Fail::env(format!("{}: {e}", dir.display())))?;
+    // The hooks are written as every work-tree file: no link followed below the checkout (a
+    // committed core.hooksPath directory) or the git directory; a hooks directory the user
+    // configured elsewhere (a shared one in their home) is theirs, only its files are checked.
+    let root = [&repo.worktree, &repo.common_dir]
+        .into_iter()
+        .find(|r| dir.starts_with(r))
+        .cloned()
+        .or_else(|| dir.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| dir.clone());
+    let describe = |path: &Path, e: std::io::Error| Fail::env(crate::railfile::describe(path, &e));
     let mut done = Vec::new();
     let rail = rail_command();
     for (name, command) in [
@@ -220,14 +235,21 @@ fn install_hooks(repo: &crate::repo::Repo) -> Result<Vec<String>, Fail> {
         let script = format!(
             "#!/bin/sh\n{HOOK_MARK}\n# A hook that was here before runs first, unchanged: {name}.rail-chained\nhere=$(dirname \"$0\")\nif [ -x \"$here/{name}.rail-chained\" ]; then\n  \"$here/{name}.rail-chained\" \"$@\" || exit $?\nfi\nexec {command}\n"
         );
-        match fs::read_to_string(&path) {
-            Ok(existing) if existing.contains(HOOK_MARK) => {
-                if existing == script {
-                    continue;
-                }
-            }
-            Ok(_) => {
-                if chained.exists() {
+        // A hook that is a link (to a script kept elsewhere) is the user's: it is moved aside
+        // as a link (rename moves the name, it does not follow it) and chained like any other.
+        let existing = if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            Some(String::new())
+        } else {
+            crate::railfile::read_bytes_inside(&root, &path)
+                .map_err(|e| describe(&path, e))?
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+        };
+        match existing {
+            // Ours already: as it should be, or rewritten below.
+            Some(existing) if existing == script => continue,
+            Some(existing) if existing.contains(HOOK_MARK) => {}
+            Some(_) => {
+                if fs::symlink_metadata(&chained).is_ok() {
                     return Err(Fail::env(format!(
                         "{} and {} both exist; merge them by hand",
                         path.display(),
@@ -241,30 +263,13 @@ fn install_hooks(repo: &crate::repo::Repo) -> Result<Vec<String>, Fail> {
                     chained.display()
                 ));
             }
-            Err(_) => {}
+            None => {}
         }
-        fs::write(&path, script).map_err(|e| Fail::env(format!("{}: {e}", path.display())))?;
-        make_executable(&path)?;
+        crate::railfile::write_inside(&root, &path, script.as_bytes(), true)
+            .map_err(|e| describe(&path, e))?;
         done.push(format!("installed {}", path.display()));
     }
     Ok(done)
-}
-
-/// Git for Windows runs hooks through its own sh whatever their mode; elsewhere they must be
-/// executable.
-#[cfg(not(unix))]
-fn make_executable(_path: &Path) -> Result<(), Fail> {
-    Ok(())
-}
-
-#[cfg(unix)]
-fn make_executable(path: &Path) -> Result<(), Fail> {
-    use std::os::unix::fs::PermissionsExt;
-    let mut perms = fs::metadata(path)
-        .map_err(|e| Fail::env(format!("{}: {e}", path.display())))?
-        .permissions();
-    perms.set_mode(perms.mode() | 0o755);
-    fs::set_permissions(path, perms).map_err(|e| Fail::env(format!("{}: {e}", path.display())))
 }
 
 pub fn sync(ctx: &Ctx) -> Result<(), Fail> {

@@ -769,12 +769,12 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
                     let (_, original, merged) = writes.remove(i);
                     (merged, original)
                 }
-                None => match std::fs::read_to_string(&path) {
-                    Ok(t) => (t.clone(), t),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                        (String::new(), String::new())
-                    }
-                    Err(e) => return Err(Fail::env(format!("{}: {e}", path.display()))),
+                // Read without following a link, the directories on the way included (a
+                // committed `.claude -> ~/.claude` is refused here, before anything is written).
+                None => match crate::railfile::read_inside(&top, &path) {
+                    Ok(Some(t)) => (t.clone(), t),
+                    Ok(None) => (String::new(), String::new()),
+                    Err(e) => return Err(Fail::env(crate::railfile::describe(&path, &e))),
                 },
             };
             let merged = match &file {
@@ -794,7 +794,8 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
         let present: Vec<PathBuf> = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]
             .iter()
             .map(|n| top.join(n))
-            .filter(|p| p.exists())
+            // Present in any form: a link counts (and is then refused, never followed).
+            .filter(|p| std::fs::symlink_metadata(p).is_ok())
             .collect();
         let mut files = if present.is_empty() {
             vec![top.join("AGENTS.md"), top.join("CLAUDE.md")]
@@ -822,6 +823,15 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
             .collect()
     };
     instruction_files.dedup();
+    // Each instruction file read now, in the same read phase: a refused one changes nothing.
+    let mut sections: Vec<(PathBuf, String, String)> = Vec::new();
+    for file in instruction_files {
+        let old = crate::railfile::read_inside(&top, &file)
+            .map_err(|e| Fail::env(crate::railfile::describe(&file, &e)))?
+            .unwrap_or_default();
+        let new = upsert_section(&old, &section);
+        sections.push((file, old, new));
+    }
 
     if args.print {
         outln!("{section}");
@@ -840,16 +850,14 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
     }
 
     let mut done = Vec::new();
-    for file in instruction_files {
-        let old = match std::fs::read_to_string(&file) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(Fail::env(format!("{}: {e}", file.display()))),
-        };
-        let new = upsert_section(&old, &section);
+    // Every write as every read: no link followed, no directory created through one.
+    let write = |path: &Path, text: &str| {
+        crate::railfile::write_inside(&top, path, text.as_bytes(), false)
+            .map_err(|e| Fail::env(crate::railfile::describe(path, &e)))
+    };
+    for (file, old, new) in &sections {
         if new != old {
-            std::fs::write(&file, new)
-                .map_err(|e| Fail::env(format!("{}: {e}", file.display())))?;
+            write(file, new)?;
             done.push(format!("wrote the rail section of {}", file.display()));
         }
     }
@@ -857,11 +865,7 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
         if merged == original {
             continue;
         }
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| Fail::env(format!("{}: {e}", parent.display())))?;
-        }
-        std::fs::write(path, merged).map_err(|e| Fail::env(format!("{}: {e}", path.display())))?;
+        write(path, merged)?;
         done.push(format!("merged Rail's entries into {}", path.display()));
     }
     if !done.is_empty() {

@@ -49,7 +49,12 @@ pub fn write_board_html(texts: &RailTexts, facts: &Facts, path: &Path) -> Result
     }
     let data = script_json(&serde_json::json!({ "texts": texts, "facts": facts }));
     let html = page.replace(PLACEHOLDER, &data);
-    std::fs::write(path, html).map_err(|e| Fail::env(format!("{}: {e}", path.display())))?;
+    // The file named is written where it is named (it may be outside the repository: the user
+    // chose it), but never through a link put there (a committed `board.html -> ~/.bashrc` that
+    // a CI step writes): the final name is checked and replaced, as every file Rail writes.
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    crate::railfile::write_inside(&dir, path, html.as_bytes(), false)
+        .map_err(|e| Fail::env(crate::railfile::describe(path, &e)))?;
     outln!(
         "wrote the board to {} (open it in a browser; it needs no network)",
         path.display()
