@@ -100,16 +100,17 @@ impl Ctx {
 
     /// The acting session: `--session`, else `RAIL_SESSION`, else the current branch.
     pub fn session(&self) -> Result<String, Fail> {
-        let name = match &self.session_flag {
-            Some(s) => s.clone(),
-            None => self.repo.as_ref().and_then(|r| r.branch()).ok_or_else(|| {
-                Fail::usage(
-                    "no session: HEAD is detached or this is not a git checkout; pass --session NAME or set RAIL_SESSION",
-                )
-            })?,
-        };
-        rail_core::ident::validate_session(&name).map_err(|e| Fail::usage(e.0))?;
-        Ok(name)
+        use rail_core::ident::{acting, Acting, Unnamed};
+        let branch = self.repo.as_ref().and_then(|r| r.branch());
+        match acting(self.session_flag.as_deref(), branch.as_deref()) {
+            Acting::Session(s) => Ok(s),
+            Acting::Unnamed(Unnamed::NoBranch) => Err(Fail::usage(
+                "no session: HEAD is detached or this is not a git checkout; pass --session NAME or set RAIL_SESSION",
+            )),
+            Acting::Unnamed(Unnamed::BadExplicit(e) | Unnamed::BadBranch(e)) => {
+                Err(Fail::usage(e.0))
+            }
+        }
     }
 
     /// The session named by `--session` or `RAIL_SESSION`, if any.

@@ -77,6 +77,49 @@ pub fn validate_task(task: &str) -> Result<(), NameError> {
     Ok(())
 }
 
+/// Who acts in a checkout, decided once for every host (the CLI's commands, its hooks and MCP
+/// server): a session, or no session and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Acting {
+    Session(String),
+    Unnamed(Unnamed),
+}
+
+/// Why a checkout acts under no session name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unnamed {
+    /// `--session` / `RAIL_SESSION` names something that cannot be a session.
+    BadExplicit(NameError),
+    /// No explicit name, and HEAD is detached (or there is no checkout).
+    NoBranch,
+    /// No explicit name, and the branch cannot be a session name (`fix$(id)`).
+    BadBranch(NameError),
+}
+
+impl Unnamed {
+    pub fn message(&self) -> String {
+        match self {
+            Unnamed::BadExplicit(e) => format!("RAIL_SESSION: {}", e.0),
+            Unnamed::NoBranch => "HEAD is detached".into(),
+            Unnamed::BadBranch(e) => format!("the branch cannot be a session name: {}", e.0),
+        }
+    }
+}
+
+/// The acting session: the name given explicitly (`--session`, `RAIL_SESSION`, an editor
+/// setting) wins; else the checkout's branch. Either must be a valid session name.
+pub fn acting(explicit: Option<&str>, branch: Option<&str>) -> Acting {
+    let (name, bad): (&str, fn(NameError) -> Unnamed) = match (explicit, branch) {
+        (Some(s), _) => (s, Unnamed::BadExplicit),
+        (None, Some(b)) => (b, Unnamed::BadBranch),
+        (None, None) => return Acting::Unnamed(Unnamed::NoBranch),
+    };
+    match validate_session(name) {
+        Ok(()) => Acting::Session(name.to_string()),
+        Err(e) => Acting::Unnamed(bad(e)),
+    }
+}
+
 /// A session name: like a git branch name. Starts with a letter or digit; then letters, digits
 /// and `. _ - + @ /`; no empty `//` segment, no segment starting with `.`, no trailing `/` or
 /// `.lock`.
@@ -172,6 +215,26 @@ pub fn owner_from_file_name(file_name: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_explicit_name_wins_then_the_branch_each_checked() {
+        use super::{acting, Acting, Unnamed};
+        assert_eq!(acting(Some("a"), Some("b")), Acting::Session("a".into()));
+        assert_eq!(acting(None, Some("b")), Acting::Session("b".into()));
+        assert_eq!(acting(None, None), Acting::Unnamed(Unnamed::NoBranch));
+        let Acting::Unnamed(why) = acting(Some("a b"), Some("b")) else {
+            panic!("a bad explicit name is not replaced by the branch")
+        };
+        assert!(why
+            .message()
+            .starts_with("RAIL_SESSION: session name `a b`"));
+        let Acting::Unnamed(why) = acting(None, Some("fix$(id)")) else {
+            panic!("a branch that cannot be a name acts unnamed")
+        };
+        assert!(why
+            .message()
+            .starts_with("the branch cannot be a session name"));
+    }
+
     use super::*;
 
     #[test]

@@ -532,21 +532,18 @@ impl Acting {
 /// situations, not failures: that agent simply holds no claim. `Err` only when `cwd` is not in
 /// a git checkout at all.
 fn acting_at(ctx: &Ctx, cwd: &Path) -> Result<Acting, String> {
-    if let Some(s) = ctx.explicit_session() {
-        return match rail_core::ident::validate_session(s) {
-            Ok(()) => Ok(Acting::Session(s.to_string())),
-            Err(e) => Ok(Acting::Unnamed(format!("RAIL_SESSION: {}", e.0))),
-        };
-    }
-    let repo =
-        repo::discover(cwd).ok_or_else(|| format!("{} is not in a git checkout", cwd.display()))?;
-    let Some(branch) = repo.branch() else {
-        return Ok(Acting::Unnamed("HEAD is detached".into()));
+    let branch = match ctx.explicit_session() {
+        Some(_) => None,
+        None => repo::discover(cwd)
+            .ok_or_else(|| format!("{} is not in a git checkout", cwd.display()))?
+            .branch(),
     };
-    Ok(match rail_core::ident::validate_session(&branch) {
-        Ok(()) => Acting::Session(branch),
-        Err(e) => Acting::Unnamed(format!("the branch cannot be a session name: {}", e.0)),
-    })
+    Ok(
+        match rail_core::ident::acting(ctx.explicit_session(), branch.as_deref()) {
+            rail_core::ident::Acting::Session(s) => Acting::Session(s),
+            rail_core::ident::Acting::Unnamed(why) => Acting::Unnamed(why.message()),
+        },
+    )
 }
 
 /// Stop renews every claim of the session (the agent is active); session end releases them, or
