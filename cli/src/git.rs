@@ -1,5 +1,6 @@
 //! The git commands Rail runs: commit times for leases, changed files for scope and release,
-//! and configuration for `rail init`. Each is one process; none runs on the claim fast path.
+//! and configuration for `rail init` (reading a value goes through [`crate::gitconfig`] first).
+//! Each is one process; none runs on the claim fast path.
 
 use std::collections::BTreeMap;
 use std::path::Path;

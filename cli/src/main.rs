@@ -15,6 +15,7 @@ mod context;
 mod exchange;
 mod fail;
 mod git;
+mod gitconfig;
 mod gitguard;
 mod hint;
 mod lock;

@@ -51,7 +51,7 @@ pub fn remote_of(ctx: &Ctx) -> Option<String> {
         return None;
     }
     let dir = &ctx.rail.root;
-    git::config_get(dir, "rail.remote").or_else(|| {
+    crate::gitconfig::get(ctx.repo.as_ref(), dir, "rail.remote").or_else(|| {
         crate::railfile::read_text(&dir.join(CONFIG_FILE))
             .ok()
             .flatten()

@@ -962,34 +962,9 @@ fn a_merge_never_drops_a_live_claim_for_a_stale_one() {
 #[cfg(unix)]
 #[test]
 fn a_main_checkout_release_lists_touched_files_with_one_git_process() {
-    use std::os::unix::fs::PermissionsExt;
     let repo = Repo::new();
-    let real_git = String::from_utf8(
-        std::process::Command::new("sh")
-            .args(["-c", "command -v git"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
     let bin = tempfile::tempdir().unwrap();
-    let calls = bin.path().join("calls");
-    let wrapper = bin.path().join("git");
-    std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
-            calls.display(),
-            real_git.trim()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.path().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let (path, calls) = logging_git(bin.path());
     let env = [("PATH", path.as_str()), ("RAIL_SESSION", "s")];
     std::fs::write(repo.file("tracked.txt"), "one\n").unwrap();
     repo.git(&["add", "tracked.txt"]);
@@ -1009,14 +984,141 @@ fn a_main_checkout_release_lists_touched_files_with_one_git_process() {
         log.contains("| released | t | s | touched: dir/untracked.txt, staged.txt, tracked.txt"),
         "{log}"
     );
+    // And nothing else: `rail.remote` is read from git's files (see the test below).
     let calls = std::fs::read_to_string(&calls).unwrap_or_default();
-    let listing: Vec<&str> = calls
-        .lines()
-        .filter(|l| !l.starts_with("config "))
-        .collect();
     assert_eq!(
-        listing.len(),
+        calls.lines().count(),
         1,
-        "git processes listing touched files: {calls}"
+        "git processes of a release: {calls}"
     );
+}
+
+/// `rail.remote` is read from git's own files, as git reads them, with no git process once the
+/// files' places are known (issue 30: `git config --get` ran on every command); where this reader
+/// cannot be sure (an include, config from the environment) git itself is asked. Each case is
+/// checked against what the real git says.
+#[cfg(unix)]
+#[test]
+fn the_shared_remote_is_read_as_git_reads_it_and_without_git_where_it_can_be() {
+    let repo = Repo::new();
+    let home = tempfile::tempdir().unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let (path, calls) = logging_git(bin.path());
+    let system = home.path().join("system-gitconfig");
+    let home_s = home.path().to_str().unwrap().to_string();
+    let system_s = system.to_str().unwrap().to_string();
+    let base = [
+        ("PATH".to_string(), path.clone()),
+        ("HOME".to_string(), home_s.clone()),
+        ("XDG_CONFIG_HOME".to_string(), format!("{home_s}/xdg")),
+        ("GIT_CONFIG_SYSTEM".to_string(), system_s.clone()),
+        ("RAIL_SESSION".to_string(), "s".to_string()),
+    ];
+    let write = |p: &std::path::Path, text: &str| {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    let local = repo.file(".git/config");
+    let local_text = std::fs::read_to_string(&local).unwrap();
+    let global = home.path().join(".gitconfig");
+    let xdg = home.path().join("xdg/git/config");
+    // (case, files to write, extra environment, whether git must be asked)
+    type Case<'a> = (
+        &'a str,
+        Vec<(std::path::PathBuf, String)>,
+        Vec<(&'a str, &'a str)>,
+        bool,
+    );
+    let cases: Vec<Case> = vec![
+        ("nothing set", vec![], vec![], false),
+        ("global", vec![(global.clone(), "[rail]\n\tremote = /nowhere/global\n".into())], vec![], false),
+        (
+            "xdg then home",
+            vec![
+                (xdg.clone(), "[rail]\n\tremote = /nowhere/xdg\n".into()),
+                (global.clone(), "[user]\n\tname = x\n".into()),
+            ],
+            vec![],
+            false,
+        ),
+        (
+            "local over global",
+            vec![
+                (global.clone(), "[rail]\n\tremote = /nowhere/global\n".into()),
+                (local.clone(), format!("{local_text}[Rail]\n\tRemote = \"/nowhere/local\" # mine\n")),
+            ],
+            vec![],
+            false,
+        ),
+        ("system", vec![(system.clone(), "[rail]\nremote=/nowhere/system\n".into())], vec![], false),
+        (
+            "worktree config",
+            vec![
+                (
+                    local.clone(),
+                    format!("{local_text}[extensions]\n\tworktreeConfig = true\n[rail]\n\tremote = /nowhere/local\n"),
+                ),
+                (repo.file(".git/config.worktree"), "[rail]\n\tremote = /nowhere/worktree\n".into()),
+            ],
+            vec![],
+            false,
+        ),
+        (
+            "include",
+            vec![
+                (global.clone(), "[include]\n\tpath = inc\n".into()),
+                (home.path().join("inc"), "[rail]\n\tremote = /nowhere/included\n".into()),
+            ],
+            vec![],
+            true,
+        ),
+        (
+            "environment",
+            vec![],
+            vec![
+                ("GIT_CONFIG_COUNT", "1"),
+                ("GIT_CONFIG_KEY_0", "rail.remote"),
+                ("GIT_CONFIG_VALUE_0", "/nowhere/env"),
+            ],
+            true,
+        ),
+    ];
+    for (i, (case, files, extra, asks_git)) in cases.into_iter().enumerate() {
+        for p in [&global, &xdg, &system, &repo.file(".git/config.worktree")] {
+            let _ = std::fs::remove_file(p);
+        }
+        std::fs::write(&local, &local_text).unwrap();
+        for (p, text) in &files {
+            write(p, text);
+        }
+        let mut env: Vec<(&str, &str)> =
+            base.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        env.extend(extra.iter().copied());
+        // What git says, with the same environment.
+        let mut git = std::process::Command::new("git");
+        git.args(["config", "--get", "rail.remote"])
+            .current_dir(repo.path());
+        for (k, v) in &env {
+            git.env(k, v);
+        }
+        let want = String::from_utf8(git.output().unwrap().stdout).unwrap();
+        let want = want.trim();
+        // Learn the places once, outside the count.
+        let _ = repo.rail_env(&["board"], &env);
+        let _ = std::fs::remove_file(&calls);
+        let task = format!("t{i}");
+        let out = repo.rail_env(&["claim", &task], &env);
+        if want.is_empty() {
+            assert_eq!(code(&out), 0, "{case}: {}", stderr(&out));
+        } else {
+            assert_ne!(code(&out), 0, "{case}: the remote {want} went unseen");
+            assert!(stderr(&out).contains(want), "{case}: {}", stderr(&out));
+        }
+        let calls = std::fs::read_to_string(&calls).unwrap_or_default();
+        let asked = calls.lines().any(|l| l.starts_with("config"));
+        assert_eq!(asked, asks_git, "{case}: git processes: {calls}");
+        if !asks_git && want.is_empty() {
+            assert_eq!(calls, "", "{case}: a local claim ran git");
+        }
+    }
 }

@@ -30,6 +30,7 @@ pub mod edit;
 pub mod files;
 pub mod freshness;
 pub mod gate;
+pub mod gitconfig;
 pub mod glob;
 pub mod hint;
 pub mod hook;
