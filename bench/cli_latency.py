@@ -8,6 +8,10 @@
                                                             --no-touched pair by NEW and OLD
                                                             alternately, run by run (so a
                                                             change of machine load hits both)
+    python3 bench/cli_latency.py --paired [--runs 30]      issue 30's figure: a 50-claim rail,
+                                                            the one-liner pair and the rail pair
+                                                            (touched files listed) alternating
+                                                            run by run, medians and their ratio
 
 Both sides are started the same way (a process per command from Python), so process start-up
 costs count on both sides.
@@ -59,6 +63,8 @@ def main():
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--rail", help="the rail binary to measure (default: build target/release/rail)")
     ap.add_argument("--against", help="another rail binary to compare with, alternating run by run")
+    ap.add_argument("--paired", action="store_true",
+                    help="only the paired figure: one-liner and rail pairs alternating, 50 claims")
     args = ap.parse_args()
     global RAIL
     if args.rail:
@@ -66,7 +72,7 @@ def main():
     else:
         subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "rail-cli"], cwd=ROOT, check=True)
 
-    d = make_repo()
+    d = make_repo(claims=50 if args.paired else 20)
     env = dict(os.environ, RAIL_SESSION="bench")
     claim_line = 'T{i} | bench | $(date -u +%FT%RZ)'
 
@@ -86,6 +92,21 @@ def main():
     # Warm the page cache and the binary once.
     one_liner_pair(-1)
     rail_pair(-1)
+    if args.paired:
+        sides = {"one-liner": [], "rail": []}
+        for i in range(args.runs):
+            order = (("one-liner", one_liner_pair), ("rail", rail_pair))
+            for name, fn in order if i % 2 == 0 else reversed(order):
+                t0 = time.perf_counter()
+                fn(i)
+                sides[name].append((time.perf_counter() - t0) * 1000)
+        liner, rail = statistics.median(sides["one-liner"]), statistics.median(sides["rail"])
+        print(f"paired, {args.runs} pairs each, 50 claims; rail: {RAIL}")
+        print(f"one-liner pair (flock grep || echo, flock sed -i): median {liner:6.2f} ms")
+        print(f"rail claim + rail release (touched listed):        median {rail:6.2f} ms"
+              f"  ratio {rail / liner:4.2f}")
+        shutil.rmtree(d, ignore_errors=True)
+        return
     liner, _ = timed(one_liner_pair, args.runs)
     rail, _ = timed(rail_pair, args.runs)
     rail_nt, _ = timed(rail_pair_no_touched, args.runs)
