@@ -174,6 +174,74 @@ pub fn mirror(snapshot: &Files, local: &RailTexts, outbox: &str) -> Mirror {
     plan
 }
 
+/// A remote whose shared ref no longer contains the state this machine last saw (a
+/// force-push, a restored backup) merged with that state: what the rail then holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rejoined {
+    /// The merged files (the remote's where nothing was lost).
+    pub files: Files,
+    /// The files that differ from the remote's, to commit on top of it.
+    pub changed: Files,
+    /// Claims of one task held on both sides: the one kept and the one dropped, by the merge
+    /// driver's rule (a claim that still holds beats one that does not, then the earliest).
+    pub losers: Vec<crate::merge::Loser>,
+}
+
+/// Merges `seen` (the state this machine last saw) into `remote` (the rewound one) from their
+/// common ancestor `base` (empty when they share none), with the rail's merge rules: claims.md
+/// as the merge driver merges it, claims.log as the union of both sides' lines (the remote's
+/// first, then the lines only `seen` has, in their order), and each claim file three-way (a
+/// side that did not change it takes the other's; changed on both, the remote's stays). Never
+/// anything outside the rail's data files.
+pub fn rejoin(
+    base: &Files,
+    seen: &Files,
+    remote: &Files,
+    holding: Option<&crate::merge::Holding<'_>>,
+) -> Rejoined {
+    let mut out = Rejoined {
+        files: remote.clone(),
+        ..Rejoined::default()
+    };
+    let paths: std::collections::BTreeSet<&String> = seen.keys().chain(remote.keys()).collect();
+    for path in paths {
+        if files::rail_data_path(path).is_err() {
+            continue;
+        }
+        let (b, s, r) = (base.get(path), seen.get(path), remote.get(path));
+        let merged: Option<String> = match path.as_str() {
+            CLAIMS_MD => {
+                fn text(f: Option<&String>) -> &str {
+                    f.map_or("", String::as_str)
+                }
+                let m = crate::merge::merge_at(text(b), text(r), text(s), holding);
+                out.losers.extend(m.losers);
+                Some(m.text)
+            }
+            LOG_FILE => {
+                let r_log = r.map(String::as_str).unwrap_or("");
+                let mut s_log = s.cloned().unwrap_or_default();
+                if !s_log.is_empty() && !s_log.ends_with('\n') {
+                    s_log.push('\n');
+                }
+                Some(log_with(r_log, &undelivered(&s_log, r_log)))
+            }
+            _ if r == b => s.cloned(),
+            _ => r.cloned(),
+        };
+        match merged {
+            Some(text) if Some(&text) != r => {
+                out.files.insert(path.clone(), text.clone());
+                out.changed.insert(path.clone(), text);
+            }
+            Some(_) => {}
+            // Deleted on the remote's side since the ancestor, unchanged here: stays deleted.
+            None => {}
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +269,54 @@ mod tests {
             }
         }
         texts
+    }
+
+    #[test]
+    fn a_rewound_remote_gets_back_what_this_machine_saw() {
+        let c1 = "t1 | a | 2026-10-22T14:00Z\n";
+        let c2 = "t1 | a | 2026-10-22T14:00Z\nt2 | a | 2026-10-22T14:05Z\n";
+        let log1 = "2026-10-22T14:00:00Z | claimed | t1 | a\n";
+        let log2 =
+            "2026-10-22T14:00:00Z | claimed | t1 | a\n2026-10-22T14:05:00Z | claimed | t2 | a\n";
+        let base = files(&[(CLAIMS_MD, c1), (LOG_FILE, log1)]);
+        let seen = files(&[
+            (CLAIMS_MD, c2),
+            (LOG_FILE, log2),
+            ("claims/a.yaml", "owner: a\n"),
+            ("notes.txt", "not the rail's"),
+        ]);
+        // Rewound to the ancestor: the state seen comes back whole.
+        let r = rejoin(&base, &seen, &base, None);
+        assert_eq!(r.files.get(CLAIMS_MD).unwrap(), c2);
+        assert_eq!(r.files.get(LOG_FILE).unwrap(), log2);
+        assert_eq!(r.files.get("claims/a.yaml").unwrap(), "owner: a\n");
+        assert!(!r.files.contains_key("notes.txt"));
+        assert_eq!(r.changed.len(), 3);
+        // Rewound, then another machine claimed t2 too (later) and t3: both sides' claims are
+        // kept, the later claim of t2 is the one dropped, and every log line stays.
+        let remote = files(&[
+            (CLAIMS_MD, "t1 | a | 2026-10-22T14:00Z\nt2 | b | 2026-10-22T14:09Z\nt3 | b | 2026-10-22T14:09Z\n"),
+            (LOG_FILE, "2026-10-22T14:00:00Z | claimed | t1 | a\n2026-10-22T14:09:00Z | claimed | t2 | b\n"),
+        ]);
+        let r = rejoin(&base, &seen, &remote, None);
+        let claims = r.files.get(CLAIMS_MD).unwrap();
+        assert!(
+            claims.contains("t2 | a |") && claims.contains("t3 | b |"),
+            "{claims}"
+        );
+        assert!(!claims.contains("t2 | b |"), "{claims}");
+        assert_eq!(r.losers.len(), 1);
+        assert_eq!(
+            (
+                r.losers[0].kept_session.as_str(),
+                r.losers[0].lost_session.as_str()
+            ),
+            ("a", "b")
+        );
+        let log = r.files.get(LOG_FILE).unwrap();
+        assert_eq!(log.lines().count(), 3, "{log}");
+        // Nothing lost and nothing new: nothing to commit.
+        assert!(rejoin(&base, &base, &seen, None).changed.is_empty());
     }
 
     #[test]
