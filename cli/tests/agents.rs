@@ -1733,3 +1733,91 @@ fn a_station_never_changes_what_its_branch_tracks() {
     assert_eq!(git_in(&dir, &["status", "--porcelain"]), "");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A worktree another tool made (Claude Code's `--worktree` puts one at
+/// `.claude/worktrees/<name>` on branch `worktree-<name>`) is listed with its guard status, and
+/// `rail worktree guard PATH` guards it as `rail worktree TASK` guards a new station.
+#[test]
+fn a_worktree_another_tool_made_is_shown_unguarded_and_guarded_with_one_command() {
+    let repo = Repo::new();
+    std::fs::create_dir_all(repo.file("src/auth")).unwrap();
+    std::fs::write(repo.file("src/auth/token.ts"), "x\n").unwrap();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "app"]);
+    let out = repo.rail(&["init", "--agents", "--agent", "claude,gemini"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = repo.rail(&[
+        "claim",
+        "auth-refresh",
+        "--session",
+        "auth",
+        "--path",
+        "src/auth/**",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let wt = repo.file(".claude/worktrees/fix");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "worktree-fix",
+        wt.to_str().unwrap(),
+    ]);
+    let list = stdout(&repo.rail(&["worktree", "list"]));
+    assert!(
+        list.contains("UNGUARDED: Claude Code, Gemini CLI (rail worktree guard"),
+        "{list}"
+    );
+    let out = repo.rail(&["--json", "worktree", "list"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let other = v["stations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["branch"] == "worktree-fix")
+        .unwrap();
+    assert_eq!(
+        other["guard"]["missing"].as_array().unwrap().len(),
+        2,
+        "{v}"
+    );
+
+    let out = repo.rail(&["worktree", "guard", wt.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("guarded for Claude Code, Gemini CLI"),
+        "{}",
+        stdout(&out)
+    );
+    let list = stdout(&repo.rail(&["worktree", "list"]));
+    assert!(!list.contains("UNGUARDED"), "{list}");
+    assert!(list.contains("guarded"), "{list}");
+    for (agent, wire) in [("claude", Wire::Claude), ("gemini", Wire::Gemini)] {
+        let mut sh = Command::new("sh");
+        sh.args(["-c", &configured_hook(&wt, agent)]);
+        let held = if agent == "claude" {
+            payload(
+                "write.json",
+                &wt,
+                &wt.join("src/auth/token.ts").display().to_string(),
+                "",
+            )
+        } else {
+            agent_payload("gemini/write-file.json", &wt, "src/auth/token.ts", "")
+        };
+        check_answer(wire, "deny", &feed(sh, &wt, &held, &[]), agent);
+    }
+    assert_eq!(git_in(&wt, &["status", "--porcelain"]), "");
+    // Again: nothing more to write.
+    let out = repo.rail(&["worktree", "guard", "worktree-fix"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // The main checkout is `rail init --agents`'s.
+    let out = repo.rail(&["worktree", "guard", repo.path().to_str().unwrap()]);
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("rail init --agents"),
+        "{}",
+        stderr(&out)
+    );
+}
