@@ -1821,3 +1821,30 @@ fn a_worktree_another_tool_made_is_shown_unguarded_and_guarded_with_one_command(
         stderr(&out)
     );
 }
+
+/// Agent files committed before the station was made: the station has them from its branch and
+/// Rail writes no second copy (nor any exclude line).
+#[test]
+fn a_station_whose_branch_tracks_the_agents_files_gets_no_copies() {
+    let repo = Repo::new();
+    let out = repo.rail(&["init", "--agents", "--agent", "claude,gemini"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "agent files"]);
+    let out = repo.rail(&["--json", "worktree", "t2", "--path", "web/**"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let dir = PathBuf::from(v["dir"].as_str().unwrap());
+    assert_eq!(v["guarded"]["wrote"], serde_json::json!([]), "{v}");
+    assert!(!dir.join(".claude/settings.local.json").exists());
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("its branch tracks the agents' files"),
+        "{v}"
+    );
+    let exclude = std::fs::read_to_string(repo.file(".git/info/exclude")).unwrap_or_default();
+    assert!(!exclude.contains("rail:"), "{exclude}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1024,7 +1024,10 @@ pub fn guard_station(repo: &repo::Repo, station: &Path, rail: &str) -> Result<Gu
             files.push(path);
         }
     }
-    let planned = plan(station, &targets, files, rail, setup::station_path)?;
+    // An agent whose Rail hook the station has already (its branch tracks the agent's files)
+    // needs nothing more: no second copy of its hooks beside the committed ones.
+    let needed = setup::unguarded(&targets, &configured_in(station));
+    let planned = plan(station, &needed, files, rail, setup::station_path)?;
     let rels: Vec<String> = planned.iter().map(|w| rel(station, &w.path)).collect();
     let known = tracked(station, &rels)?;
     let mut writes = Vec::new();
