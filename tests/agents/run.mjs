@@ -64,6 +64,18 @@ function readmeStation(name, agent) {
   return { main, station };
 }
 
+// A worktree another tool made (where Claude Code's `--worktree NAME` puts one), then guarded
+// with `rail worktree guard`; nothing committed.
+function foreignWorktree(name, agent) {
+  const main = repo(name, agent);
+  const wt = path.join(main, '.claude/worktrees/fix');
+  git(main, 'worktree', 'add', '-q', '-b', 'worktree-fix', wt);
+  const before = sh(main, 'rail', ['worktree', 'list']);
+  sh(main, 'rail', ['worktree', 'guard', wt]);
+  if (allowAll) pointHooksAt(wt, path.join(binDir, 'rail'));
+  return { main, station: wt, before };
+}
+
 // `rail init --agents` writes the hook command with the path of the rail that ran it: in the
 // allow-all mode the agents' configs are pointed at the allowing wrapper instead.
 function pointHooksAt(dir, wrapper) {
@@ -215,6 +227,21 @@ const scenarios = [
         git(cwd, 'status', '--porcelain', '--untracked-files=all'),
       ],
       ["other's claim kept", /owned-work/.test(read(path.join(main, 'claims.md')) ?? '')],
+    ],
+  },
+  {
+    name: 'worktree another tool made, guarded with `rail worktree guard`: file and shell denied',
+    setup: (agent) => {
+      const { main, station, before } = foreignWorktree('foreign', agent);
+      return { cwd: station, main, before };
+    },
+    script: (d, cwd) => [d.file(path.join(cwd, 'owned/new.txt'), 'written\n'), d.shell('echo hacked > owned/a.txt')],
+    checks: ({ cwd, before }, results) => [
+      ['listed as unguarded before', /UNGUARDED: /.test(before), before],
+      ['file-tool write absent', read(path.join(cwd, 'owned/new.txt')) === null],
+      ['shell write absent', read(path.join(cwd, 'owned/a.txt')) === 'original\n'],
+      ['file-tool deny reached the model', denied(results[0]), results[0]?.text],
+      ['shell deny reached the model', denied(results[1]), results[1]?.text],
     ],
   },
 ];
