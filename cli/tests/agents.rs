@@ -1848,3 +1848,41 @@ fn a_station_whose_branch_tracks_the_agents_files_gets_no_copies() {
     assert!(!exclude.contains("rail:"), "{exclude}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A station whose branch commits a link where an agent's file goes (`.claude -> elsewhere`):
+/// Rail writes nothing through it, the station is still made, and the command says it is not
+/// guarded and how to fix that.
+#[test]
+fn a_link_in_the_stations_branch_is_never_written_through() {
+    let repo = Repo::new();
+    let out = repo.rail(&["init", "--agents", "--agent", "claude"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let elsewhere = tempfile::tempdir().unwrap();
+    repo.git(&["checkout", "-q", "-b", "linked"]);
+    std::fs::rename(repo.file(".claude"), repo.path().join("claude-saved")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), repo.file(".claude")).unwrap();
+    repo.git(&["add", ".claude"]);
+    repo.git(&["commit", "-qm", "a link"]);
+    std::fs::remove_file(repo.file(".claude")).unwrap();
+    repo.git(&["checkout", "-q", "main"]);
+    std::fs::rename(repo.path().join("claude-saved"), repo.file(".claude")).unwrap();
+    let out = repo.rail(&["worktree", "t3", "--base", "linked", "--path", "web/**"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("the station is not guarded")
+            && stderr(&out).contains("rail worktree guard"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_dir(elsewhere.path()).unwrap().count(),
+        0,
+        "nothing written through the link"
+    );
+    let dir = repo.path().parent().unwrap().join(format!(
+        "{}-t3",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    assert!(dir.join(".git").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
