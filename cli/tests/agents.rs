@@ -1618,6 +1618,13 @@ fn a_station_made_in_the_readmes_order_is_guarded_with_nothing_committed() {
         "{}",
         stdout(&out)
     );
+    // Their trust is per folder: the station's message says to trust it.
+    assert!(
+        stdout(&out)
+            .contains("Gemini CLI and Copilot CLI load project hooks only in a trusted folder"),
+        "{}",
+        stdout(&out)
+    );
     for (file, says) in [
         (".claude/settings.local.json", "hook claude"),
         (".mcp.json", "\"mcp\""),

@@ -986,6 +986,17 @@ impl Guarded {
         if !self.kept.is_empty() {
             m.push_str(&format!("; left as they are: {}", self.kept.join(", ")));
         }
+        // Their trust is per folder, and a station is a folder of its own.
+        let per_folder: Vec<&str> = ["Gemini CLI", "Copilot CLI"]
+            .into_iter()
+            .filter(|a| self.agents.iter().any(|t| t == a))
+            .collect();
+        if !per_folder.is_empty() {
+            m.push_str(&format!(
+                "; {} load project hooks only in a trusted folder: trust this one (or a folder above it and the main checkout)",
+                per_folder.join(" and ")
+            ));
+        }
         Some(m)
     }
 }
