@@ -247,6 +247,13 @@ enum WorktreeAction {
     /// Close a station: refused while it holds uncommitted changes or commits not in the base
     /// branch (unless --force); never the main checkout. Releases its claims, removes the
     /// worktree, deletes the branch only when merged.
+    /// Give a worktree (one another tool made, or a station made before Rail's agent files
+    /// existed) each agent's hooks, MCP server and rail section, as `rail worktree TASK` does:
+    /// only files its branch does not track, kept out of git (docs/agents.md, "Stations").
+    Guard {
+        /// The worktree's path, a task id or a branch.
+        station: String,
+    },
     #[command(alias = "rm")]
     Remove {
         /// A task id, a branch, or the station's path (`./name` for one in this directory).
@@ -397,6 +404,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         Command::Log { limit } => cmd::show::log(&ctx, limit),
         Command::Worktree(w) => match (w.action, w.task) {
             (Some(WorktreeAction::List { base }), _) => cmd::station::list(&ctx, base.as_deref()),
+            (Some(WorktreeAction::Guard { station }), _) => cmd::station::guard(&ctx, &station),
             (
                 Some(WorktreeAction::Remove {
                     station,
@@ -409,7 +417,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
                 cmd::mutate::worktree(&ctx, &task, w.base.as_deref(), w.dir, &w.args)
             }
             (None, None) => Err(Fail::usage(
-                "rail worktree needs a TASK, `list` or `remove`",
+                "rail worktree needs a TASK, `list`, `guard` or `remove`",
             )),
         },
         Command::Done { task, check, base } => cmd::gate::done(&ctx, &task, check, base.as_deref()),

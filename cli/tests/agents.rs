@@ -1540,3 +1540,356 @@ fn a_panic_answers_fail_safe_in_each_format() {
         .unwrap()
         .contains("internal error"));
 }
+
+/// The pre-tool hook command an agent's config file in `dir` holds, as the agent would run it
+/// through its shell.
+fn configured_hook(dir: &Path, agent: &str) -> String {
+    let (file, pointer) = match agent {
+        "claude" => (
+            ".claude/settings.local.json",
+            "/hooks/PreToolUse/0/hooks/0/command",
+        ),
+        "codex" => (".codex/hooks.json", "/hooks/PreToolUse/0/hooks/0/command"),
+        "cursor" => (".cursor/hooks.json", "/hooks/preToolUse/0/command"),
+        "gemini" => (
+            ".gemini/settings.json",
+            "/hooks/BeforeTool/0/hooks/0/command",
+        ),
+        "copilot" => (".github/hooks/rail.json", "/hooks/preToolUse/0/bash"),
+        _ => unreachable!(),
+    };
+    let text = std::fs::read_to_string(dir.join(file))
+        .unwrap_or_else(|e| panic!("{agent}: {file} is missing in {}: {e}", dir.display()));
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v.pointer(pointer)
+        .and_then(|c| c.as_str())
+        .unwrap_or_else(|| panic!("{agent}: no hook command in {file}: {text}"))
+        .to_string()
+}
+
+/// README "Using it" line by line with nothing committed (issue 27): `rail init --hooks`,
+/// `rail init --agents`, then `rail worktree TASK`. The new station has every configured agent's
+/// hooks, MCP registration and rail section; the hook command each config holds, run there as the
+/// agent runs it, denies a write into another session's claim; the copies are invisible to git
+/// (status, `git add -A`, the station list, removal) and the main checkout's files are untouched.
+#[test]
+fn a_station_made_in_the_readmes_order_is_guarded_with_nothing_committed() {
+    let repo = Repo::new();
+    std::fs::create_dir_all(repo.file("src/auth")).unwrap();
+    std::fs::write(repo.file("src/auth/token.ts"), "x\n").unwrap();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "app"]);
+    let out = repo.rail(&["init", "--hooks"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = repo.rail(&[
+        "init",
+        "--agents",
+        "--agent",
+        "claude,codex,cursor,gemini,vscode,copilot",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(
+        said.contains("commit these so teammates' clones")
+            && said.contains(".claude/settings.json")
+            && said.contains(".gemini/settings.json")
+            && said.contains("GEMINI.md"),
+        "{said}"
+    );
+    let settings_before = repo.read(".claude/settings.json");
+    let out = repo.rail(&[
+        "claim",
+        "auth-refresh",
+        "--session",
+        "auth",
+        "--path",
+        "src/auth/**",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let station = repo.path().parent().unwrap().join(format!(
+        "{}-web-ui",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    let out = repo.rail(&["worktree", "web-ui", "--path", "web/**"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out)
+            .contains("guarded for Claude Code, Codex, Cursor, Gemini CLI, VS Code, Copilot CLI"),
+        "{}",
+        stdout(&out)
+    );
+    // Their trust is per folder: the station's message says to trust it.
+    assert!(
+        stdout(&out)
+            .contains("Gemini CLI and Copilot CLI load project hooks only in a trusted folder"),
+        "{}",
+        stdout(&out)
+    );
+    for (file, says) in [
+        (".claude/settings.local.json", "hook claude"),
+        (".mcp.json", "\"mcp\""),
+        (".codex/hooks.json", "hook codex"),
+        (".codex/config.toml", "[mcp_servers.rail]"),
+        (".cursor/hooks.json", "hook cursor"),
+        (".cursor/mcp.json", "\"mcp\""),
+        (".gemini/settings.json", "hook gemini"),
+        (".vscode/mcp.json", "\"mcp\""),
+        (".github/hooks/rail.json", "hook copilot"),
+        ("AGENTS.md", "<!-- rail:begin -->"),
+        ("CLAUDE.md", "<!-- rail:begin -->"),
+        ("GEMINI.md", "<!-- rail:begin -->"),
+    ] {
+        let text = std::fs::read_to_string(station.join(file)).unwrap_or_default();
+        assert!(text.contains(says), "{file} in the station: {text:?}");
+    }
+    // Claude Code's local file, not its project file: nothing a later merge would collide with.
+    assert!(!station.join(".claude/settings.json").exists());
+
+    for (agent, fixture, wire) in [
+        ("claude", "claude/write.json", Wire::Claude),
+        ("codex", "codex/apply-patch-update.json", Wire::Codex),
+        ("cursor", "cursor/write.json", Wire::Cursor),
+        ("gemini", "gemini/write-file.json", Wire::Gemini),
+        ("copilot", "copilot/create.json", Wire::Copilot),
+    ] {
+        let command = configured_hook(&station, agent);
+        let mut sh = Command::new("sh");
+        sh.args(["-c", &command]);
+        let held = if agent == "claude" {
+            payload(
+                "write.json",
+                &station,
+                &station.join("src/auth/token.ts").display().to_string(),
+                "",
+            )
+        } else {
+            agent_payload(fixture, &station, "src/auth/token.ts", "")
+        };
+        let out = feed(sh, &station, &held, &[]);
+        check_answer(wire, "deny", &out, agent);
+        let mut sh = Command::new("sh");
+        sh.args(["-c", &command]);
+        let own = if agent == "claude" {
+            payload(
+                "write.json",
+                &station,
+                &station.join("web/app.ts").display().to_string(),
+                "",
+            )
+        } else {
+            agent_payload(fixture, &station, "web/app.ts", "")
+        };
+        let out = feed(sh, &station, &own, &[]);
+        check_answer(wire, "allow", &out, agent);
+    }
+
+    // Invisible to git and to Rail's scope checks; `git add -A` takes none of them.
+    assert_eq!(git_in(&station, &["status", "--porcelain"]), "");
+    git_in(&station, &["add", "-A"]);
+    assert_eq!(git_in(&station, &["diff", "--cached", "--name-only"]), "");
+    let out = repo.rail_in(&station, &["check"], &[]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let list = stdout(&repo.rail(&["worktree", "list"]));
+    assert!(list.contains("clean, merged"), "{list}");
+    // The main checkout's files: as they were, byte for byte.
+    assert_eq!(repo.read(".claude/settings.json"), settings_before);
+    // Ignored files do not make the station dirty: it closes without --force.
+    let out = repo.rail(&["worktree", "remove", "web-ui"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+}
+
+/// A station whose branch tracks an agent's files keeps them as they are: Rail writes only what
+/// the branch does not track, and changes nothing the user committed.
+#[test]
+fn a_station_never_changes_what_its_branch_tracks() {
+    let repo = Repo::new();
+    std::fs::create_dir_all(repo.file(".gemini")).unwrap();
+    let mine = "{ \"theme\": \"mine\" }\n";
+    std::fs::write(repo.file(".gemini/settings.json"), mine).unwrap();
+    std::fs::write(repo.file("AGENTS.md"), "# ours\n").unwrap();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "our settings"]);
+    let out = repo.rail(&["init", "--agents", "--agent", "claude,gemini"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = repo.rail(&["--json", "worktree", "t1", "--path", "web/**"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let dir = PathBuf::from(v["dir"].as_str().unwrap());
+    assert_eq!(
+        std::fs::read_to_string(dir.join(".gemini/settings.json")).unwrap(),
+        mine
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("AGENTS.md")).unwrap(),
+        "# ours\n"
+    );
+    let kept = v["guarded"]["kept"].to_string();
+    assert!(
+        kept.contains(".gemini/settings.json") && kept.contains("AGENTS.md"),
+        "{v}"
+    );
+    assert!(dir.join(".claude/settings.local.json").exists(), "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("; guarded for Claude Code, Gemini CLI"),
+        "{v}"
+    );
+    assert!(dir.join("GEMINI.md").exists(), "{v}");
+    assert_eq!(git_in(&dir, &["status", "--porcelain"]), "");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A worktree another tool made (Claude Code's `--worktree` puts one at
+/// `.claude/worktrees/<name>` on branch `worktree-<name>`) is listed with its guard status, and
+/// `rail worktree guard PATH` guards it as `rail worktree TASK` guards a new station.
+#[test]
+fn a_worktree_another_tool_made_is_shown_unguarded_and_guarded_with_one_command() {
+    let repo = Repo::new();
+    std::fs::create_dir_all(repo.file("src/auth")).unwrap();
+    std::fs::write(repo.file("src/auth/token.ts"), "x\n").unwrap();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "app"]);
+    let out = repo.rail(&["init", "--agents", "--agent", "claude,gemini"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = repo.rail(&[
+        "claim",
+        "auth-refresh",
+        "--session",
+        "auth",
+        "--path",
+        "src/auth/**",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let wt = repo.file(".claude/worktrees/fix");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "worktree-fix",
+        wt.to_str().unwrap(),
+    ]);
+    let list = stdout(&repo.rail(&["worktree", "list"]));
+    assert!(
+        list.contains("UNGUARDED: Claude Code, Gemini CLI (rail worktree guard"),
+        "{list}"
+    );
+    let out = repo.rail(&["--json", "worktree", "list"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let other = v["stations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["branch"] == "worktree-fix")
+        .unwrap();
+    assert_eq!(
+        other["guard"]["missing"].as_array().unwrap().len(),
+        2,
+        "{v}"
+    );
+
+    let out = repo.rail(&["worktree", "guard", wt.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("guarded for Claude Code, Gemini CLI"),
+        "{}",
+        stdout(&out)
+    );
+    let list = stdout(&repo.rail(&["worktree", "list"]));
+    assert!(!list.contains("UNGUARDED"), "{list}");
+    assert!(list.contains("guarded"), "{list}");
+    for (agent, wire) in [("claude", Wire::Claude), ("gemini", Wire::Gemini)] {
+        let mut sh = Command::new("sh");
+        sh.args(["-c", &configured_hook(&wt, agent)]);
+        let held = if agent == "claude" {
+            payload(
+                "write.json",
+                &wt,
+                &wt.join("src/auth/token.ts").display().to_string(),
+                "",
+            )
+        } else {
+            agent_payload("gemini/write-file.json", &wt, "src/auth/token.ts", "")
+        };
+        check_answer(wire, "deny", &feed(sh, &wt, &held, &[]), agent);
+    }
+    assert_eq!(git_in(&wt, &["status", "--porcelain"]), "");
+    // Again: nothing more to write.
+    let out = repo.rail(&["worktree", "guard", "worktree-fix"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // The main checkout is `rail init --agents`'s.
+    let out = repo.rail(&["worktree", "guard", repo.path().to_str().unwrap()]);
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("rail init --agents"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Agent files committed before the station was made: the station has them from its branch and
+/// Rail writes no second copy (nor any exclude line).
+#[test]
+fn a_station_whose_branch_tracks_the_agents_files_gets_no_copies() {
+    let repo = Repo::new();
+    let out = repo.rail(&["init", "--agents", "--agent", "claude,gemini"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "agent files"]);
+    let out = repo.rail(&["--json", "worktree", "t2", "--path", "web/**"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let dir = PathBuf::from(v["dir"].as_str().unwrap());
+    assert_eq!(v["guarded"]["wrote"], serde_json::json!([]), "{v}");
+    assert!(!dir.join(".claude/settings.local.json").exists());
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("its branch tracks the agents' files"),
+        "{v}"
+    );
+    let exclude = std::fs::read_to_string(repo.file(".git/info/exclude")).unwrap_or_default();
+    assert!(!exclude.contains("rail:"), "{exclude}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A station whose branch commits a link where an agent's file goes (`.claude -> elsewhere`):
+/// Rail writes nothing through it, the station is still made, and the command says it is not
+/// guarded and how to fix that.
+#[test]
+fn a_link_in_the_stations_branch_is_never_written_through() {
+    let repo = Repo::new();
+    let out = repo.rail(&["init", "--agents", "--agent", "claude"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let elsewhere = tempfile::tempdir().unwrap();
+    repo.git(&["checkout", "-q", "-b", "linked"]);
+    std::fs::rename(repo.file(".claude"), repo.path().join("claude-saved")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), repo.file(".claude")).unwrap();
+    repo.git(&["add", ".claude"]);
+    repo.git(&["commit", "-qm", "a link"]);
+    std::fs::remove_file(repo.file(".claude")).unwrap();
+    repo.git(&["checkout", "-q", "main"]);
+    std::fs::rename(repo.path().join("claude-saved"), repo.file(".claude")).unwrap();
+    let out = repo.rail(&["worktree", "t3", "--base", "linked", "--path", "web/**"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("the station is not guarded")
+            && stderr(&out).contains("rail worktree guard"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_dir(elsewhere.path()).unwrap().count(),
+        0,
+        "nothing written through the link"
+    );
+    let dir = repo.path().parent().unwrap().join(format!(
+        "{}-t3",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    assert!(dir.join(".git").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -375,6 +375,99 @@ pub fn files(target: Target, rail: &str, rail_exe: &str) -> Vec<FileChanges> {
     }
 }
 
+/// Where a station gets the file `path` of `rail init --agents` (docs/agents.md, "Stations"):
+/// the agent's own local, untracked variant where it has one (Claude Code merges
+/// `.claude/settings.local.json` over `.claude/settings.json`), else the project file itself.
+pub fn station_path(path: &'static str) -> &'static str {
+    match path {
+        ".claude/settings.json" => ".claude/settings.local.json",
+        p => p,
+    }
+}
+
+/// The files whose text says whether `target` is set up in a checkout, and what in them says so.
+fn evidence(target: Target) -> (&'static [&'static str], fn(&Value) -> bool) {
+    fn hooks_run(v: &Value, ours: fn(&Value) -> bool) -> bool {
+        v["hooks"].as_object().is_some_and(|events| {
+            events
+                .values()
+                .any(|e| e.as_array().is_some_and(|a| a.iter().any(ours)))
+        })
+    }
+    match target {
+        Target::Claude => (
+            &[".claude/settings.json", ".claude/settings.local.json"],
+            |v| hooks_run(v, is_claude),
+        ),
+        Target::Codex => (&[".codex/hooks.json"], |v| hooks_run(v, is_codex)),
+        Target::Cursor => (&[".cursor/hooks.json"], |v| hooks_run(v, is_cursor)),
+        Target::Gemini => (&[".gemini/settings.json"], |v| hooks_run(v, is_gemini)),
+        Target::Copilot => (&[".github/hooks/rail.json"], |v| hooks_run(v, is_copilot)),
+        Target::VsCode => (&[".vscode/mcp.json"], |v| v["servers"]["rail"].is_object()),
+    }
+}
+
+/// The agents Rail is set up for in a checkout, judged from the text of its files (`read` gives
+/// a file's text by its path from the checkout's top, `None` when it is missing): an agent whose
+/// hook file runs `rail hook <agent>` (VS Code: whose MCP file names the `rail` server). A file
+/// that does not parse counts as not set up.
+pub fn configured(read: impl Fn(&str) -> Option<String>) -> Vec<Target> {
+    TARGETS
+        .into_iter()
+        .filter(|t| {
+            let (paths, says) = evidence(*t);
+            paths.iter().any(|p| {
+                read(p)
+                    .and_then(|text| crate::jsonc::parse(&text).ok())
+                    .is_some_and(|node| says(&node.to_value()))
+            })
+        })
+        .collect()
+}
+
+/// The agents set up in the main checkout (`main`) that a worktree (`here`, read the same way
+/// by [`configured`]) has no Rail hook for: an agent started there would run unguarded.
+pub fn unguarded(main: &[Target], here: &[Target]) -> Vec<Target> {
+    main.iter().filter(|t| !here.contains(t)).copied().collect()
+}
+
+/// The comment that opens Rail's lines in the repository's `info/exclude`.
+pub const EXCLUDE_HEADER: &str =
+    "# rail: agent files `rail worktree` wrote into stations whose branch does not track them (docs/agents.md)";
+
+/// `info/exclude` with an anchored line for each of `paths` (from the checkout's top) that it
+/// does not list yet, under Rail's header; `None` when nothing is missing. Lines already there
+/// (Rail's or the user's) stay as they are.
+pub fn with_excludes(text: &str, paths: &[&str]) -> Option<String> {
+    let has = |line: &str| text.lines().any(|l| l.trim() == line);
+    let missing: Vec<String> = paths
+        .iter()
+        .map(|p| format!("/{}", p.trim_start_matches('/')))
+        .filter(|l| !has(l))
+        .fold(Vec::new(), |mut acc, l| {
+            if !acc.contains(&l) {
+                acc.push(l);
+            }
+            acc
+        });
+    if missing.is_empty() {
+        return None;
+    }
+    let mut out = text.to_string();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if !has(EXCLUDE_HEADER) {
+        out.push_str(EXCLUDE_HEADER);
+        out.push('\n');
+    }
+    for l in missing {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -444,5 +537,53 @@ mod tests {
             assert!(is_copilot(e) && !is_claude(e));
         }
         assert_eq!(powershell_command("rail"), "rail");
+    }
+
+    #[test]
+    fn configured_agents_are_read_from_their_hook_files() {
+        let claude = jsonc::apply(
+            "",
+            &match &files(Target::Claude, "/x/rail", "/x/rail")[0] {
+                FileChanges::Json { changes, .. } => changes.clone(),
+                _ => unreachable!(),
+            },
+        )
+        .unwrap();
+        let read = |p: &str| match p {
+            ".claude/settings.local.json" => Some(claude.clone()),
+            ".gemini/settings.json" => Some("{ not json".to_string()),
+            ".codex/hooks.json" => Some(
+                r#"{"hooks":{"PreToolUse":[{"hooks":[{"command":"./mine.sh"}]}]}}"#.to_string(),
+            ),
+            _ => None,
+        };
+        assert_eq!(configured(read), vec![Target::Claude]);
+        assert_eq!(configured(|_| None), Vec::<Target>::new());
+        assert_eq!(
+            unguarded(&[Target::Claude, Target::Gemini], &[Target::Claude]),
+            vec![Target::Gemini]
+        );
+        assert_eq!(
+            station_path(".claude/settings.json"),
+            ".claude/settings.local.json"
+        );
+        assert_eq!(
+            station_path(".gemini/settings.json"),
+            ".gemini/settings.json"
+        );
+    }
+
+    #[test]
+    fn excludes_are_added_once_under_rails_header() {
+        let user = "# git ls-files --others --exclude-from=.git/info/exclude\n*.log";
+        let once = with_excludes(user, &[".mcp.json", "/AGENTS.md", ".mcp.json"]).unwrap();
+        assert_eq!(
+            once,
+            format!("{user}\n{EXCLUDE_HEADER}\n/.mcp.json\n/AGENTS.md\n")
+        );
+        assert_eq!(with_excludes(&once, &["AGENTS.md"]), None);
+        let more = with_excludes(&once, &[".gemini/settings.json"]).unwrap();
+        assert_eq!(more, format!("{once}/.gemini/settings.json\n"));
+        assert_eq!(more.matches(EXCLUDE_HEADER).count(), 1);
     }
 }

@@ -54,10 +54,38 @@ function committedStation(name, agent) {
   return { main, station };
 }
 
+// README "Using it" order: `rail init --hooks`, `rail init --agents`, then `rail worktree`, with
+// nothing committed in between (issue 27): the station gets its agent files from Rail.
+function readmeStation(name, agent) {
+  const main = repo(name, agent);
+  const station = path.join(tmpRoot, `${agent}-${name}-station`);
+  sh(main, 'rail', ['worktree', 'mine', '--dir', station, '--path', 'free/**', '--purpose', 'e2e']);
+  if (allowAll) pointHooksAt(station, path.join(binDir, 'rail'));
+  return { main, station };
+}
+
+// A worktree another tool made (where Claude Code's `--worktree NAME` puts one), then guarded
+// with `rail worktree guard`; nothing committed.
+function foreignWorktree(name, agent) {
+  const main = repo(name, agent);
+  const wt = path.join(main, '.claude/worktrees/fix');
+  git(main, 'worktree', 'add', '-q', '-b', 'worktree-fix', wt);
+  const before = sh(main, 'rail', ['worktree', 'list']);
+  sh(main, 'rail', ['worktree', 'guard', wt]);
+  if (allowAll) pointHooksAt(wt, path.join(binDir, 'rail'));
+  return { main, station: wt, before };
+}
+
 // `rail init --agents` writes the hook command with the path of the rail that ran it: in the
 // allow-all mode the agents' configs are pointed at the allowing wrapper instead.
 function pointHooksAt(dir, wrapper) {
-  const files = ['.claude/settings.json', '.codex/hooks.json', '.gemini/settings.json', '.github/hooks/rail.json'];
+  const files = [
+    '.claude/settings.json',
+    '.claude/settings.local.json',
+    '.codex/hooks.json',
+    '.gemini/settings.json',
+    '.github/hooks/rail.json',
+  ];
   for (const f of files.map((f) => path.join(dir, f)).filter((f) => fs.existsSync(f))) {
     fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replaceAll(rail, wrapper));
   }
@@ -174,6 +202,46 @@ const scenarios = [
         read(path.join(main, 'claims.md')),
       ],
       ["other's claim kept", /owned-work/.test(read(path.join(main, 'claims.md')) ?? '')],
+    ],
+  },
+  {
+    name: "station made in the README's order (nothing committed): file and shell denied, own path writable",
+    setup: (agent) => {
+      const { main, station } = readmeStation('readme', agent);
+      return { cwd: station, main };
+    },
+    script: (d, cwd) => [
+      d.file(path.join(cwd, 'owned/new.txt'), 'written\n'),
+      d.shell('echo hacked > owned/a.txt'),
+      d.file(path.join(cwd, 'free/ok.txt'), 'ok\n'),
+    ],
+    checks: ({ cwd, main }, results) => [
+      ['file-tool write absent', read(path.join(cwd, 'owned/new.txt')) === null],
+      ['shell write absent', read(path.join(cwd, 'owned/a.txt')) === 'original\n'],
+      ['file-tool deny reached the model', denied(results[0]), results[0]?.text],
+      ['shell deny reached the model', denied(results[1]), results[1]?.text],
+      ['own path written', read(path.join(cwd, 'free/ok.txt')) === 'ok\n'],
+      [
+        "Rail's copies invisible to git in the station",
+        git(cwd, 'status', '--porcelain', '--untracked-files=all') === '?? free/ok.txt\n',
+        git(cwd, 'status', '--porcelain', '--untracked-files=all'),
+      ],
+      ["other's claim kept", /owned-work/.test(read(path.join(main, 'claims.md')) ?? '')],
+    ],
+  },
+  {
+    name: 'worktree another tool made, guarded with `rail worktree guard`: file and shell denied',
+    setup: (agent) => {
+      const { main, station, before } = foreignWorktree('foreign', agent);
+      return { cwd: station, main, before };
+    },
+    script: (d, cwd) => [d.file(path.join(cwd, 'owned/new.txt'), 'written\n'), d.shell('echo hacked > owned/a.txt')],
+    checks: ({ cwd, before }, results) => [
+      ['listed as unguarded before', /UNGUARDED: /.test(before), before],
+      ['file-tool write absent', read(path.join(cwd, 'owned/new.txt')) === null],
+      ['shell write absent', read(path.join(cwd, 'owned/a.txt')) === 'original\n'],
+      ['file-tool deny reached the model', denied(results[0]), results[0]?.text],
+      ['shell deny reached the model', denied(results[1]), results[1]?.text],
     ],
   },
 ];

@@ -54,7 +54,7 @@ pub fn rail_command() -> String {
     }
 }
 
-fn shell_quote(s: &str) -> String {
+pub fn shell_quote(s: &str) -> String {
     if s.chars()
         .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
     {

@@ -744,39 +744,56 @@ fn rail_exe(rail: &str) -> String {
         .unwrap_or_else(|_| rail.to_string())
 }
 
-pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<String>, Fail> {
-    let section = instructions();
-    let top = ctx
-        .repo
-        .as_ref()
-        .map(|r| r.worktree.clone())
-        .unwrap_or_else(|| ctx.rail.root.clone());
-    let targets = targets(args, &top)?;
-    let exe = rail_exe(rail);
+/// One file Rail would write: where, what is there (`None`: missing), and the text Rail wants.
+struct Planned {
+    path: PathBuf,
+    /// An instruction file (the rail section), not an agent's config.
+    section: bool,
+    old: Option<String>,
+    new: String,
+}
 
-    // Read and merge everything first, so a bad file anywhere changes nothing at all.
-    let mut writes: Vec<(PathBuf, String, String)> = Vec::new();
-    for target in &targets {
+impl Planned {
+    fn changes(&self) -> bool {
+        self.old.as_deref() != Some(self.new.as_str())
+    }
+}
+
+/// Every file `targets` need under `top`, read and merged (nothing written): the agents' config
+/// files (each at `place(path)`: the project file, or for a station the agent's local variant,
+/// core's `setup::station_path`), then the rail section of each of `instruction_files`. One
+/// unreadable or unparsable file anywhere is an error before anything is written. This is the
+/// one implementation behind `rail init --agents` and a station's guard.
+fn plan(
+    top: &Path,
+    targets: &[Target],
+    instruction_files: Vec<PathBuf>,
+    rail: &str,
+    place: fn(&'static str) -> &'static str,
+) -> Result<Vec<Planned>, Fail> {
+    let exe = rail_exe(rail);
+    let mut writes: Vec<Planned> = Vec::new();
+    for target in targets {
         for file in setup::files(*target, rail, &exe) {
-            let path = top.join(file.path());
+            let path = top.join(place(file.path()));
             // A file merged already (Claude's settings serve VS Code too) is merged again from
             // the merged text: the changes are idempotent.
-            let (old, original) = match writes.iter().position(|(p, _, _)| *p == path) {
+            let (text, old) = match writes.iter().position(|w| w.path == path) {
                 Some(i) => {
-                    let (_, original, merged) = writes.remove(i);
-                    (merged, original)
+                    let w = writes.remove(i);
+                    (w.new, w.old)
                 }
                 // Read without following a link, the directories on the way included (a
                 // committed `.claude -> ~/.claude` is refused here, before anything is written).
-                None => match crate::railfile::read_inside(&top, &path) {
-                    Ok(Some(t)) => (t.clone(), t),
-                    Ok(None) => (String::new(), String::new()),
+                None => match crate::railfile::read_inside(top, &path) {
+                    Ok(Some(t)) => (t.clone(), Some(t)),
+                    Ok(None) => (String::new(), None),
                     Err(e) => return Err(Fail::env(crate::railfile::describe(&path, &e))),
                 },
             };
-            let merged = match &file {
-                FileChanges::Json { changes, .. } => jsonc::apply(&old, changes),
-                FileChanges::Toml { table, entries, .. } => merge_toml(&old, table, entries),
+            let new = match &file {
+                FileChanges::Json { changes, .. } => jsonc::apply(&text, changes),
+                FileChanges::Toml { table, entries, .. } => merge_toml(&text, table, entries),
             }
             .map_err(|e| {
                 Fail::usage(format!(
@@ -784,9 +801,68 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
                     path.display()
                 ))
             })?;
-            writes.push((path, original, merged));
+            writes.push(Planned {
+                path,
+                section: false,
+                old,
+                new,
+            });
         }
     }
+    let section = instructions();
+    let mut instruction_files = instruction_files;
+    instruction_files.dedup();
+    // Each instruction file read now, in the same read phase: a refused one changes nothing.
+    for file in instruction_files {
+        let old = crate::railfile::read_inside(top, &file)
+            .map_err(|e| Fail::env(crate::railfile::describe(&file, &e)))?;
+        let new = upsert_section(old.as_deref().unwrap_or_default(), &section);
+        writes.push(Planned {
+            path: file,
+            section: true,
+            old,
+            new,
+        });
+    }
+    Ok(writes)
+}
+
+/// Writes `planned` under `top` through Rail's one safe writer (no link followed, no directory
+/// created through one).
+fn write_planned(top: &Path, planned: &Planned) -> Result<(), Fail> {
+    crate::railfile::write_inside(top, &planned.path, planned.new.as_bytes(), false)
+        .map_err(|e| Fail::env(crate::railfile::describe(&planned.path, &e)))
+}
+
+fn rel(top: &Path, path: &Path) -> String {
+    path.strip_prefix(top)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// Which of `paths` (relative to `top`) git tracks in the checkout `top`.
+fn tracked(top: &Path, paths: &[String]) -> Result<Vec<String>, Fail> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut args = vec!["--literal-pathspecs", "ls-files", "-z", "--"];
+    args.extend(paths.iter().map(String::as_str));
+    let out = crate::git::run(top, &args).map_err(Fail::env)?;
+    Ok(out
+        .split('\0')
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect())
+}
+
+pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<String>, Fail> {
+    let top = ctx
+        .repo
+        .as_ref()
+        .map(|r| r.worktree.clone())
+        .unwrap_or_else(|| ctx.rail.root.clone());
+    let targets = targets(args, &top)?;
     let mut instruction_files: Vec<PathBuf> = if args.files.is_empty() {
         let present: Vec<PathBuf> = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]
             .iter()
@@ -820,24 +896,15 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
             .collect()
     };
     instruction_files.dedup();
-    // Each instruction file read now, in the same read phase: a refused one changes nothing.
-    let mut sections: Vec<(PathBuf, String, String)> = Vec::new();
-    for file in instruction_files {
-        let old = crate::railfile::read_inside(&top, &file)
-            .map_err(|e| Fail::env(crate::railfile::describe(&file, &e)))?
-            .unwrap_or_default();
-        let new = upsert_section(&old, &section);
-        sections.push((file, old, new));
-    }
+    let planned = plan(&top, &targets, instruction_files, rail, |p| p)?;
 
     if args.print {
-        outln!("{section}");
-        for (path, _, merged) in &writes {
-            let rel = path.strip_prefix(&top).unwrap_or(path);
+        outln!("{}", instructions());
+        for w in planned.iter().filter(|w| !w.section) {
             outln!(
                 "# {} (merged into what is there by `rail init --agents`):\n{}",
-                rel.display(),
-                merged.trim_end()
+                rel(&top, &w.path),
+                w.new.trim_end()
             );
         }
         for t in &targets {
@@ -847,30 +914,165 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
     }
 
     let mut done = Vec::new();
-    // Every write as every read: no link followed, no directory created through one.
-    let write = |path: &Path, text: &str| {
-        crate::railfile::write_inside(&top, path, text.as_bytes(), false)
-            .map_err(|e| Fail::env(crate::railfile::describe(path, &e)))
-    };
-    for (file, old, new) in &sections {
-        if new != old {
-            write(file, new)?;
-            done.push(format!("wrote the rail section of {}", file.display()));
-        }
+    // The sections first, then the agents' files (as before: what a reader meets first).
+    let (sections, configs): (Vec<&Planned>, Vec<&Planned>) =
+        planned.iter().partition(|w| w.section);
+    for w in sections.iter().filter(|w| w.changes()) {
+        write_planned(&top, w)?;
+        done.push(format!("wrote the rail section of {}", w.path.display()));
     }
-    for (path, original, merged) in &writes {
-        if merged == original {
-            continue;
-        }
-        write(path, merged)?;
-        done.push(format!("merged Rail's entries into {}", path.display()));
+    for w in configs.iter().filter(|w| w.changes()) {
+        write_planned(&top, w)?;
+        done.push(format!("merged Rail's entries into {}", w.path.display()));
     }
     if !done.is_empty() {
         for t in &targets {
             done.push(format!("{}: {}", t.title(), t.needs()));
         }
     }
+    // What a clone (a teammate's, or a station made from a commit) gets only once committed.
+    if ctx.repo.is_some() {
+        let mut files: Vec<String> = planned.iter().map(|w| rel(&top, &w.path)).collect();
+        files.dedup();
+        let known = tracked(&top, &files).unwrap_or_default();
+        let untracked: Vec<String> = files.into_iter().filter(|f| !known.contains(f)).collect();
+        if !untracked.is_empty() {
+            done.push(format!(
+                "commit these so teammates' clones and stations made from later commits are guarded too: git add -f -- {} && git commit -m \"Rail: agent hooks\" (until then `rail worktree` copies them into each new station; -f: stations list them in .git/info/exclude)",
+                untracked.join(" ")
+            ));
+        }
+    }
     Ok(done)
+}
+
+/// The agents Rail is set up for in the checkout `top` (core `setup::configured`, from the
+/// files as they are there: tracked, or written by Rail).
+pub fn configured_in(top: &Path) -> Vec<Target> {
+    setup::configured(|p| {
+        crate::railfile::read_inside(top, &top.join(p))
+            .ok()
+            .flatten()
+    })
+}
+
+/// What guarding a station did.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Guarded {
+    /// The agents set up in the main checkout, by title.
+    pub agents: Vec<String>,
+    /// Files written into the station (relative to it).
+    pub wrote: Vec<String>,
+    /// Files left as they were: tracked by the station's branch, or already there.
+    pub kept: Vec<String>,
+    /// Patterns added to the repository's info/exclude.
+    pub excluded: Vec<String>,
+}
+
+impl Guarded {
+    pub fn message(&self) -> Option<String> {
+        if self.agents.is_empty() {
+            return None;
+        }
+        let mut m = format!("guarded for {}", self.agents.join(", "));
+        if self.wrote.is_empty() {
+            m.push_str(": its branch tracks the agents' files");
+        } else {
+            m.push_str(&format!(
+                ": wrote {} (not tracked by its branch; kept out of git by info/exclude)",
+                self.wrote.join(", ")
+            ));
+        }
+        if !self.kept.is_empty() {
+            m.push_str(&format!("; left as they are: {}", self.kept.join(", ")));
+        }
+        // Their trust is per folder, and a station is a folder of its own.
+        let per_folder: Vec<&str> = ["Gemini CLI", "Copilot CLI"]
+            .into_iter()
+            .filter(|a| self.agents.iter().any(|t| t == a))
+            .collect();
+        if !per_folder.is_empty() {
+            m.push_str(&format!(
+                "; {} load project hooks only in a trusted folder: trust this one (or a folder above it and the main checkout)",
+                per_folder.join(" and ")
+            ));
+        }
+        Some(m)
+    }
+}
+
+/// Gives the checkout `station` (a worktree of `repo`) every agent set up in the main checkout:
+/// each agent file and rail section `rail init --agents` writes (the same plan, at each agent's
+/// station path), written only where the station's branch does not track the file and no file
+/// is there, so nothing the user tracks or wrote changes; each written path is listed in the
+/// common dir's info/exclude, so `git status`, Rail's scope checks, `git add -A` and
+/// `git worktree remove` leave it out. Design: docs/agents.md, "Stations".
+pub fn guard_station(repo: &repo::Repo, station: &Path, rail: &str) -> Result<Guarded, Fail> {
+    let main = repo.main_checkout();
+    let read_main = |p: &str| {
+        crate::railfile::read_inside(&main, &main.join(p))
+            .ok()
+            .flatten()
+    };
+    let targets = configured_in(&main);
+    let mut guarded = Guarded {
+        agents: targets.iter().map(|t| t.title().to_string()).collect(),
+        ..Guarded::default()
+    };
+    if targets.is_empty() {
+        return Ok(guarded);
+    }
+    // The instruction files that carry the rail section in the main checkout, and each agent's
+    // own one.
+    let mut files: Vec<PathBuf> = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]
+        .into_iter()
+        .filter(|n| read_main(n).is_some_and(|t| t.contains(BEGIN)))
+        .map(|n| station.join(n))
+        .collect();
+    for own in targets.iter().filter_map(|t| t.own_instructions()) {
+        let path = station.join(own);
+        if !files.contains(&path) {
+            files.push(path);
+        }
+    }
+    // An agent whose Rail hook the station has already (its branch tracks the agent's files)
+    // needs nothing more: no second copy of its hooks beside the committed ones.
+    let needed = setup::unguarded(&targets, &configured_in(station));
+    let planned = plan(station, &needed, files, rail, setup::station_path)?;
+    let rels: Vec<String> = planned.iter().map(|w| rel(station, &w.path)).collect();
+    let known = tracked(station, &rels)?;
+    let mut writes = Vec::new();
+    for (w, r) in planned.iter().zip(&rels) {
+        if known.contains(r) || w.old.is_some() {
+            // A file Rail wrote before (guarded again) is what Rail would write: not news.
+            if w.changes() {
+                guarded.kept.push(r.clone());
+            }
+            continue;
+        }
+        writes.push((w, r));
+    }
+    // Excluded before the files appear: `git status` never shows them, even for a moment.
+    let exclude = repo.common_dir.join("info").join("exclude");
+    let paths: Vec<&str> = writes.iter().map(|(_, r)| r.as_str()).collect();
+    let old = crate::railfile::read_inside(&repo.common_dir, &exclude)
+        .map_err(|e| Fail::env(crate::railfile::describe(&exclude, &e)))?
+        .unwrap_or_default();
+    if let Some(text) = setup::with_excludes(&old, &paths) {
+        crate::railfile::write_inside(&repo.common_dir, &exclude, text.as_bytes(), false)
+            .map_err(|e| Fail::env(crate::railfile::describe(&exclude, &e)))?;
+        guarded.excluded = text
+            .lines()
+            .filter(|l| !old.lines().any(|o| o.trim() == l.trim()))
+            .filter(|l| !l.starts_with('#'))
+            .map(str::to_string)
+            .collect();
+    }
+    for (w, r) in writes {
+        write_planned(station, w)?;
+        guarded.wrote.push(r.clone());
+    }
+    Ok(guarded)
 }
 
 #[cfg(test)]

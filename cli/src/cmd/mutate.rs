@@ -383,18 +383,43 @@ pub fn worktree(
         }
         return Err(Fail::env(format!("creating the worktree: {e}")));
     }
+    // Guarded the moment it exists: the agents set up in the main checkout get their files here
+    // too, committed or not. A station that could not be guarded is kept, and says so.
+    let guard = crate::cmd::agent::guard_station(repo, &dir, &crate::cmd::admin::rail_command());
+    let (guarded, unguarded) = match guard {
+        Ok(g) => (Some(g), None),
+        Err(e) => (
+            None,
+            Some(format!(
+                "the station is not guarded: {}; agents started there run without Rail's hooks until `rail worktree guard {}` succeeds",
+                e.message,
+                crate::cmd::admin::shell_quote(&dir_s)
+            )),
+        ),
+    };
     if ctx.json {
         outln_raw!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
                 "ok": true, "task": task, "dir": dir_s, "branch": branch,
-                "message": format!("station ready: {dir_s} on branch {branch}")
+                // The editor shows this sentence: it says the station is guarded, and by what.
+                "message": match guarded.as_ref().and_then(|g| g.message()) {
+                    Some(g) => format!("station ready: {dir_s} on branch {branch}; {g}"),
+                    None => format!("station ready: {dir_s} on branch {branch}"),
+                },
+                "guarded": guarded, "unguarded": unguarded,
             }))
             .unwrap_or_default()
         );
     } else {
         outln!("station ready: {dir_s} on branch {branch}");
+        if let Some(m) = guarded.as_ref().and_then(|g| g.message()) {
+            outln!("{m}");
+        }
         outln!("work there: cd {dir_s}");
+    }
+    if let Some(m) = &unguarded {
+        errln!("rail: {m}");
     }
     Ok(())
 }

@@ -156,27 +156,78 @@ impl Survey {
     }
 }
 
+/// Whether the agents set up in the main checkout (`main`) have their Rail hook in a worktree:
+/// `None` for one Rail cannot look into (a link, gone, another checkout) and for the main
+/// checkout itself.
+#[derive(Debug, serde::Serialize)]
+pub struct GuardStatus {
+    /// Agents set up in the main checkout with a Rail hook here.
+    pub agents: Vec<String>,
+    /// Agents set up in the main checkout with no Rail hook here: they would run unguarded.
+    pub missing: Vec<String>,
+}
+
+fn guard_status(station: &Station, main: &[rail_core::setup::Target]) -> Option<GuardStatus> {
+    let f = &station.facts;
+    if f.main || f.link || f.missing || f.foreign {
+        return None;
+    }
+    let here = crate::cmd::agent::configured_in(Path::new(&f.path));
+    let title = |t: &rail_core::setup::Target| t.title().to_string();
+    Some(GuardStatus {
+        agents: main
+            .iter()
+            .filter(|t| here.contains(t))
+            .map(title)
+            .collect(),
+        missing: rail_core::setup::unguarded(main, &here)
+            .iter()
+            .map(title)
+            .collect(),
+    })
+}
+
 /// `rail worktree list`.
 pub fn list(ctx: &Ctx, base: Option<&str>) -> Result<(), Fail> {
     let mut survey = survey(ctx, base)?;
     for i in 0..survey.stations.len() {
         survey.inspect(ctx, i);
     }
+    let main_agents = crate::cmd::agent::configured_in(&repo_of(ctx)?.main_checkout());
+    let guards: Vec<Option<GuardStatus>> = survey
+        .stations
+        .iter()
+        .map(|s| guard_status(s, &main_agents))
+        .collect();
     if ctx.json {
+        // Each station as core describes it, with its guard status beside.
+        let stations: Vec<serde_json::Value> = survey
+            .stations
+            .iter()
+            .zip(&guards)
+            .map(|(s, g)| {
+                let mut v = serde_json::to_value(s).unwrap_or_default();
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("guard".into(), serde_json::to_value(g).unwrap_or_default());
+                }
+                v
+            })
+            .collect();
         outln_raw!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
-                "ok": true, "base": survey.base, "stations": survey.stations,
+                "ok": true, "base": survey.base, "stations": stations,
             }))
             .unwrap_or_default()
         );
         return Ok(());
     }
     let base = survey.base.as_deref().unwrap_or("?");
-    let rows: Vec<[String; 5]> = survey
+    let rows: Vec<[String; 6]> = survey
         .stations
         .iter()
-        .map(|s| {
+        .zip(&guards)
+        .map(|(s, g)| {
             let f = &s.facts;
             let path = if f.main {
                 format!("{} (main checkout)", f.path)
@@ -219,12 +270,22 @@ pub fn list(ctx: &Ctx, base: Option<&str>) -> Result<(), Fail> {
                     tasks.join(", ")
                 },
                 s.state.as_str().to_string(),
+                match g {
+                    None if f.main && main_agents.is_empty() => "no agent set up".into(),
+                    None => "-".into(),
+                    Some(g) if g.missing.is_empty() => "guarded".into(),
+                    Some(g) => format!(
+                        "UNGUARDED: {} (rail worktree guard {})",
+                        g.missing.join(", "),
+                        crate::cmd::admin::shell_quote(&f.path)
+                    ),
+                },
                 changes,
             ]
         })
         .collect();
-    let head = ["STATION", "BRANCH", "TASK", "STATE", "WORK"].map(str::to_string);
-    let mut widths = [0usize; 5];
+    let head = ["STATION", "BRANCH", "TASK", "STATE", "GUARD", "WORK"].map(str::to_string);
+    let mut widths = [0usize; 6];
     for row in std::iter::once(&head).chain(rows.iter()) {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
@@ -240,6 +301,53 @@ pub fn list(ctx: &Ctx, base: Option<&str>) -> Result<(), Fail> {
             }
         }
         outln!("{}", line.trim_end());
+    }
+    Ok(())
+}
+
+/// `rail worktree guard STATION`: the worktree gets what `rail worktree TASK` gives a new
+/// station (the agents set up in the main checkout, through the files its branch does not
+/// track).
+pub fn guard(ctx: &Ctx, arg: &str) -> Result<(), Fail> {
+    let repo = repo_of(ctx)?;
+    let survey = survey(ctx, None)?;
+    let i = target(&survey, arg)?;
+    let f = &survey.stations[i].facts;
+    let why = if f.main {
+        Some("it is the main checkout: `rail init --agents` sets up the agents there")
+    } else if f.link {
+        Some("its path is a symbolic link")
+    } else if f.missing {
+        Some("its directory is gone (git worktree prune)")
+    } else if f.foreign {
+        Some("the directory is not that worktree's checkout")
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        return Err(Fail::usage(format!(
+            "{} is not guarded by `rail worktree guard`: {why}",
+            f.path
+        )));
+    }
+    let guarded = crate::cmd::agent::guard_station(
+        repo,
+        Path::new(&f.path),
+        &crate::cmd::admin::rail_command(),
+    )?;
+    let message = guarded.message().unwrap_or_else(|| {
+        "no agent is set up in the main checkout: run `rail init --agents` there first".into()
+    });
+    if ctx.json {
+        outln_raw!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "ok": true, "path": f.path, "guarded": guarded, "message": message,
+            }))
+            .unwrap_or_default()
+        );
+    } else {
+        outln!("{}: {message}", f.path);
     }
     Ok(())
 }

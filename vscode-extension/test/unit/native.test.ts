@@ -22,7 +22,7 @@ import {
   runRail,
   type RawRun,
 } from '../../src/host/native';
-import { deadPid, git, RAIL_BIN, read, tempDir, tempRepo } from '../shared/fixtures';
+import { deadPid, git, RAIL_BIN, rail, read, tempDir, tempRepo } from '../shared/fixtures';
 
 const ENV: NodeJS.ProcessEnv = { ...process.env };
 delete ENV.RAIL_SESSION;
@@ -254,6 +254,25 @@ test('New Station through `rail worktree`: one JSON document, done or refused', 
     });
     assert.doesNotMatch(read(path.join(dir, 'claims.md')), /^blocked \|/m, 'the claim was given back');
     fs.rmSync(blocker);
+  } finally {
+    if (fs.existsSync(stationDir)) git(dir, 'worktree', 'remove', '--force', stationDir);
+  }
+});
+
+test('New Station is guarded like `rail worktree`: the agents of the main checkout, nothing committed', async () => {
+  const dir = tempRepo();
+  const init = rail(dir, ['init', '--agents', '--agent', 'claude,gemini']);
+  assert.equal(init.status, 0, init.stderr);
+  const native = new NativeRail({ path: RAIL_BIN, source: 'path' }, dir, dir, ENV);
+  const stationDir = `${dir}-guarded`;
+  const made = await native.worktree({ task: 'guarded', dir: stationDir, paths: ['src/**'] });
+  try {
+    assert.ok(made.ok, JSON.stringify(made));
+    assert.match(made.message, /guarded for Claude Code, Gemini CLI/);
+    assert.match(read(path.join(stationDir, '.claude/settings.local.json')), /hook claude/);
+    assert.match(read(path.join(stationDir, '.gemini/settings.json')), /hook gemini/);
+    assert.match(read(path.join(stationDir, 'GEMINI.md')), /rail:begin/);
+    assert.equal(git(stationDir, 'status', '--porcelain'), '', 'the copies are out of git');
   } finally {
     if (fs.existsSync(stationDir)) git(dir, 'worktree', 'remove', '--force', stationDir);
   }
