@@ -89,10 +89,10 @@ impl Outcome {
     }
 
     pub fn into_result(self) -> Result<Outcome, Fail> {
+        for w in &self.warnings {
+            errln!("rail: {w}");
+        }
         if self.code == 0 {
-            for w in &self.warnings {
-                errln!("rail: {w}");
-            }
             Ok(self)
         } else {
             Err(Fail {

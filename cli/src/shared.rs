@@ -41,6 +41,9 @@ const FETCHED: &str = "refs/rail/fetched";
 /// Where a new commit is made before it is pushed.
 const NEW: &str = "refs/rail/new";
 const SYNCED_STAMP: &str = "rail-synced";
+/// The state this machine had seen when it found the remote rewound, kept until it is merged
+/// back and pushed (a failed round must not lose it: the fetched ref has moved on).
+const BEFORE_REWIND: &str = "refs/rail/before-rewind";
 /// This machine's log lines not yet in the shared log, in `<git dir>/rail/`.
 const OUTBOX: &str = "outbox.log";
 
@@ -67,13 +70,6 @@ pub struct Snapshot {
     /// Entries of the tree that are not the rail's (stray files, submodule entries): never
     /// read, so a non-UTF-8 file or a gitlink cannot break an operation.
     pub foreign: Vec<String>,
-}
-
-impl Snapshot {
-    /// What core plans on (core decides which of the tree's files count).
-    pub fn texts(&self) -> RailTexts {
-        snapshot::texts(&self.files)
-    }
 }
 
 /// How an unreachable remote's failure starts; reads show only what git said after it.
@@ -341,6 +337,7 @@ pub fn read_commit(dir: &Path, commit: Option<&str>) -> Result<Snapshot, RemoteE
 fn commit(
     dir: &Path,
     parent: Option<&str>,
+    merged: Option<&str>,
     changed: &BTreeMap<String, String>,
     message: &str,
 ) -> Result<String, RemoteError> {
@@ -357,6 +354,10 @@ fn commit(
     stream.push(b'\n');
     if let Some(p) = parent {
         let _ = writeln!(stream, "from {p}");
+    }
+    // A rewound remote's merge keeps the state this machine had seen reachable.
+    if let Some(m) = merged {
+        let _ = writeln!(stream, "merge {m}");
     }
     for (path, text) in changed {
         let _ = writeln!(stream, "M 100644 inline {path}");
@@ -648,6 +649,7 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
     let branches = jobs
         .iter()
         .any(|j| matches!(j.request, None | Some(Request::Take { .. })));
+    let seen = seen_states(dir);
     let fetched = match fetch(dir, remote, branches, deadline) {
         Ok(f) => f,
         Err(e) => return Round::Failed(e.fail()),
@@ -656,16 +658,26 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
         Ok(s) => s,
         Err(e) => return Round::Failed(e.fail()),
     };
-    let shared_log = snapshot.files.get(LOG_FILE).cloned().unwrap_or_default();
-    let pending = snapshot::undelivered(&read_outbox(ctx), &shared_log);
     let mut files = snapshot.files.clone();
     let mut changed: BTreeMap<String, String> = BTreeMap::new();
+    let mut warnings = Vec::new();
+    let rewound = match rewind(ctx, dir, remote, &seen, &snapshot) {
+        Ok(r) => r,
+        Err(e) => return Round::Failed(e.fail()),
+    };
+    if let Some(r) = &rewound {
+        files = r.files.clone();
+        changed = r.changed.clone();
+        warnings.push(r.message.clone());
+    }
+    let shared_log = files.get(LOG_FILE).cloned().unwrap_or_default();
+    let pending = snapshot::undelivered(&read_outbox(ctx), &shared_log);
     if !pending.is_empty() {
         let log = snapshot::log_with(&shared_log, &pending);
         files.insert(LOG_FILE.to_string(), log.clone());
         changed.insert(LOG_FILE.to_string(), log);
     }
-    let base_texts = snapshot.texts();
+    let base_texts = snapshot::texts(&files);
     let base_facts = shared_facts(ctx, remote, &base_texts);
     let mut outcomes = Vec::with_capacity(jobs.len());
     let mut refused_on_base = Vec::new();
@@ -703,6 +715,9 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
         outcomes.push(outcome);
     }
     let commit_id = if changed.is_empty() {
+        if rewound.is_some() {
+            let _ = git::run(dir, &["update-ref", "-d", BEFORE_REWIND]);
+        }
         snapshot.commit.clone()
     } else {
         let message = match done.as_slice() {
@@ -710,13 +725,21 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
             [one] => format!("rail: {one}"),
             many => format!("rail: {} operations\n\n{}", many.len(), many.join("\n")),
         };
-        let new = match commit(dir, snapshot.commit.as_deref(), &changed, &message) {
+        let message = match &rewound {
+            Some(r) => format!("{message}\n\n{}", r.message),
+            None => message,
+        };
+        let merged = rewound.as_ref().map(|r| r.seen.as_str());
+        let new = match commit(dir, snapshot.commit.as_deref(), merged, &changed, &message) {
             Ok(c) => c,
             Err(e) => return Round::Failed(e.fail()),
         };
         match push(dir, remote, &new, deadline) {
             Ok(Pushed::Done) => {
                 let _ = git::run(dir, &["update-ref", FETCHED, &new]);
+                if rewound.is_some() {
+                    let _ = git::run(dir, &["update-ref", "-d", BEFORE_REWIND]);
+                }
                 Some(new)
             }
             Ok(Pushed::Rejected) => return Round::Rejected(refused_on_base),
@@ -733,6 +756,7 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
     // but it is what a sync was asked for.
     let mirrored = mirror(ctx, &state);
     for (job, outcome) in jobs.iter().zip(outcomes.iter_mut()) {
+        outcome.warnings.extend(warnings.iter().cloned());
         match (&job.request, &mirrored) {
             (None, Ok(())) => {
                 outcome.text = format!(
@@ -759,6 +783,154 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
         }
     }
     Round::Done(outcomes)
+}
+
+/// The states this machine last saw of the shared rail: the state kept when an earlier round
+/// found the remote rewound and did not finish merging it back, and the fetched ref. One git
+/// process.
+fn seen_states(dir: &Path) -> Seen {
+    let out = git::run(
+        dir,
+        &[
+            "for-each-ref",
+            "--format=%(refname) %(objectname)",
+            FETCHED,
+            BEFORE_REWIND,
+        ],
+    )
+    .unwrap_or_default();
+    let mut seen = Seen::default();
+    for line in out.lines() {
+        match line.split_once(' ') {
+            Some((BEFORE_REWIND, id)) => seen.kept = Some(id.to_string()),
+            Some((FETCHED, id)) => seen.fetched = Some(id.to_string()),
+            _ => {}
+        }
+    }
+    seen
+}
+
+#[derive(Default)]
+struct Seen {
+    kept: Option<String>,
+    fetched: Option<String>,
+}
+
+/// A remote found rewound, merged with the state this machine had seen.
+struct Rewound {
+    /// The seen state's commit (the merge's second parent).
+    seen: String,
+    files: BTreeMap<String, String>,
+    changed: BTreeMap<String, String>,
+    /// What the requester is told and the commit message says.
+    message: String,
+}
+
+/// Whether the fetched state no longer contains what this machine saw before (`seen`): then the
+/// two are merged with the rail's merge rules (core's [`snapshot::rejoin`]) from their common
+/// ancestor, every claim dropped is logged with the one kept, and the seen state is kept under
+/// [`BEFORE_REWIND`] until the merge is pushed.
+fn rewind(
+    ctx: &Ctx,
+    dir: &Path,
+    remote: &str,
+    seen: &Seen,
+    fetched: &Snapshot,
+) -> Result<Option<Rewound>, RemoteError> {
+    let Some(new) = fetched.commit.as_deref() else {
+        return Ok(None);
+    };
+    // An unfinished merge-back first: the fetched ref may already be the rewound state.
+    let Some(old) = seen.kept.as_ref().or(seen.fetched.as_ref()) else {
+        return Ok(None);
+    };
+    if old == new {
+        return Ok(None);
+    }
+    // `git merge-base OLD NEW`: OLD itself when the remote only moved on; exit 1 when the two
+    // share no history.
+    let base = match Command::new("git")
+        .args(["merge-base", old, new])
+        .current_dir(dir)
+        .output()
+    {
+        Ok(out) if out.status.success() => {
+            Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+        }
+        Ok(out) if out.status.code() == Some(1) && out.stderr.is_empty() => None,
+        // The seen commit is gone (a person deleted objects): nothing to merge back.
+        Ok(_) => return Ok(None),
+        Err(e) => return Err(RemoteError::Git(format!("cannot run git merge-base: {e}"))),
+    };
+    if base.as_deref() == Some(old.as_str()) {
+        // The remote only moved on (and holds any state kept from an earlier rewind).
+        if seen.kept.is_some() {
+            let _ = git::run(dir, &["update-ref", "-d", BEFORE_REWIND]);
+        }
+        return Ok(None);
+    }
+    let _ = git::run(dir, &["update-ref", BEFORE_REWIND, old]);
+    let seen_files = read_commit(dir, Some(old))?.files;
+    let base_files = match &base {
+        Some(b) => read_commit(dir, Some(b))?.files,
+        None => BTreeMap::new(),
+    };
+    let config = crate::railfile::read_text(&ctx.rail.path(CONFIG_FILE))
+        .ok()
+        .flatten()
+        .map(|t| rail_core::config::parse(&t).0)
+        .unwrap_or_default();
+    let facts = shared_facts(ctx, remote, &snapshot::texts(&fetched.files));
+    let holding = rail_core::merge::Holding {
+        facts: &facts,
+        lease: config.lease,
+        expiring: config.expiring,
+    };
+    let mut r = snapshot::rejoin(&base_files, &seen_files, &fetched.files, Some(&holding));
+    let short = |c: &str| c[..c.len().min(12)].to_string();
+    let mut message = format!(
+        "the shared rail on {remote} was rewound (force-pushed or restored): it no longer holds          the state this machine last saw ({} is not in {}); merged that state back with the          rail's merge rules",
+        short(old),
+        short(new)
+    );
+    if !r.losers.is_empty() {
+        let dropped: Vec<String> = r
+            .losers
+            .iter()
+            .map(|l| {
+                format!(
+                    "{}'s claim of {} (kept {}'s)",
+                    l.lost_session, l.task, l.kept_session
+                )
+            })
+            .collect();
+        message.push_str(&format!("; dropped {}, logged", dropped.join(", ")));
+        let lines: Vec<String> = r
+            .losers
+            .iter()
+            .map(|l| {
+                LogEntry::new(
+                    ctx.now,
+                    Event::Other("dropped".into()),
+                    Some(&l.task),
+                    Some(&l.lost_session),
+                )
+                .with("by", "rewind")
+                .with("kept", l.kept_session.clone())
+                .with("line", l.lost_line.clone())
+                .render()
+            })
+            .collect();
+        let log = snapshot::log_with(r.files.get(LOG_FILE).map_or("", String::as_str), &lines);
+        r.files.insert(LOG_FILE.to_string(), log.clone());
+        r.changed.insert(LOG_FILE.to_string(), log);
+    }
+    Ok(Some(Rewound {
+        seen: old.clone(),
+        files: r.files,
+        changed: r.changed,
+        message,
+    }))
 }
 
 /// A plan's outcome: core's message with the hint worded as a command line, and the JSON.
@@ -1009,8 +1181,8 @@ pub fn init_remote(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
             for f in &local.claim_files {
                 files.insert(f.path.clone(), f.text.clone());
             }
-            let new =
-                commit(&dir, None, &files, "rail: share this rail").map_err(RemoteError::fail)?;
+            let new = commit(&dir, None, None, &files, "rail: share this rail")
+                .map_err(RemoteError::fail)?;
             match push(&dir, remote, &new, deadline).map_err(RemoteError::fail)? {
                 Pushed::Done => done.push(format!("published the rail to {remote} {REF}")),
                 Pushed::Rejected => done.push(format!("{remote} already has a shared rail")),

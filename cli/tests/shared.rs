@@ -722,3 +722,75 @@ fn foreign_entries_in_the_shared_rail_are_ignored_with_one_line() {
     assert!(md.contains("t5"), "{md}");
     assert!(!ms[0].path().join("stray").exists());
 }
+
+/// A shared ref moved back to an older commit (a force-push, a restored backup) is a rewind:
+/// found by the next machine that had seen the newer state, named, and merged back with the
+/// rail's merge rules, never taken as the truth (issue 31, finding 3). Machine B, which saw
+/// A's claim, is refused it; machine C, which never saw it, claims it; A's next sync brings its
+/// claim and its log lines back and names C's claim of the same task as the one dropped.
+#[test]
+fn a_rewound_remote_is_named_and_merged_never_taken_as_the_truth() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 3);
+    let (a, b, c) = (&ms[0], &ms[1], &ms[2]);
+    let now = "2026-10-22T10:00:00Z";
+    // The state before A's claim, as a backup would hold it.
+    let out = a.rail(
+        &["claim", "warmup", "--session", "alice", "--now", now],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let old = remote.git(&["rev-parse", "refs/rail/claims"]);
+    let out = a.rail(
+        &[
+            "claim",
+            "auth",
+            "--session",
+            "alice",
+            "--now",
+            "2026-10-22T10:05:00Z",
+        ],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // B syncs (it has now seen alice's claim of auth).
+    let out = b.rail(&["sync"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // The remote is rewound.
+    remote.git(&["update-ref", "refs/rail/claims", old.trim()]);
+    // B is refused: the claim it saw is merged back first.
+    let later = "2026-10-22T10:10:00Z";
+    let out = b.rail(&["claim", "auth", "--session", "bob", "--now", later], &[]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("alice"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("rewound"), "{}", stderr(&out));
+    assert!(remote.shared_file("claims.md").contains("auth | alice |"));
+    // Rewound again; C never saw alice's claim, so it may claim auth on what it sees.
+    remote.git(&["update-ref", "refs/rail/claims", old.trim()]);
+    let out = c.rail(
+        &["claim", "auth", "--session", "carol", "--now", later],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // A's next sync finds the rewind: alice's claim and log lines are back, carol's later claim
+    // of the same task is the one dropped, and the log names it with the holder kept.
+    let out = a.rail(&["sync"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("rewound"), "{}", stderr(&out));
+    let claims = remote.shared_file("claims.md");
+    assert!(claims.contains("auth | alice |"), "{claims}");
+    assert!(claims.contains("warmup | alice |"), "{claims}");
+    assert!(!claims.contains("auth | carol |"), "{claims}");
+    let log = remote.shared_file("claims.log");
+    assert!(log.contains("| claimed | auth | alice"), "{log}");
+    assert!(log.contains("| claimed | auth | carol"), "{log}");
+    assert!(
+        log.contains("| dropped | auth | carol | by: rewind | kept: alice"),
+        "{log}"
+    );
+    let local = std::fs::read_to_string(a.path().join("claims.md")).unwrap();
+    assert!(local.contains("auth | alice |"), "{local}");
+    // The state A had seen stays reachable from the shared ref.
+    let seen = remote.git(&["rev-list", "refs/rail/claims"]);
+    assert!(seen.lines().count() >= 4, "{seen}");
+}
