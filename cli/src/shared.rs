@@ -46,13 +46,26 @@ const SYNCED_STAMP: &str = "rail-synced";
 const BEFORE_REWIND: &str = "refs/rail/before-rewind";
 /// This machine's log lines not yet in the shared log, in `<git dir>/rail/`.
 const OUTBOX: &str = "outbox.log";
+/// Claims made here while the shared rail was not used (`RAIL_LOCAL=1`), their claims.md lines
+/// as written, in `<git dir>/rail/`: offered to the shared rail at the next round.
+const PROVISIONAL: &str = "provisional.md";
 
 /// The remote this rail is shared through, if any: `git config rail.remote`, else rail.yaml
 /// `remote:`.
 pub fn remote_of(ctx: &Ctx) -> Option<String> {
-    if std::env::var("RAIL_LOCAL").is_ok_and(|v| v == "1") {
+    if local_only() {
         return None;
     }
+    configured_remote(ctx)
+}
+
+/// `RAIL_LOCAL=1`: this command works on the local rail only.
+pub fn local_only() -> bool {
+    std::env::var("RAIL_LOCAL").is_ok_and(|v| v == "1")
+}
+
+/// The remote this rail is configured to share through, whether or not `RAIL_LOCAL` is set.
+pub fn configured_remote(ctx: &Ctx) -> Option<String> {
     let dir = &ctx.rail.root;
     crate::gitconfig::get(ctx.repo.as_ref(), dir, "rail.remote").or_else(|| {
         crate::railfile::read_text(&dir.join(CONFIG_FILE))
@@ -679,6 +692,21 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
     }
     let base_texts = snapshot::texts(&files);
     let base_facts = shared_facts(ctx, remote, &base_texts);
+    let provisional = read_provisional(ctx);
+    if !provisional.is_empty() {
+        let (claims, log) = offer_provisional(ctx, remote, &files, &base_facts, &provisional);
+        if let Some(claims) = claims {
+            files.insert(CLAIMS_MD.to_string(), claims.clone());
+            changed.insert(CLAIMS_MD.to_string(), claims);
+        }
+        if !log.0.is_empty() {
+            let text = snapshot::log_with(files.get(LOG_FILE).map_or("", String::as_str), &log.0);
+            files.insert(LOG_FILE.to_string(), text.clone());
+            changed.insert(LOG_FILE.to_string(), text);
+        }
+        warnings.extend(log.1);
+    }
+    let base_texts = snapshot::texts(&files);
     let mut outcomes = Vec::with_capacity(jobs.len());
     let mut refused_on_base = Vec::new();
     let mut done = Vec::new();
@@ -715,6 +743,7 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
         outcomes.push(outcome);
     }
     let commit_id = if changed.is_empty() {
+        clear_provisional(ctx, &provisional);
         if rewound.is_some() {
             let _ = git::run(dir, &["update-ref", "-d", BEFORE_REWIND]);
         }
@@ -737,6 +766,7 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
         match push(dir, remote, &new, deadline) {
             Ok(Pushed::Done) => {
                 let _ = git::run(dir, &["update-ref", FETCHED, &new]);
+                clear_provisional(ctx, &provisional);
                 if rewound.is_some() {
                     let _ = git::run(dir, &["update-ref", "-d", BEFORE_REWIND]);
                 }
@@ -875,11 +905,7 @@ fn rewind(
         Some(b) => read_commit(dir, Some(b))?.files,
         None => BTreeMap::new(),
     };
-    let config = crate::railfile::read_text(&ctx.rail.path(CONFIG_FILE))
-        .ok()
-        .flatten()
-        .map(|t| rail_core::config::parse(&t).0)
-        .unwrap_or_default();
+    let config = rail_config(ctx);
     let facts = shared_facts(ctx, remote, &snapshot::texts(&fetched.files));
     let holding = rail_core::merge::Holding {
         facts: &facts,
@@ -931,6 +957,148 @@ fn rewind(
         changed: r.changed,
         message,
     }))
+}
+
+/// This checkout's rail.yaml settings (rail.yaml is each checkout's own, not the shared tree's).
+fn rail_config(ctx: &Ctx) -> rail_core::config::Config {
+    crate::railfile::read_text(&ctx.rail.path(CONFIG_FILE))
+        .ok()
+        .flatten()
+        .map(|t| rail_core::config::parse(&t).0)
+        .unwrap_or_default()
+}
+
+fn provisional_path(ctx: &Ctx) -> Option<PathBuf> {
+    crate::gitguard::git_dir_of(&ctx.rail.root).map(|d| d.join("rail").join(PROVISIONAL))
+}
+
+/// The provisional claims waiting to be offered, one claims.md line each.
+fn read_provisional(ctx: &Ctx) -> Vec<String> {
+    provisional_path(ctx)
+        .and_then(|p| crate::railfile::read_text(&p).ok().flatten())
+        .map(|t| {
+            t.lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Forgets the provisional claims `offered` (now on the shared rail, or reported lost); lines
+/// recorded meanwhile stay.
+fn clear_provisional(ctx: &Ctx, offered: &[String]) {
+    if offered.is_empty() {
+        return;
+    }
+    let Some(path) = provisional_path(ctx) else {
+        return;
+    };
+    let left: Vec<String> = read_provisional(ctx)
+        .into_iter()
+        .filter(|l| !offered.contains(l))
+        .collect();
+    let _ = if left.is_empty() {
+        std::fs::remove_file(&path)
+    } else {
+        std::fs::write(
+            &path,
+            left.iter().map(|l| format!("{l}\n")).collect::<String>(),
+        )
+    };
+}
+
+/// Offers the provisional claims to the shared state (core's [`snapshot::offer`]): the new
+/// claims.md if it changed, and the log lines and messages for each claim, a lost one naming
+/// its holder.
+fn offer_provisional(
+    ctx: &Ctx,
+    remote: &str,
+    files: &BTreeMap<String, String>,
+    facts: &rail_core::input::Facts,
+    lines: &[String],
+) -> (Option<String>, (Vec<String>, Vec<String>)) {
+    let config = rail_config(ctx);
+    let holding = rail_core::merge::Holding {
+        facts,
+        lease: config.lease,
+        expiring: config.expiring,
+    };
+    let (claims, offered) = snapshot::offer(files, lines, &holding);
+    let mut log = Vec::new();
+    let mut said = Vec::new();
+    for o in offered {
+        match o {
+            snapshot::Offered::Held { task, session } => said.push(format!(
+                "{session}'s provisional claim of {task} (made with RAIL_LOCAL=1) is on the shared rail on {remote} now"
+            )),
+            snapshot::Offered::Lost {
+                task,
+                session,
+                holder,
+                line,
+            } => {
+                said.push(format!(
+                    "{session}'s provisional claim of {task} (made with RAIL_LOCAL=1) is LOST: {holder} holds {task} on the shared rail on {remote}; {session} must stop work on it"
+                ));
+                log.push(
+                    LogEntry::new(ctx.now, Event::Other("lost".into()), Some(&task), Some(&session))
+                        .with("to", holder)
+                        .with("why", "claimed while not on the shared rail")
+                        .with("line", line)
+                        .render(),
+                );
+            }
+            snapshot::Offered::Unreadable { line } => said.push(format!(
+                "a provisional claim record is not a claim line and was not offered: {line}"
+            )),
+        }
+    }
+    (claims, (log, said))
+}
+
+/// After a claim made with `RAIL_LOCAL=1` in a rail configured to share through a remote:
+/// records its claims.md line to be offered to the shared rail at the next round, and its log
+/// lines in the outbox (so the shared log gets them). Returns what the claimer is told.
+pub fn record_provisional(
+    ctx: &Ctx,
+    session: &str,
+    task: &str,
+    log_lines: &[String],
+) -> Option<String> {
+    let remote = configured_remote(ctx)?;
+    // Called under the rail lock this claim was written with.
+    let texts = ctx.read(true).ok()?;
+    let claims = texts.claims.as_ref()?;
+    let doc = rail_core::rail::parse(&claims.text);
+    let line = doc.lines.iter().find_map(|l| match &l.kind {
+        rail_core::rail::LineKind::Claim(c) if c.task == task && c.session == session => {
+            Some(l.content.slice(&claims.text).to_string())
+        }
+        _ => None,
+    })?;
+    let path = provisional_path(ctx)?;
+    let mut old = read_provisional(ctx);
+    if !old.contains(&line) {
+        old.push(line);
+    }
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let kept = std::fs::write(
+        &path,
+        old.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    );
+    let _ = append_outbox(ctx, log_lines);
+    Some(match kept {
+        Ok(()) => format!(
+            "provisional: {task} is claimed on this machine only (RAIL_LOCAL=1), not on the shared rail on {remote}; the next shared operation (`rail sync`) offers it there and says whether another session got {task} first"
+        ),
+        Err(e) => format!(
+            "provisional: {task} is claimed on this machine only (RAIL_LOCAL=1), and recording it for the shared rail on {remote} failed ({}: {e}): it will not be offered there",
+            path.display()
+        ),
+    })
 }
 
 /// A plan's outcome: core's message with the hint worded as a command line, and the JSON.

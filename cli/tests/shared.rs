@@ -794,3 +794,57 @@ fn a_rewound_remote_is_named_and_merged_never_taken_as_the_truth() {
     let seen = remote.git(&["rev-list", "refs/rail/claims"]);
     assert!(seen.lines().count() >= 4, "{seen}");
 }
+
+/// A claim made while the shared rail cannot be reached (`RAIL_LOCAL=1`) is provisional: it
+/// says so, is offered to the shared rail at the next operation, and a lost race is reported
+/// to its session and logged with the holder named, never erased in silence (issue 31,
+/// finding 4).
+#[test]
+fn an_offline_claim_is_provisional_and_a_lost_race_is_reported() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 2);
+    let (a, b) = (&ms[0], &ms[1]);
+    let away = remote.dir.path().join("away.git");
+    std::fs::rename(remote.bare_path(), &away).unwrap();
+    let out = a.rail(&["claim", "t5", "--session", "s5"], &[]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    let local = [("RAIL_LOCAL", "1")];
+    for task in ["t5", "t6"] {
+        let out = a.rail(&["claim", task, "--session", "s5"], &local);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(stderr(&out).contains("provisional"), "{}", stderr(&out));
+    }
+    std::fs::rename(&away, remote.bare_path()).unwrap();
+    // Another machine, which could not know, claims t5 on the shared rail.
+    let out = b.rail(&["claim", "t5", "--session", "bob"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = a.rail(&["sync"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(said.contains("s5's provisional claim of t5"), "{said}");
+    assert!(said.contains("LOST: bob holds t5"), "{said}");
+    assert!(
+        said.contains("s5's provisional claim of t6") && said.contains("on the shared rail"),
+        "{said}"
+    );
+    let claims = remote.shared_file("claims.md");
+    assert!(claims.contains("t5 | bob |"), "{claims}");
+    assert!(!claims.contains("t5 | s5 |"), "{claims}");
+    assert!(claims.contains("t6 | s5 |"), "{claims}");
+    let log = remote.shared_file("claims.log");
+    assert!(log.contains("| claimed | t5 | s5"), "{log}");
+    assert!(
+        log.lines()
+            .any(|l| l.contains("| lost | t5 | s5 |") && l.contains("| to: bob")),
+        "{log}"
+    );
+    // Reported once: the next sync says nothing more of it.
+    let out = a.rail(&["sync"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!stderr(&out).contains("provisional"), "{}", stderr(&out));
+    let local_claims = std::fs::read_to_string(a.path().join("claims.md")).unwrap();
+    assert!(
+        local_claims.contains("t5 | bob |") && local_claims.contains("t6 | s5 |"),
+        "{local_claims}"
+    );
+}

@@ -242,6 +242,80 @@ pub fn rejoin(
     out
 }
 
+/// A claim made on one machine while the shared rail could not be reached (`RAIL_LOCAL=1`),
+/// offered to the shared state at the next operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Offered {
+    /// Now on the shared rail (or it was already, by the same session).
+    Held { task: String, session: String },
+    /// Another session holds the task there: the provisional claim is lost to it.
+    Lost {
+        task: String,
+        session: String,
+        holder: String,
+        line: String,
+    },
+    /// Not a claim line (the record was damaged): nothing offered.
+    Unreadable { line: String },
+}
+
+/// Offers each provisional claims.md line to the shared `files`: a task no holding claim of
+/// another session has is claimed with the line as written (appended to claims.md); one that
+/// another session holds is lost to it. Returns the new claims.md (`None` when unchanged) and
+/// what became of each line, in order.
+pub fn offer(
+    files: &Files,
+    lines: &[String],
+    holding: &crate::merge::Holding<'_>,
+) -> (Option<String>, Vec<Offered>) {
+    use crate::rail::LineKind;
+    let mut claims = files.get(CLAIMS_MD).cloned().unwrap_or_default();
+    let mut changed = false;
+    let mut out = Vec::new();
+    for line in lines {
+        let parsed = crate::rail::parse(line);
+        let Some(mine) = parsed.lines.iter().find_map(|l| match &l.kind {
+            LineKind::Claim(c) => Some(c.clone()),
+            _ => None,
+        }) else {
+            out.push(Offered::Unreadable { line: line.clone() });
+            continue;
+        };
+        let doc = crate::rail::parse(&claims);
+        let held_by = doc.lines.iter().find_map(|l| match &l.kind {
+            LineKind::Claim(c) if c.task == mine.task && holding.holds(c) => {
+                Some(c.session.clone())
+            }
+            _ => None,
+        });
+        match held_by {
+            Some(holder) if holder != mine.session => out.push(Offered::Lost {
+                task: mine.task.clone(),
+                session: mine.session.clone(),
+                holder,
+                line: line.clone(),
+            }),
+            Some(_) => out.push(Offered::Held {
+                task: mine.task.clone(),
+                session: mine.session.clone(),
+            }),
+            None => {
+                if !claims.is_empty() && !claims.ends_with('\n') {
+                    claims.push('\n');
+                }
+                claims.push_str(line.trim_end_matches(['\r', '\n']));
+                claims.push('\n');
+                changed = true;
+                out.push(Offered::Held {
+                    task: mine.task.clone(),
+                    session: mine.session.clone(),
+                });
+            }
+        }
+    }
+    (changed.then_some(claims), out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,6 +391,45 @@ mod tests {
         assert_eq!(log.lines().count(), 3, "{log}");
         // Nothing lost and nothing new: nothing to commit.
         assert!(rejoin(&base, &base, &seen, None).changed.is_empty());
+    }
+
+    #[test]
+    fn a_provisional_claim_is_taken_up_or_lost_to_the_holder() {
+        let now = chrono::DateTime::parse_from_rfc3339("2026-10-22T14:30:00Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let facts = crate::input::Facts::at(now);
+        let holding = crate::merge::Holding {
+            facts: &facts,
+            lease: chrono::TimeDelta::hours(2),
+            expiring: chrono::TimeDelta::minutes(15),
+        };
+        let shared = files(&[(
+            CLAIMS_MD,
+            "t5 | bob | 2026-10-22T14:20Z\nold | carol | 2026-10-20T09:00Z",
+        )]);
+        let lines = [
+            "t5 | s5 | 2026-10-22T14:10Z".to_string(),
+            "t6 | s5 | 2026-10-22T14:10Z".to_string(),
+            "old | s5 | 2026-10-22T14:10Z".to_string(),
+            "not a claim".to_string(),
+        ];
+        let (claims, offered) = offer(&shared, &lines, &holding);
+        let claims = claims.unwrap();
+        assert_eq!(
+            claims,
+            "t5 | bob | 2026-10-22T14:20Z\nold | carol | 2026-10-20T09:00Z\nt6 | s5 | 2026-10-22T14:10Z\nold | s5 | 2026-10-22T14:10Z\n"
+        );
+        assert!(matches!(&offered[0], Offered::Lost { holder, .. } if holder == "bob"));
+        assert!(matches!(&offered[1], Offered::Held { task, .. } if task == "t6"));
+        // carol's claim ran out: the stale claim does not hold the task.
+        assert!(matches!(&offered[2], Offered::Held { task, .. } if task == "old"));
+        assert!(matches!(&offered[3], Offered::Unreadable { .. }));
+        // Offered again once on the rail: held, nothing changes.
+        let again = files(&[(CLAIMS_MD, &claims)]);
+        let (unchanged, offered) = offer(&again, &lines[1..2], &holding);
+        assert_eq!(unchanged, None);
+        assert!(matches!(&offered[0], Offered::Held { .. }));
     }
 
     #[test]

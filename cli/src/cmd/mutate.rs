@@ -231,8 +231,18 @@ pub fn mutate_with_log(
             ctx.rail
                 .apply(&lock, &texts, &plan.edits, &log_lines)
                 .map_err(Fail::env)?;
+            let outcome = crate::shared::planned(&plan, !plan.noop);
+            // A claim in a shared rail made with RAIL_LOCAL=1 is provisional until the shared
+            // rail has it.
+            if !plan.noop && matches!(request, Request::Claim(_)) && crate::shared::local_only() {
+                if let Some(note) =
+                    crate::shared::record_provisional(ctx, session, &plan.task, &log_lines)
+                {
+                    errln!("rail: {note}");
+                }
+            }
             drop(lock);
-            Ok(crate::shared::planned(&plan, !plan.noop))
+            Ok(outcome)
         }
         Err(refusal) => {
             write_log_only(ctx, &lock, &texts, &log_lines)?;
