@@ -607,6 +607,37 @@ fn shell_forms_writing_held_paths_are_denied() {
     }
 }
 
+/// Issue 28, finding 5: an input redirection may stand anywhere in a simple command (bash runs
+/// `rm < /dev/null FILE`); the words after its file are still the command's operands, judged
+/// exactly as without the redirection.
+#[test]
+fn a_redirection_before_the_operands_hides_none_of_them() {
+    let (_repo, station) = setup();
+    for command in [
+        "rm < /dev/null src/auth/token.ts",
+        "sed </dev/null -i s/a/b/ src/auth/token.ts",
+        "find </dev/null src/auth -delete",
+        "git </dev/null checkout -- src/auth/token.ts",
+        "< /dev/null rm src/auth/token.ts",
+        "rm 2>/dev/null web/a.ts < /dev/null src/auth/token.ts",
+        "true && cp web/a.ts > /dev/null src/auth/token.ts",
+    ] {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        assert_eq!(
+            code(&out),
+            2,
+            "{command:?} must be denied: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("src/auth") && stderr(&out).contains("is claimed by auth"),
+            "{command:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
 /// Issue 18, finding 1: what the reader cannot judge is never allowed silently: it is named in
 /// a warning, or denied with `hook_unanalysed: deny`.
 #[test]

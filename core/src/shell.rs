@@ -204,7 +204,7 @@ mod read {
             let nest = nest + 1;
             match node.kind() {
                 "comment" | "heredoc_body" | "heredoc_start" | "heredoc_end" => {}
-                "command" => self.command(node, cwd, nest),
+                "command" => self.command(node, cwd, nest, &[]),
                 // A pipeline's commands each run in a subshell: a `cd` there does not last.
                 "pipeline" => {
                     for child in named_children(node) {
@@ -360,7 +360,40 @@ mod read {
             for r in redirects {
                 self.redirect(*r, &here, nest);
             }
-            self.statement(body, cwd, nest);
+            let extra: Vec<Node> = redirects.iter().flat_map(|r| self.operands(*r)).collect();
+            if extra.is_empty() {
+                self.statement(body, cwd, nest);
+                return;
+            }
+            self.with_operands(body, &extra, cwd, nest);
+        }
+
+        /// `body`, the statement a redirection followed, given the words hung on it.
+        fn with_operands(&mut self, body: Node, extra: &[Node], cwd: &mut Cwd, nest: usize) {
+            if nest > MAX_NESTING {
+                self.note(format!("commands nested deeper than {MAX_NESTING} levels"));
+                return;
+            }
+            match body.kind() {
+                "command" => self.command(body, cwd, nest, extra),
+                // The last command of a pipeline, in its own subshell.
+                "pipeline" => {
+                    let kids = named_children(body);
+                    if let Some((last, first)) = kids.split_last() {
+                        for k in first {
+                            let mut own = cwd.clone();
+                            self.statement(*k, &mut own, nest);
+                        }
+                        let mut own = cwd.clone();
+                        self.with_operands(*last, extra, &mut own, nest + 1);
+                    }
+                }
+                _ => {
+                    // `{ …; } > f x`: bash refuses the whole line.
+                    self.note("a part Rail could not read (a syntax error: words after the redirection of a compound command)".into());
+                    self.statement(body, cwd, nest);
+                }
+            }
         }
 
         /// Commands substituted anywhere inside `node` (`$(…)`, backticks, `<(…)`).
@@ -401,13 +434,18 @@ mod read {
                     // `cmd <` at the end of a line is a syntax error to the shell (nothing
                     // runs); the grammar takes the next line's first word as the file.
                     if field(node, "destination")
-                        .iter()
-                        .any(|d| Some(d.start_position().row) != op_row)
+                        .first()
+                        .is_some_and(|d| Some(d.start_position().row) != op_row)
                     {
                         self.note("a part Rail could not read (a syntax error: a redirection with no file on its line)".into());
                     }
-                    for dest in field(node, "destination") {
-                        self.substitutions(dest, cwd, nest);
+                    let dests = field(node, "destination");
+                    for dest in &dests {
+                        self.substitutions(*dest, cwd, nest);
+                    }
+                    // Only the first word is the file: the grammar hangs the words after it
+                    // on the redirection, but they are the command's ([`Reader::operands`]).
+                    for dest in dests.into_iter().take(1) {
                         let val = self.word(dest);
                         let number = !val.dynamic
                             && (val.text == "-" || val.text.chars().all(|c| c.is_ascii_digit()));
@@ -446,15 +484,35 @@ mod read {
             }
         }
 
-        /// A simple command: its assignments, name, arguments and redirections.
-        fn command(&mut self, node: Node, cwd: &mut Cwd, nest: usize) {
+        /// The words after a redirection's file (`rm < /dev/null a b`: `a`, `b`). Bash lets a
+        /// redirection stand anywhere in a simple command; the grammar hangs what follows its
+        /// file on it, but they are the command's operands all the same.
+        fn operands<'t>(&self, redirect: Node<'t>) -> Vec<Node<'t>> {
+            match redirect.kind() {
+                "file_redirect" => field(redirect, "destination").into_iter().skip(1).collect(),
+                // `cat <<EOF > out x`: the redirections on the heredoc's line.
+                "heredoc_redirect" => named_children(redirect)
+                    .into_iter()
+                    .filter(|c| c.kind() == "file_redirect")
+                    .flat_map(|c| self.operands(c))
+                    .collect(),
+                _ => Vec::new(),
+            }
+        }
+
+        /// A simple command: its assignments, name, arguments and redirections; `extra`, the
+        /// words the grammar hung on redirections after it (`rm x > log y`: `y`).
+        fn command(&mut self, node: Node, cwd: &mut Cwd, nest: usize, extra: &[Node]) {
             let here = cwd.clone();
             let mut words = Vec::new();
             for child in named_children(node) {
                 match child.kind() {
                     "variable_assignment" => self.substitutions(child, cwd, nest),
                     "file_redirect" | "herestring_redirect" | "heredoc_redirect" => {
-                        self.redirect(child, &here, nest)
+                        self.redirect(child, &here, nest);
+                        for w in self.operands(child) {
+                            words.push(self.word(w));
+                        }
                     }
                     "command_name" => {
                         self.substitutions(child, cwd, nest);
@@ -472,6 +530,7 @@ mod read {
                     }
                 }
             }
+            words.extend(extra.iter().map(|w| self.word(*w)));
             programs::run(self, &words, cwd);
         }
 

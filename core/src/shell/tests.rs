@@ -147,3 +147,42 @@ fn sed_scripts_that_write_are_named() {
     assert_eq!(said("sed -n 's/when/where/p' f"), "");
     assert_eq!(said("sed 's/w/x/g' f"), "");
 }
+
+/// Issue 28, finding 5: bash lets a redirection stand anywhere in a simple command, and the
+/// grammar hangs the words after its file on the redirection; they are the command's operands
+/// all the same. Each command is judged exactly as the same command without the redirection.
+#[test]
+fn redirections_anywhere_hide_no_operands() {
+    for (with, without) in [
+        ("rm < /dev/null src/auth/a.ts", "rm src/auth/a.ts"),
+        ("sed </dev/null -i s/a/b/ FILE", "sed -i s/a/b/ FILE"),
+        ("find </dev/null src -delete", "find src -delete"),
+        ("git </dev/null checkout -- FILE", "git checkout -- FILE"),
+        ("< /dev/null rm x", "rm x"),
+        ("rm 2>/dev/null x <in y", "rm x y"),
+        ("rm x 2>&1 y", "rm x y"),
+        ("rm x > log y", "rm x y > log"),
+        ("a && rm < /dev/null x", "a && rm x"),
+        ("cat f | rm < /dev/null x", "cat f | rm x"),
+        ("cd sub && rm </dev/null x", "cd sub && rm x"),
+        ("rm <<< word x", "rm x"),
+        ("echo hi > a.txt b", "echo hi b > a.txt"),
+        ("xargs </dev/null rm", "xargs rm"),
+        ("bash </dev/null -c 'rm x'", "bash -c 'rm x'"),
+    ] {
+        let sorted = |mut w: Writes| {
+            w.targets.sort();
+            w.unanalysed.sort();
+            w
+        };
+        assert_eq!(
+            sorted(writes(with)),
+            sorted(writes(without)),
+            "{with:?} against {without:?}"
+        );
+        assert!(
+            !writes(without).targets.is_empty() || !writes(without).unanalysed.is_empty(),
+            "{without:?} writes something"
+        );
+    }
+}
