@@ -638,6 +638,51 @@ fn a_redirection_before_the_operands_hides_none_of_them() {
     }
 }
 
+/// Issue 28, finding 5: Codex's `apply_patch` run from the shell. A patch the command writes
+/// out is judged where the command runs; one Rail cannot see is named as not judged (denied
+/// with `hook_unanalysed: deny`), never allowed without a word.
+#[test]
+fn apply_patch_in_a_shell_command_is_judged_or_named() {
+    let (repo, station) = setup();
+    let patch = "*** Begin Patch\n*** Update File: auth/token.ts\n@@\n-x\n+y\n*** End Patch\n";
+    for command in [
+        format!("cd src && apply_patch <<'EOF'\n{patch}EOF"),
+        format!("cd src; apply_patch '{patch}'"),
+    ] {
+        let out = run_hook(
+            "codex",
+            &station,
+            &agent_payload("codex/bash.json", &station, "", &command),
+            &[],
+        );
+        check_answer(Wire::Codex, "deny", &out, &command);
+    }
+    let unseen = [
+        "apply_patch < p.patch",
+        "cat p.patch | apply_patch",
+        "apply_patch \"$(cat p.patch)\"",
+    ];
+    for command in unseen {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        check_answer(Wire::Claude, "warn", &out, command);
+        assert!(
+            stdout(&out).contains("Rail could not judge") && stdout(&out).contains("`apply_patch"),
+            "{command:?}: {}",
+            stdout(&out)
+        );
+    }
+    std::fs::write(repo.file("rail.yaml"), "hook_unanalysed: deny\n").unwrap();
+    for command in unseen {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        assert_eq!(code(&out), 2, "{command:?}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains("cannot judge") && stderr(&out).contains("`apply_patch"),
+            "{command:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
 /// Issue 18, finding 1: what the reader cannot judge is never allowed silently: it is named in
 /// a warning, or denied with `hook_unanalysed: deny`.
 #[test]

@@ -109,6 +109,10 @@ mod read {
         pub src: &'a str,
         pub out: &'a mut Writes,
         pub depth: usize,
+        /// The text on the standard input of the command being read, when the command line
+        /// writes it out (a heredoc or a here-string); `None` for a file, a pipe, the agent's
+        /// own input, or text only known when it runs.
+        pub stdin: Option<String>,
     }
 
     /// Reads `command` (a whole command line, or a `bash -c` string at `depth`).
@@ -138,6 +142,7 @@ mod read {
             src: command,
             out,
             depth,
+            stdin: None,
         };
         reader.statement(root, cwd, 0);
     }
@@ -204,7 +209,7 @@ mod read {
             let nest = nest + 1;
             match node.kind() {
                 "comment" | "heredoc_body" | "heredoc_start" | "heredoc_end" => {}
-                "command" => self.command(node, cwd, nest, &[]),
+                "command" => self.command(node, cwd, nest, &[], &[]),
                 // A pipeline's commands each run in a subshell: a `cd` there does not last.
                 "pipeline" => {
                     for child in named_children(node) {
@@ -361,21 +366,24 @@ mod read {
                 self.redirect(*r, &here, nest);
             }
             let extra: Vec<Node> = redirects.iter().flat_map(|r| self.operands(*r)).collect();
-            if extra.is_empty() {
-                self.statement(body, cwd, nest);
-                return;
-            }
-            self.with_operands(body, &extra, cwd, nest);
+            self.with_operands(body, &extra, redirects, cwd, nest);
         }
 
-        /// `body`, the statement a redirection followed, given the words hung on it.
-        fn with_operands(&mut self, body: Node, extra: &[Node], cwd: &mut Cwd, nest: usize) {
+        /// `body`, the statement `redirects` followed, given the words hung on them.
+        fn with_operands(
+            &mut self,
+            body: Node,
+            extra: &[Node],
+            redirects: &[Node],
+            cwd: &mut Cwd,
+            nest: usize,
+        ) {
             if nest > MAX_NESTING {
                 self.note(format!("commands nested deeper than {MAX_NESTING} levels"));
                 return;
             }
             match body.kind() {
-                "command" => self.command(body, cwd, nest, extra),
+                "command" => self.command(body, cwd, nest, extra, redirects),
                 // The last command of a pipeline, in its own subshell.
                 "pipeline" => {
                     let kids = named_children(body);
@@ -385,12 +393,14 @@ mod read {
                             self.statement(*k, &mut own, nest);
                         }
                         let mut own = cwd.clone();
-                        self.with_operands(*last, extra, &mut own, nest + 1);
+                        self.with_operands(*last, extra, redirects, &mut own, nest + 1);
                     }
                 }
                 _ => {
-                    // `{ …; } > f x`: bash refuses the whole line.
-                    self.note("a part Rail could not read (a syntax error: words after the redirection of a compound command)".into());
+                    if !extra.is_empty() {
+                        // `{ …; } > f x`: bash refuses the whole line.
+                        self.note("a part Rail could not read (a syntax error: words after the redirection of a compound command)".into());
+                    }
                     self.statement(body, cwd, nest);
                 }
             }
@@ -500,11 +510,67 @@ mod read {
             }
         }
 
+        /// What standard input `redirects` (in order: the last for descriptor 0 wins) give.
+        fn stdin_of(&self, redirects: &[Node]) -> Option<Option<String>> {
+            let mut found = None;
+            for r in redirects {
+                let fd = field(*r, "descriptor")
+                    .first()
+                    .map(|d| self.text(*d).to_string());
+                if fd.as_deref().is_some_and(|d| d != "0") {
+                    continue;
+                }
+                match r.kind() {
+                    "file_redirect" => {
+                        let mut cursor = r.walk();
+                        let reads = r
+                            .children(&mut cursor)
+                            .any(|c| !c.is_named() && self.text(c).starts_with('<'));
+                        if reads {
+                            found = Some(None);
+                        }
+                    }
+                    "herestring_redirect" => {
+                        let word = named_children(*r)
+                            .into_iter()
+                            .rfind(|c| c.kind() != "file_descriptor")
+                            .map(|w| self.word(w));
+                        found = Some(word.filter(|w| !w.dynamic).map(|w| w.text + "\n"));
+                    }
+                    "heredoc_redirect" => {
+                        let body = named_children(*r)
+                            .into_iter()
+                            .find(|c| c.kind() == "heredoc_body");
+                        found = Some(
+                            body.filter(|b| !has_expansion(*b))
+                                .map(|b| self.text(b).to_string()),
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            found
+        }
+
         /// A simple command: its assignments, name, arguments and redirections; `extra`, the
-        /// words the grammar hung on redirections after it (`rm x > log y`: `y`).
-        fn command(&mut self, node: Node, cwd: &mut Cwd, nest: usize, extra: &[Node]) {
+        /// words the grammar hung on redirections after it (`rm x > log y`: `y`); `outer`,
+        /// those redirections.
+        fn command(
+            &mut self,
+            node: Node,
+            cwd: &mut Cwd,
+            nest: usize,
+            extra: &[Node],
+            outer: &[Node],
+        ) {
             let here = cwd.clone();
             let mut words = Vec::new();
+            let mut redirects: Vec<Node> = named_children(node)
+                .into_iter()
+                .filter(|c| c.kind().ends_with("_redirect"))
+                .collect();
+            redirects.extend_from_slice(outer);
+            let stdin = self.stdin_of(&redirects).flatten();
             for child in named_children(node) {
                 match child.kind() {
                     "variable_assignment" => self.substitutions(child, cwd, nest),
@@ -531,7 +597,9 @@ mod read {
                 }
             }
             words.extend(extra.iter().map(|w| self.word(*w)));
+            let before = std::mem::replace(&mut self.stdin, stdin);
             programs::run(self, &words, cwd);
+            self.stdin = before;
         }
 
         /// A word's value after quote removal.

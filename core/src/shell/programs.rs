@@ -602,6 +602,7 @@ fn program(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
             "`{name} {}` (a script run in this shell)",
             args.first().map(|a| a.text.as_str()).unwrap_or("")
         )),
+        "apply_patch" | "applypatch" => apply_patch(r, name, args, cwd),
         "patch" => {
             let a = Args::parse(
                 args,
@@ -643,6 +644,39 @@ fn program(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
                 interpreter(r, n, code, args);
             }
         }
+    }
+}
+
+/// Codex's `apply_patch`: its patch is its argument, or its standard input. A patch written out
+/// in the command (a literal, a heredoc, a here-string) is read and its files judged where the
+/// command runs; one Rail cannot see (a file, a pipe, `"$(cat p)"`) is named as not judged.
+fn apply_patch(r: &mut Reader, name: &str, args: &[Val], cwd: &Cwd) {
+    let text = match args.first() {
+        Some(a) if a.dynamic => {
+            r.note(format!(
+                "`{name} {}` (a patch only known when it runs)",
+                a.text
+            ));
+            return;
+        }
+        Some(a) => a.text.clone(),
+        None => match r.stdin.clone() {
+            Some(t) => t,
+            None => {
+                r.note(format!(
+                    "`{name}` reading its patch from a file or pipe Rail cannot see"
+                ));
+                return;
+            }
+        },
+    };
+    match crate::patch::paths(&text) {
+        Ok(paths) => {
+            for p in paths {
+                r.path(&Val::fixed(p), cwd, &format!("`{name}` of"));
+            }
+        }
+        Err(why) => r.note(format!("`{name}` (a patch Rail cannot read: {why})")),
     }
 }
 
@@ -1271,6 +1305,7 @@ impl Scratch {
             src: r.src,
             out: &mut self.out,
             depth: r.depth,
+            stdin: None,
         };
         run(&mut inner, words, cwd);
     }

@@ -186,3 +186,41 @@ fn redirections_anywhere_hide_no_operands() {
         );
     }
 }
+
+/// Issue 28, finding 5: `apply_patch`'s patch is read when the command writes it out (a
+/// literal, a heredoc, a here-string), and its files are judged where the command runs; a patch
+/// Rail cannot see (a file, a pipe, a substitution) is named, never allowed silently.
+#[test]
+fn apply_patch_is_judged_or_named() {
+    let patch = "*** Begin Patch\n*** Update File: auth/a.ts\n@@\n-x\n+y\n*** End Patch\n";
+    for (cmd, targets) in [
+        (
+            format!("apply_patch <<'EOF'\n{patch}EOF"),
+            vec!["auth/a.ts"],
+        ),
+        (
+            format!("cd src && apply_patch <<'EOF'\n{patch}EOF"),
+            vec!["src/auth/a.ts"],
+        ),
+        (format!("apply_patch '{patch}'"), vec!["auth/a.ts"]),
+        (format!("apply_patch <<< '{patch}'"), vec!["auth/a.ts"]),
+    ] {
+        assert_eq!(t(&cmd), targets, "{cmd:?}");
+        assert_eq!(said(&cmd), "", "{cmd:?}");
+    }
+    for (cmd, named) in [
+        ("apply_patch < p.patch", "a file or pipe Rail cannot see"),
+        ("cat p | apply_patch", "a file or pipe Rail cannot see"),
+        ("apply_patch", "a file or pipe Rail cannot see"),
+        (
+            "apply_patch \"$(cat p)\"",
+            "a patch only known when it runs",
+        ),
+        ("apply_patch <<< \"$P\"", "a file or pipe Rail cannot see"),
+        ("apply_patch p.patch", "a patch Rail cannot read"),
+        ("applypatch < p", "`applypatch`"),
+    ] {
+        assert!(t(cmd).is_empty(), "{cmd:?}");
+        assert!(said(cmd).contains(named), "{cmd:?}: {}", said(cmd));
+    }
+}
