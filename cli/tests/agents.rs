@@ -683,6 +683,37 @@ fn apply_patch_in_a_shell_command_is_judged_or_named() {
     }
 }
 
+/// Issue 28, finding 5: git commands that write files — into a file they are told to
+/// (`--output`, `-o`, `bundle create`) or across the work tree (`checkout -f`) — are judged or
+/// named, never allowed without a word.
+#[test]
+fn git_commands_that_write_files_are_judged_or_named() {
+    let (_repo, station) = setup();
+    for command in [
+        "git diff --output=src/auth/token.ts",
+        "git show --output=src/auth/token.ts HEAD",
+        "git archive -o src/auth/a.tar HEAD",
+        "git bundle create src/auth/r.bundle --all",
+        "git format-patch -o src/auth HEAD~1",
+    ] {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        check_answer(Wire::Claude, "deny", &out, command);
+    }
+    for (command, named) in [
+        ("git checkout -f", "`git checkout -f`"),
+        ("git stash branch b", "`git stash branch`"),
+        ("git co main", "`git co`"),
+    ] {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        check_answer(Wire::Claude, "warn", &out, command);
+        assert!(
+            stdout(&out).contains("Rail could not judge") && stdout(&out).contains(named),
+            "{command:?}: {}",
+            stdout(&out)
+        );
+    }
+}
+
 /// Issue 18, finding 1: what the reader cannot judge is never allowed silently: it is named in
 /// a warning, or denied with `hook_unanalysed: deny`.
 #[test]

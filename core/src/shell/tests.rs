@@ -224,3 +224,63 @@ fn apply_patch_is_judged_or_named() {
         assert!(said(cmd).contains(named), "{cmd:?}: {}", said(cmd));
     }
 }
+
+/// Issue 28, finding 5: git commands that write files of the work tree, or files they are
+/// told to, are judged or named; those that only read stay quiet.
+#[test]
+fn git_commands_that_write_files_are_judged_or_named() {
+    for (cmd, targets) in [
+        ("git diff --output=out.diff", vec!["out.diff"]),
+        ("git diff HEAD --output out.diff -- a", vec!["out.diff"]),
+        (
+            "git show --output=src/auth/a.ts HEAD",
+            vec!["src/auth/a.ts"],
+        ),
+        ("git log -p --output=l.txt", vec!["l.txt"]),
+        ("git archive -o a.tar HEAD", vec!["a.tar"]),
+        ("git archive -oa.zip HEAD", vec!["a.zip"]),
+        ("git archive --output=a.tgz HEAD", vec!["a.tgz"]),
+        ("git bundle create repo.bundle --all", vec!["repo.bundle"]),
+        ("git format-patch -o out HEAD~2", vec!["out/*.patch"]),
+        ("git format-patch HEAD~1", vec!["*.patch"]),
+        ("git merge-file a.ts base.ts b.ts", vec!["a.ts"]),
+        ("git clone https://x/y/lib.git", vec!["lib"]),
+        ("git clone u vendor/lib", vec!["vendor/lib"]),
+        ("git config -f .gitmodules a.b c", vec![".gitmodules"]),
+        ("git bugreport", vec!["git-bugreport-*"]),
+    ] {
+        assert_eq!(t(cmd), targets, "{cmd:?}");
+        assert_eq!(said(cmd), "", "{cmd:?}");
+    }
+    for (cmd, named) in [
+        ("git checkout -f", "`git checkout -f`"),
+        ("git checkout --force", "`git checkout -f`"),
+        ("git stash branch b", "`git stash branch`"),
+        ("git stash pop", "`git stash pop`"),
+        ("git mergetool", "`git mergetool`"),
+        ("git co main", "`git co`"),
+        ("git $SUB", "`git $SUB`"),
+        ("git apply p.diff", "`git apply`"),
+    ] {
+        assert!(said(cmd).contains(named), "{cmd:?}: {}", said(cmd));
+    }
+    for cmd in [
+        "git status",
+        "git diff",
+        "git log --oneline -5",
+        "git show HEAD:a.ts",
+        "git checkout",
+        "git checkout -b new",
+        "git commit -qm x",
+        "git add -A",
+        "git reset HEAD~1",
+        "git format-patch --stdout HEAD~1",
+        "git bundle verify x.bundle",
+        "git config user.name",
+        "git config -f .gitmodules --get a.b",
+        "git stash list",
+        "git -C sub fetch",
+    ] {
+        assert_eq!(writes(cmd), Writes::default(), "{cmd:?}");
+    }
+}
