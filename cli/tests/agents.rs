@@ -714,6 +714,31 @@ fn git_commands_that_write_files_are_judged_or_named() {
     }
 }
 
+/// Issue 28, finding 5: an MCP tool whose name starts with a read verb but writes
+/// (`search_replace`, `fetch_to_file`…) is judged by its path, not passed by its first word.
+#[test]
+fn mcp_tools_are_read_only_only_when_their_whole_name_says_so() {
+    let (_repo, station) = setup();
+    let held = station.join("src/auth/token.ts").display().to_string();
+    let as_tool = |name: &str| {
+        payload("mcp-write.json", &station, &held, "")
+            .replace("mcp__filesystem__write_file", &format!("mcp__editor__{name}"))
+    };
+    for name in [
+        "search_replace",
+        "find_and_replace",
+        "fetch_to_file",
+        "get_or_create_file",
+    ] {
+        let out = hook(&station, &as_tool(name), &[]);
+        check_answer(Wire::Claude, "deny", &out, name);
+    }
+    for name in ["read_file", "list_dir"] {
+        let out = hook(&station, &as_tool(name), &[]);
+        check_answer(Wire::Claude, "allow", &out, name);
+    }
+}
+
 /// Issue 18, finding 1: what the reader cannot judge is never allowed silently: it is named in
 /// a warning, or denied with `hook_unanalysed: deny`.
 #[test]
