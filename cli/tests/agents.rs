@@ -721,8 +721,10 @@ fn mcp_tools_are_read_only_only_when_their_whole_name_says_so() {
     let (_repo, station) = setup();
     let held = station.join("src/auth/token.ts").display().to_string();
     let as_tool = |name: &str| {
-        payload("mcp-write.json", &station, &held, "")
-            .replace("mcp__filesystem__write_file", &format!("mcp__editor__{name}"))
+        payload("mcp-write.json", &station, &held, "").replace(
+            "mcp__filesystem__write_file",
+            &format!("mcp__editor__{name}"),
+        )
     };
     for name in [
         "search_replace",
@@ -737,6 +739,78 @@ fn mcp_tools_are_read_only_only_when_their_whole_name_says_so() {
         let out = hook(&station, &as_tool(name), &[]);
         check_answer(Wire::Claude, "allow", &out, name);
     }
+}
+
+/// Issue 28, finding 5: an agent working in several repositories. A Cursor workspace whose first
+/// root is another repository and whose second is the station, and a Gemini session whose `cwd`
+/// is in another repository: a write into the station's held path is judged against the rail of
+/// the repository it lands in, and denied; its own paths there, and the other repository's, stay
+/// writable.
+#[test]
+fn each_path_is_judged_by_the_rail_of_the_repository_it_lands_in() {
+    let (_repo, station) = setup();
+    let other = tempfile::tempdir().unwrap();
+    let other = other.path().canonicalize().unwrap();
+    git_in(&other, &["init", "-q", "-b", "main"]);
+    git_in(&other, &["commit", "-q", "--allow-empty", "-m", "init"]);
+    let out = Command::new(rail_bin())
+        .arg("init")
+        .current_dir(&other)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let held = station.join("src/auth/token.ts").display().to_string();
+    let own = station.join("web/app.ts").display().to_string();
+    let theirs = other.join("README.md").display().to_string();
+    let cursor = |file: &str| {
+        agent_payload("cursor/write.json", &other, "", "")
+            .replace(
+                &format!("[\"{}\"]", other.display()),
+                &format!("[\"{}\",\"{}\"]", other.display(), station.display()),
+            )
+            .replace("\"file_path\":\"\"", &format!("\"file_path\":\"{file}\""))
+    };
+    assert!(cursor(&held).contains(&held), "{}", cursor(&held));
+    let gemini = |file: &str| {
+        agent_payload("gemini/write-file.json", &other, "", "")
+            .replace("\"file_path\":\"\"", &format!("\"file_path\":\"{file}\""))
+    };
+    assert!(gemini(&held).contains(&held), "{}", gemini(&held));
+    let out = run_hook("cursor", &other, &cursor(&held), &[("RAIL_SESSION", "web")]);
+    check_answer(
+        Wire::Cursor,
+        "deny",
+        &out,
+        "cursor, held path in the second root",
+    );
+    let out = run_hook("gemini", &other, &gemini(&held), &[("RAIL_SESSION", "web")]);
+    check_answer(
+        Wire::Gemini,
+        "deny",
+        &out,
+        "gemini, held path from another repository",
+    );
+    // Without a session name, the other repository's branch names the agent: still denied.
+    let out = run_hook("gemini", &other, &gemini(&held), &[]);
+    check_answer(Wire::Gemini, "deny", &out, "gemini, unnamed");
+    let out = run_hook("cursor", &other, &cursor(&own), &[("RAIL_SESSION", "web")]);
+    check_answer(Wire::Cursor, "allow", &out, "cursor, own path");
+    let out = run_hook("gemini", &other, &gemini(&own), &[("RAIL_SESSION", "web")]);
+    check_answer(Wire::Gemini, "allow", &out, "gemini, own path");
+    // The other repository's own file is judged by the other repository's rail (web holds
+    // nothing there), as before.
+    let out = run_hook(
+        "gemini",
+        &other,
+        &gemini(&theirs),
+        &[("RAIL_SESSION", "web")],
+    );
+    check_answer(Wire::Gemini, "warn", &out, "gemini, the other repository");
+    assert!(
+        stdout(&out).contains("web holds no claim"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 /// Issue 18, finding 1: what the reader cannot judge is never allowed silently: it is named in
