@@ -621,8 +621,13 @@ fn a_redirection_before_the_operands_hides_none_of_them() {
         "< /dev/null rm src/auth/token.ts",
         "rm 2>/dev/null web/a.ts < /dev/null src/auth/token.ts",
         "true && cp web/a.ts > /dev/null src/auth/token.ts",
+        "rm <<EOF src/auth/token.ts\nx\nEOF",
     ] {
-        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        let out = hook(
+            &station,
+            &agent_payload("claude/bash.json", &station, "", command),
+            &[],
+        );
         assert_eq!(
             code(&out),
             2,

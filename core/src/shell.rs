@@ -500,12 +500,21 @@ mod read {
         fn operands<'t>(&self, redirect: Node<'t>) -> Vec<Node<'t>> {
             match redirect.kind() {
                 "file_redirect" => field(redirect, "destination").into_iter().skip(1).collect(),
-                // `cat <<EOF > out x`: the redirections on the heredoc's line.
-                "heredoc_redirect" => named_children(redirect)
-                    .into_iter()
-                    .filter(|c| c.kind() == "file_redirect")
-                    .flat_map(|c| self.operands(c))
-                    .collect(),
+                // `rm <<EOF x`, `cat <<EOF > out x`: the words on the heredoc's line, and
+                // those of the redirections there.
+                "heredoc_redirect" => {
+                    let arguments: Vec<usize> =
+                        field(redirect, "argument").iter().map(|n| n.id()).collect();
+                    let mut out = Vec::new();
+                    for c in named_children(redirect) {
+                        if arguments.contains(&c.id()) {
+                            out.push(c);
+                        } else if c.kind() == "file_redirect" {
+                            out.extend(self.operands(c));
+                        }
+                    }
+                    out
+                }
                 _ => Vec::new(),
             }
         }
