@@ -384,6 +384,11 @@ mod read {
             }
             match body.kind() {
                 "command" => self.command(body, cwd, nest, extra, redirects),
+                // `! rm < /dev/null x`: the negated command.
+                "negated_command" if named_children(body).len() == 1 => {
+                    let inner = named_children(body)[0];
+                    self.with_operands(inner, extra, redirects, cwd, nest + 1)
+                }
                 // The last command of a pipeline, in its own subshell.
                 "pipeline" => {
                     let kids = named_children(body);

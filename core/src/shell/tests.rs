@@ -166,6 +166,8 @@ fn redirections_anywhere_hide_no_operands() {
         ("cat f | rm < /dev/null x", "cat f | rm x"),
         ("cd sub && rm </dev/null x", "cd sub && rm x"),
         ("rm <<< word x", "rm x"),
+        ("! rm </dev/null x", "! rm x"),
+        ("a | rm </dev/null x | b", "a | rm x | b"),
         ("rm <<EOF src/auth/a.ts\nx\nEOF", "rm src/auth/a.ts"),
         ("rm <<'EOF' -f a b\nx\nEOF", "rm -f a b"),
         ("cat <<EOF > out extra\nx\nEOF", "cat extra > out"),
