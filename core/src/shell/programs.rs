@@ -1203,7 +1203,10 @@ fn git(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
                 rest,
                 &["-c", "-C", "--create", "--force-create", "--orphan"],
             );
-            if a.has(&["-c", "-C", "--create", "--force-create"]) && a.ops.is_empty() {
+            if a.has(&["-c", "-C", "--create", "--force-create"])
+                && a.ops.is_empty()
+                && !a.has(&["-f", "--force", "--discard-changes", "-m", "--merge"])
+            {
                 return; // a new branch at HEAD: no file changes
             }
             whole(r, "switch");

@@ -260,6 +260,7 @@ fn git_commands_that_write_files_are_judged_or_named() {
     for (cmd, named) in [
         ("git checkout -f", "`git checkout -f`"),
         ("git checkout --force", "`git checkout -f`"),
+        ("git switch -c b --discard-changes", "`git switch`"),
         ("git stash branch b", "`git stash branch`"),
         ("git stash pop", "`git stash pop`"),
         ("git mergetool", "`git mergetool`"),
@@ -276,6 +277,7 @@ fn git_commands_that_write_files_are_judged_or_named() {
         "git show HEAD:a.ts",
         "git checkout",
         "git checkout -b new",
+        "git switch -c new",
         "git commit -qm x",
         "git add -A",
         "git reset HEAD~1",
