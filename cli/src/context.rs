@@ -99,6 +99,20 @@ impl Ctx {
     }
 
     /// The acting session: `--session`, else `RAIL_SESSION`, else the current branch.
+    /// This invocation, for the rail of another repository (a hook call whose paths land in
+    /// another repository is judged there).
+    pub fn for_repo(&self, repo: Repo) -> Ctx {
+        Ctx {
+            rail: RailDir::new(repo.main_checkout()),
+            repo: Some(repo),
+            session_flag: self.session_flag.clone(),
+            now: self.now,
+            json: self.json,
+            command_line: self.command_line.clone(),
+            lock_cap: self.lock_cap,
+        }
+    }
+
     pub fn session(&self) -> Result<String, Fail> {
         use rail_core::ident::{acting, Acting, Unnamed};
         let branch = self.repo.as_ref().and_then(|r| r.branch());

@@ -607,6 +607,217 @@ fn shell_forms_writing_held_paths_are_denied() {
     }
 }
 
+/// Issue 28, finding 5: an input redirection may stand anywhere in a simple command (bash runs
+/// `rm < /dev/null FILE`); the words after its file are still the command's operands, judged
+/// exactly as without the redirection.
+#[test]
+fn a_redirection_before_the_operands_hides_none_of_them() {
+    let (_repo, station) = setup();
+    for command in [
+        "rm < /dev/null src/auth/token.ts",
+        "sed </dev/null -i s/a/b/ src/auth/token.ts",
+        "find </dev/null src/auth -delete",
+        "git </dev/null checkout -- src/auth/token.ts",
+        "< /dev/null rm src/auth/token.ts",
+        "rm 2>/dev/null web/a.ts < /dev/null src/auth/token.ts",
+        "true && cp web/a.ts > /dev/null src/auth/token.ts",
+        "rm <<EOF src/auth/token.ts\nx\nEOF",
+    ] {
+        let out = hook(
+            &station,
+            &agent_payload("claude/bash.json", &station, "", command),
+            &[],
+        );
+        assert_eq!(
+            code(&out),
+            2,
+            "{command:?} must be denied: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("src/auth") && stderr(&out).contains("is claimed by auth"),
+            "{command:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+/// Issue 28, finding 5: Codex's `apply_patch` run from the shell. A patch the command writes
+/// out is judged where the command runs; one Rail cannot see is named as not judged (denied
+/// with `hook_unanalysed: deny`), never allowed without a word.
+#[test]
+fn apply_patch_in_a_shell_command_is_judged_or_named() {
+    let (repo, station) = setup();
+    let patch = "*** Begin Patch\n*** Update File: auth/token.ts\n@@\n-x\n+y\n*** End Patch\n";
+    for command in [
+        format!("cd src && apply_patch <<'EOF'\n{patch}EOF"),
+        format!("cd src; apply_patch '{patch}'"),
+    ] {
+        let out = run_hook(
+            "codex",
+            &station,
+            &agent_payload("codex/bash.json", &station, "", &command),
+            &[],
+        );
+        check_answer(Wire::Codex, "deny", &out, &command);
+    }
+    let unseen = [
+        "apply_patch < p.patch",
+        "cat p.patch | apply_patch",
+        "apply_patch \"$(cat p.patch)\"",
+    ];
+    for command in unseen {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        check_answer(Wire::Claude, "warn", &out, command);
+        assert!(
+            stdout(&out).contains("Rail could not judge") && stdout(&out).contains("`apply_patch"),
+            "{command:?}: {}",
+            stdout(&out)
+        );
+    }
+    std::fs::write(repo.file("rail.yaml"), "hook_unanalysed: deny\n").unwrap();
+    for command in unseen {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        assert_eq!(code(&out), 2, "{command:?}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains("cannot judge") && stderr(&out).contains("`apply_patch"),
+            "{command:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+/// Issue 28, finding 5: git commands that write files — into a file they are told to
+/// (`--output`, `-o`, `bundle create`) or across the work tree (`checkout -f`) — are judged or
+/// named, never allowed without a word.
+#[test]
+fn git_commands_that_write_files_are_judged_or_named() {
+    let (_repo, station) = setup();
+    for command in [
+        "git diff --output=src/auth/token.ts",
+        "git show --output=src/auth/token.ts HEAD",
+        "git archive -o src/auth/a.tar HEAD",
+        "git bundle create src/auth/r.bundle --all",
+        "git format-patch -o src/auth HEAD~1",
+    ] {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        check_answer(Wire::Claude, "deny", &out, command);
+    }
+    for (command, named) in [
+        ("git checkout -f", "`git checkout -f`"),
+        ("git stash branch b", "`git stash branch`"),
+        ("git co main", "`git co`"),
+    ] {
+        let out = hook(&station, &payload("bash.json", &station, "", command), &[]);
+        check_answer(Wire::Claude, "warn", &out, command);
+        assert!(
+            stdout(&out).contains("Rail could not judge") && stdout(&out).contains(named),
+            "{command:?}: {}",
+            stdout(&out)
+        );
+    }
+}
+
+/// Issue 28, finding 5: an MCP tool whose name starts with a read verb but writes
+/// (`search_replace`, `fetch_to_file`…) is judged by its path, not passed by its first word.
+#[test]
+fn mcp_tools_are_read_only_only_when_their_whole_name_says_so() {
+    let (_repo, station) = setup();
+    let held = station.join("src/auth/token.ts").display().to_string();
+    let as_tool = |name: &str| {
+        payload("mcp-write.json", &station, &held, "").replace(
+            "mcp__filesystem__write_file",
+            &format!("mcp__editor__{name}"),
+        )
+    };
+    for name in [
+        "search_replace",
+        "find_and_replace",
+        "fetch_to_file",
+        "get_or_create_file",
+    ] {
+        let out = hook(&station, &as_tool(name), &[]);
+        check_answer(Wire::Claude, "deny", &out, name);
+    }
+    for name in ["read_file", "list_dir"] {
+        let out = hook(&station, &as_tool(name), &[]);
+        check_answer(Wire::Claude, "allow", &out, name);
+    }
+}
+
+/// Issue 28, finding 5: an agent working in several repositories. A Cursor workspace whose first
+/// root is another repository and whose second is the station, and a Gemini session whose `cwd`
+/// is in another repository: a write into the station's held path is judged against the rail of
+/// the repository it lands in, and denied; its own paths there, and the other repository's, stay
+/// writable.
+#[test]
+fn each_path_is_judged_by_the_rail_of_the_repository_it_lands_in() {
+    let (_repo, station) = setup();
+    let other = tempfile::tempdir().unwrap();
+    let other = other.path().canonicalize().unwrap();
+    git_in(&other, &["init", "-q", "-b", "main"]);
+    git_in(&other, &["commit", "-q", "--allow-empty", "-m", "init"]);
+    let out = Command::new(rail_bin())
+        .arg("init")
+        .current_dir(&other)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let held = station.join("src/auth/token.ts").display().to_string();
+    let own = station.join("web/app.ts").display().to_string();
+    let theirs = other.join("README.md").display().to_string();
+    let cursor = |file: &str| {
+        agent_payload("cursor/write.json", &other, "", "")
+            .replace(
+                &format!("[\"{}\"]", other.display()),
+                &format!("[\"{}\",\"{}\"]", other.display(), station.display()),
+            )
+            .replace("\"file_path\":\"\"", &format!("\"file_path\":\"{file}\""))
+    };
+    assert!(cursor(&held).contains(&held), "{}", cursor(&held));
+    let gemini = |file: &str| {
+        agent_payload("gemini/write-file.json", &other, "", "")
+            .replace("\"file_path\":\"\"", &format!("\"file_path\":\"{file}\""))
+    };
+    assert!(gemini(&held).contains(&held), "{}", gemini(&held));
+    let out = run_hook("cursor", &other, &cursor(&held), &[("RAIL_SESSION", "web")]);
+    check_answer(
+        Wire::Cursor,
+        "deny",
+        &out,
+        "cursor, held path in the second root",
+    );
+    let out = run_hook("gemini", &other, &gemini(&held), &[("RAIL_SESSION", "web")]);
+    check_answer(
+        Wire::Gemini,
+        "deny",
+        &out,
+        "gemini, held path from another repository",
+    );
+    // Without a session name, the other repository's branch names the agent: still denied.
+    let out = run_hook("gemini", &other, &gemini(&held), &[]);
+    check_answer(Wire::Gemini, "deny", &out, "gemini, unnamed");
+    let out = run_hook("cursor", &other, &cursor(&own), &[("RAIL_SESSION", "web")]);
+    check_answer(Wire::Cursor, "allow", &out, "cursor, own path");
+    let out = run_hook("gemini", &other, &gemini(&own), &[("RAIL_SESSION", "web")]);
+    check_answer(Wire::Gemini, "allow", &out, "gemini, own path");
+    // The other repository's own file is judged by the other repository's rail (web holds
+    // nothing there), as before.
+    let out = run_hook(
+        "gemini",
+        &other,
+        &gemini(&theirs),
+        &[("RAIL_SESSION", "web")],
+    );
+    check_answer(Wire::Gemini, "warn", &out, "gemini, the other repository");
+    assert!(
+        stdout(&out).contains("web holds no claim"),
+        "{}",
+        stdout(&out)
+    );
+}
+
 /// Issue 18, finding 1: what the reader cannot judge is never allowed silently: it is named in
 /// a warning, or denied with `hook_unanalysed: deny`.
 #[test]

@@ -553,16 +553,88 @@ const PATH_FIELDS: &[&str] = &[
 ];
 const PATH_LISTS: &[&str] = &["paths", "files", "filePaths", "file_paths"];
 
-/// The first word of a tool name (`write_file`, `createFile`, `list-dir`).
-fn verb(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c == '_' || c == '-' || c == '.' || (i > 0 && c.is_ascii_uppercase()) {
-            break;
+/// Words of a tool name that say it does something more than its first verb (`fetch_to_file`,
+/// `get_or_create_file`, `find_and_replace`, `download_file`).
+const WRITE_WORDS: &[&str] = &[
+    "to",
+    "into",
+    "and",
+    "or",
+    "then",
+    "save",
+    "download",
+    "output",
+    "export",
+    "dump",
+    "store",
+    "add",
+    "new",
+    "make",
+    "generate",
+    "gen",
+    "overwrite",
+    "rewrite",
+    "change",
+    "fix",
+    "format",
+    "refactor",
+    "upsert",
+    "sync",
+    "install",
+    "init",
+    "clear",
+    "reset",
+    "restore",
+    "revert",
+    "commit",
+    "merge",
+    "checkout",
+    "extract",
+    "unzip",
+    "clone",
+    "run",
+    "exec",
+    "execute",
+];
+
+/// The words of a tool name, lower case (`write_file`, `createFile`, `list-dir`, `fs.read`).
+fn words(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
         }
-        out.push(c.to_ascii_lowercase());
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
     }
     out
+}
+
+/// A name that says, as a whole, that the tool only reads: it starts with a read verb and no
+/// word of it writes or joins another action (`read_file`, `list_dir`, `get_issue`; not
+/// `search_replace`, `fetch_to_file`, `get_or_create_file`).
+fn says_read_only(name: &str) -> bool {
+    let w = words(name);
+    w.first().is_some_and(|v| READ_VERBS.contains(&v.as_str())) && !says_write(name)
+}
+
+/// A word anywhere in the name that writes (`search_replace`, `fs_write`, `fetch_to_file`).
+fn says_write(name: &str) -> bool {
+    words(name)
+        .iter()
+        .any(|w| WRITE_VERBS.contains(&w.as_str()) || WRITE_WORDS.contains(&w.as_str()))
 }
 
 fn path_arguments(input: &Value) -> Vec<String> {
@@ -589,16 +661,15 @@ fn path_arguments(input: &Value) -> Vec<String> {
     out
 }
 
-/// An MCP tool call. Rail's own tools pass; a tool whose name only reads passes; the reference
-/// filesystem server's writers are judged by their path arguments; any other tool with path
-/// arguments is judged by them; the rest cannot be judged (a warning, or a denial with
+/// An MCP tool call. Rail's own tools pass; a tool whose whole name says it only reads passes
+/// ([`says_read_only`]: a read verb first is not enough); any other tool with path arguments is
+/// judged by them; the rest cannot be judged (a warning, or a denial with
 /// `hook_unanalysed: deny`).
 fn mcp(server: Option<&str>, name: &str, full: &str, input: &Value, found: &mut Found) {
     if server == Some("rail") && RAIL_MCP_TOOLS.contains(&name) {
         return;
     }
-    let v = verb(name);
-    if READ_VERBS.contains(&v.as_str()) && !WRITE_VERBS.contains(&v.as_str()) {
+    if says_read_only(name) {
         return;
     }
     let paths = path_arguments(input);
@@ -615,10 +686,10 @@ fn mcp(server: Option<&str>, name: &str, full: &str, input: &Value, found: &mut 
     ));
 }
 
-/// A tool Rail has no table for: judged by its path arguments if its name says it writes.
+/// A tool Rail has no table for: judged by its path arguments if a word of its name says it
+/// writes (`search_replace` too, not only `write_file`).
 fn by_verb(tool: &str, input: &Value, found: &mut Found) {
-    let v = verb(tool);
-    if !WRITE_VERBS.contains(&v.as_str()) {
+    if !says_write(tool) {
         return;
     }
     let paths = path_arguments(input);
@@ -892,6 +963,85 @@ mod tests {
             r#"{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"mcp__db__list_tables","tool_input":{}}"#,
         );
         assert_eq!(tool(&lister), (&[][..], &[][..]));
+    }
+
+    /// Issue 28, finding 5: a read verb first is not a read-only name. Each tool below writes
+    /// the path it is given, and is judged by it; each tool without one is named.
+    #[test]
+    fn a_read_verb_first_does_not_make_a_tool_read_only() {
+        let call = |agent: Agent, payload: String| read(agent, &payload);
+        for name in [
+            "search_replace",
+            "find_and_replace",
+            "fetch_to_file",
+            "get_or_create_file",
+            "searchAndReplace",
+            "read-modify-write",
+            "list_and_delete",
+        ] {
+            let input = r#"{"path":"src/auth/a.ts"}"#;
+            for (agent, payload) in [
+                (
+                    Agent::Claude,
+                    format!(
+                        r#"{{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"mcp__srv__{name}","tool_input":{input}}}"#
+                    ),
+                ),
+                (
+                    Agent::Codex,
+                    format!(
+                        r#"{{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"mcp__srv__{name}","tool_input":{input}}}"#
+                    ),
+                ),
+                (
+                    Agent::Cursor,
+                    format!(
+                        r#"{{"hook_event_name":"preToolUse","workspace_roots":["/w"],"tool_name":"MCP:{name}","tool_input":{input}}}"#
+                    ),
+                ),
+                (
+                    Agent::Cursor,
+                    format!(
+                        r#"{{"hook_event_name":"preToolUse","workspace_roots":["/w"],"tool_name":"{name}","tool_input":{input}}}"#
+                    ),
+                ),
+                (
+                    Agent::Gemini,
+                    format!(
+                        r#"{{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"mcp_srv_{name}","mcp_context":{{"server_name":"srv"}},"tool_input":{input}}}"#
+                    ),
+                ),
+                (
+                    Agent::Copilot,
+                    format!(r#"{{"toolName":"srv-{name}","toolArgs":{input:?}}}"#),
+                ),
+            ] {
+                let c = call(agent, payload.clone());
+                assert_eq!(tool(&c).0, ["src/auth/a.ts"], "{payload}");
+            }
+            let bare = call(
+                Agent::Claude,
+                format!(
+                    r#"{{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"mcp__srv__{name}","tool_input":{{}}}}"#
+                ),
+            );
+            assert!(tool(&bare).1[0].contains(name), "{name}: {:?}", tool(&bare));
+        }
+        for name in [
+            "read_file",
+            "list_dir",
+            "get_issue",
+            "searchCode",
+            "read_multiple_files",
+        ] {
+            let c = call(
+                Agent::Claude,
+                format!(
+                    r#"{{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"mcp__srv__{name}","tool_input":{{"path":"src/auth/a.ts"}}}}"#
+                ),
+            );
+            assert_eq!(tool(&c), (&[][..], &[][..]), "{name}");
+        }
     }
 
     #[test]

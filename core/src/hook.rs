@@ -271,6 +271,45 @@ pub fn land(worktrees: &[String], rail_root: Option<&str>, writes: &[(String, La
     out
 }
 
+/// Whether `at` (an absolute landing) lies in one of `worktrees`: a path outside every checkout
+/// of this repository is judged by the rail of the repository it lands in, if any (the host
+/// finds that repository).
+pub fn in_checkouts(worktrees: &[String], at: &str) -> bool {
+    worktrees.iter().any(|wt| within(wt, at).is_some())
+}
+
+/// One answer for a tool call whose paths land in several repositories, each judged against its
+/// own rail: the strongest decision, with what each rail said at that strength.
+pub fn combine(verdicts: Vec<HookVerdict>) -> HookVerdict {
+    let top = verdicts.iter().map(|v| v.decision).max();
+    let mut out: Option<HookVerdict> = None;
+    for v in verdicts.into_iter().filter(|v| Some(v.decision) == top) {
+        match &mut out {
+            None => out = Some(v),
+            Some(o) => {
+                if !v.message.is_empty() {
+                    if !o.message.is_empty() {
+                        o.message.push_str("; ");
+                    }
+                    o.message.push_str(&v.message);
+                }
+                o.held.extend(v.held);
+                o.outside.extend(v.outside);
+                if o.hint.is_none() {
+                    o.hint = v.hint;
+                }
+            }
+        }
+    }
+    out.unwrap_or(HookVerdict {
+        decision: Decision::Allow,
+        message: String::new(),
+        held: Vec::new(),
+        outside: Vec::new(),
+        hint: None,
+    })
+}
+
 /// `path` relative to `root` ("" for the root itself), lexically; `None` outside it.
 fn within(root: &str, path: &str) -> Option<String> {
     let fold = |p: &str| -> Vec<String> {
@@ -421,6 +460,28 @@ mod tests {
         assert!(free.message.contains("RAIL_SESSION"), "{}", free.message);
         let nothing = judge_as(&eval, who, &[], &[], HookUnanalysed::Warn);
         assert_eq!(nothing.decision, Decision::Allow);
+    }
+
+    #[test]
+    fn the_strongest_verdict_of_several_rails_wins() {
+        let v = |decision, message: &str| HookVerdict {
+            decision,
+            message: message.into(),
+            held: Vec::new(),
+            outside: Vec::new(),
+            hint: None,
+        };
+        let one = combine(vec![
+            v(Decision::Allow, ""),
+            v(Decision::Deny, "held in b"),
+            v(Decision::Warn, "w"),
+            v(Decision::Deny, "held in c"),
+        ]);
+        assert_eq!(one.decision, Decision::Deny);
+        assert_eq!(one.message, "held in b; held in c");
+        assert_eq!(combine(vec![]).decision, Decision::Allow);
+        assert!(in_checkouts(&["/w/a".into()], "/w/a/x"));
+        assert!(!in_checkouts(&["/w/a".into()], "/w/b/x"));
     }
 
     #[test]

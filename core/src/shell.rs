@@ -109,6 +109,10 @@ mod read {
         pub src: &'a str,
         pub out: &'a mut Writes,
         pub depth: usize,
+        /// The text on the standard input of the command being read, when the command line
+        /// writes it out (a heredoc or a here-string); `None` for a file, a pipe, the agent's
+        /// own input, or text only known when it runs.
+        pub stdin: Option<String>,
     }
 
     /// Reads `command` (a whole command line, or a `bash -c` string at `depth`).
@@ -138,6 +142,7 @@ mod read {
             src: command,
             out,
             depth,
+            stdin: None,
         };
         reader.statement(root, cwd, 0);
     }
@@ -204,7 +209,7 @@ mod read {
             let nest = nest + 1;
             match node.kind() {
                 "comment" | "heredoc_body" | "heredoc_start" | "heredoc_end" => {}
-                "command" => self.command(node, cwd, nest),
+                "command" => self.command(node, cwd, nest, &[], &[]),
                 // A pipeline's commands each run in a subshell: a `cd` there does not last.
                 "pipeline" => {
                     for child in named_children(node) {
@@ -360,7 +365,50 @@ mod read {
             for r in redirects {
                 self.redirect(*r, &here, nest);
             }
-            self.statement(body, cwd, nest);
+            let extra: Vec<Node> = redirects.iter().flat_map(|r| self.operands(*r)).collect();
+            self.with_operands(body, &extra, redirects, cwd, nest);
+        }
+
+        /// `body`, the statement `redirects` followed, given the words hung on them.
+        fn with_operands(
+            &mut self,
+            body: Node,
+            extra: &[Node],
+            redirects: &[Node],
+            cwd: &mut Cwd,
+            nest: usize,
+        ) {
+            if nest > MAX_NESTING {
+                self.note(format!("commands nested deeper than {MAX_NESTING} levels"));
+                return;
+            }
+            match body.kind() {
+                "command" => self.command(body, cwd, nest, extra, redirects),
+                // `! rm < /dev/null x`: the negated command.
+                "negated_command" if named_children(body).len() == 1 => {
+                    let inner = named_children(body)[0];
+                    self.with_operands(inner, extra, redirects, cwd, nest + 1)
+                }
+                // The last command of a pipeline, in its own subshell.
+                "pipeline" => {
+                    let kids = named_children(body);
+                    if let Some((last, first)) = kids.split_last() {
+                        for k in first {
+                            let mut own = cwd.clone();
+                            self.statement(*k, &mut own, nest);
+                        }
+                        let mut own = cwd.clone();
+                        self.with_operands(*last, extra, redirects, &mut own, nest + 1);
+                    }
+                }
+                _ => {
+                    if !extra.is_empty() {
+                        // `{ …; } > f x`: bash refuses the whole line.
+                        self.note("a part Rail could not read (a syntax error: words after the redirection of a compound command)".into());
+                    }
+                    self.statement(body, cwd, nest);
+                }
+            }
         }
 
         /// Commands substituted anywhere inside `node` (`$(…)`, backticks, `<(…)`).
@@ -401,13 +449,18 @@ mod read {
                     // `cmd <` at the end of a line is a syntax error to the shell (nothing
                     // runs); the grammar takes the next line's first word as the file.
                     if field(node, "destination")
-                        .iter()
-                        .any(|d| Some(d.start_position().row) != op_row)
+                        .first()
+                        .is_some_and(|d| Some(d.start_position().row) != op_row)
                     {
                         self.note("a part Rail could not read (a syntax error: a redirection with no file on its line)".into());
                     }
-                    for dest in field(node, "destination") {
-                        self.substitutions(dest, cwd, nest);
+                    let dests = field(node, "destination");
+                    for dest in &dests {
+                        self.substitutions(*dest, cwd, nest);
+                    }
+                    // Only the first word is the file: the grammar hangs the words after it
+                    // on the redirection, but they are the command's ([`Reader::operands`]).
+                    for dest in dests.into_iter().take(1) {
                         let val = self.word(dest);
                         let number = !val.dynamic
                             && (val.text == "-" || val.text.chars().all(|c| c.is_ascii_digit()));
@@ -446,15 +499,100 @@ mod read {
             }
         }
 
-        /// A simple command: its assignments, name, arguments and redirections.
-        fn command(&mut self, node: Node, cwd: &mut Cwd, nest: usize) {
+        /// The words after a redirection's file (`rm < /dev/null a b`: `a`, `b`). Bash lets a
+        /// redirection stand anywhere in a simple command; the grammar hangs what follows its
+        /// file on it, but they are the command's operands all the same.
+        fn operands<'t>(&self, redirect: Node<'t>) -> Vec<Node<'t>> {
+            match redirect.kind() {
+                "file_redirect" => field(redirect, "destination").into_iter().skip(1).collect(),
+                // `rm <<EOF x`, `cat <<EOF > out x`: the words on the heredoc's line, and
+                // those of the redirections there.
+                "heredoc_redirect" => {
+                    let arguments: Vec<usize> =
+                        field(redirect, "argument").iter().map(|n| n.id()).collect();
+                    let mut out = Vec::new();
+                    for c in named_children(redirect) {
+                        if arguments.contains(&c.id()) {
+                            out.push(c);
+                        } else if c.kind() == "file_redirect" {
+                            out.extend(self.operands(c));
+                        }
+                    }
+                    out
+                }
+                _ => Vec::new(),
+            }
+        }
+
+        /// What standard input `redirects` (in order: the last for descriptor 0 wins) give.
+        fn stdin_of(&self, redirects: &[Node]) -> Option<Option<String>> {
+            let mut found = None;
+            for r in redirects {
+                let fd = field(*r, "descriptor")
+                    .first()
+                    .map(|d| self.text(*d).to_string());
+                if fd.as_deref().is_some_and(|d| d != "0") {
+                    continue;
+                }
+                match r.kind() {
+                    "file_redirect" => {
+                        let mut cursor = r.walk();
+                        let reads = r
+                            .children(&mut cursor)
+                            .any(|c| !c.is_named() && self.text(c).starts_with('<'));
+                        if reads {
+                            found = Some(None);
+                        }
+                    }
+                    "herestring_redirect" => {
+                        let word = named_children(*r)
+                            .into_iter()
+                            .rfind(|c| c.kind() != "file_descriptor")
+                            .map(|w| self.word(w));
+                        found = Some(word.filter(|w| !w.dynamic).map(|w| w.text + "\n"));
+                    }
+                    "heredoc_redirect" => {
+                        let body = named_children(*r)
+                            .into_iter()
+                            .find(|c| c.kind() == "heredoc_body");
+                        found = Some(
+                            body.filter(|b| !has_expansion(*b))
+                                .map(|b| self.text(b).to_string()),
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            found
+        }
+
+        /// A simple command: its assignments, name, arguments and redirections; `extra`, the
+        /// words the grammar hung on redirections after it (`rm x > log y`: `y`); `outer`,
+        /// those redirections.
+        fn command(
+            &mut self,
+            node: Node,
+            cwd: &mut Cwd,
+            nest: usize,
+            extra: &[Node],
+            outer: &[Node],
+        ) {
             let here = cwd.clone();
             let mut words = Vec::new();
+            let mut redirects: Vec<Node> = named_children(node)
+                .into_iter()
+                .filter(|c| c.kind().ends_with("_redirect"))
+                .collect();
+            redirects.extend_from_slice(outer);
+            let stdin = self.stdin_of(&redirects).flatten();
             for child in named_children(node) {
                 match child.kind() {
                     "variable_assignment" => self.substitutions(child, cwd, nest),
                     "file_redirect" | "herestring_redirect" | "heredoc_redirect" => {
-                        self.redirect(child, &here, nest)
+                        self.redirect(child, &here, nest);
+                        for w in self.operands(child) {
+                            words.push(self.word(w));
+                        }
                     }
                     "command_name" => {
                         self.substitutions(child, cwd, nest);
@@ -472,7 +610,10 @@ mod read {
                     }
                 }
             }
+            words.extend(extra.iter().map(|w| self.word(*w)));
+            let before = std::mem::replace(&mut self.stdin, stdin);
             programs::run(self, &words, cwd);
+            self.stdin = before;
         }
 
         /// A word's value after quote removal.

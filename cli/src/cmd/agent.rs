@@ -347,16 +347,91 @@ fn pre_tool_use(
     unanalysed: &[String],
 ) -> Outcome {
     let root = Some(ctx.rail.root.as_path());
-    let mut unanalysed = unanalysed.to_vec();
     let cwd = call_cwd(call);
     let acting = match acting_at(ctx, &cwd) {
         Ok(a) => a,
         Err(e) => return fail_safe(&e, root),
     };
-    // Every checkout of this repository, symlinks resolved: a path is judged in whichever one
-    // it lands in.
-    let worktrees: Vec<String> = ctx
-        .repo
+    let cwd = cwd.canonicalize().unwrap_or(cwd);
+    let landings: Vec<(String, hook::Landing)> = raw_targets
+        .iter()
+        .map(|t| (t.clone(), land(&cwd, t)))
+        .collect();
+    // This repository's verdict (with what could not be judged), then one per other repository
+    // a path lands in (a Cursor workspace's second root, a Gemini write into a station from
+    // another checkout): each path is judged against the rail of the repository it lands in.
+    let primary = match verdict_in(ctx, &acting, &landings, unanalysed) {
+        Ok(v) => v,
+        Err(e) => return fail_safe(&e, root),
+    };
+    let mut judged: Vec<(Ctx, hook::HookVerdict)> = Vec::new();
+    let mut elsewhere: Vec<(crate::repo::Repo, Vec<(String, hook::Landing)>)> = Vec::new();
+    let here = ctx.repo.as_ref().map(|r| r.common_dir.clone());
+    let ours = checkouts(ctx);
+    for (written, landing) in &landings {
+        let hook::Landing::At(at) = landing else {
+            continue;
+        };
+        if hook::in_checkouts(&ours, at) {
+            continue;
+        }
+        let Some(other) = repo_of(Path::new(at)) else {
+            continue;
+        };
+        // A repository with no rail has no claims to judge against.
+        let has_rail = [
+            rail_core::model::CLAIMS_MD,
+            rail_core::model::CONFIG_FILE,
+            rail_core::model::CLAIMS_DIR,
+        ]
+        .iter()
+        .any(|f| std::fs::symlink_metadata(other.main_checkout().join(f)).is_ok());
+        if Some(&other.common_dir) == here.as_ref() || !has_rail {
+            continue;
+        }
+        match elsewhere
+            .iter_mut()
+            .find(|(r, _)| r.common_dir == other.common_dir)
+        {
+            Some((_, list)) => list.push((written.clone(), landing.clone())),
+            None => elsewhere.push((other, vec![(written.clone(), landing.clone())])),
+        }
+    }
+    for (other, list) in elsewhere {
+        let octx = ctx.for_repo(other);
+        match verdict_in(&octx, &acting, &list, &[]) {
+            Ok(Some(v)) => judged.push((octx, v)),
+            Ok(None) => {}
+            Err(e) => return fail_safe(&e, root),
+        }
+    }
+    for (c, v) in &judged {
+        if v.decision == Decision::Deny {
+            log_refusal(c, acting.session(), agent, v);
+        }
+    }
+    if let Some(v) = primary.as_ref().filter(|v| v.decision == Decision::Deny) {
+        log_refusal(ctx, acting.session(), agent, v);
+    }
+    let all: Vec<hook::HookVerdict> = primary
+        .into_iter()
+        .chain(judged.into_iter().map(|(_, v)| v))
+        .collect();
+    if all.is_empty() {
+        return Outcome::Allow;
+    }
+    let verdict = hook::combine(all);
+    let message = || crate::hint::say(&verdict.message, verdict.hint.as_ref());
+    match verdict.decision {
+        Decision::Deny => Outcome::Deny(message()),
+        Decision::Warn => Outcome::Warn(message()),
+        Decision::Allow => Outcome::Allow,
+    }
+}
+
+/// Every checkout of `ctx`'s repository, symlinks resolved.
+fn checkouts(ctx: &Ctx) -> Vec<String> {
+    ctx.repo
         .as_ref()
         .map(|r| {
             repo::worktrees(r)
@@ -365,41 +440,56 @@ fn pre_tool_use(
                 .map(|p| p.display().to_string())
                 .collect()
         })
-        .unwrap_or_default();
-    let cwd = cwd.canonicalize().unwrap_or(cwd);
+        .unwrap_or_default()
+}
+
+/// The repository holding `at` (which may not exist yet): found from its nearest existing
+/// directory by reading `.git` files, as for the working directory.
+fn repo_of(at: &Path) -> Option<crate::repo::Repo> {
+    let mut dir = at;
+    loop {
+        if dir.is_dir() {
+            return repo::discover(dir);
+        }
+        dir = dir.parent()?;
+    }
+}
+
+/// `ctx`'s rail's verdict on the landings in its repository's checkouts, and on `unanalysed`;
+/// `None` when nothing of it is this rail's to judge.
+fn verdict_in(
+    ctx: &Ctx,
+    acting: &Acting,
+    landings: &[(String, hook::Landing)],
+    unanalysed: &[String],
+) -> Result<Option<hook::HookVerdict>, String> {
+    // Every checkout of this repository, symlinks resolved: a path is judged in whichever one
+    // it lands in.
+    let worktrees = checkouts(ctx);
     let rail_root = ctx
         .rail
         .root
         .canonicalize()
         .ok()
         .map(|p| p.display().to_string());
-    let landings: Vec<(String, hook::Landing)> = raw_targets
-        .iter()
-        .map(|t| (t.clone(), land(&cwd, t)))
-        .collect();
-    let landed = hook::land(&worktrees, rail_root.as_deref(), &landings);
+    let landed = hook::land(&worktrees, rail_root.as_deref(), landings);
+    let mut unanalysed = unanalysed.to_vec();
     unanalysed.extend(landed.unanalysed);
     if landed.targets.is_empty() && unanalysed.is_empty() {
-        return Outcome::Allow;
+        return Ok(None);
     }
     // Not claims.log: it only grows, and judging never reads it.
-    let texts = match ctx.read_claims() {
-        Ok(t) => t,
-        Err(f) => return fail_safe(&f.message, root),
-    };
+    let texts = ctx.read_claims().map_err(|f| f.message)?;
     let mode = crate::context::config_of(Some(&texts)).hook_unanalysed;
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     let eval = Rail::load(&texts).evaluate(&facts);
-    let verdict = hook::judge_as(&eval, acting.actor(), &landed.targets, &unanalysed, mode);
-    let message = || crate::hint::say(&verdict.message, verdict.hint.as_ref());
-    match verdict.decision {
-        Decision::Deny => {
-            log_refusal(ctx, acting.session(), agent, &verdict);
-            Outcome::Deny(message())
-        }
-        Decision::Warn => Outcome::Warn(message()),
-        Decision::Allow => Outcome::Allow,
-    }
+    Ok(Some(hook::judge_as(
+        &eval,
+        acting.actor(),
+        &landed.targets,
+        &unanalysed,
+        mode,
+    )))
 }
 
 /// Symlinks followed before Rail gives up on a path (the kernel's own limit is 40).

@@ -602,6 +602,7 @@ fn program(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
             "`{name} {}` (a script run in this shell)",
             args.first().map(|a| a.text.as_str()).unwrap_or("")
         )),
+        "apply_patch" | "applypatch" => apply_patch(r, name, args, cwd),
         "patch" => {
             let a = Args::parse(
                 args,
@@ -643,6 +644,39 @@ fn program(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
                 interpreter(r, n, code, args);
             }
         }
+    }
+}
+
+/// Codex's `apply_patch`: its patch is its argument, or its standard input. A patch written out
+/// in the command (a literal, a heredoc, a here-string) is read and its files judged where the
+/// command runs; one Rail cannot see (a file, a pipe, `"$(cat p)"`) is named as not judged.
+fn apply_patch(r: &mut Reader, name: &str, args: &[Val], cwd: &Cwd) {
+    let text = match args.first() {
+        Some(a) if a.dynamic => {
+            r.note(format!(
+                "`{name} {}` (a patch only known when it runs)",
+                a.text
+            ));
+            return;
+        }
+        Some(a) => a.text.clone(),
+        None => match r.stdin.clone() {
+            Some(t) => t,
+            None => {
+                r.note(format!(
+                    "`{name}` reading its patch from a file or pipe Rail cannot see"
+                ));
+                return;
+            }
+        },
+    };
+    match crate::patch::paths(&text) {
+        Ok(paths) => {
+            for p in paths {
+                r.path(&Val::fixed(p), cwd, &format!("`{name}` of"));
+            }
+        }
+        Err(why) => r.note(format!("`{name}` (a patch Rail cannot read: {why})")),
     }
 }
 
@@ -1035,6 +1069,30 @@ fn git(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
         ))
     };
     let cwd = &here;
+    // The diff family (`diff`, `show`, `log`, `format-patch`…) and `archive` write their output
+    // into `--output=FILE`.
+    if !matches!(sub.text.as_str(), "config" | "bugreport" | "diagnose") {
+        let mut k = 0;
+        while let Some(w) = rest.get(k) {
+            if w.text == "--" {
+                break;
+            }
+            if let Some(f) = w.text.strip_prefix("--output=") {
+                r.path(&Val::fixed(f), cwd, &format!("`git {} --output`", sub.text));
+            } else if w.text == "--output" || (sub.text == "archive" && w.text == "-o") {
+                if let Some(f) = rest.get(k + 1) {
+                    let f = f.clone();
+                    r.path(&f, cwd, &format!("`git {} --output`", sub.text));
+                }
+                k += 1;
+            } else if sub.text == "archive" {
+                if let Some(f) = w.text.strip_prefix("-o").filter(|f| !f.is_empty()) {
+                    r.path(&Val::fixed(f), cwd, "`git archive -o`");
+                }
+            }
+            k += 1;
+        }
+    }
     match sub.text.as_str() {
         "checkout" => {
             let a = Args::parse(
@@ -1059,6 +1117,10 @@ fn git(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
                 return;
             }
             match a.ops.len() {
+                // `-f` throws away every change of the work tree; `-p` and `-m` rewrite too.
+                0 if a.has(&["-f", "--force", "-p", "--patch", "-m", "--merge"]) => {
+                    whole(r, "checkout -f")
+                }
                 0 => {}
                 _ if a.has(&["-b", "-B", "--orphan"]) => whole(r, "checkout -b NAME START"),
                 _ => {
@@ -1101,7 +1163,7 @@ fn git(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
         "stash" => {
             let action = rest.first().map(|w| w.text.as_str()).unwrap_or("push");
             match action {
-                "list" | "show" | "drop" | "clear" | "create" | "store" | "branch" => {}
+                "list" | "show" | "drop" | "clear" | "create" | "store" => {}
                 _ => {
                     if let Some(dd) = rest.iter().position(|w| w.text == "--") {
                         for w in &rest[dd + 1..] {
@@ -1141,7 +1203,10 @@ fn git(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
                 rest,
                 &["-c", "-C", "--create", "--force-create", "--orphan"],
             );
-            if a.has(&["-c", "-C", "--create", "--force-create"]) && a.ops.is_empty() {
+            if a.has(&["-c", "-C", "--create", "--force-create"])
+                && a.ops.is_empty()
+                && !a.has(&["-f", "--force", "--discard-changes", "-m", "--merge"])
+            {
                 return; // a new branch at HEAD: no file changes
             }
             whole(r, "switch");
@@ -1161,21 +1226,205 @@ fn git(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
             }
         }
         "format-patch" => {
-            let a = Args::parse(rest, &["-o", "--output-directory"]);
-            let dir = a
-                .value(&["-o", "--output-directory"])
-                .cloned()
-                .unwrap_or_else(|| Val::fixed("."));
-            if !a.has(&["--stdout"]) {
-                r.note(format!(
-                    "`git format-patch` (patch files named by their commits, in `{}`)",
-                    dir.text
-                ));
+            let a = Args::parse(rest, &["-o", "--output-directory", "--suffix"]);
+            if a.has(&["--stdout", "--output"]) || rest.iter().any(|w| w.text.starts_with("--output=")) {
+                return;
+            }
+            // Files named by their commits (`0001-subject.patch`), in the directory.
+            let suffix = a
+                .value(&["--suffix"])
+                .map(|v| v.text.clone())
+                .unwrap_or_else(|| ".patch".into());
+            let files = match a.value(&["-o", "--output-directory"]) {
+                Some(dir) => Val {
+                    text: format!("{}/*{suffix}", dir.text.trim_end_matches('/')),
+                    dynamic: dir.dynamic,
+                },
+                None => Val::fixed(format!("*{suffix}")),
+            };
+            r.path(&files, cwd, "`git format-patch` into");
+        }
+        "bundle" => {
+            if rest.first().is_some_and(|w| w.text == "create") {
+                let a = Args::parse(&rest[1..], &["--version"]);
+                if let Some(file) = a.ops.first().filter(|f| f.text != "-") {
+                    r.path(file, cwd, "`git bundle create`");
+                }
             }
         }
-        _ => {}
+        "merge-file" => {
+            let a = Args::parse(rest, &["-L", "--marker-size", "--diff-algorithm"]);
+            if !a.has(&["-p", "--stdout", "--object-id"]) {
+                if let Some(file) = a.ops.first() {
+                    r.path(file, cwd, "`git merge-file` of");
+                }
+            }
+        }
+        "clone" => {
+            let a = Args::parse(
+                rest,
+                &[
+                    "-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--reference",
+                    "--separate-git-dir", "--depth", "--shallow-since", "--shallow-exclude",
+                    "-c", "--config", "--filter", "-j", "--jobs", "--template", "--bundle-uri",
+                    "--server-option", "--ref-format", "--revision",
+                ],
+            );
+            match (a.ops.first(), a.ops.get(1)) {
+                (_, Some(dir)) => r.path(dir, cwd, "`git clone` into"),
+                (Some(url), None) => {
+                    let name = base_name(url.text.trim_end_matches('/'));
+                    let name = name.strip_suffix(".git").unwrap_or(name);
+                    let name = name.rsplit(':').next().unwrap_or(name);
+                    r.path(
+                        &Val {
+                            text: name.to_string(),
+                            dynamic: url.dynamic,
+                        },
+                        cwd,
+                        "`git clone` into",
+                    );
+                }
+                _ => {}
+            }
+        }
+        "init" => {
+            let a = Args::parse(rest, &["--template", "--separate-git-dir", "-b", "--initial-branch", "--object-format", "--ref-format", "--shared"]);
+            if let Some(dir) = a.ops.first() {
+                r.path(dir, cwd, "`git init` of");
+            }
+        }
+        "config" => {
+            let a = Args::parse(rest, &["-f", "--file", "--blob", "--type", "--default", "--comment"]);
+            let reads = a.has(&["--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--get-color", "--get-colorbool", "-e", "--edit"])
+                || a.ops.first().is_some_and(|w| matches!(w.text.as_str(), "get" | "list"))
+                || (a.ops.len() == 1 && !a.has(&["--unset", "--unset-all", "--remove-section", "--rename-section"]));
+            if let Some(file) = a.value(&["-f", "--file"]) {
+                if !reads || a.has(&["-e", "--edit"]) {
+                    let file = file.clone();
+                    r.path(&file, cwd, "`git config --file`");
+                }
+            }
+        }
+        "bugreport" | "diagnose" => {
+            let a = Args::parse(rest, &["-o", "--output-directory", "-s", "--suffix", "--mode"]);
+            let files = match a.value(&["-o", "--output-directory"]) {
+                Some(dir) => Val {
+                    text: format!("{}/git-{}-*", dir.text.trim_end_matches('/'), sub.text),
+                    dynamic: dir.dynamic,
+                },
+                None => Val::fixed(format!("git-{}-*", sub.text)),
+            };
+            r.path(&files, cwd, &format!("`git {}` into", sub.text));
+        }
+        // Tools run on the work tree's files (a merge tool saves into them), and commands that
+        // check files out.
+        "mergetool" | "difftool" | "filter-branch" | "lfs" | "gui" | "citool" | "rerere"
+        | "unpack-file" => {
+            let first = rest.first().map(|w| w.text.as_str()).unwrap_or("");
+            let harmless = matches!(
+                (sub.text.as_str(), first),
+                ("lfs", "ls-files" | "status" | "env" | "version" | "track" | "untrack" | "locks" | "fetch" | "push" | "logs")
+                    | ("rerere", "status" | "diff" | "remaining" | "gc")
+            );
+            if !harmless {
+                whole(r, &sub.text);
+            }
+        }
+        s if GIT_READERS.contains(&s) => {}
+        // An alias or an extension (`git-NAME` on the PATH) may run anything.
+        s => r.note(format!(
+            "`git {s}` (a git command Rail does not know: an alias or an extension may write anything)"
+        )),
     }
 }
+
+/// git's commands that write nothing into the work tree (their `--output` is read above).
+const GIT_READERS: &[&str] = &[
+    "status",
+    "log",
+    "diff",
+    "show",
+    "branch",
+    "tag",
+    "fetch",
+    "push",
+    "remote",
+    "rev-parse",
+    "rev-list",
+    "ls-files",
+    "ls-tree",
+    "ls-remote",
+    "cat-file",
+    "blame",
+    "annotate",
+    "grep",
+    "shortlog",
+    "describe",
+    "reflog",
+    "commit",
+    "add",
+    "stage",
+    "notes",
+    "help",
+    "version",
+    "count-objects",
+    "fsck",
+    "gc",
+    "prune",
+    "repack",
+    "verify-commit",
+    "verify-tag",
+    "verify-pack",
+    "merge-base",
+    "name-rev",
+    "show-ref",
+    "symbolic-ref",
+    "update-ref",
+    "for-each-ref",
+    "hash-object",
+    "update-index",
+    "write-tree",
+    "commit-tree",
+    "mktree",
+    "mktag",
+    "var",
+    "whatchanged",
+    "range-diff",
+    "cherry",
+    "check-ignore",
+    "check-attr",
+    "check-ref-format",
+    "check-mailmap",
+    "interpret-trailers",
+    "column",
+    "credential",
+    "maintenance",
+    "diff-tree",
+    "diff-files",
+    "diff-index",
+    "show-branch",
+    "request-pull",
+    "send-email",
+    "replace",
+    "archive",
+    "reset",
+    "fast-export",
+    "instaweb",
+    "mailinfo",
+    "mailsplit",
+    "patch-id",
+    "stripspace",
+    "show-index",
+    "multi-pack-index",
+    "commit-graph",
+    "pack-refs",
+    "merge-tree",
+    "replay",
+    "backfill",
+    "refs",
+    "last-modified",
+];
 
 /// `find`: `-delete` and writers run by `-exec`/`-execdir`/`-ok`/`-okdir` write what it finds,
 /// which is under its starting points; `-fprint FILE` writes FILE.
@@ -1271,6 +1520,7 @@ impl Scratch {
             src: r.src,
             out: &mut self.out,
             depth: r.depth,
+            stdin: None,
         };
         run(&mut inner, words, cwd);
     }

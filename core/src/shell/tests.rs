@@ -147,3 +147,147 @@ fn sed_scripts_that_write_are_named() {
     assert_eq!(said("sed -n 's/when/where/p' f"), "");
     assert_eq!(said("sed 's/w/x/g' f"), "");
 }
+
+/// Issue 28, finding 5: bash lets a redirection stand anywhere in a simple command, and the
+/// grammar hangs the words after its file on the redirection; they are the command's operands
+/// all the same. Each command is judged exactly as the same command without the redirection.
+#[test]
+fn redirections_anywhere_hide_no_operands() {
+    for (with, without) in [
+        ("rm < /dev/null src/auth/a.ts", "rm src/auth/a.ts"),
+        ("sed </dev/null -i s/a/b/ FILE", "sed -i s/a/b/ FILE"),
+        ("find </dev/null src -delete", "find src -delete"),
+        ("git </dev/null checkout -- FILE", "git checkout -- FILE"),
+        ("< /dev/null rm x", "rm x"),
+        ("rm 2>/dev/null x <in y", "rm x y"),
+        ("rm x 2>&1 y", "rm x y"),
+        ("rm x > log y", "rm x y > log"),
+        ("a && rm < /dev/null x", "a && rm x"),
+        ("cat f | rm < /dev/null x", "cat f | rm x"),
+        ("cd sub && rm </dev/null x", "cd sub && rm x"),
+        ("rm <<< word x", "rm x"),
+        ("! rm </dev/null x", "! rm x"),
+        ("a | rm </dev/null x | b", "a | rm x | b"),
+        ("rm <<EOF src/auth/a.ts\nx\nEOF", "rm src/auth/a.ts"),
+        ("rm <<'EOF' -f a b\nx\nEOF", "rm -f a b"),
+        ("cat <<EOF > out extra\nx\nEOF", "cat extra > out"),
+        ("echo hi > a.txt b", "echo hi b > a.txt"),
+        ("xargs </dev/null rm", "xargs rm"),
+        ("bash </dev/null -c 'rm x'", "bash -c 'rm x'"),
+    ] {
+        let sorted = |mut w: Writes| {
+            w.targets.sort();
+            w.unanalysed.sort();
+            w
+        };
+        assert_eq!(
+            sorted(writes(with)),
+            sorted(writes(without)),
+            "{with:?} against {without:?}"
+        );
+        assert!(
+            !writes(without).targets.is_empty() || !writes(without).unanalysed.is_empty(),
+            "{without:?} writes something"
+        );
+    }
+}
+
+/// Issue 28, finding 5: `apply_patch`'s patch is read when the command writes it out (a
+/// literal, a heredoc, a here-string), and its files are judged where the command runs; a patch
+/// Rail cannot see (a file, a pipe, a substitution) is named, never allowed silently.
+#[test]
+fn apply_patch_is_judged_or_named() {
+    let patch = "*** Begin Patch\n*** Update File: auth/a.ts\n@@\n-x\n+y\n*** End Patch\n";
+    for (cmd, targets) in [
+        (
+            format!("apply_patch <<'EOF'\n{patch}EOF"),
+            vec!["auth/a.ts"],
+        ),
+        (
+            format!("cd src && apply_patch <<'EOF'\n{patch}EOF"),
+            vec!["src/auth/a.ts"],
+        ),
+        (format!("apply_patch '{patch}'"), vec!["auth/a.ts"]),
+        (format!("apply_patch <<< '{patch}'"), vec!["auth/a.ts"]),
+    ] {
+        assert_eq!(t(&cmd), targets, "{cmd:?}");
+        assert_eq!(said(&cmd), "", "{cmd:?}");
+    }
+    for (cmd, named) in [
+        ("apply_patch < p.patch", "a file or pipe Rail cannot see"),
+        ("cat p | apply_patch", "a file or pipe Rail cannot see"),
+        ("apply_patch", "a file or pipe Rail cannot see"),
+        (
+            "apply_patch \"$(cat p)\"",
+            "a patch only known when it runs",
+        ),
+        ("apply_patch <<< \"$P\"", "a file or pipe Rail cannot see"),
+        ("apply_patch p.patch", "a patch Rail cannot read"),
+        ("applypatch < p", "`applypatch`"),
+    ] {
+        assert!(t(cmd).is_empty(), "{cmd:?}");
+        assert!(said(cmd).contains(named), "{cmd:?}: {}", said(cmd));
+    }
+}
+
+/// Issue 28, finding 5: git commands that write files of the work tree, or files they are
+/// told to, are judged or named; those that only read stay quiet.
+#[test]
+fn git_commands_that_write_files_are_judged_or_named() {
+    for (cmd, targets) in [
+        ("git diff --output=out.diff", vec!["out.diff"]),
+        ("git diff HEAD --output out.diff -- a", vec!["out.diff"]),
+        (
+            "git show --output=src/auth/a.ts HEAD",
+            vec!["src/auth/a.ts"],
+        ),
+        ("git log -p --output=l.txt", vec!["l.txt"]),
+        ("git archive -o a.tar HEAD", vec!["a.tar"]),
+        ("git archive -oa.zip HEAD", vec!["a.zip"]),
+        ("git archive --output=a.tgz HEAD", vec!["a.tgz"]),
+        ("git bundle create repo.bundle --all", vec!["repo.bundle"]),
+        ("git format-patch -o out HEAD~2", vec!["out/*.patch"]),
+        ("git format-patch HEAD~1", vec!["*.patch"]),
+        ("git merge-file a.ts base.ts b.ts", vec!["a.ts"]),
+        ("git clone https://x/y/lib.git", vec!["lib"]),
+        ("git clone u vendor/lib", vec!["vendor/lib"]),
+        ("git config -f .gitmodules a.b c", vec![".gitmodules"]),
+        ("git bugreport", vec!["git-bugreport-*"]),
+    ] {
+        assert_eq!(t(cmd), targets, "{cmd:?}");
+        assert_eq!(said(cmd), "", "{cmd:?}");
+    }
+    for (cmd, named) in [
+        ("git checkout -f", "`git checkout -f`"),
+        ("git checkout --force", "`git checkout -f`"),
+        ("git switch -c b --discard-changes", "`git switch`"),
+        ("git stash branch b", "`git stash branch`"),
+        ("git stash pop", "`git stash pop`"),
+        ("git mergetool", "`git mergetool`"),
+        ("git co main", "`git co`"),
+        ("git $SUB", "`git $SUB`"),
+        ("git apply p.diff", "`git apply`"),
+    ] {
+        assert!(said(cmd).contains(named), "{cmd:?}: {}", said(cmd));
+    }
+    for cmd in [
+        "git status",
+        "git diff",
+        "git log --oneline -5",
+        "git show HEAD:a.ts",
+        "git checkout",
+        "git checkout -b new",
+        "git switch -c new",
+        "git commit -qm x",
+        "git add -A",
+        "git reset HEAD~1",
+        "git format-patch --stdout HEAD~1",
+        "git bundle verify x.bundle",
+        "git config user.name",
+        "git config -f .gitmodules --get a.b",
+        "git stash list",
+        "git -C sub fetch",
+    ] {
+        assert_eq!(writes(cmd), Writes::default(), "{cmd:?}");
+    }
+}
