@@ -273,6 +273,7 @@ fn main() {
 }
 
 fn run() -> i32 {
+    sys::no_file_size_signal();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

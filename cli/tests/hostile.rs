@@ -512,6 +512,35 @@ fn a_claims_log_that_cannot_be_appended_to_keeps_the_claim_out_of_claims_md() {
     assert_eq!(repo.holders("b").len(), 1);
 }
 
+/// The same limit with SIGXFSZ at its default (as a shell's `ulimit -f` leaves it): the signal
+/// would kill rail with no word of its own; rail ignores it, so the write fails with EFBIG and
+/// rail says which file could not be written (issue 31, finding 9).
+#[test]
+fn a_file_size_limit_is_reported_not_a_silent_kill() {
+    let repo = repo_with_a_big_log();
+    let before = snapshot(repo.path());
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg("ulimit -f 4 && exec \"$0\" \"$@\"")
+        .arg(rail_bin())
+        .args(["claim", "b", "--session", "s"]);
+    let out = run_bounded(cmd, repo.path(), &[]);
+    assert_eq!(
+        code(&out),
+        3,
+        "killed by a signal? {:?} {}",
+        out.status,
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("claims.log: File too large"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(repo.holders("b").is_empty());
+    assert_unchanged(&before, repo.path(), "after a write past the size limit");
+}
+
 #[test]
 fn an_unwritable_claims_log_keeps_the_claim_out_of_claims_md() {
     let repo = repo_with_a_claim();

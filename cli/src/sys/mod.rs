@@ -37,6 +37,18 @@ pub fn kill_group(pid: u32) {
     os::kill_group(pid)
 }
 
+/// A write past the file size limit (`ulimit -f`) fails with EFBIG instead of killing the
+/// process with SIGXFSZ: the journal then undoes the write and rail says which file it could
+/// not write, where the signal left no word (Unix; nothing elsewhere).
+#[allow(unsafe_code)]
+pub fn no_file_size_signal() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to SIG_IGN at start-up, before any thread.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
 /// This machine's name, as lock records and claims' `pid@host` fields spell it.
 pub fn hostname() -> String {
     os::hostname()
