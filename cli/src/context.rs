@@ -243,6 +243,7 @@ impl Ctx {
         }
         if commits == Commits::Always {
             if let Some(repo) = &self.repo {
+                facts.hooks = crate::heartbeat::read_all(repo);
                 facts.worktrees = repo::worktrees(repo)
                     .into_iter()
                     .map(|(path, branch)| Worktree {

@@ -17,6 +17,7 @@ mod fail;
 mod git;
 mod gitconfig;
 mod gitguard;
+mod heartbeat;
 mod hint;
 mod lock;
 mod mcp;

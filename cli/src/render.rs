@@ -157,6 +157,31 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
             let _ = writeln!(out, "  {} {}: {}", p.red("!"), kind, safe(&c.message));
         }
     }
+    // Guard status of every session holding claims: which agent's Rail hook was last seen.
+    let holders: Vec<_> = board
+        .sessions
+        .iter()
+        .filter(|v| !v.claims.is_empty())
+        .collect();
+    if !holders.is_empty() {
+        let _ = writeln!(out, "\n{}", p.bold("SESSIONS"));
+        for v in holders {
+            let guard = match &v.hook {
+                Some(h) => format!(
+                    "guarded: {} hook{} seen {}",
+                    safe(&h.agent),
+                    h.version
+                        .as_deref()
+                        .map(|v| format!(" ({})", safe(v)))
+                        .unwrap_or_default(),
+                    h.seen_text
+                ),
+                None if v.unguarded => p.red("no Rail hook seen: its agent may work unguarded"),
+                None => p.dim("no Rail hook seen"),
+            };
+            let _ = writeln!(out, "  {:session_w$}  {guard}", safe(&v.name));
+        }
+    }
     if !board.resources.is_empty() {
         let _ = writeln!(out, "\n{}", p.bold("RESOURCES"));
         for r in &board.resources {

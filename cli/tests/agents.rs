@@ -2104,3 +2104,59 @@ fn a_link_in_the_stations_branch_is_never_written_through() {
     assert!(dir.join(".git").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Guard status (issue 27, item 2): every hook call leaves a mark for its session, outside
+/// claims.md and claims.log, and the board names, per session holding claims, the agent whose
+/// hook it last saw, or that none was seen.
+#[test]
+fn the_board_names_each_sessions_guard_or_that_none_was_seen() {
+    let (repo, station) = setup();
+    let before = (repo.read("claims.md"), repo.read("claims.log"));
+    // The station's agent (session web, from its branch) runs Rail's hook; auth's never does.
+    let out = hook(
+        &station,
+        &payload("edit.json", &station, "web/a.ts", ""),
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!((repo.read("claims.md"), repo.read("claims.log")), before);
+    let out = repo.rail(&["board", "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let session = |name: &str| {
+        board["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no session {name}: {board}"))
+    };
+    let web = session("web");
+    assert_eq!(web["hook"]["agent"], "claude", "{web}");
+    assert!(web["hook"]["seen_at"].is_string(), "{web}");
+    assert_eq!(web["unguarded"], false);
+    let auth = session("auth");
+    assert!(auth["hook"].is_null(), "{auth}");
+    assert_eq!(auth["unguarded"], true);
+    let text = stdout(&repo.rail(&["board"]));
+    assert!(text.contains("guarded: claude hook seen"), "{text}");
+    assert!(text.contains("no Rail hook seen"), "{text}");
+    // A mark another session's name was written under vouches for nobody.
+    let seen = repo.file(".git/rail/seen");
+    std::fs::write(
+        seen.join("auth"),
+        std::fs::read_to_string(seen.join("web")).unwrap(),
+    )
+    .unwrap();
+    let out = repo.rail(&["board", "--json"]);
+    let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let auth = board["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "auth")
+        .cloned()
+        .unwrap();
+    assert_eq!(auth["unguarded"], true, "{auth}");
+}

@@ -234,6 +234,24 @@ pub struct SessionView {
     pub live: usize,
     pub expiring: usize,
     pub stale: usize,
+    /// The agent whose Rail hook was last seen for this session, and when (`None`: never).
+    pub hook: Option<SessionHook>,
+    /// Holds claims that hold (live or expiring) and no Rail hook was ever seen for it: its
+    /// agent works unguarded, or it works outside any agent.
+    pub unguarded: bool,
+}
+
+/// A session's last Rail hook call, as the board shows it.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SessionHook {
+    pub agent: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub version: Option<String>,
+    pub seen_at: String,
+    /// "3m ago"; "just now" under a minute (and for a time after now).
+    pub seen_text: String,
 }
 
 fn time_str(t: Option<Time>) -> Option<String> {
@@ -455,6 +473,8 @@ fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
                 live: 0,
                 expiring: 0,
                 stale: 0,
+                hook: None,
+                unguarded: false,
             });
         view.claims.push(claim.id);
         match claim.state() {
@@ -479,10 +499,28 @@ fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
                         live: 0,
                         expiring: 0,
                         stale: 0,
+                        hook: None,
+                        unguarded: false,
                     },
                 );
             }
         }
+    }
+    for view in by_name.values_mut() {
+        view.hook = facts.hooks.get(&view.name).map(|seen| {
+            let ago = facts.now - seen.at;
+            SessionHook {
+                agent: seen.agent.clone(),
+                version: seen.version.clone(),
+                seen_at: format_time(seen.at),
+                seen_text: if ago < chrono::TimeDelta::minutes(1) {
+                    "just now".to_string()
+                } else {
+                    format!("{} ago", format_duration(ago))
+                },
+            }
+        });
+        view.unguarded = view.hook.is_none() && view.live + view.expiring > 0;
     }
     by_name.into_values().collect()
 }

@@ -77,6 +77,10 @@ pub struct Facts {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub worktrees: Vec<Worktree>,
+    /// The last Rail hook call seen per session ([`crate::heartbeat`]): guard status.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub hooks: BTreeMap<String, crate::heartbeat::HookSeen>,
 }
 
 impl Facts {
@@ -88,6 +92,7 @@ impl Facts {
             processes: BTreeMap::new(),
             sessions: BTreeMap::new(),
             worktrees: Vec::new(),
+            hooks: BTreeMap::new(),
         }
     }
 }

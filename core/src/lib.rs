@@ -32,6 +32,7 @@ pub mod freshness;
 pub mod gate;
 pub mod gitconfig;
 pub mod glob;
+pub mod heartbeat;
 pub mod hint;
 pub mod hook;
 pub mod ident;

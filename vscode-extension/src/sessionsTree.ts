@@ -47,12 +47,21 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode> {
     const counts = [s.live ? `${s.live} live` : '', s.expiring ? `${s.expiring} expiring` : '', s.stale ? `${s.stale} stale` : ''].filter(
       Boolean,
     );
-    item.description = [me ? 'you' : '', counts.join(', ') || 'no claims', s.worktree ?? ''].filter(Boolean).join(' · ');
+    // Guard status, as core decided it: which agent's Rail hook was last seen for the session.
+    const guard = s.hook ? `guarded: ${s.hook.agent} ${s.hook.seen_text}` : s.unguarded ? 'no Rail hook seen' : '';
+    item.description = [me ? 'you' : '', counts.join(', ') || 'no claims', guard, s.worktree ?? ''].filter(Boolean).join(' · ');
     const tip = [`session ${s.name}`, `branch ${s.branch}`];
+    if (s.hook) {
+      tip.push(`Rail hook of ${s.hook.agent}${s.hook.version ? ` ${s.hook.version}` : ''} last seen ${s.hook.seen_at}`);
+    } else if (s.unguarded) {
+      tip.push('no Rail hook seen for this session: its agent may write anywhere unguarded (rail init --agents)');
+    }
     if (s.worktree) tip.push(`worktree ${s.worktree}`);
     if (s.last_commit_at) tip.push(`last own commit ${s.last_commit_at}`);
     item.tooltip = tip.join('\n');
-    item.iconPath = new vscode.ThemeIcon(s.worktree ? 'repo' : 'account');
+    item.iconPath = s.unguarded
+      ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
+      : new vscode.ThemeIcon(s.worktree ? 'repo' : 'account');
     // A station may be closed; the main checkout (where the rail lives) never is.
     const repo = this.ctx.location?.repo;
     const main = repo ? path.resolve(mainCheckout(repo)) : undefined;

@@ -277,6 +277,20 @@ pub fn range_of(
     ret(&LineIndex::new(&text).range(&text, span, Encoding::Utf16))
 }
 
+/// A session's guard mark (a file of `<git common dir>/rail/seen/`, named `fileName`, holding
+/// `text`): whose it is and which agent's hook was seen when; `null` for a damaged mark or
+/// one under another session's name.
+#[wasm_bindgen(js_name = hookMark, unchecked_return_type = "Mark | null")]
+pub fn hook_mark(
+    #[wasm_bindgen(unchecked_param_type = "string")] file_name: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> Result<JsValue, JsError> {
+    let file_name = text_arg("fileName", file_name)?;
+    let text = text_arg("text", text)?;
+    ret(&rail_core::heartbeat::read(&file_name, &text)
+        .map(|(session, seen)| rail_core::heartbeat::Mark { session, seen }))
+}
+
 /// Is `path` (relative to the rail directory) one of the rail's own files (claims.md and its
 /// lock, journal and temporary files, claims.log, rail.yaml, `claims/…`)? Those are nobody's
 /// work: the editor does not decorate them as claimed or out of scope.

@@ -105,7 +105,11 @@ processes?: { [key in string]: boolean },
 /**
  * Liveness of whole sessions, when a host knows it (e.g. an agent harness).
  */
-sessions?: { [key in string]: boolean }, worktrees?: Array<Worktree>, };
+sessions?: { [key in string]: boolean }, worktrees?: Array<Worktree>, 
+/**
+ * The last Rail hook call seen per session ([`crate::heartbeat`]): guard status.
+ */
+hooks?: { [key in string]: HookSeen }, };
 
 export type FileClass = "in-scope" | "out-of-scope" | "conflict" | "undeclared";
 
@@ -165,6 +169,20 @@ export type Holder = { claim: number, session: string, task: string | null, patt
 
 export type HookFailure = "deny" | "warn";
 
+export type HookSeen = { 
+/**
+ * Which agent's hook (`claude`, `codex`, `gemini`, `copilot`, `cursor`, …).
+ */
+agent: string, 
+/**
+ * The agent's version, where its payload says.
+ */
+version?: string, 
+/**
+ * When the call was seen.
+ */
+at: string, };
+
 export type HookUnanalysed = "warn" | "deny";
 
 export type Located = { file: string, code: Code, severity: Severity, message: string, span: Span, range: Range, line: number, column: number, };
@@ -207,6 +225,8 @@ export type Loser = { task: string, kept_session: string, lost_session: string,
  * The losing line as it was written.
  */
 lost_line: string, };
+
+export type Mark = { session: string, seen: HookSeen, };
 
 export type MarkedSide = { 
 /**
@@ -362,7 +382,22 @@ declared: Array<string>, files: Array<FileScope>, in_scope: Array<string>, out_o
  */
 clean: boolean, };
 
-export type SessionView = { name: string, branch: string, worktree: string | null, last_commit_at: string | null, claims: Array<number>, live: number, expiring: number, stale: number, };
+export type SessionHook = { agent: string, version?: string, seen_at: string, 
+/**
+ * "3m ago"; "just now" under a minute (and for a time after now).
+ */
+seen_text: string, };
+
+export type SessionView = { name: string, branch: string, worktree: string | null, last_commit_at: string | null, claims: Array<number>, live: number, expiring: number, stale: number, 
+/**
+ * The agent whose Rail hook was last seen for this session, and when (`None`: never).
+ */
+hook: SessionHook | null, 
+/**
+ * Holds claims that hold (live or expiring) and no Rail hook was ever seen for it: its
+ * agent works unguarded, or it works outside any agent.
+ */
+unguarded: boolean, };
 
 export type Settings = { lease_secs: number, expiring_secs: number, };
 

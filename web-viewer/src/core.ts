@@ -12,6 +12,7 @@ export type {
   Conflict,
   Facts,
   FileText,
+  HookSeen,
   Located,
   LogEntry,
   PlannedView,

@@ -2,7 +2,7 @@
 // Only the shape is checked here; what the values mean (times, names, paths) is core's job, and
 // core reports it as diagnostics or a `rail: …` error.
 
-import type { Facts, FileText, RailTexts } from './core.js';
+import type { Facts, FileText, HookSeen, RailTexts } from './core.js';
 
 export class InputError extends Error {
   override name = 'InputError';
@@ -75,6 +75,14 @@ export function toFacts(value: unknown): Facts {
       const tree: { path: string; branch?: string } = { path: str(w.path, `${where}.path`) };
       if (w.branch !== undefined && w.branch !== null) tree.branch = str(w.branch, `${where}.branch`);
       return tree;
+    });
+  }
+  if (value.hooks != null) {
+    facts.hooks = stringMap(value.hooks, 'facts.hooks', (v: unknown, where: string) => {
+      if (!isRecord(v)) throw new InputError(`${where}: expected {agent, version?, at}`);
+      const seen: HookSeen = { agent: str(v.agent, `${where}.agent`), at: str(v.at, `${where}.at`) };
+      if (v.version !== undefined && v.version !== null) seen.version = str(v.version, `${where}.version`);
+      return seen;
     });
   }
   return facts;

@@ -251,6 +251,19 @@ pub fn run(kind: &HookKind, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
         let _ = std::env::set_current_dir(dir);
     }
     let mut ctx_result = make_ctx();
+    // Guard status: this session's agent runs Rail's hook (shown on the board).
+    if let Ok(ctx) = &ctx_result {
+        if let (Some(repo), Ok(Acting::Session(session))) =
+            (&ctx.repo, acting_at(ctx, &call_cwd(&call)))
+        {
+            let seen = rail_core::heartbeat::HookSeen {
+                agent: agent.name().to_string(),
+                version: None,
+                at: ctx.now,
+            };
+            crate::heartbeat::mark(repo, &session, &seen);
+        }
+    }
     let rail_dir = ctx_result.as_ref().ok().map(|c| c.rail.root.clone());
     if let Some(dir) = &rail_dir {
         let _ = RAIL_DIR.set(dir.clone());

@@ -18,6 +18,7 @@ export type {
   FileScope,
   FileText,
   Hint,
+  HookSeen,
   Located,
   LockRecord,
   LockVerdict,

@@ -2,7 +2,10 @@
 // branch, liveness of processes named by claims, and the worktrees. Observations only: what they
 // mean for a lease is core's business.
 
-import { core, type Board, type Facts, type RailTexts } from './core';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { core, type Board, type Facts, type HookSeen, type RailTexts } from './core';
 import { branchCommitTimes, memoized, refsStamp } from './git';
 import { hostname, pidAlive } from './proc';
 import { headBranch, worktrees, type Repo } from './repo';
@@ -34,8 +37,40 @@ export async function baseFacts(loc: RailLocation, opts: FactOptions): Promise<F
   }
   if (opts.worktrees && loc.repo) {
     facts.worktrees = worktrees(loc.repo).map((w) => (w.branch === undefined ? { path: w.path } : { path: w.path, branch: w.branch }));
+    facts.hooks = hookMarks(loc.repo.commonDir);
   }
   return facts;
+}
+
+/** More marks than this are not read (as `rail board` reads them: cli/src/heartbeat.rs). */
+const MAX_MARKS = 1000;
+const MAX_MARK_BYTES = 4096;
+
+/**
+ * Guard status: the mark each Rail hook call leaves for its session in `<common dir>/rail/seen/`,
+ * read by core (`hookMark`: a damaged mark, or one under another session's name, counts as none).
+ */
+export function hookMarks(commonDir: string): Record<string, HookSeen> {
+  const dir = path.join(commonDir, 'rail', 'seen');
+  const out: Record<string, HookSeen> = {};
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).slice(0, MAX_MARKS);
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const file = path.join(dir, name);
+    try {
+      const st = fs.lstatSync(file);
+      if (!st.isFile() || st.size > MAX_MARK_BYTES) continue;
+      const mark = core().hookMark(name, fs.readFileSync(file, 'utf8'));
+      if (mark) out[mark.session] = mark.seen;
+    } catch {
+      // A mark removed or unreadable meanwhile is no mark.
+    }
+  }
+  return out;
 }
 
 /**

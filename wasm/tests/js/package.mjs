@@ -119,6 +119,7 @@ const calls = {
   parseConfig: (x) => node.parseConfig(x),
   describeFreshness: (x) => node.describeFreshness(x),
   isRailFile: (x) => node.isRailFile(x),
+  hookMark: (x) => node.hookMark(x, x),
   workFiles: (x) => node.workFiles(x),
   commitTimes: (x) => node.commitTimes(x, x),
   forEachRefFormat: (x) => node.forEachRefFormat(x),

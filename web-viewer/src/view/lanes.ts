@@ -107,6 +107,20 @@ export class LanesView {
           h('span', { class: 'count state-expiring' }, `${session.expiring} expiring`),
           h('span', { class: 'count state-stale' }, `${session.stale} stale`),
         ),
+        // Guard status, as core decided it.
+        session.hook
+          ? h(
+              'span',
+              { class: 'lane-guard guarded', attrs: { title: `Rail hook last seen ${session.hook.seen_at}` } },
+              `guarded: ${session.hook.agent} ${session.hook.seen_text}`,
+            )
+          : session.unguarded
+            ? h(
+                'span',
+                { class: 'lane-guard unguarded', attrs: { title: 'No Rail hook was seen for this session: its agent may work unguarded' } },
+                '⚠ no Rail hook seen',
+              )
+            : null,
         h('span', { class: 'lane-facts' }, facts.join(' · ')),
       ),
       h(
