@@ -1020,3 +1020,64 @@ fn a_main_checkout_release_lists_touched_files_with_one_git_process() {
         "git processes listing touched files: {calls}"
     );
 }
+
+/// Issue 31 finding 6: a claim timestamped in the future (`--now 2099-…`, or a machine whose
+/// clock runs ahead) held forever ("26327d4h left of 2h"), `take` was refused and `validate`
+/// said nothing. Its lease now counts from when this machine saw it (claims.md's mtime, by the
+/// local clock), so it runs out by the local clock; `validate` names the time as a warning.
+#[test]
+fn a_claim_from_the_future_runs_out_by_the_local_clock() {
+    let repo = Repo::new();
+    let out = repo.rail(&[
+        "claim",
+        "t1",
+        "--session",
+        "alice",
+        "--lease",
+        "2h",
+        "--now",
+        "2099-01-01T00:00Z",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // "Now" as the local clock has it, in whole minutes after claims.md was written.
+    let written = chrono::DateTime::<chrono::Utc>::from(
+        std::fs::metadata(repo.file("claims.md"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+    );
+    let at = |minutes: i64| {
+        format!(
+            "--now={}",
+            (written + chrono::TimeDelta::minutes(minutes)).format("%Y-%m-%dT%H:%M:%SZ")
+        )
+    };
+    // An hour later by the local clock: one hour left of two, not decades.
+    let out = repo.rail(&["board", "--json", &at(60)]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let claim = &board["claims"][0];
+    assert_eq!(claim["state"], "live", "{claim}");
+    let left = claim["lease_left_secs"].as_i64().unwrap();
+    assert!(left <= 3600 && left > 3500, "{claim}");
+    assert!(claim["age_secs"].as_i64().unwrap() >= 3500, "{claim}");
+    let out = repo.rail(&["take", "t1", "--session", "bob", &at(60)]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    // validate warns, at the time's line and column, and still exits 0 (a warning).
+    let out = repo.rail(&["validate", &at(60)]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("claims.md:")
+            && text.contains("future-time")
+            && text.contains("2099-01-01T00:00:00Z"),
+        "{text}"
+    );
+    let line = text.lines().find(|l| l.contains("future-time")).unwrap();
+    let col = repo.holders("t1")[0].find("2099").unwrap() + 1;
+    assert!(line.contains(&format!(":{col}")), "{line}");
+    // Once the lease ran out by the local clock, bob takes it.
+    let out = repo.rail(&["take", "t1", "--session", "bob", &at(121)]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(repo.holders("t1")[0].starts_with("t1 | bob |"));
+}

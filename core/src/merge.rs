@@ -146,6 +146,8 @@ impl Holding<'_> {
                 branch,
                 owner: c.pid.as_deref(),
                 owner_alive,
+                // The driver sees texts, not files: a future time counts from now.
+                seen_at: None,
             },
             self.facts.now,
             self.expiring,

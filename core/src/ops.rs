@@ -318,7 +318,7 @@ impl Refusal {
             holder: Some(claim.session.clone()),
             holder_claim: Some(claim.id),
             claimed_at: claim.claimed_at.map(format_time),
-            age_secs: claim.claimed_at.map(|t| (now - t).num_seconds()),
+            age_secs: claim.age(now).map(|d| d.num_seconds()),
             lease_left_secs: claim.lease_state.left.map(|d| d.num_seconds()),
             state: Some(claim.state()),
             reason: Some(claim.lease_state.reason.clone()),
@@ -897,6 +897,7 @@ impl<'a> Planner<'a> {
             paths: new.paths.clone(),
             resources: new.resources.clone(),
             purpose: new.purpose.clone(),
+            seen_at: None,
             lease_state: crate::lease::Lease {
                 start: Some(self.now()),
                 end: None,
