@@ -1081,3 +1081,82 @@ fn a_claim_from_the_future_runs_out_by_the_local_clock() {
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     assert!(repo.holders("t1")[0].starts_with("t1 | bob |"));
 }
+
+/// Issue 28 finding 6: `rail release` appended `released:`/`touched:` at column 0 of a claim
+/// file indented as a whole (valid YAML, validated cleanly), so the file became a YAML error,
+/// the claim counted as live again and bob was refused, after Rail printed "released auth".
+/// Every edit of a claim file (release, renew, update) writes at the document's own
+/// indentation, and the edited file reads back as what was meant.
+#[test]
+fn edits_of_an_indented_claim_file_keep_it_valid() {
+    let repo = Repo::new();
+    std::fs::create_dir_all(repo.file("claims")).unwrap();
+    let write = |name: &str, text: &str| std::fs::write(repo.file(name), text).unwrap();
+    let validate_clean = |what: &str| {
+        let out = repo.rail(&["validate"]);
+        assert_eq!(
+            stdout(&out).trim(),
+            "no problems found",
+            "{what}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    };
+    write(
+        "claims/alice.yaml",
+        "  owner: alice\n  task: auth\n  paths: [src/auth/**]\n",
+    );
+    validate_clean("as written");
+    // renew and update rewrite and add keys in place.
+    let out = repo.rail(&["renew", "auth", "--session", "alice"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    validate_clean("after renew");
+    let out = repo.rail(&[
+        "update",
+        "auth",
+        "--session",
+        "alice",
+        "--path",
+        "src/auth/**",
+        "--path",
+        "src/login/**",
+        "--resource",
+        "port:3000",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    validate_clean("after update");
+    let out = repo.rail(&["board", "--json"]);
+    let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        board["claims"][0]["paths"],
+        serde_json::json!(["src/auth/**", "src/login/**"]),
+        "{}",
+        repo.read("claims/alice.yaml")
+    );
+    assert_eq!(
+        board["claims"][0]["resources"],
+        serde_json::json!(["port:3000"])
+    );
+    // release: the file parses cleanly, the claim is released, and bob can claim the task.
+    let out = repo.rail(&[
+        "release",
+        "auth",
+        "--session",
+        "alice",
+        "--touched",
+        "src/auth/a.ts",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = repo.read("claims/alice.yaml");
+    assert!(text.starts_with("  owner: alice\n  task: auth\n"), "{text}");
+    validate_clean("after release");
+    let out = repo.rail(&["board", "--json"]);
+    let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(board["claims"].as_array().unwrap().len(), 0, "{text}");
+    assert_eq!(
+        board["released"][0]["touched"],
+        serde_json::json!(["src/auth/a.ts"])
+    );
+    let out = repo.rail(&["claim", "auth", "--session", "bob"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+}
