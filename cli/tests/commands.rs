@@ -1160,3 +1160,103 @@ fn edits_of_an_indented_claim_file_keep_it_valid() {
     let out = repo.rail(&["claim", "auth", "--session", "bob"]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
 }
+
+/// The `pid` field of `task`'s claims.md line.
+fn pid_field(repo: &Repo, task: &str) -> String {
+    let line = repo.holders(task).pop().unwrap();
+    line.split("pid: ")
+        .nth(1)
+        .and_then(|rest| rest.split([' ', '|']).next())
+        .unwrap_or_else(|| panic!("no pid in {line}"))
+        .to_string()
+}
+
+/// Issue 28 finding 7: a claim's `pid: PID@HOST` recorded no start time, so once the owner died
+/// and its pid was reused the claim was "owner alive" past its lease forever. Claims record the
+/// owner's start time (`PID@HOST/START`); a live process with that pid that started at another
+/// time is not the owner. Real processes: a live owner keeps its claim past the lease, a live
+/// process under the same pid with another start time does not, a killed owner frees it at once.
+#[cfg(unix)]
+#[test]
+fn a_reused_pid_is_not_the_claims_owner() {
+    let repo = Repo::new();
+    let mut owner = std::process::Command::new("sleep")
+        .arg("600")
+        .spawn()
+        .unwrap();
+    let id = owner.id().to_string();
+    let out = repo.rail(&[
+        "claim",
+        "t1",
+        "--session",
+        "alice",
+        "--pid",
+        &id,
+        "--lease",
+        "1h",
+        "--now",
+        "2026-10-22T14:00Z",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let pid = pid_field(&repo, "t1");
+    // PID@HOST/START: the start time as the OS counts it.
+    let (who, start) = pid
+        .rsplit_once('/')
+        .unwrap_or_else(|| panic!("no start time in {pid}"));
+    assert!(who.starts_with(&format!("{id}@")), "{pid}");
+    let start: u64 = start.parse().unwrap();
+    // Past its lease, the live owner keeps it.
+    let late = "--now=2026-10-22T18:00Z";
+    let out = repo.rail(&["take", "t1", "--session", "bob", late]);
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(code(&out), 1, "{said}");
+    assert!(said.contains("alive"), "{said}");
+    // The same pid, but a process that started after the recorded owner: not the owner.
+    let claims = repo.read("claims.md");
+    let reused = claims.replace(&pid, &format!("{who}/{}", start.saturating_sub(1)));
+    std::fs::write(repo.file("claims.md"), reused).unwrap();
+    let out = repo.rail(&["board", "--json", late]);
+    let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        board["claims"][0]["state"], "stale",
+        "{}",
+        board["claims"][0]
+    );
+    let out = repo.rail(&["take", "t1", "--session", "bob", late]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    // An old claim without a start time still reads, and its live pid still counts as alive.
+    let out = repo.rail(&[
+        "claim",
+        "t2",
+        "--session",
+        "carol",
+        "--pid",
+        who,
+        "--lease",
+        "1h",
+        "--now",
+        "2026-10-22T14:00Z",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(pid_field(&repo, "t2"), who);
+    let out = repo.rail(&["take", "t2", "--session", "bob", late]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    // The owner dies: its claim is free at once, well within its lease.
+    let out = repo.rail(&[
+        "claim",
+        "t3",
+        "--session",
+        "dave",
+        "--pid",
+        &id,
+        "--lease",
+        "1h",
+        "--now",
+        "2026-10-22T14:00Z",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    owner.kill().unwrap();
+    owner.wait().unwrap();
+    let out = repo.rail(&["take", "t3", "--session", "bob", "--now=2026-10-22T14:05Z"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+}

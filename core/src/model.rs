@@ -241,11 +241,7 @@ impl Rail {
                 Origin::File(i) => self.file_modified[i],
             };
             claim.last_commit_at = facts.commits.get(&claim.branch).copied();
-            let owner_alive = claim
-                .pid
-                .as_ref()
-                .and_then(|pid| facts.processes.get(pid).copied())
-                .or_else(|| facts.sessions.get(&claim.session).copied());
+            let owner_alive = facts.owner_alive(claim.pid.as_deref(), &claim.session);
             claim.lease_state = lease::evaluate(
                 &LeaseInput {
                     claimed_at: claim.claimed_at,

@@ -99,9 +99,16 @@ host?: string,
  */
 commits?: Record<string, string>, 
 /**
- * Liveness of owner processes, keyed `pid@host`.
+ * Liveness of owner processes, keyed `pid@host` (a claim's `pid` field without its start
+ * time; a key with one is read too).
  */
 processes?: { [key in string]: boolean }, 
+/**
+ * When each live owner process started, as the OS counts it (the unit of a claim's
+ * `PID@HOST/START`), keyed `pid@host`: a live pid whose start differs from the claim's
+ * recorded one is another process that was given the same pid, not the owner.
+ */
+process_starts?: { [key in string]: number }, 
 /**
  * Liveness of whole sessions, when a host knows it (e.g. an agent harness).
  */
