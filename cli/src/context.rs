@@ -271,22 +271,26 @@ pub fn config_of(texts: Option<&RailTexts>) -> rail_core::config::Config {
         .unwrap_or_default()
 }
 
-/// Records in `facts` whether each owner process named by `pids` (`PID@HOST`) that runs on this
-/// host is alive; other hosts' pids and pids already known are left alone.
+/// Records in `facts` whether each owner process named by `pids` (`PID@HOST[/START]`) that runs
+/// on this host is alive and, for a live one whose claim recorded a start time, when it started
+/// (core decides whether it is the owner); other hosts' pids and pids already known are left
+/// alone.
 pub fn probe_owners<'a>(pids: impl Iterator<Item = &'a str>, facts: &mut Facts) {
-    for pid in pids {
-        let Some((num, host)) = pid.split_once('@') else {
+    for field in pids {
+        let Some(owner) = rail_core::lock::Owner::parse(field) else {
             continue;
         };
-        if host != facts.host || facts.processes.contains_key(pid) {
+        let key = owner.key();
+        if owner.host != facts.host || facts.processes.contains_key(&key) {
             continue;
         }
-        if let Some(alive) = num
-            .parse::<u32>()
-            .ok()
-            .and_then(|n| lock::pid_alive(n, None))
-        {
-            facts.processes.insert(pid.to_string(), alive);
+        if let Some(alive) = lock::pid_alive(owner.pid, None) {
+            facts.processes.insert(key.clone(), alive);
+            if alive && owner.start.is_some() {
+                if let Some(start) = lock::process_start(owner.pid) {
+                    facts.process_starts.insert(key, start);
+                }
+            }
         }
     }
 }

@@ -95,6 +95,12 @@ pub fn hostname() -> String {
 }
 
 /// Is process `pid` alive on this host? (`sys::process_alive`; `None` if it cannot be told.)
+/// When process `pid` started, as this OS counts it (a claim's `PID@HOST/START`); `None` if
+/// unknown.
+pub fn process_start(pid: u32) -> Option<u64> {
+    sys::process_start(pid)
+}
+
 pub fn pid_alive(pid: u32, started: Option<u64>) -> Option<bool> {
     sys::process_alive(pid, started)
 }

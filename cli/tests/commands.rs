@@ -1122,3 +1122,243 @@ fn the_shared_remote_is_read_as_git_reads_it_and_without_git_where_it_can_be() {
         }
     }
 }
+
+/// Issue 31 finding 6: a claim timestamped in the future (`--now 2099-…`, or a machine whose
+/// clock runs ahead) held forever ("26327d4h left of 2h"), `take` was refused and `validate`
+/// said nothing. Its lease now counts from when this machine saw it (claims.md's mtime, by the
+/// local clock), so it runs out by the local clock; `validate` names the time as a warning.
+#[test]
+fn a_claim_from_the_future_runs_out_by_the_local_clock() {
+    let repo = Repo::new();
+    let out = repo.rail(&[
+        "claim",
+        "t1",
+        "--session",
+        "alice",
+        "--lease",
+        "2h",
+        "--now",
+        "2099-01-01T00:00Z",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // "Now" as the local clock has it, in whole minutes after claims.md was written.
+    let written = chrono::DateTime::<chrono::Utc>::from(
+        std::fs::metadata(repo.file("claims.md"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+    );
+    let at = |minutes: i64| {
+        format!(
+            "--now={}",
+            (written + chrono::TimeDelta::minutes(minutes)).format("%Y-%m-%dT%H:%M:%SZ")
+        )
+    };
+    // An hour later by the local clock: one hour left of two, not decades.
+    let out = repo.rail(&["board", "--json", &at(60)]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let claim = &board["claims"][0];
+    assert_eq!(claim["state"], "live", "{claim}");
+    let left = claim["lease_left_secs"].as_i64().unwrap();
+    assert!(left <= 3600 && left > 3500, "{claim}");
+    assert!(claim["age_secs"].as_i64().unwrap() >= 3500, "{claim}");
+    let out = repo.rail(&["take", "t1", "--session", "bob", &at(60)]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    // validate warns, at the time's line and column, and still exits 0 (a warning).
+    let out = repo.rail(&["validate", &at(60)]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("claims.md:")
+            && text.contains("future-time")
+            && text.contains("2099-01-01T00:00:00Z"),
+        "{text}"
+    );
+    let line = text.lines().find(|l| l.contains("future-time")).unwrap();
+    let col = repo.holders("t1")[0].find("2099").unwrap() + 1;
+    assert!(line.contains(&format!(":{col}")), "{line}");
+    // Once the lease ran out by the local clock, bob takes it.
+    let out = repo.rail(&["take", "t1", "--session", "bob", &at(121)]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(repo.holders("t1")[0].starts_with("t1 | bob |"));
+}
+
+/// Issue 28 finding 6: `rail release` appended `released:`/`touched:` at column 0 of a claim
+/// file indented as a whole (valid YAML, validated cleanly), so the file became a YAML error,
+/// the claim counted as live again and bob was refused, after Rail printed "released auth".
+/// Every edit of a claim file (release, renew, update) writes at the document's own
+/// indentation, and the edited file reads back as what was meant.
+#[test]
+fn edits_of_an_indented_claim_file_keep_it_valid() {
+    let repo = Repo::new();
+    std::fs::create_dir_all(repo.file("claims")).unwrap();
+    let write = |name: &str, text: &str| std::fs::write(repo.file(name), text).unwrap();
+    let validate_clean = |what: &str| {
+        let out = repo.rail(&["validate"]);
+        assert_eq!(
+            stdout(&out).trim(),
+            "no problems found",
+            "{what}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    };
+    write(
+        "claims/alice.yaml",
+        "  owner: alice\n  task: auth\n  paths: [src/auth/**]\n",
+    );
+    validate_clean("as written");
+    // renew and update rewrite and add keys in place.
+    let out = repo.rail(&["renew", "auth", "--session", "alice"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    validate_clean("after renew");
+    let out = repo.rail(&[
+        "update",
+        "auth",
+        "--session",
+        "alice",
+        "--path",
+        "src/auth/**",
+        "--path",
+        "src/login/**",
+        "--resource",
+        "port:3000",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    validate_clean("after update");
+    let out = repo.rail(&["board", "--json"]);
+    let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        board["claims"][0]["paths"],
+        serde_json::json!(["src/auth/**", "src/login/**"]),
+        "{}",
+        repo.read("claims/alice.yaml")
+    );
+    assert_eq!(
+        board["claims"][0]["resources"],
+        serde_json::json!(["port:3000"])
+    );
+    // release: the file parses cleanly, the claim is released, and bob can claim the task.
+    let out = repo.rail(&[
+        "release",
+        "auth",
+        "--session",
+        "alice",
+        "--touched",
+        "src/auth/a.ts",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = repo.read("claims/alice.yaml");
+    assert!(text.starts_with("  owner: alice\n  task: auth\n"), "{text}");
+    validate_clean("after release");
+    let out = repo.rail(&["board", "--json"]);
+    let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(board["claims"].as_array().unwrap().len(), 0, "{text}");
+    assert_eq!(
+        board["released"][0]["touched"],
+        serde_json::json!(["src/auth/a.ts"])
+    );
+    let out = repo.rail(&["claim", "auth", "--session", "bob"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+}
+
+/// The `pid` field of `task`'s claims.md line.
+fn pid_field(repo: &Repo, task: &str) -> String {
+    let line = repo.holders(task).pop().unwrap();
+    line.split("pid: ")
+        .nth(1)
+        .and_then(|rest| rest.split([' ', '|']).next())
+        .unwrap_or_else(|| panic!("no pid in {line}"))
+        .to_string()
+}
+
+/// Issue 28 finding 7: a claim's `pid: PID@HOST` recorded no start time, so once the owner died
+/// and its pid was reused the claim was "owner alive" past its lease forever. Claims record the
+/// owner's start time (`PID@HOST/START`); a live process with that pid that started at another
+/// time is not the owner. Real processes: a live owner keeps its claim past the lease, a live
+/// process under the same pid with another start time does not, a killed owner frees it at once.
+#[cfg(unix)]
+#[test]
+fn a_reused_pid_is_not_the_claims_owner() {
+    let repo = Repo::new();
+    let mut owner = std::process::Command::new("sleep")
+        .arg("600")
+        .spawn()
+        .unwrap();
+    let id = owner.id().to_string();
+    let out = repo.rail(&[
+        "claim",
+        "t1",
+        "--session",
+        "alice",
+        "--pid",
+        &id,
+        "--lease",
+        "1h",
+        "--now",
+        "2026-10-22T14:00Z",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let pid = pid_field(&repo, "t1");
+    // PID@HOST/START: the start time as the OS counts it.
+    let (who, start) = pid
+        .rsplit_once('/')
+        .unwrap_or_else(|| panic!("no start time in {pid}"));
+    assert!(who.starts_with(&format!("{id}@")), "{pid}");
+    let start: u64 = start.parse().unwrap();
+    // Past its lease, the live owner keeps it.
+    let late = "--now=2026-10-22T18:00Z";
+    let out = repo.rail(&["take", "t1", "--session", "bob", late]);
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(code(&out), 1, "{said}");
+    assert!(said.contains("alive"), "{said}");
+    // The same pid, but a process that started after the recorded owner: not the owner.
+    let claims = repo.read("claims.md");
+    let reused = claims.replace(&pid, &format!("{who}/{}", start.saturating_sub(1)));
+    std::fs::write(repo.file("claims.md"), reused).unwrap();
+    let out = repo.rail(&["board", "--json", late]);
+    let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        board["claims"][0]["state"], "stale",
+        "{}",
+        board["claims"][0]
+    );
+    let out = repo.rail(&["take", "t1", "--session", "bob", late]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    // An old claim without a start time still reads, and its live pid still counts as alive.
+    let out = repo.rail(&[
+        "claim",
+        "t2",
+        "--session",
+        "carol",
+        "--pid",
+        who,
+        "--lease",
+        "1h",
+        "--now",
+        "2026-10-22T14:00Z",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(pid_field(&repo, "t2"), who);
+    let out = repo.rail(&["take", "t2", "--session", "bob", late]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    // The owner dies: its claim is free at once, well within its lease.
+    let out = repo.rail(&[
+        "claim",
+        "t3",
+        "--session",
+        "dave",
+        "--pid",
+        &id,
+        "--lease",
+        "1h",
+        "--now",
+        "2026-10-22T14:00Z",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    owner.kill().unwrap();
+    owner.wait().unwrap();
+    let out = repo.rail(&["take", "t3", "--session", "bob", "--now=2026-10-22T14:05Z"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+}

@@ -187,7 +187,7 @@ fn rail_host(repo: &Repo) -> String {
     let line = repo.holders("hostprobe").pop().unwrap();
     line.split("pid: 1@")
         .nth(1)
-        .and_then(|rest| rest.split([' ', '|']).next())
+        .and_then(|rest| rest.split([' ', '|', '/']).next())
         .unwrap()
         .to_string()
 }

@@ -170,6 +170,10 @@ fn this_host(rail: &Rail) -> String {
         .nth(1)
         .unwrap()
         .trim()
+        // `PID@HOST/START`: the host is what comes before the start time.
+        .split('/')
+        .next()
+        .unwrap()
         .to_string();
     let out = rail.run(&[
         "release",

@@ -17,7 +17,7 @@ use crate::lease::{Activity, State};
 use crate::log::LogEntry;
 use crate::markdown;
 use crate::model::{Claim, Evaluation, Origin, Rail};
-use crate::text::LineIndex;
+use crate::text::{LineIndex, Span};
 use crate::time::{format_duration, format_time, Time};
 
 /// Version of the board JSON; bumped on incompatible changes.
@@ -311,15 +311,17 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
     let resources = resources(&eval);
     let sessions = sessions(&eval, facts);
     let mut diagnostics = rail.diagnostics();
-    diagnostics.extend(semantic_diagnostics(rail, &eval, &conflicts, &blocked));
+    diagnostics.extend(semantic_diagnostics(
+        rail, &eval, &conflicts, &blocked, facts.now,
+    ));
 
     // Last: the claims' strings move into the board instead of being copied.
     let claims: Vec<BoardClaim> = eval
         .claims
         .into_iter()
         .map(|c| {
+            let age = c.age(now);
             let lease = c.lease_state;
-            let age = c.claimed_at.map(|t| now - t);
             let purpose_html = c.purpose.as_deref().map(markdown::render);
             let blocked = blocked_by[c.id].is_some();
             let holds = !loser[c.id];
@@ -532,6 +534,7 @@ fn semantic_diagnostics(
     eval: &Evaluation,
     conflicts: &[Conflict],
     blocked: &[Blocked],
+    now: Time,
 ) -> Vec<Located> {
     // Claim files are small, but a file with many conflicts would be indexed once per
     // diagnostic: index each at most once.
@@ -585,6 +588,49 @@ fn semantic_diagnostics(
                 "no claim time is known for this claim file; add `since:` so its lease can run out",
             );
             out.push(locate(claim, d));
+        }
+        for (time, span) in future_times(rail, claim, now) {
+            let d = Diagnostic::warning(
+                Code::FutureTime,
+                span,
+                format!(
+                    "{} is after this machine's clock ({}); the lease counts from when this \
+                     machine saw it, not from that time (is a clock wrong?)",
+                    format_time(time),
+                    format_time(now)
+                ),
+            );
+            out.push(locate(claim, d));
+        }
+    }
+    out
+}
+
+/// A claim's claim and renewal times that lie in the future as of `now`, each with the span of
+/// the value that says it (issue 31 finding 6).
+fn future_times(rail: &Rail, claim: &Claim, now: Time) -> Vec<(Time, Span)> {
+    let mut out = Vec::new();
+    let mut add = |time: Option<Time>, span: Option<Span>| {
+        if let (Some(t), Some(span)) = (time, span) {
+            if crate::lease::is_future(t, now) {
+                out.push((t, span));
+            }
+        }
+    };
+    match claim.origin {
+        Origin::Line(n) => {
+            if let Some(crate::rail::LineKind::Claim(c)) = rail.claims.lines.get(n).map(|l| &l.kind)
+            {
+                add(Some(c.time), Some(c.time_span));
+                let renewed = c.fields.iter().find(|f| f.key == "renewed");
+                add(c.renewed, renewed.map(|f| f.value_span));
+            }
+        }
+        Origin::File(i) => {
+            let file = &rail.files[i];
+            let span = |key: &str| file.yaml.get(key).map(|e| e.value.span);
+            add(file.since, span("since"));
+            add(file.renewed, span("renewed"));
         }
     }
     out

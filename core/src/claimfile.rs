@@ -334,10 +334,17 @@ fn render_flow_item(item: &str) -> String {
 
 /// Edits that set the given top-level keys of a claim file, keeping everything else (comments,
 /// order, other keys) byte for byte. Existing keys are rewritten in place, in their own list
-/// style; new keys are appended after the last entry.
+/// style; new keys are appended after the last entry. Everything is written at the document's
+/// own indentation: a file indented as a whole (`  owner: alice`) stays one mapping (issue 28,
+/// finding 6: keys appended at column 0 made it a YAML error).
 pub fn set_keys(file: &ClaimFile, values: &[(&str, NewValue)]) -> Vec<TextEdit> {
     let text = file.text();
     let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let base = match file.yaml.root.as_ref().map(|n| n.style) {
+        Some(Style::Block { indent }) => indent,
+        _ => 0,
+    };
+    let margin = " ".repeat(base);
     let mut edits = Vec::new();
     let mut appended = String::new();
     for (key, value) in values {
@@ -345,10 +352,13 @@ pub fn set_keys(file: &ClaimFile, values: &[(&str, NewValue)]) -> Vec<TextEdit> 
             Some(entry) => {
                 let (indent, flow) = match entry.value.style {
                     Style::Block { indent } => (" ".repeat(indent), false),
-                    Style::Flow => (String::new(), true),
-                    _ => (String::new(), false),
+                    Style::Flow => (margin.clone(), true),
+                    _ => (margin.clone(), false),
                 };
-                let mut rendered = render_entry(key, value, &indent, flow).replace('\n', nl);
+                // The entry's lines start at its line's start: the key's own indentation is
+                // part of what is replaced.
+                let mut rendered = format!("{margin}{}", render_entry(key, value, &indent, flow))
+                    .replace('\n', nl);
                 // Keep the entry's line ending as it was (the last entry may have none).
                 let old = entry.lines.slice(text);
                 if old.ends_with('\n') {
@@ -357,7 +367,8 @@ pub fn set_keys(file: &ClaimFile, values: &[(&str, NewValue)]) -> Vec<TextEdit> 
                 edits.push(TextEdit::replace(entry.lines, rendered));
             }
             None => {
-                appended.push_str(&render_entry(key, value, "", false).replace('\n', nl));
+                appended.push_str(&margin);
+                appended.push_str(&render_entry(key, value, &margin, false).replace('\n', nl));
                 appended.push_str(nl);
             }
         }
@@ -454,5 +465,42 @@ mod tests {
         let again = parse("claims/session-a.yaml", &out);
         assert!(again.diagnostics.is_empty());
         assert!(again.released.is_some());
+    }
+
+    #[test]
+    fn edits_keep_the_documents_indentation() {
+        // Issue 28 finding 6: appended keys went to column 0 and ended the mapping.
+        for (text, expected) in [
+            (
+                "  owner: alice\n  task: auth\n",
+                "  owner: alice\n  task: auth\n  released: 2026-10-22T16:00:00Z\n  touched:\n  - a.ts\n  paths:\n  - b.ts\n",
+            ),
+            (
+                "    owner: alice\n    paths: [x]\n    touched:\n      - old.ts\n",
+                "    owner: alice\n    paths: [b.ts]\n    touched:\n      - a.ts\n    released: 2026-10-22T16:00:00Z\n",
+            ),
+            (
+                "  owner: alice\r\n  paths: x\r\n  released: 2026-10-22T15:00:00Z",
+                "  owner: alice\r\n  paths:\r\n  - b.ts\r\n  released: 2026-10-22T16:00:00Z\r\n  touched:\r\n  - a.ts\r\n",
+            ),
+        ] {
+            let file = parse("claims/alice.yaml", text);
+            assert!(file.diagnostics.is_empty(), "{text:?}: {:?}", file.diagnostics);
+            let edits = set_keys(
+                &file,
+                &[
+                    ("released", NewValue::Scalar("2026-10-22T16:00:00Z".into())),
+                    ("touched", NewValue::List(vec!["a.ts".into()])),
+                    ("paths", NewValue::List(vec!["b.ts".into()])),
+                ],
+            );
+            let out = apply(text, &edits).unwrap();
+            assert_eq!(out, expected, "{text:?}");
+            let again = parse("claims/alice.yaml", &out);
+            assert!(again.diagnostics.is_empty(), "{out:?}: {:?}", again.diagnostics);
+            assert_eq!(again.touched, ["a.ts"]);
+            assert_eq!(again.paths, ["b.ts"]);
+            assert!(again.released.is_some());
+        }
     }
 }

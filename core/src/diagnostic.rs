@@ -86,6 +86,8 @@ codes! {
     OwnerMismatch = "owner-mismatch",
     /// A claim without any known time: its lease cannot run.
     NoClaimTime = "no-claim-time",
+    /// A claim or renewal time after this host's clock: its lease counts from when the host saw it.
+    FutureTime = "future-time",
     /// A log line that does not parse.
     BadLogLine = "bad-log-line",
     /// The same task claimed twice.

@@ -66,10 +66,17 @@ pub struct Facts {
     #[serde(default, with = "time_map")]
     #[cfg_attr(feature = "ts", ts(type = "Record<string, string>", optional = nullable))]
     pub commits: BTreeMap<String, Time>,
-    /// Liveness of owner processes, keyed `pid@host`.
+    /// Liveness of owner processes, keyed `pid@host` (a claim's `pid` field without its start
+    /// time; a key with one is read too).
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub processes: BTreeMap<String, bool>,
+    /// When each live owner process started, as the OS counts it (the unit of a claim's
+    /// `PID@HOST/START`), keyed `pid@host`: a live pid whose start differs from the claim's
+    /// recorded one is another process that was given the same pid, not the owner.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub process_starts: BTreeMap<String, u64>,
     /// Liveness of whole sessions, when a host knows it (e.g. an agent harness).
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
@@ -90,10 +97,35 @@ impl Facts {
             host: String::new(),
             commits: BTreeMap::new(),
             processes: BTreeMap::new(),
+            process_starts: BTreeMap::new(),
             sessions: BTreeMap::new(),
             worktrees: Vec::new(),
             hooks: BTreeMap::new(),
         }
+    }
+}
+
+impl Facts {
+    /// Is the owner of a claim alive, as far as this host knows? By its `pid` field when the
+    /// host observed that process, else by its session's liveness. A live process under the
+    /// recorded pid that started at another time than the recorded start is not the owner (it
+    /// was given the dead owner's pid): the owner is dead (issue 28, finding 7).
+    pub fn owner_alive(&self, pid: Option<&str>, session: &str) -> Option<bool> {
+        let by_pid = pid.and_then(|field| {
+            let owner = crate::lock::Owner::parse(field);
+            let key = owner.map(|o| o.key());
+            let alive = (self.processes.get(field).copied())
+                .or_else(|| key.as_ref().and_then(|k| self.processes.get(k).copied()))?;
+            let recorded = owner.and_then(|o| o.start);
+            let actual = key
+                .as_ref()
+                .and_then(|k| self.process_starts.get(k).copied());
+            match (alive, recorded, actual) {
+                (true, Some(recorded), Some(actual)) if recorded != actual => Some(false),
+                _ => Some(alive),
+            }
+        });
+        by_pid.or_else(|| self.sessions.get(session).copied())
     }
 }
 
@@ -162,5 +194,31 @@ mod time_map {
             out.insert(k, t);
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_pid_that_started_at_another_time_is_not_the_owner() {
+        let mut facts = Facts::at(crate::time::parse_time("2026-10-22T14:00Z").unwrap());
+        facts.processes.insert("4242@devbox".into(), true);
+        facts.process_starts.insert("4242@devbox".into(), 900);
+        // The recorded owner: same start.
+        assert_eq!(facts.owner_alive(Some("4242@devbox/900"), "a"), Some(true));
+        // Issue 28 finding 7: the pid was given to a process that started later.
+        assert_eq!(facts.owner_alive(Some("4242@devbox/800"), "a"), Some(false));
+        // No start recorded (an old claim) or none observed: the pid's liveness, as before.
+        assert_eq!(facts.owner_alive(Some("4242@devbox"), "a"), Some(true));
+        facts.process_starts.clear();
+        assert_eq!(facts.owner_alive(Some("4242@devbox/800"), "a"), Some(true));
+        // A dead pid is dead whatever was recorded; an unknown one falls back to the session.
+        facts.processes.insert("4242@devbox".into(), false);
+        assert_eq!(facts.owner_alive(Some("4242@devbox/900"), "a"), Some(false));
+        facts.sessions.insert("a".into(), true);
+        assert_eq!(facts.owner_alive(Some("7@elsewhere/1"), "a"), Some(true));
+        assert_eq!(facts.owner_alive(None, "b"), None);
     }
 }

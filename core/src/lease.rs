@@ -59,7 +59,30 @@ pub struct LeaseInput<'a> {
     pub owner: Option<&'a str>,
     /// What the host knows of the owner: alive, dead, or nothing.
     pub owner_alive: Option<bool>,
+    /// When this host first saw the claim as it is (the host's own clock, e.g. the mtime of the
+    /// file that holds it). A claim or renewal time after `now` (another machine's clock runs
+    /// ahead, or a `--now` in the future) counts from here, never from itself.
+    pub seen_at: Option<Time>,
 }
+
+/// A claim or renewal time as a lease counts it: a time after `now` has not happened yet by
+/// this host's clock, so it counts from when the host first saw it (`seen_at`, when that is not
+/// itself after `now`), else from `now`; never later than the time itself.
+pub fn counted_time(t: Time, seen_at: Option<Time>, now: Time) -> Time {
+    if t <= now {
+        return t;
+    }
+    seen_at.filter(|s| *s <= now).unwrap_or(now).min(t)
+}
+
+/// Is `t` far enough after `now` to be worth a `future-time` warning? A few minutes of clock
+/// difference between machines is normal and says nothing.
+pub fn is_future(t: Time, now: Time) -> bool {
+    t - now > FUTURE_TOLERANCE
+}
+
+/// How far ahead of this host's clock a claim time may be before `rail validate` warns.
+pub const FUTURE_TOLERANCE: TimeDelta = TimeDelta::minutes(5);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lease {
@@ -73,9 +96,18 @@ pub struct Lease {
 }
 
 pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease {
+    // A claim or renewal time after `now` counts from when this host first saw it, so its
+    // lease runs out by this host's clock and time left never exceeds the lease.
+    let counted = |t: Option<Time>| t.map(|t| counted_time(t, input.seen_at, now));
+    let future = [input.claimed_at, input.renewed_at]
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|t| *t > now)
+        .max();
     let candidates = [
-        (input.claimed_at, Activity::Claimed),
-        (input.renewed_at, Activity::Renewed),
+        (counted(input.claimed_at), Activity::Claimed),
+        (counted(input.renewed_at), Activity::Renewed),
         // A commit "after now" has not happened yet as of `now` (a replay with an earlier
         // time, or another machine's clock running ahead): it does not count.
         (input.last_commit_at.filter(|t| *t <= now), Activity::Commit),
@@ -121,10 +153,20 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
     let left = end - now;
     let idle = now - start;
     let lease_text = format_duration(input.lease);
-    let since = || match activity {
-        Activity::Commit => format!("last commit on {} {} ago", input.branch, ago(idle)),
-        Activity::Renewed => format!("renewed {} ago", ago(idle)),
-        _ => format!("claimed {} ago", ago(idle)),
+    let since = || {
+        let mut text = match activity {
+            Activity::Commit => format!("last commit on {} {} ago", input.branch, ago(idle)),
+            Activity::Renewed => format!("renewed {} ago", ago(idle)),
+            _ => format!("claimed {} ago", ago(idle)),
+        };
+        if let Some(t) = future {
+            text.push_str(&format!(
+                " (its time {} is in the future: counted from {}, when this host saw it)",
+                format_time(t),
+                format_time(start)
+            ));
+        }
+        text
     };
 
     if input.owner_alive == Some(false) {
@@ -268,6 +310,7 @@ mod tests {
             branch: "session-a",
             owner: Some("4242@devbox"),
             owner_alive: None,
+            seen_at: None,
         }
     }
 
@@ -310,6 +353,54 @@ mod tests {
         let l = evaluate(&i, t("2026-10-22T16:18Z"), TimeDelta::minutes(15));
         assert_eq!(l.state, State::Stale);
         assert_eq!(l.activity, Activity::Claimed);
+    }
+
+    #[test]
+    fn a_future_time_counts_from_when_it_was_seen() {
+        // Issue 31 finding 6: `--now 2099-…` (or a clock running ahead) held forever.
+        let exp = TimeDelta::minutes(15);
+        let mut i = input();
+        i.claimed_at = Some(t("2099-01-01T00:00Z"));
+        i.seen_at = Some(t("2026-10-22T14:00Z"));
+        let l = evaluate(&i, t("2026-10-22T15:00Z"), exp);
+        assert_eq!(l.state, State::Live);
+        assert_eq!(l.left, Some(TimeDelta::hours(1)));
+        assert_eq!(l.start, Some(t("2026-10-22T14:00Z")));
+        assert!(
+            l.reason.contains("2099-01-01T00:00:00Z is in the future"),
+            "{}",
+            l.reason
+        );
+        // Its lease runs out by this host's clock.
+        let l = evaluate(&i, t("2026-10-22T16:01Z"), exp);
+        assert_eq!(l.state, State::Stale, "{}", l.reason);
+        // A renewal from the future is no different.
+        let mut r = input();
+        r.renewed_at = Some(t("2099-01-01T00:00Z"));
+        r.seen_at = Some(t("2026-10-22T15:00Z"));
+        assert_eq!(
+            evaluate(&r, t("2026-10-22T17:01Z"), exp).state,
+            State::Stale
+        );
+        // Whatever the host knows, time left never exceeds the lease.
+        for seen in [
+            None,
+            Some(t("2098-01-01T00:00Z")),
+            Some(t("2026-10-22T15:00Z")),
+        ] {
+            i.seen_at = seen;
+            let l = evaluate(&i, t("2026-10-22T15:00Z"), exp);
+            assert!(l.left.unwrap() <= i.lease, "{seen:?}: {l:?}");
+        }
+        // A past time is untouched by what the host saw.
+        let mut p = input();
+        p.seen_at = Some(t("2026-10-22T15:59Z"));
+        assert_eq!(
+            evaluate(&p, t("2026-10-22T16:18Z"), exp).state,
+            State::Stale
+        );
+        assert!(is_future(t("2026-10-22T15:06Z"), t("2026-10-22T15:00Z")));
+        assert!(!is_future(t("2026-10-22T15:04Z"), t("2026-10-22T15:00Z")));
     }
 
     #[test]

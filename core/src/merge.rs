@@ -132,11 +132,7 @@ impl Holding<'_> {
     /// Does this claims.md line still hold (live or expiring) as of `facts.now`?
     pub fn holds(&self, c: &ClaimLine) -> bool {
         let branch = c.branch.as_deref().unwrap_or(&c.session);
-        let owner_alive = c
-            .pid
-            .as_ref()
-            .and_then(|pid| self.facts.processes.get(pid).copied())
-            .or_else(|| self.facts.sessions.get(&c.session).copied());
+        let owner_alive = self.facts.owner_alive(c.pid.as_deref(), &c.session);
         lease::evaluate(
             &LeaseInput {
                 claimed_at: Some(c.time),
@@ -146,6 +142,8 @@ impl Holding<'_> {
                 branch,
                 owner: c.pid.as_deref(),
                 owner_alive,
+                // The driver sees texts, not files: a future time counts from now.
+                seen_at: None,
             },
             self.facts.now,
             self.expiring,

@@ -30,6 +30,8 @@ pub struct Rail {
     pub claims_index: LineIndex,
     pub files: Vec<ClaimFile>,
     file_modified: Vec<Option<Time>>,
+    /// claims.md's modification time (by the host's clock), when the host gave one.
+    claims_modified: Option<Time>,
     pub log_path: String,
     /// claims.log, parsed when first asked for ([`Rail::log`]): it only grows, and most readers
     /// (a hook judging an edit, a claim) never look at it.
@@ -62,6 +64,7 @@ impl Rail {
             claims: rail::parse(claims_text),
             claims_index: LineIndex::new(claims_text),
             file_modified: files.iter().map(|f| f.modified).collect(),
+            claims_modified: texts.claims.as_ref().and_then(|f| f.modified),
             files: files
                 .iter()
                 .map(|f| claimfile::parse(&f.path, &f.text))
@@ -149,6 +152,7 @@ impl Rail {
                         resources: c.resources.clone(),
                         purpose: c.purpose.clone(),
                         lease_state: placeholder_lease(),
+                        seen_at: None,
                     };
                     // A claim file of the same owner naming this task adds to the line.
                     let key = (c.session.as_str(), c.task.as_str());
@@ -226,15 +230,18 @@ impl Rail {
                 resources: file.resources.clone(),
                 purpose: file.purpose.clone(),
                 lease_state: placeholder_lease(),
+                seen_at: None,
             });
         }
         for claim in &mut claims {
+            // A time in the future counts from when this host saw it: the mtime of the file
+            // that holds it (written no later than this host first read it).
+            claim.seen_at = match claim.origin {
+                Origin::Line(_) => self.claims_modified,
+                Origin::File(i) => self.file_modified[i],
+            };
             claim.last_commit_at = facts.commits.get(&claim.branch).copied();
-            let owner_alive = claim
-                .pid
-                .as_ref()
-                .and_then(|pid| facts.processes.get(pid).copied())
-                .or_else(|| facts.sessions.get(&claim.session).copied());
+            let owner_alive = facts.owner_alive(claim.pid.as_deref(), &claim.session);
             claim.lease_state = lease::evaluate(
                 &LeaseInput {
                     claimed_at: claim.claimed_at,
@@ -244,6 +251,7 @@ impl Rail {
                     branch: &claim.branch,
                     owner: claim.pid.as_deref(),
                     owner_alive,
+                    seen_at: claim.seen_at,
                 },
                 facts.now,
                 self.config.expiring,
@@ -318,9 +326,18 @@ pub struct Claim {
     pub resources: Vec<String>,
     pub purpose: Option<String>,
     pub lease_state: Lease,
+    /// When this host saw the claim as it is (the mtime of its file, by the host's clock).
+    pub seen_at: Option<Time>,
 }
 
 impl Claim {
+    /// How long ago it was claimed as of `now`; a claim time in the future counts from when
+    /// this host saw it ([`lease::counted_time`]), so an age is never negative.
+    pub fn age(&self, now: Time) -> Option<TimeDelta> {
+        self.claimed_at
+            .map(|t| now - lease::counted_time(t, self.seen_at, now))
+    }
+
     pub fn state(&self) -> State {
         self.lease_state.state
     }

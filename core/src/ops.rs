@@ -318,7 +318,7 @@ impl Refusal {
             holder: Some(claim.session.clone()),
             holder_claim: Some(claim.id),
             claimed_at: claim.claimed_at.map(format_time),
-            age_secs: claim.claimed_at.map(|t| (now - t).num_seconds()),
+            age_secs: claim.age(now).map(|d| d.num_seconds()),
             lease_left_secs: claim.lease_state.left.map(|d| d.num_seconds()),
             state: Some(claim.state()),
             reason: Some(claim.lease_state.reason.clone()),
@@ -422,12 +422,54 @@ pub fn plan(
     Ok(plan)
 }
 
+/// An edited claim file must read back as the same claim with what the plan set: no error the
+/// file did not have before, the same owner and task, and `released` set by a release. A file
+/// in a shape the edit does not keep (issue 28, finding 6: keys appended at column 0 of an
+/// indented file made it a YAML error and the released claim live again) is refused before
+/// anything is written.
+fn check_claim_files(rail: &Rail, plan: &Plan) -> Result<(), Refusal> {
+    for fe in plan.edits.iter().filter(|f| !f.create) {
+        let Some(old) = rail.files.iter().find(|f| f.path == fe.file) else {
+            continue;
+        };
+        let text = edit::apply(old.text(), &fe.edits)
+            .map_err(|e| Refusal::bad(&plan.task, format!("internal: {e}")))?;
+        let new = claimfile::parse(&old.path, &text);
+        let errors = |f: &claimfile::ClaimFile| {
+            (f.diagnostics.iter())
+                .filter(|d| d.severity == crate::diagnostic::Severity::Error)
+                .count()
+        };
+        let released_lost =
+            matches!(plan.op.as_str(), "release" | "take") && new.released.is_none();
+        if errors(&new) > errors(old)
+            || new.owner != old.owner
+            || new.task != old.task
+            || released_lost
+        {
+            return Err(Refusal {
+                kind: RefusalKind::HiddenClaim,
+                hint: Some(Hint::Validate),
+                ..Refusal::bad(
+                    &plan.task,
+                    format!(
+                        "{} is written in a shape this change cannot keep (it would not read back as the same claim); nothing changed: edit it by hand",
+                        old.path
+                    ),
+                )
+            });
+        }
+    }
+    Ok(())
+}
+
 /// A plan must do what it says once written: a claim line it adds must read as a claim, and no
 /// other line may slip into or out of code or HTML. Without this check, claims.md ending inside
 /// an unclosed ```` ``` ```` or `<!--` took every new claim into the block, where it is not a
 /// claim: `rail claim` said yes, and the next session was given the same task (issue 17,
 /// finding 4). Refusing is the safe answer: closing the block would rewrite what a person wrote.
 fn check_lands(rail: &Rail, plan: &Plan) -> Result<(), Refusal> {
+    check_claim_files(rail, plan)?;
     let Some(md) = plan.edits.iter().find(|f| f.file == rail.claims_path) else {
         return Ok(());
     };
@@ -897,6 +939,7 @@ impl<'a> Planner<'a> {
             paths: new.paths.clone(),
             resources: new.resources.clone(),
             purpose: new.purpose.clone(),
+            seen_at: None,
             lease_state: crate::lease::Lease {
                 start: Some(self.now()),
                 end: None,
@@ -1253,6 +1296,44 @@ fn merge_inserts(edits: &mut Vec<TextEdit>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A claim-file edit that would not read back as the claim it changes is refused before
+    /// anything is written (issue 28 finding 6's guard, whatever shape the file has).
+    #[test]
+    fn a_claim_file_edit_that_breaks_the_file_is_refused() {
+        let texts = RailTexts {
+            claim_files: vec![crate::input::FileText {
+                path: "claims/alice.yaml".into(),
+                text: "  owner: alice\n  task: auth\n".into(),
+                modified: None,
+            }],
+            ..Default::default()
+        };
+        let rail = Rail::load(&texts);
+        let plan = |op: &str, insert: &str| Plan {
+            op: op.into(),
+            task: "auth".into(),
+            session: "alice".into(),
+            edits: vec![FileEdits {
+                file: "claims/alice.yaml".into(),
+                create: false,
+                edits: vec![TextEdit::insert(texts.claim_files[0].text.len(), insert)],
+            }],
+            log_line: None,
+            message: String::new(),
+            noop: false,
+            hint: None,
+        };
+        // What the old edit wrote: keys at column 0 end the document.
+        let err = check_lands(&rail, &plan("release", "released: 2026-10-22T15:00Z\n"));
+        let err = err.unwrap_err();
+        assert_eq!(err.kind, RefusalKind::HiddenClaim);
+        assert!(err.message.contains("claims/alice.yaml"), "{}", err.message);
+        // A release whose file would not say `released` is refused too.
+        assert!(check_lands(&rail, &plan("release", "  renewed: 2026-10-22T15:00Z\n")).is_err());
+        // At the document's indentation it reads back.
+        assert!(check_lands(&rail, &plan("release", "  released: 2026-10-22T15:00Z\n")).is_ok());
+    }
 
     fn read(json: &str) -> Result<Request, String> {
         serde_json::from_str(json).map_err(|e| e.to_string())

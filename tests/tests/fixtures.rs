@@ -213,6 +213,22 @@ fn rewrite_fixtures() {
                     problems.push("the edited claims.md has new errors".into());
                 }
             }
+            // So does every edited claim file (issue 28 finding 6: an indented one broke).
+            for file in &input.texts.claim_files {
+                let Some(after) = value["files"][&file.path].as_str() else {
+                    continue;
+                };
+                let errors = |t: &str| {
+                    rail_core::claimfile::parse(&file.path, t)
+                        .diagnostics
+                        .iter()
+                        .filter(|d| d.severity == Severity::Error)
+                        .count()
+                };
+                if errors(after) > errors(&file.text) {
+                    problems.push(format!("the edited {} has new errors", file.path));
+                }
+            }
         }
         problems
     });

@@ -59,7 +59,7 @@ purpose_html?: string, pid?: string, };
 
 export type BoardReleased = { task: string | null, session: string, file: string, released_at: string, touched: Array<string>, };
 
-export type Code = "bad-time" | "missing-session" | "missing-time" | "invalid-task" | "invalid-session" | "unknown-field" | "duplicate-field" | "malformed-field" | "bad-duration" | "invalid-path" | "invalid-resource" | "conflict-marker" | "yaml-syntax" | "yaml-unsupported" | "missing-owner" | "bad-value" | "duplicate-key" | "owner-mismatch" | "no-claim-time" | "bad-log-line" | "duplicate-claim" | "path-overlap" | "resource-clash" | "blocked" | "bad-lock-record" | "bad-config" | "control-character" | "unclosed-block" | "confusable-name";
+export type Code = "bad-time" | "missing-session" | "missing-time" | "invalid-task" | "invalid-session" | "unknown-field" | "duplicate-field" | "malformed-field" | "bad-duration" | "invalid-path" | "invalid-resource" | "conflict-marker" | "yaml-syntax" | "yaml-unsupported" | "missing-owner" | "bad-value" | "duplicate-key" | "owner-mismatch" | "no-claim-time" | "future-time" | "bad-log-line" | "duplicate-claim" | "path-overlap" | "resource-clash" | "blocked" | "bad-lock-record" | "bad-config" | "control-character" | "unclosed-block" | "confusable-name";
 
 export type Column = "live" | "expiring" | "stale" | "blocked";
 
@@ -99,9 +99,16 @@ host?: string,
  */
 commits?: Record<string, string>, 
 /**
- * Liveness of owner processes, keyed `pid@host`.
+ * Liveness of owner processes, keyed `pid@host` (a claim's `pid` field without its start
+ * time; a key with one is read too).
  */
 processes?: { [key in string]: boolean }, 
+/**
+ * When each live owner process started, as the OS counts it (the unit of a claim's
+ * `PID@HOST/START`), keyed `pid@host`: a live pid whose start differs from the claim's
+ * recorded one is another process that was given the same pid, not the owner.
+ */
+process_starts?: { [key in string]: number }, 
 /**
  * Liveness of whole sessions, when a host knows it (e.g. an agent harness).
  */

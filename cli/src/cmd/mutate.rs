@@ -31,9 +31,18 @@ fn claim_request(task: &str, args: &ClaimArgs) -> Result<ClaimRequest, Fail> {
     }) {
         Some(p) if p.contains('@') => Some(p),
         Some(p) => {
-            p.parse::<u32>()
+            let pid = p
+                .parse::<u32>()
                 .map_err(|_| Fail::usage(format!("--pid `{p}`: expected a process id")))?;
-            Some(format!("{p}@{}", lock::hostname()))
+            // With its start time, so a later process given the same pid is not taken for
+            // the owner (issue 28, finding 7). Only for a process alive now: a dead one has
+            // no start time to read.
+            let owner = rail_core::lock::Owner {
+                pid,
+                host: &lock::hostname(),
+                start: lock::process_start(pid),
+            };
+            Some(owner.render())
         }
         None => None,
     };

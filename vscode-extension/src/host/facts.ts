@@ -85,7 +85,8 @@ export function boardWithProcesses(texts: RailTexts, facts: Facts): { board: Boa
     const pid = claim.pid;
     if (pid === undefined) continue;
     const at = pid.indexOf('@');
-    if (at < 0 || pid.slice(at + 1) !== facts.host) continue;
+    // `PID@HOST/START` records the owner's start time; the host is what comes before it.
+    if (at < 0 || pid.slice(at + 1).replace(/\/\d+$/, '') !== facts.host) continue;
     const alive = pidAlive(Number(pid.slice(0, at)));
     if (alive !== undefined) processes[pid] = alive;
   }
