@@ -2070,6 +2070,7 @@ fn a_station_whose_branch_tracks_the_agents_files_gets_no_copies() {
 /// A station whose branch commits a link where an agent's file goes (`.claude -> elsewhere`):
 /// Rail writes nothing through it, the station is still made, and the command says it is not
 /// guarded and how to fix that.
+#[cfg(unix)]
 #[test]
 fn a_link_in_the_stations_branch_is_never_written_through() {
     let repo = Repo::new();

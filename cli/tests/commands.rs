@@ -1264,6 +1264,7 @@ fn edits_of_an_indented_claim_file_keep_it_valid() {
 }
 
 /// The `pid` field of `task`'s claims.md line.
+#[cfg(unix)]
 fn pid_field(repo: &Repo, task: &str) -> String {
     let line = repo.holders(task).pop().unwrap();
     line.split("pid: ")

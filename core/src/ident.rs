@@ -85,6 +85,29 @@ pub enum Acting {
     Unnamed(Unnamed),
 }
 
+/// [`Acting`] as data for the JS hosts: the session, or why there is none.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ActingView {
+    pub session: Option<String>,
+    pub why: Option<String>,
+}
+
+impl Acting {
+    pub fn view(&self) -> ActingView {
+        match self {
+            Acting::Session(s) => ActingView {
+                session: Some(s.clone()),
+                why: None,
+            },
+            Acting::Unnamed(u) => ActingView {
+                session: None,
+                why: Some(u.message()),
+            },
+        }
+    }
+}
+
 /// Why a checkout acts under no session name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unnamed {

@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 import { readConfig, type RailConfig } from './config';
-import { core, type Board, type BoardClaim, type Facts, type FileScope, type Hint, type RailTexts } from './host/core';
+import { core, type ActingView, type Board, type BoardClaim, type Facts, type FileScope, type Hint, type RailTexts } from './host/core';
 import { baseFacts, boardWithProcesses, type RailLocation } from './host/facts';
 import { forgetGitAnswers } from './host/git';
 import { NativeRail, RailError, resolveRail } from './host/native';
@@ -192,12 +192,19 @@ export class RailContext implements vscode.Disposable {
     this.output.info(found ? `rail: ${found.root}${found.repo ? ` (worktree ${found.repo.worktree})` : ''}` : 'no rail found');
   }
 
-  /** The acting session: `rail.session`, else `RAIL_SESSION`, else the folder's branch. */
+  /**
+   * Who acts, as core decides it for every host (`ident::acting`): `rail.session`, else
+   * `RAIL_SESSION`, else the folder's branch, each only if it is a valid session name.
+   */
+  get acting(): ActingView {
+    const explicit = this.config.session || process.env.RAIL_SESSION || null;
+    const branch = this.location?.repo ? (headBranch(this.location.repo.gitDir) ?? null) : null;
+    return core().acting(explicit, branch);
+  }
+
+  /** The acting session, if there is one. */
   get session(): string | undefined {
-    if (this.config.session) return this.config.session;
-    const env = process.env.RAIL_SESSION;
-    if (env) return env;
-    return this.location?.repo ? headBranch(this.location.repo.gitDir) : undefined;
+    return this.acting.session ?? undefined;
   }
 
   /** The branch checked out in the workspace folder (commits on it keep our claims alive). */
@@ -376,11 +383,12 @@ export class RailContext implements vscode.Disposable {
 
   /** Says why nothing can be done without a session, and how to fix it. */
   requireSession(): string | undefined {
-    const s = this.session;
-    if (!s) {
-      void vscode.window.showErrorMessage('Rail: no session — HEAD is detached or this is not a git checkout. Set `rail.session`.');
+    const acting = this.acting;
+    if (!acting.session) {
+      const why = this.location?.repo || this.config.session || process.env.RAIL_SESSION ? acting.why : 'this folder is not a git checkout';
+      void vscode.window.showErrorMessage(`Rail: no session — ${why}. Set \`rail.session\`.`);
     }
-    return s;
+    return acting.session ?? undefined;
   }
 
   /**

@@ -277,6 +277,26 @@ pub fn range_of(
     ret(&LineIndex::new(&text).range(&text, span, Encoding::Utf16))
 }
 
+/// The acting session, as every host decides it: `explicit` (an editor setting, `RAIL_SESSION`)
+/// wins, else the checkout's `branch`; either must be a valid session name, else `why` says
+/// why there is none.
+#[wasm_bindgen(unchecked_return_type = "ActingView")]
+pub fn acting(
+    #[wasm_bindgen(unchecked_param_type = "string | null")] explicit: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string | null")] branch: JsValue,
+) -> Result<JsValue, JsError> {
+    let opt = |name: &str, v: JsValue| -> Result<Option<String>, JsError> {
+        if v.is_null() || v.is_undefined() {
+            Ok(None)
+        } else {
+            text_arg(name, v).map(Some)
+        }
+    };
+    let explicit = opt("explicit", explicit)?;
+    let branch = opt("branch", branch)?;
+    ret(&rail_core::ident::acting(explicit.as_deref(), branch.as_deref()).view())
+}
+
 /// A session's guard mark (a file of `<git common dir>/rail/seen/`, named `fileName`, holding
 /// `text`): whose it is and which agent's hook was seen when; `null` for a damaged mark or
 /// one under another session's name.

@@ -1,6 +1,8 @@
 // Generated from the Rust structs by rail-wasm's `types` module (ts-rs). Do not edit:
 // run `RAIL_UPDATE_TYPES=1 cargo test -p rail-wasm --features ts --test types`.
 
+export type ActingView = { session: string | null, why: string | null, };
+
 export type Activity = "claimed" | "renewed" | "commit" | "none";
 
 export type Blocked = { claim: number, task: string | null, session: string, waiting_for: Array<Waiting>, message: string, };

@@ -9,6 +9,7 @@
 // package's .d.ts), so a change on the Rust side is a compile error here, not a silent mismatch.
 
 export type {
+  ActingView,
   Blocker,
   Board,
   BoardClaim,

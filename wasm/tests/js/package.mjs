@@ -120,6 +120,7 @@ const calls = {
   describeFreshness: (x) => node.describeFreshness(x),
   isRailFile: (x) => node.isRailFile(x),
   hookMark: (x) => node.hookMark(x, x),
+  acting: (x) => node.acting(x, x),
   workFiles: (x) => node.workFiles(x),
   commitTimes: (x) => node.commitTimes(x, x),
   forEachRefFormat: (x) => node.forEachRefFormat(x),
