@@ -432,51 +432,82 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
     let release_lock_file = || {
         let _ = fs::remove_file(&lock_path);
     };
-    let claims = match railfile::open_rw_create(&claims_path) {
-        Ok(f) => f,
-        Err(e) => {
-            release_lock_file();
-            return Err(LockError::Io(
-                format!("opening {}", claims_path.display()),
-                e,
-            ));
+    // flock on claims.md, by the deadline.
+    let flock = |claims: &File, backoff: &mut Backoff| -> Result<(), LockError> {
+        loop {
+            match sys::try_lock(claims, LockKind::Exclusive) {
+                Ok(true) => return Ok(()),
+                Ok(false) => {
+                    if Instant::now() >= deadline {
+                        return Err(LockError::Timeout {
+                            verdict: None,
+                            what: format!(
+                                "flock on {} (another process, e.g. a `flock claims.md …` one-liner, holds it)",
+                                claims_path.display()
+                            ),
+                        });
+                    }
+                    backoff.sleep(deadline);
+                }
+                Err(e) => return Err(LockError::Io(format!("flock {}", claims_path.display()), e)),
+            }
         }
     };
-    loop {
-        match sys::try_lock(&claims, LockKind::Exclusive) {
-            Ok(true) => break,
-            Ok(false) => {
-                if Instant::now() >= deadline {
-                    release_lock_file();
-                    return Err(LockError::Timeout {
-                        verdict: None,
-                        what: format!(
-                            "flock on {} (another process, e.g. a `flock claims.md …` one-liner, holds it)",
-                            claims_path.display()
-                        ),
-                    });
-                }
-                backoff.sleep(deadline);
-            }
-            Err(e) => {
-                release_lock_file();
-                return Err(LockError::Io(format!("flock {}", claims_path.display()), e));
-            }
-        }
-    }
+    let open_error = |e: io::Error| LockError::Io(format!("opening {}", claims_path.display()), e);
     // Keep git from rewriting claims.md while we read and write it (see `gitguard`), then make
     // sure the file we hold is the one that is there: git may have replaced it just before.
     let mut recovered = Vec::new();
-    let index = match gitguard::git_dir_of(dir) {
-        Some(git_dir) => match gitguard::lock_index(&git_dir, &me, deadline, &mut recovered) {
-            Ok(index) => index,
-            Err(e) => {
-                let _ = sys::unlock(&claims);
+    let lock_index = |recovered: &mut Vec<String>| match gitguard::git_dir_of(dir) {
+        Some(git_dir) => gitguard::lock_index(&git_dir, &me, deadline, recovered),
+        None => Ok(None),
+    };
+    let (claims, index) = match railfile::open_rw(&claims_path) {
+        // claims.md is there: flock it (as the seed's one-liner does), then keep git out.
+        Ok(Some(claims)) => {
+            if let Err(e) = flock(&claims, &mut backoff) {
                 release_lock_file();
                 return Err(e);
             }
-        },
-        None => None,
+            match lock_index(&mut recovered) {
+                Ok(index) => (claims, index),
+                Err(e) => {
+                    let _ = sys::unlock(&claims);
+                    release_lock_file();
+                    return Err(e);
+                }
+            }
+        }
+        // Missing: a new rail, or a git command between removing claims.md and writing it
+        // again. Creating it now would make an empty claims.md that git then cannot write (its
+        // new file exists) and every claim in it would be lost: keep git out first, then
+        // create it (git, done, has written it back if it was rewriting it).
+        Ok(None) => {
+            let index = match lock_index(&mut recovered) {
+                Ok(index) => index,
+                Err(e) => {
+                    release_lock_file();
+                    return Err(e);
+                }
+            };
+            let claims = match railfile::open_rw_create(&claims_path) {
+                Ok(f) => f,
+                Err(e) => {
+                    drop(index);
+                    release_lock_file();
+                    return Err(open_error(e));
+                }
+            };
+            if let Err(e) = flock(&claims, &mut backoff) {
+                drop(index);
+                release_lock_file();
+                return Err(e);
+            }
+            (claims, index)
+        }
+        Err(e) => {
+            release_lock_file();
+            return Err(open_error(e));
+        }
     };
     let claims = match lock_current(claims, &claims_path, deadline, &mut backoff) {
         Ok(claims) => claims,

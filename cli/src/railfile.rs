@@ -149,6 +149,17 @@ pub fn open_rw_create(path: &Path) -> io::Result<File> {
     )
 }
 
+/// Opens an existing rail file for reading and writing; `None` if there is none (never
+/// creating it: claims.md missing under a git command that is rewriting it must not be made
+/// anew before git is done).
+pub fn open_rw(path: &Path) -> io::Result<Option<File>> {
+    match open_with(path, OpenOptions::new().read(true).write(true)) {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// Opens an existing rail file for writing (never creating or truncating it).
 pub fn open_write(path: &Path) -> io::Result<File> {
     open_with(path, OpenOptions::new().write(true))
