@@ -152,6 +152,9 @@ enum Command {
     Check(cmd::show::CheckArgs),
     /// Print diagnostics as file:line:col: severity[code]: message.
     Validate(cmd::show::ValidateArgs),
+    /// Is every agent set up here guarded? Hooks in every worktree, hook commands that
+    /// resolve, the agents' own folder trust, git hooks and merge driver; exit 1 if not.
+    Doctor,
     /// Show who holds the rail lock and whether that process is alive; break only a dead one.
     Lock {
         /// Break the lock if its owner is dead (or the file is abandoned).
@@ -402,6 +405,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         Command::Who { paths } => cmd::show::who(&ctx, &paths),
         Command::Check(args) => cmd::show::check(&ctx, &args),
         Command::Validate(args) => cmd::show::validate(&ctx, &args),
+        Command::Doctor => cmd::doctor::doctor(&ctx),
         Command::Lock { break_lock, force } => cmd::admin::lock(&ctx, break_lock, force),
         Command::Log { limit } => cmd::show::log(&ctx, limit),
         Command::Worktree(w) => match (w.action, w.task) {

@@ -2161,3 +2161,117 @@ fn the_board_names_each_sessions_guard_or_that_none_was_seen() {
         .unwrap();
     assert_eq!(auth["unguarded"], true, "{auth}");
 }
+
+/// `rail doctor` (issue 27, item 3): on a repository set up as the README says, with each agent
+/// trusting the folders, it exits 0; it exits 1 and names the fix for a station missing an
+/// agent's config, a hook command that does not resolve, an untrusted Codex project and a Gemini
+/// or Copilot folder that is not trusted.
+#[test]
+fn doctor_names_what_leaves_an_agent_unguarded_and_its_fix() {
+    let repo = Repo::new();
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().to_str().unwrap().to_string();
+    let env = [("HOME", h.as_str()), ("RAIL_SESSION", "main")];
+    for args in [
+        vec!["init", "--hooks"],
+        vec!["init", "--agents", "--agent", "claude,codex,gemini,copilot"],
+    ] {
+        let out = repo.rail_env(&args, &env);
+        assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+    }
+    let station = repo.path().parent().unwrap().join(format!(
+        "{}-doc",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    let out = repo.rail_env(
+        &[
+            "worktree",
+            "docs",
+            "--session",
+            "doc",
+            "--dir",
+            station.to_str().unwrap(),
+        ],
+        &env,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let main = repo.path().canonicalize().unwrap().display().to_string();
+    let st = station.canonicalize().unwrap().display().to_string();
+    let doctor = || {
+        let out = repo.rail_env(&["doctor", "--json"], &env);
+        let doc: serde_json::Value = serde_json::from_str(&stdout(&out))
+            .unwrap_or_else(|e| panic!("{e}: {} {}", stdout(&out), stderr(&out)));
+        (code(&out), doc)
+    };
+    // Nothing trusted yet: Codex for the project, Gemini and Copilot for each folder.
+    let (c, doc) = doctor();
+    assert_eq!(c, 1, "{doc}");
+    let text = doc.to_string();
+    for agent in ["Codex", "Gemini CLI", "Copilot CLI"] {
+        assert!(
+            text.contains(&format!("{agent} does not trust this folder")),
+            "{agent}: {doc}"
+        );
+    }
+    // Each agent trusts the folders, in its own file: all guarded.
+    std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+    std::fs::write(
+        home.path().join(".codex/config.toml"),
+        format!("[projects.\"{main}\"]\ntrust_level = \"trusted\"\n"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(home.path().join(".gemini")).unwrap();
+    std::fs::write(
+        home.path().join(".gemini/trustedFolders.json"),
+        serde_json::json!({ main.clone(): "TRUST_FOLDER", st.clone(): "TRUST_FOLDER" }).to_string(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(home.path().join(".copilot")).unwrap();
+    std::fs::write(
+        home.path().join(".copilot/config.json"),
+        serde_json::json!({ "trusted_folders": [main.clone(), st.clone()] }).to_string(),
+    )
+    .unwrap();
+    let (c, doc) = doctor();
+    assert_eq!(c, 0, "{doc}");
+    assert_eq!(doc["ok"], true, "{doc}");
+    let out = repo.rail_env(&["doctor"], &env);
+    assert!(
+        stdout(&out).contains("every agent set up here is guarded"),
+        "{}",
+        stdout(&out)
+    );
+    // A station without Gemini's hooks.
+    std::fs::remove_file(station.join(".gemini/settings.json")).unwrap();
+    let (c, doc) = doctor();
+    assert_eq!(c, 1);
+    assert!(
+        doc.to_string()
+            .contains(&format!("rail worktree guard {st}")),
+        "{doc}"
+    );
+    let out = repo.rail_env(&["worktree", "guard", &st], &env);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(doctor().0, 0);
+    // A hook command whose program is gone.
+    let settings = repo.file(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    let rail = rail_bin().display().to_string();
+    assert!(text.contains(&rail), "{text}");
+    std::fs::write(&settings, text.replace(&rail, "/nowhere/rail")).unwrap();
+    let (c, doc) = doctor();
+    assert_eq!(c, 1);
+    assert!(
+        doc.to_string().contains("`/nowhere/rail` does not resolve"),
+        "{doc}"
+    );
+    std::fs::write(&settings, text).unwrap();
+    // Codex's project no longer trusted.
+    std::fs::write(home.path().join(".codex/config.toml"), "model = \"x\"\n").unwrap();
+    let (c, doc) = doctor();
+    assert_eq!(c, 1);
+    assert!(
+        doc.to_string().contains("Codex does not trust this folder"),
+        "{doc}"
+    );
+}

@@ -26,6 +26,7 @@ pub mod config;
 pub mod conflict;
 pub mod confusable;
 pub mod diagnostic;
+pub mod doctor;
 pub mod edit;
 pub mod files;
 pub mod freshness;

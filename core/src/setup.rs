@@ -150,6 +150,48 @@ fn runs(v: &Value, hook: &str) -> bool {
     })
 }
 
+/// The programs the hook commands of `target` in one of its hook files (`text`) start: what an
+/// agent runs, to check that it resolves (`rail`, or an absolute path, shell-quoted or not).
+pub fn hook_programs(target: Target, text: &str) -> Vec<String> {
+    let hook = format!(" hook {}", target.name());
+    let Ok(node) = crate::jsonc::parse(text) else {
+        return Vec::new();
+    };
+    let doc = node.to_value();
+    let entries: Vec<&Value> = doc["hooks"]
+        .as_object()
+        .map(|events| {
+            events
+                .values()
+                .filter_map(Value::as_array)
+                .flatten()
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out: Vec<String> = entries
+        .iter()
+        .flat_map(|e| commands_of(e))
+        .filter_map(|c| c.find(&hook).map(|i| c[..i].trim()))
+        // PowerShell's call operator (`& 'C:\…\rail.exe' hook copilot`).
+        .map(|p| p.strip_prefix("& ").map_or(p, str::trim))
+        .map(
+            |p| match p.strip_prefix('\'').and_then(|q| q.strip_suffix('\'')) {
+                Some(inner) => inner.replace("'\\''", "'").replace("''", "'"),
+                None => p.trim_matches('"').to_string(),
+            },
+        )
+        .filter(|p| !p.is_empty())
+        .collect();
+    crate::sort::sort_by(&mut out, |a, b| a.cmp(b));
+    out.dedup();
+    out
+}
+
+/// The files of `target` whose hook commands [`hook_programs`] reads.
+pub fn hook_files(target: Target) -> &'static [&'static str] {
+    evidence(target).0
+}
+
 fn is_claude(v: &Value) -> bool {
     runs(v, "hook claude")
 }

@@ -1045,6 +1045,18 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
                 untracked.join(" ")
             ));
         }
+        // What still leaves an agent unguarded here (trust, stations): `rail doctor`'s findings.
+        if let Ok(found) = crate::cmd::doctor::findings(ctx) {
+            for f in found.iter().filter(|f| f.unguarded && f.agent.is_some()) {
+                done.push(format!(
+                    "rail doctor: {}: {} (at {}); fix: {}",
+                    f.agent.as_deref().unwrap_or(""),
+                    f.problem,
+                    f.place,
+                    f.fix
+                ));
+            }
+        }
     }
     Ok(done)
 }

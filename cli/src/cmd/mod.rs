@@ -2,6 +2,7 @@
 
 pub mod admin;
 pub mod agent;
+pub mod doctor;
 pub mod gate;
 pub mod html;
 pub mod mutate;

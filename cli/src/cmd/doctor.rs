@@ -1,0 +1,258 @@
+//! `rail doctor`: is every agent set up here actually guarded? Per agent configured in the main
+//! checkout: its hook config in every worktree, the hook command resolving as the agent runs
+//! it, and the agent's own trust of the folder where Rail can read it (core's
+//! [`rail_core::doctor`] judges the trust files); then the repository's git hooks and merge
+//! driver. Each problem comes with its exact fix; exit 1 when one leaves an agent unguarded.
+
+use std::path::{Path, PathBuf};
+
+use rail_core::doctor::{self, Finding, Trust};
+use rail_core::setup::Target;
+
+use crate::context::Ctx;
+use crate::fail::Fail;
+
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .or_else(|| std::env::var_os("USERPROFILE"))
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
+/// A file Rail only reads: its text, `None` when missing; a file too large or not text is the
+/// same as one Rail cannot read.
+fn read(path: &Path) -> Result<Option<String>, String> {
+    match crate::railfile::read_max(path, 4 << 20) {
+        Ok(Some((bytes, _))) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| format!("{} is not UTF-8", path.display())),
+        Ok(None) => Ok(None),
+        Err(e) => Err(crate::railfile::describe(path, &e)),
+    }
+}
+
+/// Whether `program` (a hook command's first word) starts as the agent would start it.
+fn resolves(program: &str) -> bool {
+    let p = Path::new(program);
+    let runnable = |p: &Path| {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        }
+        #[cfg(not(unix))]
+        {
+            p.is_file()
+        }
+    };
+    if p.components().count() > 1 || p.is_absolute() {
+        return runnable(p);
+    }
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|d| {
+            runnable(&d.join(program))
+                || runnable(&d.join(format!("{program}{}", std::env::consts::EXE_SUFFIX)))
+        })
+    })
+}
+
+/// What the agent's own trust file says about `folder`: the file's path and the answer.
+fn trust_of(target: Target, folder: &str) -> Option<(String, Trust)> {
+    let (path, judge): (PathBuf, fn(&str, &str) -> Trust) = match target {
+        Target::Codex => (
+            std::env::var_os("CODEX_HOME")
+                .map(PathBuf::from)
+                .or_else(|| home().map(|h| h.join(".codex")))?
+                .join("config.toml"),
+            doctor::codex,
+        ),
+        Target::Gemini => {
+            if std::env::var("GEMINI_CLI_TRUST_WORKSPACE").is_ok_and(|v| v == "true") {
+                return Some(("GEMINI_CLI_TRUST_WORKSPACE".into(), Trust::Trusted));
+            }
+            (
+                std::env::var_os("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+                    .map(PathBuf::from)
+                    .or_else(|| home().map(|h| h.join(".gemini").join("trustedFolders.json")))?,
+                doctor::gemini,
+            )
+        }
+        Target::Copilot => (
+            std::env::var_os("COPILOT_HOME")
+                .map(PathBuf::from)
+                .or_else(|| home().map(|h| h.join(".copilot")))?
+                .join("config.json"),
+            doctor::copilot,
+        ),
+        _ => return None,
+    };
+    let shown = path.display().to_string();
+    Some(match read(&path) {
+        Ok(Some(text)) => (shown, judge(&text, folder)),
+        Ok(None) => (shown, Trust::NotTrusted),
+        Err(e) => (shown, Trust::Unknown(e)),
+    })
+}
+
+fn trust_fix(target: Target, folder: &str) -> String {
+    match target {
+        Target::Codex => format!(
+            "run `codex` once in {folder} and trust the project (or add [projects.\"{folder}\"] trust_level = \"trusted\" to ~/.codex/config.toml), then trust Rail's hooks in /hooks"
+        ),
+        Target::Gemini => format!(
+            "run `gemini` in {folder} and choose \"Trust folder\" (or add \"{folder}\": \"TRUST_FOLDER\" to ~/.gemini/trustedFolders.json); --skip-trust alone loads no project hook"
+        ),
+        Target::Copilot => format!(
+            "run `copilot` in {folder} and trust it for future sessions (or add \"{folder}\" to trusted_folders in ~/.copilot/config.json)"
+        ),
+        _ => String::new(),
+    }
+}
+
+/// The findings for this repository (also what `rail init --agents` ends with).
+pub fn findings(ctx: &Ctx) -> Result<Vec<Finding>, Fail> {
+    let repo = ctx
+        .repo
+        .as_ref()
+        .ok_or_else(|| Fail::env("rail doctor needs a git repository"))?;
+    let main = repo.main_checkout();
+    let agents = crate::cmd::agent::configured_in(&main);
+    let mut out = Vec::new();
+    let dirs = crate::repo::worktree_dirs(repo);
+    for target in &agents {
+        let name = Some(target.title().to_string());
+        // The hook command as the agent runs it.
+        for file in rail_core::setup::hook_files(*target) {
+            let path = main.join(file);
+            let Ok(Some(text)) = crate::railfile::read_inside(&main, &path) else {
+                continue;
+            };
+            for program in rail_core::setup::hook_programs(*target, &text) {
+                if !resolves(&program) {
+                    out.push(Finding {
+                        agent: name.clone(),
+                        place: path.display().to_string(),
+                        problem: format!("the hook command's program `{program}` does not resolve (not on PATH, or no longer there)"),
+                        fix: format!("run `rail init --agents --agent {}` again with the rail you use, or put `{program}` on PATH", target.name()),
+                        unguarded: true,
+                    });
+                }
+            }
+        }
+        for wt in &dirs {
+            let top = &wt.path;
+            if !top.is_dir() {
+                continue;
+            }
+            let folder = top.display().to_string();
+            if top != &main && !crate::cmd::agent::configured_in(top).contains(target) {
+                out.push(Finding {
+                    agent: name.clone(),
+                    place: folder.clone(),
+                    problem: format!(
+                        "{} is set up in the main checkout but has no Rail hook in this worktree",
+                        target.title()
+                    ),
+                    fix: format!("rail worktree guard {folder}"),
+                    unguarded: true,
+                });
+            }
+            // Codex trusts a project by its main checkout, which covers the stations.
+            if *target == Target::Codex && top != &main {
+                continue;
+            }
+            if let Some((file, trust)) = trust_of(*target, &folder) {
+                match trust {
+                    Trust::Trusted => {}
+                    Trust::NotTrusted => out.push(Finding {
+                        agent: name.clone(),
+                        place: folder.clone(),
+                        problem: format!("{} does not trust this folder ({file}): it loads no project hook here and writes unguarded", target.title()),
+                        fix: trust_fix(*target, &folder),
+                        unguarded: true,
+                    }),
+                    Trust::Unknown(why) => out.push(Finding {
+                        agent: name.clone(),
+                        place: folder.clone(),
+                        problem: format!("cannot tell whether {} trusts this folder: {why}", target.title()),
+                        fix: trust_fix(*target, &folder),
+                        unguarded: true,
+                    }),
+                }
+            }
+        }
+    }
+    if agents.is_empty() {
+        out.push(Finding {
+            agent: None,
+            place: main.display().to_string(),
+            problem: "no agent is set up with Rail's hooks here".into(),
+            fix: "rail init --agents".into(),
+            unguarded: true,
+        });
+    }
+    // The git side: the pre-commit check and the merge driver.
+    let hooks = crate::cmd::admin::hooks_dir(repo);
+    for name in ["pre-commit", "pre-push"] {
+        let path = hooks.join(name);
+        let ours = read(&path)
+            .ok()
+            .flatten()
+            .is_some_and(|t| t.contains(" check "));
+        if !ours {
+            out.push(Finding {
+                agent: None,
+                place: path.display().to_string(),
+                problem: format!("git's {name} hook does not run `rail check`: a commit into another session's paths is not caught"),
+                fix: "rail init --hooks".into(),
+                unguarded: false,
+            });
+        }
+    }
+    if crate::gitconfig::get(Some(repo), &main, "merge.rail.driver").is_none() {
+        out.push(Finding {
+            agent: None,
+            place: main.join(".git/config").display().to_string(),
+            problem: "the merge driver is not configured: a git merge of claims.md can conflict or drop a claim".into(),
+            fix: "rail init".into(),
+            unguarded: false,
+        });
+    }
+    Ok(out)
+}
+
+/// `rail doctor`.
+pub fn doctor(ctx: &Ctx) -> Result<(), Fail> {
+    let found = findings(ctx)?;
+    let unguarded = found.iter().filter(|f| f.unguarded).count();
+    let doc = serde_json::json!({ "ok": unguarded == 0, "findings": found });
+    if ctx.json && unguarded == 0 {
+        outln_raw!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else if !ctx.json {
+        if found.is_empty() {
+            outln!("rail doctor: every agent set up here is guarded, in every worktree");
+        }
+        for f in &found {
+            let who = f
+                .agent
+                .as_deref()
+                .map(|a| format!("{a}: "))
+                .unwrap_or_default();
+            outln!(
+                "{} {who}{}\n    at {}\n    fix: {}",
+                if f.unguarded { "✗" } else { "!" },
+                crate::render::safe(&f.problem),
+                crate::render::safe(&f.place),
+                crate::render::safe(&f.fix)
+            );
+        }
+    }
+    if unguarded == 0 {
+        return Ok(());
+    }
+    Err(Fail {
+        code: crate::fail::REFUSED,
+        message: format!("{unguarded} problem(s) leave an agent unguarded"),
+        json: Some(doc),
+    })
+}
