@@ -214,7 +214,8 @@ pub(super) fn run(r: &mut Reader, words: &[Val], cwd: &mut Cwd) {
                 | "}"
                 | "esac"
                 | ";;"
-        ) {
+        ) || is_braces(&first.text)
+        {
             words = &words[1..];
             continue;
         }
@@ -1735,4 +1736,10 @@ fn interpreter(r: &mut Reader, name: &str, code_opts: &[&str], args: &[Val]) {
     if a.ops.first().is_none_or(|w| w.text == "-") {
         r.note(format!("`{name}` reading a program from standard input"));
     }
+}
+
+/// A word the grammar made of several braces (`! { { cp a b; }; }` reads as a command named
+/// `{ {`): keywords of nested groups, not a program.
+fn is_braces(word: &str) -> bool {
+    word.contains('{') && word.chars().all(|c| c == '{' || c.is_whitespace())
 }

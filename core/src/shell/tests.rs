@@ -167,6 +167,8 @@ fn redirections_anywhere_hide_no_operands() {
         ("cd sub && rm </dev/null x", "cd sub && rm x"),
         ("rm <<< word x", "rm x"),
         ("! rm </dev/null x", "! rm x"),
+        // The grammar reads `! { {` as one word: still the group's command.
+        ("! { { cp -r a a\n}\n}", "cp -r a a"),
         ("a | rm </dev/null x | b", "a | rm x | b"),
         ("rm <<EOF src/auth/a.ts\nx\nEOF", "rm src/auth/a.ts"),
         ("rm <<'EOF' -f a b\nx\nEOF", "rm -f a b"),
