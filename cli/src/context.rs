@@ -271,6 +271,17 @@ pub fn config_of(texts: Option<&RailTexts>) -> rail_core::config::Config {
         .unwrap_or_default()
 }
 
+/// This checkout's rail.yaml settings read from the file alone (core's defaults where there is
+/// none), for commands that have not read the rail's texts (the merge driver, a shared round:
+/// rail.yaml is each checkout's own, not the shared tree's).
+pub fn rail_config(ctx: &Ctx) -> rail_core::config::Config {
+    crate::railfile::read_text(&ctx.rail.path(rail_core::model::CONFIG_FILE))
+        .ok()
+        .flatten()
+        .map(|t| rail_core::config::parse(&t).0)
+        .unwrap_or_default()
+}
+
 /// Records in `facts` whether each owner process named by `pids` (`PID@HOST[/START]`) that runs
 /// on this host is alive and, for a live one whose claim recorded a start time, when it started
 /// (core decides whether it is the owner); other hosts' pids and pids already known are left

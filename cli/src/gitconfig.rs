@@ -162,20 +162,5 @@ fn stamp() -> Option<String> {
 
 /// The git program `Command::new("git")` would start: the first on PATH.
 fn find_git() -> Option<PathBuf> {
-    let name = if cfg!(windows) { "git.exe" } else { "git" };
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| runnable(p))
-}
-
-#[cfg(unix)]
-fn runnable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-#[cfg(not(unix))]
-fn runnable(p: &Path) -> bool {
-    p.is_file()
+    crate::sys::on_path("git")
 }

@@ -25,7 +25,7 @@ use chrono::{DateTime, Utc};
 use rail_core::freshness::FreshnessFacts;
 use rail_core::input::RailTexts;
 use rail_core::log::{Event, LogEntry};
-use rail_core::model::{CLAIMS_MD, CONFIG_FILE, LOG_FILE};
+use rail_core::model::{CLAIMS_MD, LOG_FILE};
 use rail_core::ops::{self, Plan, Request};
 use rail_core::snapshot;
 
@@ -67,12 +67,8 @@ pub fn local_only() -> bool {
 /// The remote this rail is configured to share through, whether or not `RAIL_LOCAL` is set.
 pub fn configured_remote(ctx: &Ctx) -> Option<String> {
     let dir = &ctx.rail.root;
-    crate::gitconfig::get(ctx.repo.as_ref(), dir, "rail.remote").or_else(|| {
-        crate::railfile::read_text(&dir.join(CONFIG_FILE))
-            .ok()
-            .flatten()
-            .and_then(|t| rail_core::config::parse(&t).0.remote)
-    })
+    crate::gitconfig::get(ctx.repo.as_ref(), dir, "rail.remote")
+        .or_else(|| crate::context::rail_config(ctx).remote)
 }
 
 /// A snapshot of the shared rail: the commit (None before the first operation) and its files.
@@ -905,7 +901,7 @@ fn rewind(
         Some(b) => read_commit(dir, Some(b))?.files,
         None => BTreeMap::new(),
     };
-    let config = rail_config(ctx);
+    let config = crate::context::rail_config(ctx);
     let facts = shared_facts(ctx, remote, &snapshot::texts(&fetched.files));
     let holding = rail_core::merge::Holding {
         facts: &facts,
@@ -934,18 +930,7 @@ fn rewind(
         let lines: Vec<String> = r
             .losers
             .iter()
-            .map(|l| {
-                LogEntry::new(
-                    ctx.now,
-                    Event::Other("dropped".into()),
-                    Some(&l.task),
-                    Some(&l.lost_session),
-                )
-                .with("by", "rewind")
-                .with("kept", l.kept_session.clone())
-                .with("line", l.lost_line.clone())
-                .render()
-            })
+            .map(|l| l.log_line(ctx.now, "rewind"))
             .collect();
         let log = snapshot::log_with(r.files.get(LOG_FILE).map_or("", String::as_str), &lines);
         r.files.insert(LOG_FILE.to_string(), log.clone());
@@ -957,15 +942,6 @@ fn rewind(
         changed: r.changed,
         message,
     }))
-}
-
-/// This checkout's rail.yaml settings (rail.yaml is each checkout's own, not the shared tree's).
-fn rail_config(ctx: &Ctx) -> rail_core::config::Config {
-    crate::railfile::read_text(&ctx.rail.path(CONFIG_FILE))
-        .ok()
-        .flatten()
-        .map(|t| rail_core::config::parse(&t).0)
-        .unwrap_or_default()
 }
 
 fn provisional_path(ctx: &Ctx) -> Option<PathBuf> {
@@ -1018,7 +994,7 @@ fn offer_provisional(
     facts: &rail_core::input::Facts,
     lines: &[String],
 ) -> (Option<String>, (Vec<String>, Vec<String>)) {
-    let config = rail_config(ctx);
+    let config = crate::context::rail_config(ctx);
     let holding = rail_core::merge::Holding {
         facts,
         lease: config.lease,

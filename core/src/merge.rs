@@ -43,6 +43,23 @@ pub struct Loser {
     pub lost_line: String,
 }
 
+impl Loser {
+    /// The log line that names this dropped claim, its line as written (so it can be put
+    /// back) and the claim kept; `by` says what dropped it (`merge`, `rewind`).
+    pub fn log_line(&self, now: crate::time::Time, by: &str) -> String {
+        crate::log::LogEntry::new(
+            now,
+            crate::log::Event::Other("dropped".into()),
+            Some(&self.task),
+            Some(&self.lost_session),
+        )
+        .with("by", by)
+        .with("kept", self.kept_session.clone())
+        .with("line", self.lost_line.clone())
+        .render()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MergeResult {

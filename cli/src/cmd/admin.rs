@@ -474,11 +474,7 @@ fn merge_facts(
 ) -> (rail_core::input::Facts, rail_core::config::Config) {
     let mut facts = rail_core::input::Facts::at(ctx.now);
     facts.host = lock::hostname();
-    let config = crate::railfile::read_text(&ctx.rail.path(CONFIG_FILE))
-        .ok()
-        .flatten()
-        .map(|text| rail_core::config::parse(&text).0)
-        .unwrap_or_default();
+    let config = crate::context::rail_config(ctx);
     for side in sides {
         let doc = rail_core::rail::parse(side);
         let pids = doc.lines.iter().filter_map(|line| match &line.kind {
@@ -509,18 +505,7 @@ fn log_dropped(ctx: &Ctx, losers: &[rail_core::merge::Loser]) -> Result<(), Stri
     let texts = ctx.read(true).map_err(|f| f.message)?;
     let lines: Vec<String> = losers
         .iter()
-        .map(|l| {
-            LogEntry::new(
-                ctx.now,
-                Event::Other("dropped".into()),
-                Some(&l.task),
-                Some(&l.lost_session),
-            )
-            .with("by", "merge")
-            .with("kept", l.kept_session.clone())
-            .with("line", l.lost_line.clone())
-            .render()
-        })
+        .map(|l| l.log_line(ctx.now, "merge"))
         .collect();
     crate::shared::record_local(ctx, &held, &texts, &lines)
 }

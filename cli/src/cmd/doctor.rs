@@ -34,26 +34,10 @@ fn read(path: &Path) -> Result<Option<String>, String> {
 /// Whether `program` (a hook command's first word) starts as the agent would start it.
 fn resolves(program: &str) -> bool {
     let p = Path::new(program);
-    let runnable = |p: &Path| {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        }
-        #[cfg(not(unix))]
-        {
-            p.is_file()
-        }
-    };
     if p.components().count() > 1 || p.is_absolute() {
-        return runnable(p);
+        return crate::sys::runnable(p);
     }
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|d| {
-            runnable(&d.join(program))
-                || runnable(&d.join(format!("{program}{}", std::env::consts::EXE_SUFFIX)))
-        })
-    })
+    crate::sys::on_path(program).is_some()
 }
 
 /// What the agent's own trust file says about `folder`: the file's path and the answer.

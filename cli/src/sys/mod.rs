@@ -49,6 +49,33 @@ pub fn no_file_size_signal() {
     }
 }
 
+/// Whether `p` is a file this user could start as a program (on Unix: an execute bit).
+pub fn runnable(p: &std::path::Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        p.is_file()
+    }
+}
+
+/// The program `name` (a bare name) that PATH finds first, as `Command::new(name)` starts it
+/// (with the platform's executable suffix tried too).
+pub fn on_path(name: &str) -> Option<std::path::PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths).find_map(|d| {
+        [
+            d.join(name),
+            d.join(format!("{name}{}", std::env::consts::EXE_SUFFIX)),
+        ]
+        .into_iter()
+        .find(|p| runnable(p))
+    })
+}
+
 /// This machine's name, as lock records and claims' `pid@host` fields spell it.
 pub fn hostname() -> String {
     os::hostname()
