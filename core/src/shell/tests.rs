@@ -1,3 +1,6 @@
+//! The shell reader's tests: command lines and the files Rail must find they write (or the
+//! words it must call unjudgeable).
+
 use super::*;
 
 fn t(cmd: &str) -> Vec<String> {

@@ -1,0 +1,130 @@
+//! Tidy: the code map in docs/architecture.md names every module of core, the CLI and the wasm
+//! facade, and every module says what it holds in a `//!` header. A new file that neither its
+//! crate's section of the code map nor its own first line explains fails here, so the map stays
+//! the architecture rather than a memory of it.
+
+#![allow(
+    clippy::disallowed_methods,
+    reason = "native only: the wasm size lints of clippy.toml bind core and wasm"
+)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const CRATES: [&str; 3] = ["core", "cli", "wasm"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the workspace")
+        .to_path_buf()
+}
+
+/// Every `.rs` file under `dir`, as paths relative to it with `/` separators, in a fixed order.
+fn sources(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        let mut entries: Vec<_> = fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.expect("a directory entry").path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(base, &path, out);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                let rel = path.strip_prefix(base).expect("under the base");
+                let parts: Vec<_> = rel
+                    .iter()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .collect();
+                out.push(parts.join("/"));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// The code map's section for `krate`: from its `### \`krate/\`` heading to the next heading.
+fn section<'a>(doc: &'a str, krate: &str) -> &'a str {
+    let head = format!("### `{krate}/`");
+    let start = doc
+        .find(&head)
+        .unwrap_or_else(|| panic!("docs/architecture.md has no `{head}` section"));
+    let rest = &doc[start + head.len()..];
+    let end = rest.find("\n#").map_or(rest.len(), |i| i + 1);
+    &rest[..end]
+}
+
+/// Whether `name` occurs in `text` as a whole path, or after the section's own `src/`: not
+/// inside a longer name, so `lock.rs` is not found in `store_lock.rs`, nor in
+/// `cli/src/lock.rs` of another crate's prose.
+fn names(text: &str, name: &str) -> bool {
+    text.match_indices(name).any(|(i, _)| {
+        let before = &text[..i];
+        let own_src = before.ends_with("src/") && !before.ends_with("/src/");
+        let joined = before
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || "_/.".contains(c));
+        let after = text[i + name.len()..].chars().next();
+        (own_src || !joined) && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+/// Whether the code map's section names the module at `rel`: a top-level file by its name; a
+/// file in a folder by `folder/file.rs`, or by its name where the section names `folder/`; a
+/// folder's `mod.rs` by the folder. The crate roots (`lib.rs`, `main.rs`) are the section itself.
+fn mapped(section: &str, rel: &str) -> bool {
+    match rel.rsplit_once('/') {
+        None => matches!(rel, "lib.rs" | "main.rs") || names(section, rel),
+        Some((folder, file)) => {
+            let folder = format!("{folder}/");
+            names(section, rel)
+                || (names(section, &folder) && (file == "mod.rs" || names(section, file)))
+        }
+    }
+}
+
+#[test]
+fn the_code_map_names_every_module_and_every_module_has_a_header() {
+    let root = root();
+    let doc = fs::read_to_string(root.join("docs/architecture.md")).expect("docs/architecture.md");
+    let mut missing = Vec::new();
+    for krate in CRATES {
+        let section = section(&doc, krate);
+        let src = root.join(krate).join("src");
+        for rel in sources(&src) {
+            let text = fs::read_to_string(src.join(&rel)).expect("a source file");
+            if !text.starts_with("//!") {
+                missing.push(format!(
+                    "{krate}/src/{rel}: no `//!` header saying what it holds"
+                ));
+            }
+            if !mapped(section, &rel) {
+                missing.push(format!(
+                    "{krate}/src/{rel}: not in docs/architecture.md's code map (`{krate}/` section)"
+                ));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "\n{}\n", missing.join("\n"));
+}
+
+#[test]
+fn a_name_is_found_only_as_a_whole_path() {
+    assert!(names("- `lock.rs` — the lock", "lock.rs"));
+    assert!(!names("- `store_lock.rs` — x", "lock.rs"));
+    assert!(!names("see cli/src/lock.rs", "lock.rs"));
+    assert!(names("`src/pack.rs` (a serializer)", "pack.rs"));
+    assert!(!names("`lock.rsx`", "lock.rs"));
+    assert!(mapped(
+        "- `shell/` — the reader: `programs.rs`",
+        "shell/programs.rs"
+    ));
+    assert!(mapped("- `shell/` — the reader", "shell/mod.rs"));
+    assert!(!mapped("- `shell/` — the reader", "shell/programs.rs"));
+    assert!(!mapped("- `programs.rs`", "shell/programs.rs"));
+    assert!(mapped("anything", "lib.rs"));
+}
