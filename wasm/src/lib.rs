@@ -36,6 +36,8 @@ use wasm_bindgen::prelude::*;
 
 mod pack;
 mod text_in;
+#[cfg(feature = "transfer-bench")]
+mod transfer_bench;
 #[cfg(feature = "ts")]
 pub mod types;
 

@@ -1,0 +1,40 @@
+//! Bench only (feature `transfer-bench`, never in the package): the board handed to JavaScript
+//! the other ways a wasm crate can, so bench/wasm-transfer can weigh `pack` + `js/unpack.js`
+//! against them on the same board (issue 29, item 6).
+//!
+//! - `boardSerde`: serde-wasm-bindgen's own serializer, in its JSON-compatible mode (maps as
+//!   objects, `None` as `null`: the values `JSON.parse` makes, as `pack` gives);
+//! - `boardJson`: serde_json's text, for the host to `JSON.parse`;
+//! - `boardCompute`: the board built and dropped, only its claim count returned, so the
+//!   transfer's own cost is each way's time less this one.
+
+use rail_core::input::Facts;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::{arg, fail, texts_arg};
+
+fn built(texts: JsValue, facts: JsValue) -> Result<rail_core::board::Board, JsError> {
+    let texts = texts_arg(texts)?;
+    let facts: Facts = arg("facts", facts)?;
+    Ok(rail_core::board::build(&texts, &facts))
+}
+
+#[wasm_bindgen(js_name = boardSerde)]
+pub fn board_serde(texts: JsValue, facts: JsValue) -> Result<JsValue, JsError> {
+    let board = built(texts, facts)?;
+    board
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| fail("result", e))
+}
+
+#[wasm_bindgen(js_name = boardJson)]
+pub fn board_json(texts: JsValue, facts: JsValue) -> Result<String, JsError> {
+    let board = built(texts, facts)?;
+    serde_json::to_string(&board).map_err(|e| fail("result", e))
+}
+
+#[wasm_bindgen(js_name = boardCompute)]
+pub fn board_compute(texts: JsValue, facts: JsValue) -> Result<u32, JsError> {
+    Ok(built(texts, facts)?.claims.len() as u32)
+}
