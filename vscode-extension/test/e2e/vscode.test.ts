@@ -269,7 +269,12 @@ test('the UI: Rail container, Claim Task from the palette, the board webview, Pr
     const boardTree = page.getByRole('tree', { name: 'Board' });
     await boardTree.locator('.monaco-list-row', { hasText: 'auth-refresh' }).waitFor({ timeout: 30_000 });
     await boardTree.locator('.monaco-list-row', { hasText: 'Stale (free to take)' }).waitFor();
+    // The list renders only the rows in view: the Conflicts group is below them.
+    await boardTree.hover();
+    await page.mouse.wheel(0, 2000);
     await boardTree.locator('.monaco-list-row', { hasText: 'resource-clash' }).waitFor();
+    await page.mouse.wheel(0, -2000);
+    await boardTree.locator('.monaco-list-row', { hasText: 'auth-refresh' }).waitFor();
     await page.locator('.statusbar-item', { hasText: 'alice · 1 claim' }).waitFor();
     await shot(page, '01-board.png');
 

@@ -36,9 +36,10 @@ export function makeWorkspace(parent: string, name: string): string {
       `billing | bob | ${iso(now, 110)} | paths: src/billing/** | resources: port:3000, shared:simulator:iphone-15`,
       `search | carol | ${iso(now, 300)} | paths: src/search/**`,
       `docs | dave | ${iso(now, 5)} | paths: src/auth/token.ts | after: billing`,
-      // Stale and blocked: every board shows it under Blocked (core's column), still takeable.
-      `reindex | gina | ${iso(now, 400)} | after: billing`,
       'broken | erin | yesterday',
+      // Stale and blocked: every board shows it under Blocked (core's column), still takeable.
+      // After the broken line, which the diagnostics tests find on its line.
+      `reindex | gina | ${iso(now, 400)} | after: billing`,
       '',
     ].join('\n'),
   );
