@@ -1,84 +1,235 @@
-//! What each agent's hook says, and how to answer it: the wire formats of Claude Code, Codex,
-//! Cursor, Gemini CLI and VS Code's agent, as rules.
+//! Agents: one module per agent, each holding all Rail knows of it, and what they share.
+//!
+//! Each agent's file (`claude.rs`, `codex.rs`, `cursor.rs`, `gemini.rs`, `vscode.rs`,
+//! `copilot.rs`) implements [`Spec`]: how its hook payloads read (events, tool table), the exact
+//! answer it obeys, how long it allows a Stop or session end, and what `rail init --agents`
+//! installs for it (files, markers, the evidence that it is set up, station paths, the trust it
+//! asks for). [`AGENTS`] lists them; everything else goes over that list, so a new agent is its
+//! file and its entry there.
 //!
 //! A host reads the payload's text from stdin and hands it to [`read`]: the call's event, where
 //! the agent works, and for a tool call the paths it writes and what in it cannot be judged
-//! (shell commands through [`crate::shell`], Codex patches through [`crate::patch`], MCP tools by
-//! the table below). The decision itself is [`crate::hook::judge`], the same for every agent.
-//! [`answer`] turns the decision into the exact bytes and exit code that agent obeys — each
-//! has its own trap (docs/agents.md):
+//! (shell commands through [`crate::shell`], patches through [`crate::patch`], MCP tools by the
+//! shared rules below). The decision itself is [`crate::hook::judge`], the same for every agent.
+//! [`answer`] turns the decision into the exact bytes and exit code that agent obeys — each has
+//! its own trap (docs/agents.md; each agent's file says which).
 //!
-//! - **Codex** fails open: a deny must be exactly its `hookSpecificOutput` object (one extra key
-//!   and the JSON is invalid, the hook "failed", the tool runs); exit 2 with an empty stderr is
-//!   no block either. So a denial is always that object, on exit 0.
-//! - **Cursor** with `failClosed` blocks on empty output: every answer, allows included, is
-//!   explicit JSON.
-//! - **Gemini CLI** reads `{"decision":"deny","reason":…}`.
-//! - **Copilot CLI** fails open (a hook that fails or times out is skipped) and its camelCase
-//!   payloads name no event: the installed command says which (`--event`), and a tool's
-//!   arguments arrive as JSON text inside the JSON. A denial is `permissionDecision: "deny"` on
-//!   exit 0; an `agentStop` answer never says `block` (that would force another turn).
-//! - **Claude Code** blocks on exit 2 with the reason on stderr. Its settings file is also loaded
-//!   by VS Code's agent (camelCase payloads, its own tool names) and by Cursor (opt-in), so the
-//!   Claude hook recognises their payloads by shape and judges them with their tool tables.
+//! A payload may come from another agent than the hook's own ([`Harness`]): Claude Code's
+//! settings file is also loaded by VS Code's agent and, opt-in, by Cursor; Copilot CLI's hook
+//! files by VS Code's agent. The hook recognises their payloads by shape and reads them with
+//! their own tool tables.
 //!
 //! Stop and session-end events are never answered with an edit denial: they renew or release,
 //! within each agent's limit for that event ([`lifecycle_budget_ms`]), and always let the agent
 //! stop.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
+use crate::doctor::Trust;
+use crate::setup::FileChanges;
 use crate::{patch, shell};
 
-/// The `rail hook <agent>` subcommand that received the payload.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Agent {
-    Claude,
-    Codex,
-    Cursor,
-    Gemini,
-    Copilot,
-}
+pub mod claude;
+pub mod codex;
+pub mod copilot;
+pub mod cursor;
+pub mod gemini;
+pub mod vscode;
 
-impl Agent {
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-            Agent::Cursor => "cursor",
-            Agent::Gemini => "gemini",
-            Agent::Copilot => "copilot",
-        }
+pub use claude::CLAUDE_BLOCK;
+
+/// Every agent Rail supports, in the order `rail init --agents` and the board list them.
+pub const AGENTS: &[Agent] = &[
+    claude::AGENT,
+    codex::AGENT,
+    cursor::AGENT,
+    gemini::AGENT,
+    vscode::AGENT,
+    copilot::AGENT,
+];
+
+/// All Rail knows of one agent. Each method says which side uses it: the hook (`rail hook
+/// <agent>`), `rail init --agents` and the station guard, or `rail doctor`.
+pub trait Spec: Sync {
+    /// Its name on the command line: `rail hook <name>`, `rail init --agents --agent <name>`.
+    fn name(&self) -> &'static str;
+    /// Its name for people.
+    fn title(&self) -> &'static str;
+
+    // The hook.
+
+    /// The help line of `rail hook <name>`; `None`: it has no hook command of its own (it runs
+    /// another agent's).
+    fn hook_help(&self) -> Option<&'static str> {
+        None
+    }
+    /// The help of the hook command's `--event NAME`, for an agent whose payloads name no event.
+    fn hook_event_help(&self) -> Option<&'static str> {
+        None
+    }
+    /// Who sent a payload to this agent's hook, when not this agent (by the payload's shape).
+    fn guest(&self, _payload: &Map<String, Value>) -> Option<Harness> {
+        None
+    }
+    /// The event of one of this agent's payloads that names none (and the command neither).
+    fn default_event(&self, _payload: &Map<String, Value>) -> Option<&'static str> {
+        None
+    }
+    /// This agent's own events (`name` as the payload or command gives it); `None`: the shared
+    /// ones (`stop`, `sessionEnd`), else [`Event::Pass`].
+    fn event(&self, harness: Harness, name: &str, payload: &Map<String, Value>) -> Option<Event>;
+    /// The writes of a tool call, by this agent's tool table. `Err`: a writing tool whose input
+    /// lacks what it writes (cannot judge).
+    fn tool(
+        &self,
+        tool: &str,
+        input: &Value,
+        payload: &Map<String, Value>,
+    ) -> Result<Found, String>;
+    /// The answer this agent obeys for `outcome`.
+    fn answer(&self, outcome: &Outcome) -> Answer;
+    /// How long a Stop or session-end hook may take, in milliseconds (the agent's limit for the
+    /// event, with a margin for starting the process).
+    fn lifecycle_budget_ms(&self, _event: &Event) -> u64 {
+        5_000
+    }
+
+    // `rail init --agents` and the station guard.
+
+    /// Files or folders whose presence at the repository's top says the agent is used there.
+    fn markers(&self) -> &'static [&'static str];
+    /// The instruction file the agent reads, when it reads one of its own (the others read
+    /// AGENTS.md or CLAUDE.md, which `rail init --agents` writes by default).
+    fn own_instructions(&self) -> Option<&'static str> {
+        None
+    }
+    /// What the person must do once for the installed files to take effect.
+    fn needs(&self) -> &'static str;
+    /// The files `rail init --agents` changes. `rail` is the command line that runs Rail in a
+    /// shell (hooks); `rail_exe` the program an MCP client starts (no shell).
+    fn files(&self, rail: &str, rail_exe: &str) -> Vec<FileChanges>;
+    /// The files whose text says whether the agent is set up in a checkout (its hook files).
+    fn evidence_files(&self) -> &'static [&'static str];
+    /// Whether one of [`Spec::evidence_files`], parsed, says so: a hook runs `rail hook <name>`.
+    fn set_up(&self, file: &Value) -> bool {
+        let hook = format!("hook {}", self.name());
+        crate::setup::hooks_run(file, |entry| crate::setup::runs(entry, &hook))
+    }
+    /// Project files the agent also reads from a local, untracked variant, which a station gets
+    /// instead (docs/agents.md, "Stations"): `(project file, local variant)`.
+    fn station_paths(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+
+    // `rail doctor`.
+
+    /// Where the agent records which folders it trusts, when it asks: without that trust it
+    /// loads no project hook.
+    fn trust(&self) -> Option<TrustFile> {
+        None
     }
 }
 
-/// Who actually sent the payload (the Claude hook also runs inside VS Code and Cursor).
+/// An agent: a handle on its [`Spec`] (compared by name).
+#[derive(Clone, Copy)]
+pub struct Agent(&'static dyn Spec);
+
+impl Agent {
+    pub const fn new(spec: &'static dyn Spec) -> Agent {
+        Agent(spec)
+    }
+
+    /// The agent named `name` (as on the command line, any case).
+    pub fn named(name: &str) -> Option<Agent> {
+        let name = name.trim().to_ascii_lowercase();
+        AGENTS.iter().copied().find(|a| a.name() == name)
+    }
+
+    /// [`Agent::named`], or the message naming the known agents.
+    pub fn parse(name: &str) -> Result<Agent, String> {
+        Agent::named(name).ok_or_else(|| {
+            let known: Vec<&str> = AGENTS.iter().map(|a| a.name()).collect();
+            format!("unknown agent `{name}` (known: {})", known.join(", "))
+        })
+    }
+
+    /// The agent whose hook command is `rail hook <name>` (exactly that name).
+    pub fn hooked(name: &str) -> Option<Agent> {
+        AGENTS
+            .iter()
+            .copied()
+            .find(|a| a.name() == name && a.hook_help().is_some())
+    }
+}
+
+impl std::ops::Deref for Agent {
+    type Target = dyn Spec;
+    fn deref(&self) -> &Self::Target {
+        self.0
+    }
+}
+
+impl PartialEq for Agent {
+    fn eq(&self, other: &Agent) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Agent {}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Who sent a payload, and whose answer it obeys: the hook's own agent, or another that loads
+/// its hook file (VS Code's agent answers its own way, Cursor running Claude Code's hooks
+/// Claude Code's way).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Harness {
-    ClaudeCode,
-    VsCode,
-    /// Cursor running Claude Code's hooks (Settings → third-party skills): Cursor's payload,
-    /// answered Claude's way.
-    CursorViaClaude,
-    Codex,
-    Cursor,
-    Gemini,
-    /// GitHub Copilot CLI (`.github/hooks/*.json`). VS Code's agent loads the same files; its
-    /// payloads (camelCase with `hookEventName`) are read as [`Harness::VsCode`].
-    Copilot,
+pub struct Harness {
+    /// Whose payload it is: its events and tool table read it.
+    pub sender: Agent,
+    /// Whose answer format, and limits for a Stop or session end, it obeys.
+    pub answers_as: Agent,
 }
 
 impl Harness {
-    pub fn name(self) -> &'static str {
-        match self {
-            Harness::ClaudeCode => "Claude Code",
-            Harness::VsCode => "VS Code",
-            Harness::CursorViaClaude | Harness::Cursor => "Cursor",
-            Harness::Codex => "Codex",
-            Harness::Gemini => "Gemini CLI",
-            Harness::Copilot => "Copilot CLI",
+    /// A payload of the hook's own agent.
+    pub const fn of(agent: Agent) -> Harness {
+        Harness {
+            sender: agent,
+            answers_as: agent,
         }
     }
+
+    pub fn name(self) -> &'static str {
+        self.sender.title()
+    }
+}
+
+/// Where an agent keeps the folders it trusts (read by the host, judged by `judge`).
+#[derive(Clone, Copy, Debug)]
+pub struct TrustFile {
+    /// A variable that, set to `"true"`, trusts every folder.
+    pub trust_all: Option<&'static str>,
+    /// The variable naming the file, or its folder ([`TrustFile::file`] in it).
+    pub env: TrustEnv,
+    /// The folder under the home directory, when the variable is unset.
+    pub home_dir: &'static str,
+    pub file: &'static str,
+    /// What the file's text says of a folder.
+    pub judge: fn(&str, &str) -> Trust,
+    /// How to trust a folder.
+    pub fix: fn(&str) -> String,
+    /// Trust of the main checkout covers its stations.
+    pub by_main_checkout: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum TrustEnv {
+    File(&'static str),
+    Dir(&'static str),
 }
 
 /// What a hook call is about.
@@ -128,13 +279,7 @@ pub fn read(agent: Agent, input: &str) -> Call {
 /// Reads a hook payload, with the event name the installed command gave (`rail hook copilot
 /// --event preToolUse`) for payloads that carry none. The payload's own name wins.
 pub fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
-    let default = match agent {
-        Agent::Claude => Harness::ClaudeCode,
-        Agent::Codex => Harness::Codex,
-        Agent::Cursor => Harness::Cursor,
-        Agent::Gemini => Harness::Gemini,
-        Agent::Copilot => Harness::Copilot,
-    };
+    let default = Harness::of(agent);
     let malformed = |why: String| Call {
         harness: default,
         event_name: String::new(),
@@ -148,21 +293,12 @@ pub fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
         Ok(_) => return malformed("the hook input is not a JSON object".into()),
         Err(e) => return malformed(format!("the hook input is not JSON ({e})")),
     };
-    let harness = match agent {
-        Agent::Claude => claude_caller(&payload),
-        // VS Code's agent loads `.github/hooks` too, and sends its own payloads.
-        Agent::Copilot if payload.contains_key("hookEventName") => Harness::VsCode,
-        _ => default,
-    };
+    let harness = agent.guest(&payload).unwrap_or(default);
     let text = |key: &str| payload.get(key).and_then(Value::as_str);
     let event_name = text("hook_event_name")
         .or_else(|| text("hookEventName"))
         .or(event.filter(|e| !e.is_empty()))
-        .or_else(|| {
-            // Copilot's camelCase tool payloads name no event; only a tool call has a tool.
-            (harness == Harness::Copilot && payload.contains_key("toolName"))
-                .then_some("preToolUse")
-        })
+        .or_else(|| harness.sender.default_event(&payload))
         .unwrap_or("")
         .to_string();
     let cwd = text("cwd")
@@ -181,27 +317,18 @@ pub fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
             ..malformed("the hook input has no hook_event_name".into())
         };
     }
-    let event = match (harness, event_name.as_str()) {
-        (Harness::Cursor | Harness::CursorViaClaude, name) if is_pre_tool(name) => {
-            tool_call(harness, &payload)
-        }
-        (Harness::Cursor, name) if name.eq_ignore_ascii_case("beforeShellExecution") => {
-            match text("command") {
-                Some(command) => shell_call("Shell", command, None),
-                None => Event::Malformed("beforeShellExecution without `command`".into()),
+    let event = harness
+        .sender
+        .event(harness, &event_name, &payload)
+        .unwrap_or_else(|| {
+            if event_name.eq_ignore_ascii_case("stop") {
+                Event::Stop
+            } else if event_name.eq_ignore_ascii_case("sessionend") {
+                Event::SessionEnd
+            } else {
+                Event::Pass
             }
-        }
-        (Harness::Gemini, "BeforeTool") => tool_call(harness, &payload),
-        (Harness::Gemini, "AfterAgent") => Event::Stop,
-        (Harness::Copilot, name) if is_pre_tool(name) => copilot_call(&payload),
-        (Harness::Copilot, name) if name.eq_ignore_ascii_case("agentStop") => Event::Stop,
-        (Harness::ClaudeCode | Harness::VsCode | Harness::Codex, "PreToolUse") => {
-            tool_call(harness, &payload)
-        }
-        (_, name) if name.eq_ignore_ascii_case("stop") => Event::Stop,
-        (_, name) if name.eq_ignore_ascii_case("sessionend") => Event::SessionEnd,
-        _ => Event::Pass,
-    };
+        });
     Call {
         harness,
         event_name,
@@ -224,23 +351,11 @@ fn workspace_root(root: &str) -> String {
     }
 }
 
-/// Who sent a payload to the Claude hook, by its shape: VS Code's agent writes camelCase
-/// (`hookEventName`, `sessionId`); Cursor sends `conversation_id` and `cursor_version`.
-fn claude_caller(payload: &Map<String, Value>) -> Harness {
-    if payload.contains_key("cursor_version") || payload.contains_key("conversation_id") {
-        Harness::CursorViaClaude
-    } else if payload.contains_key("hookEventName") || payload.contains_key("sessionId") {
-        Harness::VsCode
-    } else {
-        Harness::ClaudeCode
-    }
-}
-
 /// Writes found in a tool call, while reading it.
-#[derive(Default)]
-struct Found {
-    targets: Vec<String>,
-    unanalysed: Vec<String>,
+#[derive(Debug, Default)]
+pub struct Found {
+    pub targets: Vec<String>,
+    pub unanalysed: Vec<String>,
 }
 
 impl Found {
@@ -253,128 +368,29 @@ impl Found {
     }
 }
 
-fn tool_call(harness: Harness, payload: &Map<String, Value>) -> Event {
+/// A tool call of the `tool_name` and `tool_input` shape, read by `sender`'s tool table.
+/// `text_input`: the input may be JSON text (Cursor's MCP tools).
+fn tool_call(sender: &dyn Spec, payload: &Map<String, Value>, text_input: bool) -> Event {
     let Some(tool) = payload.get("tool_name").and_then(Value::as_str) else {
         return Event::Malformed("a tool call without `tool_name`".into());
     };
-    // Cursor's MCP tools may carry their arguments as a JSON string.
     let parsed;
     let input = match payload.get("tool_input") {
-        Some(Value::String(s)) if harness_is_cursor(harness) => {
+        Some(Value::String(s)) if text_input => {
             parsed = serde_json::from_str::<Value>(s).unwrap_or(Value::Null);
             &parsed
         }
         Some(v) => v,
         None => &Value::Null,
     };
-    match tool_writes(harness, tool, input, payload) {
+    tool_event(sender, tool, input, payload)
+}
+
+fn tool_event(sender: &dyn Spec, tool: &str, input: &Value, payload: &Map<String, Value>) -> Event {
+    match sender.tool(tool, input, payload) {
         Ok(found) => found.event(tool),
         Err(why) => Event::Malformed(why),
     }
-}
-
-/// A Copilot CLI tool call: `toolName` and `toolArgs`, the arguments as JSON text (an object
-/// in some versions), or `tool_name` and `tool_input` when the hook is installed under a
-/// PascalCase event name.
-fn copilot_call(payload: &Map<String, Value>) -> Event {
-    let Some(tool) = ["toolName", "tool_name"]
-        .iter()
-        .find_map(|k| payload.get(*k).and_then(Value::as_str))
-    else {
-        return Event::Malformed("a tool call without `toolName`".into());
-    };
-    // A reader passes, whatever its arguments.
-    if COPILOT_READERS.contains(&tool) {
-        return Found::default().event(tool);
-    }
-    let parsed;
-    let input = match ["toolArgs", "tool_input"]
-        .iter()
-        .find_map(|k| payload.get(*k))
-    {
-        Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
-            Ok(v) => {
-                parsed = v;
-                &parsed
-            }
-            // apply_patch's argument is the patch itself.
-            Err(_) if tool == "apply_patch" => {
-                parsed = json!({ "input": text });
-                &parsed
-            }
-            Err(e) => {
-                return Event::Malformed(format!("{tool}: its `toolArgs` are not JSON ({e})"))
-            }
-        },
-        Some(v) => v,
-        None => return Event::Malformed(format!("a {tool} call without `toolArgs`")),
-    };
-    match tool_writes(Harness::Copilot, tool, input, payload) {
-        Ok(found) => found.event(tool),
-        Err(why) => Event::Malformed(why),
-    }
-}
-
-/// Copilot CLI's tools that only read, ask or plan.
-const COPILOT_READERS: &[&str] = &[
-    "view",
-    "glob",
-    "grep",
-    "web_fetch",
-    "web_search",
-    "ask_user",
-    "read_bash",
-    "stop_bash",
-    "list_bash",
-    "report_intent",
-    "update_todo",
-    "think",
-    "fetch_copilot_cli_documentation",
-];
-
-/// Copilot CLI's built-in tools (snake_case arguments; its readers pass before this), then
-/// `<server>-<tool>` MCP tools.
-fn copilot_tool(tool: &str, input: &Value) -> Result<Found, String> {
-    let mut found = Found::default();
-    match tool {
-        "bash" => shell_writes(&field(tool, input, &["command"])?, None, &mut found),
-        // Text typed into a running interactive shell: a command line like any other.
-        "write_bash" => shell_writes(
-            &field(tool, input, &["input", "command"])?,
-            None,
-            &mut found,
-        ),
-        "powershell" => found.unanalysed.push(
-            "a PowerShell command (Rail reads POSIX shell commands only; it cannot tell what \
-             this one writes)"
-                .to_string(),
-        ),
-        "create" | "edit" | "str_replace" | "insert" | "write" => {
-            found
-                .targets
-                .push(field(tool, input, &["path", "file_path", "filePath"])?)
-        }
-        "str_replace_editor" => {
-            if input.get("command").and_then(Value::as_str) != Some("view") {
-                found
-                    .targets
-                    .push(field(tool, input, &["path", "file_path"])?);
-            }
-        }
-        "apply_patch" => apply_patch(
-            &field(tool, input, &["input", "patch", "command"])?,
-            &mut found,
-        )?,
-        _ => match tool.rsplit_once('-') {
-            Some((server, name)) => mcp(Some(server), name, tool, input, &mut found),
-            None => by_verb(tool, input, &mut found),
-        },
-    }
-    Ok(found)
-}
-
-fn harness_is_cursor(h: Harness) -> bool {
-    matches!(h, Harness::Cursor | Harness::CursorViaClaude)
 }
 
 /// A string field of the tool input, required: a writing tool without its path cannot be judged.
@@ -389,6 +405,13 @@ fn field(tool: &str, input: &Value, names: &[&str]) -> Result<String, String> {
         })
         .map(str::to_string)
         .ok_or_else(|| format!("{tool} call without `tool_input.{}`", names[0]))
+}
+
+/// A tool's required `command`, read as a shell command run in `dir`.
+fn command(tool: &str, input: &Value, dir: Option<&str>, found: &mut Found) -> Result<(), String> {
+    let c = field(tool, input, &["command"])?;
+    shell_writes(&c, dir, found);
+    Ok(())
 }
 
 fn shell_call(tool: &str, command: &str, dir: Option<&str>) -> Event {
@@ -428,82 +451,6 @@ fn apply_patch(text: &str, found: &mut Found) -> Result<(), String> {
     let paths = patch::paths(text).map_err(|why| format!("apply_patch: {why}"))?;
     found.targets.extend(paths);
     Ok(())
-}
-
-/// The paths a tool call writes, by harness and tool name. `Err`: a writing tool whose input
-/// lacks what it writes (cannot judge).
-fn tool_writes(
-    harness: Harness,
-    tool: &str,
-    input: &Value,
-    payload: &Map<String, Value>,
-) -> Result<Found, String> {
-    let mut found = Found::default();
-    let command = |found: &mut Found, dir: Option<&str>| -> Result<(), String> {
-        let c = field(tool, input, &["command"])?;
-        shell_writes(&c, dir, found);
-        Ok(())
-    };
-    match harness {
-        Harness::ClaudeCode => match tool {
-            "Edit" | "Write" | "MultiEdit" => {
-                found.targets.push(field(tool, input, &["file_path"])?)
-            }
-            "NotebookEdit" => found.targets.push(field(tool, input, &["notebook_path"])?),
-            "Bash" => command(&mut found, None)?,
-            _ => mcp_by_name(tool, input, &mut found),
-        },
-        Harness::Codex => match tool {
-            "Bash" => command(&mut found, None)?,
-            // `tool_input.command` is the raw patch (function and freeform forms alike).
-            "apply_patch" | "Write" | "Edit" => apply_patch(
-                &field(tool, input, &["command", "input", "patch"])?,
-                &mut found,
-            )?,
-            _ => mcp_by_name(tool, input, &mut found),
-        },
-        Harness::Cursor | Harness::CursorViaClaude => {
-            match tool {
-                "Write" | "Delete" | "Edit" | "StrReplace" | "MultiEdit" => found
-                    .targets
-                    .push(field(tool, input, &["file_path", "path"])?),
-                "Shell" | "Bash" => {
-                    // Shell's own `cwd` is where the command runs.
-                    let dir = input.get("cwd").and_then(Value::as_str);
-                    command(&mut found, dir)?
-                }
-                _ => match tool.strip_prefix("MCP:") {
-                    Some(name) => mcp(None, name, tool, input, &mut found),
-                    None => by_verb(tool, input, &mut found),
-                },
-            }
-        }
-        Harness::Gemini => match tool {
-            "write_file" | "replace" | "edit" => {
-                found.targets.push(field(tool, input, &["file_path"])?)
-            }
-            "run_shell_command" => {
-                let dir = input.get("dir_path").and_then(Value::as_str);
-                command(&mut found, dir)?
-            }
-            _ => {
-                if let Some(rest) = tool.strip_prefix("mcp_") {
-                    let ctx = payload.get("mcp_context");
-                    let server = ctx
-                        .and_then(|c| c.get("server_name").or_else(|| c.get("serverName")))
-                        .and_then(Value::as_str);
-                    let name = match server.and_then(|s| rest.strip_prefix(s)) {
-                        Some(t) => t.trim_start_matches('_'),
-                        None => rest,
-                    };
-                    mcp(server, name, tool, input, &mut found)
-                }
-            }
-        },
-        Harness::VsCode => vscode_tool(tool, input, &mut found)?,
-        Harness::Copilot => return copilot_tool(tool, input),
-    }
-    Ok(found)
 }
 
 /// `mcp__<server>__<tool>` (Claude Code, Codex, VS Code); other names write nothing Rail knows.
@@ -702,54 +649,9 @@ fn by_verb(tool: &str, input: &Value, found: &mut Found) {
     }
 }
 
-/// VS Code's agent (Local harness): its built-in tools, camelCase arguments. Its hooks run for
-/// every tool (matchers are ignored), so tools that only read must pass quietly.
-fn vscode_tool(tool: &str, input: &Value, found: &mut Found) -> Result<(), String> {
-    match tool {
-        "create_file"
-        | "createFile"
-        | "replace_string_in_file"
-        | "replaceString"
-        | "insert_edit_into_file"
-        | "insertEdit"
-        | "edit_notebook_file"
-        | "editNotebook"
-        | "create_new_jupyter_notebook" => {
-            found
-                .targets
-                .push(field(tool, input, &["filePath", "file_path", "path"])?);
-        }
-        "create_directory" | "createDirectory" => {
-            found
-                .targets
-                .push(field(tool, input, &["dirPath", "path", "filePath"])?);
-        }
-        "multi_replace_string_in_file" | "editFiles" | "edit_files" => {
-            let mut paths = path_arguments(input);
-            if let Some(items) = input.get("replacements").and_then(Value::as_array) {
-                paths.extend(
-                    items
-                        .iter()
-                        .filter_map(|r| r.get("filePath").and_then(Value::as_str))
-                        .map(str::to_string),
-                );
-            }
-            if paths.is_empty() {
-                return Err(format!("{tool} call without a file path"));
-            }
-            found.targets.extend(paths);
-        }
-        "apply_patch" | "applyPatch" => {
-            apply_patch(&field(tool, input, &["input", "patch", "command"])?, found)?
-        }
-        "run_in_terminal" | "runInTerminal" | "runTerminalCommand" | "run_terminal_command" => {
-            let c = field(tool, input, &["command"])?;
-            shell_writes(&c, None, found);
-        }
-        _ if tool.starts_with("mcp_") && tool.contains("__") => mcp_by_name(tool, input, found),
-        _ => by_verb(tool, input, found),
-    }
-    Ok(())
+/// The answer `harness` obeys for `outcome`.
+pub fn answer(harness: Harness, outcome: &Outcome) -> Answer {
+    harness.answers_as.answer(outcome)
 }
 
 /// What Rail decided, in the hook's terms.
@@ -776,83 +678,20 @@ pub struct Answer {
     pub code: i32,
 }
 
-/// Claude Code's blocking exit code (also VS Code's and Cursor's for Claude-format hooks).
-pub const CLAUDE_BLOCK: i32 = 2;
-
-/// The answer `harness` obeys for `outcome`.
-pub fn answer(harness: Harness, outcome: &Outcome) -> Answer {
-    let out = |v: Value| Answer {
-        stdout: Some(v.to_string()),
-        stderr: None,
-        code: 0,
-    };
-    let quiet = Answer {
+impl Answer {
+    /// Nothing printed, exit 0.
+    const QUIET: Answer = Answer {
         stdout: None,
         stderr: None,
         code: 0,
     };
-    match harness {
-        Harness::ClaudeCode | Harness::VsCode | Harness::CursorViaClaude => match outcome {
-            Outcome::Allow | Outcome::Lifecycle(None) => quiet,
-            // Never an "allow", which would skip the user's own permission prompts.
-            Outcome::Warn(m) => out(json!({
-                "systemMessage": m,
-                "hookSpecificOutput": { "hookEventName": "PreToolUse", "additionalContext": m }
-            })),
-            Outcome::Deny(m) => Answer {
-                stdout: None,
-                stderr: Some(m.clone()),
-                code: CLAUDE_BLOCK,
-            },
-            Outcome::Lifecycle(Some(m)) => out(json!({ "systemMessage": m })),
-        },
-        // Exactly these keys: Codex rejects (and so runs the tool past) any other.
-        Harness::Codex => match outcome {
-            Outcome::Allow | Outcome::Lifecycle(None) => quiet,
-            Outcome::Warn(m) | Outcome::Lifecycle(Some(m)) => out(json!({ "systemMessage": m })),
-            Outcome::Deny(m) => out(json!({
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "permissionDecision": "deny",
-                    "permissionDecisionReason": non_empty(m),
-                }
-            })),
-        },
-        // failClosed: empty output blocks, so every answer is explicit.
-        Harness::Cursor => match outcome {
-            Outcome::Allow => out(json!({ "permission": "allow" })),
-            Outcome::Warn(m) => out(json!({
-                "permission": "allow", "user_message": m, "agent_message": m
-            })),
-            Outcome::Deny(m) => out(json!({
-                "permission": "deny", "user_message": non_empty(m), "agent_message": non_empty(m)
-            })),
-            Outcome::Lifecycle(_) => out(json!({})),
-        },
-        Harness::Gemini => match outcome {
-            Outcome::Allow | Outcome::Lifecycle(None) => quiet,
-            Outcome::Warn(m) | Outcome::Lifecycle(Some(m)) => out(json!({ "systemMessage": m })),
-            Outcome::Deny(m) => out(json!({ "decision": "deny", "reason": non_empty(m) })),
-        },
-        // A warning goes to the model as context and to the person on stderr; an agentStop
-        // answer with `decision` would force another turn, so lifecycle notes are stderr only.
-        Harness::Copilot => match outcome {
-            Outcome::Allow | Outcome::Lifecycle(None) => quiet,
-            Outcome::Warn(m) => Answer {
-                stdout: Some(json!({ "additionalContext": m }).to_string()),
-                stderr: Some(m.clone()),
-                code: 0,
-            },
-            Outcome::Deny(m) => out(json!({
-                "permissionDecision": "deny",
-                "permissionDecisionReason": non_empty(m),
-            })),
-            Outcome::Lifecycle(Some(m)) => Answer {
-                stdout: None,
-                stderr: Some(m.clone()),
-                code: 0,
-            },
-        },
+
+    /// `v` on stdout, exit 0.
+    fn json(v: Value) -> Answer {
+        Answer {
+            stdout: Some(v.to_string()),
+            ..Answer::QUIET
+        }
     }
 }
 
@@ -873,19 +712,11 @@ fn non_empty(m: &str) -> &str {
     }
 }
 
-/// How long a Stop or session-end hook may take, in milliseconds, by each agent's limit for
-/// that event (with a margin for starting the process): Codex caps SessionEnd at 3 s; Claude
-/// Code's SessionEnd budget is 1.5 s unless a hook's `timeout` raises it (Rail installs 30 s);
-/// Gemini and Cursor do not wait for their session-end hooks at all (Rail installs them with 2 s
-/// and 10 s). A Stop comes at every turn's end, so it is kept short everywhere.
+/// How long a Stop or session-end hook may take, in milliseconds, by the limit for that event
+/// of the agent whose hook file it came through (each agent's file says its own). A Stop comes
+/// at every turn's end, so it is kept short everywhere.
 pub fn lifecycle_budget_ms(harness: Harness, event: &Event) -> u64 {
-    match (harness, event) {
-        (Harness::Codex, Event::SessionEnd) => 2_500,
-        (Harness::Gemini | Harness::Cursor, Event::SessionEnd) => 1_500,
-        // Rail installs Gemini's AfterAgent hook with a 5,000 ms timeout.
-        (Harness::Gemini, Event::Stop) => 4_000,
-        _ => 5_000,
-    }
+    harness.answers_as.lifecycle_budget_ms(event)
 }
 
 /// How long a lifecycle event may wait for the rail lock: half its budget, so the answer still
@@ -895,10 +726,11 @@ pub fn lifecycle_lock_wait_ms(harness: Harness, event: &Event) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn tool(call: &Call) -> (&[String], &[String]) {
+    /// A tool call's targets and what could not be judged.
+    pub(crate) fn tool(call: &Call) -> (&[String], &[String]) {
         match &call.event {
             Event::Tool {
                 targets,
@@ -907,62 +739,6 @@ mod tests {
             } => (targets, unanalysed),
             other => panic!("not a tool call: {other:?}"),
         }
-    }
-
-    #[test]
-    fn the_claude_hook_knows_vscode_and_cursor_payloads() {
-        let vs = read(
-            Agent::Claude,
-            r#"{"hookEventName":"PreToolUse","sessionId":"s","cwd":"/w","tool_name":"replace_string_in_file","tool_input":{"filePath":"/w/src/a.ts"}}"#,
-        );
-        assert_eq!(vs.harness, Harness::VsCode);
-        assert_eq!(tool(&vs).0, ["/w/src/a.ts"]);
-        let read_only = read(
-            Agent::Claude,
-            r#"{"hookEventName":"PreToolUse","sessionId":"s","cwd":"/w","tool_name":"read_file","tool_input":{"filePath":"/w/src/a.ts"}}"#,
-        );
-        assert_eq!(tool(&read_only), (&[][..], &[][..]));
-        let cursor = read(
-            Agent::Claude,
-            r#"{"hook_event_name":"preToolUse","conversation_id":"c","cursor_version":"3.9","workspace_roots":["/w"],"tool_name":"Write","tool_input":{"file_path":"/w/x"}}"#,
-        );
-        assert_eq!(cursor.harness, Harness::CursorViaClaude);
-        assert_eq!(cursor.cwd.as_deref(), Some("/w"));
-        assert_eq!(tool(&cursor).0, ["/w/x"]);
-    }
-
-    #[test]
-    fn codex_patches_and_mcp_tools() {
-        let p = read(
-            Agent::Codex,
-            r#"{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: a.rs\n*** Move to: b.rs\n@@\n-x\n+y\n*** End Patch\n"}}"#,
-        );
-        assert_eq!(tool(&p).0, ["a.rs", "b.rs"]);
-        let bad = read(
-            Agent::Codex,
-            r#"{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: a\n+x\n"}}"#,
-        );
-        assert!(matches!(bad.event, Event::Malformed(ref m) if m.contains("End Patch")));
-        let own = read(
-            Agent::Codex,
-            r#"{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"mcp__rail__claim","tool_input":{"task":"t"}}"#,
-        );
-        assert_eq!(tool(&own), (&[][..], &[][..]));
-        let fs = read(
-            Agent::Codex,
-            r#"{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"mcp__fs__write_file","tool_input":{"path":"src/a","content":"x"}}"#,
-        );
-        assert_eq!(tool(&fs).0, ["src/a"]);
-        let unknown = read(
-            Agent::Codex,
-            r#"{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"mcp__db__migrate","tool_input":{}}"#,
-        );
-        assert!(tool(&unknown).1[0].contains("mcp__db__migrate"));
-        let lister = read(
-            Agent::Codex,
-            r#"{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"mcp__db__list_tables","tool_input":{}}"#,
-        );
-        assert_eq!(tool(&lister), (&[][..], &[][..]));
     }
 
     /// Issue 28, finding 5: a read verb first is not a read-only name. Each tool below writes
@@ -982,37 +758,37 @@ mod tests {
             let input = r#"{"path":"src/auth/a.ts"}"#;
             for (agent, payload) in [
                 (
-                    Agent::Claude,
+                    claude::AGENT,
                     format!(
                         r#"{{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"mcp__srv__{name}","tool_input":{input}}}"#
                     ),
                 ),
                 (
-                    Agent::Codex,
+                    codex::AGENT,
                     format!(
                         r#"{{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"mcp__srv__{name}","tool_input":{input}}}"#
                     ),
                 ),
                 (
-                    Agent::Cursor,
+                    cursor::AGENT,
                     format!(
                         r#"{{"hook_event_name":"preToolUse","workspace_roots":["/w"],"tool_name":"MCP:{name}","tool_input":{input}}}"#
                     ),
                 ),
                 (
-                    Agent::Cursor,
+                    cursor::AGENT,
                     format!(
                         r#"{{"hook_event_name":"preToolUse","workspace_roots":["/w"],"tool_name":"{name}","tool_input":{input}}}"#
                     ),
                 ),
                 (
-                    Agent::Gemini,
+                    gemini::AGENT,
                     format!(
                         r#"{{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"mcp_srv_{name}","mcp_context":{{"server_name":"srv"}},"tool_input":{input}}}"#
                     ),
                 ),
                 (
-                    Agent::Copilot,
+                    copilot::AGENT,
                     format!(r#"{{"toolName":"srv-{name}","toolArgs":{input:?}}}"#),
                 ),
             ] {
@@ -1020,7 +796,7 @@ mod tests {
                 assert_eq!(tool(&c).0, ["src/auth/a.ts"], "{payload}");
             }
             let bare = call(
-                Agent::Claude,
+                claude::AGENT,
                 format!(
                     r#"{{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"mcp__srv__{name}","tool_input":{{}}}}"#
                 ),
@@ -1035,7 +811,7 @@ mod tests {
             "read_multiple_files",
         ] {
             let c = call(
-                Agent::Claude,
+                claude::AGENT,
                 format!(
                     r#"{{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"mcp__srv__{name}","tool_input":{{"path":"src/auth/a.ts"}}}}"#
                 ),
@@ -1045,181 +821,38 @@ mod tests {
     }
 
     #[test]
-    fn gemini_shell_runs_in_its_dir_path() {
-        let g = read(
-            Agent::Gemini,
-            r#"{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"run_shell_command","tool_input":{"command":"rm x /tmp/y","dir_path":"src"}}"#,
-        );
-        if cfg!(feature = "shell") {
-            assert_eq!(tool(&g).0, ["src/x", "/tmp/y"]);
-        } else {
-            // Without the grammar the command is named as not judged, never allowed silently.
-            assert!(!tool(&g).1.is_empty());
-        }
-    }
-
-    #[test]
-    fn answers_in_each_wire_format() {
-        let deny = Outcome::Deny("held".into());
-        assert_eq!(
-            answer(Harness::Codex, &deny).stdout.unwrap(),
-            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"held"}}"#
-        );
-        assert_eq!(
-            answer(Harness::Cursor, &Outcome::Allow).stdout.unwrap(),
-            r#"{"permission":"allow"}"#
-        );
-        assert_eq!(
-            answer(Harness::Gemini, &deny).stdout.unwrap(),
-            r#"{"decision":"deny","reason":"held"}"#
-        );
-        let claude = answer(Harness::ClaudeCode, &deny);
-        assert_eq!((claude.code, claude.stderr.as_deref()), (2, Some("held")));
-        // A stop is never blocked, in any format.
-        for h in [
-            Harness::ClaudeCode,
-            Harness::VsCode,
-            Harness::Codex,
-            Harness::Cursor,
-            Harness::Gemini,
-            Harness::Copilot,
-        ] {
+    fn a_stop_is_never_blocked_in_any_format() {
+        let mut harnesses: Vec<Harness> = AGENTS.iter().map(|a| Harness::of(*a)).collect();
+        harnesses.push(Harness {
+            sender: cursor::AGENT,
+            answers_as: claude::AGENT,
+        });
+        for h in harnesses {
             let a = answer(h, &Outcome::Lifecycle(Some("lock busy".into())));
             assert_eq!(a.code, 0);
             // Copilot has no lifecycle output but `decision`, which would force another turn:
             // its note goes to stderr, on exit 0.
-            assert!(a.stderr.is_none() || h == Harness::Copilot);
+            assert!(a.stderr.is_none() || h == Harness::of(copilot::AGENT));
             let stdout = a.stdout.unwrap_or_default();
             assert!(!stdout.contains("deny") && !stdout.contains("block"));
         }
     }
 
     #[test]
-    fn copilot_payloads_name_their_tool_and_arguments_as_json_text() {
-        let ev = Some("preToolUse");
-        let bash = read_event(
-            Agent::Copilot,
-            r#"{"sessionId":"s","timestamp":1,"cwd":"/w","toolName":"bash","toolArgs":"{\"command\":\"rm src/a.ts\",\"description\":\"clean\"}"}"#,
-            ev,
-        );
-        assert_eq!(bash.harness, Harness::Copilot);
-        assert_eq!(bash.event_name, "preToolUse");
-        assert_eq!(bash.cwd.as_deref(), Some("/w"));
-        if cfg!(feature = "shell") {
-            assert_eq!(tool(&bash).0, ["src/a.ts"]);
-        } else {
-            assert!(!tool(&bash).1.is_empty());
-        }
-        // Without --event, a payload with a tool is a tool call.
-        let edit = read(
-            Agent::Copilot,
-            r#"{"cwd":"/w","toolName":"edit","toolArgs":{"path":"/w/src/b.ts","old_str":"a","new_str":"b"}}"#,
-        );
-        assert_eq!(tool(&edit).0, ["/w/src/b.ts"]);
-        let view = read(
-            Agent::Copilot,
-            r#"{"cwd":"/w","toolName":"view","toolArgs":"{\"path\":\"src/b.ts\"}"}"#,
-        );
-        assert_eq!(tool(&view), (&[][..], &[][..]));
-        let ps = read(
-            Agent::Copilot,
-            r#"{"cwd":"/w","toolName":"powershell","toolArgs":"{\"command\":\"Remove-Item x\"}"}"#,
-        );
-        assert!(tool(&ps).1[0].contains("PowerShell"));
-        let patch = read(
-            Agent::Copilot,
-            r#"{"cwd":"/w","toolName":"apply_patch","toolArgs":"*** Begin Patch\n*** Delete File: src/c.ts\n*** End Patch\n"}"#,
-        );
-        assert_eq!(tool(&patch).0, ["src/c.ts"]);
-        let own = read(
-            Agent::Copilot,
-            r#"{"cwd":"/w","toolName":"rail-claim","toolArgs":"{\"task\":\"t\"}"}"#,
-        );
-        assert_eq!(tool(&own), (&[][..], &[][..]));
-        let fs = read(
-            Agent::Copilot,
-            r#"{"cwd":"/w","toolName":"my-fs-write_file","toolArgs":"{\"path\":\"src/d\"}"}"#,
-        );
-        assert_eq!(tool(&fs).0, ["src/d"]);
-        let pascal = read(
-            Agent::Copilot,
-            r#"{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/w","tool_name":"create","tool_input":{"path":"src/e"}}"#,
-        );
-        assert_eq!(tool(&pascal).0, ["src/e"]);
-        let vscode = read(
-            Agent::Copilot,
-            r#"{"hookEventName":"PreToolUse","sessionId":"s","cwd":"/w","tool_name":"create_file","tool_input":{"filePath":"/w/f"}}"#,
-        );
-        assert_eq!(vscode.harness, Harness::VsCode);
-        assert_eq!(tool(&vscode).0, ["/w/f"]);
-        for bad in [
-            r#"{"cwd":"/w","toolName":"create","toolArgs":"not json"}"#,
-            r#"{"cwd":"/w","toolName":"create"}"#,
-            r#"{"cwd":"/w","toolName":"edit","toolArgs":"{}"}"#,
-        ] {
-            assert!(
-                matches!(
-                    read_event(Agent::Copilot, bad, ev).event,
-                    Event::Malformed(_)
-                ),
-                "{bad}"
-            );
-        }
-    }
-
-    #[test]
-    fn copilot_denies_on_exit_0_and_never_blocks_a_stop() {
-        let stop = read_event(
-            Agent::Copilot,
-            r#"{"sessionId":"s","cwd":"/w","transcriptPath":"/t","stopReason":"end_turn"}"#,
-            Some("agentStop"),
-        );
-        assert_eq!(stop.event, Event::Stop);
-        let end = read_event(
-            Agent::Copilot,
-            r#"{"sessionId":"s","cwd":"/w","reason":"complete"}"#,
-            Some("sessionEnd"),
-        );
-        assert_eq!(end.event, Event::SessionEnd);
-        let prompt = read_event(
-            Agent::Copilot,
-            r#"{"sessionId":"s","cwd":"/w","prompt":"hi"}"#,
-            Some("userPromptSubmitted"),
-        );
-        assert_eq!(prompt.event, Event::Pass);
-        let nameless = read(Agent::Copilot, r#"{"sessionId":"s","cwd":"/w"}"#);
-        assert!(matches!(nameless.event, Event::Malformed(_)));
-        let deny = answer(Harness::Copilot, &Outcome::Deny("held".into()));
-        assert_eq!(deny.code, 0);
-        assert_eq!(
-            deny.stdout.unwrap(),
-            r#"{"permissionDecision":"deny","permissionDecisionReason":"held"}"#
-        );
-        let warn = answer(Harness::Copilot, &Outcome::Warn("Rail: careful".into()));
-        assert_eq!(
-            warn.stdout.unwrap(),
-            r#"{"additionalContext":"Rail: careful"}"#
-        );
-        assert_eq!(warn.stderr.as_deref(), Some("Rail: careful"));
-        let note = answer(Harness::Copilot, &Outcome::Lifecycle(Some("busy".into())));
-        assert_eq!((note.stdout, note.code), (None, 0));
-    }
-
-    #[test]
     fn bad_payloads_cannot_be_judged() {
         for bad in ["", "nope", "[1]", r#"{"tool_name":"Edit"}"#] {
             assert!(
-                matches!(read(Agent::Cursor, bad).event, Event::Malformed(_)),
+                matches!(read(cursor::AGENT, bad).event, Event::Malformed(_)),
                 "{bad}"
             );
         }
         let no_path = read(
-            Agent::Gemini,
+            gemini::AGENT,
             r#"{"hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":{}}"#,
         );
         assert!(matches!(no_path.event, Event::Malformed(ref m) if m.contains("file_path")));
         let bom = read(
-            Agent::Cursor,
+            cursor::AGENT,
             "\u{feff}{\"hook_event_name\":\"stop\",\"status\":\"completed\"}",
         );
         assert_eq!(bom.event, Event::Stop);
