@@ -187,7 +187,8 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
-    /// Agent hooks: `rail hook claude|codex|cursor|gemini|copilot` reads that agent's payload on stdin.
+    /// Agent hooks: `rail hook <agent>` reads that agent's payload on stdin.
+    #[command(about = cmd::hook::about())]
     Hook {
         #[command(subcommand)]
         kind: cmd::hook::HookCall,

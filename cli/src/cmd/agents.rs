@@ -20,19 +20,49 @@ pub struct AgentsArgs {
     /// instead of writing it.
     #[arg(long)]
     pub print: bool,
-    /// Instruction files to write (default: AGENTS.md, CLAUDE.md, GEMINI.md that exist, else
-    /// AGENTS.md and CLAUDE.md).
-    #[arg(long = "file", value_name = "PATH")]
+    /// Instruction files to write (default: AGENTS.md, CLAUDE.md and each agent's own that
+    /// exist, else AGENTS.md and CLAUDE.md).
+    #[arg(long = "file", value_name = "PATH", help = files_help())]
     pub files: Vec<PathBuf>,
-    /// The agents to configure, comma-separated: claude, codex, cursor, gemini, vscode, copilot
-    /// (default: those the repository shows signs of, else claude).
+    /// The agents to configure, comma-separated: core's list (default: those the repository
+    /// shows signs of, else claude).
     #[arg(
         long = "agent",
         id = "agent",
         value_name = "NAMES",
-        value_delimiter = ','
+        value_delimiter = ',',
+        help = agents_help()
     )]
     pub only: Vec<String>,
+}
+
+/// The `--file` help, naming each agent's own instruction file.
+fn files_help() -> String {
+    format!(
+        "Instruction files to write (default: {} that exist, else AGENTS.md and CLAUDE.md)",
+        instruction_names().join(", ")
+    )
+}
+
+/// The `--agent` help, naming every agent of the list.
+fn agents_help() -> String {
+    let names: Vec<&str> = agent::AGENTS.iter().map(|a| a.name()).collect();
+    format!(
+        "The agents to configure, comma-separated: {} (default: those the repository shows signs of, else claude)",
+        names.join(", ")
+    )
+}
+
+/// The instruction files that may carry the rail section: AGENTS.md, CLAUDE.md, then each
+/// agent's own.
+fn instruction_names() -> Vec<&'static str> {
+    let mut names = vec!["AGENTS.md", "CLAUDE.md"];
+    for own in agent::AGENTS.iter().filter_map(|a| a.own_instructions()) {
+        if !names.contains(&own) {
+            names.push(own);
+        }
+    }
+    names
 }
 
 const BEGIN: &str = "<!-- rail:begin -->";
@@ -296,7 +326,7 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
         .unwrap_or_else(|| ctx.rail.root.clone());
     let targets = targets(args, &top)?;
     let mut instruction_files: Vec<PathBuf> = if args.files.is_empty() {
-        let present: Vec<PathBuf> = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]
+        let present: Vec<PathBuf> = instruction_names()
             .iter()
             .map(|n| top.join(n))
             // Present in any form: a link counts (and is then refused, never followed).
@@ -470,7 +500,7 @@ pub fn guard_station(repo: &repo::Repo, station: &Path, rail: &str) -> Result<Gu
     }
     // The instruction files that carry the rail section in the main checkout, and each agent's
     // own one.
-    let mut files: Vec<PathBuf> = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]
+    let mut files: Vec<PathBuf> = instruction_names()
         .into_iter()
         .filter(|n| read_main(n).is_some_and(|t| t.contains(BEGIN)))
         .map(|n| station.join(n))

@@ -26,6 +26,19 @@ use crate::context::{Commits, Ctx};
 use crate::fail::{self, Fail};
 use crate::repo;
 
+/// The help line of `rail hook`, naming each agent's hook command.
+pub fn about() -> String {
+    let names: Vec<&str> = agent::AGENTS
+        .iter()
+        .filter(|a| a.hook_help().is_some())
+        .map(|a| a.name())
+        .collect();
+    format!(
+        "Agent hooks: `rail hook {}` reads that agent's payload on stdin",
+        names.join("|")
+    )
+}
+
 /// `rail hook <agent>`: which agent's hook it is (a subcommand per agent of core's list that has
 /// a hook command of its own), and the event the installed command names, for agents whose
 /// payloads name none (`--event`).
