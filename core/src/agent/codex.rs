@@ -12,6 +12,7 @@ use super::{
     apply_patch, field, mcp_by_name, non_empty, Agent, Answer, Event, Found, Harness, Outcome,
     Spec, TrustEnv, TrustFile,
 };
+use crate::doctor::Trust;
 use crate::setup::{self, FileChanges};
 
 pub const AGENT: Agent = Agent::new(&Codex);
@@ -130,7 +131,7 @@ impl Spec for Codex {
             env: TrustEnv::Dir("CODEX_HOME"),
             home_dir: ".codex",
             file: "config.toml",
-            judge: crate::doctor::codex,
+            judge: trusts,
             fix: |folder| {
                 format!(
                 "run `codex` once in {folder} and trust the project (or add [projects.\"{folder}\"] trust_level = \"trusted\" to ~/.codex/config.toml), then trust Rail's hooks in /hooks"
@@ -140,6 +141,84 @@ impl Spec for Codex {
             by_main_checkout: true,
         })
     }
+}
+
+/// Codex: `[projects."<path>"]` with `trust_level = "trusted"` in its `config.toml` trusts the
+/// project at that path (a station is covered by its main checkout's entry). `project` is the
+/// main checkout's path.
+fn trusts(config_toml: &str, project: &str) -> Trust {
+    let mut here = false;
+    let mut seen = false;
+    for line in config_toml.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            here = false;
+            let Some(inner) = line
+                .strip_prefix("[projects.")
+                .and_then(|r| r.split('#').next())
+                .map(str::trim)
+                .and_then(|r| r.strip_suffix(']'))
+            else {
+                continue;
+            };
+            let key = match toml_key(inner.trim()) {
+                Some(k) => k,
+                None => {
+                    return Trust::Unknown(format!("a [projects.…] table Rail cannot read: {line}"))
+                }
+            };
+            if key.trim_end_matches('/') == project.trim_end_matches('/') {
+                here = true;
+                seen = true;
+            }
+            continue;
+        }
+        if !here {
+            continue;
+        }
+        if let Some((k, v)) = line.split_once('=') {
+            if k.trim() == "trust_level" {
+                let v = v.split('#').next().unwrap_or("").trim();
+                return match v.trim_matches('"').trim_matches('\'') {
+                    "trusted" => Trust::Trusted,
+                    _ => Trust::NotTrusted,
+                };
+            }
+        }
+    }
+    if seen {
+        Trust::NotTrusted
+    } else if config_toml.contains("projects") && config_toml.contains('{') {
+        Trust::Unknown("projects written in a form Rail does not read (an inline table)".into())
+    } else {
+        Trust::NotTrusted
+    }
+}
+
+/// A TOML key as written in a table header: `"basic"` (with `\"` and `\\`), `'literal'` or bare.
+fn toml_key(k: &str) -> Option<String> {
+    if let Some(inner) = k.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        let mut out = String::new();
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next()? {
+                    '"' => out.push('"'),
+                    '\\' => out.push('\\'),
+                    _ => return None,
+                },
+                '"' => return None,
+                c => out.push(c),
+            }
+        }
+        return Some(out);
+    }
+    if let Some(inner) = k.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')) {
+        return (!inner.contains('\'')).then(|| inner.to_string());
+    }
+    k.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        .then(|| k.to_string())
 }
 
 #[cfg(test)]
@@ -190,5 +269,33 @@ mod tests {
                 .unwrap(),
             r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"held"}}"#
         );
+    }
+
+    #[test]
+    fn codex_trust_is_read_from_its_projects_tables() {
+        let cfg = "model = \"x\"\n[projects.\"/w/app\"]\ntrust_level = \"trusted\"\n[projects.'/w/other']\ntrust_level = \"untrusted\"\n";
+        assert_eq!(trusts(cfg, "/w/app"), Trust::Trusted);
+        assert_eq!(trusts(cfg, "/w/app/"), Trust::Trusted);
+        assert_eq!(trusts(cfg, "/w/other"), Trust::NotTrusted);
+        assert_eq!(trusts(cfg, "/w/none"), Trust::NotTrusted);
+        assert_eq!(trusts("", "/w/app"), Trust::NotTrusted);
+        assert_eq!(
+            trusts(
+                "[projects.\"C:\\\\w\\\\app\"]\ntrust_level = \"trusted\"\n",
+                "C:\\w\\app"
+            ),
+            Trust::Trusted
+        );
+        assert!(matches!(
+            trusts(
+                "projects = { \"/w/app\" = { trust_level = \"trusted\" } }\n",
+                "/w/app"
+            ),
+            Trust::Unknown(_)
+        ));
+        assert!(matches!(
+            trusts("[projects.\"bad\\q\"]\n", "/w"),
+            Trust::Unknown(_)
+        ));
     }
 }

@@ -15,6 +15,7 @@ use super::{
     apply_patch, by_verb, field, is_pre_tool, mcp, non_empty, shell_writes, vscode, Agent, Answer,
     Event, Found, Harness, Outcome, Spec, TrustEnv, TrustFile,
 };
+use crate::doctor::{within, Trust};
 use crate::setup::{self, FileChanges};
 
 pub const AGENT: Agent = Agent::new(&Copilot);
@@ -135,7 +136,7 @@ impl Spec for Copilot {
             env: TrustEnv::Dir("COPILOT_HOME"),
             home_dir: ".copilot",
             file: "config.json",
-            judge: crate::doctor::copilot,
+            judge: trusts,
             fix: |folder| {
                 format!(
                 "run `copilot` in {folder} and trust it for future sessions (or add \"{folder}\" to trusted_folders in ~/.copilot/config.json)"
@@ -241,6 +242,33 @@ fn tool(tool: &str, input: &Value) -> Result<Found, String> {
         },
     }
     Ok(found)
+}
+
+/// Copilot CLI: the `trusted_folders` array of its `config.json` (older docs: `trustedFolders`)
+/// trusts each folder and everything below it.
+fn trusts(config_json: &str, folder: &str) -> Trust {
+    let Ok(node) = crate::jsonc::parse(config_json) else {
+        return Trust::Unknown("config.json does not parse".into());
+    };
+    let value = node.to_value();
+    let list = value
+        .get("trusted_folders")
+        .or_else(|| value.get("trustedFolders"));
+    let Some(list) = list else {
+        return Trust::NotTrusted;
+    };
+    let Some(list) = list.as_array() else {
+        return Trust::Unknown("trusted_folders is not a list".into());
+    };
+    if list
+        .iter()
+        .filter_map(|v| v.as_str())
+        .any(|root| within(folder, root))
+    {
+        Trust::Trusted
+    } else {
+        Trust::NotTrusted
+    }
 }
 
 #[cfg(test)]
@@ -384,5 +412,21 @@ mod tests {
             assert!(ours(e) && !super::super::claude::ours(e));
         }
         assert_eq!(setup::powershell_command("rail"), "rail");
+    }
+
+    #[test]
+    fn copilot_trust_covers_folders_below() {
+        let c = r#"{"trusted_folders": ["/w/app"], "model": "x"}"#;
+        assert_eq!(trusts(c, "/w/app/sub"), Trust::Trusted);
+        assert_eq!(trusts(c, "/w/application"), Trust::NotTrusted);
+        assert_eq!(
+            trusts(r#"{"trustedFolders": ["/w"]}"#, "/w/app"),
+            Trust::Trusted
+        );
+        assert_eq!(trusts("{}", "/w"), Trust::NotTrusted);
+        assert!(matches!(
+            trusts(r#"{"trusted_folders": "/w"}"#, "/w"),
+            Trust::Unknown(_)
+        ));
     }
 }

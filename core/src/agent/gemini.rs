@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 use super::{
     field, mcp, non_empty, Agent, Answer, Event, Found, Harness, Outcome, Spec, TrustEnv, TrustFile,
 };
+use crate::doctor::{within, Trust};
 use crate::jsonc::Change;
 use crate::setup::{self, FileChanges};
 
@@ -146,7 +147,7 @@ impl Spec for Gemini {
             env: TrustEnv::File("GEMINI_CLI_TRUSTED_FOLDERS_PATH"),
             home_dir: ".gemini",
             file: "trustedFolders.json",
-            judge: crate::doctor::gemini,
+            judge: trusts,
             fix: |folder| {
                 format!(
                 "run `gemini` in {folder} and choose \"Trust folder\" (or add \"{folder}\": \"TRUST_FOLDER\" to ~/.gemini/trustedFolders.json); --skip-trust alone loads no project hook"
@@ -154,6 +155,40 @@ impl Spec for Gemini {
             },
             by_main_checkout: false,
         })
+    }
+}
+
+/// Gemini CLI: `trustedFolders.json` maps paths to `TRUST_FOLDER` (that folder and below),
+/// `TRUST_PARENT` (its parent and below) or `DO_NOT_TRUST`; the most specific rule that covers
+/// `folder` decides.
+fn trusts(trusted_folders: &str, folder: &str) -> Trust {
+    let Ok(node) = crate::jsonc::parse(trusted_folders) else {
+        return Trust::Unknown("trustedFolders.json does not parse".into());
+    };
+    let value = node.to_value();
+    let Some(rules) = value.as_object() else {
+        return Trust::Unknown("trustedFolders.json is not an object".into());
+    };
+    let mut best: Option<(usize, bool)> = None;
+    for (path, level) in rules {
+        let (root, trusted) = match level.as_str() {
+            Some("TRUST_FOLDER") => (Some(path.clone()), true),
+            Some("TRUST_PARENT") => (crate::doctor::parent(path), true),
+            Some("DO_NOT_TRUST") => (Some(path.clone()), false),
+            _ => {
+                return Trust::Unknown(format!(
+                    "trustedFolders.json: `{path}` has a level Rail does not know"
+                ))
+            }
+        };
+        let Some(root) = root else { continue };
+        if within(folder, &root) && best.is_none_or(|(len, _)| root.len() >= len) {
+            best = Some((root.len(), trusted));
+        }
+    }
+    match best {
+        Some((_, true)) => Trust::Trusted,
+        _ => Trust::NotTrusted,
     }
 }
 
@@ -185,5 +220,20 @@ mod tests {
                 .unwrap(),
             r#"{"decision":"deny","reason":"held"}"#
         );
+    }
+
+    #[test]
+    fn gemini_trust_takes_the_most_specific_rule() {
+        let f = r#"{"/w": "TRUST_FOLDER", "/w/app/vendor": "DO_NOT_TRUST", "/home/u/p/x": "TRUST_PARENT"}"#;
+        assert_eq!(trusts(f, "/w/app"), Trust::Trusted);
+        assert_eq!(trusts(f, "/w/app/vendor/lib"), Trust::NotTrusted);
+        assert_eq!(trusts(f, "/home/u/p/station"), Trust::Trusted);
+        assert_eq!(trusts(f, "/elsewhere"), Trust::NotTrusted);
+        assert_eq!(trusts(f, "/wx"), Trust::NotTrusted);
+        assert!(matches!(trusts("{", "/w"), Trust::Unknown(_)));
+        assert!(matches!(
+            trusts(r#"{"/w": "MAYBE"}"#, "/w"),
+            Trust::Unknown(_)
+        ));
     }
 }
