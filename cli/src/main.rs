@@ -187,10 +187,11 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
-    /// Agent hooks: `rail hook claude|codex|cursor|gemini|copilot` reads that agent's payload on stdin.
+    /// Agent hooks: `rail hook <agent>` reads that agent's payload on stdin.
+    #[command(about = cmd::hook::about())]
     Hook {
         #[command(subcommand)]
-        kind: cmd::agent::HookKind,
+        kind: cmd::hook::HookCall,
     },
     /// An MCP server on stdio: the rail's commands as tools for agents (docs/agents.md).
     Mcp,
@@ -337,7 +338,7 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         let rail = cli.rail.map(|p| std::path::absolute(&p).unwrap_or(p));
         let (session, now, json) = (cli.session, cli.now, cli.json);
         let make_ctx = move || Ctx::new(rail, session, now, json, false);
-        std::process::exit(cmd::agent::run(kind, make_ctx));
+        std::process::exit(cmd::hook::run(kind, make_ctx));
     }
     if let Command::Mcp = &cli.command {
         // Each tool call makes its own context (the time and the branch are read per call).

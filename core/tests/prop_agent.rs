@@ -3,7 +3,7 @@
 //! the value asked for, and a second edit changes nothing.
 
 use proptest::prelude::*;
-use rail_core::agent::{self, Agent};
+use rail_core::agent::{self, AGENTS};
 use rail_core::jsonc::{self, Change};
 use rail_core::patch;
 use serde_json::{json, Value};
@@ -102,7 +102,8 @@ proptest! {
         let _ = jsonc::parse(&text);
         let _ = patch::paths(&text);
         let _ = patch::embedded(&text);
-        for a in [Agent::Claude, Agent::Codex, Agent::Cursor, Agent::Gemini, Agent::Copilot] {
+        // Every agent with a hook command of its own.
+        for a in AGENTS.iter().copied().filter(|a| a.hook_help().is_some()) {
             let _ = agent::read(a, &text);
             let wrapped = json!({"hook_event_name": "PreToolUse", "tool_name": "apply_patch",
                                  "tool_input": {"command": text}}).to_string();
@@ -111,7 +112,7 @@ proptest! {
         // Copilot's arguments are JSON text inside the JSON: any text, for each kind of tool.
         for tool in ["bash", "apply_patch", "edit", "srv-write_file", "view"] {
             let copilot = json!({"cwd": "/w", "toolName": tool, "toolArgs": text}).to_string();
-            let _ = agent::read_event(Agent::Copilot, &copilot, Some("preToolUse"));
+            let _ = agent::read_event(agent::copilot::AGENT, &copilot, Some("preToolUse"));
         }
         if let (Ok(node), Ok(v)) = (jsonc::parse(&text), serde_json::from_str::<Value>(&text)) {
             prop_assert_eq!(node.to_value(), v);

@@ -27,7 +27,7 @@ pub struct InitArgs {
     #[arg(long, value_name = "NAME")]
     pub remote: Option<String>,
     #[command(flatten)]
-    pub agent_args: crate::cmd::agent::AgentsArgs,
+    pub agent_args: crate::cmd::agents::AgentsArgs,
 }
 
 const CLAIMS_HEADER: &str = "# Claims\n\n<!-- The rail: one line per claimed task, `task | session | time`, written by `rail claim`.\n     Lines inside comments or code blocks are never claims. -->\n";
@@ -92,7 +92,7 @@ pub fn init(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
         return Err(Fail::usage("--print goes with --agents"));
     }
     if agents && args.agent_args.print {
-        crate::cmd::agent::init_agents(ctx, &args.agent_args, &rail_command())?;
+        crate::cmd::agents::init_agents(ctx, &args.agent_args, &rail_command())?;
         return Ok(());
     }
     let mut done: Vec<String> = Vec::new();
@@ -165,7 +165,7 @@ pub fn init(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
             done.extend(install_hooks(repo)?);
         }
         if agents {
-            done.extend(crate::cmd::agent::init_agents(
+            done.extend(crate::cmd::agents::init_agents(
                 ctx,
                 &args.agent_args,
                 &rail_command(),

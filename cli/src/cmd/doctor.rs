@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use rail_core::doctor::{self, Finding, Trust};
-use rail_core::setup::Target;
+use rail_core::agent::{Agent, TrustEnv};
+use rail_core::doctor::{Finding, Trust};
 
 use crate::context::Ctx;
 use crate::fail::Fail;
@@ -40,57 +40,34 @@ fn resolves(program: &str) -> bool {
     crate::sys::on_path(program).is_some()
 }
 
-/// What the agent's own trust file says about `folder`: the file's path and the answer.
-fn trust_of(target: Target, folder: &str) -> Option<(String, Trust)> {
-    let (path, judge): (PathBuf, fn(&str, &str) -> Trust) = match target {
-        Target::Codex => (
-            std::env::var_os("CODEX_HOME")
-                .map(PathBuf::from)
-                .or_else(|| home().map(|h| h.join(".codex")))?
-                .join("config.toml"),
-            doctor::codex,
-        ),
-        Target::Gemini => {
-            if std::env::var("GEMINI_CLI_TRUST_WORKSPACE").is_ok_and(|v| v == "true") {
-                return Some(("GEMINI_CLI_TRUST_WORKSPACE".into(), Trust::Trusted));
-            }
-            (
-                std::env::var_os("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
-                    .map(PathBuf::from)
-                    .or_else(|| home().map(|h| h.join(".gemini").join("trustedFolders.json")))?,
-                doctor::gemini,
-            )
+/// What the agent's own trust file says about `folder` (where core's agent module says it is):
+/// the file's path and the answer.
+fn trust_of(agent: Agent, folder: &str) -> Option<(String, Trust)> {
+    let trust = agent.trust()?;
+    if let Some(var) = trust.trust_all {
+        if std::env::var(var).is_ok_and(|v| v == "true") {
+            return Some((var.into(), Trust::Trusted));
         }
-        Target::Copilot => (
-            std::env::var_os("COPILOT_HOME")
-                .map(PathBuf::from)
-                .or_else(|| home().map(|h| h.join(".copilot")))?
-                .join("config.json"),
-            doctor::copilot,
-        ),
-        _ => return None,
+    }
+    let path = match trust.env {
+        TrustEnv::Dir(var) => std::env::var_os(var)
+            .map(PathBuf::from)
+            .or_else(|| home().map(|h| h.join(trust.home_dir)))?
+            .join(trust.file),
+        TrustEnv::File(var) => std::env::var_os(var)
+            .map(PathBuf::from)
+            .or_else(|| home().map(|h| h.join(trust.home_dir).join(trust.file)))?,
     };
     let shown = path.display().to_string();
     Some(match read(&path) {
-        Ok(Some(text)) => (shown, judge(&text, folder)),
+        Ok(Some(text)) => (shown, (trust.judge)(&text, folder)),
         Ok(None) => (shown, Trust::NotTrusted),
         Err(e) => (shown, Trust::Unknown(e)),
     })
 }
 
-fn trust_fix(target: Target, folder: &str) -> String {
-    match target {
-        Target::Codex => format!(
-            "run `codex` once in {folder} and trust the project (or add [projects.\"{folder}\"] trust_level = \"trusted\" to ~/.codex/config.toml), then trust Rail's hooks in /hooks"
-        ),
-        Target::Gemini => format!(
-            "run `gemini` in {folder} and choose \"Trust folder\" (or add \"{folder}\": \"TRUST_FOLDER\" to ~/.gemini/trustedFolders.json); --skip-trust alone loads no project hook"
-        ),
-        Target::Copilot => format!(
-            "run `copilot` in {folder} and trust it for future sessions (or add \"{folder}\" to trusted_folders in ~/.copilot/config.json)"
-        ),
-        _ => String::new(),
-    }
+fn trust_fix(agent: Agent, folder: &str) -> String {
+    agent.trust().map(|t| (t.fix)(folder)).unwrap_or_default()
 }
 
 /// The findings for this repository (also what `rail init --agents` ends with).
@@ -100,13 +77,13 @@ pub fn findings(ctx: &Ctx) -> Result<Vec<Finding>, Fail> {
         .as_ref()
         .ok_or_else(|| Fail::env("rail doctor needs a git repository"))?;
     let main = repo.main_checkout();
-    let agents = crate::cmd::agent::configured_in(&main);
+    let agents = crate::cmd::agents::configured_in(&main);
     let mut out = Vec::new();
     let dirs = crate::repo::worktree_dirs(repo);
     for target in &agents {
         let name = Some(target.title().to_string());
         // The hook command as the agent runs it.
-        for file in rail_core::setup::hook_files(*target) {
+        for file in target.evidence_files() {
             let path = main.join(file);
             let Ok(Some(text)) = crate::railfile::read_inside(&main, &path) else {
                 continue;
@@ -129,7 +106,7 @@ pub fn findings(ctx: &Ctx) -> Result<Vec<Finding>, Fail> {
                 continue;
             }
             let folder = top.display().to_string();
-            if top != &main && !crate::cmd::agent::configured_in(top).contains(target) {
+            if top != &main && !crate::cmd::agents::configured_in(top).contains(target) {
                 out.push(Finding {
                     agent: name.clone(),
                     place: folder.clone(),
@@ -142,7 +119,7 @@ pub fn findings(ctx: &Ctx) -> Result<Vec<Finding>, Fail> {
                 });
             }
             // Codex trusts a project by its main checkout, which covers the stations.
-            if *target == Target::Codex && top != &main {
+            if target.trust().is_some_and(|t| t.by_main_checkout) && top != &main {
                 continue;
             }
             if let Some((file, trust)) = trust_of(*target, &folder) {

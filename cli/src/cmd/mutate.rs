@@ -404,7 +404,7 @@ pub fn worktree(
     }
     // Guarded the moment it exists: the agents set up in the main checkout get their files here
     // too, committed or not. A station that could not be guarded is kept, and says so.
-    let guard = crate::cmd::agent::guard_station(repo, &dir, &crate::cmd::admin::rail_command());
+    let guard = crate::cmd::agents::guard_station(repo, &dir, &crate::cmd::admin::rail_command());
     let (guarded, unguarded) = match guard {
         Ok(g) => (Some(g), None),
         Err(e) => (

@@ -167,13 +167,13 @@ pub struct GuardStatus {
     pub missing: Vec<String>,
 }
 
-fn guard_status(station: &Station, main: &[rail_core::setup::Target]) -> Option<GuardStatus> {
+fn guard_status(station: &Station, main: &[rail_core::agent::Agent]) -> Option<GuardStatus> {
     let f = &station.facts;
     if f.main || f.link || f.missing || f.foreign {
         return None;
     }
-    let here = crate::cmd::agent::configured_in(Path::new(&f.path));
-    let title = |t: &rail_core::setup::Target| t.title().to_string();
+    let here = crate::cmd::agents::configured_in(Path::new(&f.path));
+    let title = |t: &rail_core::agent::Agent| t.title().to_string();
     Some(GuardStatus {
         agents: main
             .iter()
@@ -193,7 +193,7 @@ pub fn list(ctx: &Ctx, base: Option<&str>) -> Result<(), Fail> {
     for i in 0..survey.stations.len() {
         survey.inspect(ctx, i);
     }
-    let main_agents = crate::cmd::agent::configured_in(&repo_of(ctx)?.main_checkout());
+    let main_agents = crate::cmd::agents::configured_in(&repo_of(ctx)?.main_checkout());
     let guards: Vec<Option<GuardStatus>> = survey
         .stations
         .iter()
@@ -330,7 +330,7 @@ pub fn guard(ctx: &Ctx, arg: &str) -> Result<(), Fail> {
             f.path
         )));
     }
-    let guarded = crate::cmd::agent::guard_station(
+    let guarded = crate::cmd::agents::guard_station(
         repo,
         Path::new(&f.path),
         &crate::cmd::admin::rail_command(),

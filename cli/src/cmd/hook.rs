@@ -1,4 +1,5 @@
-//! Agents follow the rail: the agents' edit hooks, the instruction snippet and the hook settings.
+//! `rail hook <agent>`: the agents' edit hooks, one subcommand per agent of core's list
+//! (`rail_core::agent::AGENTS`) that has a hook command.
 //!
 //! `rail hook claude|codex|cursor|gemini|copilot` reads one hook payload on stdin. What the payload means
 //! and how each agent must be answered are core's rules (`rail_core::agent`); the decision is
@@ -14,59 +15,84 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use clap::{Args, Subcommand};
 use rail_core::agent::{self, Agent, Answer, Event, Harness, Outcome};
 use rail_core::config::{HookFailure, OnStop};
 use rail_core::hook::{self, Actor, Decision};
-use rail_core::jsonc;
 use rail_core::log::{Event as LogEvent, LogEntry};
 use rail_core::model::Rail;
 use rail_core::ops::Request;
-use rail_core::setup::{self, FileChanges, Target};
-use serde_json::Value;
 
 use crate::context::{Commits, Ctx};
 use crate::fail::{self, Fail};
 use crate::repo;
 
-#[derive(Subcommand, Debug)]
-pub enum HookKind {
-    /// Claude Code: PreToolUse (Edit, Write, MultiEdit, NotebookEdit, Bash, MCP), Stop,
-    /// SessionEnd; also VS Code's agent and Cursor, which load Claude Code's settings file.
-    Claude,
-    /// Codex CLI: PreToolUse (Bash, apply_patch, MCP), Stop, SessionEnd.
-    Codex,
-    /// Cursor: preToolUse (Write, Delete, Shell, MCP), beforeShellExecution, stop, sessionEnd.
-    Cursor,
-    /// Gemini CLI: BeforeTool (write_file, replace, run_shell_command, MCP), AfterAgent,
-    /// SessionEnd.
-    Gemini,
-    /// GitHub Copilot CLI: preToolUse (bash, create, edit, apply_patch, MCP), agentStop,
-    /// sessionEnd; also VS Code's agent, which loads the same `.github/hooks` files.
-    Copilot {
-        /// The event the hook is installed for: Copilot's camelCase payloads do not name it.
-        #[arg(long, value_name = "EVENT")]
-        event: Option<String>,
-    },
+/// The help line of `rail hook`, naming each agent's hook command.
+pub fn about() -> String {
+    let names: Vec<&str> = agent::AGENTS
+        .iter()
+        .filter(|a| a.hook_help().is_some())
+        .map(|a| a.name())
+        .collect();
+    format!(
+        "Agent hooks: `rail hook {}` reads that agent's payload on stdin",
+        names.join("|")
+    )
 }
 
-impl HookKind {
-    pub fn agent(&self) -> Agent {
-        match self {
-            HookKind::Claude => Agent::Claude,
-            HookKind::Codex => Agent::Codex,
-            HookKind::Cursor => Agent::Cursor,
-            HookKind::Gemini => Agent::Gemini,
-            HookKind::Copilot { .. } => Agent::Copilot,
-        }
+/// `rail hook <agent>`: which agent's hook it is (a subcommand per agent of core's list that has
+/// a hook command of its own), and the event the installed command names, for agents whose
+/// payloads name none (`--event`).
+#[derive(Clone, Debug)]
+pub struct HookCall {
+    pub agent: Agent,
+    pub event: Option<String>,
+}
+
+impl clap::FromArgMatches for HookCall {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let (name, sub) = matches
+            .subcommand()
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::MissingSubcommand))?;
+        let agent = Agent::hooked(name)
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidSubcommand))?;
+        let event = match agent.hook_event_help() {
+            Some(_) => sub.get_one::<String>("event").cloned(),
+            None => None,
+        };
+        Ok(HookCall { agent, event })
     }
 
-    /// The event named on the command line, for payloads that name none.
-    pub fn event(&self) -> Option<&str> {
-        match self {
-            HookKind::Copilot { event } => event.as_deref(),
-            _ => None,
-        }
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = HookCall::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl clap::Subcommand for HookCall {
+    fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+        agent::AGENTS.iter().fold(cmd, |cmd, agent| {
+            let Some(help) = agent.hook_help() else {
+                return cmd;
+            };
+            let mut sub = clap::Command::new(agent.name()).about(help);
+            if let Some(event) = agent.hook_event_help() {
+                sub = sub.arg(
+                    clap::Arg::new("event")
+                        .long("event")
+                        .value_name("EVENT")
+                        .help(event),
+                );
+            }
+            cmd.subcommand(sub)
+        })
+    }
+
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        HookCall::augment_subcommands(cmd)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        Agent::hooked(name).is_some()
     }
 }
 
@@ -215,10 +241,11 @@ fn set_current(watch: &Watch) {
 ///
 /// The rail is found from where the agent works (the payload's `cwd` or workspace root), not
 /// from wherever the agent started the hook process (Cursor may start it with no useful cwd).
-pub fn run(kind: &HookKind, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32 {
-    let agent = kind.agent();
+pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32 {
+    let agent = kind.agent;
     let start = Instant::now();
-    let default_harness = agent::read(agent, "").harness;
+    // Until the payload says who sent it: the hook's own agent.
+    let default_harness = Harness::of(agent);
     let (tx, rx) = mpsc::channel();
     {
         let watch = Watch {
@@ -245,7 +272,7 @@ pub fn run(kind: &HookKind, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
             default_harness,
         );
     }
-    let call = agent::read_event(agent, &input, kind.event());
+    let call = agent::read_event(agent, &input, kind.event.as_deref());
     let harness = call.harness;
     if let Some(dir) = agent_dir(&call).filter(|d| d.is_dir()) {
         let _ = std::env::set_current_dir(dir);
@@ -684,552 +711,4 @@ fn on_lifecycle(ctx: &Ctx, call: &agent::Call) -> Result<(), String> {
         crate::cmd::mutate::mutate(ctx, &session, request).map_err(|f| f.message)?;
     }
     Ok(())
-}
-
-#[derive(Args, Debug, Default)]
-pub struct AgentsArgs {
-    /// Print what would be written (the instruction section and each agent file as merged)
-    /// instead of writing it.
-    #[arg(long)]
-    pub print: bool,
-    /// Instruction files to write (default: AGENTS.md, CLAUDE.md, GEMINI.md that exist, else
-    /// AGENTS.md and CLAUDE.md).
-    #[arg(long = "file", value_name = "PATH")]
-    pub files: Vec<PathBuf>,
-    /// The agents to configure, comma-separated: claude, codex, cursor, gemini, vscode, copilot
-    /// (default: those the repository shows signs of, else claude).
-    #[arg(
-        long = "agent",
-        id = "agent",
-        value_name = "NAMES",
-        value_delimiter = ','
-    )]
-    pub only: Vec<String>,
-}
-
-const BEGIN: &str = "<!-- rail:begin -->";
-const END: &str = "<!-- rail:end -->";
-
-/// The section for AGENTS.md / CLAUDE.md.
-pub fn instructions() -> String {
-    format!(
-        "{BEGIN}
-## Working beside other agents: the rail
-
-Several agent sessions work on this repository at once. Rail keeps them off each other's work;
-its hooks enforce the rules below, so follow them rather than fight them.
-
-- **Claim before you edit.** Look at `rail board`, then `rail claim TASK --path GLOB… --purpose \"…\"`
-  (add `--resource port:3000` etc. for shared things you will use). If the claim is refused, the
-  task or its files are someone else's: pick other work (`rail ready`).
-- **Work in your station**: one worktree and branch per task, `rail worktree TASK --path GLOB…`.
-- **Keep your lease**: commit on your branch or run `rail renew TASK`. A claim idle past its lease
-  (2h by default) goes stale and may be taken.
-- **Never edit another session's paths** (`rail who PATH` tells who holds a file). If you need a
-  file outside your claim, add it first: `rail update TASK --path …`.
-- **Finish through the gate**: `rail done TASK` runs the checks and releases the claim only when
-  they pass and your changes are in scope. If you stop early, `rail release TASK`. Never delete
-  your worktree yourself: `rail done` closes the station when rail.yaml asks for it and nothing
-  would be lost; otherwise it stays for review (`rail worktree remove` is for whoever merges it).
-{END}
-"
-    )
-}
-
-/// Puts the section into `text`: replaces an existing one in place, or appends it. Nothing else
-/// in the file changes.
-pub fn upsert_section(text: &str, section: &str) -> String {
-    if let (Some(start), Some(end)) = (text.find(BEGIN), text.find(END)) {
-        if start < end {
-            let mut after = end + END.len();
-            if text[after..].starts_with("\r\n") {
-                after += 2;
-            } else if text[after..].starts_with('\n') {
-                after += 1;
-            }
-            return format!("{}{section}{}", &text[..start], &text[after..]);
-        }
-    }
-    let mut out = text.to_string();
-    if !out.is_empty() {
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-        out.push('\n');
-    }
-    out.push_str(section);
-    out
-}
-
-/// The agents to configure: those named, else those whose files are in the repository, else
-/// Claude Code (what `rail init --agents` always configured).
-fn targets(args: &AgentsArgs, top: &Path) -> Result<Vec<Target>, Fail> {
-    if !args.only.is_empty() {
-        let mut out: Vec<Target> = Vec::new();
-        for name in &args.only {
-            let t = Target::parse(name).map_err(Fail::usage)?;
-            if !out.contains(&t) {
-                out.push(t);
-            }
-        }
-        return Ok(out);
-    }
-    let found: Vec<Target> = setup::TARGETS
-        .into_iter()
-        .filter(|t| t.markers().iter().any(|m| top.join(m).exists()))
-        .collect();
-    Ok(if found.is_empty() {
-        vec![Target::Claude]
-    } else {
-        found
-    })
-}
-
-/// Sets `entries` in the TOML table at `table`, keeping everything else as it was (toml_edit
-/// keeps comments, order and formatting); a value already equal is left untouched.
-fn merge_toml(text: &str, table: &[&str], entries: &[(&str, Value)]) -> Result<String, String> {
-    let mut doc: toml_edit::DocumentMut =
-        text.parse().map_err(|e| format!("not valid TOML ({e})"))?;
-    let mut at: &mut toml_edit::Table = doc.as_table_mut();
-    for (i, key) in table.iter().enumerate() {
-        if !at.contains_key(key) {
-            let mut t = toml_edit::Table::new();
-            // `[mcp_servers.rail]` alone, not an empty `[mcp_servers]` header above it.
-            t.set_implicit(i + 1 < table.len());
-            at.insert(key, toml_edit::Item::Table(t));
-        }
-        at = match at.get_mut(key) {
-            Some(toml_edit::Item::Table(t)) => t,
-            _ => return Err(format!("`{}` is not a table", table[..=i].join("."))),
-        };
-    }
-    for (key, value) in entries {
-        let wanted = toml_value(value)?;
-        let same = at
-            .get(key)
-            .and_then(|i| i.as_value())
-            .is_some_and(|v| v.to_string().trim() == wanted.to_string().trim());
-        if !same {
-            at.insert(key, toml_edit::Item::Value(wanted));
-        }
-    }
-    let out = doc.to_string();
-    // An unchanged document prints back as it was read; keep the original bytes regardless.
-    if out == text {
-        return Ok(text.to_string());
-    }
-    Ok(out)
-}
-
-fn toml_value(v: &Value) -> Result<toml_edit::Value, String> {
-    Ok(match v {
-        Value::String(s) => s.as_str().into(),
-        Value::Bool(b) => (*b).into(),
-        Value::Number(n) => n.as_i64().ok_or("not an integer")?.into(),
-        Value::Array(items) => {
-            let mut a = toml_edit::Array::new();
-            for i in items {
-                a.push(toml_value(i)?);
-            }
-            toml_edit::Value::Array(a)
-        }
-        _ => return Err("not a TOML value Rail writes".into()),
-    })
-}
-
-/// The program an MCP client starts (no shell, so no quoting): `rail` on PATH, else this one.
-fn rail_exe(rail: &str) -> String {
-    if rail == "rail" {
-        return rail.into();
-    }
-    std::env::current_exe()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| rail.to_string())
-}
-
-/// One file Rail would write: where, what is there (`None`: missing), and the text Rail wants.
-struct Planned {
-    path: PathBuf,
-    /// An instruction file (the rail section), not an agent's config.
-    section: bool,
-    old: Option<String>,
-    new: String,
-}
-
-impl Planned {
-    fn changes(&self) -> bool {
-        self.old.as_deref() != Some(self.new.as_str())
-    }
-}
-
-/// Every file `targets` need under `top`, read and merged (nothing written): the agents' config
-/// files (each at `place(path)`: the project file, or for a station the agent's local variant,
-/// core's `setup::station_path`), then the rail section of each of `instruction_files`. One
-/// unreadable or unparsable file anywhere is an error before anything is written. This is the
-/// one implementation behind `rail init --agents` and a station's guard.
-fn plan(
-    top: &Path,
-    targets: &[Target],
-    instruction_files: Vec<PathBuf>,
-    rail: &str,
-    place: fn(&'static str) -> &'static str,
-) -> Result<Vec<Planned>, Fail> {
-    let exe = rail_exe(rail);
-    let mut writes: Vec<Planned> = Vec::new();
-    for target in targets {
-        for file in setup::files(*target, rail, &exe) {
-            let path = top.join(place(file.path()));
-            // A file merged already (Claude's settings serve VS Code too) is merged again from
-            // the merged text: the changes are idempotent.
-            let (text, old) = match writes.iter().position(|w| w.path == path) {
-                Some(i) => {
-                    let w = writes.remove(i);
-                    (w.new, w.old)
-                }
-                // Read without following a link, the directories on the way included (a
-                // committed `.claude -> ~/.claude` is refused here, before anything is written).
-                None => match crate::railfile::read_inside(top, &path) {
-                    Ok(Some(t)) => (t.clone(), Some(t)),
-                    Ok(None) => (String::new(), None),
-                    Err(e) => return Err(Fail::env(crate::railfile::describe(&path, &e))),
-                },
-            };
-            let new = match &file {
-                FileChanges::Json { changes, .. } => jsonc::apply(&text, changes),
-                FileChanges::Toml { table, entries, .. } => merge_toml(&text, table, entries),
-            }
-            .map_err(|e| {
-                Fail::usage(format!(
-                    "{}: {e}; fix it, then run `rail init --agents` again (nothing was changed)",
-                    path.display()
-                ))
-            })?;
-            writes.push(Planned {
-                path,
-                section: false,
-                old,
-                new,
-            });
-        }
-    }
-    let section = instructions();
-    let mut instruction_files = instruction_files;
-    instruction_files.dedup();
-    // Each instruction file read now, in the same read phase: a refused one changes nothing.
-    for file in instruction_files {
-        let old = crate::railfile::read_inside(top, &file)
-            .map_err(|e| Fail::env(crate::railfile::describe(&file, &e)))?;
-        let new = upsert_section(old.as_deref().unwrap_or_default(), &section);
-        writes.push(Planned {
-            path: file,
-            section: true,
-            old,
-            new,
-        });
-    }
-    Ok(writes)
-}
-
-/// Writes `planned` under `top` through Rail's one safe writer (no link followed, no directory
-/// created through one).
-fn write_planned(top: &Path, planned: &Planned) -> Result<(), Fail> {
-    crate::railfile::write_inside(top, &planned.path, planned.new.as_bytes(), false)
-        .map_err(|e| Fail::env(crate::railfile::describe(&planned.path, &e)))
-}
-
-fn rel(top: &Path, path: &Path) -> String {
-    path.strip_prefix(top)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .replace('\\', "/")
-}
-
-/// Which of `paths` (relative to `top`) git tracks in the checkout `top`.
-fn tracked(top: &Path, paths: &[String]) -> Result<Vec<String>, Fail> {
-    if paths.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut args = vec!["--literal-pathspecs", "ls-files", "-z", "--"];
-    args.extend(paths.iter().map(String::as_str));
-    let out = crate::git::run(top, &args).map_err(Fail::env)?;
-    Ok(out
-        .split('\0')
-        .filter(|p| !p.is_empty())
-        .map(str::to_string)
-        .collect())
-}
-
-pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<String>, Fail> {
-    let top = ctx
-        .repo
-        .as_ref()
-        .map(|r| r.worktree.clone())
-        .unwrap_or_else(|| ctx.rail.root.clone());
-    let targets = targets(args, &top)?;
-    let mut instruction_files: Vec<PathBuf> = if args.files.is_empty() {
-        let present: Vec<PathBuf> = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]
-            .iter()
-            .map(|n| top.join(n))
-            // Present in any form: a link counts (and is then refused, never followed).
-            .filter(|p| std::fs::symlink_metadata(p).is_ok())
-            .collect();
-        let mut files = if present.is_empty() {
-            vec![top.join("AGENTS.md"), top.join("CLAUDE.md")]
-        } else {
-            present
-        };
-        // An agent that reads only its own file gets the section there too.
-        for own in targets.iter().filter_map(|t| t.own_instructions()) {
-            let path = top.join(own);
-            if !files.contains(&path) {
-                files.push(path);
-            }
-        }
-        files
-    } else {
-        args.files
-            .iter()
-            .map(|f| {
-                if f.is_absolute() {
-                    f.clone()
-                } else {
-                    top.join(f)
-                }
-            })
-            .collect()
-    };
-    instruction_files.dedup();
-    let planned = plan(&top, &targets, instruction_files, rail, |p| p)?;
-
-    if args.print {
-        outln!("{}", instructions());
-        for w in planned.iter().filter(|w| !w.section) {
-            outln!(
-                "# {} (merged into what is there by `rail init --agents`):\n{}",
-                rel(&top, &w.path),
-                w.new.trim_end()
-            );
-        }
-        for t in &targets {
-            outln!("# {}: {}", t.title(), t.needs());
-        }
-        return Ok(Vec::new());
-    }
-
-    let mut done = Vec::new();
-    // The sections first, then the agents' files (as before: what a reader meets first).
-    let (sections, configs): (Vec<&Planned>, Vec<&Planned>) =
-        planned.iter().partition(|w| w.section);
-    for w in sections.iter().filter(|w| w.changes()) {
-        write_planned(&top, w)?;
-        done.push(format!("wrote the rail section of {}", w.path.display()));
-    }
-    for w in configs.iter().filter(|w| w.changes()) {
-        write_planned(&top, w)?;
-        done.push(format!("merged Rail's entries into {}", w.path.display()));
-    }
-    if !done.is_empty() {
-        for t in &targets {
-            done.push(format!("{}: {}", t.title(), t.needs()));
-        }
-    }
-    // What a clone (a teammate's, or a station made from a commit) gets only once committed.
-    if ctx.repo.is_some() {
-        let mut files: Vec<String> = planned.iter().map(|w| rel(&top, &w.path)).collect();
-        files.dedup();
-        let known = tracked(&top, &files).unwrap_or_default();
-        let untracked: Vec<String> = files.into_iter().filter(|f| !known.contains(f)).collect();
-        if !untracked.is_empty() {
-            done.push(format!(
-                "commit these so teammates' clones and stations made from later commits are guarded too: git add -f -- {} && git commit -m \"Rail: agent hooks\" (until then `rail worktree` copies them into each new station; -f: stations list them in .git/info/exclude)",
-                untracked.join(" ")
-            ));
-        }
-        // What still leaves an agent unguarded here (trust, stations): `rail doctor`'s findings.
-        if let Ok(found) = crate::cmd::doctor::findings(ctx) {
-            for f in found.iter().filter(|f| f.unguarded && f.agent.is_some()) {
-                done.push(format!(
-                    "rail doctor: {}: {} (at {}); fix: {}",
-                    f.agent.as_deref().unwrap_or(""),
-                    f.problem,
-                    f.place,
-                    f.fix
-                ));
-            }
-        }
-    }
-    Ok(done)
-}
-
-/// The agents Rail is set up for in the checkout `top` (core `setup::configured`, from the
-/// files as they are there: tracked, or written by Rail).
-pub fn configured_in(top: &Path) -> Vec<Target> {
-    setup::configured(|p| {
-        crate::railfile::read_inside(top, &top.join(p))
-            .ok()
-            .flatten()
-    })
-}
-
-/// What guarding a station did.
-#[derive(Debug, Default, serde::Serialize)]
-pub struct Guarded {
-    /// The agents set up in the main checkout, by title.
-    pub agents: Vec<String>,
-    /// Files written into the station (relative to it).
-    pub wrote: Vec<String>,
-    /// Files left as they were: tracked by the station's branch, or already there.
-    pub kept: Vec<String>,
-    /// Patterns added to the repository's info/exclude.
-    pub excluded: Vec<String>,
-}
-
-impl Guarded {
-    pub fn message(&self) -> Option<String> {
-        if self.agents.is_empty() {
-            return None;
-        }
-        let mut m = format!("guarded for {}", self.agents.join(", "));
-        if self.wrote.is_empty() {
-            m.push_str(": its branch tracks the agents' files");
-        } else {
-            m.push_str(&format!(
-                ": wrote {} (not tracked by its branch; kept out of git by info/exclude)",
-                self.wrote.join(", ")
-            ));
-        }
-        if !self.kept.is_empty() {
-            m.push_str(&format!("; left as they are: {}", self.kept.join(", ")));
-        }
-        // Their trust is per folder, and a station is a folder of its own.
-        let per_folder: Vec<&str> = ["Gemini CLI", "Copilot CLI"]
-            .into_iter()
-            .filter(|a| self.agents.iter().any(|t| t == a))
-            .collect();
-        if !per_folder.is_empty() {
-            m.push_str(&format!(
-                "; {} load project hooks only in a trusted folder: trust this one (or a folder above it and the main checkout)",
-                per_folder.join(" and ")
-            ));
-        }
-        Some(m)
-    }
-}
-
-/// Gives the checkout `station` (a worktree of `repo`) every agent set up in the main checkout:
-/// each agent file and rail section `rail init --agents` writes (the same plan, at each agent's
-/// station path), written only where the station's branch does not track the file and no file
-/// is there, so nothing the user tracks or wrote changes; each written path is listed in the
-/// common dir's info/exclude, so `git status`, Rail's scope checks, `git add -A` and
-/// `git worktree remove` leave it out. Design: docs/agents.md, "Stations".
-pub fn guard_station(repo: &repo::Repo, station: &Path, rail: &str) -> Result<Guarded, Fail> {
-    let main = repo.main_checkout();
-    let read_main = |p: &str| {
-        crate::railfile::read_inside(&main, &main.join(p))
-            .ok()
-            .flatten()
-    };
-    let targets = configured_in(&main);
-    let mut guarded = Guarded {
-        agents: targets.iter().map(|t| t.title().to_string()).collect(),
-        ..Guarded::default()
-    };
-    if targets.is_empty() {
-        return Ok(guarded);
-    }
-    // The instruction files that carry the rail section in the main checkout, and each agent's
-    // own one.
-    let mut files: Vec<PathBuf> = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]
-        .into_iter()
-        .filter(|n| read_main(n).is_some_and(|t| t.contains(BEGIN)))
-        .map(|n| station.join(n))
-        .collect();
-    for own in targets.iter().filter_map(|t| t.own_instructions()) {
-        let path = station.join(own);
-        if !files.contains(&path) {
-            files.push(path);
-        }
-    }
-    // An agent whose Rail hook the station has already (its branch tracks the agent's files)
-    // needs nothing more: no second copy of its hooks beside the committed ones.
-    let needed = setup::unguarded(&targets, &configured_in(station));
-    let planned = plan(station, &needed, files, rail, setup::station_path)?;
-    let rels: Vec<String> = planned.iter().map(|w| rel(station, &w.path)).collect();
-    let known = tracked(station, &rels)?;
-    let mut writes = Vec::new();
-    for (w, r) in planned.iter().zip(&rels) {
-        if known.contains(r) || w.old.is_some() {
-            // A file Rail wrote before (guarded again) is what Rail would write: not news.
-            if w.changes() {
-                guarded.kept.push(r.clone());
-            }
-            continue;
-        }
-        writes.push((w, r));
-    }
-    // Excluded before the files appear: `git status` never shows them, even for a moment.
-    let exclude = repo.common_dir.join("info").join("exclude");
-    let paths: Vec<&str> = writes.iter().map(|(_, r)| r.as_str()).collect();
-    let old = crate::railfile::read_inside(&repo.common_dir, &exclude)
-        .map_err(|e| Fail::env(crate::railfile::describe(&exclude, &e)))?
-        .unwrap_or_default();
-    if let Some(text) = setup::with_excludes(&old, &paths) {
-        crate::railfile::write_inside(&repo.common_dir, &exclude, text.as_bytes(), false)
-            .map_err(|e| Fail::env(crate::railfile::describe(&exclude, &e)))?;
-        guarded.excluded = text
-            .lines()
-            .filter(|l| !old.lines().any(|o| o.trim() == l.trim()))
-            .filter(|l| !l.starts_with('#'))
-            .map(str::to_string)
-            .collect();
-    }
-    for (w, r) in writes {
-        write_planned(station, w)?;
-        guarded.wrote.push(r.clone());
-    }
-    Ok(guarded)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn section_is_replaced_in_place_never_duplicated() {
-        let section = instructions();
-        let user = "# Agents\n\nBe nice.\n";
-        let once = upsert_section(user, &section);
-        assert!(once.starts_with(user));
-        assert_eq!(upsert_section(&once, &section), once);
-        let edited = once.replace("Keep your lease", "Keep the lease");
-        let fixed = upsert_section(&format!("{edited}\n## After\nmore\n"), &section);
-        assert_eq!(fixed, format!("{once}\n## After\nmore\n"));
-    }
-
-    #[test]
-    fn toml_is_merged_in_place_and_idempotently() {
-        let text =
-            "# my codex config\nmodel = \"gpt-5\" # pinned\n\n[mcp_servers.db]\ncommand = \"db\"\n";
-        let entries = [
-            ("command", serde_json::json!("rail")),
-            ("args", serde_json::json!(["mcp"])),
-        ];
-        let once = merge_toml(text, &["mcp_servers", "rail"], &entries).unwrap();
-        assert!(once.starts_with(text), "{once}");
-        assert!(
-            once.ends_with("[mcp_servers.rail]\ncommand = \"rail\"\nargs = [\"mcp\"]\n"),
-            "{once}"
-        );
-        assert_eq!(
-            merge_toml(&once, &["mcp_servers", "rail"], &entries).unwrap(),
-            once
-        );
-        let empty = merge_toml("", &["mcp_servers", "rail"], &entries).unwrap();
-        assert_eq!(
-            empty,
-            "[mcp_servers.rail]\ncommand = \"rail\"\nargs = [\"mcp\"]\n"
-        );
-        assert!(merge_toml("mcp_servers = 3\n", &["mcp_servers", "rail"], &entries).is_err());
-        assert!(merge_toml("[x\n", &["mcp_servers", "rail"], &entries).is_err());
-    }
 }

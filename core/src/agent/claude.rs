@@ -1,0 +1,195 @@
+//! Claude Code: its hook payloads (PreToolUse for Edit, Write, MultiEdit, NotebookEdit, Bash and
+//! `mcp__*` tools; Stop; SessionEnd), its answer — a block is exit 2 with the reason on stderr —
+//! and what `rail init --agents` installs (`.claude/settings.json`, `.mcp.json`).
+//!
+//! Its settings file is also loaded by VS Code's agent (camelCase payloads, its own tool names)
+//! and by Cursor (opt-in): the Claude hook recognises their payloads by shape ([`Spec::guest`])
+//! and reads them with their own tool tables.
+
+use serde_json::{json, Map, Value};
+
+use super::{
+    cursor, field, mcp_by_name, vscode, Agent, Answer, Event, Found, Harness, Outcome, Spec,
+};
+use crate::setup::{self, FileChanges};
+
+pub const AGENT: Agent = Agent::new(&Claude);
+
+struct Claude;
+
+/// Claude Code's blocking exit code (also VS Code's and Cursor's for Claude-format hooks).
+pub const CLAUDE_BLOCK: i32 = 2;
+
+/// Whether a hook entry is Rail's Claude hook.
+pub(super) fn ours(v: &Value) -> bool {
+    setup::runs(v, "hook claude")
+}
+
+/// Claude Code's hook groups (`.claude/settings.json`), also run by VS Code's agent and, opt-in,
+/// by Cursor.
+pub fn hooks(rail: &str) -> Vec<(&'static str, Value)> {
+    let command = format!("{rail} hook claude");
+    let hook = |timeout: u32| json!({ "type": "command", "command": command, "timeout": timeout });
+    vec![
+        (
+            "PreToolUse",
+            json!({ "matcher": "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*", "hooks": [hook(10)] }),
+        ),
+        ("Stop", json!({ "hooks": [hook(10)] })),
+        ("SessionEnd", json!({ "hooks": [hook(30)] })),
+    ]
+}
+
+/// `.claude/settings.json` with Rail's hook groups (VS Code's agent runs the same file).
+pub(super) fn settings(rail: &str) -> FileChanges {
+    FileChanges::Json {
+        path: ".claude/settings.json",
+        changes: hooks(rail)
+            .into_iter()
+            .map(|(event, group)| setup::upsert(&["hooks", event], ours, group))
+            .collect(),
+    }
+}
+
+/// The answer in Claude Code's format (VS Code's agent and Cursor read it too).
+pub(super) fn answer(outcome: &Outcome) -> Answer {
+    match outcome {
+        Outcome::Allow | Outcome::Lifecycle(None) => Answer::QUIET,
+        // Never an "allow", which would skip the user's own permission prompts.
+        Outcome::Warn(m) => Answer::json(json!({
+            "systemMessage": m,
+            "hookSpecificOutput": { "hookEventName": "PreToolUse", "additionalContext": m }
+        })),
+        Outcome::Deny(m) => Answer {
+            stdout: None,
+            stderr: Some(m.clone()),
+            code: CLAUDE_BLOCK,
+        },
+        Outcome::Lifecycle(Some(m)) => Answer::json(json!({ "systemMessage": m })),
+    }
+}
+
+impl Spec for Claude {
+    fn name(&self) -> &'static str {
+        "claude"
+    }
+
+    fn title(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn hook_help(&self) -> Option<&'static str> {
+        Some("Claude Code: PreToolUse (Edit, Write, MultiEdit, NotebookEdit, Bash, MCP), Stop, SessionEnd; also VS Code's agent and Cursor, which load Claude Code's settings file")
+    }
+
+    /// VS Code's agent writes camelCase (`hookEventName`, `sessionId`); Cursor sends
+    /// `conversation_id` and `cursor_version`, and is answered Claude's way.
+    fn guest(&self, payload: &Map<String, Value>) -> Option<Harness> {
+        if payload.contains_key("cursor_version") || payload.contains_key("conversation_id") {
+            Some(Harness {
+                sender: cursor::AGENT,
+                answers_as: AGENT,
+            })
+        } else if payload.contains_key("hookEventName") || payload.contains_key("sessionId") {
+            Some(Harness::of(vscode::AGENT))
+        } else {
+            None
+        }
+    }
+
+    fn event(&self, _: Harness, name: &str, payload: &Map<String, Value>) -> Option<Event> {
+        (name == "PreToolUse").then(|| super::tool_call(self, payload, false))
+    }
+
+    fn tool(&self, tool: &str, input: &Value, _: &Map<String, Value>) -> Result<Found, String> {
+        let mut found = Found::default();
+        match tool {
+            "Edit" | "Write" | "MultiEdit" => {
+                found.targets.push(field(tool, input, &["file_path"])?)
+            }
+            "NotebookEdit" => found.targets.push(field(tool, input, &["notebook_path"])?),
+            "Bash" => super::command(tool, input, None, &mut found)?,
+            _ => mcp_by_name(tool, input, &mut found),
+        }
+        Ok(found)
+    }
+
+    fn answer(&self, outcome: &Outcome) -> Answer {
+        answer(outcome)
+    }
+
+    /// Claude Code's SessionEnd budget is 1.5 s unless a hook's `timeout` raises it (Rail
+    /// installs 30 s): the default holds.
+    fn lifecycle_budget_ms(&self, _: &Event) -> u64 {
+        5_000
+    }
+
+    fn markers(&self) -> &'static [&'static str] {
+        &[".claude", "CLAUDE.md", ".mcp.json"]
+    }
+
+    fn needs(&self) -> &'static str {
+        "approve the project MCP server `rail` when Claude Code asks (or in /mcp); the hooks in .claude/settings.json apply from the next session (review them in /hooks)"
+    }
+
+    fn files(&self, rail: &str, rail_exe: &str) -> Vec<FileChanges> {
+        vec![
+            settings(rail),
+            setup::set_json(
+                ".mcp.json",
+                &["mcpServers", "rail"],
+                setup::mcp_stdio(rail_exe),
+            ),
+        ]
+    }
+
+    fn evidence_files(&self) -> &'static [&'static str] {
+        &[".claude/settings.json", ".claude/settings.local.json"]
+    }
+
+    /// Claude Code merges `.claude/settings.local.json` over `.claude/settings.json`.
+    fn station_paths(&self) -> &'static [(&'static str, &'static str)] {
+        &[(".claude/settings.json", ".claude/settings.local.json")]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::tool;
+    use super::super::{read, Harness};
+    use super::*;
+
+    #[test]
+    fn the_claude_hook_knows_vscode_and_cursor_payloads() {
+        let vs = read(
+            AGENT,
+            r#"{"hookEventName":"PreToolUse","sessionId":"s","cwd":"/w","tool_name":"replace_string_in_file","tool_input":{"filePath":"/w/src/a.ts"}}"#,
+        );
+        assert_eq!(vs.harness, Harness::of(vscode::AGENT));
+        assert_eq!(tool(&vs).0, ["/w/src/a.ts"]);
+        let read_only = read(
+            AGENT,
+            r#"{"hookEventName":"PreToolUse","sessionId":"s","cwd":"/w","tool_name":"read_file","tool_input":{"filePath":"/w/src/a.ts"}}"#,
+        );
+        assert_eq!(tool(&read_only), (&[][..], &[][..]));
+        let cursor = read(
+            AGENT,
+            r#"{"hook_event_name":"preToolUse","conversation_id":"c","cursor_version":"3.9","workspace_roots":["/w"],"tool_name":"Write","tool_input":{"file_path":"/w/x"}}"#,
+        );
+        assert_eq!(
+            cursor.harness,
+            Harness {
+                sender: cursor::AGENT,
+                answers_as: AGENT
+            }
+        );
+        assert_eq!(cursor.cwd.as_deref(), Some("/w"));
+        assert_eq!(tool(&cursor).0, ["/w/x"]);
+    }
+
+    #[test]
+    fn a_denial_is_exit_2_with_the_reason_on_stderr() {
+        let claude = super::super::answer(Harness::of(AGENT), &Outcome::Deny("held".into()));
+        assert_eq!((claude.code, claude.stderr.as_deref()), (2, Some("held")));
+    }
+}
