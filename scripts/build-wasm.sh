@@ -4,8 +4,7 @@
 #   wasm/pkg/node/  wasm-bindgen --target nodejs (CommonJS; the VS Code extension)
 #   wasm/pkg/web/   wasm-bindgen --target web    (ES module + init(); the web board)
 #
-# Steps: cargo build (profile `wasm`) → wasm-bindgen without name/producers sections (for Node,
-# its JS snippets rewritten as CommonJS) → wasm-opt -Oz from the npm `binaryen` package (never
+# Steps: cargo build (profile `wasm`) → wasm-bindgen without name/producers sections → wasm-opt -Oz from the npm `binaryen` package (never
 # Debian's binaryen 108: it writes wasm that fails to instantiate). Idempotent: does nothing when
 # both packages are newer than every input.
 #
@@ -30,7 +29,7 @@ flock 9
 
 # Up to date when both packages exist and are newer than every source and manifest.
 if ! $force && [[ -f "$pkg/node/rail_wasm_bg.wasm" && -f "$pkg/web/rail_wasm_bg.wasm" ]]; then
-    newer=$(find core/src core/Cargo.toml wasm/src wasm/js wasm/types wasm/Cargo.toml Cargo.toml Cargo.lock \
+    newer=$(find core/src core/Cargo.toml wasm/src wasm/types wasm/Cargo.toml Cargo.toml Cargo.lock \
         scripts/build-wasm.sh -newer "$pkg/node/rail_wasm_bg.wasm" -print -quit 2>/dev/null || true)
     if [[ -z "$newer" && ! "$pkg/web/rail_wasm_bg.wasm" -ot "$pkg/node/rail_wasm_bg.wasm" ]]; then
         say "up to date ($pkg)"
@@ -66,12 +65,6 @@ for target in nodejs web; do
     say "wasm-bindgen --target $target"
     wasm-bindgen "$raw" --out-dir "$tmp" --target "$target" \
         --remove-name-section --remove-producers-section
-    if [[ $target == nodejs ]]; then
-        # The glue require()s the JS snippets (wasm/js), which are ES modules (only Node 20.19 and
-        # later load those with require()), by paths bundlers do not follow. Rewritten as CommonJS
-        # and required plainly, they load in any Node and go into the extension's bundle.
-        node "$root/scripts/snippets-to-cjs.mjs" "$tmp"
-    fi
     say "wasm-opt -Oz ($target)"
     "$wasm_opt" -Oz "$tmp/rail_wasm_bg.wasm" -o "$tmp/rail_wasm_bg.opt.wasm"
     mv "$tmp/rail_wasm_bg.opt.wasm" "$tmp/rail_wasm_bg.wasm"

@@ -1,15 +1,16 @@
 #!/usr/bin/env node
-// How the board crosses from wasm to JavaScript: rail-wasm's `pack` + `js/unpack.js` against
-// serde-wasm-bindgen's own serializer and against serde_json text + JSON.parse, on the same
-// board, at 100, 1,000 and 10,000 claims (issue 29, item 6).
+// How the board crosses from wasm to JavaScript: rail-wasm's way (serde_json text made a value
+// by JSON.parse) against serde-wasm-bindgen's own serializer, on the same board, at 100, 1,000
+// and 10,000 claims (issue 29, item 6; the packed stream + JS unpacker this replaced was
+// measured with it too: wasm/README.md has all three, and commit 2c9481f runs them).
 //
 //   node bench/wasm-transfer/run.mjs [ROUNDS] [CLAIMS...]     (default 41 rounds; 100 1000 10000)
 //
 // Builds its own copy of the package with the `transfer-bench` feature (the extra exports are
 // never in the shipped package) under target/wasm-transfer-bench, with the package's profile,
 // flags and wasm-opt pass, then in one Node process, per rail size: checks the three ways give
-// the same value (deep equality), and times ROUNDS rounds of four calls — the board built and
-// dropped (`boardCompute`), `board` (pack), `boardSerde`, `boardJson` + JSON.parse — in an order
+// the same value (deep equality), and times ROUNDS rounds of three calls — the board built and
+// dropped (`boardCompute`), `board`, `boardSerde` — in an order
 // that rotates each round, so drift over the run falls on every way alike. A way's transfer cost
 // is, per round, its time less the round's compute-only time; printed are medians and, for the
 // ratios, the middle half of the rounds.
@@ -43,7 +44,7 @@ function capture(cmd, args) {
 }
 
 // The package as scripts/build-wasm.sh makes it (profile `wasm`, the inliner flag, wasm-bindgen
-// for Node with the snippets as CommonJS, wasm-opt -Oz), with the bench's exports added.
+// for Node, wasm-opt -Oz), with the bench's exports added.
 const targetDir = join(root, "target/wasm-transfer-bench");
 const pkg = join(targetDir, "pkg");
 console.error("bench: building rail-wasm with --features transfer-bench (profile wasm)");
@@ -62,7 +63,6 @@ run("wasm-bindgen", [
   "--remove-name-section",
   "--remove-producers-section",
 ]);
-run("node", [join(root, "scripts/snippets-to-cjs.mjs"), pkg]);
 const wasmOpt = capture(join(root, "scripts/wasm-tools.sh"), ["wasm-opt"]);
 run(wasmOpt, ["-Oz", join(pkg, "rail_wasm_bg.wasm"), "-o", join(pkg, "rail_wasm_bg.opt.wasm")]);
 run("mv", [join(pkg, "rail_wasm_bg.opt.wasm"), join(pkg, "rail_wasm_bg.wasm")]);
@@ -76,19 +76,17 @@ const quartiles = (xs) => {
 
 const ways = {
   compute: (i) => wasm.boardCompute(i.texts, i.facts),
-  pack: (i) => wasm.board(i.texts, i.facts),
+  board: (i) => wasm.board(i.texts, i.facts),
   serde: (i) => wasm.boardSerde(i.texts, i.facts),
-  json: (i) => JSON.parse(wasm.boardJson(i.texts, i.facts)),
 };
 const names = Object.keys(ways);
 
 console.log(`rail-wasm board transfer, ${rounds} rounds per size (module ${statSync(join(pkg, "rail_wasm_bg.wasm")).size} bytes with the bench exports)`);
 for (const size of sizes) {
   const input = benchRail(size);
-  // The same value three ways, or the comparison means nothing.
-  const packed = ways.pack(input);
-  deepStrictEqual(ways.serde(input), packed, "boardSerde differs from board");
-  deepStrictEqual(ways.json(input), packed, "boardJson + JSON.parse differs from board");
+  // The same value both ways, or the comparison means nothing.
+  const board = ways.board(input);
+  deepStrictEqual(ways.serde(input), board, "boardSerde differs from board");
   for (let i = 0; i < 3; i++) for (const n of names) ways[n](input);
 
   const times = Object.fromEntries(names.map((n) => [n, []]));
@@ -105,18 +103,15 @@ for (const size of sizes) {
   if (kept === undefined) throw new Error("no result");
   const transfer = (n) => times[n].map((t, r) => t - times.compute[r]);
   const ms = (x) => `${x.toFixed(2)} ms`.padStart(11);
-  console.log(`\n${packed.claims.length} claims (${packed.conflicts.length} conflicts, ${(JSON.stringify(packed).length / 1e6).toFixed(2)} MB as JSON), medians:`);
+  console.log(`\n${board.claims.length} claims (${board.conflicts.length} conflicts, ${(JSON.stringify(board).length / 1e6).toFixed(2)} MB as JSON), medians:`);
   console.log(`  board built, count returned        ${ms(median(times.compute))}`);
   for (const [n, label] of [
-    ["pack", "board (pack + unpack.js)         "],
+    ["board", "board (serde_json + JSON.parse) "],
     ["serde", "boardSerde (serde-wasm-bindgen)  "],
-    ["json", "boardJson + JSON.parse           "],
   ]) {
     console.log(`  ${label}  ${ms(median(times[n]))}   transfer ${ms(median(transfer(n)))}`);
   }
-  for (const n of ["serde", "json"]) {
-    const ratios = times[n].map((t, r) => t / times.pack[r]);
-    const [lo, hi] = quartiles(ratios);
-    console.log(`  ${n} / pack, whole call               ${median(ratios).toFixed(2)}x  (middle half of rounds ${lo.toFixed(2)}-${hi.toFixed(2)}x)`);
-  }
+  const ratios = times.serde.map((t, r) => t / times.board[r]);
+  const [lo, hi] = quartiles(ratios);
+  console.log(`  serde / board, whole call             ${median(ratios).toFixed(2)}x  (middle half of rounds ${lo.toFixed(2)}-${hi.toFixed(2)}x)`);
 }

@@ -7,8 +7,8 @@
 //! Conventions at the boundary:
 //! - objects cross as plain JSON-shaped values with the same field names as `rail board --json`:
 //!   arguments are read with serde-wasm-bindgen (the rail's texts by `text_in`, which copies
-//!   each text in one go), results are packed by `pack` and made JS values by `js/unpack.js`
-//!   (see [`ret`]), the values `JSON.parse` would make of serde_json's text; their TypeScript
+//!   each text in one go), results are serde_json's text made values by `JSON.parse` (see
+//!   [`ret`]), exactly what native hosts print; their TypeScript
 //!   types are generated from the Rust structs into `types/rail.d.ts` and embedded in the
 //!   package's `.d.ts`;
 //! - times are RFC 3339 strings in UTC;
@@ -34,7 +34,6 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-mod pack;
 mod text_in;
 #[cfg(feature = "transfer-bench")]
 mod transfer_bench;
@@ -75,47 +74,15 @@ fn texts_arg(value: JsValue) -> Result<RailTexts, JsError> {
     text_in::texts_from_js(&value).map_err(|e| fail(&e.at, e.why))
 }
 
-/// Encodes a result as a plain JS value: `pack` writes it, `js/unpack.js` builds it. The value
-/// is exactly what `JSON.parse` makes of the text native hosts print with serde_json (`null` for
-/// `None`, maps as objects, numbers as JSON numbers); for large results (a board of thousands of
-/// claims) this is several times faster than building the objects field by field from wasm with
-/// serde-wasm-bindgen, and faster than `JSON.parse` of that text.
+/// Encodes a result as a plain JS value: serde_json's text, made a value by the engine's own
+/// `JSON.parse`, so it is exactly what `JSON.parse` makes of what native hosts print (`null` for
+/// `None`, maps as objects with the user's keys as own properties, numbers as JSON numbers).
+/// Measured against the alternatives (bench/wasm-transfer, wasm/README.md): a packed stream
+/// built into objects by a JS unpacker was faster by 4 ms at 1,000 claims and under 0.5 ms at
+/// 100, not worth its 1,200 lines; serde-wasm-bindgen's serializer was the slowest.
 fn ret<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
-    ret_sized(value, 0)
-}
-
-/// [`ret`] with a guess of the packed stream's length: a board of thousands of claims is
-/// hundreds of thousands of tokens, and growing the buffer by doubling copies it over and over.
-fn ret_sized<T: Serialize>(value: &T, expected: usize) -> Result<JsValue, JsError> {
-    let packed = pack::pack(value, expected.max(64)).map_err(|e| fail("result", e))?;
-    Ok(unpacked(&packed))
-}
-
-/// The JS value of a packed result, made by `js/unpack.js`. Not generic, and kept out of line: it
-/// is the same for every export.
-#[inline(never)]
-fn unpacked(packed: &pack::Packed) -> JsValue {
-    // Where each part is and how long (in its own units), then whether the text is ASCII.
-    let header: [u32; 11] = [
-        packed.ints.as_ptr() as u32,
-        packed.ints.len() as u32,
-        packed.nums.as_ptr() as u32,
-        packed.nums.len() as u32,
-        packed.text.as_ptr() as u32,
-        packed.text.len() as u32,
-        packed.ends.as_ptr() as u32,
-        packed.ends.len() as u32,
-        packed.shapes.as_ptr() as u32,
-        packed.shapes.len() as u32,
-        u32::from(packed.ascii),
-    ];
-    unpack(&wasm_bindgen::memory(), header.as_ptr() as usize)
-}
-
-#[wasm_bindgen(module = "/js/unpack.js")]
-extern "C" {
-    /// Reads the parts `header` points to, in this module's `memory`.
-    fn unpack(memory: &JsValue, header: usize) -> JsValue;
+    let text = serde_json::to_string(value).map_err(|e| fail("result", e))?;
+    js_sys::JSON::parse(&text).map_err(|_| fail("result", "JSON.parse refused serde_json's text"))
 }
 
 /// Allocation is most of a large board's work; talc is several times faster than std's
@@ -156,8 +123,7 @@ pub fn board(
     let texts = texts_arg(texts)?;
     let facts: Facts = arg("facts", facts)?;
     let board = rail_core::board::build(&texts, &facts);
-    // About 52 tokens per claim; the guess errs high.
-    ret_sized(&board, 256 + board.claims.len() * 64)
+    ret(&board)
 }
 
 /// Every parse diagnostic of every file of the rail (what `rail validate` reports before

@@ -1,10 +1,9 @@
 //! Bench only (feature `transfer-bench`, never in the package): the board handed to JavaScript
-//! the other ways a wasm crate can, so bench/wasm-transfer can weigh `pack` + `js/unpack.js`
-//! against them on the same board (issue 29, item 6).
+//! another way than `board`'s (serde_json text + `JSON.parse`, see `ret`), so
+//! bench/wasm-transfer can weigh them on the same board (issue 29, item 6).
 //!
 //! - `boardSerde`: serde-wasm-bindgen's own serializer, in its JSON-compatible mode (maps as
-//!   objects, `None` as `null`: the values `JSON.parse` makes, as `pack` gives);
-//! - `boardJson`: serde_json's text, for the host to `JSON.parse`;
+//!   objects, `None` as `null`: the values `JSON.parse` makes);
 //! - `boardCompute`: the board built and dropped, only its claim count returned, so the
 //!   transfer's own cost is each way's time less this one.
 
@@ -26,12 +25,6 @@ pub fn board_serde(texts: JsValue, facts: JsValue) -> Result<JsValue, JsError> {
     board
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| fail("result", e))
-}
-
-#[wasm_bindgen(js_name = boardJson)]
-pub fn board_json(texts: JsValue, facts: JsValue) -> Result<String, JsError> {
-    let board = built(texts, facts)?;
-    serde_json::to_string(&board).map_err(|e| fail("result", e))
 }
 
 #[wasm_bindgen(js_name = boardCompute)]
