@@ -7,10 +7,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/rail-e2e"
-# agent name, npm package, pinned version, binary. Only agents whose scenarios pass are listed
-# (see docs/testing.md for the ones not yet driven).
+# agent name, npm package, pinned version, binary: the four agents the suite drives (each
+# driver in tests/agents/run.mjs; RAIL_E2E_ONLY=codex,copilot runs only those).
 agents=(
   "claude @anthropic-ai/claude-code 2.1.332 claude"
+  "codex @openai/codex 0.171.0 codex"
+  "copilot @github/copilot 1.0.102 copilot"
   "gemini @google/gemini-cli 0.61.0 gemini"
 )
 
