@@ -327,13 +327,16 @@ const scenarios = [
       return { cwd: station, main, at };
     },
     script: (d, cwd) => [d.file(path.join(cwd, 'free/ok.txt'), 'ok\n')],
-    checks: ({ cwd, main, at }) => {
+    checks: ({ cwd, main, at }, _results, run) => {
       const line = (read(path.join(main, 'claims.md')) ?? '').split('\n').find((l) => /^mine \| mine \|/.test(l));
       const renewed = /renewed: (\S+)/.exec(line ?? '')?.[1];
+      const sessions = JSON.parse(sh(main, 'rail', ['board', '--json'])).sessions ?? [];
+      const mine = sessions.find((x) => x.name === 'mine');
       return [
         ['own path written', read(path.join(cwd, 'free/ok.txt')) === 'ok\n'],
         ['the claim is still held after session end (on_stop: nothing)', line !== undefined, read(path.join(main, 'claims.md'))],
         ["Stop renewed it: its time moved past the claim's", renewed !== undefined && renewed > at, { at, line }],
+        ["rail board --json: the station's session guarded by this agent's hook", mine?.hook?.agent === run.agent && !mine.unguarded, mine],
       ];
     },
   },
