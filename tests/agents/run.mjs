@@ -1,5 +1,6 @@
-// The real-agent end-to-end suite: each pinned agent, driven headless by the scripted model
-// (fake-model.mjs), in a throw-away repository guarded by `rail init --hooks --agents`.
+// The real-agent end-to-end suite: each pinned agent (Claude Code, Codex CLI, Copilot CLI,
+// Gemini CLI), driven headless by the scripted model (fake-model.mjs), in a throw-away
+// repository guarded by `rail init --hooks --agents`.
 // Every step is judged from the file system and from the tool results the agent sent back to
 // the model, never from the agent's own summary. RAIL_E2E_ALLOW_ALL=1 puts a `rail` first on
 // PATH whose `hook` allows everything: the suite must then fail.
@@ -181,8 +182,10 @@ drivers.copilot = {
   file: patch,
   shell: (command) => ({ tool: 'bash', input: { command, description: 'e2e' } }),
   env(port, { untrusted } = {}) {
+    const home = path.join(tmpRoot, untrusted ? 'home-copilot-untrusted' : 'home-copilot');
     return {
-      HOME: path.join(tmpRoot, untrusted ? 'home-copilot-untrusted' : 'home-copilot'),
+      HOME: home,
+      COPILOT_HOME: path.join(home, '.copilot'),
       COPILOT_OFFLINE: 'true',
       COPILOT_PROVIDER_TYPE: 'openai',
       COPILOT_PROVIDER_WIRE_API: 'responses',
@@ -197,10 +200,18 @@ drivers.copilot = {
   },
 };
 
+// The environment an agent (and `rail doctor` judging it) runs with: the driver's, over this
+// process's less any agent setting of the machine's own (a CODEX_HOME, COPILOT_HOME or Gemini
+// trust variable there would make the agent read other files than the driver wrote).
+function agentEnv(env) {
+  const own = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CODEX_|COPILOT_|GEMINI_CLI_|CLAUDE_CONFIG_DIR$)/.test(k)));
+  return { ...own, PATH, ...env };
+}
+
 function runAgent(bin, args, cwd, env) {
   fs.mkdirSync(env.HOME, { recursive: true });
   return new Promise((resolve) => {
-    const child = spawn(bin, args, { cwd, env: { ...process.env, PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { cwd, env: agentEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -347,7 +358,7 @@ const scenarios = [
     setup: (agent) => ({ cwd: repo('untrusted', agent), untrusted: true }),
     script: (d) => [d.shell('echo unguarded > owned/a.txt')],
     checks: ({ cwd }, results, run) => {
-      const doctor = spawnSync('rail', ['doctor'], { cwd, env: { ...process.env, PATH, ...run.env }, encoding: 'utf8' });
+      const doctor = spawnSync('rail', ['doctor'], { cwd, env: agentEnv(run.env), encoding: 'utf8' });
       const said = `${doctor.stdout}${doctor.stderr}`;
       return [
         [
