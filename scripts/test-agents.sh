@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# The real-agent end-to-end suite (tests/agents/): each pinned agent from npm, installed on demand
-# into a cache outside the repository, driven headless by the scripted model in
-# tests/agents/fake-model.mjs against the freshly built `rail`. Prints "agents e2e: N/M passed".
+# The real-agent end-to-end suite (tests/agents/): Claude Code, Codex CLI, Copilot CLI and Gemini
+# CLI, each pinned from npm, installed on demand into a cache outside the repository, driven
+# headless by the scripted model in tests/agents/fake-model.mjs (Anthropic Messages, OpenAI
+# Responses and Gemini streams on 127.0.0.1) against the freshly built `rail`, each agent with a
+# HOME of its own and the trust docs/testing.md names. Prints "agents e2e: N/M passed".
 # RAIL_E2E_ALLOW_ALL=1 runs it with a `rail` whose `hook` allows everything: it must then fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/rail-e2e"
-# agent name, npm package, pinned version, binary. Only agents whose scenarios pass are listed
-# (see docs/testing.md for the ones not yet driven).
+# agent name, npm package, pinned version, binary: the four agents the suite drives (each
+# driver in tests/agents/run.mjs; RAIL_E2E_ONLY=codex,copilot runs only those).
 agents=(
   "claude @anthropic-ai/claude-code 2.1.332 claude"
+  "codex @openai/codex 0.171.0 codex"
+  "copilot @github/copilot 1.0.102 copilot"
   "gemini @google/gemini-cli 0.61.0 gemini"
 )
 

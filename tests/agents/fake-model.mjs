@@ -1,5 +1,6 @@
 // A scripted model on 127.0.0.1 for the real-agent suite (no dependencies).
-// Serves the Anthropic Messages API as SSE and Gemini's (stream)generateContent. The reply to a
+// Serves the Anthropic Messages API as SSE, Gemini's (stream)generateContent and OpenAI's
+// Responses API as SSE (Codex CLI, Copilot CLI's OpenAI provider). The reply to a
 // main-loop request (one that offers tools) is step N of the current script, N = the number of
 // model turns already in the history, so the server keeps no turn state; after the last step it
 // answers "done".
@@ -25,6 +26,10 @@ export function startModel() {
       }
       if (req.url.includes(':streamGenerateContent') || req.url.includes(':generateContent')) {
         gemini(req, res, json, state);
+        return;
+      }
+      if (req.url.startsWith('/v1/responses')) {
+        responses(res, json, state);
         return;
       }
       if (!req.url.startsWith('/v1/messages')) {
@@ -124,4 +129,76 @@ function gemini(req, res, json, state) {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(chunk));
   }
+}
+
+// OpenAI's Responses API (`POST /v1/responses`, `stream: true`), as Codex CLI and Copilot CLI's
+// OpenAI provider speak it. A step is a `function_call` (`input` an object, sent as JSON
+// `arguments`) or, with `custom: true`, a freeform `custom_tool_call` (`input` the raw text, as
+// Codex's apply_patch). The stream is the full one (created, in_progress, item added, argument
+// deltas, item done, completed with its `output`): Copilot wants all of it, Codex accepts it.
+function responses(res, json, state) {
+  const input = Array.isArray(json.input) ? json.input : [];
+  const main = Array.isArray(json.tools) && json.tools.length > 0;
+  if (main) {
+    for (const item of input) {
+      if (item.type !== 'function_call_output' && item.type !== 'custom_tool_call_output') continue;
+      if (state.results.some((r) => r.id === item.call_id)) continue;
+      state.results.push({ id: item.call_id, text: outputText(item.output) });
+    }
+  }
+  const step = main ? input.filter((i) => i.type === 'function_call' || i.type === 'custom_tool_call').length : -1;
+  const call = step >= 0 ? state.script[step] : undefined;
+  const id = `resp_${step}_${Date.now()}`;
+  const base = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model: json.model ?? 'gpt-5.5' };
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  let seq = 0;
+  const send = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+  send('response.created', { response: { ...base, status: 'in_progress', output: [] } });
+  send('response.in_progress', { response: { ...base, status: 'in_progress', output: [] } });
+  let item;
+  if (call?.custom) {
+    item = {
+      id: `ctc_${step}`,
+      type: 'custom_tool_call',
+      status: 'completed',
+      call_id: `call_step${step}`,
+      name: call.tool,
+      input: call.input,
+    };
+    send('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', input: '' } });
+    send('response.custom_tool_call_input.delta', { output_index: 0, item_id: item.id, delta: item.input });
+    send('response.custom_tool_call_input.done', { output_index: 0, item_id: item.id, input: item.input });
+  } else if (call) {
+    const args = JSON.stringify(call.input);
+    item = { id: `fc_${step}`, type: 'function_call', status: 'completed', call_id: `call_step${step}`, name: call.tool, arguments: args };
+    send('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });
+    send('response.function_call_arguments.delta', { output_index: 0, item_id: item.id, delta: args });
+    send('response.function_call_arguments.done', { output_index: 0, item_id: item.id, arguments: args });
+  } else {
+    const text = 'done';
+    const part = { type: 'output_text', text, annotations: [] };
+    item = { id: `msg_${step}`, type: 'message', status: 'completed', role: 'assistant', content: [part] };
+    send('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
+    send('response.content_part.added', { output_index: 0, item_id: item.id, content_index: 0, part: { ...part, text: '' } });
+    send('response.output_text.delta', { output_index: 0, item_id: item.id, content_index: 0, delta: text });
+    send('response.output_text.done', { output_index: 0, item_id: item.id, content_index: 0, text });
+    send('response.content_part.done', { output_index: 0, item_id: item.id, content_index: 0, part });
+  }
+  send('response.output_item.done', { output_index: 0, item });
+  const usage = {
+    input_tokens: 10,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 15,
+  };
+  send('response.completed', { response: { ...base, status: 'completed', output: [item], usage } });
+  res.end();
+}
+
+// A tool output as the agent sent it: a string, or a list of content items.
+function outputText(output) {
+  if (typeof output === 'string') return output;
+  if (Array.isArray(output)) return output.map((c) => c.text ?? '').join('');
+  return JSON.stringify(output ?? '');
 }

@@ -1,9 +1,10 @@
-// The real-agent end-to-end suite: each pinned agent, driven headless by the scripted model
-// (fake-model.mjs), in a throw-away repository guarded by `rail init --hooks --agents`.
+// The real-agent end-to-end suite: each pinned agent (Claude Code, Codex CLI, Copilot CLI,
+// Gemini CLI), driven headless by the scripted model (fake-model.mjs), in a throw-away
+// repository guarded by `rail init --hooks --agents`.
 // Every step is judged from the file system and from the tool results the agent sent back to
 // the model, never from the agent's own summary. RAIL_E2E_ALLOW_ALL=1 puts a `rail` first on
 // PATH whose `hook` allows everything: the suite must then fail.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -98,20 +99,21 @@ const drivers = {
   claude: {
     file: (p, content) => ({ tool: 'Write', input: { file_path: p, content } }),
     shell: (command) => ({ tool: 'Bash', input: { command, description: 'e2e' } }),
-    run(cwd, port) {
+    env: (port) => ({
+      ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+      ANTHROPIC_API_KEY: 'dummy',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+      IS_SANDBOX: '1',
+      HOME: path.join(tmpRoot, 'home-claude'),
+    }),
+    run(cwd, env) {
       return runAgent(
         agentBin.claude,
         ['-p', 'do the task', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'],
         cwd,
-        {
-          ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
-          ANTHROPIC_API_KEY: 'dummy',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          DISABLE_TELEMETRY: '1',
-          DISABLE_AUTOUPDATER: '1',
-          IS_SANDBOX: '1',
-          HOME: path.join(tmpRoot, 'home-claude'),
-        },
+        env,
       );
     },
   },
@@ -120,23 +122,96 @@ const drivers = {
 drivers.gemini = {
   file: (p, content) => ({ tool: 'write_file', input: { file_path: p, content } }),
   shell: (command) => ({ tool: 'run_shell_command', input: { command } }),
-  run(cwd, port) {
-    const home = path.join(tmpRoot, 'home-gemini');
+  // Trust: GEMINI_CLI_TRUST_WORKSPACE (`--skip-trust` alone loads no project hook); untrusted:
+  // `--skip-trust` only, as a user who thinks that is enough.
+  env(port, { untrusted } = {}) {
+    const home = path.join(tmpRoot, untrusted ? 'home-gemini-untrusted' : 'home-gemini');
     fs.mkdirSync(path.join(home, '.gemini'), { recursive: true });
     fs.writeFileSync(path.join(home, '.gemini/settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
-    return runAgent(agentBin.gemini, ['-p', 'do the task', '--yolo', '--output-format', 'stream-json'], cwd, {
-      GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${port}`,
-      GEMINI_API_KEY: 'dummy',
-      GEMINI_CLI_TRUST_WORKSPACE: 'true',
-      HOME: home,
-    });
+    const env = { GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${port}`, GEMINI_API_KEY: 'dummy', HOME: home };
+    if (!untrusted) env.GEMINI_CLI_TRUST_WORKSPACE = 'true';
+    return env;
+  },
+  run(cwd, env, { untrusted } = {}) {
+    const args = ['-p', 'do the task', '--yolo', '--output-format', 'stream-json'];
+    return runAgent(agentBin.gemini, untrusted ? [...args, '--skip-trust'] : args, cwd, env);
   },
 };
+
+// Codex's file tool is its freeform apply_patch (offered to a gpt-5 model name); its shell tool
+// is exec_command. The patch names the file by its absolute path, as Codex resolves it.
+const patch = (p, content) => ({
+  tool: 'apply_patch',
+  custom: true,
+  input: `*** Begin Patch\n*** Add File: ${p}\n${content
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => `+${l}\n`)
+    .join('')}*** End Patch\n`,
+});
+
+// The main checkout of the repository `cwd` is in (a station's project is its main checkout).
+const mainOf = (cwd) => path.dirname(path.resolve(cwd, git(cwd, 'rev-parse', '--path-format=absolute', '--git-common-dir').trim()));
+
+drivers.codex = {
+  file: patch,
+  shell: (command) => ({ tool: 'exec_command', input: { cmd: command } }),
+  // Its own CODEX_HOME: the model provider on 127.0.0.1 and, unless untrusted, project trust for
+  // the main checkout (which covers its stations). Hook trust is granted per run with
+  // --dangerously-bypass-hook-trust: `codex exec` has no /hooks review.
+  env(port, { untrusted, cwd } = {}) {
+    const home = path.join(tmpRoot, untrusted ? 'home-codex-untrusted' : 'home-codex');
+    const codexHome = path.join(home, '.codex');
+    fs.mkdirSync(codexHome, { recursive: true });
+    const trust = untrusted ? '' : `[projects.${JSON.stringify(mainOf(cwd))}]\ntrust_level = "trusted"\n`;
+    fs.writeFileSync(
+      path.join(codexHome, 'config.toml'),
+      `model = "gpt-5.5"\nmodel_provider = "e2e"\nsandbox_mode = "danger-full-access"\napproval_policy = "never"\n` +
+        `[model_providers.e2e]\nname = "e2e"\nbase_url = "http://127.0.0.1:${port}/v1"\nwire_api = "responses"\nenv_key = "RAIL_E2E_KEY"\n${trust}`,
+    );
+    return { HOME: home, CODEX_HOME: codexHome, RAIL_E2E_KEY: 'dummy' };
+  },
+  run(cwd, env) {
+    return runAgent(agentBin.codex, ['exec', '--json', '--dangerously-bypass-hook-trust', 'do the task'], cwd, env);
+  },
+};
+
+// Copilot CLI in its BYOK mode with the OpenAI provider (Responses API): its file tool is the
+// same freeform apply_patch, its shell tool `bash`. Trusted with --trust-folder (not persisted).
+drivers.copilot = {
+  file: patch,
+  shell: (command) => ({ tool: 'bash', input: { command, description: 'e2e' } }),
+  env(port, { untrusted } = {}) {
+    const home = path.join(tmpRoot, untrusted ? 'home-copilot-untrusted' : 'home-copilot');
+    return {
+      HOME: home,
+      COPILOT_HOME: path.join(home, '.copilot'),
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_TYPE: 'openai',
+      COPILOT_PROVIDER_WIRE_API: 'responses',
+      COPILOT_PROVIDER_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      COPILOT_PROVIDER_API_KEY: 'dummy',
+      COPILOT_MODEL: 'gpt-5.4',
+    };
+  },
+  run(cwd, env, { untrusted } = {}) {
+    const args = ['-p', 'do the task', '--allow-all-tools', '--output-format', 'json'];
+    return runAgent(agentBin.copilot, untrusted ? args : [...args, '--trust-folder'], cwd, env);
+  },
+};
+
+// The environment an agent (and `rail doctor` judging it) runs with: the driver's, over this
+// process's less any agent setting of the machine's own (a CODEX_HOME, COPILOT_HOME or Gemini
+// trust variable there would make the agent read other files than the driver wrote).
+function agentEnv(env) {
+  const own = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CODEX_|COPILOT_|GEMINI_CLI_|CLAUDE_CONFIG_DIR$)/.test(k)));
+  return { ...own, PATH, ...env };
+}
 
 function runAgent(bin, args, cwd, env) {
   fs.mkdirSync(env.HOME, { recursive: true });
   return new Promise((resolve) => {
-    const child = spawn(bin, args, { cwd, env: { ...process.env, PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { cwd, env: agentEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -202,6 +277,11 @@ const scenarios = [
         read(path.join(main, 'claims.md')),
       ],
       ["other's claim kept", /owned-work/.test(read(path.join(main, 'claims.md')) ?? '')],
+      [
+        'claims.log: Stop renewed the claim, then session end released it',
+        stopThenEnd(read(path.join(main, 'claims.log'))),
+        read(path.join(main, 'claims.log')),
+      ],
     ],
   },
   {
@@ -244,20 +324,84 @@ const scenarios = [
       ['shell deny reached the model', denied(results[1]), results[1]?.text],
     ],
   },
+  {
+    name: "Stop renews the station's claim: its time moves (rail.yaml `on_stop: nothing`, so session end keeps it)",
+    setup: (agent) => {
+      const main = repo('stop', agent);
+      fs.writeFileSync(path.join(main, 'rail.yaml'), 'on_stop: nothing\n');
+      git(main, 'add', '-A');
+      git(main, 'commit', '-q', '-m', 'agent configs, on_stop: nothing');
+      const station = path.join(tmpRoot, `${agent}-stop-station`);
+      // The claim is made ten minutes ago, so a renewal now moves its time.
+      const at = new Date(Date.now() - 600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+      sh(main, 'rail', ['worktree', 'mine', '--dir', station, '--path', 'free/**', '--purpose', 'e2e'], { RAIL_NOW: at });
+      return { cwd: station, main, at };
+    },
+    script: (d, cwd) => [d.file(path.join(cwd, 'free/ok.txt'), 'ok\n')],
+    checks: ({ cwd, main, at }, _results, run) => {
+      const line = (read(path.join(main, 'claims.md')) ?? '').split('\n').find((l) => /^mine \| mine \|/.test(l));
+      const renewed = /renewed: (\S+)/.exec(line ?? '')?.[1];
+      const sessions = JSON.parse(sh(main, 'rail', ['board', '--json'])).sessions ?? [];
+      const mine = sessions.find((x) => x.name === 'mine');
+      return [
+        ['own path written', read(path.join(cwd, 'free/ok.txt')) === 'ok\n'],
+        ['the claim is still held after session end (on_stop: nothing)', line !== undefined, read(path.join(main, 'claims.md'))],
+        ["Stop renewed it: its time moved past the claim's", renewed !== undefined && renewed > at, { at, line }],
+        ["rail board --json: the station's session guarded by this agent's hook", mine?.hook?.agent === run.agent && !mine.unguarded, mine],
+      ];
+    },
+  },
+  {
+    name: "untrusted project: no Rail hook runs, and `rail doctor` (reading the agent's own config) exits 1 naming the trust fix",
+    // Claude Code's headless mode has no folder trust that gates hooks.
+    agents: ['codex', 'copilot', 'gemini'],
+    setup: (agent) => ({ cwd: repo('untrusted', agent), untrusted: true }),
+    script: (d) => [d.shell('echo unguarded > owned/a.txt')],
+    checks: ({ cwd }, results, run) => {
+      const doctor = spawnSync('rail', ['doctor'], { cwd, env: agentEnv(run.env), encoding: 'utf8' });
+      const said = `${doctor.stdout}${doctor.stderr}`;
+      return [
+        [
+          'as expected untrusted, the write went through unjudged',
+          read(path.join(cwd, 'owned/a.txt')) === 'unguarded\n' && !denied(results[0]),
+          results[0]?.text,
+        ],
+        ['rail doctor exits 1', doctor.status === 1, { status: doctor.status, said }],
+        ['rail doctor names the folder and its trust fix', said.includes(cwd) && trustFix[run.agent].test(said), said],
+      ];
+    },
+  },
 ];
 
-const agents = Object.keys(agentBin);
+// What `rail doctor` names as each agent's trust fix.
+const trustFix = {
+  codex: /trust_level = "trusted"/,
+  copilot: /trusted_folders/,
+  gemini: /TRUST_FOLDER/,
+};
+
+// claims.log: the station's claim renewed (Stop) and, after that, released (session end).
+function stopThenEnd(log) {
+  const lines = (log ?? '').split('\n');
+  const renewed = lines.findIndex((l) => /\| renewed \| mine \| mine\b/.test(l));
+  return renewed >= 0 && lines.slice(renewed + 1).some((l) => /\| released \| mine \| mine\b/.test(l));
+}
+
+// RAIL_E2E_ONLY=codex (or a comma list) drives only those agents.
+const only = process.env.RAIL_E2E_ONLY?.split(',').filter(Boolean);
+const agents = Object.keys(agentBin).filter((a) => !only || only.includes(a));
 let passed = 0;
 let total = 0;
 const model = await startModel();
 for (const agent of agents) {
   const d = drivers[agent];
-  for (const sc of scenarios) {
+  for (const sc of scenarios.filter((sc) => !sc.agents || sc.agents.includes(agent))) {
     const ctx = sc.setup(agent);
     model.state.script = sc.script(d, ctx.cwd);
     model.state.results = [];
-    const run = await d.run(ctx.cwd, model.port);
-    for (const [name, ok, detail] of sc.checks(ctx, model.state.results)) {
+    const env = d.env(model.port, ctx);
+    const run = await d.run(ctx.cwd, env, ctx);
+    for (const [name, ok, detail] of sc.checks(ctx, model.state.results, { ...run, env, agent })) {
       total++;
       if (ok) passed++;
       console.log(`${ok ? 'ok  ' : 'FAIL'} ${agent}: ${sc.name}: ${name}`);

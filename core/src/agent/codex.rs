@@ -262,6 +262,23 @@ mod tests {
     }
 
     #[test]
+    fn a_path_written_twice_in_one_call_is_judged_once() {
+        // Seen with Codex 0.171.0: `apply_patch <<'EOF' …` through exec_command is read by the
+        // shell reader (the `apply_patch` program) and by the patch scan, and the denial named
+        // the file twice; a patch that adds then updates a file did the same.
+        let shell = read(
+            AGENT,
+            r#"{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Bash","tool_input":{"command":"apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: owned/x\n+x\n*** End Patch\nEOF"}}"#,
+        );
+        assert_eq!(tool(&shell).0, ["owned/x"]);
+        let patch = read(
+            AGENT,
+            r#"{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: a\n+x\n*** Update File: a\n@@\n-x\n+y\n*** Update File: b\n*** Move to: a\n@@\n-x\n+y\n*** End Patch\n"}}"#,
+        );
+        assert_eq!(tool(&patch).0, ["a", "b"]);
+    }
+
+    #[test]
     fn a_denial_is_exactly_the_deny_object() {
         assert_eq!(
             answer(Harness::of(AGENT), &Outcome::Deny("held".into()))

@@ -363,10 +363,18 @@ pub struct Found {
 }
 
 impl Found {
+    /// The tool event, each target once, in the order first found: a path both the shell reader
+    /// and the patch scan find, or that a patch names twice, is one write.
     fn event(self, tool: &str) -> Event {
+        let mut seen = std::collections::BTreeSet::new();
+        let targets = self
+            .targets
+            .into_iter()
+            .filter(|t| seen.insert(t.clone()))
+            .collect();
         Event::Tool {
             tool: tool.to_string(),
-            targets: self.targets,
+            targets,
             unanalysed: self.unanalysed,
         }
     }
