@@ -130,13 +130,16 @@ class DelayProxy:
                 await queue.put((self.loop.time(), b""))
 
         reading = self.loop.create_task(read())
-        seen_first = first_packet is None
+        # The request's first packet names the service; it may come in more than one read.
+        head = None if first_packet is None else b""
         try:
             while True:
                 sent_at, data = await queue.get()
-                if not seen_first and data:
-                    seen_first = True
-                    first_packet(data)
+                if head is not None:
+                    head += data
+                    if len(head) >= 24 or not data:
+                        first_packet(head)
+                        head = None
                 wait = max(sent_at + half, start_at) - self.loop.time()
                 if wait > 0:
                     await asyncio.sleep(wait)
