@@ -1,23 +1,50 @@
 #!/usr/bin/env python3
-"""The shared rail on a loopback git remote (`git daemon` on 127.0.0.1):
+"""The shared rail against a git remote at a chosen distance.
 
-  1. latency of one `rail claim` (fetch, plan, commit, push, mirror) with no contention;
-  2. throughput when MACHINES clones x PROCS processes each claim distinct tasks at once
-     (nobody is refused: every attempt should succeed), and the slowest single claim.
+The remote is `git daemon` on 127.0.0.1 behind a delaying TCP proxy (in this script): every
+connection to the remote pays a TCP handshake (one round trip) before its first byte reaches the
+server, and every byte then crosses the link with half the round trip each way, in order. So
+each request/response exchange of git's protocol (the ref advertisement, `ls-refs`, the fetch's
+negotiation, the push's report) costs one full round trip, as it would over the internet, and
+not only the connection's set-up. The proxy also reads the first packet of each connection, so
+it counts fetches (`git-upload-pack`: one per round a leader serves) and pushes
+(`git-receive-pack`).
 
-    python3 bench/shared_remote.py [--machines 4] [--procs 4] [--claims-per-proc 4]
-                                   [--solo 20] [--rail PATH]
+Two kinds of cell:
 
-`--rail PATH` measures that binary instead of building target/release/rail (to measure an
-older commit's binary against a newer one on the same machine, minutes apart).
+  distinct   MACHINES clones (each with its own leader, as Rail runs it) x RACERS processes,
+             each process claiming its own tasks one after another: every claim must succeed.
+  contested  MACHINES clones x RACERS processes, every process claiming ONE task once: exactly
+             one must win and every other must be refused naming the winner.
+
+Per cell: claims/s, p50/p90/max claim latency (a whole `rail claim` process), and per claim
+the fetches and pushes the remote served (a round that changes the rail is one push, a try at
+the remote's compare-and-swap; it starts with a fetch unless the machine plans on the state it
+pushed itself) and the commits that landed on the remote's refs/rail/claims.
+After each cell the remote's claims.md is read: every claim that said it succeeded must be held
+there by its session, once, and the contested task must have exactly one holder. Anything else
+fails the run (exit 1).
+
+    python3 bench/shared_remote.py [--delay-ms 0,50,150] [--machines 4,8,20] [--racers 8]
+                                   [--claims-per-racer 2] [--contested 20] [--solo 0]
+                                   [--rail PATH] [--json FILE]
+
+`--delay-ms` and `--machines` take comma-separated lists: every pair is a cell. `--contested N`
+adds, per delay, one contested cell of N machines (0: none). `--solo N` times N uncontended
+claims on one machine first, per delay. `--rail PATH` measures that binary instead of building
+target/release/rail (to compare two commits' binaries on the same machine, minutes apart).
+The figures are upper bounds for the machine they run on: every clone, racer, the daemon and
+the proxy share its cores.
 """
 
 import argparse
+import asyncio
+import json
 import os
 import shutil
 import socket
-import statistics
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -35,104 +62,388 @@ def free_port():
         return s.getsockname()[1]
 
 
+def wait_port(port):
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit(f"nothing listens on 127.0.0.1:{port}")
+
+
+class DelayProxy:
+    """A TCP proxy on 127.0.0.1 that puts `delay_ms` of round trip between its clients and
+    `upstream`: the first byte from a client reaches the server 1.5 round trips after the
+    connection was accepted (handshake, then the way there), and every later byte in either
+    direction half a round trip after it was sent, order kept. Runs its own event loop in a
+    thread; `delay_ms` may change between cells; `counts` is read and reset by the bench."""
+
+    def __init__(self, upstream_port):
+        self.upstream_port = upstream_port
+        self.port = free_port()
+        self.delay_ms = 0
+        self.counts = {"upload-pack": 0, "receive-pack": 0, "connections": 0}
+        self.lock = threading.Lock()
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(ready,), daemon=True)
+        self.thread.start()
+        ready.wait()
+
+    def _run(self, ready):
+        asyncio.set_event_loop(self.loop)
+        self.tasks = set()
+        self.server = self.loop.run_until_complete(
+            self.loop.create_server(lambda: _Accept(self), "127.0.0.1", self.port, backlog=512))
+        ready.set()
+        self.loop.run_forever()
+
+    def accept(self, reader, writer):
+        # The connection's task is kept here: a task nobody refers to may be collected while
+        # it waits, which would leave its git process hanging until Rail's deadline.
+        task = self.loop.create_task(self._client(reader, writer))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def take_counts(self):
+        with self.lock:
+            c = dict(self.counts)
+            for k in self.counts:
+                self.counts[k] = 0
+        return c
+
+    async def _pipe(self, reader, writer, half, start_at, first_packet=None):  # noqa: C901
+        """Forwards reader to writer, each chunk delivered `half` s after it was read and not
+        before `start_at` (loop time). The reading side keeps reading meanwhile (a link
+        carries what was sent while earlier bytes are still on their way)."""
+        queue = asyncio.Queue()
+
+        async def read():
+            try:
+                while True:
+                    data = await reader.read(65536)
+                    await queue.put((self.loop.time(), data))
+                    if not data:
+                        return
+            except (ConnectionError, OSError):
+                await queue.put((self.loop.time(), b""))
+
+        reading = self.loop.create_task(read())
+        # The request's first packet names the service; it may come in more than one read.
+        head = None if first_packet is None else b""
+        try:
+            while True:
+                sent_at, data = await queue.get()
+                if head is not None:
+                    head += data
+                    if len(head) >= 24 or not data:
+                        first_packet(head)
+                        head = None
+                wait = max(sent_at + half, start_at) - self.loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                if not data:
+                    if writer.can_write_eof():
+                        writer.write_eof()
+                    return
+                writer.write(data)
+                await writer.drain()
+        except Exception as e:  # noqa: BLE001 - any failure ends the connection, both ways
+            # A link that fails drops the connection; left half open, the other side would
+            # wait for an answer until Rail's deadline.
+            if not isinstance(e, (ConnectionError, OSError)):
+                print(f"proxy: {e!r}", file=sys.stderr, flush=True)
+            raise
+        finally:
+            reading.cancel()
+
+    def _note(self, data):
+        text = data[:200].decode("latin-1")
+        with self.lock:
+            self.counts["connections"] += 1
+            if "git-upload-pack" in text:
+                self.counts["upload-pack"] += 1
+            elif "git-receive-pack" in text:
+                self.counts["receive-pack"] += 1
+
+    async def _client(self, creader, cwriter):
+        rtt = self.delay_ms / 1000.0
+        accepted = self.loop.time()
+        try:
+            sreader, swriter = await asyncio.open_connection("127.0.0.1", self.upstream_port)
+        except OSError:
+            cwriter.close()
+            return
+        try:
+            up = self.loop.create_task(
+                self._pipe(creader, swriter, rtt / 2, accepted + 1.5 * rtt, self._note))
+            down = self.loop.create_task(self._pipe(sreader, cwriter, rtt / 2, accepted + rtt))
+            done, pending = await asyncio.wait([up, down], return_when=asyncio.FIRST_EXCEPTION)
+            if any(t.exception() for t in done):
+                for t in pending:
+                    t.cancel()
+                for w in (swriter, cwriter):
+                    w.transport.abort()
+        finally:
+            for w in (swriter, cwriter):
+                try:
+                    w.close()
+                except (OSError, RuntimeError):
+                    pass
+
+
+class _Accept(asyncio.Protocol):
+    """One accepted connection: a stream reader and writer over it, handed to the proxy."""
+
+    def __init__(self, proxy):
+        self.proxy = proxy
+        self.reader = asyncio.StreamReader(limit=1 << 20)
+        self.inner = asyncio.StreamReaderProtocol(self.reader)
+
+    def connection_made(self, transport):
+        self.inner.connection_made(transport)
+        writer = asyncio.StreamWriter(transport, self.inner, self.reader, self.proxy.loop)
+        self.proxy.accept(self.reader, writer)
+
+    def data_received(self, data):
+        self.inner.data_received(data)
+
+    def eof_received(self):
+        return self.inner.eof_received()
+
+    def connection_lost(self, exc):
+        self.inner.connection_lost(exc)
+
+    def pause_writing(self):
+        self.inner.pause_writing()
+
+    def resume_writing(self):
+        self.inner.resume_writing()
+
+
+def pct(sorted_values, p):
+    if not sorted_values:
+        return float("nan")
+    i = min(len(sorted_values) - 1, max(0, int(round(p * (len(sorted_values) - 1)))))
+    return sorted_values[i]
+
+
+def claims_md_holders(bare):
+    """(task -> [sessions]) of the remote's shared claims.md."""
+    out = subprocess.run(["git", "--git-dir", bare, "show", "refs/rail/claims:claims.md"],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"cannot read the remote's claims.md: {out.stderr.strip()}")
+    holders = {}
+    for line in out.stdout.splitlines():
+        if "|" not in line:
+            continue
+        parts = [p.strip().strip("`") for p in line.lstrip("-* ").split("|")]
+        if len(parts) >= 2 and parts[0] and not parts[0].startswith("#"):
+            holders.setdefault(parts[0], []).append(parts[1])
+    return holders
+
+
+def commit_count(bare):
+    out = subprocess.run(["git", "--git-dir", bare, "rev-list", "--count", "refs/rail/claims"],
+                         capture_output=True, text=True)
+    return int(out.stdout) if out.returncode == 0 else 0
+
+
+class Remote:
+    """A bare repository served by `git daemon`, reached through the delaying proxy."""
+
+    def __init__(self, base, name):
+        self.bare = os.path.join(base, name)
+        git("init", "-q", "--bare", "-b", "main", self.bare, cwd=base)
+        exec_path = subprocess.run(["git", "--exec-path"], capture_output=True, text=True,
+                                   check=True).stdout.strip()
+        self.daemon_port = free_port()
+        self.daemon = subprocess.Popen(
+            [os.path.join(exec_path, "git-daemon"), "--reuseaddr", "--export-all",
+             "--enable=receive-pack", "--max-connections=0", "--listen=127.0.0.1",
+             f"--port={self.daemon_port}", f"--base-path={base}", base],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_port(self.daemon_port)
+        self.proxy = DelayProxy(self.daemon_port)
+        wait_port(self.proxy.port)
+        self.url = f"git://127.0.0.1:{self.proxy.port}/{name}"
+
+    def close(self):
+        self.daemon.kill()
+        self.daemon.wait()
+
+
+def make_machines(rail, remote, base, n):
+    """n clones of the remote, each set up with `rail init --remote origin` (at no delay)."""
+    machines = []
+    for i in range(n):
+        d = os.path.join(base, f"m{i}")
+        git("clone", "-q", remote.url, d, cwd=base)
+        git("config", "user.email", "b@e.invalid", cwd=d)
+        git("config", "user.name", "bench", cwd=d)
+        if i == 0:
+            git("commit", "-q", "--allow-empty", "-m", "init", cwd=d)
+            git("push", "-q", "origin", "HEAD:main", cwd=d)
+        else:
+            git("pull", "-q", "origin", "main", cwd=d)
+        subprocess.run([rail, "init", "--remote", "origin"], cwd=d, check=True, stdout=subprocess.DEVNULL)
+        machines.append(d)
+    return machines
+
+
+def run_cell(rail, base, kind, machines_n, racers, claims_per_racer, delay_ms, solo):
+    """One cell on a fresh remote and fresh clones. Returns (result dict, list of problems)."""
+    cell_dir = tempfile.mkdtemp(prefix=f"{kind}-{machines_n}-{delay_ms}-", dir=base)
+    remote = Remote(cell_dir, "rail.git")
+    problems = []
+    try:
+        machines = make_machines(rail, remote, cell_dir, machines_n)
+        remote.proxy.delay_ms = delay_ms
+        solo_ms = None
+        if solo:
+            samples = []
+            for n in range(solo):
+                t0 = time.perf_counter()
+                subprocess.run([rail, "claim", f"solo-{n}", "--session", "solo"], cwd=machines[0],
+                               check=True, stdout=subprocess.DEVNULL)
+                samples.append((time.perf_counter() - t0) * 1000)
+            samples.sort()
+            solo_ms = (pct(samples, 0.5), pct(samples, 0.9))
+        before = commit_count(remote.bare)
+        remote.proxy.take_counts()
+
+        results = []  # (mi, p, task, seconds, exit code, stderr)
+        lock = threading.Lock()
+        go = threading.Event()
+
+        def racer(d, mi, p):
+            go.wait()
+            for k in range(claims_per_racer if kind == "distinct" else 1):
+                task = f"m{mi}-p{p}-t{k}" if kind == "distinct" else "contested"
+                t0 = time.perf_counter()
+                out = subprocess.run([rail, "claim", task, "--session", f"m{mi}-p{p}"], cwd=d,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                with lock:
+                    results.append((mi, p, task, time.perf_counter() - t0, out.returncode, out.stderr.strip()))
+
+        threads = [threading.Thread(target=racer, args=(d, mi, p))
+                   for mi, d in enumerate(machines) for p in range(racers)]
+        for t in threads:
+            t.start()
+        start = time.perf_counter()
+        go.set()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - start
+        counts = remote.proxy.take_counts()
+        remote.proxy.delay_ms = 0
+        commits = commit_count(remote.bare) - before
+        holders = claims_md_holders(remote.bare)
+
+        won = [r for r in results if r[4] == 0]
+        lat = sorted(r[3] for r in results)
+        if kind == "distinct":
+            for mi, p, task, _, code, err in results:
+                if code != 0:
+                    problems.append(f"{task} by m{mi}-p{p} failed (exit {code}): "
+                                    f"{err.splitlines()[-1] if err else ''}")
+            for mi, p, task, *_ in won:
+                if holders.get(task) != [f"m{mi}-p{p}"]:
+                    problems.append(f"{task} claimed by m{mi}-p{p} but the remote's claims.md has {holders.get(task)}")
+        else:
+            if len(won) != 1:
+                problems.append(f"contested task: {len(won)} processes were told they won, not 1")
+            held = holders.get("contested", [])
+            if len(held) != 1:
+                problems.append(f"contested task: {len(held)} holders on the remote ({held}), not 1")
+            elif won and held != [f"m{won[0][0]}-p{won[0][1]}"]:
+                problems.append(f"contested task held by {held[0]} but m{won[0][0]}-p{won[0][1]} was told it won")
+            for mi, p, task, _, code, err in results:
+                if code == 0:
+                    continue
+                if code != 1 or (held and held[0] not in err):
+                    problems.append(f"contested: m{mi}-p{p} exit {code}, not a refusal naming the holder: "
+                                    f"{err.splitlines()[-1] if err else ''}")
+        n_claims = max(1, len(won)) if kind == "distinct" else len(results)
+        result = {
+            "kind": kind, "delay_ms": delay_ms, "machines": machines_n, "racers": racers,
+            "attempts": len(results), "won": len(won), "seconds": round(elapsed, 2),
+            "claims_per_s": round(len(won) / elapsed, 2) if kind == "distinct" else None,
+            "answers_per_s": round(len(results) / elapsed, 2),
+            "p50_s": round(pct(lat, 0.5), 2), "p90_s": round(pct(lat, 0.9), 2), "max_s": round(lat[-1], 2),
+            "fetches": counts["upload-pack"], "pushes": counts["receive-pack"], "commits": commits,
+            "fetches_per_claim": round(counts["upload-pack"] / n_claims, 2),
+            "pushes_per_claim": round(counts["receive-pack"] / n_claims, 2),
+            "commits_per_claim": round(commits / n_claims, 2),
+            "solo_ms": solo_ms, "problems": len(problems),
+        }
+        return result, problems
+    finally:
+        remote.close()
+        shutil.rmtree(cell_dir, ignore_errors=True)
+
+
+def show(r):
+    if r["kind"] == "distinct":
+        head = (f"{r['delay_ms']:4d} ms  {r['machines']:2d} x {r['racers']} distinct: "
+                f"{r['won']}/{r['attempts']} claims in {r['seconds']:.1f} s = {r['claims_per_s']:.2f}/s")
+    else:
+        head = (f"{r['delay_ms']:4d} ms  {r['machines']:2d} x {r['racers']} contested: "
+                f"{r['won']} winner of {r['attempts']}, all answered in {r['seconds']:.1f} s")
+    per = "claim" if r["kind"] == "distinct" else "attempt"
+    print(f"{head}; p50 {r['p50_s']:.2f} s, p90 {r['p90_s']:.2f} s, max {r['max_s']:.2f} s; "
+          f"per {per}: {r['fetches_per_claim']} fetches, {r['pushes_per_claim']} pushes, "
+          f"{r['commits_per_claim']} commits; load {os.getloadavg()[0]:.1f}", flush=True)
+    if r["solo_ms"]:
+        print(f"           one claim alone: p50 {r['solo_ms'][0]:.0f} ms, p90 {r['solo_ms'][1]:.0f} ms", flush=True)
+
+
+def ints(text):
+    return [int(x) for x in text.split(",") if x.strip()]
+
+
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--machines", type=int, default=4)
-    ap.add_argument("--procs", type=int, default=4, help="processes per machine")
-    ap.add_argument("--claims-per-proc", type=int, default=4)
-    ap.add_argument("--solo", type=int, default=20, help="uncontended claims to time first (0: none)")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--delay-ms", default="0,50,150", help="round trips to the remote, comma-separated (ms)")
+    ap.add_argument("--machines", default="4,8,20", help="clones per distinct cell, comma-separated")
+    ap.add_argument("--racers", type=int, default=8, help="processes per machine")
+    ap.add_argument("--claims-per-racer", type=int, default=2, help="distinct claims each racer makes in turn")
+    ap.add_argument("--contested", type=int, default=20, help="machines in the contested cell per delay (0: none)")
+    ap.add_argument("--solo", type=int, default=0, help="uncontended claims to time first in each cell")
     ap.add_argument("--rail", help="the rail binary to measure (default: build target/release/rail)")
+    ap.add_argument("--json", help="also write the results to this file")
     args = ap.parse_args()
-    # The racers run in the clones, so a relative path would name nothing there.
     rail = os.path.abspath(args.rail) if args.rail else None
     if not rail:
         subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "rail-cli"], cwd=ROOT, check=True)
         rail = os.path.join(ROOT, "target", "release", "rail")
-
     base = tempfile.mkdtemp(prefix="rail-shared-bench-")
-    bare = os.path.join(base, "rail.git")
-    git("init", "-q", "--bare", "-b", "main", bare, cwd=base)
-    exec_path = subprocess.run(["git", "--exec-path"], capture_output=True, text=True, check=True).stdout.strip()
-    port = free_port()
-    daemon = subprocess.Popen(
-        [os.path.join(exec_path, "git-daemon"), "--reuseaddr", "--export-all", "--enable=receive-pack",
-         "--listen=127.0.0.1", f"--port={port}", f"--base-path={base}", base],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-    url = f"git://127.0.0.1:{port}/rail.git"
+    print(f"shared rail over git daemon behind a delaying proxy ({rail}); load {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} cores", flush=True)
+    results, problems = [], []
     try:
-        machines = []
-        for i in range(args.machines):
-            d = os.path.join(base, f"m{i}")
-            git("clone", "-q", url, d, cwd=base)
-            git("config", "user.email", "b@e.invalid", cwd=d)
-            git("config", "user.name", "bench", cwd=d)
-            if i == 0:
-                git("commit", "-q", "--allow-empty", "-m", "init", cwd=d)
-                git("push", "-q", "origin", "HEAD:main", cwd=d)
-            else:
-                git("pull", "-q", "origin", "main", cwd=d)
-            subprocess.run([rail, "init", "--remote", "origin"], cwd=d, check=True, stdout=subprocess.DEVNULL)
-            machines.append(d)
-
-        print(f"shared rail over {url} ({rail})")
-        if args.solo:
-            samples = []
-            for n in range(args.solo):
-                start = time.perf_counter()
-                subprocess.run([rail, "claim", f"solo-{n}", "--session", "bench"], cwd=machines[0], check=True,
-                               stdout=subprocess.DEVNULL)
-                samples.append((time.perf_counter() - start) * 1000)
-            samples.sort()
-            print(f"  one claim, no contention: median {statistics.median(samples):6.1f} ms, "
-                  f"p90 {samples[int(len(samples) * 0.9)]:6.1f} ms ({args.solo} claims)")
-
-        # Every racer claims its own tasks, one after another: each attempt should succeed, so
-        # claims/s is the rail's throughput and a non-zero exit is a failure.
-        results = []  # (seconds, exit code, stderr)
-        lock = threading.Lock()
-
-        def racer(d, mi, p):
-            for k in range(args.claims_per_proc):
-                t0 = time.perf_counter()
-                out = subprocess.run([rail, "claim", f"m{mi}-p{p}-t{k}", "--session", f"m{mi}-p{p}"], cwd=d,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-                with lock:
-                    results.append((time.perf_counter() - t0, out.returncode, out.stderr.strip()))
-
-        threads = [threading.Thread(target=racer, args=(d, mi, p))
-                   for mi, d in enumerate(machines) for p in range(args.procs)]
-        start = time.perf_counter()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        elapsed = time.perf_counter() - start
-        wins = sum(1 for _, c, _ in results if c == 0)
-        failed = [(c, e) for _, c, e in results if c != 0]
-        slowest = max(s for s, _, _ in results)
-        median = statistics.median(s for s, _, _ in results)
-        racers = args.machines * args.procs
-        print(f"  {args.machines} machines x {args.procs} processes = {racers} racers, "
-              f"{args.claims_per_proc} distinct claims each: {wins} of {len(results)} succeeded in {elapsed:.1f} s "
-              f"= {wins / elapsed:.2f} claims/s; claim latency median {median:.2f} s, slowest {slowest:.2f} s")
-        commits = int(subprocess.run(["git", "--git-dir", bare, "rev-list", "--count", "refs/rail/claims"],
-                                     capture_output=True, text=True, check=True).stdout)
-        print(f"    {commits} commits on refs/rail/claims for {wins + args.solo} claims "
-              f"(operations queued together on one machine share a commit)")
-        for c, e in failed[:5]:
-            print(f"    failed (exit {c}): {e.splitlines()[-1] if e else ''}")
-        if failed:
-            print(f"    {len(failed)} failed in all")
+        for delay in ints(args.delay_ms):
+            cells = [("distinct", m) for m in ints(args.machines)]
+            if args.contested:
+                cells.append(("contested", args.contested))
+            for kind, m in cells:
+                r, p = run_cell(rail, base, kind, m, args.racers, args.claims_per_racer, delay, args.solo)
+                r["load"] = round(os.getloadavg()[0], 1)
+                results.append(r)
+                show(r)
+                for line in p[:10]:
+                    print(f"           PROBLEM: {line}", flush=True)
+                problems.extend(p)
     finally:
-        daemon.kill()
-        daemon.wait()
         shutil.rmtree(base, ignore_errors=True)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=1)
+    if problems:
+        print(f"FAILED: {len(problems)} problems (above)", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

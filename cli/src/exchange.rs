@@ -38,6 +38,10 @@ pub const LOCK: &str = "exchange.lock";
 /// Written when a leader's push is rejected (the round's length in ms): machines contend.
 const CONTENDED: &str = "contended";
 
+/// The commit this machine pushed last (its id), written after each accepted push: while it is
+/// fresh and nobody was seen to contend since, the next round plans on it without a fetch.
+const PUSHED: &str = "pushed";
+
 /// How long a waiter waits past its job's deadline for a live leader that has not answered (a
 /// git command hanging on the network) before it withdraws the job and says so.
 const GRACE: Duration = Duration::from_secs(30);
@@ -227,6 +231,30 @@ impl Queue {
         *rng ^= *rng >> 7;
         *rng ^= *rng << 17;
         Some(Duration::from_millis(*rng % round_ms))
+    }
+
+    /// An accepted push of `commit`: the remote's state, as far as this machine knows.
+    pub fn note_pushed(&self, commit: &str) {
+        let _ = self.write_whole(&self.dir.join(PUSHED), commit);
+    }
+
+    /// The commit this machine pushed last, if that was within `trust` and no push of this
+    /// machine has been rejected since: the state a round may plan on without fetching first
+    /// (its push is the compare-and-swap that says whether the guess held).
+    pub fn own_tip(&self, trust: Duration) -> Option<String> {
+        let pushed = self.dir.join(PUSHED);
+        let at = fs::metadata(&pushed).ok()?.modified().ok()?;
+        if at.elapsed().ok()? > trust {
+            return None;
+        }
+        let contended_at = fs::metadata(self.dir.join(CONTENDED))
+            .ok()
+            .and_then(|m| m.modified().ok());
+        if contended_at.is_some_and(|c| c >= at) {
+            return None;
+        }
+        let id = fs::read_to_string(&pushed).ok()?.trim().to_string();
+        (id.len() >= 40 && id.bytes().all(|b| b.is_ascii_hexdigit())).then_some(id)
     }
 
     fn try_lead(&self, ctx: &Ctx, session: &str) -> Result<Option<FileLock>, Fail> {

@@ -581,9 +581,18 @@ fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue) -> Result<(), Fail>
     // three-machine race, a leader lost 17 and 19 rounds in a row and its job gave up after
     // 60 s, in 2 of 4 runs). So while machines contend, a new leader first waits a random part
     // of a round, as long on average as a loser loses.
-    if let Some(pause) = queue.contention_pause(&mut rng) {
+    let pause = queue.contention_pause(&mut rng);
+    if let Some(pause) = pause {
         std::thread::sleep(pause);
     }
+    // Without contention, the state this machine pushed last is most likely still the remote's:
+    // the first round plans on it and pushes at once, saving the fetch (at internet distance
+    // about half of a round's round trips). The push is the compare-and-swap as always; a
+    // rejected guess, or a job the guess would refuse, is planned again on a fetched state.
+    let mut known = match pause {
+        None => queue.own_tip(shared_trust()),
+        Some(_) => None,
+    };
     loop {
         let jobs = queue.jobs(rail, remote);
         let now_ms = Utc::now().timestamp_millis();
@@ -607,8 +616,12 @@ fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue) -> Result<(), Fail>
                 (live.iter().map(|j| j.deadline_ms).max().unwrap_or(now_ms) - now_ms).max(0) as u64,
             );
         let started = Instant::now();
-        match round(ctx, remote, &dir, &live, deadline) {
-            Round::Done(outcomes) => {
+        match round(ctx, remote, &dir, &live, deadline, known.take().as_deref()) {
+            Round::Stale => continue,
+            Round::Done(outcomes, pushed) => {
+                if let Some(commit) = pushed {
+                    queue.note_pushed(&commit);
+                }
                 for (job, outcome) in live.iter().zip(outcomes) {
                     queue.finish(&job.id, &outcome)?;
                 }
@@ -642,8 +655,12 @@ fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue) -> Result<(), Fail>
 }
 
 enum Round {
-    /// Pushed (or nothing to push): one outcome per job, in order.
-    Done(Vec<Outcome>),
+    /// Pushed (the commit) or nothing to push: one outcome per job, in order.
+    Done(Vec<Outcome>, Option<String>),
+    /// Planned on the state this machine pushed last, and either the remote has moved on
+    /// (push rejected) or a job came out refused or unchanged there: plan again on a fetch,
+    /// at once. Nothing was answered.
+    Stale,
     /// Another writer moved the ref first: plan again on the new state. Jobs refused on the
     /// fetched state itself are answered already (index, outcome): a refusal names the holder
     /// as of the remote's state, which a lost push does not change.
@@ -654,14 +671,35 @@ enum Round {
 
 /// One round: fetch, plan every job in order on the state the earlier ones leave, one commit
 /// with this machine's undelivered log lines first, one push, mirror.
-fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -> Round {
+///
+/// `known`: the commit this machine pushed last. If it is still the fetched ref and every job
+/// is a claim-like change (no sync, no take: those read the remote's branches), the round plans
+/// on it without fetching; it gives up (`Stale`) rather than answer a refusal or a no-op from
+/// a state the remote may have left, and when the push is rejected.
+fn round(
+    ctx: &Ctx,
+    remote: &str,
+    dir: &Path,
+    jobs: &[Job],
+    deadline: Instant,
+    known: Option<&str>,
+) -> Round {
     let branches = jobs
         .iter()
         .any(|j| matches!(j.request, None | Some(Request::Take { .. })));
     let seen = seen_states(dir);
-    let fetched = match fetch(dir, remote, branches, deadline) {
-        Ok(f) => f,
-        Err(e) => return Round::Failed(e.fail()),
+    let trusted = known.filter(|k| {
+        !branches
+            && seen.kept.is_none()
+            && seen.fetched.as_deref() == Some(*k)
+            && read_provisional(ctx).is_empty()
+    });
+    let fetched = match trusted {
+        Some(k) => Some(k.to_string()),
+        None => match fetch(dir, remote, branches, deadline) {
+            Ok(f) => f,
+            Err(e) => return Round::Failed(e.fail()),
+        },
     };
     let snapshot = match read_commit(dir, fetched.as_deref()) {
         Ok(s) => s,
@@ -670,9 +708,13 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
     let mut files = snapshot.files.clone();
     let mut changed: BTreeMap<String, String> = BTreeMap::new();
     let mut warnings = Vec::new();
-    let rewound = match rewind(ctx, dir, remote, &seen, &snapshot) {
-        Ok(r) => r,
-        Err(e) => return Round::Failed(e.fail()),
+    // A state this machine pushed itself cannot be a rewind of what it saw.
+    let rewound = match trusted {
+        Some(_) => None,
+        None => match rewind(ctx, dir, remote, &seen, &snapshot) {
+            Ok(r) => r,
+            Err(e) => return Round::Failed(e.fail()),
+        },
     };
     if let Some(r) = &rewound {
         files = r.files.clone();
@@ -738,6 +780,10 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
         };
         outcomes.push(outcome);
     }
+    if trusted.is_some() && outcomes.iter().any(|o| o.code != 0 || !o.changed) {
+        return Round::Stale;
+    }
+    let mut pushed = None;
     let commit_id = if changed.is_empty() {
         clear_provisional(ctx, &provisional);
         if rewound.is_some() {
@@ -762,12 +808,14 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
         match push(dir, remote, &new, deadline) {
             Ok(Pushed::Done) => {
                 let _ = git::run(dir, &["update-ref", FETCHED, &new]);
+                pushed = Some(new.clone());
                 clear_provisional(ctx, &provisional);
                 if rewound.is_some() {
                     let _ = git::run(dir, &["update-ref", "-d", BEFORE_REWIND]);
                 }
                 Some(new)
             }
+            Ok(Pushed::Rejected) if trusted.is_some() => return Round::Stale,
             Ok(Pushed::Rejected) => return Round::Rejected(refused_on_base),
             Err(e) => return Round::Failed(e.fail()),
         }
@@ -808,7 +856,7 @@ fn round(ctx: &Ctx, remote: &str, dir: &Path, jobs: &[Job], deadline: Instant) -
             _ => {}
         }
     }
-    Round::Done(outcomes)
+    Round::Done(outcomes, pushed)
 }
 
 /// The states this machine last saw of the shared rail: the state kept when an earlier round
@@ -1086,6 +1134,16 @@ pub fn planned(plan: &Plan, changed: bool) -> Outcome {
         json: Some(serde_json::json!({ "ok": true, "plan": plan })),
         warnings: Vec::new(),
     }
+}
+
+/// How long after this machine's own accepted push a round may plan on it without fetching
+/// (`RAIL_SHARED_TRUST_MS`, 0: always fetch first). A wrong guess costs one rejected push.
+fn shared_trust() -> Duration {
+    std::env::var("RAIL_SHARED_TRUST_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_millis)
+        .unwrap_or(Duration::from_secs(30))
 }
 
 fn shared_timeout() -> Duration {

@@ -848,3 +848,113 @@ fn an_offline_claim_is_provisional_and_a_lost_race_is_reported() {
         "{local_claims}"
     );
 }
+
+/// The git commands a machine ran that talk to the remote, from a `logging_git` log.
+#[cfg(unix)]
+fn remote_calls(calls: &Path) -> (usize, usize) {
+    let log = std::fs::read_to_string(calls).unwrap_or_default();
+    let fetches = log.lines().filter(|l| l.contains(" fetch ")).count();
+    let pushes = log.lines().filter(|l| l.contains("push ")).count();
+    (fetches, pushes)
+}
+
+/// At internet distance a fetch is about half of a round's round trips. A machine whose own
+/// push is the last state it knows plans its next operation on it and pushes at once; the push
+/// is the compare-and-swap that says whether the guess held, so nothing is lost when it did not.
+#[cfg(unix)]
+#[test]
+fn a_machine_plans_on_its_own_last_push_without_fetching() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 1);
+    let m = &ms[0];
+    let bin = tempfile::tempdir().unwrap();
+    let (path, calls) = logging_git(bin.path());
+    let env = [("PATH", path.as_str()), ("RAIL_SHARED_TRUST_MS", "3600000")];
+    let first = m.rail(&["claim", "t1", "--session", "s1"], &env);
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    let after_first = remote_calls(&calls);
+    assert_eq!(after_first.1, 1, "one push for the first claim");
+    let second = m.rail(&["claim", "t2", "--session", "s2"], &env);
+    assert_eq!(code(&second), 0, "{}", stderr(&second));
+    let after_second = remote_calls(&calls);
+    assert_eq!(
+        after_second.0, after_first.0,
+        "the second claim fetched although this machine's push was the last state it knew"
+    );
+    assert_eq!(after_second.1, 2, "one push for the second claim");
+    let shared = rail_core::rail::parse(&remote.shared_file("claims.md"));
+    let held: Vec<(String, String)> = shared
+        .claims()
+        .map(|(_, c)| (c.task.clone(), c.session.clone()))
+        .collect();
+    assert_eq!(
+        held,
+        vec![("t1".into(), "s1".into()), ("t2".into(), "s2".into())]
+    );
+    // With the trust turned off, every round fetches first, as before.
+    let third = m.rail(
+        &["claim", "t3", "--session", "s3"],
+        &[("PATH", path.as_str()), ("RAIL_SHARED_TRUST_MS", "0")],
+    );
+    assert_eq!(code(&third), 0, "{}", stderr(&third));
+    assert_eq!(remote_calls(&calls).0, after_second.0 + 1);
+}
+
+/// The guess is wrong when another machine pushed meanwhile: the push is rejected, the
+/// operation is planned again on a fetched state, and both machines' claims are held.
+#[cfg(unix)]
+#[test]
+fn a_wrong_guess_is_rejected_by_the_remote_and_planned_again_on_a_fetch() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 2);
+    let trust = [("RAIL_SHARED_TRUST_MS", "3600000")];
+    assert_eq!(
+        code(&ms[0].rail(&["claim", "a1", "--session", "a"], &trust)),
+        0
+    );
+    assert_eq!(
+        code(&ms[1].rail(&["claim", "b1", "--session", "b"], &trust)),
+        0
+    );
+    let bin = tempfile::tempdir().unwrap();
+    let (path, calls) = logging_git(bin.path());
+    let out = ms[0].rail(
+        &["claim", "a2", "--session", "a"],
+        &[("PATH", path.as_str()), trust[0]],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        remote_calls(&calls),
+        (1, 2),
+        "a rejected guess, then a fetch and a push"
+    );
+    let shared = rail_core::rail::parse(&remote.shared_file("claims.md"));
+    let tasks: std::collections::BTreeSet<String> =
+        shared.claims().map(|(_, c)| c.task.clone()).collect();
+    assert_eq!(
+        tasks,
+        ["a1", "a2", "b1"].map(String::from).into_iter().collect()
+    );
+}
+
+/// A refusal is never answered from the state a machine pushed itself: the task may have been
+/// freed on another machine since. The remote's state decides.
+#[cfg(unix)]
+#[test]
+fn a_refusal_on_the_guessed_state_is_asked_of_the_remote() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 2);
+    let trust = [("RAIL_SHARED_TRUST_MS", "3600000")];
+    assert_eq!(
+        code(&ms[0].rail(&["claim", "t", "--session", "s1"], &trust)),
+        0
+    );
+    // Freed on the other machine: the first machine's last push still shows it held.
+    let freed = ms[1].rail(&["release", "t", "--session", "s1"], &trust);
+    assert_eq!(code(&freed), 0, "{}", stderr(&freed));
+    let out = ms[0].rail(&["claim", "t", "--session", "s2"], &trust);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let shared = rail_core::rail::parse(&remote.shared_file("claims.md"));
+    let held: Vec<String> = shared.claims().map(|(_, c)| c.session.clone()).collect();
+    assert_eq!(held, vec!["s2"]);
+}
