@@ -4,10 +4,10 @@
 //      values no Rust test can make (Proxies, getters that throw, symbols, frozen objects...);
 //      after every such call the module still works (no trap left it broken);
 //   2. pkg/web (ES module + initSync) gives the same answers;
-//   3. results (packed in Rust, unpacked by js/unpack.js) are what JSON.parse makes: strings
-//      outside ASCII, a "__proto__" key, and the same answers where the host forbids making
-//      functions from text (the unpacker's other way) and where Node cannot require() an ES
-//      module (the Node build's snippets are CommonJS);
+//   3. results (serde_json's text, made values by JSON.parse) are what JSON.parse makes of
+//      native output: strings outside ASCII, a "__proto__" key, and the same answers where the
+//      host forbids making functions from text (a webview's content security policy) and where
+//      Node cannot require() an ES module (the Node build is plain CommonJS);
 //   4. the .d.ts of both builds type-check against a typed usage file, and no exported function
 //      takes or returns `any`;
 //   5. the write path's old exports are gone from both builds (plans, the lock and the log are
@@ -159,7 +159,7 @@ try {
   rmSync(tmp, { recursive: true, force: true });
 }
 
-// 3. Unpacking. A log line's details are a map whose keys the user wrote.
+// 3. Results. A log line's details are a map whose keys the user wrote.
 const logged = {
   ...texts,
   log: {
