@@ -176,6 +176,20 @@ fn git_remote(
     }))
 }
 
+/// A round's failure, told with the rounds this machine lost to other machines before it: a
+/// job starved by a busy rail until its deadline cut off the last fetch is "busy", not
+/// "unreachable".
+fn after_lost_rounds(lost: u32, mut fail: Fail) -> Fail {
+    if lost > 0 {
+        fail.message = format!(
+            "{lost} round{} lost to other machines' pushes (the shared rail is busy), then: {}",
+            if lost == 1 { "" } else { "s" },
+            fail.message
+        );
+    }
+    fail
+}
+
 /// What a remote that did not answer in time is told as.
 fn no_answer(remote: &str, what: &str) -> String {
     format!(
@@ -573,6 +587,9 @@ fn rail_key(ctx: &Ctx) -> PathBuf {
 fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue) -> Result<(), Fail> {
     let dir = repo_dir(ctx);
     let mut attempt = 0u32;
+    // Rounds lost to another machine's push: a job that then fails at its deadline says so,
+    // not only that the last exchange was cut off (which reads as an unreachable remote).
+    let mut lost = 0u32;
     let mut rng =
         (std::process::id() as u64) ^ ((Utc::now().timestamp_subsec_nanos() as u64) << 16) | 1;
     // Fairness between machines. A machine that wins a round starts its next one at once,
@@ -628,12 +645,14 @@ fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue) -> Result<(), Fail>
                 return Ok(());
             }
             Round::Failed(fail) => {
+                let fail = after_lost_rounds(lost, fail);
                 for job in &live {
                     queue.finish(&job.id, &Outcome::from_fail(&fail))?;
                 }
                 return Ok(());
             }
             Round::Rejected(refused) => {
+                lost += 1;
                 queue.note_contention(started.elapsed());
                 for (i, outcome) in refused {
                     if let Some(job) = live.get(i) {
@@ -1427,7 +1446,24 @@ pub fn before_read(ctx: &Ctx, remote: &str, fetch_first: bool) -> Result<Option<
 
 #[cfg(test)]
 mod tests {
-    use super::{declined, local_lock_busy};
+    use super::{after_lost_rounds, declined, local_lock_busy, no_answer};
+    use crate::fail::Fail;
+
+    #[test]
+    fn a_job_starved_by_a_busy_rail_says_so_not_only_that_the_remote_was_slow() {
+        let cut_off = || Fail::env(no_answer("origin", "a fetch"));
+        let told = after_lost_rounds(36, cut_off()).message;
+        assert!(
+            told.starts_with("36 rounds lost to other machines' pushes (the shared rail is busy), then: origin did not answer a fetch"),
+            "{told}"
+        );
+        assert_eq!(
+            after_lost_rounds(1, cut_off()).message.split(' ').nth(1),
+            Some("round")
+        );
+        // A remote that never answered, with no round lost, is told as before.
+        assert_eq!(after_lost_rounds(0, cut_off()).message, cut_off().message);
+    }
 
     #[test]
     fn a_hook_s_no_is_told_from_a_lost_race() {
