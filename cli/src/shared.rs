@@ -429,7 +429,19 @@ enum Pushed {
     Rejected,
 }
 
-fn push(dir: &Path, remote: &str, commit: &str, deadline: Instant) -> Result<Pushed, RemoteError> {
+/// Pushes `commit` to the shared ref. `expect`: the commit the remote must still hold for the
+/// push to land (a round planned on this machine's own last push, without a fetch): with it the
+/// push is a compare-and-swap on that exact commit (`--force-with-lease`), so a remote reset to
+/// an ancestor of it refuses the push instead of being fast-forwarded over unseen, and the round
+/// fetched next finds the rewind. Without it, a plain push: git refuses anything but a
+/// fast-forward of what the remote holds.
+fn push(
+    dir: &Path,
+    remote: &str,
+    commit: &str,
+    expect: Option<&str>,
+    deadline: Instant,
+) -> Result<Pushed, RemoteError> {
     // Tests: stop here until told to go, so a test can act between the plan and the push
     // (`paused` says we are here; `go` lets us on; a minute at most).
     if let Some(dir) = std::env::var_os("RAIL_TEST_PAUSE_BEFORE_PUSH").map(PathBuf::from) {
@@ -440,12 +452,11 @@ fn push(dir: &Path, remote: &str, commit: &str, deadline: Instant) -> Result<Pus
         }
     }
     let refspec = format!("{commit}:{REF}");
-    let Some(out) = git_remote(
-        dir,
-        &["push", "--porcelain", "--quiet", remote, &refspec],
-        deadline,
-    )?
-    else {
+    let lease = expect.map(|k| format!("--force-with-lease={REF}:{k}"));
+    let mut argv = vec!["push", "--porcelain", "--quiet"];
+    argv.extend(lease.as_deref());
+    argv.extend([remote, refspec.as_str()]);
+    let Some(out) = git_remote(dir, &argv, deadline)? else {
         // The push may have landed before the remote went quiet: not "nothing was changed".
         return Err(RemoteError::Git(format!(
             "{}; the operation may or may not have reached the remote: `rail sync` and look",
@@ -824,7 +835,7 @@ fn round(
             Ok(c) => c,
             Err(e) => return Round::Failed(e.fail()),
         };
-        match push(dir, remote, &new, deadline) {
+        match push(dir, remote, &new, trusted, deadline) {
             Ok(Pushed::Done) => {
                 let _ = git::run(dir, &["update-ref", FETCHED, &new]);
                 pushed = Some(new.clone());
@@ -1404,7 +1415,7 @@ pub fn init_remote(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
             }
             let new = commit(&dir, None, None, &files, "rail: share this rail")
                 .map_err(RemoteError::fail)?;
-            match push(&dir, remote, &new, deadline).map_err(RemoteError::fail)? {
+            match push(&dir, remote, &new, None, deadline).map_err(RemoteError::fail)? {
                 Pushed::Done => done.push(format!("published the rail to {remote} {REF}")),
                 Pushed::Rejected => done.push(format!("{remote} already has a shared rail")),
             }

@@ -900,6 +900,37 @@ fn a_machine_plans_on_its_own_last_push_without_fetching() {
     assert_eq!(remote_calls(&calls).0, after_second.0 + 1);
 }
 
+/// A remote reset to an ancestor of this machine's own last push is a rewind even for a round
+/// planned on that push without fetching: the push is conditional on the remote still holding
+/// exactly that commit (`--force-with-lease`), so it is refused, the round is planned again on
+/// a fetch, and the rewind is named and merged back as for any other round (a plain push would
+/// have fast-forwarded over the reset and brought the state back unnamed).
+#[test]
+fn a_guess_over_a_remote_reset_to_its_ancestor_finds_the_rewind() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 1);
+    let m = &ms[0];
+    let trust = [("RAIL_SHARED_TRUST_MS", "3600000")];
+    assert_eq!(
+        code(&m.rail(&["claim", "t1", "--session", "s1"], &trust)),
+        0
+    );
+    let old = remote.git(&["rev-parse", "refs/rail/claims"]);
+    assert_eq!(
+        code(&m.rail(&["claim", "t2", "--session", "s2"], &trust)),
+        0
+    );
+    // The remote goes back to the state before t2 (its parent: a fast-forward away).
+    remote.git(&["update-ref", "refs/rail/claims", old.trim()]);
+    let out = m.rail(&["claim", "t3", "--session", "s3"], &trust);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("rewound"), "{}", stderr(&out));
+    let claims = remote.shared_file("claims.md");
+    for task in ["t1 | s1 |", "t2 | s2 |", "t3 | s3 |"] {
+        assert!(claims.contains(task), "{task} missing: {claims}");
+    }
+}
+
 /// The guess is wrong when another machine pushed meanwhile: the push is rejected, the
 /// operation is planned again on a fetched state, and both machines' claims are held.
 #[cfg(unix)]
