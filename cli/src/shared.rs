@@ -1336,6 +1336,15 @@ pub fn mirror(ctx: &Ctx, snapshot: &Snapshot) -> Result<(), Fail> {
     }
     let local = ctx.read(true)?;
     let outbox = read_outbox(ctx);
+    // A claim this copy held that a rewind merge dropped: its session is told here, by whichever
+    // command mirrors it first, besides the log line.
+    let claims_here = local.claims.as_ref().map(|c| c.text.as_str());
+    for d in snapshot::dropped_by_rewind(claims_here, &snapshot.files) {
+        errln!(
+            "rail: {}'s claim of {} was dropped when the shared rail was merged back after a rewind: {} holds {}; {} must stop work on it (rail log)",
+            d.session, d.task, d.kept, d.task, d.session
+        );
+    }
     let plan = snapshot::mirror(&snapshot.files, &local, &outbox);
     for foreign in &plan.ignored {
         errln!("rail: the shared rail has {foreign}; not written here");

@@ -793,6 +793,20 @@ fn a_rewound_remote_is_named_and_merged_never_taken_as_the_truth() {
     // The state A had seen stays reachable from the shared ref.
     let seen = remote.git(&["rev-list", "refs/rail/claims"]);
     assert!(seen.lines().count() >= 4, "{seen}");
+    // C, where carol was told she holds auth, is told she no longer does, naming the holder.
+    let out = c.rail(&["sync"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("carol's claim of auth was dropped when the shared rail was merged back after a rewind: alice holds auth"),
+        "{}",
+        stderr(&out)
+    );
+    let out = c.rail(&["sync"], &[]);
+    assert!(
+        !stderr(&out).contains("dropped"),
+        "told once: {}",
+        stderr(&out)
+    );
 }
 
 /// A claim made while the shared rail cannot be reached (`RAIL_LOCAL=1`) is provisional: it

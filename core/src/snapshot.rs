@@ -316,6 +316,62 @@ pub fn offer(
     (changed.then_some(claims), out)
 }
 
+/// A claim this machine's copy held that the shared state it is about to mirror dropped when
+/// a rewound rail was merged back (its log says `dropped … by: rewind`): its session must be
+/// told, not only find the line in the log later (issue 31).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DroppedByRewind {
+    pub task: String,
+    pub session: String,
+    /// The session that holds the task now.
+    pub kept: String,
+}
+
+/// The claims of claims.md as this machine had it (`local`) that `shared`'s claims.md no longer
+/// has, for which `shared`'s log names that claim dropped by a rewind. A claim released or
+/// taken over in the ordinary way is not one of them; nor one the log dropped long ago that
+/// this copy no longer holds.
+pub fn dropped_by_rewind(local: Option<&str>, shared: &Files) -> Vec<DroppedByRewind> {
+    let Some(local) = local else {
+        return Vec::new();
+    };
+    let held = |text: &str| {
+        crate::rail::parse(text)
+            .claims()
+            .map(|(_, c)| (c.task.clone(), c.session.clone()))
+            .collect::<Vec<_>>()
+    };
+    let now = shared.get(CLAIMS_MD).map(|t| held(t)).unwrap_or_default();
+    let gone: Vec<(String, String)> = held(local)
+        .into_iter()
+        .filter(|c| !now.contains(c))
+        .collect();
+    if gone.is_empty() {
+        return Vec::new();
+    }
+    let log = crate::log::parse(shared.get(LOG_FILE).map(String::as_str).unwrap_or(""));
+    let mut out: Vec<DroppedByRewind> = Vec::new();
+    for entry in &log.entries {
+        let (Some(task), Some(session)) = (&entry.task, &entry.session) else {
+            continue;
+        };
+        let rewind = entry.event.as_str() == "dropped"
+            && entry.details.get("by").map(String::as_str) == Some("rewind");
+        if !rewind || !gone.iter().any(|(t, s)| t == task && s == session) {
+            continue;
+        }
+        let kept = entry.details.get("kept").cloned().unwrap_or_default();
+        // The latest line about a claim says who holds it now.
+        out.retain(|d| !(d.task == *task && d.session == *session));
+        out.push(DroppedByRewind {
+            task: task.clone(),
+            session: session.clone(),
+            kept,
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -345,6 +401,36 @@ mod tests {
         texts
     }
 
+    #[test]
+    fn a_claim_a_rewind_merge_dropped_is_named_for_its_session() {
+        let local = "# Claims\n\nauth | carol | 2026-10-22T10:10Z\nui | carol | 2026-10-22T10:11Z\nold | dave | 2026-10-22T09:00Z\n";
+        let mut shared = Files::new();
+        shared.insert(
+            CLAIMS_MD.into(),
+            "# Claims\n\nauth | alice | 2026-10-22T10:05Z\nui | carol | 2026-10-22T10:11Z\n".into(),
+        );
+        shared.insert(
+            LOG_FILE.into(),
+            concat!(
+                "2026-10-22T10:12:00Z | released | old | dave\n",
+                "2026-10-22T10:12:00Z | dropped | auth | carol | by: rewind | kept: alice\n",
+                "2026-10-22T10:12:00Z | dropped | ui | erin | by: rewind | kept: carol\n",
+            )
+            .into(),
+        );
+        assert_eq!(
+            dropped_by_rewind(Some(local), &shared),
+            vec![DroppedByRewind {
+                task: "auth".into(),
+                session: "carol".into(),
+                kept: "alice".into()
+            }],
+            "dave released old in the ordinary way; erin's ui was never held here"
+        );
+        assert!(dropped_by_rewind(None, &shared).is_empty());
+        // Once mirrored, the next round finds nothing new to tell.
+        assert!(dropped_by_rewind(shared.get(CLAIMS_MD).map(String::as_str), &shared).is_empty());
+    }
     #[test]
     fn a_rewound_remote_gets_back_what_this_machine_saw() {
         let c1 = "t1 | a | 2026-10-22T14:00Z\n";
