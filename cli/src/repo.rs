@@ -4,11 +4,14 @@
 //! companions live there, so every worktree shares one rail. This is found by reading `.git`
 //! files (`.git` as a directory, or a `gitdir:` file in a linked worktree, then its `commondir`)
 //! rather than spawning git; unusual setups (GIT_DIR in the environment, a bare common dir) fall
-//! back to `git rev-parse`.
+//! back to `git rev-parse`. What each file says is core's (`rail_core::gitdir`, which the VS
+//! Code extension uses too); this module reads the files and resolves the paths.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use rail_core::gitdir;
 
 /// A git checkout as found from the working directory.
 #[derive(Clone, Debug)]
@@ -39,15 +42,12 @@ impl Repo {
 /// The branch a git dir's HEAD points to.
 pub fn head_branch(git_dir: &Path) -> Option<String> {
     let head = fs::read_to_string(git_dir.join("HEAD")).ok()?;
-    head.trim()
-        .strip_prefix("ref: refs/heads/")
-        .map(str::to_string)
+    gitdir::head_branch(&head).map(str::to_string)
 }
 
 fn read_gitdir_file(dot_git: &Path) -> Option<PathBuf> {
     let text = fs::read_to_string(dot_git).ok()?;
-    let target = text.trim().strip_prefix("gitdir:")?.trim();
-    let path = Path::new(target);
+    let path = Path::new(gitdir::dot_git_target(&text)?);
     Some(if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -56,9 +56,10 @@ fn read_gitdir_file(dot_git: &Path) -> Option<PathBuf> {
 }
 
 fn common_dir_of(git_dir: &Path) -> PathBuf {
-    match fs::read_to_string(git_dir.join("commondir")) {
-        Ok(text) => {
-            let p = Path::new(text.trim());
+    let text = fs::read_to_string(git_dir.join("commondir")).ok();
+    match text.as_deref().and_then(gitdir::commondir_target) {
+        Some(target) => {
+            let p = Path::new(target);
             let joined = if p.is_absolute() {
                 p.to_path_buf()
             } else {
@@ -66,13 +67,16 @@ fn common_dir_of(git_dir: &Path) -> PathBuf {
             };
             joined.canonicalize().unwrap_or(joined)
         }
-        Err(_) => git_dir.to_path_buf(),
+        None => git_dir.to_path_buf(),
     }
 }
 
 /// Finds the repository containing `start` by reading `.git` files.
 pub fn discover(start: &Path) -> Option<Repo> {
-    if std::env::var_os("GIT_DIR").is_some() || std::env::var_os("GIT_COMMON_DIR").is_some() {
+    if gitdir::ASK_GIT_ENV
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
+    {
         return discover_with_git(start);
     }
     let start = start.canonicalize().ok()?;
@@ -87,7 +91,7 @@ pub fn discover(start: &Path) -> Option<Repo> {
             };
             let git_dir = git_dir.canonicalize().unwrap_or(git_dir);
             let common_dir = common_dir_of(&git_dir);
-            if common_dir.file_name().and_then(|n| n.to_str()) != Some(".git") {
+            if !gitdir::files_suffice(common_dir.file_name().and_then(|n| n.to_str())) {
                 // A bare or separate common dir: let git say where things are.
                 return discover_with_git(&start);
             }
@@ -130,22 +134,10 @@ fn discover_with_git(start: &Path) -> Option<Repo> {
 
 /// Every worktree of the repository: (path, branch). Read from the common dir's files.
 pub fn worktrees(repo: &Repo) -> Vec<(PathBuf, Option<String>)> {
-    let mut out = vec![(repo.main_checkout(), head_branch(&repo.common_dir))];
-    if let Ok(entries) = fs::read_dir(repo.common_dir.join("worktrees")) {
-        let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
-        dirs.sort();
-        for wt in dirs {
-            let Some(path) = fs::read_to_string(wt.join("gitdir"))
-                .ok()
-                .map(|s| PathBuf::from(s.trim()))
-                .and_then(|p| p.parent().map(Path::to_path_buf))
-            else {
-                continue;
-            };
-            out.push((path, head_branch(&wt)));
-        }
-    }
-    out
+    worktree_dirs(repo)
+        .into_iter()
+        .map(|w| (w.path, w.branch))
+        .collect()
 }
 
 /// A worktree as `rail worktree list` and `remove` see it.
@@ -171,7 +163,7 @@ pub fn worktree_dirs(repo: &Repo) -> Vec<WorktreeDir> {
         for admin in dirs {
             let Some(path) = fs::read_to_string(admin.join("gitdir"))
                 .ok()
-                .map(|s| PathBuf::from(s.trim()))
+                .and_then(|s| gitdir::worktree_dot_git(&s).map(PathBuf::from))
                 .and_then(|p| p.parent().map(Path::to_path_buf))
             else {
                 continue;

@@ -32,6 +32,7 @@ pub mod files;
 pub mod freshness;
 pub mod gate;
 pub mod gitconfig;
+pub mod gitdir;
 pub mod glob;
 pub mod heartbeat;
 pub mod hint;

@@ -265,6 +265,56 @@ pub fn acting(
     ret(&rail_core::ident::acting(explicit.as_deref(), branch.as_deref()).view())
 }
 
+/// What one of git's own files says, for finding the repository from files as the CLI does
+/// (`rail_core::gitdir`): `kind` names the file — `"dot-git"` (a worktree's `.git` file: the git
+/// dir it names), `"commondir"` (the common dir), `"head"` (the branch checked out), or
+/// `"worktree-gitdir"` (a linked worktree's admin `gitdir` file: its `.git` file) — and the
+/// answer is the path or branch as written, `null` when the text does not say one. Paths are
+/// resolved by the caller (relative to the `.git` file's folder, or to the git dir).
+#[wasm_bindgen(js_name = gitFile, unchecked_return_type = "string | null")]
+pub fn git_file(
+    #[wasm_bindgen(
+        unchecked_param_type = "\"dot-git\" | \"commondir\" | \"head\" | \"worktree-gitdir\""
+    )]
+    kind: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> Result<JsValue, JsError> {
+    use rail_core::gitdir;
+    let kind = text_arg("kind", kind)?;
+    let text = text_arg("text", text)?;
+    let said = match kind.as_str() {
+        "dot-git" => gitdir::dot_git_target(&text),
+        "commondir" => gitdir::commondir_target(&text),
+        "head" => gitdir::head_branch(&text),
+        "worktree-gitdir" => gitdir::worktree_dot_git(&text),
+        other => {
+            return Err(fail(
+                "kind",
+                format!("not a git file Rail reads: {other:?}"),
+            ))
+        }
+    };
+    Ok(said.map_or(JsValue::NULL, JsValue::from_str))
+}
+
+/// Whether git's files alone place the rail, given the name of the common dir's folder (only a
+/// checkout's `.git`); else, and whenever one of `askGitEnv()` is set, a host asks git.
+#[wasm_bindgen(js_name = gitFilesSuffice, unchecked_return_type = "boolean")]
+pub fn git_files_suffice(
+    #[wasm_bindgen(unchecked_param_type = "string")] common_dir_name: JsValue,
+) -> Result<JsValue, JsError> {
+    let name = text_arg("commonDirName", common_dir_name)?;
+    Ok(JsValue::from_bool(rail_core::gitdir::files_suffice(Some(
+        &name,
+    ))))
+}
+
+/// The environment variables that make a host ask git where the repository is.
+#[wasm_bindgen(js_name = askGitEnv, unchecked_return_type = "string[]")]
+pub fn ask_git_env() -> Result<JsValue, JsError> {
+    ret(&rail_core::gitdir::ASK_GIT_ENV)
+}
+
 /// A session's guard mark (a file of `<git common dir>/rail/seen/`, named `fileName`, holding
 /// `text`): whose it is and which agent's hook was seen when; `null` for a damaged mark or
 /// one under another session's name.

@@ -2,11 +2,14 @@
 // main checkout is the parent of the git common dir, and claims.md lives there, so every station
 // shares one rail. Found by reading `.git` files (a `.git` directory, or a `gitdir:` file in a
 // linked worktree and then its `commondir`) rather than spawning git on every activation;
-// unusual setups (GIT_DIR in the environment, a bare or separate common dir) ask git.
+// unusual setups (GIT_DIR in the environment, a bare or separate common dir) ask git. What each
+// file says, and when the files are not enough, is core's (rail_core::gitdir, through the wasm),
+// the same answer the CLI gets; this module reads the files and resolves the paths.
 
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { core } from './core';
 import { processesAllowed } from './trust';
 
 export interface Repo {
@@ -27,12 +30,11 @@ export function mainCheckout(repo: Repo): string {
 export function headBranch(gitDir: string): string | undefined {
   let head: string;
   try {
-    head = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
+    head = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8');
   } catch {
     return undefined;
   }
-  const prefix = 'ref: refs/heads/';
-  return head.startsWith(prefix) ? head.slice(prefix.length) : undefined;
+  return core().gitFile('head', head) ?? undefined;
 }
 
 function realpath(p: string): string {
@@ -46,27 +48,30 @@ function realpath(p: string): string {
 function readGitdirFile(dotGit: string): string | undefined {
   let text: string;
   try {
-    text = fs.readFileSync(dotGit, 'utf8').trim();
+    text = fs.readFileSync(dotGit, 'utf8');
   } catch {
     return undefined;
   }
-  if (!text.startsWith('gitdir:')) return undefined;
-  const target = text.slice('gitdir:'.length).trim();
+  const target = core().gitFile('dot-git', text);
+  if (target === null) return undefined;
   return path.isAbsolute(target) ? target : path.join(path.dirname(dotGit), target);
 }
 
 function commonDirOf(gitDir: string): string {
+  let text: string;
   try {
-    const text = fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim();
-    return realpath(path.isAbsolute(text) ? text : path.join(gitDir, text));
+    text = fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8');
   } catch {
     return gitDir;
   }
+  const target = core().gitFile('commondir', text);
+  if (target === null) return gitDir;
+  return realpath(path.isAbsolute(target) ? target : path.join(gitDir, target));
 }
 
 /** Finds the repository containing `start`; `undefined` outside any git repository. */
 export function discover(start: string, env: NodeJS.ProcessEnv = process.env): Repo | undefined {
-  if (env.GIT_DIR !== undefined || env.GIT_COMMON_DIR !== undefined) return discoverWithGit(start);
+  if (core().askGitEnv().some((name) => env[name] !== undefined)) return discoverWithGit(start);
   let dir = realpath(start);
   for (;;) {
     const dotGit = path.join(dir, '.git');
@@ -81,7 +86,7 @@ export function discover(start: string, env: NodeJS.ProcessEnv = process.env): R
       if (gitDir === undefined) return undefined;
       const realGitDir = realpath(gitDir);
       const commonDir = commonDirOf(realGitDir);
-      if (path.basename(commonDir) !== '.git') return discoverWithGit(start);
+      if (!core().gitFilesSuffice(path.basename(commonDir))) return discoverWithGit(start);
       return { worktree: dir, gitDir: realGitDir, commonDir };
     }
     const parent = path.dirname(dir);
@@ -128,13 +133,15 @@ export function worktrees(repo: Repo): WorktreeInfo[] {
   }
   for (const name of names) {
     const gitDir = path.join(repo.commonDir, 'worktrees', name);
-    let gitdirFile: string;
+    let text: string;
     try {
-      gitdirFile = fs.readFileSync(path.join(gitDir, 'gitdir'), 'utf8').trim();
+      text = fs.readFileSync(path.join(gitDir, 'gitdir'), 'utf8');
     } catch {
       continue;
     }
-    const info: WorktreeInfo = { path: path.dirname(gitdirFile), gitDir };
+    const dotGit = core().gitFile('worktree-gitdir', text);
+    if (dotGit === null) continue;
+    const info: WorktreeInfo = { path: path.dirname(dotGit), gitDir };
     const branch = headBranch(gitDir);
     if (branch !== undefined) info.branch = branch;
     out.push(info);

@@ -187,6 +187,16 @@ for (const flag of ["--disallow-code-generation-from-strings", "--no-experimenta
   checks++;
 }
 
+// Git's files, read as the CLI reads them (rail_core::gitdir).
+assert.equal(node.gitFile("head", "ref: refs/heads/feature/x\n"), "feature/x");
+assert.equal(node.gitFile("head", "0123456789abcdef0123456789abcdef01234567\n"), null);
+assert.equal(node.gitFile("dot-git", "gitdir: ../.git/worktrees/a\n"), "../.git/worktrees/a");
+assert.throws(() => node.gitFile("index", ""), /^Error: rail: kind: /);
+assert.equal(node.gitFilesSuffice(".git"), true);
+assert.equal(node.gitFilesSuffice("repo.git"), false);
+assert.deepEqual(node.askGitEnv(), ["GIT_DIR", "GIT_COMMON_DIR"]);
+checks += 7;
+
 // 4. Types.
 for (const build of ["node", "web"]) {
   const dts = readFileSync(join(wasmDir, `pkg/${build}/rail_wasm.d.ts`), "utf8");
