@@ -5,10 +5,11 @@
 
 use serde_json::Value;
 
-pub const OK: i32 = 0;
-pub const REFUSED: i32 = 1;
-pub const USAGE: i32 = 2;
-pub const ENVIRONMENT: i32 = 3;
+// The codes are core's (`rail_core::model::exit`), which the extension reads too.
+pub const OK: i32 = rail_core::model::exit::DONE;
+pub const REFUSED: i32 = rail_core::model::exit::REFUSED;
+pub const USAGE: i32 = rail_core::model::exit::BAD_INPUT;
+pub const ENVIRONMENT: i32 = rail_core::model::exit::ENVIRONMENT;
 
 #[derive(Debug)]
 pub struct Fail {

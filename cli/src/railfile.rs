@@ -25,7 +25,7 @@ use std::time::SystemTime;
 use crate::sys::{self, NotAFile};
 
 /// Largest rail file Rail will read (bigger files are refused, never truncated).
-pub const MAX_RAIL_BYTES: u64 = 16 * 1024 * 1024;
+pub const MAX_RAIL_BYTES: u64 = rail_core::model::MAX_RAIL_BYTES;
 
 /// Why a rail file was not used.
 #[derive(Debug)]

@@ -24,7 +24,7 @@ use crate::gitguard::Receipt;
 use crate::lock::{self, RailLock};
 use crate::railfile;
 
-pub const JOURNAL: &str = "claims.md.journal";
+pub const JOURNAL: &str = rail_core::model::JOURNAL;
 
 /// Crash-injection points for tests (`RAIL_TEST_CRASH=after-journal|mid-write|before-log`).
 fn crash_point(name: &str) {

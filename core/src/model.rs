@@ -20,6 +20,62 @@ pub const CLAIMS_MD: &str = "claims.md";
 pub const CLAIMS_DIR: &str = "claims";
 pub const LOG_FILE: &str = "claims.log";
 pub const CONFIG_FILE: &str = "rail.yaml";
+/// The redo journal of a write in progress (docs/lock-protocol.md).
+pub const JOURNAL: &str = "claims.md.journal";
+/// The largest rail file a host reads: a bigger one is refused, never truncated.
+pub const MAX_RAIL_BYTES: u64 = 16 * 1024 * 1024;
+
+/// What `rail` exits with, for every host that runs it (cli/src/fail.rs returns them, the
+/// extension reads them): 0 done; 1 refused or a conflict found (the output says who holds
+/// what); 2 bad input or usage; 3 environment (not a git repo, the lock wait timed out, I/O).
+pub mod exit {
+    pub const DONE: i32 = 0;
+    pub const REFUSED: i32 = 1;
+    pub const BAD_INPUT: i32 = 2;
+    pub const ENVIRONMENT: i32 = 3;
+}
+
+/// The names and limits a host of the rail shares with the `rail` binary, in one value (the
+/// wasm's `constants()`), so the extension never repeats them.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct HostConstants {
+    pub claims_md: &'static str,
+    pub claims_dir: &'static str,
+    pub log_file: &'static str,
+    pub config_file: &'static str,
+    pub journal: &'static str,
+    pub lock_name: &'static str,
+    pub max_rail_bytes: u64,
+    pub exit: ExitCodes,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ExitCodes {
+    pub done: i32,
+    pub refused: i32,
+    pub bad_input: i32,
+    pub environment: i32,
+}
+
+pub fn host_constants() -> HostConstants {
+    HostConstants {
+        claims_md: CLAIMS_MD,
+        claims_dir: CLAIMS_DIR,
+        log_file: LOG_FILE,
+        config_file: CONFIG_FILE,
+        journal: JOURNAL,
+        lock_name: crate::lock::LOCK_NAME,
+        max_rail_bytes: MAX_RAIL_BYTES,
+        exit: ExitCodes {
+            done: exit::DONE,
+            refused: exit::REFUSED,
+            bad_input: exit::BAD_INPUT,
+            environment: exit::ENVIRONMENT,
+        },
+    }
+}
 
 /// Every file of the rail, parsed.
 #[derive(Clone, Debug)]

@@ -309,6 +309,13 @@ pub fn git_files_suffice(
     ))))
 }
 
+/// The rail's file names, the largest file a host reads and `rail`'s exit codes: what a host
+/// shares with the binary, from core.
+#[wasm_bindgen(unchecked_return_type = "HostConstants")]
+pub fn constants() -> Result<JsValue, JsError> {
+    ret(&rail_core::model::host_constants())
+}
+
 /// The environment variables that make a host ask git where the repository is.
 #[wasm_bindgen(js_name = askGitEnv, unchecked_return_type = "string[]")]
 pub fn ask_git_env() -> Result<JsValue, JsError> {

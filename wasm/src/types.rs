@@ -44,6 +44,7 @@ pub fn declarations() -> String {
     found.visit::<rail_core::freshness::Freshness>();
     found.visit::<rail_core::heartbeat::Mark>();
     found.visit::<rail_core::ident::ActingView>();
+    found.visit::<rail_core::model::HostConstants>();
     // No export returns these any more, but `rail --json` prints them (a plan or a refusal from
     // claim, release, renew, take and update; `rail lock`'s record and verdict), and the
     // extension types the binary's answers with them (vscode-extension/src/host/native.ts).

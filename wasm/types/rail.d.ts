@@ -87,6 +87,8 @@ losers: Array<Loser>, refused?: MarkedSide, };
 
 export type Event = "claimed" | "renewed" | "released" | "taken" | "updated" | "lock-broken" | "recovered" | "done" | "bypass" | "refused" | "station-removed" | string;
 
+export type ExitCodes = { done: number, refused: number, bad_input: number, environment: number, };
+
 export type Facts = { 
 /**
  * "Now" for every lease decision. Hosts pass the clock; tests and replays pass any time.
@@ -193,6 +195,8 @@ version?: string,
 at: string, };
 
 export type HookUnanalysed = "warn" | "deny";
+
+export type HostConstants = { claims_md: string, claims_dir: string, log_file: string, config_file: string, journal: string, lock_name: string, max_rail_bytes: number, exit: ExitCodes, };
 
 export type Located = { file: string, code: Code, severity: Severity, message: string, span: Span, range: Range, line: number, column: number, };
 

@@ -13,11 +13,12 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import type { LockRecord, LockVerdict, Plan, Refusal, Removal, Station as StationView } from './core';
+import { core, type LockRecord, type LockVerdict, type Plan, type Refusal, type Removal, type Station as StationView } from './core';
 import { processesAllowed, RestrictedMode } from './trust';
 
-/** The CLI's exit codes (cli/src/fail.rs). */
-export const EXIT = { done: 0, refused: 1, badInput: 2, environment: 3 } as const;
+/** The CLI's exit codes: core's (rail_core::model::exit), which cli/src/fail.rs returns. */
+const codes = core().constants().exit;
+export const EXIT = { done: codes.done, refused: codes.refused, badInput: codes.bad_input, environment: codes.environment } as const;
 
 // ---------------------------------------------------------------------------------------------
 // Finding the binary

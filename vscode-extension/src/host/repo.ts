@@ -71,7 +71,12 @@ function commonDirOf(gitDir: string): string {
 
 /** Finds the repository containing `start`; `undefined` outside any git repository. */
 export function discover(start: string, env: NodeJS.ProcessEnv = process.env): Repo | undefined {
-  if (core().askGitEnv().some((name) => env[name] !== undefined)) return discoverWithGit(start);
+  if (
+    core()
+      .askGitEnv()
+      .some((name) => env[name] !== undefined)
+  )
+    return discoverWithGit(start);
   let dir = realpath(start);
   for (;;) {
     const dotGit = path.join(dir, '.git');

@@ -19,17 +19,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import type { FileText, RailTexts } from './core';
+import { core, type FileText, type RailTexts } from './core';
 
-export const CLAIMS_MD = 'claims.md';
-export const CLAIMS_DIR = 'claims';
-export const LOG_FILE = 'claims.log';
-export const CONFIG_FILE = 'rail.yaml';
-export const JOURNAL = 'claims.md.journal';
-export const LOCK_NAME = 'claims.md.lock';
-
-/** Largest file Rail reads (bigger ones are refused, never truncated). */
-export const MAX_RAIL_BYTES = 16 * 1024 * 1024;
+// The rail's file names and the largest file Rail reads (bigger ones are refused, never
+// truncated): core's, the same the `rail` binary uses (rail_core::model::host_constants).
+const shared = core().constants();
+export const CLAIMS_MD = shared.claims_md;
+export const CLAIMS_DIR = shared.claims_dir;
+export const LOG_FILE = shared.log_file;
+export const CONFIG_FILE = shared.config_file;
+export const JOURNAL = shared.journal;
+export const LOCK_NAME = shared.lock_name;
+export const MAX_RAIL_BYTES = shared.max_rail_bytes;
 
 /** How often a read that saw a write under way is tried again, and the pause before each. */
 const ATTEMPTS = 5;
