@@ -667,6 +667,17 @@ pub fn try_lock_file(dir: &Path, name: &str, owner: &Owner) -> Result<Option<Fil
     result
 }
 
+/// Whether nobody holds the rail lock on `path` right now (a shared lock is granted at once):
+/// for work that is worth doing before taking the lock only if it will not wait for it.
+pub fn free_now(path: &Path) -> bool {
+    let Ok(Some(file)) = railfile::open_read(path) else {
+        return true;
+    };
+    let free = matches!(sys::try_lock(&file, LockKind::Shared), Ok(true));
+    let _ = sys::unlock(&file);
+    free
+}
+
 /// Readers take a shared flock on claims.md so they never see a write half done.
 pub fn read_shared(path: &Path) -> io::Result<Option<(Vec<u8>, SystemTime)>> {
     let Some(file) = railfile::open_read(path)? else {

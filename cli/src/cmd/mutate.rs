@@ -193,6 +193,20 @@ pub fn mutate_with_log(
     if let Some(remote) = crate::shared::remote_of(ctx) {
         return crate::shared::mutate(ctx, &remote, session, request, &extra_log);
     }
+    // Planned before the lock, on the rail as it is now: the plan (overlap searches, commit
+    // times, owner probes) is the expensive part, and every other claim and git command waits
+    // while the lock is held (issue 28). Under the lock the plan is used as it is when the rail
+    // is what it was planned on, byte for byte and time for time, else planned again. Only
+    // when nobody holds the lock now: a read would wait for the holder, and then for the lock.
+    let free = crate::lock::free_now(&ctx.rail.path(rail_core::model::CLAIMS_MD));
+    let early = free
+        .then(|| ctx.rail.read(false).ok())
+        .flatten()
+        .map(|texts| {
+            let facts = ctx.facts(&texts, Commits::IfNeeded);
+            let plan = ops::plan(&texts, &facts, session, &request);
+            (texts, plan)
+        });
     let lock = ctx.lock(session)?;
     hold_for_tests();
     let mut log_lines = Vec::new();
@@ -230,8 +244,14 @@ pub fn mutate_with_log(
         Err(e) => return Err(Fail::env(format!("recovering an interrupted write: {e}"))),
     }
     let texts = restore_lost(ctx, &lock, ctx.read(true)?)?;
-    let facts = ctx.facts(&texts, Commits::IfNeeded);
-    match ops::plan(&texts, &facts, session, &request) {
+    let planned = match early {
+        Some((before, plan)) if before == texts => plan,
+        _ => {
+            let facts = ctx.facts(&texts, Commits::IfNeeded);
+            ops::plan(&texts, &facts, session, &request)
+        }
+    };
+    match planned {
         Ok(plan) => {
             log_lines.extend(extra_log);
             if let Some(line) = &plan.log_line {
