@@ -1,0 +1,381 @@
+//! Verifying after the tool, on disk: the snapshot a hook takes before an allowed tool call
+//! (other live sessions' claimed directories walked, `git status` for which files are changed,
+//! their bytes kept), kept in `<git common dir>/rail/after/`, and, after the call, the same walk
+//! again, core's verdict ([`rail_core::after::verdict`]) carried out — prior content written
+//! back, a file the snapshot proves new removed, each file the tool left set aside first in
+//! `<git common dir>/rail/after/aside/` so nothing written is lost — and a `bypass` line logged
+//! per file. The rules are core's; this module is only the file system's and git's answers.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rail_core::after::{self, Done, Entry, Fix, Prior, Snapshot, Stat, Violation};
+use rail_core::log::{Event as LogEvent, LogEntry};
+use rail_core::model::Rail;
+
+use crate::context::{Commits, Ctx};
+use crate::repo::Repo;
+
+const DIR: &str = "after";
+
+fn dir_of(repo: &Repo) -> PathBuf {
+    repo.common_dir.join("rail").join(DIR)
+}
+
+/// The snapshot's file: one per session and tool call (its id, when the agent sends one).
+fn snapshot_path(repo: &Repo, session: &str, call: Option<&str>) -> PathBuf {
+    let mut name = rail_core::heartbeat::file_name(session);
+    if let Some(id) = call {
+        name.push('.');
+        name.push_str(&rail_core::heartbeat::file_name(id));
+    }
+    // Stations share the common dir: the checkout is part of the name.
+    let wt = rail_core::heartbeat::file_name(&repo.worktree.display().to_string());
+    dir_of(repo).join(format!("{name}@{:016x}", fnv(wt.as_bytes())))
+}
+
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
+    })
+}
+
+/// How many files the checkout's index tracks (its header's count; 0 without an index).
+pub fn tracked(repo: &Repo) -> u32 {
+    let Ok(Some(file)) = crate::railfile::open_read(&repo.git_dir.join("index")) else {
+        return 0;
+    };
+    let mut head = [0u8; 12];
+    use std::io::Read;
+    match (&file).read_exact(&mut head) {
+        Ok(()) if &head[..4] == b"DIRC" => {
+            u32::from_be_bytes([head[8], head[9], head[10], head[11]])
+        }
+        _ => 0,
+    }
+}
+
+fn stat_of(m: &std::fs::Metadata) -> Stat {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Stat {
+            size: m.size(),
+            mtime_ns: m.mtime().saturating_mul(1_000_000_000) + m.mtime_nsec(),
+            ctime_ns: m.ctime().saturating_mul(1_000_000_000) + m.ctime_nsec(),
+            ino: m.ino(),
+            exec: m.mode() & 0o111 != 0,
+            link: m.file_type().is_symlink(),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let mtime_ns = m
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i64)
+            .unwrap_or(0);
+        Stat {
+            size: m.len(),
+            mtime_ns,
+            ctime_ns: 0,
+            ino: 0,
+            exec: false,
+            link: m.file_type().is_symlink(),
+        }
+    }
+}
+
+/// Every file under `roots` of `worktree` (links not followed, `.git` skipped), at most
+/// `after::MAX_FILES`; `false`: the walk stopped there.
+fn walk(worktree: &Path, roots: &[String]) -> (Vec<(String, Stat)>, bool) {
+    let mut out = Vec::new();
+    let mut stack: Vec<String> = roots.to_vec();
+    while let Some(rel) = stack.pop() {
+        let dir = if rel.is_empty() {
+            worktree.to_path_buf()
+        } else {
+            worktree.join(&rel)
+        };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            if name == ".git" {
+                continue;
+            }
+            let path = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            let Ok(m) = std::fs::symlink_metadata(entry.path()) else {
+                continue;
+            };
+            if m.is_dir() {
+                stack.push(path);
+            } else {
+                if out.len() >= after::MAX_FILES {
+                    return (out, false);
+                }
+                out.push((path, stat_of(&m)));
+            }
+        }
+    }
+    (out, true)
+}
+
+/// `git status` under `roots`: HEAD's commit, and the paths git calls changed, untracked or
+/// ignored (a directory as `dir/`). `None`: git could not say (then no content is kept as
+/// HEAD's).
+fn status(worktree: &Path, roots: &[String]) -> Option<(Option<String>, Vec<String>)> {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(worktree).args([
+        "--literal-pathspecs",
+        "status",
+        "--porcelain=v2",
+        "-z",
+        "--branch",
+        "--untracked-files=all",
+        "--ignored=matching",
+        "--no-renames",
+        "--",
+    ]);
+    for r in roots {
+        cmd.arg(if r.is_empty() { "." } else { r });
+    }
+    let out = cmd.stderr(std::process::Stdio::null()).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut head = None;
+    let mut dirty = Vec::new();
+    for rec in text.split('\0') {
+        if let Some(oid) = rec.strip_prefix("# branch.oid ") {
+            head = (oid != "(initial)").then(|| oid.to_string());
+            continue;
+        }
+        let skip = match rec.as_bytes().first() {
+            Some(b'1') => 8,
+            Some(b'u') => 10,
+            Some(b'?') | Some(b'!') => 1,
+            _ => continue,
+        };
+        if let Some(path) = rec.splitn(skip + 1, ' ').nth(skip) {
+            dirty.push(path.to_string());
+        }
+    }
+    Some((head, dirty))
+}
+
+/// What the watched roots of `eval` are for `session` in `repo`'s checkout.
+fn roots_for(eval: &rail_core::model::Evaluation, session: &str) -> Vec<String> {
+    after::roots(&after::watched(eval, session))
+}
+
+fn rail_here(ctx: &Ctx, repo: &Repo) -> bool {
+    match (ctx.rail.root.canonicalize(), repo.worktree.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Before an allowed tool call: the snapshot of other live sessions' paths in the checkout at
+/// `cwd`. Best effort: a snapshot that cannot be taken is no snapshot (prediction and the
+/// pre-commit check remain), and never slows the answer past the walk and one `git status`.
+pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
+    let Some(repo) = crate::repo::discover(cwd) else {
+        return;
+    };
+    let path = snapshot_path(&repo, session, call);
+    if !after::fits(tracked(&repo)) {
+        return;
+    }
+    let Ok(texts) = ctx.read_claims() else {
+        return;
+    };
+    let facts = ctx.facts(&texts, Commits::IfNeeded);
+    let eval = Rail::load(&texts).evaluate(&facts);
+    let roots = roots_for(&eval, session);
+    if roots.is_empty() {
+        let _ = std::fs::remove_file(&path);
+        return;
+    }
+    let (files, complete) = walk(&repo.worktree, &roots);
+    let (head, dirty) = if files.is_empty() {
+        (None, Vec::new())
+    } else {
+        match status(&repo.worktree, &roots) {
+            Some(s) => s,
+            // git could not say which files are clean: every file's content is needed.
+            None => (None, files.iter().map(|(p, _)| p.clone()).collect()),
+        }
+    };
+    let is_dirty = |p: &str| {
+        dirty
+            .iter()
+            .any(|d| d == p || (d.ends_with('/') && p.starts_with(d.as_str())))
+    };
+    let mut kept: u64 = 0;
+    let mut entries = Vec::with_capacity(files.len());
+    for (p, stat) in files {
+        let prior = if stat.link {
+            Prior::Lost("a symbolic link".into())
+        } else if !is_dirty(&p) && head.is_some() {
+            Prior::Head
+        } else if kept + stat.size > after::MAX_KEPT_BYTES {
+            Prior::Lost(format!(
+                "past the snapshot's {} KiB of kept content",
+                after::MAX_KEPT_BYTES / 1024
+            ))
+        } else {
+            match crate::railfile::read_max(&repo.worktree.join(&p), after::MAX_KEPT_BYTES - kept) {
+                Ok(Some((bytes, _))) => {
+                    kept += bytes.len() as u64;
+                    Prior::Bytes(bytes)
+                }
+                _ => Prior::Lost("unreadable before the call".into()),
+            }
+        };
+        entries.push(Entry {
+            path: p,
+            stat,
+            prior,
+        });
+    }
+    let snap = Snapshot {
+        call: call.map(str::to_string),
+        head,
+        roots,
+        complete,
+        entries,
+    };
+    if crate::railfile::ensure_dir(&dir_of(&repo)).is_ok() {
+        let _ =
+            crate::railfile::write_inside(&repo.common_dir, &path, &after::render(&snap), false);
+    }
+}
+
+/// After the tool call: what it changed in other live sessions' paths, put back, logged, and
+/// the message for the agent (`None`: nothing to say).
+pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>, by: &str) -> Option<String> {
+    let repo = crate::repo::discover(cwd)?;
+    let path = snapshot_path(&repo, session, call);
+    // Metadata of MAX_FILES entries and the kept content, with room to spare.
+    let bytes = crate::railfile::read_max(&path, after::MAX_KEPT_BYTES + 16 * 1024 * 1024)
+        .ok()
+        .flatten()?
+        .0;
+    let _ = std::fs::remove_file(&path);
+    let snap = after::parse(&bytes)?;
+    let texts = ctx.read_claims().ok()?;
+    let facts = ctx.facts(&texts, Commits::IfNeeded);
+    let eval = Rail::load(&texts).evaluate(&facts);
+    let (now, _) = walk(&repo.worktree, &snap.roots);
+    let violations = after::verdict(&snap, &now, &eval, session, rail_here(ctx, &repo));
+    if violations.is_empty() {
+        return None;
+    }
+    let done: Vec<(Violation, Done)> = violations
+        .into_iter()
+        .map(|v| {
+            let d = fix(ctx, &repo, session, &v);
+            (v, d)
+        })
+        .collect();
+    log(ctx, session, by, &done);
+    Some(after::message(&done))
+}
+
+/// The file as the tool left it, set aside before Rail changes it (nothing written is lost).
+fn set_aside(ctx: &Ctx, repo: &Repo, session: &str, rel: &str) -> Result<(), String> {
+    let at = repo.worktree.join(rel);
+    let bytes = match crate::railfile::read_max(&at, 64 * 1024 * 1024) {
+        Ok(Some((b, _))) => b,
+        Ok(None) => return Ok(()),
+        Err(e) => return Err(format!("cannot read it to set it aside: {e}")),
+    };
+    let dir = dir_of(repo).join("aside");
+    crate::railfile::ensure_dir(&dir).map_err(|e| e.to_string())?;
+    let name = format!(
+        "{}.{}.{}",
+        ctx.now.format("%Y%m%dT%H%M%S%.fZ"),
+        rail_core::heartbeat::file_name(session),
+        rail_core::heartbeat::file_name(rel)
+    );
+    crate::railfile::write_inside(&repo.common_dir, &dir.join(name), &bytes, false)
+        .map_err(|e| format!("cannot set it aside: {e}"))
+}
+
+fn fix(ctx: &Ctx, repo: &Repo, session: &str, v: &Violation) -> Done {
+    let at = repo.worktree.join(&v.path);
+    let write = |bytes: &[u8], exec: bool| -> Done {
+        if let Err(why) = set_aside(ctx, repo, session, &v.path) {
+            return Done::Left(why);
+        }
+        match crate::railfile::write_inside(&repo.worktree, &at, bytes, exec) {
+            Ok(()) => Done::PutBack,
+            Err(e) => Done::Left(format!("cannot write it back: {e}")),
+        }
+    };
+    match &v.fix {
+        Fix::Write(bytes, exec) => write(bytes, *exec),
+        Fix::WriteHead(head, exec) => {
+            let out = Command::new("git")
+                .current_dir(&repo.worktree)
+                .args(["cat-file", "blob", &format!("{head}:{}", v.path)])
+                .stderr(std::process::Stdio::null())
+                .output();
+            match out {
+                Ok(o) if o.status.success() => write(&o.stdout, *exec),
+                _ => Done::Left("git has no previous content for it".into()),
+            }
+        }
+        Fix::Remove => {
+            if let Err(why) = set_aside(ctx, repo, session, &v.path) {
+                return Done::Left(why);
+            }
+            if crate::railfile::check_inside(&repo.worktree, &at).is_err() {
+                return Done::Left("it is not inside the checkout".into());
+            }
+            match std::fs::remove_file(&at) {
+                Ok(()) => Done::Removed,
+                Err(e) => Done::Left(format!("cannot remove it: {e}")),
+            }
+        }
+        Fix::Report(why) => Done::Left(why.clone()),
+    }
+}
+
+/// One `bypass` line per file: a write past the hook's prediction, and what Rail did.
+fn log(ctx: &Ctx, session: &str, by: &str, done: &[(Violation, Done)]) {
+    let Ok(lock) = ctx.lock_within(session, Some(std::time::Duration::from_millis(500))) else {
+        return;
+    };
+    let lines: Vec<String> = done
+        .iter()
+        .map(|(v, d)| {
+            LogEntry::new(ctx.now, LogEvent::Bypass, v.task.as_deref(), Some(session))
+                .with("path", v.path.clone())
+                .with("holder", v.session.clone())
+                .with("check", "after the tool")
+                .with(
+                    "fix",
+                    match d {
+                        Done::PutBack => "put back",
+                        Done::Removed => "removed",
+                        Done::Left(_) => "left",
+                    },
+                )
+                .with("by", by.to_string())
+                .render()
+        })
+        .collect();
+    let texts = rail_core::input::RailTexts::default();
+    let _ = crate::shared::record_local(ctx, &lock, &texts, &lines);
+}
