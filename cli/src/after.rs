@@ -1,6 +1,6 @@
 //! Verifying after the tool, on disk: the snapshot a hook takes before an allowed tool call
-//! (other live sessions' claimed directories walked, `git status` for which files are changed,
-//! their bytes kept), kept in `<git common dir>/rail/after/`, and, after the call, the same walk
+//! (other live sessions' claimed directories walked; git's index, read here without a process,
+//! says which files are unchanged, whose content is then its blob; the others' bytes kept), kept in `<git common dir>/rail/after/`, and, after the call, the same walk
 //! again, core's verdict ([`rail_core::after::verdict`]) carried out — prior content written
 //! back, a file the snapshot proves new removed, each file the tool left set aside first in
 //! `<git common dir>/rail/after/aside/` so nothing written is lost — and a `bypass` line logged
@@ -38,6 +38,21 @@ fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf29ce484222325u64, |h, b| {
         (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
     })
+}
+
+/// A SHA-256 repository: its index holds 32-byte ids, which this reader does not read.
+fn sha256(repo: &Repo) -> bool {
+    crate::gitconfig::get(Some(repo), &repo.worktree, "extensions.objectformat")
+        .is_some_and(|f| f.eq_ignore_ascii_case("sha256"))
+}
+
+/// The tracked-file count above which the after-tool check is skipped (RAIL_AFTER_MAX_TRACKED,
+/// else core's).
+pub fn limit() -> u32 {
+    std::env::var("RAIL_AFTER_MAX_TRACKED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(after::MAX_TRACKED)
 }
 
 /// How many files the checkout's index tracks (its header's count; 0 without an index).
@@ -129,48 +144,119 @@ fn walk(worktree: &Path, roots: &[String]) -> (Vec<(String, Stat)>, bool) {
     (out, true)
 }
 
-/// `git status` under `roots`: HEAD's commit, and the paths git calls changed, untracked or
-/// ignored (a directory as `dir/`). `None`: git could not say (then no content is kept as
-/// HEAD's).
-fn status(worktree: &Path, roots: &[String]) -> Option<(Option<String>, Vec<String>)> {
-    let mut cmd = Command::new("git");
-    cmd.current_dir(worktree).args([
-        "--literal-pathspecs",
-        "status",
-        "--porcelain=v2",
-        "-z",
-        "--branch",
-        "--untracked-files=all",
-        "--ignored=matching",
-        "--no-renames",
-        "--",
-    ]);
-    for r in roots {
-        cmd.arg(if r.is_empty() { "." } else { r });
-    }
-    let out = cmd.stderr(std::process::Stdio::null()).output().ok()?;
-    if !out.status.success() {
+/// One entry of git's index: what git last saw of a tracked file.
+struct Indexed {
+    oid: String,
+    size: u32,
+    mtime: (u32, u32),
+    ctime: (u32, u32),
+    ino: u32,
+}
+
+/// The stage-0 entries of git's index under `roots` (versions 2 to 4, SHA-1), with the index's
+/// own modification time; `None`: no index, or one Rail cannot read (then every file's bytes are
+/// kept instead). Reading it costs no process: `git status` would cost one per tool call.
+/// The index's entries by path, and when it was written (seconds, nanoseconds).
+type Index = (Vec<(String, Indexed)>, (i64, i64));
+
+fn read_index(git_dir: &Path, roots: &[String]) -> Option<Index> {
+    let path = git_dir.join("index");
+    let (bytes, modified) = crate::railfile::read_max(&path, 256 * 1024 * 1024).ok()??;
+    let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+    let stamp = (since.as_secs() as i64, i64::from(since.subsec_nanos()));
+    let be32 = |at: usize| -> Option<u32> {
+        Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+    };
+    if bytes.get(..4)? != b"DIRC" {
         return None;
     }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut head = None;
-    let mut dirty = Vec::new();
-    for rec in text.split('\0') {
-        if let Some(oid) = rec.strip_prefix("# branch.oid ") {
-            head = (oid != "(initial)").then(|| oid.to_string());
+    let version = be32(4)?;
+    if !(2..=4).contains(&version) {
+        return None;
+    }
+    let count = be32(8)? as usize;
+    let under = |p: &str| {
+        roots
+            .iter()
+            .any(|r| r.is_empty() || p.starts_with(&format!("{r}/")))
+    };
+    let mut out = Vec::new();
+    let mut at = 12;
+    let mut prev: Vec<u8> = Vec::new();
+    for _ in 0..count {
+        let word = |i: usize| be32(at + 4 * i);
+        let (cs, cn, ms, mn) = (word(0)?, word(1)?, word(2)?, word(3)?);
+        let (ino, size) = (word(5)?, word(9)?);
+        let oid = bytes.get(at + 40..at + 60)?;
+        let flags = u16::from_be_bytes(bytes.get(at + 60..at + 62)?.try_into().ok()?);
+        let extended = version >= 3 && flags & 0x4000 != 0;
+        let mut p = at + 62 + if extended { 2 } else { 0 };
+        let name: Vec<u8>;
+        if version == 4 {
+            // A varint of bytes to drop from the previous name, then the rest, NUL-ended.
+            let mut strip: usize = 0;
+            loop {
+                let b = *bytes.get(p)?;
+                p += 1;
+                strip = (strip << 7) | usize::from(b & 0x7f);
+                if b & 0x80 == 0 {
+                    break;
+                }
+                strip += 1;
+            }
+            let end = p + bytes.get(p..)?.iter().position(|b| *b == 0)?;
+            let keep = prev.len().checked_sub(strip)?;
+            let mut n = prev[..keep].to_vec();
+            n.extend_from_slice(&bytes[p..end]);
+            name = n;
+            at = end + 1;
+        } else {
+            let end = p + bytes.get(p..)?.iter().position(|b| *b == 0)?;
+            name = bytes[p..end].to_vec();
+            // Padded with NULs to a multiple of eight bytes.
+            let len = end - at;
+            at += (len + 8) & !7;
+        }
+        prev = name.clone();
+        let stage = (flags >> 12) & 3;
+        // Conflicted, intent-to-add or skip-worktree entries: not a clean file's blob.
+        if stage != 0 || extended {
             continue;
         }
-        let skip = match rec.as_bytes().first() {
-            Some(b'1') => 8,
-            Some(b'u') => 10,
-            Some(b'?') | Some(b'!') => 1,
-            _ => continue,
+        let Ok(name) = String::from_utf8(name) else {
+            continue;
         };
-        if let Some(path) = rec.splitn(skip + 1, ' ').nth(skip) {
-            dirty.push(path.to_string());
+        if !under(&name) {
+            continue;
         }
+        let oid: String = oid.iter().map(|b| format!("{b:02x}")).collect();
+        out.push((
+            name,
+            Indexed {
+                oid,
+                size,
+                mtime: (ms, mn),
+                ctime: (cs, cn),
+                ino,
+            },
+        ));
     }
-    Some((head, dirty))
+    Some((out, stamp))
+}
+
+/// Whether the file as walked is the one git's index recorded (git's own test: the stat data,
+/// and a change time before the index was written, else "racily clean": not trusted).
+fn clean(stat: &Stat, e: &Indexed, index_at: (i64, i64)) -> bool {
+    let split = |ns: i64| (ns.div_euclid(1_000_000_000), ns.rem_euclid(1_000_000_000));
+    let (ms, mn) = split(stat.mtime_ns);
+    let (cs, cn) = split(stat.ctime_ns);
+    let same =
+        |(s, n): (i64, i64), (is, inn): (u32, u32)| s as u32 == is && (inn == 0 || n as u32 == inn);
+    stat.size as u32 == e.size
+        && same((ms, mn), e.mtime)
+        && same((cs, cn), e.ctime)
+        && (e.ino == 0 || stat.ino as u32 == e.ino)
+        && (ms, mn) < index_at
 }
 
 /// What the watched roots of `eval` are for `session` in `repo`'s checkout.
@@ -193,7 +279,7 @@ pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
         return;
     };
     let path = snapshot_path(&repo, session, call);
-    if !after::fits(tracked(&repo)) {
+    if !after::fits(tracked(&repo), limit()) {
         return;
     }
     let Ok(texts) = ctx.read_claims() else {
@@ -207,27 +293,24 @@ pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
         return;
     }
     let (files, complete) = walk(&repo.worktree, &roots);
-    let (head, dirty) = if files.is_empty() {
-        (None, Vec::new())
+    let index = if files.is_empty() || sha256(&repo) {
+        None
     } else {
-        match status(&repo.worktree, &roots) {
-            Some(s) => s,
-            // git could not say which files are clean: every file's content is needed.
-            None => (None, files.iter().map(|(p, _)| p.clone()).collect()),
-        }
+        read_index(&repo.git_dir, &roots)
     };
-    let is_dirty = |p: &str| {
-        dirty
-            .iter()
-            .any(|d| d == p || (d.ends_with('/') && p.starts_with(d.as_str())))
+    let blob = |p: &str, stat: &Stat| -> Option<String> {
+        let (entries, at) = index.as_ref()?;
+        let i = entries.binary_search_by(|(n, _)| n.as_str().cmp(p)).ok()?;
+        let e = &entries[i].1;
+        clean(stat, e, *at).then(|| e.oid.clone())
     };
     let mut kept: u64 = 0;
     let mut entries = Vec::with_capacity(files.len());
     for (p, stat) in files {
         let prior = if stat.link {
             Prior::Lost("a symbolic link".into())
-        } else if !is_dirty(&p) && head.is_some() {
-            Prior::Head
+        } else if let Some(oid) = blob(&p, &stat) {
+            Prior::Blob(oid)
         } else if kept + stat.size > after::MAX_KEPT_BYTES {
             Prior::Lost(format!(
                 "past the snapshot's {} KiB of kept content",
@@ -250,7 +333,6 @@ pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
     }
     let snap = Snapshot {
         call: call.map(str::to_string),
-        head,
         roots,
         complete,
         entries,
@@ -325,10 +407,10 @@ fn fix(ctx: &Ctx, repo: &Repo, session: &str, v: &Violation) -> Done {
     };
     match &v.fix {
         Fix::Write(bytes, exec) => write(bytes, *exec),
-        Fix::WriteHead(head, exec) => {
+        Fix::WriteBlob(oid, exec) => {
             let out = Command::new("git")
                 .current_dir(&repo.worktree)
-                .args(["cat-file", "blob", &format!("{head}:{}", v.path)])
+                .args(["cat-file", "blob", oid])
                 .stderr(std::process::Stdio::null())
                 .output();
             match out {
@@ -378,4 +460,54 @@ fn log(ctx: &Ctx, session: &str, by: &str, done: &[(Violation, Done)]) {
         .collect();
     let texts = rail_core::input::RailTexts::default();
     let _ = crate::shared::record_local(ctx, &lock, &texts, &lines);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@e.invalid"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// The index read here agrees with `git ls-files -s`, in every index version git writes.
+    #[test]
+    fn the_index_reads_as_git_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q"]);
+        for (p, t) in [
+            ("a/one.txt", "1"),
+            ("a/b/two.txt", "2"),
+            ("a/b/two-longer-name.txt", "22"),
+            ("c.txt", "3"),
+        ] {
+            std::fs::create_dir_all(d.join(p).parent().unwrap()).unwrap();
+            std::fs::write(d.join(p), t).unwrap();
+        }
+        git(d, &["add", "-A"]);
+        for version in ["2", "3", "4"] {
+            git(d, &["update-index", "--index-version", version]);
+            let expected: Vec<(String, String)> = git(d, &["ls-files", "-s", "--", "a"])
+                .lines()
+                .map(|l| {
+                    let (meta, path) = l.split_once('\t').unwrap();
+                    (
+                        path.to_string(),
+                        meta.split(' ').nth(1).unwrap().to_string(),
+                    )
+                })
+                .collect();
+            let (got, _) = read_index(&d.join(".git"), &["a".to_string()]).unwrap();
+            let got: Vec<(String, String)> = got.into_iter().map(|(p, e)| (p, e.oid)).collect();
+            assert_eq!(got, expected, "index version {version}");
+        }
+    }
 }

@@ -252,3 +252,44 @@ fn every_agent_is_told_after_the_tool_in_its_own_format() {
         assert_eq!(code(&out), 0, "{agent}: {said}");
     }
 }
+
+/// Above the tracked-file limit the check is skipped, and `rail doctor` says so.
+#[test]
+fn a_repository_too_large_is_not_checked_after_the_tool_and_doctor_says_so() {
+    let repo = setup();
+    let env = [("RAIL_AFTER_MAX_TRACKED", "3")];
+    let doctor = repo.rail_env(&["doctor"], &env);
+    let said = stdout(&doctor) + &stderr(&doctor);
+    assert!(said.contains("tracked files, above the 3"), "{said}");
+    let command = format!("python3 -c \"{SCRIPT}\"");
+    let run = |event: &str| {
+        let mut child = Command::new(rail_bin())
+            .args(["hook", "claude"])
+            .current_dir(repo.path())
+            .env("RAIL_SESSION", "beta")
+            .env("RAIL_AFTER_MAX_TRACKED", "3")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(claude(event, repo.path(), "toolu_3", &command).as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    run("PreToolUse");
+    python(repo.path(), SCRIPT);
+    let post = run("PostToolUse");
+    assert_eq!(code(&post), 0, "{}", stderr(&post));
+    assert_eq!(repo.read("owned/a.txt"), "x");
+    let fine = repo.rail(&["doctor"]);
+    assert!(
+        !(stdout(&fine) + &stderr(&fine)).contains("tracked files, above"),
+        "{}",
+        stdout(&fine)
+    );
+}

@@ -4,8 +4,8 @@
 //! Before a tool call runs (and only when it is allowed), the host walks the directories that
 //! hold other live sessions' claimed paths ([`watched`], [`roots`]) in the checkout where the
 //! agent works and keeps a [`Snapshot`]: each file's [`Stat`] and how to get its content back
-//! ([`Prior`]: its bytes for a file git calls changed or untracked, HEAD's blob for a clean
-//! tracked one, nothing past the byte cap). After the call it walks the same directories again
+//! ([`Prior`]: its bytes for a file changed or untracked, the index's blob for one git's index
+//! says is unchanged, nothing past the byte cap). After the call it walks the same directories again
 //! and [`verdict`] says, per file in another live session's paths that changed, what to do: put
 //! its prior content back, remove a file the snapshot proves did not exist, or only report it.
 //! Never a file of the acting session's own claims, never one whose owner's claim no longer
@@ -88,8 +88,8 @@ pub struct Stat {
 pub enum Prior {
     /// Kept in the snapshot (git called it changed or untracked).
     Bytes(Vec<u8>),
-    /// Tracked and unchanged: HEAD's blob (the snapshot's `head`).
-    Head,
+    /// Tracked and unchanged since git's index recorded it: the index's blob (its object id).
+    Blob(String),
     /// Not kept (past the snapshot's byte cap, a link, or unreadable): a change is reported only.
     Lost(String),
 }
@@ -106,8 +106,6 @@ pub struct Entry {
 pub struct Snapshot {
     /// The call it was taken for (the agent's tool-use id), when the payload has one.
     pub call: Option<String>,
-    /// HEAD's commit when it was taken.
-    pub head: Option<String>,
     /// The directories walked.
     pub roots: Vec<String>,
     /// Every file found there was listed: a file found after the call and not listed did not
@@ -127,9 +125,20 @@ pub const MAX_FILES: usize = 20_000;
 /// (bench/README.md, *after-tool*).
 pub const MAX_TRACKED: u32 = 50_000;
 
-/// Whether a repository of `tracked` files is checked after each tool call.
-pub fn fits(tracked: u32) -> bool {
-    tracked <= MAX_TRACKED
+/// Whether a repository of `tracked` files is checked after each tool call (`limit`:
+/// [`MAX_TRACKED`] unless the host was told another).
+pub fn fits(tracked: u32, limit: u32) -> bool {
+    tracked <= limit
+}
+
+/// What `rail doctor` says of a repository too large for the check: its problem and fix.
+pub fn too_large(tracked: u32, limit: u32) -> (String, String) {
+    (
+        format!(
+            "{tracked} tracked files, above the {limit} up to which Rail checks after each tool call what it changed: here a write by a program the hook cannot predict (`python3 -c`, a project script) is caught only by the pre-commit check"
+        ),
+        "keep other sessions' claims narrow and rely on `rail check --staged` (the pre-commit hook); RAIL_AFTER_MAX_TRACKED raises the limit, at the cost of each tool call's latency (bench/after_tool.py)".into(),
+    )
 }
 
 /// What to do with one changed file.
@@ -137,8 +146,8 @@ pub fn fits(tracked: u32) -> bool {
 pub enum Fix {
     /// Write this content back (the file changed or was removed).
     Write(Vec<u8>, bool),
-    /// Write HEAD's blob of the file back.
-    WriteHead(String, bool),
+    /// Write this git blob (its object id) back.
+    WriteBlob(String, bool),
     /// Remove it: it did not exist before the call.
     Remove,
     /// Leave it: Rail cannot put it back exactly (the reason).
@@ -196,10 +205,7 @@ pub fn verdict(
     let back = |e: &Entry| match &e.prior {
         _ if e.stat.link => Fix::Report("a symbolic link, whose target Rail does not keep".into()),
         Prior::Bytes(b) => Fix::Write(b.clone(), e.stat.exec),
-        Prior::Head => match &before.head {
-            Some(h) => Fix::WriteHead(h.clone(), e.stat.exec),
-            None => Fix::Report("no commit holds its previous content".into()),
-        },
+        Prior::Blob(oid) => Fix::WriteBlob(oid.clone(), e.stat.exec),
         Prior::Lost(why) => Fix::Report(why.clone()),
     };
     for e in &before.entries {
@@ -274,7 +280,6 @@ const MAGIC: &[u8] = b"rail-after 1\n";
 pub fn render(s: &Snapshot) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     put_text(&mut out, s.call.as_deref().unwrap_or("").as_bytes());
-    put_text(&mut out, s.head.as_deref().unwrap_or("").as_bytes());
     put_text(&mut out, if s.complete { b"1" } else { b"0" });
     put_text(&mut out, s.roots.len().to_string().as_bytes());
     for r in &s.roots {
@@ -293,7 +298,10 @@ pub fn render(s: &Snapshot) -> Vec<u8> {
                 put_text(&mut out, b"b");
                 put_text(&mut out, b);
             }
-            Prior::Head => put_text(&mut out, b"h"),
+            Prior::Blob(oid) => {
+                put_text(&mut out, b"g");
+                put_text(&mut out, oid.as_bytes());
+            }
             Prior::Lost(why) => {
                 put_text(&mut out, b"l");
                 put_text(&mut out, why.as_bytes());
@@ -329,7 +337,6 @@ pub fn parse(bytes: &[u8]) -> Option<Snapshot> {
     let mut r = Reader(bytes.strip_prefix(MAGIC)?);
     let opt = |s: String| (!s.is_empty()).then_some(s);
     let call = opt(r.text()?);
-    let head = opt(r.text()?);
     let complete = r.field()? == b"1";
     let n: usize = r.text()?.parse().ok()?;
     let mut roots = Vec::new();
@@ -354,7 +361,7 @@ pub fn parse(bytes: &[u8]) -> Option<Snapshot> {
         };
         let prior = match r.field()? {
             b"b" => Prior::Bytes(r.field()?.to_vec()),
-            b"h" => Prior::Head,
+            b"g" => Prior::Blob(r.text()?),
             b"l" => Prior::Lost(r.text()?),
             _ => return None,
         };
@@ -362,7 +369,6 @@ pub fn parse(bytes: &[u8]) -> Option<Snapshot> {
     }
     Some(Snapshot {
         call,
-        head,
         roots,
         complete,
         entries,
@@ -434,7 +440,6 @@ mod tests {
         let e = eval(CLAIMS);
         let before = Snapshot {
             call: Some("t1".into()),
-            head: Some("abc".into()),
             roots: vec!["owned".into(), "mine".into(), "old".into()],
             complete: true,
             entries: vec![
@@ -446,7 +451,7 @@ mod tests {
                 Entry {
                     path: "owned/clean.txt".into(),
                     stat: st(3, 1),
-                    prior: Prior::Head,
+                    prior: Prior::Blob("abc".into()),
                 },
                 Entry {
                     path: "owned/big.bin".into(),
@@ -456,17 +461,17 @@ mod tests {
                 Entry {
                     path: "owned/same.txt".into(),
                     stat: st(3, 1),
-                    prior: Prior::Head,
+                    prior: Prior::Blob("abc".into()),
                 },
                 Entry {
                     path: "mine/x".into(),
                     stat: st(1, 1),
-                    prior: Prior::Head,
+                    prior: Prior::Blob("abc".into()),
                 },
                 Entry {
                     path: "old/y".into(),
                     stat: st(1, 1),
-                    prior: Prior::Head,
+                    prior: Prior::Blob("abc".into()),
                 },
             ],
         };
@@ -484,7 +489,7 @@ mod tests {
             got,
             [
                 ("owned/a.txt", &Fix::Write(b"owner".to_vec(), false)),
-                ("owned/clean.txt", &Fix::WriteHead("abc".into(), false)),
+                ("owned/clean.txt", &Fix::WriteBlob("abc".into(), false)),
                 (
                     "owned/big.bin",
                     &Fix::Report("past the snapshot's 1 MiB".into())
@@ -514,7 +519,6 @@ mod tests {
         let e = eval("all | alpha | 2026-12-01T00:00:00Z | paths: **\n");
         let before = Snapshot {
             call: None,
-            head: None,
             roots: vec!["".into()],
             complete: true,
             entries: vec![],
@@ -532,7 +536,6 @@ mod tests {
     fn snapshots_read_back_byte_for_byte() {
         let s = Snapshot {
             call: Some("toolu_1".into()),
-            head: None,
             roots: vec!["".into(), "a b".into()],
             complete: false,
             entries: vec![
@@ -553,7 +556,7 @@ mod tests {
                 Entry {
                     path: "d".into(),
                     stat: st(1, 1),
-                    prior: Prior::Head,
+                    prior: Prior::Blob("abc".into()),
                 },
             ],
         };
