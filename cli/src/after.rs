@@ -128,7 +128,8 @@ fn walk(worktree: &Path, roots: &[String]) -> (Vec<(String, Stat)>, bool) {
             } else {
                 format!("{rel}/{name}")
             };
-            let Ok(m) = std::fs::symlink_metadata(entry.path()) else {
+            // A directory entry's metadata is `fstatat` of its name: links not followed.
+            let Ok(m) = entry.metadata() else {
                 continue;
             };
             if m.is_dir() {
@@ -175,11 +176,9 @@ fn read_index(git_dir: &Path, roots: &[String]) -> Option<Index> {
         return None;
     }
     let count = be32(8)? as usize;
-    let under = |p: &str| {
-        roots
-            .iter()
-            .any(|r| r.is_empty() || p.starts_with(&format!("{r}/")))
-    };
+    let prefixes: Vec<String> = roots.iter().map(|r| format!("{r}/")).collect();
+    let whole = roots.iter().any(String::is_empty);
+    let under = |p: &str| whole || prefixes.iter().any(|r| p.starts_with(r.as_str()));
     let mut out = Vec::new();
     let mut at = 12;
     let mut prev: Vec<u8> = Vec::new();
@@ -339,7 +338,14 @@ pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
     };
     if crate::railfile::ensure_dir(&dir_of(&repo)).is_ok() {
         let _ =
-            crate::railfile::write_inside(&repo.common_dir, &path, &after::render(&snap), false);
+            // Not synced: a snapshot lost in a crash only means no check after this call.
+            crate::railfile::write_inside_as(
+                &repo.common_dir,
+                &path,
+                &after::render(&snap),
+                false,
+                false,
+            );
     }
 }
 

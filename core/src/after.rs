@@ -208,20 +208,27 @@ pub fn verdict(
         Prior::Blob(oid) => Fix::WriteBlob(oid.clone(), e.stat.exec),
         Prior::Lost(why) => Fix::Report(why.clone()),
     };
+    let mut now = std::collections::BTreeMap::new();
+    for (p, st) in after {
+        now.insert(p.as_str(), st);
+    }
+    let mut was = std::collections::BTreeSet::new();
     for e in &before.entries {
-        match after.iter().find(|(p, _)| *p == e.path) {
+        was.insert(e.path.as_str());
+    }
+    for e in &before.entries {
+        match now.get(e.path.as_str()).map(|st| (&e.path, *st)) {
             Some((_, now)) if *now == e.stat => {}
             _ => push(&e.path, back(e)),
         }
     }
+    let prefixes: Vec<String> = before.roots.iter().map(|r| format!("{r}/")).collect();
     for (path, stat) in after {
-        if before.entries.iter().any(|e| e.path == *path) {
+        if was.contains(path.as_str()) {
             continue;
         }
-        let walked = before
-            .roots
-            .iter()
-            .any(|r| r.is_empty() || path.starts_with(&format!("{r}/")));
+        let walked = before.roots.iter().any(String::is_empty)
+            || prefixes.iter().any(|r| path.starts_with(r.as_str()));
         let fix = if stat.link {
             Fix::Report("a new symbolic link".into())
         } else if before.complete && walked {
