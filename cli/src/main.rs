@@ -10,6 +10,7 @@
 #[macro_use]
 mod out;
 
+mod after;
 mod cmd;
 mod context;
 mod exchange;

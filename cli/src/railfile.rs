@@ -342,6 +342,19 @@ pub fn read_bytes_inside(root: &Path, path: &Path) -> io::Result<Option<Vec<u8>>
 /// that then replaces the name (so a link put there meanwhile is replaced, never followed).
 /// An existing file keeps its mode; `executable` adds the execute bits (git hooks).
 pub fn write_inside(root: &Path, path: &Path, bytes: &[u8], executable: bool) -> io::Result<()> {
+    write_inside_as(root, path, bytes, executable, true)
+}
+
+/// [`write_inside`], `durable: false` without the `fsync` (for a file whose loss in a crash
+/// costs nothing but itself: the after-tool snapshot, which a tool call needs only until it
+/// ends).
+pub fn write_inside_as(
+    root: &Path,
+    path: &Path,
+    bytes: &[u8],
+    executable: bool,
+    durable: bool,
+) -> io::Result<()> {
     use std::io::Write;
     walk_parents(root, path, true)?;
     let perms = existing_file(path)?;
@@ -366,7 +379,9 @@ pub fn write_inside(root: &Path, path: &Path, bytes: &[u8], executable: bool) ->
         }
         #[cfg(not(unix))]
         let _ = executable;
-        file.sync_all()?;
+        if durable {
+            file.sync_all()?;
+        }
         drop(file);
         fs::rename(&tmp, path)
     })();

@@ -18,6 +18,7 @@
     )
 )]
 
+pub mod after;
 pub mod agent;
 pub mod board;
 pub mod checkout;

@@ -5,6 +5,7 @@
 // model turns already in the history, so the server keeps no turn state; after the last step it
 // answers "done".
 // Every tool result the agent sends back is recorded, to be judged by the runner.
+import fs from 'node:fs';
 import http from 'node:http';
 
 export function startModel() {
@@ -41,6 +42,7 @@ export function startModel() {
       const messages = json.messages ?? [];
       const main = Array.isArray(json.tools) && json.tools.length > 0;
       if (main) record(state, messages);
+      if (main && process.env.RAIL_E2E_DUMP) fs.appendFileSync(process.env.RAIL_E2E_DUMP, `${JSON.stringify(messages)}\n`);
       const step = main ? messages.filter((m) => m.role === 'assistant').length : -1;
       const call = step >= 0 ? state.script[step] : undefined;
       anthropicStream(res, json.model, call, step);
@@ -51,15 +53,28 @@ export function startModel() {
   });
 }
 
+// Each tool result, with the text the agent sent after it before the model's next turn (in the
+// same message or the next ones: Claude Code 2.1.332 sends what an after-tool hook said as a
+// `system` text block right after the result): all of it is what the model reads of that call.
 function record(state, messages) {
-  const parts = messages.filter((m) => m.role === 'user' && Array.isArray(m.content)).flatMap((m) => m.content);
-  for (const part of parts) {
-    if (part.type !== 'tool_result') continue;
-    const text = Array.isArray(part.content) ? part.content.map((c) => c.text ?? '').join('') : String(part.content ?? '');
-    if (!state.results.some((r) => r.id === part.tool_use_id)) {
-      state.results.push({ id: part.tool_use_id, text, isError: part.is_error === true });
+  messages.forEach((m, i) => {
+    if (m.role !== 'user' || !Array.isArray(m.content)) return;
+    const after = [];
+    for (const n of messages.slice(i)) {
+      if (n.role === 'assistant') break;
+      if (typeof n.content === 'string') after.push(n.content);
+      else if (Array.isArray(n.content)) for (const p of n.content) if (p.type === 'text') after.push(p.text ?? '');
     }
-  }
+    const beside = after.filter((t) => !t.startsWith('<system-reminder>')).join('\n');
+    for (const part of m.content) {
+      if (part.type !== 'tool_result') continue;
+      const body = Array.isArray(part.content) ? part.content.map((c) => c.text ?? '').join('') : String(part.content ?? '');
+      const text = beside ? `${body}\n${beside}` : body;
+      if (!state.results.some((r) => r.id === part.tool_use_id)) {
+        state.results.push({ id: part.tool_use_id, text, isError: part.is_error === true });
+      }
+    }
+  });
 }
 
 function anthropicStream(res, model, call, step) {

@@ -352,6 +352,27 @@ const scenarios = [
     },
   },
   {
+    name: 'a shell write by a program outside the table (python3 -c) is caught after the tool and put back',
+    setup: (agent) => ({ cwd: repo('after', agent) }),
+    script: (d) => [d.shell(`python3 -c "open('owned/a.txt', 'w').write('hacked by python')"`)],
+    checks: ({ cwd }, results) => {
+      const log = read(path.join(cwd, 'claims.log')) ?? '';
+      return [
+        ["the owner's content is back", read(path.join(cwd, 'owned/a.txt')) === 'original\n', read(path.join(cwd, 'owned/a.txt'))],
+        [
+          'the after-tool report reached the model',
+          /owned\/a\.txt is claimed by other/.test(results[0]?.text ?? '') && /previous content is back/.test(results[0]?.text ?? ''),
+          results[0]?.text,
+        ],
+        [
+          'claims.log: a bypass line for the file, put back',
+          log.split('\n').some((l) => /\| bypass \|/.test(l) && /path: owned\/a\.txt/.test(l) && /fix: put back/.test(l)),
+          log,
+        ],
+      ];
+    },
+  },
+  {
     name: "untrusted project: no Rail hook runs, and `rail doctor` (reading the agent's own config) exits 1 naming the trust fix",
     // Claude Code's headless mode has no folder trust that gates hooks.
     agents: ['codex', 'copilot', 'gemini'],

@@ -152,6 +152,19 @@ pub fn findings(ctx: &Ctx) -> Result<Vec<Finding>, Fail> {
             unguarded: true,
         });
     }
+    // Too large to check after each tool call: prediction and the pre-commit check remain.
+    let tracked = crate::after::tracked(repo);
+    let limit = crate::after::limit();
+    if !rail_core::after::fits(tracked, limit) {
+        let (problem, fix) = rail_core::after::too_large(tracked, limit);
+        out.push(Finding {
+            agent: None,
+            place: repo.worktree.display().to_string(),
+            problem,
+            fix,
+            unguarded: false,
+        });
+    }
     // The git side: the pre-commit check and the merge driver.
     let hooks = crate::cmd::admin::hooks_dir(repo);
     for name in ["pre-commit", "pre-push"] {

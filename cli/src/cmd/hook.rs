@@ -329,6 +329,11 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
     let outcome = match &call.event {
         Event::Malformed(why) => fail_safe(why, rail_dir.as_deref()),
         Event::Pass => Outcome::Allow,
+        Event::AfterTool { .. } => match &ctx_result {
+            Ok(ctx) => after_tool(ctx, agent, &call),
+            // The tool ran already: nothing to deny, and no rail to judge it by.
+            Err(_) => Outcome::Allow,
+        },
         // A call that writes nothing needs no rail.
         Event::Tool {
             targets,
@@ -353,9 +358,31 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
             Err(f) => Some(format!("Rail: at {}: {}", call.event_name, f.message)),
         }),
     };
+    // Before an allowed tool call: the snapshot its after-tool call is judged from.
+    if let (Event::Tool { .. }, Ok(ctx)) = (&call.event, &ctx_result) {
+        if !matches!(outcome, Outcome::Deny(_)) {
+            if let Ok(Acting::Session(session)) = acting_at(ctx, &call_cwd(&call)) {
+                crate::after::before(ctx, &session, &call_cwd(&call), call.call_id.as_deref());
+            }
+        }
+    }
     let code = answer(outcome, harness);
     drop(tx);
     code
+}
+
+/// After a tool call: what it wrote into other live sessions' paths is put back where Rail
+/// can, logged, and told to the agent (`crate::after`).
+fn after_tool(ctx: &Ctx, agent: Agent, call: &agent::Call) -> Outcome {
+    let cwd = call_cwd(call);
+    let Ok(Acting::Session(session)) = acting_at(ctx, &cwd) else {
+        return Outcome::Allow;
+    };
+    let by = format!("hook {}", agent.name());
+    match crate::after::after(ctx, &session, &cwd, call.call_id.as_deref(), &by) {
+        Some(message) => Outcome::After(message),
+        None => Outcome::Allow,
+    }
 }
 
 /// Where the agent works, as the payload or the agent's environment says.

@@ -30,10 +30,16 @@ pub(super) fn ours(v: &Value) -> bool {
 pub fn hooks(rail: &str) -> Vec<(&'static str, Value)> {
     let command = format!("{rail} hook claude");
     let hook = |timeout: u32| json!({ "type": "command", "command": command, "timeout": timeout });
+    let tools = "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*";
     vec![
         (
             "PreToolUse",
-            json!({ "matcher": "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*", "hooks": [hook(10)] }),
+            json!({ "matcher": tools, "hooks": [hook(10)] }),
+        ),
+        // After the tool: what it changed in other sessions' paths is checked and put back.
+        (
+            "PostToolUse",
+            json!({ "matcher": tools, "hooks": [hook(10)] }),
         ),
         ("Stop", json!({ "hooks": [hook(10)] })),
         ("SessionEnd", json!({ "hooks": [hook(30)] })),
@@ -60,7 +66,8 @@ pub(super) fn answer(outcome: &Outcome) -> Answer {
             "systemMessage": m,
             "hookSpecificOutput": { "hookEventName": "PreToolUse", "additionalContext": m }
         })),
-        Outcome::Deny(m) => Answer {
+        // After the tool, exit 2 puts stderr before the model at once (the tool already ran).
+        Outcome::Deny(m) | Outcome::After(m) => Answer {
             stdout: None,
             stderr: Some(m.clone()),
             code: CLAUDE_BLOCK,
@@ -79,7 +86,7 @@ impl Spec for Claude {
     }
 
     fn hook_help(&self) -> Option<&'static str> {
-        Some("Claude Code: PreToolUse (Edit, Write, MultiEdit, NotebookEdit, Bash, MCP), Stop, SessionEnd; also VS Code's agent and Cursor, which load Claude Code's settings file")
+        Some("Claude Code: PreToolUse and PostToolUse (Edit, Write, MultiEdit, NotebookEdit, Bash, MCP), Stop, SessionEnd; also VS Code's agent and Cursor, which load Claude Code's settings file")
     }
 
     /// VS Code's agent writes camelCase (`hookEventName`, `sessionId`); Cursor sends
@@ -98,7 +105,11 @@ impl Spec for Claude {
     }
 
     fn event(&self, _: Harness, name: &str, payload: &Map<String, Value>) -> Option<Event> {
-        (name == "PreToolUse").then(|| super::tool_call(self, payload, false))
+        match name {
+            "PreToolUse" => Some(super::tool_call(self, payload, false)),
+            "PostToolUse" => Some(super::after_tool(payload, "tool_name")),
+            _ => None,
+        }
     }
 
     fn tool(&self, tool: &str, input: &Value, _: &Map<String, Value>) -> Result<Found, String> {
@@ -191,5 +202,26 @@ mod tests {
     fn a_denial_is_exit_2_with_the_reason_on_stderr() {
         let claude = super::super::answer(Harness::of(AGENT), &Outcome::Deny("held".into()));
         assert_eq!((claude.code, claude.stderr.as_deref()), (2, Some("held")));
+    }
+    #[test]
+    fn the_after_tool_event_is_read_and_answered_in_its_own_format() {
+        let call = super::super::read(
+            AGENT,
+            r#"{"hook_event_name":"PostToolUse","cwd":"/w","tool_name":"Bash","tool_use_id":"toolu_9","tool_input":{"command":"python3 x.py"},"tool_response":{}}"#,
+        );
+        assert_eq!(
+            call.event,
+            Event::AfterTool {
+                tool: "Bash".into()
+            }
+        );
+        assert_eq!(call.call_id.as_deref(), Some("toolu_9"));
+        let a = super::super::answer(Harness::of(AGENT), &Outcome::After("put back".into()));
+        assert_eq!(
+            (a.code, a.stderr.as_deref(), a.stdout),
+            (2, Some("put back"), None)
+        );
+        let installed = format!("{:?}", AGENT.files("rail", "rail"));
+        assert!(installed.contains("PostToolUse"), "{installed}");
     }
 }

@@ -33,11 +33,15 @@ impl Spec for Codex {
     }
 
     fn hook_help(&self) -> Option<&'static str> {
-        Some("Codex CLI: PreToolUse (Bash, apply_patch, MCP), Stop, SessionEnd")
+        Some("Codex CLI: PreToolUse and PostToolUse (Bash, apply_patch, MCP), Stop, SessionEnd")
     }
 
     fn event(&self, _: Harness, name: &str, payload: &Map<String, Value>) -> Option<Event> {
-        (name == "PreToolUse").then(|| super::tool_call(self, payload, false))
+        match name {
+            "PreToolUse" => Some(super::tool_call(self, payload, false)),
+            "PostToolUse" => Some(super::after_tool(payload, "tool_name")),
+            _ => None,
+        }
     }
 
     fn tool(&self, tool: &str, input: &Value, _: &Map<String, Value>) -> Result<Found, String> {
@@ -68,6 +72,11 @@ impl Spec for Codex {
                     "permissionDecisionReason": non_empty(m),
                 }
             })),
+            // PostToolUse's `decision: block` gives the model the reason in place of the
+            // tool's output (the tool already ran).
+            Outcome::After(m) => {
+                Answer::json(json!({ "decision": "block", "reason": non_empty(m) }))
+            }
         }
     }
 
@@ -103,6 +112,11 @@ impl Spec for Codex {
                         json!({ "matcher": "Bash|apply_patch|mcp__.*", "hooks": [{
                             "type": "command", "command": command, "timeout": 10,
                             "statusMessage": "rail: checking claims" }] }),
+                    ),
+                    setup::upsert(
+                        &["hooks", "PostToolUse"],
+                        ours,
+                        json!({ "matcher": "Bash|apply_patch|mcp__.*", "hooks": [hook(10)] }),
                     ),
                     setup::upsert(&["hooks", "Stop"], ours, json!({ "hooks": [hook(10)] })),
                     // Codex caps SessionEnd hooks at 3 s.
@@ -314,5 +328,26 @@ mod tests {
             trusts("[projects.\"bad\\q\"]\n", "/w"),
             Trust::Unknown(_)
         ));
+    }
+    #[test]
+    fn the_after_tool_event_is_read_and_answered_in_its_own_format() {
+        let call = super::super::read(
+            AGENT,
+            r#"{"hook_event_name":"PostToolUse","cwd":"/w","tool_name":"Bash","tool_use_id":"toolu_9","tool_input":{"command":"python3 x.py"},"tool_response":"ok"}"#,
+        );
+        assert_eq!(
+            call.event,
+            Event::AfterTool {
+                tool: "Bash".into()
+            }
+        );
+        assert_eq!(call.call_id.as_deref(), Some("toolu_9"));
+        let a = super::super::answer(Harness::of(AGENT), &Outcome::After("put back".into()));
+        assert_eq!(
+            (a.code, a.stdout.as_deref()),
+            (0, Some(r#"{"decision":"block","reason":"put back"}"#))
+        );
+        let installed = format!("{:?}", AGENT.files("rail", "rail"));
+        assert!(installed.contains("PostToolUse"), "{installed}");
     }
 }

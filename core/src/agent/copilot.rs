@@ -36,7 +36,7 @@ impl Spec for Copilot {
     }
 
     fn hook_help(&self) -> Option<&'static str> {
-        Some("GitHub Copilot CLI: preToolUse (bash, create, edit, apply_patch, MCP), agentStop, sessionEnd; also VS Code's agent, which loads the same `.github/hooks` files")
+        Some("GitHub Copilot CLI: preToolUse and postToolUse (bash, create, edit, apply_patch, MCP), agentStop, sessionEnd; also VS Code's agent, which loads the same `.github/hooks` files")
     }
 
     fn hook_event_help(&self) -> Option<&'static str> {
@@ -58,6 +58,8 @@ impl Spec for Copilot {
     fn event(&self, _: Harness, name: &str, payload: &Map<String, Value>) -> Option<Event> {
         if is_pre_tool(name) {
             Some(call(payload))
+        } else if super::is_post_tool(name) {
+            Some(super::after_tool(payload, "toolName"))
         } else if name.eq_ignore_ascii_case("agentStop") {
             Some(Event::Stop)
         } else {
@@ -74,7 +76,7 @@ impl Spec for Copilot {
     fn answer(&self, outcome: &Outcome) -> Answer {
         match outcome {
             Outcome::Allow | Outcome::Lifecycle(None) => Answer::QUIET,
-            Outcome::Warn(m) => Answer {
+            Outcome::Warn(m) | Outcome::After(m) => Answer {
                 stdout: Some(json!({ "additionalContext": m }).to_string()),
                 stderr: Some(m.clone()),
                 code: 0,
@@ -113,7 +115,7 @@ impl Spec for Copilot {
             setup::versioned_hooks(
                 ".github/hooks/rail.json",
                 ours,
-                ["preToolUse", "agentStop", "sessionEnd"]
+                ["preToolUse", "postToolUse", "agentStop", "sessionEnd"]
                     .into_iter()
                     .map(|event| (event, hook(event)))
                     .collect(),
@@ -428,5 +430,31 @@ mod tests {
             trusts(r#"{"trusted_folders": "/w"}"#, "/w"),
             Trust::Unknown(_)
         ));
+    }
+    #[test]
+    fn the_after_tool_event_is_read_and_answered_in_its_own_format() {
+        // Copilot's payloads name no event: the installed command does.
+        let call = super::super::read_event(
+            AGENT,
+            r#"{"cwd":"/w","toolName":"bash","toolArgs":"{\"command\":\"python3 x.py\"}","toolResult":{"resultType":"success"}}"#,
+            Some("postToolUse"),
+        );
+        assert_eq!(
+            call.event,
+            Event::AfterTool {
+                tool: "bash".into()
+            }
+        );
+        let a = super::super::answer(Harness::of(AGENT), &Outcome::After("put back".into()));
+        assert_eq!(
+            (a.code, a.stdout.as_deref(), a.stderr.as_deref()),
+            (
+                0,
+                Some(r#"{"additionalContext":"put back"}"#),
+                Some("put back")
+            )
+        );
+        let installed = format!("{:?}", AGENT.files("rail", "rail"));
+        assert!(installed.contains("--event postToolUse"), "{installed}");
     }
 }

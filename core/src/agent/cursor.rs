@@ -31,13 +31,16 @@ impl Spec for Cursor {
     }
 
     fn hook_help(&self) -> Option<&'static str> {
-        Some("Cursor: preToolUse (Write, Delete, Shell, MCP), beforeShellExecution, stop, sessionEnd")
+        Some("Cursor: preToolUse and postToolUse (Write, Delete, Shell, MCP), beforeShellExecution, stop, sessionEnd")
     }
 
     fn event(&self, harness: Harness, name: &str, payload: &Map<String, Value>) -> Option<Event> {
         if is_pre_tool(name) {
             // Its MCP tools may carry their arguments as a JSON string.
             return Some(super::tool_call(self, payload, true));
+        }
+        if super::is_post_tool(name) {
+            return Some(super::after_tool(payload, "tool_name"));
         }
         // Only its own hooks file has this event.
         if harness.answers_as == AGENT && name.eq_ignore_ascii_case("beforeShellExecution") {
@@ -80,6 +83,7 @@ impl Spec for Cursor {
             Outcome::Deny(m) => json!({
                 "permission": "deny", "user_message": non_empty(m), "agent_message": non_empty(m)
             }),
+            Outcome::After(m) => json!({ "additional_context": m, "user_message": m }),
             Outcome::Lifecycle(_) => json!({}),
         })
     }
@@ -113,6 +117,7 @@ impl Spec for Cursor {
                 vec![
                     ("preToolUse", gate.clone()),
                     ("beforeShellExecution", gate),
+                    ("postToolUse", after.clone()),
                     ("stop", after.clone()),
                     ("sessionEnd", after),
                 ],
@@ -141,5 +146,29 @@ mod tests {
             answer(Harness::of(AGENT), &Outcome::Allow).stdout.unwrap(),
             r#"{"permission":"allow"}"#
         );
+    }
+    #[test]
+    fn the_after_tool_event_is_read_and_answered_in_its_own_format() {
+        let call = super::super::read(
+            AGENT,
+            r#"{"hook_event_name":"postToolUse","conversation_id":"c","workspace_roots":["/w"],"tool_name":"Shell","tool_use_id":"toolu_9","tool_input":{"command":"python3 x.py"}}"#,
+        );
+        assert_eq!(
+            call.event,
+            Event::AfterTool {
+                tool: "Shell".into()
+            }
+        );
+        assert_eq!(call.call_id.as_deref(), Some("toolu_9"));
+        let a = super::super::answer(Harness::of(AGENT), &Outcome::After("put back".into()));
+        assert_eq!(
+            (a.code, a.stdout.as_deref()),
+            (
+                0,
+                Some(r#"{"additional_context":"put back","user_message":"put back"}"#)
+            )
+        );
+        let installed = format!("{:?}", AGENT.files("rail", "rail"));
+        assert!(installed.contains("postToolUse"), "{installed}");
     }
 }

@@ -30,12 +30,13 @@ impl Spec for Gemini {
     }
 
     fn hook_help(&self) -> Option<&'static str> {
-        Some("Gemini CLI: BeforeTool (write_file, replace, run_shell_command, MCP), AfterAgent, SessionEnd")
+        Some("Gemini CLI: BeforeTool and AfterTool (write_file, replace, run_shell_command, MCP), AfterAgent, SessionEnd")
     }
 
     fn event(&self, _: Harness, name: &str, payload: &Map<String, Value>) -> Option<Event> {
         match name {
             "BeforeTool" => Some(super::tool_call(self, payload, false)),
+            "AfterTool" => Some(super::after_tool(payload, "tool_name")),
             "AfterAgent" => Some(Event::Stop),
             _ => None,
         }
@@ -79,7 +80,10 @@ impl Spec for Gemini {
             Outcome::Warn(m) | Outcome::Lifecycle(Some(m)) => {
                 Answer::json(json!({ "systemMessage": m }))
             }
-            Outcome::Deny(m) => Answer::json(json!({ "decision": "deny", "reason": non_empty(m) })),
+            // AfterTool's deny puts the reason before the model in place of the tool's output.
+            Outcome::Deny(m) | Outcome::After(m) => {
+                Answer::json(json!({ "decision": "deny", "reason": non_empty(m) }))
+            }
         }
     }
 
@@ -118,6 +122,12 @@ impl Spec for Gemini {
                     ours,
                     json!({ "matcher": "write_file|replace|run_shell_command|mcp_.*",
                             "hooks": [hook("rail", 10000)] }),
+                ),
+                setup::upsert(
+                    &["hooks", "AfterTool"],
+                    ours,
+                    json!({ "matcher": "write_file|replace|run_shell_command|mcp_.*",
+                            "hooks": [hook("rail-after", 10000)] }),
                 ),
                 setup::upsert(
                     &["hooks", "AfterAgent"],
@@ -235,5 +245,26 @@ mod tests {
             trusts(r#"{"/w": "MAYBE"}"#, "/w"),
             Trust::Unknown(_)
         ));
+    }
+    #[test]
+    fn the_after_tool_event_is_read_and_answered_in_its_own_format() {
+        let call = super::super::read(
+            AGENT,
+            r#"{"hook_event_name":"AfterTool","cwd":"/w","tool_name":"run_shell_command","tool_use_id":"toolu_9","tool_input":{"command":"python3 x.py"},"tool_response":{}}"#,
+        );
+        assert_eq!(
+            call.event,
+            Event::AfterTool {
+                tool: "run_shell_command".into()
+            }
+        );
+        assert_eq!(call.call_id.as_deref(), Some("toolu_9"));
+        let a = super::super::answer(Harness::of(AGENT), &Outcome::After("put back".into()));
+        assert_eq!(
+            (a.code, a.stdout.as_deref()),
+            (0, Some(r#"{"decision":"deny","reason":"put back"}"#))
+        );
+        let installed = format!("{:?}", AGENT.files("rail", "rail"));
+        assert!(installed.contains("AfterTool"), "{installed}");
     }
 }

@@ -246,6 +246,9 @@ pub enum Event {
         targets: Vec<String>,
         unanalysed: Vec<String>,
     },
+    /// A tool call, after it ran: what it changed is checked against the snapshot taken before
+    /// it (`crate::after`).
+    AfterTool { tool: String },
     /// The agent finished a turn: it is active, its lease is renewed.
     Stop,
     /// The session ended: its claims are released (rail.yaml `on_stop`).
@@ -273,6 +276,9 @@ pub struct Call {
     /// Where the agent works: the payload's `cwd`, else its first workspace root (Cursor's
     /// file tools carry no `cwd`). `None`: the host's own working directory.
     pub cwd: Option<String>,
+    /// The tool call's id (`tool_use_id`, `toolUseId`, `call_id`), the same before and after
+    /// it: the snapshot taken before is the one judged after.
+    pub call_id: Option<String>,
 }
 
 /// Reads a hook payload sent to `rail hook <agent>`.
@@ -289,6 +295,7 @@ pub fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
         event_name: String::new(),
         event: Event::Malformed(why),
         cwd: None,
+        call_id: None,
     };
     // Cursor on Windows starts each payload with a byte-order mark.
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
@@ -315,6 +322,11 @@ pub fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
                 .and_then(|roots| roots.iter().find_map(Value::as_str))
                 .map(workspace_root)
         });
+    let call_id = ["tool_use_id", "toolUseId", "call_id", "toolCallId"]
+        .iter()
+        .find_map(|k| text(k))
+        .filter(|id| !id.is_empty())
+        .map(str::to_string);
     if event_name.is_empty() {
         return Call {
             cwd,
@@ -338,11 +350,28 @@ pub fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
         event_name,
         event,
         cwd,
+        call_id,
     }
 }
 
 fn is_pre_tool(name: &str) -> bool {
     name.eq_ignore_ascii_case("pretooluse")
+}
+
+fn is_post_tool(name: &str) -> bool {
+    name.eq_ignore_ascii_case("posttooluse")
+}
+
+/// The after-tool event of a payload naming its tool in `key` (any tool: what changed is read
+/// from the file system, not from the tool's input).
+fn after_tool(payload: &Map<String, Value>, key: &str) -> Event {
+    Event::AfterTool {
+        tool: payload
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+    }
 }
 
 /// Cursor on Windows reports workspace roots as `/C:/…`.
@@ -479,6 +508,10 @@ pub enum Outcome {
     Warn(String),
     /// Block the tool call, with the reason.
     Deny(String),
+    /// After the tool: it wrote into another session's claimed paths; the message says which
+    /// files and what was put back. The tool already ran: the answer is the agent's way of
+    /// telling the model at once (each agent's file says what it does with it).
+    After(String),
     /// A Stop or session-end event was handled; an optional note (something went wrong). The
     /// agent always stops: never a block, never an edit denial.
     Lifecycle(Option<String>),

@@ -1,0 +1,519 @@
+//! Verifying after the tool, on disk: the snapshot a hook takes before an allowed tool call
+//! (other live sessions' claimed directories walked; git's index, read here without a process,
+//! says which files are unchanged, whose content is then its blob; the others' bytes kept), kept in `<git common dir>/rail/after/`, and, after the call, the same walk
+//! again, core's verdict ([`rail_core::after::verdict`]) carried out — prior content written
+//! back, a file the snapshot proves new removed, each file the tool left set aside first in
+//! `<git common dir>/rail/after/aside/` so nothing written is lost — and a `bypass` line logged
+//! per file. The rules are core's; this module is only the file system's and git's answers.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rail_core::after::{self, Done, Entry, Fix, Prior, Snapshot, Stat, Violation};
+use rail_core::log::{Event as LogEvent, LogEntry};
+use rail_core::model::Rail;
+
+use crate::context::{Commits, Ctx};
+use crate::repo::Repo;
+
+const DIR: &str = "after";
+
+fn dir_of(repo: &Repo) -> PathBuf {
+    repo.common_dir.join("rail").join(DIR)
+}
+
+/// The snapshot's file: one per session and tool call (its id, when the agent sends one).
+fn snapshot_path(repo: &Repo, session: &str, call: Option<&str>) -> PathBuf {
+    let mut name = rail_core::heartbeat::file_name(session);
+    if let Some(id) = call {
+        name.push('.');
+        name.push_str(&rail_core::heartbeat::file_name(id));
+    }
+    // Stations share the common dir: the checkout is part of the name.
+    let wt = rail_core::heartbeat::file_name(&repo.worktree.display().to_string());
+    dir_of(repo).join(format!("{name}@{:016x}", fnv(wt.as_bytes())))
+}
+
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
+    })
+}
+
+/// A SHA-256 repository: its index holds 32-byte ids, which this reader does not read.
+fn sha256(repo: &Repo) -> bool {
+    crate::gitconfig::get(Some(repo), &repo.worktree, "extensions.objectformat")
+        .is_some_and(|f| f.eq_ignore_ascii_case("sha256"))
+}
+
+/// The tracked-file count above which the after-tool check is skipped (RAIL_AFTER_MAX_TRACKED,
+/// else core's).
+pub fn limit() -> u32 {
+    std::env::var("RAIL_AFTER_MAX_TRACKED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(after::MAX_TRACKED)
+}
+
+/// How many files the checkout's index tracks (its header's count; 0 without an index).
+pub fn tracked(repo: &Repo) -> u32 {
+    let Ok(Some(file)) = crate::railfile::open_read(&repo.git_dir.join("index")) else {
+        return 0;
+    };
+    let mut head = [0u8; 12];
+    use std::io::Read;
+    match (&file).read_exact(&mut head) {
+        Ok(()) if &head[..4] == b"DIRC" => {
+            u32::from_be_bytes([head[8], head[9], head[10], head[11]])
+        }
+        _ => 0,
+    }
+}
+
+fn stat_of(m: &std::fs::Metadata) -> Stat {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Stat {
+            size: m.size(),
+            mtime_ns: m.mtime().saturating_mul(1_000_000_000) + m.mtime_nsec(),
+            ctime_ns: m.ctime().saturating_mul(1_000_000_000) + m.ctime_nsec(),
+            ino: m.ino(),
+            exec: m.mode() & 0o111 != 0,
+            link: m.file_type().is_symlink(),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let mtime_ns = m
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i64)
+            .unwrap_or(0);
+        Stat {
+            size: m.len(),
+            mtime_ns,
+            ctime_ns: 0,
+            ino: 0,
+            exec: false,
+            link: m.file_type().is_symlink(),
+        }
+    }
+}
+
+/// Every file under `roots` of `worktree` (links not followed, `.git` skipped), at most
+/// `after::MAX_FILES`; `false`: the walk stopped there.
+fn walk(worktree: &Path, roots: &[String]) -> (Vec<(String, Stat)>, bool) {
+    let mut out = Vec::new();
+    let mut stack: Vec<String> = roots.to_vec();
+    while let Some(rel) = stack.pop() {
+        let dir = if rel.is_empty() {
+            worktree.to_path_buf()
+        } else {
+            worktree.join(&rel)
+        };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            if name == ".git" {
+                continue;
+            }
+            let path = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            // A directory entry's metadata is `fstatat` of its name: links not followed.
+            let Ok(m) = entry.metadata() else {
+                continue;
+            };
+            if m.is_dir() {
+                stack.push(path);
+            } else {
+                if out.len() >= after::MAX_FILES {
+                    return (out, false);
+                }
+                out.push((path, stat_of(&m)));
+            }
+        }
+    }
+    (out, true)
+}
+
+/// One entry of git's index: what git last saw of a tracked file.
+struct Indexed {
+    oid: String,
+    size: u32,
+    mtime: (u32, u32),
+    ctime: (u32, u32),
+    ino: u32,
+}
+
+/// The stage-0 entries of git's index under `roots` (versions 2 to 4, SHA-1), with the index's
+/// own modification time; `None`: no index, or one Rail cannot read (then every file's bytes are
+/// kept instead). Reading it costs no process: `git status` would cost one per tool call.
+/// The index's entries by path, and when it was written (seconds, nanoseconds).
+type Index = (Vec<(String, Indexed)>, (i64, i64));
+
+fn read_index(git_dir: &Path, roots: &[String]) -> Option<Index> {
+    let path = git_dir.join("index");
+    let (bytes, modified) = crate::railfile::read_max(&path, 256 * 1024 * 1024).ok()??;
+    let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+    let stamp = (since.as_secs() as i64, i64::from(since.subsec_nanos()));
+    let be32 = |at: usize| -> Option<u32> {
+        Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+    };
+    if bytes.get(..4)? != b"DIRC" {
+        return None;
+    }
+    let version = be32(4)?;
+    if !(2..=4).contains(&version) {
+        return None;
+    }
+    let count = be32(8)? as usize;
+    let prefixes: Vec<String> = roots.iter().map(|r| format!("{r}/")).collect();
+    let whole = roots.iter().any(String::is_empty);
+    let under = |p: &str| whole || prefixes.iter().any(|r| p.starts_with(r.as_str()));
+    let mut out = Vec::new();
+    let mut at = 12;
+    let mut prev: Vec<u8> = Vec::new();
+    for _ in 0..count {
+        let word = |i: usize| be32(at + 4 * i);
+        let (cs, cn, ms, mn) = (word(0)?, word(1)?, word(2)?, word(3)?);
+        let (ino, size) = (word(5)?, word(9)?);
+        let oid = bytes.get(at + 40..at + 60)?;
+        let flags = u16::from_be_bytes(bytes.get(at + 60..at + 62)?.try_into().ok()?);
+        let extended = version >= 3 && flags & 0x4000 != 0;
+        let mut p = at + 62 + if extended { 2 } else { 0 };
+        let name: Vec<u8>;
+        if version == 4 {
+            // A varint of bytes to drop from the previous name, then the rest, NUL-ended.
+            let mut strip: usize = 0;
+            loop {
+                let b = *bytes.get(p)?;
+                p += 1;
+                strip = (strip << 7) | usize::from(b & 0x7f);
+                if b & 0x80 == 0 {
+                    break;
+                }
+                strip += 1;
+            }
+            let end = p + bytes.get(p..)?.iter().position(|b| *b == 0)?;
+            let keep = prev.len().checked_sub(strip)?;
+            let mut n = prev[..keep].to_vec();
+            n.extend_from_slice(&bytes[p..end]);
+            name = n;
+            at = end + 1;
+        } else {
+            let end = p + bytes.get(p..)?.iter().position(|b| *b == 0)?;
+            name = bytes[p..end].to_vec();
+            // Padded with NULs to a multiple of eight bytes.
+            let len = end - at;
+            at += (len + 8) & !7;
+        }
+        prev = name.clone();
+        let stage = (flags >> 12) & 3;
+        // Conflicted, intent-to-add or skip-worktree entries: not a clean file's blob.
+        if stage != 0 || extended {
+            continue;
+        }
+        let Ok(name) = String::from_utf8(name) else {
+            continue;
+        };
+        if !under(&name) {
+            continue;
+        }
+        let oid: String = oid.iter().map(|b| format!("{b:02x}")).collect();
+        out.push((
+            name,
+            Indexed {
+                oid,
+                size,
+                mtime: (ms, mn),
+                ctime: (cs, cn),
+                ino,
+            },
+        ));
+    }
+    Some((out, stamp))
+}
+
+/// Whether the file as walked is the one git's index recorded (git's own test: the stat data,
+/// and a change time before the index was written, else "racily clean": not trusted).
+fn clean(stat: &Stat, e: &Indexed, index_at: (i64, i64)) -> bool {
+    let split = |ns: i64| (ns.div_euclid(1_000_000_000), ns.rem_euclid(1_000_000_000));
+    let (ms, mn) = split(stat.mtime_ns);
+    let (cs, cn) = split(stat.ctime_ns);
+    let same =
+        |(s, n): (i64, i64), (is, inn): (u32, u32)| s as u32 == is && (inn == 0 || n as u32 == inn);
+    stat.size as u32 == e.size
+        && same((ms, mn), e.mtime)
+        && same((cs, cn), e.ctime)
+        && (e.ino == 0 || stat.ino as u32 == e.ino)
+        && (ms, mn) < index_at
+}
+
+/// What the watched roots of `eval` are for `session` in `repo`'s checkout.
+fn roots_for(eval: &rail_core::model::Evaluation, session: &str) -> Vec<String> {
+    after::roots(&after::watched(eval, session))
+}
+
+fn rail_here(ctx: &Ctx, repo: &Repo) -> bool {
+    match (ctx.rail.root.canonicalize(), repo.worktree.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Before an allowed tool call: the snapshot of other live sessions' paths in the checkout at
+/// `cwd`. Best effort: a snapshot that cannot be taken is no snapshot (prediction and the
+/// pre-commit check remain), and never slows the answer past the walk and one `git status`.
+pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
+    let Some(repo) = crate::repo::discover(cwd) else {
+        return;
+    };
+    let path = snapshot_path(&repo, session, call);
+    if !after::fits(tracked(&repo), limit()) {
+        return;
+    }
+    let Ok(texts) = ctx.read_claims() else {
+        return;
+    };
+    let facts = ctx.facts(&texts, Commits::IfNeeded);
+    let eval = Rail::load(&texts).evaluate(&facts);
+    let roots = roots_for(&eval, session);
+    if roots.is_empty() {
+        let _ = std::fs::remove_file(&path);
+        return;
+    }
+    let (files, complete) = walk(&repo.worktree, &roots);
+    let index = if files.is_empty() || sha256(&repo) {
+        None
+    } else {
+        read_index(&repo.git_dir, &roots)
+    };
+    let blob = |p: &str, stat: &Stat| -> Option<String> {
+        let (entries, at) = index.as_ref()?;
+        let i = entries.binary_search_by(|(n, _)| n.as_str().cmp(p)).ok()?;
+        let e = &entries[i].1;
+        clean(stat, e, *at).then(|| e.oid.clone())
+    };
+    let mut kept: u64 = 0;
+    let mut entries = Vec::with_capacity(files.len());
+    for (p, stat) in files {
+        let prior = if stat.link {
+            Prior::Lost("a symbolic link".into())
+        } else if let Some(oid) = blob(&p, &stat) {
+            Prior::Blob(oid)
+        } else if kept + stat.size > after::MAX_KEPT_BYTES {
+            Prior::Lost(format!(
+                "past the snapshot's {} KiB of kept content",
+                after::MAX_KEPT_BYTES / 1024
+            ))
+        } else {
+            match crate::railfile::read_max(&repo.worktree.join(&p), after::MAX_KEPT_BYTES - kept) {
+                Ok(Some((bytes, _))) => {
+                    kept += bytes.len() as u64;
+                    Prior::Bytes(bytes)
+                }
+                _ => Prior::Lost("unreadable before the call".into()),
+            }
+        };
+        entries.push(Entry {
+            path: p,
+            stat,
+            prior,
+        });
+    }
+    let snap = Snapshot {
+        call: call.map(str::to_string),
+        roots,
+        complete,
+        entries,
+    };
+    if crate::railfile::ensure_dir(&dir_of(&repo)).is_ok() {
+        let _ =
+            // Not synced: a snapshot lost in a crash only means no check after this call.
+            crate::railfile::write_inside_as(
+                &repo.common_dir,
+                &path,
+                &after::render(&snap),
+                false,
+                false,
+            );
+    }
+}
+
+/// After the tool call: what it changed in other live sessions' paths, put back, logged, and
+/// the message for the agent (`None`: nothing to say).
+pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>, by: &str) -> Option<String> {
+    let repo = crate::repo::discover(cwd)?;
+    let path = snapshot_path(&repo, session, call);
+    // Metadata of MAX_FILES entries and the kept content, with room to spare.
+    let bytes = crate::railfile::read_max(&path, after::MAX_KEPT_BYTES + 16 * 1024 * 1024)
+        .ok()
+        .flatten()?
+        .0;
+    let _ = std::fs::remove_file(&path);
+    let snap = after::parse(&bytes)?;
+    let texts = ctx.read_claims().ok()?;
+    let facts = ctx.facts(&texts, Commits::IfNeeded);
+    let eval = Rail::load(&texts).evaluate(&facts);
+    let (now, _) = walk(&repo.worktree, &snap.roots);
+    let violations = after::verdict(&snap, &now, &eval, session, rail_here(ctx, &repo));
+    if violations.is_empty() {
+        return None;
+    }
+    let done: Vec<(Violation, Done)> = violations
+        .into_iter()
+        .map(|v| {
+            let d = fix(ctx, &repo, session, &v);
+            (v, d)
+        })
+        .collect();
+    log(ctx, session, by, &done);
+    Some(after::message(&done))
+}
+
+/// The file as the tool left it, set aside before Rail changes it (nothing written is lost).
+fn set_aside(ctx: &Ctx, repo: &Repo, session: &str, rel: &str) -> Result<(), String> {
+    let at = repo.worktree.join(rel);
+    let bytes = match crate::railfile::read_max(&at, 64 * 1024 * 1024) {
+        Ok(Some((b, _))) => b,
+        Ok(None) => return Ok(()),
+        Err(e) => return Err(format!("cannot read it to set it aside: {e}")),
+    };
+    let dir = dir_of(repo).join("aside");
+    crate::railfile::ensure_dir(&dir).map_err(|e| e.to_string())?;
+    let name = format!(
+        "{}.{}.{}",
+        ctx.now.format("%Y%m%dT%H%M%S%.fZ"),
+        rail_core::heartbeat::file_name(session),
+        rail_core::heartbeat::file_name(rel)
+    );
+    crate::railfile::write_inside(&repo.common_dir, &dir.join(name), &bytes, false)
+        .map_err(|e| format!("cannot set it aside: {e}"))
+}
+
+fn fix(ctx: &Ctx, repo: &Repo, session: &str, v: &Violation) -> Done {
+    let at = repo.worktree.join(&v.path);
+    let write = |bytes: &[u8], exec: bool| -> Done {
+        if let Err(why) = set_aside(ctx, repo, session, &v.path) {
+            return Done::Left(why);
+        }
+        match crate::railfile::write_inside(&repo.worktree, &at, bytes, exec) {
+            Ok(()) => Done::PutBack,
+            Err(e) => Done::Left(format!("cannot write it back: {e}")),
+        }
+    };
+    match &v.fix {
+        Fix::Write(bytes, exec) => write(bytes, *exec),
+        Fix::WriteBlob(oid, exec) => {
+            let out = Command::new("git")
+                .current_dir(&repo.worktree)
+                .args(["cat-file", "blob", oid])
+                .stderr(std::process::Stdio::null())
+                .output();
+            match out {
+                Ok(o) if o.status.success() => write(&o.stdout, *exec),
+                _ => Done::Left("git has no previous content for it".into()),
+            }
+        }
+        Fix::Remove => {
+            if let Err(why) = set_aside(ctx, repo, session, &v.path) {
+                return Done::Left(why);
+            }
+            if crate::railfile::check_inside(&repo.worktree, &at).is_err() {
+                return Done::Left("it is not inside the checkout".into());
+            }
+            match std::fs::remove_file(&at) {
+                Ok(()) => Done::Removed,
+                Err(e) => Done::Left(format!("cannot remove it: {e}")),
+            }
+        }
+        Fix::Report(why) => Done::Left(why.clone()),
+    }
+}
+
+/// One `bypass` line per file: a write past the hook's prediction, and what Rail did.
+fn log(ctx: &Ctx, session: &str, by: &str, done: &[(Violation, Done)]) {
+    let Ok(lock) = ctx.lock_within(session, Some(std::time::Duration::from_millis(500))) else {
+        return;
+    };
+    let lines: Vec<String> = done
+        .iter()
+        .map(|(v, d)| {
+            LogEntry::new(ctx.now, LogEvent::Bypass, v.task.as_deref(), Some(session))
+                .with("path", v.path.clone())
+                .with("holder", v.session.clone())
+                .with("check", "after the tool")
+                .with(
+                    "fix",
+                    match d {
+                        Done::PutBack => "put back",
+                        Done::Removed => "removed",
+                        Done::Left(_) => "left",
+                    },
+                )
+                .with("by", by.to_string())
+                .render()
+        })
+        .collect();
+    let texts = rail_core::input::RailTexts::default();
+    let _ = crate::shared::record_local(ctx, &lock, &texts, &lines);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@e.invalid"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// The index read here agrees with `git ls-files -s`, in every index version git writes.
+    #[test]
+    fn the_index_reads_as_git_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q"]);
+        for (p, t) in [
+            ("a/one.txt", "1"),
+            ("a/b/two.txt", "2"),
+            ("a/b/two-longer-name.txt", "22"),
+            ("c.txt", "3"),
+        ] {
+            std::fs::create_dir_all(d.join(p).parent().unwrap()).unwrap();
+            std::fs::write(d.join(p), t).unwrap();
+        }
+        git(d, &["add", "-A"]);
+        for version in ["2", "3", "4"] {
+            git(d, &["update-index", "--index-version", version]);
+            let expected: Vec<(String, String)> = git(d, &["ls-files", "-s", "--", "a"])
+                .lines()
+                .map(|l| {
+                    let (meta, path) = l.split_once('\t').unwrap();
+                    (
+                        path.to_string(),
+                        meta.split(' ').nth(1).unwrap().to_string(),
+                    )
+                })
+                .collect();
+            let (got, _) = read_index(&d.join(".git"), &["a".to_string()]).unwrap();
+            let got: Vec<(String, String)> = got.into_iter().map(|(p, e)| (p, e.oid)).collect();
+            assert_eq!(got, expected, "index version {version}");
+        }
+    }
+}
