@@ -1,6 +1,6 @@
 //! Verifying after the tool, on disk: the snapshot a hook takes before an allowed tool call
-//! (other live sessions' claimed directories walked; git's index, read here without a process,
-//! says which files are unchanged, whose content is then its blob; the others' bytes kept), kept in `<git common dir>/rail/after/`, and, after the call, the same walk
+//! (other live sessions' claimed directories walked; git's index, read without a process by
+//! core's `gitindex`, says which files are unchanged, whose content is then its blob; the others' bytes kept), kept in `<git common dir>/rail/after/`, and, after the call, the same walk
 //! again, core's verdict ([`rail_core::after::verdict`]) carried out — prior content written
 //! back, a file the snapshot proves new removed, each file the tool left set aside first in
 //! `<git common dir>/rail/after/aside/` so nothing written is lost — and a `bypass` line logged
@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use rail_core::after::{self, Done, Entry, Fix, Prior, Snapshot, Stat, Violation};
+use rail_core::gitindex;
 use rail_core::log::{Event as LogEvent, LogEntry};
 use rail_core::model::Rail;
 
@@ -63,10 +64,8 @@ pub fn tracked(repo: &Repo) -> u32 {
     let mut head = [0u8; 12];
     use std::io::Read;
     match (&file).read_exact(&mut head) {
-        Ok(()) if &head[..4] == b"DIRC" => {
-            u32::from_be_bytes([head[8], head[9], head[10], head[11]])
-        }
-        _ => 0,
+        Ok(()) => gitindex::count(&head),
+        Err(_) => 0,
     }
 }
 
@@ -145,117 +144,16 @@ fn walk(worktree: &Path, roots: &[String]) -> (Vec<(String, Stat)>, bool) {
     (out, true)
 }
 
-/// One entry of git's index: what git last saw of a tracked file.
-struct Indexed {
-    oid: String,
-    size: u32,
-    mtime: (u32, u32),
-    ctime: (u32, u32),
-    ino: u32,
-}
-
-/// The stage-0 entries of git's index under `roots` (versions 2 to 4, SHA-1), with the index's
-/// own modification time; `None`: no index, or one Rail cannot read (then every file's bytes are
-/// kept instead). Reading it costs no process: `git status` would cost one per tool call.
-/// The index's entries by path, and when it was written (seconds, nanoseconds).
-type Index = (Vec<(String, Indexed)>, (i64, i64));
-
-fn read_index(git_dir: &Path, roots: &[String]) -> Option<Index> {
+/// The stage-0 entries of git's index under `roots` (core's reading: `gitindex::entries`), with
+/// the index's own modification time; `None`: no index, or one Rail cannot read (then every
+/// file's bytes are kept instead). Reading it costs no process: `git status` would cost one per
+/// tool call.
+fn read_index(git_dir: &Path, roots: &[String]) -> Option<gitindex::Index> {
     let path = git_dir.join("index");
     let (bytes, modified) = crate::railfile::read_max(&path, 256 * 1024 * 1024).ok()??;
     let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
     let stamp = (since.as_secs() as i64, i64::from(since.subsec_nanos()));
-    let be32 = |at: usize| -> Option<u32> {
-        Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
-    };
-    if bytes.get(..4)? != b"DIRC" {
-        return None;
-    }
-    let version = be32(4)?;
-    if !(2..=4).contains(&version) {
-        return None;
-    }
-    let count = be32(8)? as usize;
-    let prefixes: Vec<String> = roots.iter().map(|r| format!("{r}/")).collect();
-    let whole = roots.iter().any(String::is_empty);
-    let under = |p: &str| whole || prefixes.iter().any(|r| p.starts_with(r.as_str()));
-    let mut out = Vec::new();
-    let mut at = 12;
-    let mut prev: Vec<u8> = Vec::new();
-    for _ in 0..count {
-        let word = |i: usize| be32(at + 4 * i);
-        let (cs, cn, ms, mn) = (word(0)?, word(1)?, word(2)?, word(3)?);
-        let (ino, size) = (word(5)?, word(9)?);
-        let oid = bytes.get(at + 40..at + 60)?;
-        let flags = u16::from_be_bytes(bytes.get(at + 60..at + 62)?.try_into().ok()?);
-        let extended = version >= 3 && flags & 0x4000 != 0;
-        let mut p = at + 62 + if extended { 2 } else { 0 };
-        let name: Vec<u8>;
-        if version == 4 {
-            // A varint of bytes to drop from the previous name, then the rest, NUL-ended.
-            let mut strip: usize = 0;
-            loop {
-                let b = *bytes.get(p)?;
-                p += 1;
-                strip = (strip << 7) | usize::from(b & 0x7f);
-                if b & 0x80 == 0 {
-                    break;
-                }
-                strip += 1;
-            }
-            let end = p + bytes.get(p..)?.iter().position(|b| *b == 0)?;
-            let keep = prev.len().checked_sub(strip)?;
-            let mut n = prev[..keep].to_vec();
-            n.extend_from_slice(&bytes[p..end]);
-            name = n;
-            at = end + 1;
-        } else {
-            let end = p + bytes.get(p..)?.iter().position(|b| *b == 0)?;
-            name = bytes[p..end].to_vec();
-            // Padded with NULs to a multiple of eight bytes.
-            let len = end - at;
-            at += (len + 8) & !7;
-        }
-        prev = name.clone();
-        let stage = (flags >> 12) & 3;
-        // Conflicted, intent-to-add or skip-worktree entries: not a clean file's blob.
-        if stage != 0 || extended {
-            continue;
-        }
-        let Ok(name) = String::from_utf8(name) else {
-            continue;
-        };
-        if !under(&name) {
-            continue;
-        }
-        let oid: String = oid.iter().map(|b| format!("{b:02x}")).collect();
-        out.push((
-            name,
-            Indexed {
-                oid,
-                size,
-                mtime: (ms, mn),
-                ctime: (cs, cn),
-                ino,
-            },
-        ));
-    }
-    Some((out, stamp))
-}
-
-/// Whether the file as walked is the one git's index recorded (git's own test: the stat data,
-/// and a change time before the index was written, else "racily clean": not trusted).
-fn clean(stat: &Stat, e: &Indexed, index_at: (i64, i64)) -> bool {
-    let split = |ns: i64| (ns.div_euclid(1_000_000_000), ns.rem_euclid(1_000_000_000));
-    let (ms, mn) = split(stat.mtime_ns);
-    let (cs, cn) = split(stat.ctime_ns);
-    let same =
-        |(s, n): (i64, i64), (is, inn): (u32, u32)| s as u32 == is && (inn == 0 || n as u32 == inn);
-    stat.size as u32 == e.size
-        && same((ms, mn), e.mtime)
-        && same((cs, cn), e.ctime)
-        && (e.ino == 0 || stat.ino as u32 == e.ino)
-        && (ms, mn) < index_at
+    Some((gitindex::entries(&bytes, roots)?, stamp))
 }
 
 /// What the watched roots of `eval` are for `session` in `repo`'s checkout.
@@ -301,7 +199,7 @@ pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
         let (entries, at) = index.as_ref()?;
         let i = entries.binary_search_by(|(n, _)| n.as_str().cmp(p)).ok()?;
         let e = &entries[i].1;
-        clean(stat, e, *at).then(|| e.oid.clone())
+        gitindex::clean(stat, e, *at).then(|| e.oid.clone())
     };
     let mut kept: u64 = 0;
     let mut entries = Vec::with_capacity(files.len());

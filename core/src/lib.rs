@@ -34,6 +34,7 @@ pub mod freshness;
 pub mod gate;
 pub mod gitconfig;
 pub mod gitdir;
+pub mod gitindex;
 pub mod glob;
 pub mod heartbeat;
 pub mod hint;
