@@ -366,7 +366,8 @@ fn log(ctx: &Ctx, session: &str, by: &str, done: &[(Violation, Done)]) {
     let _ = crate::shared::record_local(ctx, &lock, &texts, &lines);
 }
 
-#[cfg(test)]
+// They run real git: not under Wine, where the Windows build's unit tests run without it.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 
