@@ -43,7 +43,7 @@ ran=$(awk '/^test result:/ {for (i = 1; i <= NF; i++) if ($(i+1) ~ /^passed/) n 
 # What cannot run here, counted from the native build's own lists.
 skipped=0
 names=()
-for t in agents commands race shared git_rewrites hostile shell; do
+for t in agents after_tool commands mcp race shared git_rewrites hostile shell worktree; do
   n=$(cargo test -p rail-cli --test "$t" --quiet -- --list --format terse 2>/dev/null | grep -c ': test$' || true)
   skipped=$((skipped + n))
   names+=("$t ($n)")
