@@ -13,11 +13,17 @@ use std::process::{Command, Output, Stdio};
 use common::*;
 
 fn hook(agent: &str, dir: &Path, stdin: &str, session: &str) -> Output {
+    hook_env(agent, dir, stdin, session, &[])
+}
+
+/// [`hook`] with `env` added.
+fn hook_env(agent: &str, dir: &Path, stdin: &str, session: &str, env: &[(&str, &str)]) -> Output {
     let mut child = Command::new(rail_bin())
         .arg("hook")
         .args(agent.split_whitespace())
         .current_dir(dir)
         .env("RAIL_SESSION", session)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -263,23 +269,8 @@ fn a_repository_too_large_is_not_checked_after_the_tool_and_doctor_says_so() {
     assert!(said.contains("tracked files, above the 3"), "{said}");
     let command = format!("python3 -c \"{SCRIPT}\"");
     let run = |event: &str| {
-        let mut child = Command::new(rail_bin())
-            .args(["hook", "claude"])
-            .current_dir(repo.path())
-            .env("RAIL_SESSION", "beta")
-            .env("RAIL_AFTER_MAX_TRACKED", "3")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(claude(event, repo.path(), "toolu_3", &command).as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
+        let payload = claude(event, repo.path(), "toolu_3", &command);
+        hook_env("claude", repo.path(), &payload, "beta", &env)
     };
     run("PreToolUse");
     python(repo.path(), SCRIPT);
