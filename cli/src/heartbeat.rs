@@ -33,6 +33,12 @@ pub fn mark(repo: &Repo, session: &str, seen: &HookSeen) {
     );
 }
 
+/// Whether a hook call for `session` ever left its mark on this machine (where its agent's
+/// hook runs, so where a notice for it is told).
+pub fn seen_here(repo: &Repo, session: &str) -> bool {
+    dir_of(repo).join(heartbeat::file_name(session)).is_file()
+}
+
 /// Every session's last mark.
 pub fn read_all(repo: &Repo) -> BTreeMap<String, HookSeen> {
     let mut out = BTreeMap::new();

@@ -22,6 +22,7 @@ mod heartbeat;
 mod hint;
 mod lock;
 mod mcp;
+mod notice;
 mod railfile;
 mod render;
 mod repo;

@@ -761,18 +761,21 @@ fn round(
     let base_texts = snapshot::texts(&files);
     let base_facts = shared_facts(ctx, remote, &base_texts);
     let provisional = read_provisional(ctx);
+    let mut offered = OfferedClaims::default();
     if !provisional.is_empty() {
-        let (claims, log) = offer_provisional(ctx, remote, &files, &base_facts, &provisional);
+        let claims;
+        (claims, offered) = offer_provisional(ctx, remote, &files, &base_facts, &provisional);
         if let Some(claims) = claims {
             files.insert(CLAIMS_MD.to_string(), claims.clone());
             changed.insert(CLAIMS_MD.to_string(), claims);
         }
-        if !log.0.is_empty() {
-            let text = snapshot::log_with(files.get(LOG_FILE).map_or("", String::as_str), &log.0);
+        if !offered.log.is_empty() {
+            let text =
+                snapshot::log_with(files.get(LOG_FILE).map_or("", String::as_str), &offered.log);
             files.insert(LOG_FILE.to_string(), text.clone());
             changed.insert(LOG_FILE.to_string(), text);
         }
-        warnings.extend(log.1);
+        warnings.extend(offered.said.iter().cloned());
     }
     let base_texts = snapshot::texts(&files);
     let mut outcomes = Vec::with_capacity(jobs.len());
@@ -815,7 +818,7 @@ fn round(
     }
     let mut pushed = None;
     let commit_id = if changed.is_empty() {
-        clear_provisional(ctx, &provisional);
+        settle_provisional(ctx, &provisional, &offered);
         if rewound.is_some() {
             let _ = git::run(dir, &["update-ref", "-d", BEFORE_REWIND]);
         }
@@ -839,7 +842,7 @@ fn round(
             Ok(Pushed::Done) => {
                 let _ = git::run(dir, &["update-ref", FETCHED, &new]);
                 pushed = Some(new.clone());
-                clear_provisional(ctx, &provisional);
+                settle_provisional(ctx, &provisional, &offered);
                 if rewound.is_some() {
                     let _ = git::run(dir, &["update-ref", "-d", BEFORE_REWIND]);
                 }
@@ -1062,16 +1065,25 @@ fn clear_provisional(ctx: &Ctx, offered: &[String]) {
     };
 }
 
+/// What offering the provisional claims gives: the log lines, the messages, and the notices for
+/// the sessions that lost theirs (left for them once the round is on the remote).
+#[derive(Default)]
+struct OfferedClaims {
+    log: Vec<String>,
+    said: Vec<String>,
+    lost: Vec<rail_core::notice::Notice>,
+}
+
 /// Offers the provisional claims to the shared state (core's [`snapshot::offer`]): the new
-/// claims.md if it changed, and the log lines and messages for each claim, a lost one naming
-/// its holder.
+/// claims.md if it changed, and the log lines, messages and notices for each claim, a lost one
+/// naming its holder.
 fn offer_provisional(
     ctx: &Ctx,
     remote: &str,
     files: &BTreeMap<String, String>,
     facts: &rail_core::input::Facts,
     lines: &[String],
-) -> (Option<String>, (Vec<String>, Vec<String>)) {
+) -> (Option<String>, OfferedClaims) {
     let config = crate::context::rail_config(ctx);
     let holding = rail_core::merge::Holding {
         facts,
@@ -1079,8 +1091,7 @@ fn offer_provisional(
         expiring: config.expiring,
     };
     let (claims, offered) = snapshot::offer(files, lines, &holding);
-    let mut log = Vec::new();
-    let mut said = Vec::new();
+    let (mut log, mut said, mut lost) = (Vec::new(), Vec::new(), Vec::new());
     for o in offered {
         match o {
             snapshot::Offered::Held { task, session } => said.push(format!(
@@ -1095,6 +1106,13 @@ fn offer_provisional(
                 said.push(format!(
                     "{session}'s provisional claim of {task} (made with RAIL_LOCAL=1) is LOST: {holder} holds {task} on the shared rail on {remote}; {session} must stop work on it"
                 ));
+                lost.push(rail_core::notice::Notice {
+                    session: session.clone(),
+                    task: task.clone(),
+                    holder: holder.clone(),
+                    why: rail_core::notice::Why::Provisional,
+                    at: ctx.now,
+                });
                 log.push(
                     LogEntry::new(ctx.now, Event::Other("lost".into()), Some(&task), Some(&session))
                         .with("to", holder)
@@ -1108,7 +1126,18 @@ fn offer_provisional(
             )),
         }
     }
-    (claims, (log, said))
+    (claims, OfferedClaims { log, said, lost })
+}
+
+/// The provisional claims are settled on the remote: they leave the record, and a session that
+/// lost one finds the notice at its next hook call.
+fn settle_provisional(ctx: &Ctx, provisional: &[String], offered: &OfferedClaims) {
+    clear_provisional(ctx, provisional);
+    if let Some(repo) = &ctx.repo {
+        for lost in &offered.lost {
+            crate::notice::post(repo, lost, true);
+        }
+    }
 }
 
 /// After a claim made with `RAIL_LOCAL=1` in a rail configured to share through a remote:
@@ -1336,14 +1365,18 @@ pub fn mirror(ctx: &Ctx, snapshot: &Snapshot) -> Result<(), Fail> {
     }
     let local = ctx.read(true)?;
     let outbox = read_outbox(ctx);
-    // A claim this copy held that a rewind merge dropped: its session is told here, by whichever
-    // command mirrors it first, besides the log line.
+    // A claim this copy held that the shared state lost for its session (a rewind merge dropped
+    // it, another machine's session took it): said by whichever command mirrors it first, and
+    // left for that session's next hook call where its hook runs, besides the log line.
     let claims_here = local.claims.as_ref().map(|c| c.text.as_str());
-    for d in snapshot::dropped_by_rewind(claims_here, &snapshot.files) {
+    for lost in snapshot::lost_in_mirror(claims_here, &snapshot.files) {
         errln!(
-            "rail: {}'s claim of {} was dropped when the shared rail was merged back after a rewind: {} holds {}; {} must stop work on it (rail log)",
-            d.session, d.task, d.kept, d.task, d.session
+            "{}",
+            rail_core::notice::message(std::slice::from_ref(&lost))
         );
+        if let Some(repo) = &ctx.repo {
+            crate::notice::post(repo, &lost, false);
+        }
     }
     let plan = snapshot::mirror(&snapshot.files, &local, &outbox);
     for foreign in &plan.ignored {

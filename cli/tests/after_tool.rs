@@ -6,9 +6,8 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use common::*;
 
@@ -18,24 +17,7 @@ fn hook(agent: &str, dir: &Path, stdin: &str, session: &str) -> Output {
 
 /// [`hook`] with `env` added.
 fn hook_env(agent: &str, dir: &Path, stdin: &str, session: &str, env: &[(&str, &str)]) -> Output {
-    let mut child = Command::new(rail_bin())
-        .arg("hook")
-        .args(agent.split_whitespace())
-        .current_dir(dir)
-        .env("RAIL_SESSION", session)
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    hook_call(agent, dir, stdin, Some(session), env)
 }
 
 const SCRIPT: &str = "for p, t in [('owned/a.txt', 'x'), ('owned/clean.txt', 'y'), ('owned/new.txt', 'z'), ('mine/m.txt', 'mine now'), ('old/s.txt', 'taken')]: open(p, 'w').write(t)";

@@ -1363,3 +1363,59 @@ fn a_reused_pid_is_not_the_claims_owner() {
     let out = repo.rail(&["take", "t3", "--session", "bob", "--now=2026-10-22T14:05Z"]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
 }
+
+/// A session whose stale claim another session took is told at its agent's next hook call on
+/// this machine (the call is stopped once, naming the taker and the reason), not only by the
+/// log (issue 31: a lost claim is reported to its session). A session whose hook was never seen
+/// here gets no notice left for it.
+#[test]
+fn a_session_whose_claim_was_taken_is_told_at_its_next_hook_call() {
+    let repo = Repo::new();
+    let bash = claude_bash(repo.path(), "ls");
+    for (task, session) in [("billing", "session-a"), ("ui", "session-c")] {
+        let out = repo.rail(&[
+            "claim",
+            task,
+            "--session",
+            session,
+            "--lease",
+            "1h",
+            "--now=2026-10-22T14:05:00Z",
+        ]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    // session-a's agent works here (its hook has run); session-c's never did.
+    let seen = hook_call("claude", repo.path(), &bash, Some("session-a"), &[]);
+    assert_eq!(code(&seen), 0, "{}", stderr(&seen));
+    for task in ["billing", "ui"] {
+        let out = repo.rail(&[
+            "take",
+            task,
+            "--session",
+            "session-b",
+            "--reason",
+            "went quiet",
+            "--now=2026-10-22T16:00:00Z",
+        ]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    let told = hook_call("claude", repo.path(), &bash, Some("session-a"), &[]);
+    assert_eq!(code(&told), 2, "{}", stderr(&told));
+    let said = stderr(&told);
+    assert!(
+        said.contains("session-a's claim of billing is no longer theirs")
+            && said.contains("session-b took it (went quiet)")
+            && said.contains("session-b holds billing"),
+        "{said}"
+    );
+    let next = hook_call("claude", repo.path(), &bash, Some("session-a"), &[]);
+    assert_eq!(code(&next), 0, "told once: {}", stderr(&next));
+    let taker = hook_call("claude", repo.path(), &bash, Some("session-b"), &[]);
+    assert_eq!(code(&taker), 0, "{}", stderr(&taker));
+    let common = repo.git(&["rev-parse", "--git-common-dir"]);
+    let notices = repo.path().join(common.trim()).join("rail/notices");
+    assert!(
+        !notices.join("session-c").exists(),
+        "no notice left where session-c's hook never ran"
+    );
+}

@@ -772,6 +772,15 @@ fn a_rewound_remote_is_named_and_merged_never_taken_as_the_truth() {
         &[],
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // Carol's agent works on C: its hook has been seen there.
+    let seen = hook_call(
+        "claude",
+        c.path(),
+        &claude_bash(c.path(), "ls"),
+        Some("carol"),
+        &[],
+    );
+    assert_eq!(code(&seen), 0, "{}", stderr(&seen));
     // A's next sync finds the rewind: alice's claim and log lines are back, carol's later claim
     // of the same task is the one dropped, and the log names it with the holder kept.
     let out = a.rail(&["sync"], &[]);
@@ -793,20 +802,29 @@ fn a_rewound_remote_is_named_and_merged_never_taken_as_the_truth() {
     // The state A had seen stays reachable from the shared ref.
     let seen = remote.git(&["rev-list", "refs/rail/claims"]);
     assert!(seen.lines().count() >= 4, "{seen}");
-    // C, where carol was told she holds auth, is told she no longer does, naming the holder.
+    // C, where carol was told she holds auth, is told she no longer does, naming the holder:
+    // by the command that mirrors it, and at her agent's next hook call there.
     let out = c.rail(&["sync"], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let rewound = "carol's claim of auth is no longer theirs";
     assert!(
-        stderr(&out).contains("carol's claim of auth was dropped when the shared rail was merged back after a rewind: alice holds auth"),
+        stderr(&out).contains(rewound)
+            && stderr(&out).contains("the shared rail was rewound and merged back, and the merge kept alice's claim): alice holds auth"),
         "{}",
         stderr(&out)
     );
     let out = c.rail(&["sync"], &[]);
     assert!(
-        !stderr(&out).contains("dropped"),
+        !stderr(&out).contains("no longer"),
         "told once: {}",
         stderr(&out)
     );
+    let bash = claude_bash(c.path(), "ls");
+    let told = hook_call("claude", c.path(), &bash, Some("carol"), &[]);
+    assert_eq!(code(&told), 2, "{}", stderr(&told));
+    assert!(stderr(&told).contains(rewound), "{}", stderr(&told));
+    let next = hook_call("claude", c.path(), &bash, Some("carol"), &[]);
+    assert_eq!(code(&next), 0, "told once: {}", stderr(&next));
 }
 
 /// A claim made while the shared rail cannot be reached (`RAIL_LOCAL=1`) is provisional: it
@@ -856,6 +874,41 @@ fn an_offline_claim_is_provisional_and_a_lost_race_is_reported() {
     let out = a.rail(&["sync"], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(!stderr(&out).contains("provisional"), "{}", stderr(&out));
+    // And to s5's agent, at its next hook call on this machine: the call is stopped once with
+    // the notice (whatever it does), naming the holder; the next call is judged as usual.
+    let told = hook_call(
+        "claude",
+        a.path(),
+        &claude_bash(a.path(), "ls"),
+        Some("s5"),
+        &[],
+    );
+    assert_eq!(code(&told), 2, "{}", stderr(&told));
+    let said = stderr(&told);
+    assert!(
+        said.contains("s5's claim of t5 is no longer theirs")
+            && said.contains("bob got t5 there first")
+            && said.contains("bob holds t5. Stop work on t5"),
+        "{said}"
+    );
+    assert!(!said.contains("t6"), "t6 is s5's: {said}");
+    let next = hook_call(
+        "claude",
+        a.path(),
+        &claude_bash(a.path(), "ls"),
+        Some("s5"),
+        &[],
+    );
+    assert_eq!(code(&next), 0, "told once: {}", stderr(&next));
+    // Another session on this machine was told nothing.
+    let other = hook_call(
+        "claude",
+        a.path(),
+        &claude_bash(a.path(), "ls"),
+        Some("s6"),
+        &[],
+    );
+    assert_eq!(code(&other), 0, "{}", stderr(&other));
     let local_claims = std::fs::read_to_string(a.path().join("claims.md")).unwrap();
     assert!(
         local_claims.contains("t5 | bob |") && local_claims.contains("t6 | s5 |"),

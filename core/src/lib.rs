@@ -49,6 +49,7 @@ pub mod log;
 pub mod markdown;
 pub mod merge;
 pub mod model;
+pub mod notice;
 pub mod ops;
 pub mod patch;
 pub mod rail;

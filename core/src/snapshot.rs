@@ -316,22 +316,14 @@ pub fn offer(
     (changed.then_some(claims), out)
 }
 
-/// A claim this machine's copy held that the shared state it is about to mirror dropped when
-/// a rewound rail was merged back (its log says `dropped … by: rewind`): its session must be
-/// told, not only find the line in the log later (issue 31).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DroppedByRewind {
-    pub task: String,
-    pub session: String,
-    /// The session that holds the task now.
-    pub kept: String,
-}
-
 /// The claims of claims.md as this machine had it (`local`) that `shared`'s claims.md no longer
-/// has, for which `shared`'s log names that claim dropped by a rewind. A claim released or
-/// taken over in the ordinary way is not one of them; nor one the log dropped long ago that
-/// this copy no longer holds.
-pub fn dropped_by_rewind(local: Option<&str>, shared: &Files) -> Vec<DroppedByRewind> {
+/// has, and that `shared`'s log says were lost rather than given up: dropped when a rewound
+/// rail was merged back (`dropped … | by: rewind`), or taken by another session (`taken … |
+/// from: <them>`). Each is a notice for the session that lost it (issue 31: told, not only
+/// found later in the log). The latest log line about a claim decides: one released, or lost
+/// long ago and claimed again since, is not one of them.
+pub fn lost_in_mirror(local: Option<&str>, shared: &Files) -> Vec<crate::notice::Notice> {
+    use crate::notice::{Notice, Why};
     let Some(local) = local else {
         return Vec::new();
     };
@@ -350,26 +342,39 @@ pub fn dropped_by_rewind(local: Option<&str>, shared: &Files) -> Vec<DroppedByRe
         return Vec::new();
     }
     let log = crate::log::parse(shared.get(LOG_FILE).map(String::as_str).unwrap_or(""));
-    let mut out: Vec<DroppedByRewind> = Vec::new();
+    // Per gone claim, what its latest log line says: lost (to whom, why) or not.
+    let mut latest: Vec<((String, String), Option<Notice>)> = Vec::new();
     for entry in &log.entries {
-        let (Some(task), Some(session)) = (&entry.task, &entry.session) else {
-            continue;
+        let Some(task) = &entry.task else { continue };
+        let (session, lost) = match (entry.event.as_str(), entry.details.get("from")) {
+            ("taken", Some(from)) => (from.clone(), crate::notice::of_log_line(&entry.render())),
+            ("dropped", _) if entry.details.get("by").map(String::as_str) == Some("rewind") => {
+                let Some(session) = entry.session.clone() else {
+                    continue;
+                };
+                let holder = entry.details.get("kept").cloned().unwrap_or_default();
+                let notice = Notice {
+                    session: session.clone(),
+                    task: task.clone(),
+                    holder,
+                    why: Why::Rewind,
+                    at: entry.time,
+                };
+                (session, Some(notice))
+            }
+            _ => match &entry.session {
+                Some(s) => (s.clone(), None),
+                None => continue,
+            },
         };
-        let rewind = entry.event.as_str() == "dropped"
-            && entry.details.get("by").map(String::as_str) == Some("rewind");
-        if !rewind || !gone.iter().any(|(t, s)| t == task && s == session) {
+        let key = (task.clone(), session);
+        if !gone.contains(&key) {
             continue;
         }
-        let kept = entry.details.get("kept").cloned().unwrap_or_default();
-        // The latest line about a claim says who holds it now.
-        out.retain(|d| !(d.task == *task && d.session == *session));
-        out.push(DroppedByRewind {
-            task: task.clone(),
-            session: session.clone(),
-            kept,
-        });
+        latest.retain(|(k, _)| *k != key);
+        latest.push((key, lost));
     }
-    out
+    latest.into_iter().filter_map(|(_, lost)| lost).collect()
 }
 
 #[cfg(test)]
@@ -402,12 +407,13 @@ mod tests {
     }
 
     #[test]
-    fn a_claim_a_rewind_merge_dropped_is_named_for_its_session() {
-        let local = "# Claims\n\nauth | carol | 2026-10-22T10:10Z\nui | carol | 2026-10-22T10:11Z\nold | dave | 2026-10-22T09:00Z\n";
+    fn a_claim_a_rewind_merge_dropped_or_another_took_is_named_for_its_session() {
+        use crate::notice::Why;
+        let local = "# Claims\n\nauth | carol | 2026-10-22T10:10Z\nui | carol | 2026-10-22T10:11Z\nold | dave | 2026-10-22T09:00Z\nbill | erin | 2026-10-22T08:00Z\nre | dave | 2026-10-22T09:30Z\n";
         let mut shared = Files::new();
         shared.insert(
             CLAIMS_MD.into(),
-            "# Claims\n\nauth | alice | 2026-10-22T10:05Z\nui | carol | 2026-10-22T10:11Z\n".into(),
+            "# Claims\n\nauth | alice | 2026-10-22T10:05Z\nui | carol | 2026-10-22T10:11Z\nbill | bob | 2026-10-22T10:12Z\n".into(),
         );
         shared.insert(
             LOG_FILE.into(),
@@ -415,21 +421,28 @@ mod tests {
                 "2026-10-22T10:12:00Z | released | old | dave\n",
                 "2026-10-22T10:12:00Z | dropped | auth | carol | by: rewind | kept: alice\n",
                 "2026-10-22T10:12:00Z | dropped | ui | erin | by: rewind | kept: carol\n",
+                "2026-10-22T10:12:00Z | taken | bill | bob | from: erin | reason: no activity for 2h\n",
+                "2026-10-22T09:00:00Z | taken | re | bob | from: dave | reason: stale\n",
+                "2026-10-22T09:30:00Z | claimed | re | dave\n",
+                "2026-10-22T10:13:00Z | released | re | dave\n",
             )
             .into(),
         );
+        let lost: Vec<(String, String, String, Why)> = lost_in_mirror(Some(local), &shared)
+            .into_iter()
+            .map(|n| (n.task, n.session, n.holder, n.why))
+            .collect();
         assert_eq!(
-            dropped_by_rewind(Some(local), &shared),
-            vec![DroppedByRewind {
-                task: "auth".into(),
-                session: "carol".into(),
-                kept: "alice".into()
-            }],
-            "dave released old in the ordinary way; erin's ui was never held here"
+            lost,
+            vec![
+                ("auth".into(), "carol".into(), "alice".into(), Why::Rewind),
+                ("bill".into(), "erin".into(), "bob".into(), Why::Taken("no activity for 2h".into())),
+            ],
+            "dave released old in the ordinary way, and re after claiming it back; erin's ui was never held here"
         );
-        assert!(dropped_by_rewind(None, &shared).is_empty());
+        assert!(lost_in_mirror(None, &shared).is_empty());
         // Once mirrored, the next round finds nothing new to tell.
-        assert!(dropped_by_rewind(shared.get(CLAIMS_MD).map(String::as_str), &shared).is_empty());
+        assert!(lost_in_mirror(shared.get(CLAIMS_MD).map(String::as_str), &shared).is_empty());
     }
     #[test]
     fn a_rewound_remote_gets_back_what_this_machine_saw() {

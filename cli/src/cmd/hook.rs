@@ -278,17 +278,23 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
         let _ = std::env::set_current_dir(dir);
     }
     let mut ctx_result = make_ctx();
+    // The session this call acts for, when it is one (not the main checkout's person).
+    let session = ctx_result
+        .as_ref()
+        .ok()
+        .and_then(|ctx| match acting_at(ctx, &call_cwd(&call)) {
+            Ok(Acting::Session(session)) => Some(session),
+            _ => None,
+        });
     // Guard status: this session's agent runs Rail's hook (shown on the board).
-    if let Ok(ctx) = &ctx_result {
-        if let (Some(repo), Ok(Acting::Session(session))) =
-            (&ctx.repo, acting_at(ctx, &call_cwd(&call)))
-        {
+    if let (Ok(ctx), Some(session)) = (&ctx_result, &session) {
+        if let Some(repo) = &ctx.repo {
             let seen = rail_core::heartbeat::HookSeen {
                 agent: agent.name().to_string(),
                 version: None,
                 at: ctx.now,
             };
-            crate::heartbeat::mark(repo, &session, &seen);
+            crate::heartbeat::mark(repo, session, &seen);
         }
     }
     let rail_dir = ctx_result.as_ref().ok().map(|c| c.rail.root.clone());
@@ -358,17 +364,45 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
             Err(f) => Some(format!("Rail: at {}: {}", call.event_name, f.message)),
         }),
     };
+    // A claim this session lost (to another machine, a rewind, a take) is told to its agent
+    // now, at this call, in the answer it reads (core decides how it joins the answer).
+    let mut told = Vec::new();
+    let outcome = match (&ctx_result, &session, notice_call(&call.event)) {
+        (
+            Ok(Ctx {
+                repo: Some(repo), ..
+            }),
+            Some(session),
+            Some(at),
+        ) => {
+            let (paths, notices): (Vec<_>, Vec<_>) =
+                crate::notice::pending(repo, session).into_iter().unzip();
+            told = paths;
+            rail_core::notice::tell(outcome, at, &notices)
+        }
+        _ => outcome,
+    };
     // Before an allowed tool call: the snapshot its after-tool call is judged from.
-    if let (Event::Tool { .. }, Ok(ctx)) = (&call.event, &ctx_result) {
+    if let (Event::Tool { .. }, Ok(ctx), Some(session)) = (&call.event, &ctx_result, &session) {
         if !matches!(outcome, Outcome::Deny(_)) {
-            if let Ok(Acting::Session(session)) = acting_at(ctx, &call_cwd(&call)) {
-                crate::after::before(ctx, &session, &call_cwd(&call), call.call_id.as_deref());
-            }
+            crate::after::before(ctx, session, &call_cwd(&call), call.call_id.as_deref());
         }
     }
     let code = answer(outcome, harness);
+    crate::notice::told(&told);
     drop(tx);
     code
+}
+
+/// Where a call stands for a notice: the calls whose answer an agent reads.
+fn notice_call(event: &Event) -> Option<rail_core::notice::Call> {
+    use rail_core::notice::Call;
+    match event {
+        Event::Tool { .. } => Some(Call::BeforeTool),
+        Event::AfterTool { .. } => Some(Call::AfterTool),
+        Event::Stop | Event::SessionEnd => Some(Call::Lifecycle),
+        Event::Pass | Event::Malformed(_) => None,
+    }
 }
 
 /// After a tool call: what it wrote into other live sessions' paths is put back where Rail

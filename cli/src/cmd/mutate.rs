@@ -261,6 +261,15 @@ pub fn mutate_with_log(
                 .apply(&lock, &texts, &plan.edits, &log_lines)
                 .map_err(Fail::env)?;
             let outcome = crate::shared::planned(&plan, !plan.noop);
+            // A take: the session it was taken from hears of it at its next hook call.
+            if let (Some(repo), Some(lost)) = (
+                &ctx.repo,
+                plan.log_line
+                    .as_deref()
+                    .and_then(rail_core::notice::of_log_line),
+            ) {
+                crate::notice::post(repo, &lost, false);
+            }
             // A claim in a shared rail made with RAIL_LOCAL=1 is provisional until the shared
             // rail has it.
             if !plan.noop && matches!(request, Request::Claim(_)) && crate::shared::local_only() {

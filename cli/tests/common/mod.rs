@@ -149,3 +149,46 @@ pub fn stderr(out: &Output) -> String {
 pub fn code(out: &Output) -> i32 {
     out.status.code().unwrap_or(-1)
 }
+
+/// Runs `rail hook <agent>` (words after `hook`, e.g. `copilot --event preToolUse`) in `dir`,
+/// fed `stdin` as the agent would, acting for `session` (`None`: no RAIL_SESSION, as an agent
+/// started outside Rail), with `env` added.
+pub fn hook_call(
+    agent: &str,
+    dir: &Path,
+    stdin: &str,
+    session: Option<&str>,
+    env: &[(&str, &str)],
+) -> Output {
+    use std::io::Write;
+    let mut cmd = Command::new(rail_bin());
+    cmd.arg("hook")
+        .args(agent.split_whitespace())
+        .current_dir(dir)
+        .env_remove("RAIL_SESSION");
+    if let Some(s) = session {
+        cmd.env("RAIL_SESSION", s);
+    }
+    let mut child = cmd
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // An agent's payload is small; a hook that exits before reading it all is its own failure.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+/// A Claude Code PreToolUse payload for a Bash `command` run in `cwd`.
+pub fn claude_bash(cwd: &Path, command: &str) -> String {
+    serde_json::json!({
+        "hook_event_name": "PreToolUse",
+        "session_id": "agent-session",
+        "cwd": cwd,
+        "tool_name": "Bash",
+        "tool_input": { "command": command },
+    })
+    .to_string()
+}
