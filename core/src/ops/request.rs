@@ -1,0 +1,181 @@
+//! What a session asks for: [`Request`] (claim, release, renew, take, update) and how it reads
+//! from JSON through one flat wire struct.
+
+use serde::{Deserialize, Serialize};
+
+/// What a session asks for. As JSON: `{"op": "claim", "task": "…", "paths": […]}`,
+/// `{"op": "release", "task": "…", "touched": […]}`, `{"op": "renew", "task": "…"}`,
+/// `{"op": "take", "task": "…", "reason": "…"}`, `{"op": "update", "task": "…", "paths": […]}`.
+///
+/// Read through [`WireRequest`], one flat struct, rather than serde's internally tagged enum
+/// code, which buffers the whole object in serde's `Content` first (about 7 KB of the wasm
+/// build). Same JSON either way; fields that do not belong to the op are ignored, as before.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "kebab-case", try_from = "WireRequest")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum Request {
+    Claim(ClaimRequest),
+    /// `touched`: the files the session actually changed (from git), recorded in the log and,
+    /// for claim files, in the file.
+    Release {
+        task: String,
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        touched: Vec<String>,
+        /// The task is finished (the gate passed): also tick its backlog entry.
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        done: bool,
+    },
+    Renew {
+        task: String,
+    },
+    Take {
+        task: String,
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        reason: Option<String>,
+        /// The taker's branch, when it is not named like the session.
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        branch: Option<String>,
+    },
+    Update {
+        task: String,
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        paths: Option<Vec<String>>,
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        resources: Option<Vec<String>>,
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        purpose: Option<String>,
+    },
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ClaimRequest {
+    pub task: String,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub paths: Vec<String>,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub resources: Vec<String>,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub purpose: Option<String>,
+    /// As written by the user, e.g. `45m`.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub lease: Option<String>,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub after: Vec<String>,
+    /// `pid@host` of the owning process, if the host knows it.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub pid: Option<String>,
+    /// The session's branch, when it is not named like the session.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub branch: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum Op {
+    Claim,
+    Release,
+    Renew,
+    Take,
+    Update,
+}
+
+/// Every field any op has, as they come over the wire (`null` and absent alike).
+#[derive(Deserialize)]
+struct WireRequest {
+    op: Op,
+    task: Option<String>,
+    paths: Option<Vec<String>>,
+    resources: Option<Vec<String>>,
+    purpose: Option<String>,
+    lease: Option<String>,
+    after: Option<Vec<String>>,
+    pid: Option<String>,
+    branch: Option<String>,
+    touched: Option<Vec<String>>,
+    done: Option<bool>,
+    reason: Option<String>,
+}
+
+/// The one way a wire request can be wrong once its fields have their types.
+#[derive(Debug)]
+pub struct MissingTask;
+
+impl std::fmt::Display for MissingTask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("missing field `task`")
+    }
+}
+
+impl TryFrom<WireRequest> for Request {
+    type Error = MissingTask;
+
+    fn try_from(w: WireRequest) -> Result<Request, MissingTask> {
+        // A claim's fields all have defaults (an empty task is refused by the planner, with
+        // its own message); every other op needs its task.
+        let task = match (&w.op, w.task) {
+            (Op::Claim, task) => task.unwrap_or_default(),
+            (_, Some(task)) => task,
+            (_, None) => return Err(MissingTask),
+        };
+        Ok(match w.op {
+            Op::Claim => Request::Claim(ClaimRequest {
+                task,
+                paths: w.paths.unwrap_or_default(),
+                resources: w.resources.unwrap_or_default(),
+                purpose: w.purpose,
+                lease: w.lease,
+                after: w.after.unwrap_or_default(),
+                pid: w.pid,
+                branch: w.branch,
+            }),
+            Op::Release => Request::Release {
+                task,
+                touched: w.touched.unwrap_or_default(),
+                done: w.done.unwrap_or_default(),
+            },
+            Op::Renew => Request::Renew { task },
+            Op::Take => Request::Take {
+                task,
+                reason: w.reason,
+                branch: w.branch,
+            },
+            Op::Update => Request::Update {
+                task,
+                paths: w.paths,
+                resources: w.resources,
+                purpose: w.purpose,
+            },
+        })
+    }
+}
+
+impl Request {
+    pub fn task(&self) -> &str {
+        match self {
+            Request::Claim(c) => &c.task,
+            Request::Release { task, .. }
+            | Request::Renew { task }
+            | Request::Take { task, .. }
+            | Request::Update { task, .. } => task,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Request::Claim(_) => "claim",
+            Request::Release { .. } => "release",
+            Request::Renew { .. } => "renew",
+            Request::Take { .. } => "take",
+            Request::Update { .. } => "update",
+        }
+    }
+}
