@@ -91,7 +91,7 @@ if [ "$PROFILE" = "test" ]; then
   # links the Windows build of the native host and Wine runs its tests
   # (scripts/test-windows.sh).
   apt_install chromium chromium-driver gcc-mingw-w64-x86-64 wine64
-  # man renders `rail man` in cli/tests/shell.rs; shellcheck checks the workflows' scripts
+  # man renders `rail man` in cli/tests/integration/shell.rs; shellcheck checks the workflows' scripts
   # (through actionlint, below).
   apt_install man-db shellcheck
   install_actionlint

@@ -1,9 +1,7 @@
 //! The CLI's commands on real repositories: exit codes, refusals, bad input that must never
 //! touch the rail, crash recovery, the merge driver through `git merge`, and the pre-commit hook.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn claim_renew_take_update_release_with_a_clock() {

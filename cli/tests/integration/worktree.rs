@@ -8,11 +8,9 @@
     reason = "native only: the wasm size lints of clippy.toml bind core and wasm"
 )]
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{code, git_in, stderr, stdout, Repo};
+use crate::common::{code, git_in, stderr, stdout, Repo};
 
 /// A repository and a directory for its stations (removed with it).
 struct Site {

@@ -1,15 +1,13 @@
 //! One rail across machines on a git remote: a bare repository served by path and by
 //! `git daemon` on 127.0.0.1, and clones as machines.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 struct Remote {
     dir: tempfile::TempDir,

@@ -4,12 +4,10 @@
 
 #![cfg(unix)]
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::*;
+use crate::common::*;
 
 fn hook(agent: &str, dir: &Path, stdin: &str, session: &str) -> Output {
     hook_env(agent, dir, stdin, session, &[])

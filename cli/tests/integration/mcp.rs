@@ -3,15 +3,13 @@
 //! naming the holder, what a malformed line gets (an error, and the server keeps serving), and
 //! the end of input ending the server with exit 0. Every stdout line must be a JSON-RPC message.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
-use common::{git_in, rail_bin, Repo};
+use crate::common::{git_in, rail_bin, Repo};
 use serde_json::{json, Value};
 
 /// A safety net for a server that stopped answering (a hung test says nothing); no test waits

@@ -1,11 +1,9 @@
 //! git commands in the main checkout rewrite claims.md without Rail's lock. No claim Rail
 //! reported as made may be lost to them (issue 17, finding 5; core `checkout`, cli `gitguard`).
 
-mod common;
-
 use std::process::{Command, Stdio};
 
-use common::*;
+use crate::common::*;
 
 fn claim_lines(repo: &Repo) -> Vec<String> {
     repo.read("claims.md")

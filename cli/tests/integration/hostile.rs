@@ -7,15 +7,13 @@
 //! suite.
 #![cfg(unix)]
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 
 /// Runs `rail ARGS` in `dir`, and fails the test if it has not finished within 60 s (then it is
 /// killed): the event waited for is the process's exit, the deadline only catches a hang.
@@ -687,7 +685,7 @@ fn rail_dir_naming_a_directory_that_is_not_a_rail_is_refused() {
 fn rail_dir_naming_a_repository_main_checkout_is_a_rail_to_be() {
     // Where Rail puts a new rail by default; the VS Code extension passes it with --rail.
     let dir = tempfile::tempdir().unwrap();
-    common::git_in(dir.path(), &["init", "-q", "-b", "main"]);
+    crate::common::git_in(dir.path(), &["init", "-q", "-b", "main"]);
     let d = dir.path().to_str().unwrap();
     let elsewhere = tempfile::tempdir().unwrap();
     let out = bounded(

@@ -2,13 +2,11 @@
 //! fail-safe behaviour, the instruction snippet and settings merge on disk, the pre-push hook,
 //! the logged bypass, and the gate.
 
-mod common;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::*;
+use crate::common::*;
 
 fn payload(name: &str, cwd: &Path, file: &str, command: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

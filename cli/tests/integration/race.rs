@@ -1,13 +1,11 @@
 //! Real processes racing on one rail: claims, stale locks, releases and the seed's flock
 //! one-liner. Every test checks the rail afterwards: one holder per task, nothing lost or torn.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 
 fn spawn_sh(repo: &Repo, script: &str) -> Child {
     Command::new("sh")
