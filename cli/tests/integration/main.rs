@@ -12,6 +12,7 @@ mod common;
 mod after_tool;
 mod agents;
 mod commands;
+mod gate;
 mod git_rewrites;
 mod hostile;
 mod mcp;
