@@ -15,6 +15,7 @@ mod cmd;
 mod context;
 mod exchange;
 mod fail;
+mod faults;
 mod git;
 mod gitconfig;
 mod gitguard;

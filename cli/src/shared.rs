@@ -442,15 +442,7 @@ fn push(
     expect: Option<&str>,
     deadline: Instant,
 ) -> Result<Pushed, RemoteError> {
-    // Tests: stop here until told to go, so a test can act between the plan and the push
-    // (`paused` says we are here; `go` lets us on; a minute at most).
-    if let Some(dir) = std::env::var_os("RAIL_TEST_PAUSE_BEFORE_PUSH").map(PathBuf::from) {
-        let _ = std::fs::write(dir.join("paused"), b"");
-        let until = Instant::now() + Duration::from_secs(60);
-        while !dir.join("go").exists() && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
+    crate::faults::pause_before_push();
     let refspec = format!("{commit}:{REF}");
     let lease = expect.map(|k| format!("--force-with-lease={REF}:{k}"));
     let mut argv = vec!["push", "--porcelain", "--quiet"];

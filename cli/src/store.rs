@@ -26,13 +26,7 @@ use crate::railfile;
 
 pub const JOURNAL: &str = rail_core::model::JOURNAL;
 
-/// Crash-injection points for tests (`RAIL_TEST_CRASH=after-journal|mid-write|before-log`).
-fn crash_point(name: &str) {
-    if std::env::var("RAIL_TEST_CRASH").as_deref() == Ok(name) {
-        // Die the way SIGKILL would: no destructors, no flushing.
-        crate::sys::die_now();
-    }
-}
+use crate::faults::crash_point;
 
 #[derive(Clone, Debug)]
 pub struct RailDir {
@@ -729,18 +723,10 @@ fn write_in_place(file: &File, rel: &str, old: &[u8], new: &[u8]) -> io::Result<
     Ok(())
 }
 
-/// Fault injection for tests, the way a full disk or a read-only file would fail:
-/// `RAIL_TEST_FAIL_WRITE=<file>` makes writing that rail file (`claims.md`, `claims.log`,
-/// `claims.md.journal`, `claims/x.yaml`) stop halfway with "no space left on device";
-/// `RAIL_TEST_FAIL_WRITE=<file>:open` makes opening it for writing fail with "permission
-/// denied" (for tests that run as root, where `chmod` does not stop a write).
+/// A write fault a test injected for this rail file ([`crate::faults::write_fault`]): "no
+/// space left on device" halfway through, or "permission denied" on open.
 fn fault(rel: &str) -> Option<bool> {
-    let spec = std::env::var("RAIL_TEST_FAIL_WRITE").ok()?;
-    match spec.strip_suffix(":open") {
-        Some(file) if file == rel => Some(true),
-        None if spec == rel => Some(false),
-        _ => None,
-    }
+    crate::faults::write_fault(rel)
 }
 
 fn fault_on_open(rel: &str) -> io::Result<()> {

@@ -44,6 +44,14 @@ others=()
 [ "$here" = linux-x64 ] && others+=(win32-x64)
 bash scripts/package.sh "$here" "${others[@]}"
 export RAIL_VSIX_TARGET=$here
+# The binary the .vsix carries has no fault injection compiled in (cli/src/faults.rs); the
+# conformance suite's killed lock holder is a debug build, which does.
+if grep -q RAIL_TEST_ "$root/target/release/rail"; then
+  echo "target/release/rail carries fault injection (RAIL_TEST_*): a release build must not" >&2
+  exit 1
+fi
+(cd "$root" && cargo build -p rail-cli --quiet)
+export RAIL_FAULT_BIN="$root/target/debug/rail"
 
 stage "unit tests"
 node --test --test-concurrency=1 out/test/unit/*.test.js

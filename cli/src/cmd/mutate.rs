@@ -208,7 +208,7 @@ pub fn mutate_with_log(
             (texts, plan)
         });
     let lock = ctx.lock(session)?;
-    hold_for_tests();
+    crate::faults::hold_lock();
     let mut log_lines = Vec::new();
     for b in &lock.broken {
         errln!(
@@ -329,16 +329,6 @@ pub fn refused(refusal: ops::Refusal) -> Fail {
         code: refusal.exit_code(),
         message: crate::hint::say(&refusal.message, refusal.hint.as_ref()),
         json: Some(serde_json::json!({ "ok": false, "refusal": refusal })),
-    }
-}
-
-/// `RAIL_TEST_HOLD_MS`: keep the lock this long (tests kill a holder mid-operation).
-fn hold_for_tests() {
-    if let Some(ms) = std::env::var("RAIL_TEST_HOLD_MS")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        std::thread::sleep(std::time::Duration::from_millis(ms));
     }
 }
 

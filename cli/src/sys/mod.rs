@@ -190,7 +190,9 @@ pub fn not_a_file(meta: &Metadata) -> Option<NotAFile> {
     os::not_a_file(meta)
 }
 
-/// Dies at once, the way SIGKILL would (no destructors, no flushing): crash tests.
+/// Dies at once, the way SIGKILL would (no destructors, no flushing): crash tests (only in
+/// builds with fault injection, `crate::faults`).
+#[cfg(any(feature = "fault-injection", debug_assertions))]
 pub fn die_now() -> ! {
     os::die_now()
 }

@@ -18,8 +18,8 @@ use windows_sys::Win32::Storage::FileSystem::{
 };
 use windows_sys::Win32::System::SystemInformation::{ComputerNameDnsHostname, GetComputerNameExW};
 use windows_sys::Win32::System::Threading::{
-    GetCurrentProcess, GetProcessTimes, OpenProcess, TerminateProcess, WaitForSingleObject,
-    PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_SYNCHRONIZE,
+    GetProcessTimes, OpenProcess, WaitForSingleObject, PROCESS_QUERY_LIMITED_INFORMATION,
+    PROCESS_SYNCHRONIZE,
 };
 use windows_sys::Win32::System::IO::OVERLAPPED;
 
@@ -175,8 +175,10 @@ pub fn unlock(file: &File) -> io::Result<()> {
     Ok(())
 }
 
+#[cfg(any(feature = "fault-injection", debug_assertions))]
 pub fn die_now() -> ! {
     // SAFETY: ends this process at once, as SIGKILL would on Unix (no destructors run).
+    use windows_sys::Win32::System::Threading::{GetCurrentProcess, TerminateProcess};
     unsafe { TerminateProcess(GetCurrentProcess(), 137) };
     std::process::abort()
 }

@@ -19,6 +19,9 @@ import { test } from 'node:test';
 import { NativeRail, RailError } from '../../src/host/native';
 import { RAIL_BIN, linesStarting, rail, read, tempRepo, waitFor } from '../shared/fixtures';
 
+/** A `rail` with fault injection compiled in (a debug build; the release binary has none). */
+const FAULT_BIN = process.env.RAIL_FAULT_BIN ?? path.join(path.dirname(path.dirname(RAIL_BIN)), 'debug', 'rail');
+
 const ENV: NodeJS.ProcessEnv = { ...process.env, RAIL_LOCK_TIMEOUT_MS: '60000' };
 delete ENV.RAIL_SESSION;
 delete ENV.RAIL_TEST_HOLD_MS;
@@ -145,7 +148,7 @@ function flockHeld(dir: string): boolean {
 
 /** A `rail` that takes the lock, is SIGKILLed while holding it, and leaves its lock file behind. */
 async function killedHolder(dir: string): Promise<number> {
-  const child = spawn(RAIL_BIN, ['--session', 'victim', 'claim', 'victim-task'], {
+  const child = spawn(FAULT_BIN, ['--session', 'victim', 'claim', 'victim-task'], {
     cwd: dir,
     env: { ...ENV, RAIL_TEST_HOLD_MS: '60000' },
     stdio: 'ignore',
@@ -194,6 +197,7 @@ test('racing through the lock of a SIGKILLed rail: exactly one waiter breaks it'
   }
 });
 
-test('the CLI binary under test exists', () => {
+test('the CLI binaries under test exist', () => {
   assert.ok(fs.existsSync(RAIL_BIN), `${RAIL_BIN} (scripts/test.sh builds it)`);
+  assert.ok(fs.existsSync(FAULT_BIN), `${FAULT_BIN}, the debug build with fault injection (scripts/test.sh builds it)`);
 });

@@ -1,0 +1,76 @@
+//! Fault injection, for tests only: a crash at a write step, a write that fails, a panic in the
+//! hook, a lock held long, a pause before a push. Each is asked for by a `RAIL_TEST_*`
+//! environment variable, and compiled only into builds that test: debug builds (`cargo test`,
+//! the suites' `target/debug/rail`) and a release build with the `fault-injection` feature.
+//! The binary users get (release, default features) has none of them: there, each function
+//! here does nothing, whatever the environment says.
+
+#[cfg(any(feature = "fault-injection", debug_assertions))]
+mod on {
+    use std::path::PathBuf;
+    use std::time::{Duration, Instant};
+
+    /// `RAIL_TEST_CRASH=after-journal|mid-write|before-log`: die at that write step the way
+    /// SIGKILL would (no destructors, no flushing).
+    pub fn crash_point(name: &str) {
+        if std::env::var("RAIL_TEST_CRASH").as_deref() == Ok(name) {
+            crate::sys::die_now();
+        }
+    }
+
+    /// The way a full disk or a read-only file would fail: `RAIL_TEST_FAIL_WRITE=<file>` makes
+    /// writing that rail file (`claims.md`, `claims.log`, `claims.md.journal`, `claims/x.yaml`)
+    /// stop halfway (`Some(false)`); `<file>:open` makes opening it for writing fail
+    /// (`Some(true)`; for tests that run as root, where `chmod` does not stop a write).
+    pub fn write_fault(rel: &str) -> Option<bool> {
+        let spec = std::env::var("RAIL_TEST_FAIL_WRITE").ok()?;
+        match spec.strip_suffix(":open") {
+            Some(file) if file == rel => Some(true),
+            None if spec == rel => Some(false),
+            _ => None,
+        }
+    }
+
+    /// `RAIL_TEST_HOOK_PANIC`: the hook panics (tests of the panic answer).
+    pub fn hook_panic() {
+        if std::env::var_os("RAIL_TEST_HOOK_PANIC").is_some() {
+            panic!("RAIL_TEST_HOOK_PANIC is set (tests of the panic answer)");
+        }
+    }
+
+    /// `RAIL_TEST_HOLD_MS`: keep the rail lock this long (tests kill a holder mid-operation).
+    pub fn hold_lock() {
+        if let Some(ms) = std::env::var("RAIL_TEST_HOLD_MS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+        {
+            std::thread::sleep(Duration::from_millis(ms));
+        }
+    }
+
+    /// `RAIL_TEST_PAUSE_BEFORE_PUSH=<dir>`: stop before pushing to the shared rail until told to
+    /// go, so a test can act between the plan and the push (`<dir>/paused` says we are here;
+    /// `<dir>/go` lets us on; a minute at most).
+    pub fn pause_before_push() {
+        if let Some(dir) = std::env::var_os("RAIL_TEST_PAUSE_BEFORE_PUSH").map(PathBuf::from) {
+            let _ = std::fs::write(dir.join("paused"), b"");
+            let until = Instant::now() + Duration::from_secs(60);
+            while !dir.join("go").exists() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    }
+}
+
+#[cfg(not(any(feature = "fault-injection", debug_assertions)))]
+mod on {
+    pub fn crash_point(_: &str) {}
+    pub fn write_fault(_: &str) -> Option<bool> {
+        None
+    }
+    pub fn hook_panic() {}
+    pub fn hold_lock() {}
+    pub fn pause_before_push() {}
+}
+
+pub use on::*;
