@@ -40,7 +40,7 @@ if ((raw > raw_budget || gz > gzip_budget)); then
     status=1
 fi
 
-# One copy of std's stable sort: core sorts through core/src/sort.rs, and a `collect()` into a
+# One copy of std's stable sort: core sorts through core/src/text/sort.rs, and a `collect()` into a
 # BTreeMap/BTreeSet (whose FromIterator sorts) would instantiate another. clippy cannot see that
 # (it only sees `collect`), so the built module is asked: the symbol names survive in cargo's
 # output, before wasm-bindgen drops the name section. Skipped with a note when that file is gone.
@@ -50,7 +50,7 @@ if [[ -z "${1:-}" && -f "$named" ]]; then
     if ((sorts <= 1)); then
         printf '  sorts %8d copy of the stable sort: ok\n' "$sorts"
     else
-        printf '  sorts %8d copies of the stable sort: a B-tree collect() or a sort outside core/src/sort.rs\n' "$sorts" >&2
+        printf '  sorts %8d copies of the stable sort: a B-tree collect() or a sort outside core/src/text/sort.rs\n' "$sorts" >&2
         status=1
     fi
 elif [[ -z "${1:-}" ]]; then

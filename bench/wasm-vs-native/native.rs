@@ -10,7 +10,7 @@
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
-use rail_core::input::{Facts, RailTexts};
+use rail_core::model::input::{Facts, RailTexts};
 
 #[derive(serde::Deserialize)]
 struct Input {
@@ -31,7 +31,7 @@ fn main() {
             break;
         }
         let t = Instant::now();
-        let board = rail_core::board::build(&input.texts, &input.facts);
+        let board = rail_core::model::board::build(&input.texts, &input.facts);
         let build_ms = t.elapsed().as_secs_f64() * 1e3;
         let json = serde_json::to_string(&board).unwrap();
         let build_json_ms = t.elapsed().as_secs_f64() * 1e3;

@@ -1,7 +1,7 @@
 //! Verifying after the tool, on disk: the snapshot a hook takes before an allowed tool call
 //! (other live sessions' claimed directories walked; git's index, read without a process by
 //! core's `gitindex`, says which files are unchanged, whose content is then its blob; the others' bytes kept), kept in `<git common dir>/rail/after/`, and, after the call, the same walk
-//! again, core's verdict ([`rail_core::after::verdict`]) carried out — prior content written
+//! again, core's verdict ([`rail_core::agent::after::verdict`]) carried out — prior content written
 //! back, a file the snapshot proves new removed, each file the tool left set aside first in
 //! `<git common dir>/rail/after/aside/` so nothing written is lost — and a `bypass` line logged
 //! per file. The rules are core's; this module is only the file system's and git's answers.
@@ -9,9 +9,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use rail_core::after::{self, Done, Entry, Fix, Prior, Snapshot, Stat, Violation};
-use rail_core::gitindex;
-use rail_core::log::{Event as LogEvent, LogEntry};
+use rail_core::agent::after::{self, Done, Entry, Fix, Prior, Snapshot, Stat, Violation};
+use rail_core::formats::gitindex;
+use rail_core::formats::log::{Event as LogEvent, LogEntry};
 use rail_core::model::Rail;
 
 use crate::context::{Commits, Ctx};
@@ -25,13 +25,13 @@ fn dir_of(repo: &Repo) -> PathBuf {
 
 /// The snapshot's file: one per session and tool call (its id, when the agent sends one).
 fn snapshot_path(repo: &Repo, session: &str, call: Option<&str>) -> PathBuf {
-    let mut name = rail_core::heartbeat::file_name(session);
+    let mut name = rail_core::agent::heartbeat::file_name(session);
     if let Some(id) = call {
         name.push('.');
-        name.push_str(&rail_core::heartbeat::file_name(id));
+        name.push_str(&rail_core::agent::heartbeat::file_name(id));
     }
     // Stations share the common dir: the checkout is part of the name.
-    let wt = rail_core::heartbeat::file_name(&repo.worktree.display().to_string());
+    let wt = rail_core::agent::heartbeat::file_name(&repo.worktree.display().to_string());
     dir_of(repo).join(format!("{name}@{:016x}", fnv(wt.as_bytes())))
 }
 
@@ -291,8 +291,8 @@ fn set_aside(ctx: &Ctx, repo: &Repo, session: &str, rel: &str) -> Result<(), Str
     let name = format!(
         "{}.{}.{}",
         ctx.now.format("%Y%m%dT%H%M%S%.fZ"),
-        rail_core::heartbeat::file_name(session),
-        rail_core::heartbeat::file_name(rel)
+        rail_core::agent::heartbeat::file_name(session),
+        rail_core::agent::heartbeat::file_name(rel)
     );
     crate::railfile::write_inside(&repo.common_dir, &dir.join(name), &bytes, false)
         .map_err(|e| format!("cannot set it aside: {e}"))
@@ -362,7 +362,7 @@ fn log(ctx: &Ctx, session: &str, by: &str, done: &[(Violation, Done)]) {
                 .render()
         })
         .collect();
-    let texts = rail_core::input::RailTexts::default();
+    let texts = rail_core::model::input::RailTexts::default();
     let _ = crate::shared::record_local(ctx, &lock, &texts, &lines);
 }
 

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use rail_core::input::{Facts, RailTexts, Worktree};
-use rail_core::lease::State;
+use rail_core::model::input::{Facts, RailTexts, Worktree};
+use rail_core::model::lease::State;
 use rail_core::model::Rail;
 
 use crate::fail::Fail;
@@ -81,7 +81,7 @@ impl Ctx {
             },
         };
         let now = match now.or_else(|| std::env::var("RAIL_NOW").ok()) {
-            Some(text) => rail_core::time::parse_time(&text)
+            Some(text) => rail_core::text::time::parse_time(&text)
                 .map_err(|e| Fail::usage(format!("--now `{text}`: {e}")))?,
             None => Utc::now(),
         };
@@ -114,7 +114,7 @@ impl Ctx {
     }
 
     pub fn session(&self) -> Result<String, Fail> {
-        use rail_core::ident::{acting, Acting, Unnamed};
+        use rail_core::text::ident::{acting, Acting, Unnamed};
         let branch = self.repo.as_ref().and_then(|r| r.branch());
         match acting(self.session_flag.as_deref(), branch.as_deref()) {
             Acting::Session(s) => Ok(s),
@@ -169,7 +169,7 @@ impl Ctx {
             Err(_) => None,
         };
         let texts = RailTexts {
-            config: config_text.map(|text| rail_core::input::FileText {
+            config: config_text.map(|text| rail_core::model::input::FileText {
                 path: rail_core::model::CONFIG_FILE.into(),
                 text,
                 modified: None,
@@ -264,21 +264,21 @@ impl Ctx {
 /// and a new rail there would silently go unseen by everyone else.
 /// rail.yaml's settings as read into `texts` (core's defaults where there is none): the one
 /// place the CLI turns rail.yaml into settings, so no command repeats a default of core's.
-pub fn config_of(texts: Option<&RailTexts>) -> rail_core::config::Config {
+pub fn config_of(texts: Option<&RailTexts>) -> rail_core::formats::config::Config {
     texts
         .and_then(|t| t.config.as_ref())
-        .map(|c| rail_core::config::parse(&c.text).0)
+        .map(|c| rail_core::formats::config::parse(&c.text).0)
         .unwrap_or_default()
 }
 
 /// This checkout's rail.yaml settings read from the file alone (core's defaults where there is
 /// none), for commands that have not read the rail's texts (the merge driver, a shared round:
 /// rail.yaml is each checkout's own, not the shared tree's).
-pub fn rail_config(ctx: &Ctx) -> rail_core::config::Config {
+pub fn rail_config(ctx: &Ctx) -> rail_core::formats::config::Config {
     crate::railfile::read_text(&ctx.rail.path(rail_core::model::CONFIG_FILE))
         .ok()
         .flatten()
-        .map(|t| rail_core::config::parse(&t).0)
+        .map(|t| rail_core::formats::config::parse(&t).0)
         .unwrap_or_default()
 }
 
@@ -288,7 +288,7 @@ pub fn rail_config(ctx: &Ctx) -> rail_core::config::Config {
 /// alone.
 pub fn probe_owners<'a>(pids: impl Iterator<Item = &'a str>, facts: &mut Facts) {
     for field in pids {
-        let Some(owner) = rail_core::lock::Owner::parse(field) else {
+        let Some(owner) = rail_core::change::lock::Owner::parse(field) else {
             continue;
         };
         let key = owner.key();
@@ -338,14 +338,14 @@ fn command_line() -> String {
 
 /// The texts as a reader must see them: claims a git command dropped since Rail wrote them
 /// are read as still there (`restore`'s edit of claims.md applied in memory).
-fn put_back(mut texts: RailTexts, restore: &rail_core::checkout::Restore) -> RailTexts {
+fn put_back(mut texts: RailTexts, restore: &rail_core::change::checkout::Restore) -> RailTexts {
     if let Some(fe) = restore.edits.first() {
         let old = texts.claims.as_ref().map(|c| c.text.as_str()).unwrap_or("");
-        if let Ok(text) = rail_core::edit::apply(old, &fe.edits) {
+        if let Ok(text) = rail_core::text::edit::apply(old, &fe.edits) {
             match texts.claims.as_mut() {
                 Some(claims) => claims.text = text,
                 None => {
-                    texts.claims = Some(rail_core::input::FileText {
+                    texts.claims = Some(rail_core::model::input::FileText {
                         path: rail_core::model::CLAIMS_MD.into(),
                         text,
                         modified: None,

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use rail_core::ops::Request;
+use rail_core::change::ops::Request;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use chrono::{DateTime, Utc};
-use rail_core::lease;
+use rail_core::model::lease;
 
 /// Runs git in `dir`; stdout on success, a readable error otherwise.
 pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {

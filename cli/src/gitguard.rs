@@ -17,8 +17,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rail_core::checkout::{self, IndexLockStep};
-use rail_core::lock::LockRecord;
+use rail_core::change::checkout::{self, IndexLockStep};
+use rail_core::change::lock::LockRecord;
 
 use crate::lock::{Backoff, LockError, Observed};
 use crate::repo;

@@ -1,10 +1,10 @@
 //! Guard status on disk: each hook call's mark for its session in `<git common dir>/rail/seen/`
-//! (core's [`rail_core::heartbeat`] writes and reads the text), read back for the board.
+//! (core's [`rail_core::agent::heartbeat`] writes and reads the text), read back for the board.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use rail_core::heartbeat::{self, HookSeen};
+use rail_core::agent::heartbeat::{self, HookSeen};
 
 use crate::repo::Repo;
 

@@ -3,8 +3,8 @@
 //! Core says what happened and names what can be done ([`Hint`]); the CLI adds its own how-to,
 //! so its output reads as it always has (`…; it is free to take: \`rail take auth\``).
 
-use rail_core::diagnostic::Located;
-use rail_core::hint::Hint;
+use rail_core::text::diagnostic::Located;
+use rail_core::text::hint::Hint;
 
 /// A diagnostic's one-line form with the CLI's how-to for its code.
 pub fn one_line(d: &Located) -> String {

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use chrono::{TimeDelta, Utc};
-use rail_core::lock::{
+use rail_core::change::lock::{
     self as core_lock, FileIdentity, LockFacts, LockRecord, LockVerdict, TombstoneStep,
 };
 

@@ -1,11 +1,11 @@
 //! Notices on disk: a session's lost claims, one file each in `<git common dir>/rail/notices/
 //! <session>/`, made where the loss is found and removed once the session's hook told it (core's
-//! [`rail_core::notice`] writes and reads the text and says how it joins the hook's answer).
+//! [`rail_core::agent::notice`] writes and reads the text and says how it joins the hook's answer).
 
 use std::path::{Path, PathBuf};
 
-use rail_core::heartbeat;
-use rail_core::notice::{self, Notice};
+use rail_core::agent::heartbeat;
+use rail_core::agent::notice::{self, Notice};
 
 use crate::repo::Repo;
 
@@ -37,7 +37,7 @@ pub fn post(repo: &Repo, n: &Notice, always: bool) {
     static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let name = format!(
         "{}-{}-{}",
-        rail_core::time::format_time(n.at).replace(':', ""),
+        rail_core::text::time::format_time(n.at).replace(':', ""),
         std::process::id(),
         COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     );

@@ -9,10 +9,10 @@ use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::Path;
 
-use rail_core::board::{Board, BoardClaim, Column};
-use rail_core::conflict::ConflictKind;
-use rail_core::lease::State;
-use rail_core::scope::ScopeReport;
+use rail_core::model::board::{Board, BoardClaim, Column};
+use rail_core::model::conflict::ConflictKind;
+use rail_core::model::lease::State;
+use rail_core::model::scope::ScopeReport;
 
 /// A value from a file, terminal-safe: controls, bidi and invisible characters shown as
 /// `\u{1b}` escapes (core's rule, `text::terminal_safe`).
@@ -212,7 +212,7 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
         }
     }
     if !board.planned.is_empty() {
-        use rail_core::conflict::PlannedStatus;
+        use rail_core::model::conflict::PlannedStatus;
         let _ = writeln!(out, "\n{}", p.bold("BACKLOG"));
         for t in &board.planned {
             let status = match t.status {
@@ -289,7 +289,7 @@ pub fn scope(report: &ScopeReport) -> String {
 
 #[cfg(test)]
 mod tests {
-    use rail_core::input::{Facts, FileText, RailTexts};
+    use rail_core::model::input::{Facts, FileText, RailTexts};
 
     fn file(path: &str, text: &str) -> FileText {
         FileText {
@@ -321,8 +321,8 @@ mod tests {
             )),
             config: None,
         };
-        let now = rail_core::time::parse_time("2026-10-22T15:00:00Z").unwrap();
-        let board = rail_core::board::build(&texts, &Facts::at(now));
+        let now = rail_core::text::time::parse_time("2026-10-22T15:00:00Z").unwrap();
+        let board = rail_core::model::board::build(&texts, &Facts::at(now));
         for color in [false, true] {
             let text = super::board(&board, std::path::Path::new("/r"), color);
             assert!(text.contains("purpose: x\\u{1b}]0;pwned\\u{7}"), "{text}");

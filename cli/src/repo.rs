@@ -4,14 +4,14 @@
 //! companions live there, so every worktree shares one rail. This is found by reading `.git`
 //! files (`.git` as a directory, or a `gitdir:` file in a linked worktree, then its `commondir`)
 //! rather than spawning git; unusual setups (GIT_DIR in the environment, a bare common dir) fall
-//! back to `git rev-parse`. What each file says is core's (`rail_core::gitdir`, which the VS
+//! back to `git rev-parse`. What each file says is core's (`rail_core::formats::gitdir`, which the VS
 //! Code extension uses too); this module reads the files and resolves the paths.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use rail_core::gitdir;
+use rail_core::formats::gitdir;
 
 /// A git checkout as found from the working directory.
 #[derive(Clone, Debug)]

@@ -22,12 +22,12 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use rail_core::freshness::FreshnessFacts;
-use rail_core::input::RailTexts;
-use rail_core::log::{Event, LogEntry};
+use rail_core::change::ops::{self, Plan, Request};
+use rail_core::change::snapshot;
+use rail_core::formats::log::{Event, LogEntry};
+use rail_core::model::freshness::FreshnessFacts;
+use rail_core::model::input::RailTexts;
 use rail_core::model::{CLAIMS_MD, LOG_FILE};
-use rail_core::ops::{self, Plan, Request};
-use rail_core::snapshot;
 
 use crate::context::Ctx;
 use crate::exchange::{self, Job, Outcome, Queue};
@@ -295,7 +295,7 @@ pub fn read_commit(dir: &Path, commit: Option<&str>) -> Result<Snapshot, RemoteE
         let mut meta = meta.split_whitespace();
         let kind = meta.nth(1).unwrap_or("");
         let sha = meta.next().unwrap_or("").to_string();
-        if kind != "blob" || rail_core::files::rail_data_path(path).is_err() {
+        if kind != "blob" || rail_core::formats::rail_files::rail_data_path(path).is_err() {
             foreign.push(path.to_string());
             continue;
         }
@@ -976,7 +976,7 @@ fn rewind(
     };
     let config = crate::context::rail_config(ctx);
     let facts = shared_facts(ctx, remote, &snapshot::texts(&fetched.files));
-    let holding = rail_core::merge::Holding {
+    let holding = rail_core::change::merge::Holding {
         facts: &facts,
         lease: config.lease,
         expiring: config.expiring,
@@ -1063,7 +1063,7 @@ fn clear_provisional(ctx: &Ctx, offered: &[String]) {
 struct OfferedClaims {
     log: Vec<String>,
     said: Vec<String>,
-    lost: Vec<rail_core::notice::Notice>,
+    lost: Vec<rail_core::agent::notice::Notice>,
 }
 
 /// Offers the provisional claims to the shared state (core's [`snapshot::offer`]): the new
@@ -1073,11 +1073,11 @@ fn offer_provisional(
     ctx: &Ctx,
     remote: &str,
     files: &BTreeMap<String, String>,
-    facts: &rail_core::input::Facts,
+    facts: &rail_core::model::input::Facts,
     lines: &[String],
 ) -> (Option<String>, OfferedClaims) {
     let config = crate::context::rail_config(ctx);
-    let holding = rail_core::merge::Holding {
+    let holding = rail_core::change::merge::Holding {
         facts,
         lease: config.lease,
         expiring: config.expiring,
@@ -1098,11 +1098,11 @@ fn offer_provisional(
                 said.push(format!(
                     "{session}'s provisional claim of {task} (made with RAIL_LOCAL=1) is LOST: {holder} holds {task} on the shared rail on {remote}; {session} must stop work on it"
                 ));
-                lost.push(rail_core::notice::Notice {
+                lost.push(rail_core::agent::notice::Notice {
                     session: session.clone(),
                     task: task.clone(),
                     holder: holder.clone(),
-                    why: rail_core::notice::Why::Provisional,
+                    why: rail_core::agent::notice::Why::Provisional,
                     at: ctx.now,
                 });
                 log.push(
@@ -1145,9 +1145,11 @@ pub fn record_provisional(
     // Called under the rail lock this claim was written with.
     let texts = ctx.read(true).ok()?;
     let claims = texts.claims.as_ref()?;
-    let doc = rail_core::rail::parse(&claims.text);
+    let doc = rail_core::formats::claims_md::parse(&claims.text);
     let line = doc.lines.iter().find_map(|l| match &l.kind {
-        rail_core::rail::LineKind::Claim(c) if c.task == task && c.session == session => {
+        rail_core::formats::claims_md::LineKind::Claim(c)
+            if c.task == task && c.session == session =>
+        {
             Some(l.content.slice(&claims.text).to_string())
         }
         _ => None,
@@ -1207,7 +1209,7 @@ fn shared_timeout() -> Duration {
 
 /// Facts for the shared rail: leases run on the branches as pushed to the remote (remote-
 /// tracking refs, commits not on the remote's main branch), together with local branches.
-pub fn shared_facts(ctx: &Ctx, remote: &str, texts: &RailTexts) -> rail_core::input::Facts {
+pub fn shared_facts(ctx: &Ctx, remote: &str, texts: &RailTexts) -> rail_core::model::input::Facts {
     let mut facts = ctx.facts(texts, crate::context::Commits::IfNeeded);
     // As for local branches: commit times only when a lease could depend on them (a claim
     // that is not live without them). Two git processes fewer in the race window otherwise.
@@ -1215,7 +1217,7 @@ pub fn shared_facts(ctx: &Ctx, remote: &str, texts: &RailTexts) -> rail_core::in
         .evaluate(&facts)
         .claims
         .iter()
-        .any(|c| c.state() != rail_core::lease::State::Live);
+        .any(|c| c.state() != rail_core::model::lease::State::Live);
     if !need {
         return facts;
     }
@@ -1364,7 +1366,7 @@ pub fn mirror(ctx: &Ctx, snapshot: &Snapshot) -> Result<(), Fail> {
     for lost in snapshot::lost_in_mirror(claims_here, &snapshot.files) {
         errln!(
             "{}",
-            rail_core::notice::message(std::slice::from_ref(&lost))
+            rail_core::agent::notice::message(std::slice::from_ref(&lost))
         );
         if let Some(repo) = &ctx.repo {
             crate::notice::post(repo, &lost, false);
@@ -1476,7 +1478,7 @@ pub fn before_read(ctx: &Ctx, remote: &str, fetch_first: bool) -> Result<Option<
             Err(f) => return Err(f),
         }
     }
-    let note = rail_core::freshness::describe(&FreshnessFacts {
+    let note = rail_core::model::freshness::describe(&FreshnessFacts {
         remote: remote.to_string(),
         fetched_at: last_synced(ctx),
         now: Utc::now(),

@@ -14,11 +14,11 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
-use rail_core::checkout;
-use rail_core::edit::{self, FileEdits};
-use rail_core::input::{FileText, RailTexts};
-use rail_core::journal::{self, Action, Entry as JournalEntry, Parsed};
+use rail_core::change::checkout;
+use rail_core::formats::journal::{self, Action, Entry as JournalEntry, Parsed};
+use rail_core::model::input::{FileText, RailTexts};
 use rail_core::model::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE, LOG_FILE};
+use rail_core::text::edit::{self, FileEdits};
 
 use crate::gitguard::Receipt;
 use crate::lock::{self, RailLock};

@@ -87,7 +87,7 @@ impl Rail {
     }
 
     fn log_events(&self, event: &str) -> usize {
-        let log = rail_core::log::parse(&self.read("claims.log"));
+        let log = rail_core::formats::log::parse(&self.read("claims.log"));
         assert!(
             log.diagnostics.is_empty(),
             "torn log: {:?}",

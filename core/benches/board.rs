@@ -6,7 +6,7 @@ mod common;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use rail_core::board;
+use rail_core::model::board;
 use rail_core::model::Rail;
 
 fn board_10k(c: &mut Criterion) {

@@ -6,10 +6,10 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use rail_core::board;
-use rail_core::glob;
-use rail_core::input::{Facts, FileText, RailTexts};
-use rail_core::time::parse_time;
+use rail_core::model::board;
+use rail_core::model::input::{Facts, FileText, RailTexts};
+use rail_core::text::glob;
+use rail_core::text::time::parse_time;
 
 /// `{a,b}` six times, then `*?` 235 times: 500 bytes, 64 alternatives.
 fn issue_pattern() -> String {

@@ -7,8 +7,8 @@ mod markdown_inputs;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rail_core::markdown::{excluded_ranges, render};
-use rail_core::{claimfile, rail};
+use rail_core::formats::markdown::{excluded_ranges, render};
+use rail_core::formats::{claim_file, claims_md};
 
 fn parse_claims_md(c: &mut Criterion) {
     let mut group = c.benchmark_group("parse");
@@ -18,11 +18,11 @@ fn parse_claims_md(c: &mut Criterion) {
         ("claims.md 10k seed lines", common::seed_claims_md(10_000)),
         ("claims.md 10k lines with fields", common::claims_md(10_000)),
     ] {
-        let doc = rail::parse(&text);
+        let doc = claims_md::parse(&text);
         assert_eq!(doc.claims().count(), 10_000);
         assert!(doc.diagnostics.is_empty(), "{:?}", &doc.diagnostics[..1]);
         group.throughput(Throughput::Bytes(text.len() as u64));
-        group.bench_function(name, |b| b.iter(|| rail::parse(black_box(&text))));
+        group.bench_function(name, |b| b.iter(|| claims_md::parse(black_box(&text))));
     }
     group.finish();
 }
@@ -30,7 +30,7 @@ fn parse_claims_md(c: &mut Criterion) {
 fn parse_claim_files(c: &mut Criterion) {
     let files: Vec<_> = (0..1_000).map(common::claim_file).collect();
     for f in &files[..3] {
-        let parsed = claimfile::parse(&f.path, &f.text);
+        let parsed = claim_file::parse(&f.path, &f.text);
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
         assert_eq!(parsed.paths.len(), 2);
     }
@@ -41,7 +41,7 @@ fn parse_claim_files(c: &mut Criterion) {
         b.iter(|| {
             files
                 .iter()
-                .map(|f| claimfile::parse(black_box(&f.path), black_box(&f.text)))
+                .map(|f| claim_file::parse(black_box(&f.path), black_box(&f.text)))
                 .filter(|f| f.is_valid())
                 .count()
         })
@@ -59,7 +59,7 @@ fn adversarial_markdown(c: &mut Criterion) {
         group.bench_function(name, |b| {
             b.iter(|| {
                 let text = black_box(&text);
-                (excluded_ranges(text), rail::parse(text), render(text))
+                (excluded_ranges(text), claims_md::parse(text), render(text))
             })
         });
     }

@@ -5,9 +5,9 @@
 
 use std::time::Instant;
 
-use rail_core::board;
-use rail_core::input::{FileText, RailTexts};
-use rail_core::time::parse_time;
+use rail_core::model::board;
+use rail_core::model::input::{FileText, RailTexts};
+use rail_core::text::time::parse_time;
 
 /// `{a,b}` six times, then `*?` 235 times: 500 bytes, 64 alternatives (the pattern).
 fn adversarial() -> String {
@@ -48,7 +48,7 @@ fn main() {
         // never gets here with it; this measures the search itself.
         let p = adversarial();
         let start = Instant::now();
-        let verdict = rail_core::glob::overlap(&p, &p);
+        let verdict = rail_core::text::glob::overlap(&p, &p);
         println!(
             "overlap: {} in {:.3} s",
             if verdict.may_overlap() {
@@ -78,7 +78,7 @@ fn main() {
         other => panic!("unknown case {other}: see the module docs"),
     };
     let texts = rail(&lines);
-    let mut facts = rail_core::input::Facts::at(parse_time("2026-10-22T15:00:00Z").unwrap());
+    let mut facts = rail_core::model::input::Facts::at(parse_time("2026-10-22T15:00:00Z").unwrap());
     facts.host = "devbox".into();
     let start = Instant::now();
     let built = board::build(&texts, &facts);

@@ -10,14 +10,14 @@
 mod inputs;
 
 use inputs::{inputs, N};
-use rail_core::markdown::{excluded_ranges, render};
-use rail_core::rail;
+use rail_core::formats::claims_md;
+use rail_core::formats::markdown::{excluded_ranges, render};
 
 #[test]
 fn deep_and_unclosed_input_is_read_whole() {
     for (name, text) in inputs() {
         let ranges = excluded_ranges(&text);
-        let doc = rail::parse(&text);
+        let doc = claims_md::parse(&text);
         let html = render(&text);
         assert!(ranges.iter().all(|r| r.end <= text.len()), "{name}");
         assert_eq!(doc.to_string(), text, "{name}");
@@ -33,7 +33,7 @@ fn deep_nesting_keeps_its_meaning() {
         "- ".repeat(N),
         " ".repeat(2 * N)
     );
-    let doc = rail::parse(&text);
+    let doc = claims_md::parse(&text);
     assert_eq!(doc.claims().count(), 0);
     // And the render of 100,000 nested items is 100,000 nested `<ul>` (no recursion). (Without
     // the `x` the line would be a thematic break.)

@@ -3,9 +3,9 @@
 //! the value asked for, and a second edit changes nothing.
 
 use proptest::prelude::*;
+use rail_core::agent::patch;
 use rail_core::agent::{self, AGENTS};
-use rail_core::jsonc::{self, Change};
-use rail_core::patch;
+use rail_core::formats::jsonc::{self, Change};
 use serde_json::{json, Value};
 
 /// Is `small` a subsequence of `big` (every byte kept, in order)?

@@ -7,7 +7,7 @@
 mod common;
 
 use proptest::prelude::*;
-use rail_core::glob::{covers, may_overlap, normalize, overlap, overlaps, OverlapVerdict};
+use rail_core::text::glob::{covers, may_overlap, normalize, overlap, overlaps, OverlapVerdict};
 
 /// One path segment of a pattern, over the alphabet {a, b, c}.
 fn segment() -> impl Strategy<Value = String> {
@@ -185,7 +185,7 @@ proptest! {
             2..12,
         )
     ) {
-        use rail_core::input::{Facts, FileText, RailTexts};
+        use rail_core::model::input::{Facts, FileText, RailTexts};
         use rail_core::model::Rail;
         let mut text = String::from("# Claims\n\n");
         for (i, (session, paths)) in claims.iter().enumerate() {
@@ -202,13 +202,13 @@ proptest! {
             claims: Some(FileText { path: "claims.md".into(), text, modified: None }),
             ..RailTexts::default()
         };
-        let facts = Facts::at(rail_core::time::parse_time("2026-10-22T14:30:00Z").unwrap());
+        let facts = Facts::at(rail_core::text::time::parse_time("2026-10-22T14:30:00Z").unwrap());
         let eval = Rail::load(&texts).evaluate(&facts);
-        let mut found: Vec<(usize, usize)> = rail_core::conflict::path_overlaps(&eval.claims)
+        let mut found: Vec<(usize, usize)> = rail_core::model::conflict::path_overlaps(&eval.claims)
             .iter()
             .map(|c| (c.claims[0], c.claims[1]))
             .collect();
-        rail_core::sort::sort_by_key(&mut found, |p| *p);
+        rail_core::text::sort::sort_by_key(&mut found, |p| *p);
         let mut all_pairs = Vec::new();
         for a in &eval.claims {
             for b in eval.claims.iter().filter(|b| b.id > a.id && b.session != a.session) {

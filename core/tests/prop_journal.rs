@@ -7,7 +7,7 @@
 mod common;
 
 use proptest::prelude::*;
-use rail_core::journal::{self, Action, Entry, Parsed};
+use rail_core::formats::journal::{self, Action, Entry, Parsed};
 
 fn rail_path() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -105,7 +105,7 @@ proptest! {
             "(claims/)?[a-z./\\\\\u{0}\u{1f}]{0,12}(\\.yaml|\\.yml)?",
         ],
     ) {
-        if rail_core::files::rail_data_path(&path).is_ok() {
+        if rail_core::formats::rail_files::rail_data_path(&path).is_ok() {
             prop_assert!(!path.starts_with('/'), "{path:?}");
             prop_assert!(!path.split('/').any(|s| s == ".." || s == "." || s.is_empty()), "{path:?}");
             prop_assert!(!path.contains('\\'), "{path:?}");
@@ -123,7 +123,7 @@ proptest! {
     /// empty name.
     #[test]
     fn commit_rows_never_panic(rows in any::<String>(), prefix in "(refs/heads/|)") {
-        for branch in rail_core::lease::commit_times(&rows, &prefix).keys() {
+        for branch in rail_core::model::lease::commit_times(&rows, &prefix).keys() {
             prop_assert!(!branch.is_empty() && branch != "HEAD");
         }
     }

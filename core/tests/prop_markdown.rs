@@ -33,7 +33,7 @@ mod common;
 
 use proptest::prelude::*;
 use pulldown_cmark::{html, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
-use rail_core::markdown::{excluded_ranges, render, safe_url};
+use rail_core::formats::markdown::{excluded_ranges, render, safe_url};
 use rail_core::text::{lines, Span};
 
 // ---------------------------------------------------------------------------------------------

@@ -11,9 +11,9 @@ mod common;
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;
-use rail_core::diagnostic::Severity;
-use rail_core::merge::merge;
-use rail_core::rail::{self, LineKind};
+use rail_core::change::merge::merge;
+use rail_core::formats::claims_md::{self, LineKind};
+use rail_core::text::diagnostic::Severity;
 
 const TASKS: [&str; 4] = ["auth", "billing", "search", "docs"];
 const SESSIONS: [&str; 3] = ["session-a", "session-b", "session-c"];
@@ -84,14 +84,14 @@ fn apply_edits(base: &[String], edits: &[Edit]) -> Vec<String> {
             Edit::Insert(i, l) => lines.insert(i % (n + 1), l.clone()),
             Edit::Renew(i, extra) | Edit::Take(i, extra) if n > 0 => {
                 let i = i % n;
-                let doc = rail::parse(&lines[i]);
+                let doc = claims_md::parse(&lines[i]);
                 let found = doc.claims().next().map(|(_, c)| c.clone());
                 if let Some(c) = found {
                     let t = TASKS.iter().position(|t| *t == c.task).unwrap_or(0);
                     let s = SESSIONS.iter().position(|s| *s == c.session).unwrap_or(0);
                     let m = TIMES
                         .iter()
-                        .position(|m| rail_core::time::parse_time(m).ok() == Some(c.time))
+                        .position(|m| rail_core::text::time::parse_time(m).ok() == Some(c.time))
                         .unwrap_or(0);
                     lines[i] = match e {
                         Edit::Renew(..) => claim(t, s, m, *extra),
@@ -143,7 +143,7 @@ fn case() -> impl Strategy<Value = Case> {
 
 /// Error diagnostics of a text, by code and line content (positions move in a merge).
 fn errors(text: &str) -> BTreeSet<(String, String)> {
-    let doc = rail::parse(text);
+    let doc = claims_md::parse(text);
     let index = rail_core::text::LineIndex::new(text);
     doc.diagnostics
         .iter()
@@ -161,7 +161,7 @@ fn errors(text: &str) -> BTreeSet<(String, String)> {
 
 /// The claim lines of a task, as written.
 fn claims_of(text: &str, task: &str) -> Vec<String> {
-    let doc = rail::parse(text);
+    let doc = claims_md::parse(text);
     let mut out: Vec<String> = doc
         .lines
         .iter()
@@ -223,7 +223,7 @@ proptest! {
     fn new_claims_are_kept_or_reported(c in case()) {
         let result = merge(&c.base, &c.ours, &c.theirs);
         let identity = |text: &str| -> BTreeSet<(String, String, String)> {
-            rail::parse(text)
+            claims_md::parse(text)
                 .claims()
                 .map(|(_, c)| (c.task.clone(), c.session.clone(), c.time.to_rfc3339()))
                 .collect()

@@ -7,15 +7,15 @@
 mod common;
 
 use proptest::prelude::*;
-use rail_core::claimfile;
-use rail_core::diagnostic::Severity;
-use rail_core::edit::apply;
-use rail_core::glob;
-use rail_core::input::{Facts, FileText, RailTexts};
+use rail_core::change::ops::{plan, ClaimRequest, RefusalKind, Request};
+use rail_core::formats::claim_file;
+use rail_core::formats::claims_md::{self, LineKind, RailDoc};
+use rail_core::model::input::{Facts, FileText, RailTexts};
 use rail_core::model::{Claim, Rail};
-use rail_core::ops::{plan, ClaimRequest, RefusalKind, Request};
-use rail_core::rail::{self, LineKind, RailDoc};
-use rail_core::time::parse_time;
+use rail_core::text::diagnostic::Severity;
+use rail_core::text::edit::apply;
+use rail_core::text::glob;
+use rail_core::text::time::parse_time;
 
 const TASKS: [&str; 5] = ["t1", "t2", "t3", "t4", "t5"];
 const SESSIONS: [&str; 3] = ["s1", "s2", "s3"];
@@ -181,7 +181,7 @@ fn case() -> impl Strategy<Value = Case> {
                 // session, so that plans and not only refusals are exercised.
                 let mut session = session.to_string();
                 let mut request = request;
-                let mut claimed: Vec<(String, String)> = rail::parse(&text)
+                let mut claimed: Vec<(String, String)> = claims_md::parse(&text)
                     .claims()
                     .map(|(_, c)| (c.task.clone(), c.session.clone()))
                     .collect();
@@ -253,7 +253,7 @@ proptest! {
     #[test]
     fn plans_touch_only_their_task(c in case()) {
         let text = c.texts.claims.as_ref().unwrap().text.clone();
-        let before = rail::parse(&text);
+        let before = claims_md::parse(&text);
         let task = c.request.task().to_string();
         let result = plan(&c.texts, &c.facts, &c.session, &c.request);
         let plan = match result {
@@ -288,7 +288,7 @@ proptest! {
             } else {
                 let original = after_texts.claim_files.iter_mut().find(|f| f.path == file.file).unwrap();
                 let edited = apply(&original.text, &file.edits).unwrap();
-                let parsed = claimfile::parse(&file.file, &edited);
+                let parsed = claim_file::parse(&file.file, &edited);
                 prop_assert!(
                     parsed.diagnostics.iter().all(|d| d.severity != Severity::Error),
                     "{:?} became {:?}: {:?}", original.text, edited, parsed.diagnostics
@@ -296,7 +296,7 @@ proptest! {
                 original.text = edited;
             }
         }
-        let after = rail::parse(&after_text);
+        let after = claims_md::parse(&after_text);
         prop_assert!(errors(&after) <= errors(&before), "new errors in {:?}", after_text);
         prop_assert_eq!(other_lines(&after, &task), other_lines(&before, &task), "other lines changed: {:?} -> {:?}", text, after_text);
         // What the operation promised, judged on the whole rail afterwards (claim files too).

@@ -5,13 +5,14 @@ mod common;
 
 use common::{assert_spans_fit, claim_file_text, rail_text, rail_text_with_claim, yaml_text};
 use proptest::prelude::*;
-use rail_core::diagnostic::Severity;
-use rail_core::edit::apply;
-use rail_core::log::{Event, LogEntry};
-use rail_core::rail::{self, LineKind};
+use rail_core::change::lock;
+use rail_core::formats::claims_md::{self, LineKind};
+use rail_core::formats::log::{Event, LogEntry};
+use rail_core::formats::{claim_file, config, log, yaml};
+use rail_core::text::diagnostic::Severity;
+use rail_core::text::edit::apply;
+use rail_core::text::time::parse_time;
 use rail_core::text::LineIndex;
-use rail_core::time::parse_time;
-use rail_core::{claimfile, config, lock, log, yaml};
 
 proptest! {
     #![proptest_config(common::cases(512))]
@@ -19,7 +20,7 @@ proptest! {
     /// `print(parse(x)) == x`, the lines tile the text, and every diagnostic can be located.
     #[test]
     fn rail_parse_is_lossless(text in rail_text()) {
-        let doc = rail::parse(&text);
+        let doc = claims_md::parse(&text);
         prop_assert_eq!(doc.to_string(), text.clone());
         let tiled: String = doc.lines.iter().map(|l| l.full.slice(&text)).collect();
         prop_assert_eq!(&tiled, &text);
@@ -35,7 +36,7 @@ proptest! {
     /// The same for arbitrary Unicode, not only claim-shaped text.
     #[test]
     fn rail_parse_is_lossless_on_any_string(text in any::<String>()) {
-        let doc = rail::parse(&text);
+        let doc = claims_md::parse(&text);
         prop_assert_eq!(doc.to_string(), text.clone());
         assert_spans_fit(&text, &doc.diagnostics);
     }
@@ -43,16 +44,16 @@ proptest! {
     /// Setting a field on a claim changes only that line, and the line reads back with it.
     #[test]
     fn set_field_touches_one_line(text in rail_text_with_claim(), pick in any::<prop::sample::Index>()) {
-        let doc = rail::parse(&text);
+        let doc = claims_md::parse(&text);
         let claims: Vec<usize> = doc.claims().map(|(n, _)| n).collect();
         prop_assume!(!claims.is_empty());
         let n = claims[pick.index(claims.len())];
         let before = match &doc.lines[n].kind { LineKind::Claim(c) => c.clone(), _ => unreachable!() };
-        let edit = rail::set_field(&doc, n, "lease", "3h").unwrap();
+        let edit = claims_md::set_field(&doc, n, "lease", "3h").unwrap();
         let line = doc.lines[n].content;
         prop_assert!(line.start <= edit.span.start && edit.span.end <= line.end, "{:?} outside {:?}", edit, line);
         let out = apply(&text, &[edit]).unwrap();
-        let after = rail::parse(&out);
+        let after = claims_md::parse(&out);
         prop_assert_eq!(after.lines.len(), doc.lines.len());
         let LineKind::Claim(c) = &after.lines[n].kind else {
             return Err(TestCaseError::fail(format!("line {n} is no longer a claim: {out:?}")));
@@ -66,14 +67,14 @@ proptest! {
         }
         // And removing it again gives back a line that means what it meant. (Byte for byte only
         // with single spaces around `|`: removal takes the whitespace before its separator; the
-        // canonical case is a unit test in rail.rs.)
+        // canonical case is a unit test in formats/claims_md.rs.)
         if before.field("lease").is_none() {
-            let removed = apply(&out, &[rail::remove_field(&after, n, "lease").unwrap()]).unwrap();
-            let again = rail::parse(&removed);
+            let removed = apply(&out, &[claims_md::remove_field(&after, n, "lease").unwrap()]).unwrap();
+            let again = claims_md::parse(&removed);
             let LineKind::Claim(c) = &again.lines[n].kind else {
                 return Err(TestCaseError::fail(format!("line {n} lost its claim: {removed:?}")));
             };
-            let meaning = |c: &rail::ClaimLine| (c.task.clone(), c.session.clone(), c.time, c.lease, c.paths.clone(), c.purpose.clone(), c.fields.iter().map(|f| f.key.clone()).collect::<Vec<_>>());
+            let meaning = |c: &claims_md::ClaimLine| (c.task.clone(), c.session.clone(), c.time, c.lease, c.paths.clone(), c.purpose.clone(), c.fields.iter().map(|f| f.key.clone()).collect::<Vec<_>>());
             prop_assert_eq!(meaning(c), meaning(&before));
             for (i, (x, y)) in doc.lines.iter().zip(&again.lines).enumerate() {
                 if i != n {
@@ -87,7 +88,7 @@ proptest! {
     fn yaml_never_panics(text in yaml_text()) {
         let doc = yaml::parse(&text);
         assert_spans_fit(&text, &doc.diagnostics);
-        let file = claimfile::parse("claims/session-a.yaml", &text);
+        let file = claim_file::parse("claims/session-a.yaml", &text);
         assert_spans_fit(&text, &file.diagnostics);
         let index = LineIndex::new(&text);
         for d in &file.diagnostics {
@@ -101,7 +102,7 @@ proptest! {
     #[test]
     fn yaml_never_panics_on_any_string(text in any::<String>()) {
         assert_spans_fit(&text, &yaml::parse(&text).diagnostics);
-        assert_spans_fit(&text, &claimfile::parse("claims/x.yaml", &text).diagnostics);
+        assert_spans_fit(&text, &claim_file::parse("claims/x.yaml", &text).diagnostics);
         assert_spans_fit(&text, &config::parse(&text).1);
         let _ = lock::parse(&text);
         assert_spans_fit(&text, &log::parse(&text).diagnostics);
@@ -110,15 +111,15 @@ proptest! {
     /// Edits Rail makes to a clean claim file keep it clean and say what they were asked to.
     #[test]
     fn claim_file_edits_read_back(text in claim_file_text(), paths in prop::collection::vec("[a-z]{1,3}(/([a-z]{1,3}|\\*|\\*\\*|[a-z]\\*)){0,2}", 0..3)) {
-        let file = claimfile::parse("claims/session-a.yaml", &text);
+        let file = claim_file::parse("claims/session-a.yaml", &text);
         prop_assert!(file.diagnostics.is_empty(), "the generator made a bad file: {:?} {:?}", text, file.diagnostics);
         let values = [
-            ("renewed", claimfile::NewValue::Scalar("2026-10-22T15:00:00Z".into())),
-            ("paths", claimfile::NewValue::List(paths.clone())),
+            ("renewed", claim_file::NewValue::Scalar("2026-10-22T15:00:00Z".into())),
+            ("paths", claim_file::NewValue::List(paths.clone())),
         ];
-        let out = apply(&text, &claimfile::set_keys(&file, &values)).unwrap();
-        let again = claimfile::parse("claims/session-a.yaml", &out);
-        let errors = |f: &claimfile::ClaimFile| f.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+        let out = apply(&text, &claim_file::set_keys(&file, &values)).unwrap();
+        let again = claim_file::parse("claims/session-a.yaml", &out);
+        let errors = |f: &claim_file::ClaimFile| f.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
         prop_assert_eq!(errors(&again), 0, "{:?} became {:?}: {:?}", text, out, again.diagnostics);
         prop_assert_eq!(again.renewed, Some(parse_time("2026-10-22T15:00Z").unwrap()));
         prop_assert_eq!(&again.paths, &paths);
@@ -148,7 +149,7 @@ proptest! {
         }
         let parsed = log::parse(&format!("{}\n", entry.render()));
         // Only a warning about a control character a value holds (issue 17, finding 7).
-        prop_assert!(parsed.diagnostics.iter().all(|d| d.code == rail_core::diagnostic::Code::ControlCharacter));
+        prop_assert!(parsed.diagnostics.iter().all(|d| d.code == rail_core::text::diagnostic::Code::ControlCharacter));
         let mut back = parsed.entries[0].clone();
         back.line = None;
         prop_assert_eq!(back, entry);

@@ -6,7 +6,7 @@
 mod common;
 
 use proptest::prelude::*;
-use rail_core::shell::writes;
+use rail_core::agent::shell::writes;
 
 /// Commands that write `{p}`.
 const WRITES: &[&str] = &[
@@ -90,7 +90,7 @@ proptest! {
             let how = WRAPS[w];
             if how.contains("{q}") {
                 strings += 1;
-                if strings > rail_core::shell::MAX_DEPTH {
+                if strings > rail_core::agent::shell::MAX_DEPTH {
                     continue;
                 }
             }

@@ -3,10 +3,12 @@
 //! Each takes raw bytes, makes text of them (invalid UTF-8 is replaced, so every input is
 //! used), and panics when a property of rail-core does not hold.
 
-use rail_core::diagnostic::Diagnostic;
-use rail_core::edit::apply;
+use rail_core::text::diagnostic::Diagnostic;
+use rail_core::text::edit::apply;
 use rail_core::text::LineIndex;
-use rail_core::{claimfile, config, lock, log, merge, rail, shell, yaml};
+use rail_core::agent::shell;
+use rail_core::change::{lock, merge};
+use rail_core::formats::{claim_file, claims_md, config, log, yaml};
 
 fn text(data: &[u8]) -> String {
     String::from_utf8_lossy(data).into_owned()
@@ -28,20 +30,20 @@ fn spans_fit(text: &str, diags: &[Diagnostic]) {
 /// and diagnostics; setting a field on a claim edits that line only and it still parses.
 pub fn check_rail(data: &[u8]) {
     let text = text(data);
-    let doc = rail::parse(&text);
+    let doc = claims_md::parse(&text);
     let printed = doc.to_string();
     assert_eq!(printed, text);
-    let again = rail::parse(&printed);
+    let again = claims_md::parse(&printed);
     assert_eq!(again.lines, doc.lines);
     assert_eq!(again.diagnostics, doc.diagnostics);
     spans_fit(&text, &doc.diagnostics);
     let first_claim = doc.claims().next().map(|(n, _)| n);
     if let Some(n) = first_claim {
-        let edit = rail::set_field(&doc, n, "renewed", "2026-10-22T15:00:00Z").unwrap();
+        let edit = claims_md::set_field(&doc, n, "renewed", "2026-10-22T15:00:00Z").unwrap();
         let line = doc.lines[n].content;
         assert!(line.start <= edit.span.start && edit.span.end <= line.end);
         let out = apply(&text, &[edit]).unwrap();
-        let edited = rail::parse(&out);
+        let edited = claims_md::parse(&out);
         assert_eq!(edited.lines.len(), doc.lines.len());
     }
 }
@@ -51,7 +53,7 @@ pub fn check_rail(data: &[u8]) {
 pub fn check_yaml(data: &[u8]) {
     let text = text(data);
     spans_fit(&text, &yaml::parse(&text).diagnostics);
-    let file = claimfile::parse("claims/session-a.yaml", &text);
+    let file = claim_file::parse("claims/session-a.yaml", &text);
     spans_fit(&text, &file.diagnostics);
     spans_fit(&text, &config::parse(&text).1);
     spans_fit(&text, &log::parse(&text).diagnostics);
@@ -67,15 +69,15 @@ pub fn check_yaml(data: &[u8]) {
         let values = [
             (
                 "renewed",
-                claimfile::NewValue::Scalar("2026-10-22T15:00:00Z".into()),
+                claim_file::NewValue::Scalar("2026-10-22T15:00:00Z".into()),
             ),
             (
                 "touched",
-                claimfile::NewValue::List(vec!["src/a.rs".into(), "b c/d.md".into()]),
+                claim_file::NewValue::List(vec!["src/a.rs".into(), "b c/d.md".into()]),
             ),
         ];
-        let out = apply(&text, &claimfile::set_keys(&file, &values)).unwrap();
-        let again = claimfile::parse("claims/session-a.yaml", &out);
+        let out = apply(&text, &claim_file::set_keys(&file, &values)).unwrap();
+        let again = claim_file::parse("claims/session-a.yaml", &out);
         assert!(
             again.diagnostics.is_empty(),
             "{text:?} became {out:?}: {:?}",
@@ -98,7 +100,7 @@ pub fn check_merge(data: &[u8]) {
     assert_eq!(one.losers, other.losers);
     assert_eq!(merge::merge(&base, &ours, &base).text, ours);
     assert_eq!(merge::merge(&base, &base, &theirs).text, theirs);
-    let _ = rail::parse(&one.text);
+    let _ = claims_md::parse(&one.text);
 }
 
 /// The Bash hook's shell reader: never panics, answers the same twice, names no empty path or

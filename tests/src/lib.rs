@@ -4,11 +4,11 @@
 //!
 //! | kind      | one fixture                        | evaluated with                          |
 //! |-----------|------------------------------------|-----------------------------------------|
-//! | `parse`   | `{valid,invalid}/NAME.md`           | [`rail_core::rail::parse`]              |
-//! | `yaml`    | `{valid,invalid}/NAME.yaml`         | [`rail_core::claimfile::parse`]         |
-//! | `rewrite` | `NAME/` (rail files + request)      | [`rail_core::ops::plan`] + edits applied |
-//! | `board`   | `NAME/` (rail files + facts)        | [`rail_core::board::build`]             |
-//! | `merge`   | `NAME/{base,ours,theirs}.md`        | [`rail_core::merge::merge`]             |
+//! | `parse`   | `{valid,invalid}/NAME.md`           | [`rail_core::formats::claims_md::parse`]              |
+//! | `yaml`    | `{valid,invalid}/NAME.yaml`         | [`rail_core::formats::claim_file::parse`]         |
+//! | `rewrite` | `NAME/` (rail files + request)      | [`rail_core::change::ops::plan`] + edits applied |
+//! | `board`   | `NAME/` (rail files + facts)        | [`rail_core::model::board::build`]             |
+//! | `merge`   | `NAME/{base,ours,theirs}.md`        | [`rail_core::change::merge::merge`]             |
 //!
 //! [`evaluate_fixture`] turns one fixture into a `serde_json::Value` that depends on the
 //! fixture's files only (never on where the corpus sits, the clock or the machine), so the same
@@ -31,16 +31,16 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use rail_core::claimfile;
-use rail_core::diagnostic::{Located, Severity};
-use rail_core::edit;
-use rail_core::input::{Facts, FileText, RailTexts};
-use rail_core::merge;
-use rail_core::ops::{self, Request};
-use rail_core::rail::{self, Form, LineKind};
+use rail_core::change::merge;
+use rail_core::change::ops::{self, Request};
+use rail_core::formats::claim_file;
+use rail_core::formats::claims_md::{self, Form, LineKind};
+use rail_core::formats::yaml::{self, Node, Value as YamlValue};
+use rail_core::model::input::{Facts, FileText, RailTexts};
+use rail_core::text::diagnostic::{Located, Severity};
+use rail_core::text::edit;
+use rail_core::text::time::{format_duration_exact, format_time, parse_time};
 use rail_core::text::LineIndex;
-use rail_core::time::{format_duration_exact, format_time, parse_time};
-use rail_core::yaml::{self, Node, Value as YamlValue};
 use serde_json::{json, Value};
 
 /// The file name diagnostics of parse fixtures are reported against.
@@ -289,7 +289,11 @@ fn evaluate_unordered(kind: Kind, path: &Path) -> Value {
     }
 }
 
-fn located(file: &str, text: &str, diags: &[rail_core::diagnostic::Diagnostic]) -> Vec<Located> {
+fn located(
+    file: &str,
+    text: &str,
+    diags: &[rail_core::text::diagnostic::Diagnostic],
+) -> Vec<Located> {
     let index = LineIndex::new(text);
     diags.iter().map(|d| d.locate(file, text, &index)).collect()
 }
@@ -305,7 +309,7 @@ fn form_name(form: Form) -> &'static str {
 /// What claims.md says: its claims, broken lines, conflict markers and diagnostics (reported
 /// against `claims.md`, with zero-based UTF-16 ranges).
 pub fn parse_json(text: &str) -> Value {
-    let doc = rail::parse(text);
+    let doc = claims_md::parse(text);
     let mut claims = Vec::new();
     let mut broken = Vec::new();
     let mut markers = Vec::new();
@@ -373,7 +377,7 @@ fn yaml_tree(node: Option<&Node>) -> Value {
 /// the YAML tree read (a mapping as a list of `{"key", "value"}` entries, in order, duplicates
 /// kept) and the diagnostics.
 pub fn yaml_json(path: &str, text: &str) -> Value {
-    let file = claimfile::parse(path, text);
+    let file = claim_file::parse(path, text);
     json!({
         "path": path,
         "owner": file.owner,
@@ -454,7 +458,7 @@ pub fn rewrite_json(input: &RewriteInput) -> Value {
 }
 
 pub fn board_json(texts: &RailTexts, facts: &Facts) -> Value {
-    serde_json::to_value(rail_core::board::build(texts, facts)).unwrap()
+    serde_json::to_value(rail_core::model::board::build(texts, facts)).unwrap()
 }
 
 pub fn merge_json(base: &str, ours: &str, theirs: &str) -> Value {

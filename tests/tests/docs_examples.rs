@@ -4,8 +4,8 @@
 //!
 //! | info string                  | checked with                | valid means                          |
 //! |------------------------------|-----------------------------|--------------------------------------|
-//! | `claims`                     | `rail::parse`               | no error or warning diagnostic        |
-//! | `yaml claim-file`            | `claimfile::parse`          | no error or warning diagnostic        |
+//! | `claims`                     | `claims_md::parse`               | no error or warning diagnostic        |
+//! | `yaml claim-file`            | `claim_file::parse`          | no error or warning diagnostic        |
 //! | `log`                        | `log::parse`                | at least one entry, no diagnostic     |
 //! | `lock`                       | `lock::parse`               | a record that renders back the same   |
 //! | `yaml config`                | `config::parse`             | no diagnostic                         |
@@ -18,8 +18,10 @@
 use std::path::Path;
 
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
-use rail_core::diagnostic::{Diagnostic, Severity};
-use rail_core::{claimfile, config, ident, lock, log, rail};
+use rail_core::change::lock;
+use rail_core::formats::{claim_file, claims_md, config, log};
+use rail_core::text::diagnostic::{Diagnostic, Severity};
+use rail_core::text::ident;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Example {
@@ -68,7 +70,7 @@ fn check(kind: Example, valid: bool, text: &str) -> Option<String> {
     };
     let (ok, detail) = match kind {
         Example::Claims => {
-            let doc = rail::parse(text);
+            let doc = claims_md::parse(text);
             let claims = doc.claims().count();
             let n = serious(&doc.diagnostics);
             if valid {
@@ -79,13 +81,13 @@ fn check(kind: Example, valid: bool, text: &str) -> Option<String> {
         }
         Example::ClaimFile => {
             // The file name is the owner's, as Rail would name it.
-            let first = claimfile::parse("claims/example.yaml", text);
+            let first = claim_file::parse("claims/example.yaml", text);
             let name = first
                 .owner
                 .as_deref()
                 .map(ident::claim_file_name)
                 .unwrap_or_else(|| "example.yaml".into());
-            let file = claimfile::parse(&format!("claims/{name}"), text);
+            let file = claim_file::parse(&format!("claims/{name}"), text);
             let n = serious(&file.diagnostics);
             if valid {
                 (n == 0, describe(&file.diagnostics))

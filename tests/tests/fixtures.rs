@@ -10,9 +10,9 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::PathBuf;
 
-use rail_core::diagnostic::{Code, Severity};
-use rail_core::merge::merge;
-use rail_core::rail;
+use rail_core::change::merge::merge;
+use rail_core::formats::claims_md;
+use rail_core::text::diagnostic::{Code, Severity};
 use rail_tests::{
     count_severity, diagnostics_of, evaluate_fixture, existing_snapshots, expected_outputs, list,
     load_merge, load_rail_dir, load_rewrite, Fixture, Kind,
@@ -138,7 +138,7 @@ fn parse_fixtures() {
     run_kind(Kind::Parse, 20, |fixture, value| {
         let text = fs::read_to_string(&fixture.path).unwrap();
         let mut problems = Vec::new();
-        if rail::parse(&text).to_string() != text {
+        if claims_md::parse(&text).to_string() != text {
             problems.push("print(parse(text)) is not the text".to_string());
         }
         let n = errors_and_warnings(value);
@@ -203,7 +203,7 @@ fn rewrite_fixtures() {
             let before = before.unwrap_or_default();
             if let Some(after) = value["files"]["claims.md"].as_str() {
                 let errors = |t: &str| {
-                    rail::parse(t)
+                    claims_md::parse(t)
                         .diagnostics
                         .iter()
                         .filter(|d| d.severity == Severity::Error)
@@ -219,7 +219,7 @@ fn rewrite_fixtures() {
                     continue;
                 };
                 let errors = |t: &str| {
-                    rail_core::claimfile::parse(&file.path, t)
+                    rail_core::formats::claim_file::parse(&file.path, t)
                         .diagnostics
                         .iter()
                         .filter(|d| d.severity == Severity::Error)
@@ -245,10 +245,10 @@ fn board_fixtures() {
         if rail_tests::board_json(&reversed, &facts) != *value {
             problems.push("the board depends on the order of the claim files".into());
         }
-        if value["version"] != rail_core::board::BOARD_VERSION {
+        if value["version"] != rail_core::model::board::BOARD_VERSION {
             problems.push(format!(
                 "board version is not {}",
-                rail_core::board::BOARD_VERSION
+                rail_core::model::board::BOARD_VERSION
             ));
         }
         problems
@@ -267,7 +267,7 @@ fn merge_fixtures() {
                 problems.push("refused, but not named refuse-*".into());
             }
             for (o, t) in [(&m.ours, &m.theirs), (&m.theirs, &m.ours)] {
-                let r = rail_core::merge::driver(&m.base, o, t);
+                let r = rail_core::change::merge::driver(&m.base, o, t);
                 if r.refused.is_none() || r.text != *o {
                     problems.push("the driver must refuse in both orders, leaving ours".into());
                 }
@@ -358,11 +358,13 @@ fn rail_dirs_are_loaded_completely() {
         .iter()
         .all(|f| f.path.starts_with("claims/")));
     assert_eq!(
-        rail_core::time::format_time(facts.now),
+        rail_core::text::time::format_time(facts.now),
         serde_json::from_str::<Value>(&fs::read_to_string(dir.join("facts.json")).unwrap())
             .unwrap()["now"]
             .as_str()
-            .map(|s| rail_core::time::format_time(rail_core::time::parse_time(s).unwrap()))
+            .map(|s| rail_core::text::time::format_time(
+                rail_core::text::time::parse_time(s).unwrap()
+            ))
             .unwrap()
     );
 }

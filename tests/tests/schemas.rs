@@ -10,8 +10,8 @@
 
 use std::path::Path;
 
-use rail_core::claimfile;
-use rail_core::config::{self, HookFailure, HookUnanalysed, OnDone, OnStop};
+use rail_core::formats::claim_file;
+use rail_core::formats::config::{self, HookFailure, HookUnanalysed, OnDone, OnStop};
 
 fn schema(name: &str) -> serde_json::Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -41,7 +41,7 @@ fn sorted(keys: &[&str]) -> Vec<String> {
 #[test]
 fn claim_file_schema_has_core_s_keys() {
     let schema = schema("claim-file.schema.json");
-    assert_eq!(keys(&schema), sorted(claimfile::KNOWN_KEYS));
+    assert_eq!(keys(&schema), sorted(claim_file::KNOWN_KEYS));
     assert_eq!(schema["required"], serde_json::json!(["owner"]));
     assert_eq!(schema["additionalProperties"], false);
 }

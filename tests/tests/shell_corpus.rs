@@ -6,11 +6,11 @@
 use std::fs;
 use std::path::Path;
 
-use rail_core::config::HookUnanalysed;
-use rail_core::hook::{self, Decision, Landing};
-use rail_core::input::{Facts, FileText, RailTexts};
+use rail_core::agent::hook::{self, Decision, Landing};
+use rail_core::agent::shell;
+use rail_core::formats::config::HookUnanalysed;
+use rail_core::model::input::{Facts, FileText, RailTexts};
 use rail_core::model::Rail;
-use rail_core::shell;
 
 /// The station's top, as the host would have resolved it.
 const TOP: &str = "/w/app-web";

@@ -26,10 +26,11 @@
 //! than kept for nobody; their result types stay declared in `types/rail.d.ts`, which also
 //! types what `rail --json` prints.
 
-use rail_core::input::{Facts, RailTexts};
+use rail_core::formats::markdown;
+use rail_core::model::input::{Facts, RailTexts};
+use rail_core::model::scope;
 use rail_core::model::Rail;
 use rail_core::text::{Encoding, LineIndex, Position, Span};
-use rail_core::{markdown, scope};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -122,7 +123,7 @@ pub fn board(
 ) -> Result<JsValue, JsError> {
     let texts = texts_arg(texts)?;
     let facts: Facts = arg("facts", facts)?;
-    let board = rail_core::board::build(&texts, &facts);
+    let board = rail_core::model::board::build(&texts, &facts);
     ret(&board)
 }
 
@@ -147,7 +148,7 @@ pub fn merge(
     let base = text_arg("base", base)?;
     let ours = text_arg("ours", ours)?;
     let theirs = text_arg("theirs", theirs)?;
-    ret(&rail_core::merge::driver(&base, &ours, &theirs))
+    ret(&rail_core::change::merge::driver(&base, &ours, &theirs))
 }
 
 /// `rail who`: for each path, every claim covering it (stale ones too, marked by state).
@@ -187,7 +188,7 @@ pub fn parse_config(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
 ) -> Result<JsValue, JsError> {
     let text = text_arg("text", text)?;
-    ret(&rail_core::config::parse(&text).0)
+    ret(&rail_core::formats::config::parse(&text).0)
 }
 
 /// How fresh the local copy of a shared rail is: the sentence the views show, and whether the
@@ -196,8 +197,8 @@ pub fn parse_config(
 pub fn describe_freshness(
     #[wasm_bindgen(unchecked_param_type = "FreshnessFacts")] facts: JsValue,
 ) -> Result<JsValue, JsError> {
-    let facts: rail_core::freshness::FreshnessFacts = arg("facts", facts)?;
-    ret(&rail_core::freshness::describe(&facts))
+    let facts: rail_core::model::freshness::FreshnessFacts = arg("facts", facts)?;
+    ret(&rail_core::model::freshness::describe(&facts))
 }
 
 /// Markdown (a claim's purpose) as HTML that is safe to insert into a page.
@@ -262,11 +263,11 @@ pub fn acting(
     };
     let explicit = opt("explicit", explicit)?;
     let branch = opt("branch", branch)?;
-    ret(&rail_core::ident::acting(explicit.as_deref(), branch.as_deref()).view())
+    ret(&rail_core::text::ident::acting(explicit.as_deref(), branch.as_deref()).view())
 }
 
 /// What one of git's own files says, for finding the repository from files as the CLI does
-/// (`rail_core::gitdir`): `kind` names the file — `"dot-git"` (a worktree's `.git` file: the git
+/// (`rail_core::formats::gitdir`): `kind` names the file — `"dot-git"` (a worktree's `.git` file: the git
 /// dir it names), `"commondir"` (the common dir), `"head"` (the branch checked out), or
 /// `"worktree-gitdir"` (a linked worktree's admin `gitdir` file: its `.git` file) — and the
 /// answer is the path or branch as written, `null` when the text does not say one. Paths are
@@ -279,7 +280,7 @@ pub fn git_file(
     kind: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
 ) -> Result<JsValue, JsError> {
-    use rail_core::gitdir;
+    use rail_core::formats::gitdir;
     let kind = text_arg("kind", kind)?;
     let text = text_arg("text", text)?;
     let said = match kind.as_str() {
@@ -304,9 +305,9 @@ pub fn git_files_suffice(
     #[wasm_bindgen(unchecked_param_type = "string")] common_dir_name: JsValue,
 ) -> Result<JsValue, JsError> {
     let name = text_arg("commonDirName", common_dir_name)?;
-    Ok(JsValue::from_bool(rail_core::gitdir::files_suffice(Some(
-        &name,
-    ))))
+    Ok(JsValue::from_bool(
+        rail_core::formats::gitdir::files_suffice(Some(&name)),
+    ))
 }
 
 /// The rail's file names, the largest file a host reads and `rail`'s exit codes: what a host
@@ -319,7 +320,7 @@ pub fn constants() -> Result<JsValue, JsError> {
 /// The environment variables that make a host ask git where the repository is.
 #[wasm_bindgen(js_name = askGitEnv, unchecked_return_type = "string[]")]
 pub fn ask_git_env() -> Result<JsValue, JsError> {
-    ret(&rail_core::gitdir::ASK_GIT_ENV)
+    ret(&rail_core::formats::gitdir::ASK_GIT_ENV)
 }
 
 /// A session's guard mark (a file of `<git common dir>/rail/seen/`, named `fileName`, holding
@@ -332,8 +333,8 @@ pub fn hook_mark(
 ) -> Result<JsValue, JsError> {
     let file_name = text_arg("fileName", file_name)?;
     let text = text_arg("text", text)?;
-    ret(&rail_core::heartbeat::read(&file_name, &text)
-        .map(|(session, seen)| rail_core::heartbeat::Mark { session, seen }))
+    ret(&rail_core::agent::heartbeat::read(&file_name, &text)
+        .map(|(session, seen)| rail_core::agent::heartbeat::Mark { session, seen }))
 }
 
 /// Is `path` (relative to the rail directory) one of the rail's own files (claims.md and its
@@ -344,7 +345,9 @@ pub fn is_rail_file(
     #[wasm_bindgen(unchecked_param_type = "string")] path: JsValue,
 ) -> Result<JsValue, JsError> {
     let path = text_arg("path", path)?;
-    Ok(JsValue::from_bool(rail_core::files::is_rail_file(&path)))
+    Ok(JsValue::from_bool(
+        rail_core::formats::rail_files::is_rail_file(&path),
+    ))
 }
 
 /// `paths` without the rail's own files (see `isRailFile`), in their order.
@@ -359,9 +362,9 @@ pub fn for_each_ref_format(
     } else {
         Some(text_arg("base", base)?)
     };
-    Ok(JsValue::from_str(&rail_core::lease::for_each_ref_format(
-        base.as_deref(),
-    )))
+    Ok(JsValue::from_str(
+        &rail_core::model::lease::for_each_ref_format(base.as_deref()),
+    ))
 }
 
 /// Which commits count for a lease: each branch's tip time (RFC 3339) from the rows `git
@@ -376,8 +379,8 @@ pub fn commit_times(
     // Times in core's own form (as `Facts.commits` reads them), not chrono's serde, whose
     // formatting machinery would cost the module 8 KB.
     let mut times = std::collections::BTreeMap::new();
-    for (branch, time) in rail_core::lease::commit_times(&rows, &prefix) {
-        times.insert(branch, rail_core::time::format_time(time));
+    for (branch, time) in rail_core::model::lease::commit_times(&rows, &prefix) {
+        times.insert(branch, rail_core::text::time::format_time(time));
     }
     ret(&times)
 }
@@ -387,5 +390,5 @@ pub fn work_files(
     #[wasm_bindgen(unchecked_param_type = "string[]")] paths: JsValue,
 ) -> Result<JsValue, JsError> {
     let paths: Vec<String> = arg("paths", paths)?;
-    ret(&rail_core::files::work_files(paths))
+    ret(&rail_core::formats::rail_files::work_files(paths))
 }

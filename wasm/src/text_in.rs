@@ -8,8 +8,8 @@
 //! argument is still read by serde-wasm-bindgen.
 
 use js_sys::{JsString, Uint8Array};
-use rail_core::input::{FileText, RailTexts};
-use rail_core::time::parse_time;
+use rail_core::model::input::{FileText, RailTexts};
+use rail_core::text::time::parse_time;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]

@@ -7,16 +7,16 @@
 //! - `boardCompute`: the board built and dropped, only its claim count returned, so the
 //!   transfer's own cost is each way's time less this one.
 
-use rail_core::input::Facts;
+use rail_core::model::input::Facts;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::{arg, fail, texts_arg};
 
-fn built(texts: JsValue, facts: JsValue) -> Result<rail_core::board::Board, JsError> {
+fn built(texts: JsValue, facts: JsValue) -> Result<rail_core::model::board::Board, JsError> {
     let texts = texts_arg(texts)?;
     let facts: Facts = arg("facts", facts)?;
-    Ok(rail_core::board::build(&texts, &facts))
+    Ok(rail_core::model::board::build(&texts, &facts))
 }
 
 #[wasm_bindgen(js_name = boardSerde)]

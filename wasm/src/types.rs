@@ -8,13 +8,13 @@
 use std::any::TypeId;
 use std::collections::BTreeMap;
 
-use rail_core::board::Board;
-use rail_core::diagnostic::Located;
-use rail_core::input::{Facts, RailTexts};
-use rail_core::lock::{LockRecord, LockVerdict};
-use rail_core::merge::{DriverResult, MergeResult};
-use rail_core::ops::{Plan, Refusal};
-use rail_core::scope::{ScopeReport, Who};
+use rail_core::change::lock::{LockRecord, LockVerdict};
+use rail_core::change::merge::{DriverResult, MergeResult};
+use rail_core::change::ops::{Plan, Refusal};
+use rail_core::model::board::Board;
+use rail_core::model::input::{Facts, RailTexts};
+use rail_core::model::scope::{ScopeReport, Who};
+use rail_core::text::diagnostic::Located;
 use rail_core::text::{Position, Range, Span};
 use ts_rs::{Config, TypeVisitor, TS};
 
@@ -38,12 +38,12 @@ pub fn declarations() -> String {
     found.visit::<Who>();
     found.visit::<ScopeReport>();
     found.visit::<Range>();
-    found.visit::<rail_core::log::LogEntry>();
-    found.visit::<rail_core::config::Config>();
-    found.visit::<rail_core::freshness::FreshnessFacts>();
-    found.visit::<rail_core::freshness::Freshness>();
-    found.visit::<rail_core::heartbeat::Mark>();
-    found.visit::<rail_core::ident::ActingView>();
+    found.visit::<rail_core::formats::log::LogEntry>();
+    found.visit::<rail_core::formats::config::Config>();
+    found.visit::<rail_core::model::freshness::FreshnessFacts>();
+    found.visit::<rail_core::model::freshness::Freshness>();
+    found.visit::<rail_core::agent::heartbeat::Mark>();
+    found.visit::<rail_core::text::ident::ActingView>();
     found.visit::<rail_core::model::HostConstants>();
     // No export returns these any more, but `rail --json` prints them (a plan or a refusal from
     // claim, release, renew, take and update; `rail lock`'s record and verdict), and the
@@ -53,8 +53,8 @@ pub fn declarations() -> String {
     found.visit::<LockRecord>();
     found.visit::<LockVerdict>();
     // `rail worktree list --json` (stations) and `rail worktree remove --json`'s refusal.
-    found.visit::<rail_core::station::Station>();
-    found.visit::<rail_core::station::Removal>();
+    found.visit::<rail_core::model::station::Station>();
+    found.visit::<rail_core::model::station::Removal>();
 
     let mut out = String::from(
         "// Generated from the Rust structs by rail-wasm's `types` module (ts-rs). Do not edit:\n\

@@ -118,7 +118,7 @@ process_starts?: { [key in string]: number },
  */
 sessions?: { [key in string]: boolean }, worktrees?: Array<Worktree>, 
 /**
- * The last Rail hook call seen per session ([`crate::heartbeat`]): guard status.
+ * The last Rail hook call seen per session ([`crate::agent::heartbeat`]): guard status.
  */
 hooks?: { [key in string]: HookSeen }, };
 

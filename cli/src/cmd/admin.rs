@@ -4,9 +4,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use rail_core::diagnostic::Located;
-use rail_core::log::{Event, LogEntry};
+use rail_core::formats::log::{Event, LogEntry};
 use rail_core::model::{CLAIMS_MD, CONFIG_FILE, LOG_FILE};
+use rail_core::text::diagnostic::Located;
 use rail_core::text::LineIndex;
 
 use crate::context::Ctx;
@@ -291,8 +291,8 @@ pub fn sync(ctx: &Ctx) -> Result<(), Fail> {
 pub struct LockStatus {
     /// The lock file's owner record (`None`: unreadable) and the verdict; `None`: the lock is free.
     pub found: Option<(
-        Option<rail_core::lock::LockRecord>,
-        rail_core::lock::LockVerdict,
+        Option<rail_core::change::lock::LockRecord>,
+        rail_core::change::lock::LockVerdict,
     )>,
 }
 
@@ -408,16 +408,16 @@ pub fn merge_driver(
     let (facts, config) = match &ctx {
         Some(ctx) => merge_facts(ctx, [&b, &o, &t]),
         None => (
-            rail_core::input::Facts::at(chrono::Utc::now()),
-            rail_core::config::Config::default(),
+            rail_core::model::input::Facts::at(chrono::Utc::now()),
+            rail_core::formats::config::Config::default(),
         ),
     };
-    let holding = rail_core::merge::Holding {
+    let holding = rail_core::change::merge::Holding {
         facts: &facts,
         lease: config.lease,
         expiring: config.expiring,
     };
-    let result = rail_core::merge::driver_at(&b, &o, &t, Some(&holding));
+    let result = rail_core::change::merge::driver_at(&b, &o, &t, Some(&holding));
     let name = pathname.unwrap_or(CLAIMS_MD);
     if let Some(marked) = &result.refused {
         // %A is not written: git keeps it, ours as it was, as the conflicted file, and exit 1
@@ -471,14 +471,17 @@ pub fn merge_driver(
 fn merge_facts(
     ctx: &Ctx,
     sides: [&str; 3],
-) -> (rail_core::input::Facts, rail_core::config::Config) {
-    let mut facts = rail_core::input::Facts::at(ctx.now);
+) -> (
+    rail_core::model::input::Facts,
+    rail_core::formats::config::Config,
+) {
+    let mut facts = rail_core::model::input::Facts::at(ctx.now);
     facts.host = lock::hostname();
     let config = crate::context::rail_config(ctx);
     for side in sides {
-        let doc = rail_core::rail::parse(side);
+        let doc = rail_core::formats::claims_md::parse(side);
         let pids = doc.lines.iter().filter_map(|line| match &line.kind {
-            rail_core::rail::LineKind::Claim(c) => c.pid.as_deref(),
+            rail_core::formats::claims_md::LineKind::Claim(c) => c.pid.as_deref(),
             _ => None,
         });
         crate::context::probe_owners(pids, &mut facts);
@@ -493,7 +496,7 @@ fn merge_facts(
 
 /// Appends a `dropped` entry per claim the merge dropped, under the rail lock, waiting briefly:
 /// git holds its index lock meanwhile, and a Rail command holding the rail lock may wait on it.
-fn log_dropped(ctx: &Ctx, losers: &[rail_core::merge::Loser]) -> Result<(), String> {
+fn log_dropped(ctx: &Ctx, losers: &[rail_core::change::merge::Loser]) -> Result<(), String> {
     // The merge running this driver holds its checkout's index lock; the log is all this
     // writes (claims.md is git's to write from %A), so that lock is not waited for.
     if let Some(repo) = &ctx.repo {
@@ -538,13 +541,13 @@ pub fn validate_files(paths: &[PathBuf]) -> Result<Vec<Located>, Fail> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let diags = if file_name == CONFIG_FILE {
-            rail_core::config::parse(&text).1
+            rail_core::formats::config::parse(&text).1
         } else if file_name.ends_with(".yaml") || file_name.ends_with(".yml") {
-            rail_core::claimfile::parse(&format!("claims/{file_name}"), &text).diagnostics
+            rail_core::formats::claim_file::parse(&format!("claims/{file_name}"), &text).diagnostics
         } else if file_name.ends_with(".log") {
-            rail_core::log::parse(&text).diagnostics
+            rail_core::formats::log::parse(&text).diagnostics
         } else {
-            rail_core::rail::parse(&text).diagnostics
+            rail_core::formats::claims_md::parse(&text).diagnostics
         };
         let index = LineIndex::new(&text);
         out.extend(diags.iter().map(|d| d.locate(&name, &text, &index)));

@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use rail_core::agent::setup::{self, FileChanges};
 use rail_core::agent::{self, Agent};
-use rail_core::jsonc;
-use rail_core::setup::{self, FileChanges};
+use rail_core::formats::jsonc;
 use serde_json::Value;
 
 use crate::context::Ctx;

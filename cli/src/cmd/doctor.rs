@@ -1,13 +1,13 @@
 //! `rail doctor`: is every agent set up here actually guarded? Per agent configured in the main
 //! checkout: its hook config in every worktree, the hook command resolving as the agent runs
 //! it, and the agent's own trust of the folder where Rail can read it (core's
-//! [`rail_core::doctor`] judges the trust files); then the repository's git hooks and merge
+//! [`rail_core::agent::doctor`] judges the trust files); then the repository's git hooks and merge
 //! driver. Each problem comes with its exact fix; exit 1 when one leaves an agent unguarded.
 
 use std::path::{Path, PathBuf};
 
+use rail_core::agent::doctor::{Finding, Trust};
 use rail_core::agent::{Agent, TrustEnv};
-use rail_core::doctor::{Finding, Trust};
 
 use crate::context::Ctx;
 use crate::fail::Fail;
@@ -88,7 +88,7 @@ pub fn findings(ctx: &Ctx) -> Result<Vec<Finding>, Fail> {
             let Ok(Some(text)) = crate::railfile::read_inside(&main, &path) else {
                 continue;
             };
-            for program in rail_core::setup::hook_programs(*target, &text) {
+            for program in rail_core::agent::setup::hook_programs(*target, &text) {
                 if !resolves(&program) {
                     out.push(Finding {
                         agent: name.clone(),
@@ -155,8 +155,8 @@ pub fn findings(ctx: &Ctx) -> Result<Vec<Finding>, Fail> {
     // Too large to check after each tool call: prediction and the pre-commit check remain.
     let tracked = crate::after::tracked(repo);
     let limit = crate::after::limit();
-    if !rail_core::after::fits(tracked, limit) {
-        let (problem, fix) = rail_core::after::too_large(tracked, limit);
+    if !rail_core::agent::after::fits(tracked, limit) {
+        let (problem, fix) = rail_core::agent::after::too_large(tracked, limit);
         out.push(Finding {
             agent: None,
             place: repo.worktree.display().to_string(),

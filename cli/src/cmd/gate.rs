@@ -3,19 +3,19 @@
 
 use std::process::Command;
 
-use rail_core::config::OnDone;
-use rail_core::gate::{self, CheckOutcome, Verdict};
-use rail_core::log::{Event, LogEntry};
+use rail_core::agent::gate::{self, CheckOutcome, Verdict};
+use rail_core::change::ops::Request;
+use rail_core::formats::config::OnDone;
+use rail_core::formats::log::{Event, LogEntry};
+use rail_core::model::scope;
 use rail_core::model::Rail;
-use rail_core::ops::Request;
-use rail_core::scope;
 
 use crate::context::{Commits, Ctx};
 use crate::fail::{self, Fail};
 
 pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) -> Result<(), Fail> {
     let session = ctx.session()?;
-    rail_core::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
+    rail_core::text::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
     let texts = ctx.read(false)?;
     let rail = Rail::load(&texts);
     let check = check.or_else(|| rail.config.check.clone()).ok_or_else(|| {

@@ -3,7 +3,7 @@
 //!
 //! `rail hook claude|codex|cursor|gemini|copilot` reads one hook payload on stdin. What the payload means
 //! and how each agent must be answered are core's rules (`rail_core::agent`); the decision is
-//! core's one hook judge (`rail_core::hook`). This host reads stdin, follows symlinks, reads the
+//! core's one hook judge (`rail_core::agent::hook`). This host reads stdin, follows symlinks, reads the
 //! rail, renews or releases, and writes the answer core worded. Whatever happens it answers, and
 //! within a bound: a watchdog answers for it when the bound passes — for a tool call as a failure
 //! to check (denied by default, rail.yaml `hook_failure: warn` to only warn), for a Stop or
@@ -15,12 +15,12 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use rail_core::agent::hook::{self, Actor, Decision};
 use rail_core::agent::{self, Agent, Answer, Event, Harness, Outcome};
-use rail_core::config::{HookFailure, OnStop};
-use rail_core::hook::{self, Actor, Decision};
-use rail_core::log::{Event as LogEvent, LogEntry};
+use rail_core::change::ops::Request;
+use rail_core::formats::config::{HookFailure, OnStop};
+use rail_core::formats::log::{Event as LogEvent, LogEntry};
 use rail_core::model::Rail;
-use rail_core::ops::Request;
 
 use crate::context::{Commits, Ctx};
 use crate::fail::{self, Fail};
@@ -114,7 +114,7 @@ fn failure_mode(rail_dir: Option<&Path>) -> HookFailure {
         // Not a plain read: a rail.yaml that is a FIFO would hang the watchdog itself.
         .and_then(|d| crate::railfile::read_text(&d.join(rail_core::model::CONFIG_FILE)).ok())
         .flatten()
-        .map(|t| rail_core::config::parse(&t).0.hook_failure)
+        .map(|t| rail_core::formats::config::parse(&t).0.hook_failure)
         .unwrap_or(HookFailure::Deny)
 }
 
@@ -289,7 +289,7 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
     // Guard status: this session's agent runs Rail's hook (shown on the board).
     if let (Ok(ctx), Some(session)) = (&ctx_result, &session) {
         if let Some(repo) = &ctx.repo {
-            let seen = rail_core::heartbeat::HookSeen {
+            let seen = rail_core::agent::heartbeat::HookSeen {
                 agent: agent.name().to_string(),
                 version: None,
                 at: ctx.now,
@@ -376,7 +376,7 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
             let (paths, notices): (Vec<_>, Vec<_>) =
                 crate::notice::pending(repo, session).into_iter().unzip();
             told = paths;
-            rail_core::notice::tell(outcome, at, &notices)
+            rail_core::agent::notice::tell(outcome, at, &notices)
         }
         _ => outcome,
     };
@@ -393,8 +393,8 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
 }
 
 /// Where a call stands for a notice: the calls whose answer an agent reads.
-fn notice_call(event: &Event) -> Option<rail_core::notice::Call> {
-    use rail_core::notice::Call;
+fn notice_call(event: &Event) -> Option<rail_core::agent::notice::Call> {
+    use rail_core::agent::notice::Call;
     match event {
         Event::Tool { .. } => Some(Call::BeforeTool),
         Event::AfterTool { .. } => Some(Call::AfterTool),
@@ -679,7 +679,7 @@ fn log_refusal(ctx: &Ctx, session: Option<&str>, agent: Agent, verdict: &hook::H
     };
     // Only a line appended (opened without following links, like every rail file): no file is
     // planned on, so none is read — claims.log above all, which only grows.
-    let texts = rail_core::input::RailTexts::default();
+    let texts = rail_core::model::input::RailTexts::default();
     let line = match verdict.held.first() {
         Some(first) => LogEntry::new(ctx.now, LogEvent::Refused, first.task.as_deref(), session)
             .with("path", first.path.clone())
@@ -728,9 +728,9 @@ fn acting_at(ctx: &Ctx, cwd: &Path) -> Result<Acting, String> {
             .branch(),
     };
     Ok(
-        match rail_core::ident::acting(ctx.explicit_session(), branch.as_deref()) {
-            rail_core::ident::Acting::Session(s) => Acting::Session(s),
-            rail_core::ident::Acting::Unnamed(why) => Acting::Unnamed(why.message()),
+        match rail_core::text::ident::acting(ctx.explicit_session(), branch.as_deref()) {
+            rail_core::text::ident::Acting::Session(s) => Acting::Session(s),
+            rail_core::text::ident::Acting::Unnamed(why) => Acting::Unnamed(why.message()),
         },
     )
 }

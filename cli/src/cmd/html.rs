@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rail_core::input::{Facts, RailTexts};
+use rail_core::model::input::{Facts, RailTexts};
 
 use crate::fail::Fail;
 

@@ -12,9 +12,9 @@
 
 use std::path::PathBuf;
 
-use rail_core::input::RailTexts;
-use rail_core::log::{Event, LogEntry};
-use rail_core::ops::{self, ClaimRequest, Request};
+use rail_core::change::ops::{self, ClaimRequest, Request};
+use rail_core::formats::log::{Event, LogEntry};
+use rail_core::model::input::RailTexts;
 
 use crate::context::{Commits, Ctx};
 pub use crate::exchange::Outcome;
@@ -37,7 +37,7 @@ fn claim_request(task: &str, args: &ClaimArgs) -> Result<ClaimRequest, Fail> {
             // With its start time, so a later process given the same pid is not taken for
             // the owner (issue 28, finding 7). Only for a process alive now: a dead one has
             // no start time to read.
-            let owner = rail_core::lock::Owner {
+            let owner = rail_core::change::lock::Owner {
                 pid,
                 host: &lock::hostname(),
                 start: lock::process_start(pid),
@@ -72,7 +72,7 @@ pub fn release(
     base: Option<&str>,
 ) -> Result<Outcome, Fail> {
     let session = ctx.session()?;
-    rail_core::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
+    rail_core::text::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
     let touched = if no_touched {
         Vec::new()
     } else if !touched.is_empty() {
@@ -110,7 +110,7 @@ pub fn touched_files(ctx: &Ctx, base: Option<&str>) -> Vec<String> {
     }
 }
 
-/// The rail's own files are not part of anyone's work (core's [`rail_core::files::is_rail_file`]).
+/// The rail's own files are not part of anyone's work (core's [`rail_core::formats::rail_files::is_rail_file`]).
 /// `files` are relative to `worktree`; they are the rail's only where the rail lives at that
 /// worktree's root.
 pub fn without_rail_files(
@@ -122,7 +122,7 @@ pub fn without_rail_files(
     if !same_dir {
         return files;
     }
-    rail_core::files::work_files(files)
+    rail_core::formats::rail_files::work_files(files)
 }
 
 pub fn renew(ctx: &Ctx, task: &str) -> Result<Outcome, Fail> {
@@ -189,7 +189,7 @@ pub fn mutate_with_log(
     request: Request,
     extra_log: Vec<String>,
 ) -> Result<Outcome, Fail> {
-    rail_core::ident::validate_task(request.task()).map_err(|e| Fail::usage(e.0))?;
+    rail_core::text::ident::validate_task(request.task()).map_err(|e| Fail::usage(e.0))?;
     if let Some(remote) = crate::shared::remote_of(ctx) {
         return crate::shared::mutate(ctx, &remote, session, request, &extra_log);
     }
@@ -266,7 +266,7 @@ pub fn mutate_with_log(
                 &ctx.repo,
                 plan.log_line
                     .as_deref()
-                    .and_then(rail_core::notice::of_log_line),
+                    .and_then(rail_core::agent::notice::of_log_line),
             ) {
                 crate::notice::post(repo, &lost, false);
             }
@@ -342,7 +342,7 @@ pub fn log_only(ctx: &Ctx, session: &str, line: String) -> Result<(), Fail> {
 fn write_log_only(
     ctx: &Ctx,
     lock: &lock::RailLock,
-    texts: &rail_core::input::RailTexts,
+    texts: &rail_core::model::input::RailTexts,
     log_lines: &[String],
 ) -> Result<(), Fail> {
     if log_lines.is_empty() {
@@ -361,7 +361,7 @@ pub fn worktree(
     dir: Option<PathBuf>,
     args: &ClaimArgs,
 ) -> Result<(), Fail> {
-    rail_core::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
+    rail_core::text::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
     let repo = ctx
         .repo
         .as_ref()
@@ -371,7 +371,7 @@ pub fn worktree(
         .explicit_session()
         .map(str::to_string)
         .unwrap_or_else(|| task.to_string());
-    rail_core::ident::validate_session(&branch).map_err(|e| Fail::usage(e.0))?;
+    rail_core::text::ident::validate_session(&branch).map_err(|e| Fail::usage(e.0))?;
     let main = repo.main_checkout();
     let dir = dir.unwrap_or_else(|| {
         let name = main

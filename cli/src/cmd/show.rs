@@ -7,10 +7,10 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use rail_core::board;
-use rail_core::diagnostic::Severity;
+use rail_core::model::board;
+use rail_core::model::scope::{self, FileClass};
 use rail_core::model::Rail;
-use rail_core::scope::{self, FileClass};
+use rail_core::text::diagnostic::Severity;
 
 use crate::context::{Commits, Ctx};
 use crate::fail::{self, Fail};
@@ -129,10 +129,15 @@ fn bypass(ctx: &Ctx, session: &str, what: &str) -> Result<bool, Fail> {
     };
     let lock = ctx.lock(named.unwrap_or("(no session)"))?;
     let texts = ctx.read(true)?;
-    let line = rail_core::log::LogEntry::new(ctx.now, rail_core::log::Event::Bypass, None, named)
-        .with("check", what)
-        .with("reason", reason.clone())
-        .render();
+    let line = rail_core::formats::log::LogEntry::new(
+        ctx.now,
+        rail_core::formats::log::Event::Bypass,
+        None,
+        named,
+    )
+    .with("check", what)
+    .with("reason", reason.clone())
+    .render();
     crate::shared::record_local(ctx, &lock, &texts, &[line]).map_err(Fail::env)?;
     errln!("rail: {what} bypassed by RAIL_BYPASS ({reason}); this is recorded in claims.log");
     Ok(true)
@@ -361,7 +366,7 @@ pub struct Ready {
     /// How many tasks the backlog has in all.
     pub backlog: usize,
     /// The ready ones (with `all`, every one, each with its status).
-    pub tasks: Vec<rail_core::conflict::PlannedView>,
+    pub tasks: Vec<rail_core::model::conflict::PlannedView>,
 }
 
 /// `rail ready`: backlog tasks whose dependencies are released and that nobody holds.
@@ -370,12 +375,12 @@ pub fn ready_tasks(ctx: &Ctx, all: bool) -> Result<Ready, Fail> {
     let facts = ctx.facts(&texts, Commits::IfNeeded);
     let rail = Rail::load(&texts);
     let eval = rail.evaluate(&facts);
-    let backlog = rail_core::conflict::backlog(&eval, rail.log());
+    let backlog = rail_core::model::conflict::backlog(&eval, rail.log());
     Ok(Ready {
         backlog: backlog.len(),
         tasks: backlog
             .into_iter()
-            .filter(|p| all || p.status == rail_core::conflict::PlannedStatus::Ready)
+            .filter(|p| all || p.status == rail_core::model::conflict::PlannedStatus::Ready)
             .collect(),
     })
 }
@@ -441,9 +446,9 @@ pub fn log(ctx: &Ctx, limit: Option<usize>) -> Result<(), Fail> {
     // (the mirror keeps them in claims.log; this covers a claims.log replaced since, by git).
     if crate::shared::remote_of(ctx).is_some() {
         let pending = crate::shared::undelivered_lines(ctx, &text);
-        text = rail_core::snapshot::log_with(&text, &pending);
+        text = rail_core::change::snapshot::log_with(&text, &pending);
     }
-    let log = rail_core::log::parse(&text);
+    let log = rail_core::formats::log::parse(&text);
     let skip = limit
         .map(|n| log.entries.len().saturating_sub(n))
         .unwrap_or(0);

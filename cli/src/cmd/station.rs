@@ -10,10 +10,10 @@
 
 use std::path::{Path, PathBuf};
 
-use rail_core::log::{Event, LogEntry};
+use rail_core::change::ops::Request;
+use rail_core::formats::log::{Event, LogEntry};
+use rail_core::model::station::{self, Removal, Station, StationFacts};
 use rail_core::model::Rail;
-use rail_core::ops::Request;
-use rail_core::station::{self, Removal, Station, StationFacts};
 
 use crate::context::{Commits, Ctx};
 use crate::fail::{self, Fail};
@@ -42,7 +42,7 @@ fn repo_of(ctx: &Ctx) -> Result<&Repo, Fail> {
 
 fn valid_base(base: Option<&str>) -> Result<(), Fail> {
     match base {
-        Some(b) => rail_core::ident::validate_session(b).map_err(|e| {
+        Some(b) => rail_core::text::ident::validate_session(b).map_err(|e| {
             Fail::usage(format!(
                 "--base: {}",
                 e.0.replacen("session name", "branch", 1)
@@ -180,7 +180,7 @@ fn guard_status(station: &Station, main: &[rail_core::agent::Agent]) -> Option<G
             .filter(|t| here.contains(t))
             .map(title)
             .collect(),
-        missing: rail_core::setup::unguarded(main, &here)
+        missing: rail_core::agent::setup::unguarded(main, &here)
             .iter()
             .map(title)
             .collect(),

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use rail_core::hint::Hint;
+use rail_core::text::hint::Hint;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;

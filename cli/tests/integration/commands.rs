@@ -600,7 +600,7 @@ fn rustix_hostname() -> String {
 /// written by Rail: it is neither replayed nor dropped, and the command says which file.
 #[test]
 fn a_journal_naming_a_file_outside_the_rail_is_never_replayed() {
-    use rail_core::journal::{render, Entry};
+    use rail_core::formats::journal::{render, Entry};
     for hostile in [
         "../escaped.txt",
         ".git/config",

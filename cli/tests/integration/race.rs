@@ -20,12 +20,12 @@ fn spawn_sh(repo: &Repo, script: &str) -> Child {
         .unwrap()
 }
 
-fn parse_rail(repo: &Repo) -> rail_core::rail::RailDoc {
-    let doc = rail_core::rail::parse(&repo.read("claims.md"));
+fn parse_rail(repo: &Repo) -> rail_core::formats::claims_md::RailDoc {
+    let doc = rail_core::formats::claims_md::parse(&repo.read("claims.md"));
     let errors: Vec<_> = doc
         .diagnostics
         .iter()
-        .filter(|d| d.severity == rail_core::diagnostic::Severity::Error)
+        .filter(|d| d.severity == rail_core::text::diagnostic::Severity::Error)
         .collect();
     assert!(
         errors.is_empty(),
@@ -35,8 +35,8 @@ fn parse_rail(repo: &Repo) -> rail_core::rail::RailDoc {
     doc
 }
 
-fn log_events(repo: &Repo, event: &str) -> Vec<rail_core::log::LogEntry> {
-    let log = rail_core::log::parse(&repo.read("claims.log"));
+fn log_events(repo: &Repo, event: &str) -> Vec<rail_core::formats::log::LogEntry> {
+    let log = rail_core::formats::log::parse(&repo.read("claims.log"));
     assert!(
         log.diagnostics.is_empty(),
         "torn log: {:?}",

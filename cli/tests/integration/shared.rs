@@ -194,7 +194,7 @@ fn race(remote: &Remote) {
         assert_eq!(wins.get(t).map(Vec::len), Some(1), "{t}: {:?}", wins.get(t));
     }
     let shared = remote.shared_file("claims.md");
-    let doc = rail_core::rail::parse(&shared);
+    let doc = rail_core::formats::claims_md::parse(&shared);
     let claims: Vec<_> = doc
         .claims()
         .map(|(_, c)| (c.task.clone(), c.session.clone()))
@@ -211,7 +211,7 @@ fn race(remote: &Remote) {
         .parse()
         .unwrap();
     assert!((2..=21).contains(&commits), "{commits} commits");
-    let log = rail_core::log::parse(&remote.shared_file("claims.log"));
+    let log = rail_core::formats::log::parse(&remote.shared_file("claims.log"));
     assert_eq!(
         log.entries
             .iter()
@@ -291,14 +291,14 @@ fn one_machines_processes_never_fail_each_other() {
             "p{p}: {err}"
         );
     }
-    let log = rail_core::log::parse(&remote.shared_file("claims.log"));
+    let log = rail_core::formats::log::parse(&remote.shared_file("claims.log"));
     let claimed = log
         .entries
         .iter()
         .filter(|e| e.event.as_str() == "claimed")
         .count();
     assert_eq!(claimed, 36);
-    let shared = rail_core::rail::parse(&remote.shared_file("claims.md"));
+    let shared = rail_core::formats::claims_md::parse(&remote.shared_file("claims.md"));
     assert_eq!(shared.claims().count(), 36);
 }
 
@@ -947,7 +947,7 @@ fn a_machine_plans_on_its_own_last_push_without_fetching() {
         "the second claim fetched although this machine's push was the last state it knew"
     );
     assert_eq!(after_second.1, 2, "one push for the second claim");
-    let shared = rail_core::rail::parse(&remote.shared_file("claims.md"));
+    let shared = rail_core::formats::claims_md::parse(&remote.shared_file("claims.md"));
     let held: Vec<(String, String)> = shared
         .claims()
         .map(|(_, c)| (c.task.clone(), c.session.clone()))
@@ -1024,7 +1024,7 @@ fn a_wrong_guess_is_rejected_by_the_remote_and_planned_again_on_a_fetch() {
         (1, 2),
         "a rejected guess, then a fetch and a push"
     );
-    let shared = rail_core::rail::parse(&remote.shared_file("claims.md"));
+    let shared = rail_core::formats::claims_md::parse(&remote.shared_file("claims.md"));
     let tasks: std::collections::BTreeSet<String> =
         shared.claims().map(|(_, c)| c.task.clone()).collect();
     assert_eq!(
@@ -1050,7 +1050,7 @@ fn a_refusal_on_the_guessed_state_is_asked_of_the_remote() {
     assert_eq!(code(&freed), 0, "{}", stderr(&freed));
     let out = ms[0].rail(&["claim", "t", "--session", "s2"], &trust);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let shared = rail_core::rail::parse(&remote.shared_file("claims.md"));
+    let shared = rail_core::formats::claims_md::parse(&remote.shared_file("claims.md"));
     let held: Vec<String> = shared.claims().map(|(_, c)| c.session.clone()).collect();
     assert_eq!(held, vec!["s2"]);
 }

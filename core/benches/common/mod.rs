@@ -3,8 +3,8 @@
 
 #![allow(dead_code)]
 
-use rail_core::input::{Facts, FileText, RailTexts};
-use rail_core::time::parse_time;
+use rail_core::model::input::{Facts, FileText, RailTexts};
+use rail_core::text::time::parse_time;
 
 /// "Now" for every benchmark.
 pub fn facts() -> Facts {

@@ -12,8 +12,8 @@ use super::{
     apply_patch, field, mcp_by_name, non_empty, Agent, Answer, Event, Found, Harness, Outcome,
     Spec, TrustEnv, TrustFile,
 };
-use crate::doctor::Trust;
-use crate::setup::{self, FileChanges};
+use crate::agent::doctor::Trust;
+use crate::agent::setup::{self, FileChanges};
 
 pub const AGENT: Agent = Agent::new(&Codex);
 

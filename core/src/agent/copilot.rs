@@ -15,8 +15,8 @@ use super::{
     apply_patch, by_verb, field, is_pre_tool, mcp, non_empty, shell_writes, vscode, Agent, Answer,
     Event, Found, Harness, Outcome, Spec, TrustEnv, TrustFile,
 };
-use crate::doctor::{within, Trust};
-use crate::setup::{self, FileChanges};
+use crate::agent::doctor::{within, Trust};
+use crate::agent::setup::{self, FileChanges};
 
 pub const AGENT: Agent = Agent::new(&Copilot);
 
@@ -249,7 +249,7 @@ fn tool(tool: &str, input: &Value) -> Result<Found, String> {
 /// Copilot CLI: the `trusted_folders` array of its `config.json` (older docs: `trustedFolders`)
 /// trusts each folder and everything below it.
 fn trusts(config_json: &str, folder: &str) -> Trust {
-    let Ok(node) = crate::jsonc::parse(config_json) else {
+    let Ok(node) = crate::formats::jsonc::parse(config_json) else {
         return Trust::Unknown("config.json does not parse".into());
     };
     let value = node.to_value();
@@ -278,7 +278,7 @@ mod tests {
     use super::super::tests::tool;
     use super::super::{answer, read, read_event};
     use super::*;
-    use crate::jsonc;
+    use crate::formats::jsonc;
 
     #[test]
     fn copilot_payloads_name_their_tool_and_arguments_as_json_text() {

@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use super::{
     field, is_pre_tool, mcp, non_empty, Agent, Answer, Event, Found, Harness, Outcome, Spec,
 };
-use crate::setup::{self, FileChanges};
+use crate::agent::setup::{self, FileChanges};
 
 pub const AGENT: Agent = Agent::new(&Cursor);
 

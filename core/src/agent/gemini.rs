@@ -8,9 +8,9 @@ use serde_json::{json, Map, Value};
 use super::{
     field, mcp, non_empty, Agent, Answer, Event, Found, Harness, Outcome, Spec, TrustEnv, TrustFile,
 };
-use crate::doctor::{within, Trust};
-use crate::jsonc::Change;
-use crate::setup::{self, FileChanges};
+use crate::agent::doctor::{within, Trust};
+use crate::agent::setup::{self, FileChanges};
+use crate::formats::jsonc::Change;
 
 pub const AGENT: Agent = Agent::new(&Gemini);
 
@@ -172,7 +172,7 @@ impl Spec for Gemini {
 /// `TRUST_PARENT` (its parent and below) or `DO_NOT_TRUST`; the most specific rule that covers
 /// `folder` decides.
 fn trusts(trusted_folders: &str, folder: &str) -> Trust {
-    let Ok(node) = crate::jsonc::parse(trusted_folders) else {
+    let Ok(node) = crate::formats::jsonc::parse(trusted_folders) else {
         return Trust::Unknown("trustedFolders.json does not parse".into());
     };
     let value = node.to_value();
@@ -183,7 +183,7 @@ fn trusts(trusted_folders: &str, folder: &str) -> Trust {
     for (path, level) in rules {
         let (root, trusted) = match level.as_str() {
             Some("TRUST_FOLDER") => (Some(path.clone()), true),
-            Some("TRUST_PARENT") => (crate::doctor::parent(path), true),
+            Some("TRUST_PARENT") => (crate::agent::doctor::parent(path), true),
             Some("DO_NOT_TRUST") => (Some(path.clone()), false),
             _ => {
                 return Trust::Unknown(format!(

@@ -9,8 +9,8 @@
 //!
 //! A host reads the payload's text from stdin and hands it to [`read`]: the call's event, where
 //! the agent works, and for a tool call the paths it writes and what in it cannot be judged
-//! (shell commands through [`crate::shell`], patches through [`crate::patch`], MCP tools by the
-//! shared rules of `mcp.rs`). The decision itself is [`crate::hook::judge`], the same for every
+//! (shell commands through [`crate::agent::shell`], patches through [`crate::agent::patch`], MCP tools by the
+//! shared rules of `mcp.rs`). The decision itself is [`crate::agent::hook::judge`], the same for every
 //! agent. [`answer`] turns the decision into the exact bytes and exit code that agent obeys —
 //! each has its own trap (docs/agents.md; each agent's file says which).
 //!
@@ -25,13 +25,13 @@
 
 use serde_json::{Map, Value};
 
-use crate::doctor::Trust;
-use crate::setup::FileChanges;
-use crate::{patch, shell};
+use crate::agent::doctor::Trust;
+use crate::agent::setup::FileChanges;
 
 pub use mcp::RAIL_MCP_TOOLS;
 use mcp::{by_verb, mcp, mcp_by_name, path_arguments};
 
+// One module per agent; adding an agent is a new file here and an entry in `AGENTS`.
 pub mod claude;
 pub mod codex;
 pub mod copilot;
@@ -39,6 +39,17 @@ pub mod cursor;
 pub mod gemini;
 mod mcp;
 pub mod vscode;
+
+// What every agent shares: the hook's verdicts and what they read.
+pub mod after;
+pub mod doctor;
+pub mod gate;
+pub mod heartbeat;
+pub mod hook;
+pub mod notice;
+pub mod patch;
+pub mod setup;
+pub mod shell;
 
 pub use claude::CLAUDE_BLOCK;
 
@@ -117,7 +128,7 @@ pub trait Spec: Sync {
     /// Whether one of [`Spec::evidence_files`], parsed, says so: a hook runs `rail hook <name>`.
     fn set_up(&self, file: &Value) -> bool {
         let hook = format!("hook {}", self.name());
-        crate::setup::hooks_run(file, |entry| crate::setup::runs(entry, &hook))
+        crate::agent::setup::hooks_run(file, |entry| crate::agent::setup::runs(entry, &hook))
     }
     /// Project files the agent also reads from a local, untracked variant, which a station gets
     /// instead (docs/agents.md, "Stations"): `(project file, local variant)`.
@@ -247,7 +258,7 @@ pub enum Event {
         unanalysed: Vec<String>,
     },
     /// A tool call, after it ran: what it changed is checked against the snapshot taken before
-    /// it (`crate::after`).
+    /// it (`crate::agent::after`).
     AfterTool { tool: String },
     /// The agent finished a turn: it is active, its lease is renewed.
     Stop,

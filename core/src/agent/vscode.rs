@@ -12,7 +12,7 @@ use super::{
     apply_patch, by_verb, claude, field, mcp_by_name, path_arguments, shell_writes, Agent, Answer,
     Event, Found, Harness, Outcome, Spec,
 };
-use crate::setup::{self, FileChanges};
+use crate::agent::setup::{self, FileChanges};
 
 pub const AGENT: Agent = Agent::new(&VsCode);
 

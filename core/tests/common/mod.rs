@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use proptest::prelude::*;
-use rail_core::diagnostic::Diagnostic;
+use rail_core::text::diagnostic::Diagnostic;
 
 /// Pieces that make the claims.md parser take its interesting paths, mixed with noise.
 pub fn rail_fragment() -> impl Strategy<Value = String> {

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsError, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
-use rail_core::input::{Facts, RailTexts};
+use rail_core::model::input::{Facts, RailTexts};
 
 mod fuzz;
 
@@ -96,7 +96,7 @@ fn board_matches_serde_json_of_core() {
         "worktrees": [{ "path": "/work/app-billing", "branch": "session-b" }],
     });
     let got = ok(rail_wasm::board(js(&texts), js(&facts)));
-    let want = serde_json::to_value(rail_core::board::build(
+    let want = serde_json::to_value(rail_core::model::board::build(
         &native_texts(&texts),
         &native_facts(&facts),
     ))
@@ -235,7 +235,7 @@ fn merge_is_the_driver() {
     ));
     assert_eq!(
         got,
-        serde_json::to_value(rail_core::merge::merge(base, &ours, &theirs)).unwrap()
+        serde_json::to_value(rail_core::change::merge::merge(base, &ours, &theirs)).unwrap()
     );
     assert_eq!(got["losers"][0]["lost_session"], "session-c");
 }
@@ -304,11 +304,11 @@ fn the_rails_own_files_are_core_s_list() {
 fn commit_times_are_cores_reading_of_for_each_ref_rows() {
     assert_eq!(
         ok(rail_wasm::for_each_ref_format("main".into())),
-        json!(rail_core::lease::for_each_ref_format(Some("main")))
+        json!(rail_core::model::lease::for_each_ref_format(Some("main")))
     );
     assert_eq!(
         ok(rail_wasm::for_each_ref_format(JsValue::NULL)),
-        json!(rail_core::lease::for_each_ref_format(None))
+        json!(rail_core::model::lease::for_each_ref_format(None))
     );
     // 1792677900 = 2026-10-22T14:05:00Z. `fresh` has no commit of its own (ahead 0) and the
     // remote's HEAD is an alias: neither counts.
@@ -355,7 +355,7 @@ fn parse_config_is_core_s_reading_of_rail_yaml() {
     let got = ok(rail_wasm::parse_config(text.into()));
     assert_eq!(
         got,
-        serde_json::to_value(rail_core::config::parse(text).0).unwrap()
+        serde_json::to_value(rail_core::formats::config::parse(text).0).unwrap()
     );
     // Durations in seconds; a bad value keeps its default (15 minutes).
     assert_eq!(got["lease"], 45 * 60);

@@ -1,0 +1,516 @@
+//! What an agent's edit hook decides about the paths a tool call would write.
+//!
+//! - **deny** a path held by another session's live (or expiring) claim;
+//! - **warn** on a path outside the session's own declared paths, or when the session holds no
+//!   claim at all;
+//! - **allow** everything else.
+//!
+//! Paths are repo-relative. Targets written as globs (a Bash `rm src/*`) are compared as
+//! patterns: they are denied when they could touch another session's paths.
+
+use serde::Serialize;
+
+use crate::formats::config::HookUnanalysed;
+use crate::model::lease::State;
+use crate::model::scope;
+use crate::model::{Claim, Evaluation};
+use crate::text::glob;
+use crate::text::hint::Hint;
+use crate::text::time::format_duration;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum Decision {
+    Allow,
+    Warn,
+    Deny,
+}
+
+/// A path another session holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Held {
+    pub path: String,
+    pub session: String,
+    pub task: Option<String>,
+    pub pattern: String,
+    pub state: State,
+    pub file: String,
+    pub line: u32,
+    pub lease_left: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct HookVerdict {
+    pub decision: Decision,
+    /// What to tell the agent: who holds what, and what to do.
+    pub message: String,
+    pub held: Vec<Held>,
+    /// Paths outside the session's own declared scope.
+    pub outside: Vec<String>,
+    /// What the agent can do instead (each host words it: the CLI as command lines).
+    pub hint: Option<Hint>,
+}
+
+fn held(path: &str, claim: &Claim, pattern: &str) -> Held {
+    Held {
+        path: path.to_string(),
+        session: claim.session.clone(),
+        task: claim.task.clone(),
+        pattern: pattern.to_string(),
+        state: claim.state(),
+        file: claim.file.clone(),
+        line: claim.line,
+        lease_left: claim
+            .lease_state
+            .left
+            .filter(|l| l.num_seconds() > 0)
+            .map(format_duration),
+    }
+}
+
+/// Decides about `targets` (repo-relative paths or globs) written by `session`.
+///
+/// Every target is compared as a pattern covering itself and everything below it, so writing a
+/// directory (`cp x src/auth/`, `rm -rf src`) counts as writing the files inside it.
+pub fn decide(eval: &Evaluation, session: &str, targets: &[String]) -> HookVerdict {
+    decide_as(eval, Actor::Session(session), targets)
+}
+
+/// Who writes: a session, or an agent whose checkout names none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Actor<'a> {
+    Session(&'a str),
+    /// The checkout's branch cannot be a session name (`fix$(id)`), or HEAD is detached, and
+    /// no session was set: a valid situation, not a failure. No claim can be held under no
+    /// name, so this agent holds nothing: another session's paths are denied to it, and every
+    /// other write is warned about with what to do.
+    Unnamed {
+        why: &'a str,
+    },
+}
+
+impl Actor<'_> {
+    /// The name claims are compared with; an unnamed actor matches no claim.
+    fn name(&self) -> &str {
+        match self {
+            Actor::Session(s) => s,
+            Actor::Unnamed { .. } => "",
+        }
+    }
+}
+
+/// [`decide`] for an [`Actor`].
+pub fn decide_as(eval: &Evaluation, actor: Actor, targets: &[String]) -> HookVerdict {
+    let session = actor.name();
+    let mut held_paths: Vec<Held> = Vec::new();
+    let mut outside: Vec<String> = Vec::new();
+    let own: Vec<&Claim> = eval
+        .claims
+        .iter()
+        .filter(|c| c.session == session)
+        .collect();
+    let declared: Vec<&str> = own
+        .iter()
+        .flat_map(|c| c.paths.iter().map(String::as_str))
+        .collect();
+    for raw in targets {
+        let target = scope::normalize_path(raw);
+        if target.is_empty() {
+            continue;
+        }
+        // A name no pattern can express (a `,` or `|` in a file name) is matched literally.
+        let pattern = glob::normalize(&target).ok();
+        // The literal-prefix test first: a long script writes hundreds of paths, and the
+        // automaton product of `overlaps` for each of them and every claim is what costs.
+        let touches = |p: &str| match &pattern {
+            Some(t) => glob::may_overlap(p, t) && glob::overlaps(p, t),
+            None => glob::covers(p, &target),
+        };
+        for claim in eval
+            .claims
+            .iter()
+            .filter(|c| c.session != session && c.state().holds())
+        {
+            if let Some(p) = claim.paths.iter().find(|p| touches(p)) {
+                held_paths.push(held(&target, claim, p));
+            }
+        }
+        if !declared.is_empty() && !declared.iter().any(|p| touches(p)) {
+            outside.push(target);
+        }
+    }
+    let report_declared = declared.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+
+    if !held_paths.is_empty() {
+        let lines: Vec<String> = held_paths
+            .iter()
+            .map(|h| {
+                let task = h.task.as_deref().unwrap_or("no task");
+                let left = h
+                    .lease_left
+                    .as_ref()
+                    .map(|l| format!(", {l} left"))
+                    .unwrap_or_default();
+                format!(
+                    "{} is claimed by {} (task {task}, {}{left}, {}:{}, via `{}`)",
+                    h.path,
+                    h.session,
+                    h.state.as_str(),
+                    h.file,
+                    h.line,
+                    h.pattern
+                )
+            })
+            .collect();
+        let first = &held_paths[0];
+        let hint = Hint::OtherWork {
+            take: first.task.clone(),
+        };
+        return HookVerdict {
+            decision: Decision::Deny,
+            message: format!(
+                "Rail: {}. Do not edit another session's paths: work on something else, or ask {} to release it",
+                lines.join("; "),
+                first.session
+            ),
+            held: held_paths,
+            outside,
+            hint: Some(hint),
+        };
+    }
+    if !outside.is_empty() {
+        return HookVerdict {
+            decision: Decision::Warn,
+            message: format!(
+                "Rail: {} {} outside {session}'s claimed paths ({}). If the task needs {}, add {} to its claim first",
+                outside.join(", "),
+                if outside.len() == 1 { "is" } else { "are" },
+                report_declared.join(", "),
+                if outside.len() == 1 { "it" } else { "them" },
+                if outside.len() == 1 { "it" } else { "them" }
+            ),
+            held: held_paths,
+            outside,
+            hint: Some(Hint::AddPaths { task: None }),
+        };
+    }
+    if own.is_empty() && !targets.is_empty() {
+        return HookVerdict {
+            decision: Decision::Warn,
+            message: match actor {
+                Actor::Session(_) => {
+                    format!("Rail: {session} holds no claim. Claim your task before editing")
+                }
+                Actor::Unnamed { why } => format!(
+                    "Rail: this checkout names no session ({why}), so it holds no claim. Set RAIL_SESSION for this agent, then claim your task before editing"
+                ),
+            },
+            held: held_paths,
+            outside,
+            hint: Some(Hint::ClaimFirst),
+        };
+    }
+    HookVerdict {
+        decision: Decision::Allow,
+        message: String::new(),
+        held: held_paths,
+        outside,
+        hint: None,
+    }
+}
+
+/// Where the host found that a written path lands, after following symlinks (the host's I/O).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Landing {
+    /// The absolute path with every symlink of its existing part resolved (a part that does not
+    /// exist yet, and a glob tail, appended as written).
+    At(String),
+    /// The host could not follow it (a symlink loop, a dangling chain, an unreadable link).
+    Unresolved(String),
+}
+
+/// The repo-relative paths a tool call writes, and what could not be judged.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Landed {
+    pub targets: Vec<String>,
+    pub unanalysed: Vec<String>,
+}
+
+/// Judges written paths where they land: `worktrees` are the repository's checkouts (main and
+/// stations, symlinks resolved); a path inside one is judged by its path in the repository,
+/// whichever checkout it is in (claims are repository-wide), so a symlink in a station into the
+/// main checkout or another station is judged there. A path outside every checkout is not the
+/// repository's. The rail's own files, in the checkout holding the rail (`rail_root`), are
+/// nobody's work. A whole checkout (`tar -x` at its top, `rm -rf .`) is every path in it.
+pub fn land(worktrees: &[String], rail_root: Option<&str>, writes: &[(String, Landing)]) -> Landed {
+    let mut out = Landed::default();
+    for (written, landing) in writes {
+        let at = match landing {
+            Landing::At(at) => at,
+            Landing::Unresolved(why) => {
+                out.unanalysed.push(format!(
+                    "`{written}` (a symlink Rail cannot resolve: {why})"
+                ));
+                continue;
+            }
+        };
+        let found = worktrees
+            .iter()
+            .filter_map(|wt| within(wt, at).map(|r| (wt, r)))
+            .max_by_key(|(wt, _)| wt.len());
+        let Some((wt, rel)) = found else { continue };
+        if Some(wt.as_str()) == rail_root && crate::formats::rail_files::is_rail_file(&rel) {
+            continue;
+        }
+        out.targets
+            .push(if rel.is_empty() { "**".into() } else { rel });
+    }
+    out
+}
+
+/// Whether `at` (an absolute landing) lies in one of `worktrees`: a path outside every checkout
+/// of this repository is judged by the rail of the repository it lands in, if any (the host
+/// finds that repository).
+pub fn in_checkouts(worktrees: &[String], at: &str) -> bool {
+    worktrees.iter().any(|wt| within(wt, at).is_some())
+}
+
+/// One answer for a tool call whose paths land in several repositories, each judged against its
+/// own rail: the strongest decision, with what each rail said at that strength.
+pub fn combine(verdicts: Vec<HookVerdict>) -> HookVerdict {
+    let top = verdicts.iter().map(|v| v.decision).max();
+    let mut out: Option<HookVerdict> = None;
+    for v in verdicts.into_iter().filter(|v| Some(v.decision) == top) {
+        match &mut out {
+            None => out = Some(v),
+            Some(o) => {
+                if !v.message.is_empty() {
+                    if !o.message.is_empty() {
+                        o.message.push_str("; ");
+                    }
+                    o.message.push_str(&v.message);
+                }
+                o.held.extend(v.held);
+                o.outside.extend(v.outside);
+                if o.hint.is_none() {
+                    o.hint = v.hint;
+                }
+            }
+        }
+    }
+    out.unwrap_or(HookVerdict {
+        decision: Decision::Allow,
+        message: String::new(),
+        held: Vec::new(),
+        outside: Vec::new(),
+        hint: None,
+    })
+}
+
+/// `path` relative to `root` ("" for the root itself), lexically; `None` outside it.
+fn within(root: &str, path: &str) -> Option<String> {
+    let fold = |p: &str| -> Vec<String> {
+        let mut parts: Vec<String> = Vec::new();
+        for seg in p.split('/') {
+            match seg {
+                "" | "." => {}
+                ".." => {
+                    parts.pop();
+                }
+                s => parts.push(s.to_string()),
+            }
+        }
+        parts
+    };
+    let root = fold(root);
+    let parts = fold(path);
+    if parts.len() < root.len() || parts[..root.len()] != root[..] {
+        return None;
+    }
+    Some(parts[root.len()..].join("/"))
+}
+
+/// The hook's verdict on a tool call: [`decide`] on the paths it writes, and what to do with
+/// the parts Rail could not judge — never a silent allow: a warning that names them, or (rail.yaml
+/// `hook_unanalysed: deny`) a denial. A denial for a held path stays that denial.
+pub fn judge(
+    eval: &Evaluation,
+    session: &str,
+    targets: &[String],
+    unanalysed: &[String],
+    mode: HookUnanalysed,
+) -> HookVerdict {
+    judge_as(eval, Actor::Session(session), targets, unanalysed, mode)
+}
+
+/// [`judge`] for an [`Actor`].
+pub fn judge_as(
+    eval: &Evaluation,
+    actor: Actor,
+    targets: &[String],
+    unanalysed: &[String],
+    mode: HookUnanalysed,
+) -> HookVerdict {
+    let mut verdict = decide_as(eval, actor, targets);
+    if unanalysed.is_empty() || verdict.decision == Decision::Deny {
+        return verdict;
+    }
+    let parts = unanalysed.join("; ");
+    match mode {
+        HookUnanalysed::Deny => {
+            verdict.decision = Decision::Deny;
+            verdict.message = format!(
+                "Rail: cannot judge what this command writes: {parts}. rail.yaml sets `hook_unanalysed: deny`: write the paths out literally, or use the edit tools"
+            );
+            verdict.hint = None;
+        }
+        HookUnanalysed::Warn => {
+            let said = format!(
+                "Rail could not judge: {parts}. Make sure it writes nothing another session holds"
+            );
+            verdict.message = if verdict.decision == Decision::Warn {
+                format!("{} ({said})", verdict.message)
+            } else {
+                said
+            };
+            verdict.decision = Decision::Warn;
+        }
+    }
+    verdict
+}
+
+/// Resolves a path a tool reported (absolute, or relative to `cwd`) to a repo-relative path
+/// under `worktree`, lexically (`..` and `.` folded). `None` if it lies outside the worktree.
+pub fn repo_relative(worktree: &str, cwd: &str, path: &str) -> Option<String> {
+    let joined = if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("{}/{}", cwd.trim_end_matches('/'), path)
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in joined.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    let root: Vec<&str> = worktree
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    if parts.len() < root.len() || parts[..root.len()] != root[..] {
+        return None;
+    }
+    let rel = parts[root.len()..].join("/");
+    (!rel.is_empty()).then_some(rel)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths() {
+        assert_eq!(
+            repo_relative("/w/app", "/w/app/src", "../docs/a.md").as_deref(),
+            Some("docs/a.md")
+        );
+        assert_eq!(
+            repo_relative("/w/app", "/w/app", "/w/app/src/x.ts").as_deref(),
+            Some("src/x.ts")
+        );
+        assert_eq!(repo_relative("/w/app", "/w/app", "/etc/passwd"), None);
+        assert_eq!(repo_relative("/w/app", "/w/app", "/w/app2/x"), None);
+        assert_eq!(repo_relative("/w/app", "/w/app", "."), None);
+    }
+
+    #[test]
+    fn an_unnamed_checkout_holds_nothing_and_is_told_what_to_do() {
+        let texts = crate::model::input::RailTexts {
+            claims: Some(crate::model::input::FileText {
+                path: "claims.md".into(),
+                text: "# Claims\n\nauth | auth | 2026-12-01T00:00:00Z | paths: src/auth/**\n"
+                    .into(),
+                modified: None,
+            }),
+            ..Default::default()
+        };
+        let facts = crate::model::input::Facts::at("2026-12-01T00:10:00Z".parse().unwrap());
+        let eval = crate::model::Rail::load(&texts).evaluate(&facts);
+        let who = Actor::Unnamed {
+            why: "the branch `fix$(id)` contains `$`",
+        };
+        let held = judge_as(
+            &eval,
+            who,
+            &["src/auth/a.ts".into()],
+            &[],
+            HookUnanalysed::Warn,
+        );
+        assert_eq!(held.decision, Decision::Deny, "{}", held.message);
+        let free = judge_as(&eval, who, &["docs/a.md".into()], &[], HookUnanalysed::Warn);
+        assert_eq!(free.decision, Decision::Warn);
+        assert!(free.message.contains("fix$(id)"), "{}", free.message);
+        assert!(free.message.contains("RAIL_SESSION"), "{}", free.message);
+        let nothing = judge_as(&eval, who, &[], &[], HookUnanalysed::Warn);
+        assert_eq!(nothing.decision, Decision::Allow);
+    }
+
+    #[test]
+    fn the_strongest_verdict_of_several_rails_wins() {
+        let v = |decision, message: &str| HookVerdict {
+            decision,
+            message: message.into(),
+            held: Vec::new(),
+            outside: Vec::new(),
+            hint: None,
+        };
+        let one = combine(vec![
+            v(Decision::Allow, ""),
+            v(Decision::Deny, "held in b"),
+            v(Decision::Warn, "w"),
+            v(Decision::Deny, "held in c"),
+        ]);
+        assert_eq!(one.decision, Decision::Deny);
+        assert_eq!(one.message, "held in b; held in c");
+        assert_eq!(combine(vec![]).decision, Decision::Allow);
+        assert!(in_checkouts(&["/w/a".into()], "/w/a/x"));
+        assert!(!in_checkouts(&["/w/a".into()], "/w/b/x"));
+    }
+
+    #[test]
+    fn paths_are_judged_where_they_land() {
+        let wts = ["/w/app".to_string(), "/w/app-web".to_string()];
+        let at = |p: &str| Landing::At(p.into());
+        let landed = land(
+            &wts,
+            Some("/w/app"),
+            &[
+                ("link/t.ts".into(), at("/w/app/src/auth/t.ts")),
+                ("x".into(), at("/w/app-web/web/x")),
+                ("claims.md".into(), at("/w/app/claims.md")),
+                ("../app-web/claims.md".into(), at("/w/app-web/claims.md")),
+                ("/tmp/x".into(), at("/tmp/x")),
+                (".".into(), at("/w/app-web")),
+                (
+                    "loop/x".into(),
+                    Landing::Unresolved("a symlink loop".into()),
+                ),
+            ],
+        );
+        assert_eq!(
+            landed.targets,
+            ["src/auth/t.ts", "web/x", "claims.md", "**"]
+        );
+        assert_eq!(
+            landed.unanalysed,
+            ["`loop/x` (a symlink Rail cannot resolve: a symlink loop)"]
+        );
+    }
+}

@@ -1,0 +1,509 @@
+//! Operations as pure planners: claim, release, renew, take, update.
+//!
+//! Each takes the rail's texts, the facts, the acting session and the request, and returns
+//! either a [`Plan`] — the minimal edits per file plus the log line to append — or a
+//! [`Refusal`] that names the holder, the claim's age and the lease left. A refused operation
+//! changes nothing. Hosts apply plans under the rail lock, re-reading the files first, so the
+//! plan always matches the text it was made from.
+//!
+//! One file per operation (`claim`, `release`, `renew`, `take`, `update`), each an
+//! `impl Planner` block; the request and refusal types in `request` and `refusal`; the
+//! planner, the checks every plan passes and [`plan`] itself here.
+
+// A refusal is returned at most once per command and carries everything the user needs to
+// know; boxing it would only add noise at every construction site.
+#![allow(clippy::result_large_err)]
+
+mod claim;
+mod refusal;
+mod release;
+mod renew;
+mod request;
+mod take;
+mod update;
+
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+use crate::formats::claim_file;
+use crate::formats::claims_md::{self, LineKind, NewClaim};
+use crate::formats::log::{Event, LogEntry};
+use crate::formats::markdown;
+use crate::model::conflict::{self, holder_of, Conflict};
+use crate::model::input::{Facts, RailTexts};
+use crate::model::lease::State;
+use crate::model::{Claim, Evaluation, Origin, Rail};
+use crate::text::diagnostic::{Code, Diagnostic};
+use crate::text::edit::{self, FileEdits, TextEdit};
+use crate::text::glob;
+pub use crate::text::hint::Hint;
+use crate::text::ident;
+use crate::text::time;
+use crate::text::Span;
+
+use refusal::describe_holder;
+pub use refusal::{Refusal, RefusalKind};
+pub use request::{ClaimRequest, MissingTask, Request};
+
+/// What to change: edits per file and the log line to append.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Plan {
+    pub op: String,
+    pub task: String,
+    pub session: String,
+    pub edits: Vec<FileEdits>,
+    /// The line to append to claims.log (without newline); `null` when nothing happens.
+    pub log_line: Option<String>,
+    pub message: String,
+    /// Nothing to do (e.g. claiming a task the session already holds and nothing changes).
+    pub noop: bool,
+    /// What the session can do instead, when nothing was done.
+    pub hint: Option<Hint>,
+}
+
+/// Plans `request` for `session`. Never panics; any input gives a plan or a refusal.
+pub fn plan(
+    texts: &RailTexts,
+    facts: &Facts,
+    session: &str,
+    request: &Request,
+) -> Result<Plan, Refusal> {
+    let task = request.task();
+    ident::validate_task(task).map_err(|e| Refusal::bad(task, e.0))?;
+    ident::validate_session(session).map_err(|e| Refusal::bad(task, e.0))?;
+    let rail = Rail::load(texts);
+    if let Some(marker) = rail
+        .claims
+        .diagnostics
+        .iter()
+        .find(|d| d.code == Code::ConflictMarker)
+    {
+        let at = marker.locate(&rail.claims_path, rail.claims.text(), &rail.claims_index);
+        return Err(Refusal {
+            kind: RefusalKind::ConflictMarker,
+            message: format!(
+                "{}:{} has a merge conflict marker; resolve it before changing the rail",
+                at.file, at.line
+            ),
+            hint: Some(Hint::MergeDriver),
+            location: Some(at),
+            ..Refusal::bad(task, "")
+        });
+    }
+    let eval = rail.evaluate(facts);
+    if let Some(b) = eval.broken.iter().find(|b| b.task == task) {
+        return Err(Refusal {
+            kind: RefusalKind::BrokenLine,
+            message: format!(
+                "{}:{} names task {task} but the line is broken; fix it first",
+                b.file, b.line
+            ),
+            hint: Some(Hint::Validate),
+            ..Refusal::bad(task, "")
+        });
+    }
+    let planner = Planner {
+        rail: &rail,
+        eval: &eval,
+        facts,
+        session,
+        task,
+    };
+    let plan = match request {
+        Request::Claim(req) => planner.claim(req),
+        Request::Release { touched, done, .. } => planner.release(touched, *done),
+        Request::Renew { .. } => planner.renew(),
+        Request::Take { reason, branch, .. } => planner.take(reason.as_deref(), branch.as_deref()),
+        Request::Update {
+            paths,
+            resources,
+            purpose,
+            ..
+        } => planner.update(paths.as_deref(), resources.as_deref(), purpose.as_deref()),
+    }?;
+    check_lands(&rail, &plan)?;
+    Ok(plan)
+}
+
+/// An edited claim file must read back as the same claim with what the plan set: no error the
+/// file did not have before, the same owner and task, and `released` set by a release. A file
+/// in a shape the edit does not keep (issue 28, finding 6: keys appended at column 0 of an
+/// indented file made it a YAML error and the released claim live again) is refused before
+/// anything is written.
+fn check_claim_files(rail: &Rail, plan: &Plan) -> Result<(), Refusal> {
+    for fe in plan.edits.iter().filter(|f| !f.create) {
+        let Some(old) = rail.files.iter().find(|f| f.path == fe.file) else {
+            continue;
+        };
+        let text = edit::apply(old.text(), &fe.edits)
+            .map_err(|e| Refusal::bad(&plan.task, format!("internal: {e}")))?;
+        let new = claim_file::parse(&old.path, &text);
+        let errors = |f: &claim_file::ClaimFile| {
+            (f.diagnostics.iter())
+                .filter(|d| d.severity == crate::text::diagnostic::Severity::Error)
+                .count()
+        };
+        let released_lost =
+            matches!(plan.op.as_str(), "release" | "take") && new.released.is_none();
+        if errors(&new) > errors(old)
+            || new.owner != old.owner
+            || new.task != old.task
+            || released_lost
+        {
+            return Err(Refusal {
+                kind: RefusalKind::HiddenClaim,
+                hint: Some(Hint::Validate),
+                ..Refusal::bad(
+                    &plan.task,
+                    format!(
+                        "{} is written in a shape this change cannot keep (it would not read back as the same claim); nothing changed: edit it by hand",
+                        old.path
+                    ),
+                )
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A plan must do what it says once written: a claim line it adds must read as a claim, and no
+/// other line may slip into or out of code or HTML. Without this check, claims.md ending inside
+/// an unclosed ```` ``` ```` or `<!--` took every new claim into the block, where it is not a
+/// claim: `rail claim` said yes, and the next session was given the same task (issue 17,
+/// finding 4). Refusing is the safe answer: closing the block would rewrite what a person wrote.
+fn check_lands(rail: &Rail, plan: &Plan) -> Result<(), Refusal> {
+    check_claim_files(rail, plan)?;
+    let Some(md) = plan.edits.iter().find(|f| f.file == rail.claims_path) else {
+        return Ok(());
+    };
+    let old = &rail.claims;
+    let refuse = |message: String, at: Option<Span>| {
+        let location = at.map(|span| {
+            Diagnostic::error(Code::UnclosedBlock, span, message.clone()).locate(
+                &rail.claims_path,
+                old.text(),
+                &rail.claims_index,
+            )
+        });
+        Refusal {
+            kind: RefusalKind::HiddenClaim,
+            message,
+            hint: Some(Hint::Validate),
+            location,
+            ..Refusal::bad(&plan.task, "")
+        }
+    };
+    let text = edit::apply(old.text(), &md.edits)
+        .map_err(|e| Refusal::bad(&plan.task, format!("internal: {e}")))?;
+    let new = claims_md::parse(&text);
+    // Old lines map to new ones in order, less the whole lines the plan deletes; the plan's
+    // own new lines come after them.
+    let mut kept = 0usize;
+    for line in &old.lines {
+        let deleted = md
+            .edits
+            .iter()
+            .any(|e| e.span == line.full && e.text.is_empty() && !line.full.is_empty());
+        if deleted {
+            continue;
+        }
+        let Some(now) = new.lines.get(kept) else {
+            break;
+        };
+        if now.in_markup != line.in_markup {
+            let number = rail.claims_index.line_of(line.content.start) + 1;
+            let how = if now.in_markup {
+                "put it inside code or HTML, where no line is a claim"
+            } else {
+                "take it out of the code or HTML it is in"
+            };
+            return Err(refuse(
+                format!(
+                    "this change would {how} ({}:{number}; a `<!--` and a `-->` on different lines of a paragraph make the lines between a comment); nothing changed",
+                    rail.claims_path
+                ),
+                Some(line.content),
+            ));
+        }
+        kept += 1;
+    }
+    for line in new.lines.iter().skip(kept) {
+        let counts = matches!(&line.kind, LineKind::Claim(c) if c.task == plan.task);
+        if counts && !line.in_markup {
+            continue;
+        }
+        return Err(match markdown::unclosed_at_end(old.text()) {
+            Some(open) => {
+                let at = rail.claims_index.position(
+                    old.text(),
+                    open.span.start,
+                    crate::text::Encoding::Chars,
+                );
+                refuse(
+                    format!(
+                        "{}:{}:{}: the {} there is never closed, so a claim added at the end would be inside it and not count; close it with {} first",
+                        rail.claims_path,
+                        at.line + 1,
+                        at.character + 1,
+                        open.what,
+                        open.closer
+                    ),
+                    Some(open.span),
+                )
+            }
+            None => refuse(
+                format!(
+                    "the new line for {} would not read as a claim at the end of {}; nothing changed",
+                    plan.task, rail.claims_path
+                ),
+                None,
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The id of a claim that is not in the rail yet (a `claim` being planned).
+const NOT_WRITTEN: usize = usize::MAX;
+
+struct Planner<'a> {
+    rail: &'a Rail,
+    eval: &'a Evaluation,
+    facts: &'a Facts,
+    session: &'a str,
+    task: &'a str,
+}
+
+fn normalize_paths(task: &str, paths: &[String]) -> Result<Vec<String>, Refusal> {
+    let mut out: Vec<String> = Vec::new();
+    for p in paths {
+        let n = glob::normalize(p).map_err(|e| Refusal::bad(task, e.0))?;
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    Ok(out)
+}
+
+fn check_resources(task: &str, resources: &[String]) -> Result<Vec<String>, Refusal> {
+    let mut out: Vec<String> = Vec::new();
+    for r in resources {
+        ident::validate_resource(r).map_err(|e| Refusal::bad(task, e.0))?;
+        if !out.contains(r) {
+            out.push(r.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn check_purpose(task: &str, purpose: Option<&str>) -> Result<(), Refusal> {
+    if let Some(p) = purpose {
+        claims_md::check_value("purpose", p).map_err(|e| Refusal::bad(task, e))?;
+    }
+    Ok(())
+}
+
+impl<'a> Planner<'a> {
+    fn now(&self) -> time::Time {
+        self.facts.now
+    }
+
+    fn plan(&self, op: &str, edits: Vec<FileEdits>, log: LogEntry, message: String) -> Plan {
+        Plan {
+            op: op.to_string(),
+            task: self.task.to_string(),
+            session: self.session.to_string(),
+            edits,
+            log_line: Some(log.render()),
+            message,
+            noop: false,
+            hint: None,
+        }
+    }
+
+    fn log(&self, event: Event) -> LogEntry {
+        LogEntry::new(self.now(), event, Some(self.task), Some(self.session))
+    }
+
+    fn claims_md_edits(&self, edits: Vec<TextEdit>) -> FileEdits {
+        FileEdits {
+            file: self.rail.claims_path.clone(),
+            create: self.rail.claims.text().is_empty(),
+            edits,
+        }
+    }
+
+    /// The claim of this task that holds it, and this session's own claims of it.
+    fn holder(&self) -> (Option<&'a Claim>, Vec<&'a Claim>) {
+        let all = self.eval.claims_of(self.task);
+        let own = all
+            .iter()
+            .copied()
+            .filter(|c| c.session == self.session)
+            .collect();
+        (holder_of(&all), own)
+    }
+
+    /// Conflicts the hypothetical claim `probe` would have with other sessions.
+    fn conflicts_with(&self, probe: Claim) -> Vec<Conflict> {
+        let probe_id = probe.id;
+        let mut claims: Vec<Claim> = self
+            .eval
+            .claims
+            .iter()
+            .filter(|c| c.id != probe_id)
+            .cloned()
+            .collect();
+        let probe_index = claims.len();
+        let mut probe = probe;
+        probe.id = probe_index;
+        // Ids must be positions for the conflict functions.
+        for (i, c) in claims.iter_mut().enumerate() {
+            c.id = i;
+        }
+        let original_ids: Vec<usize> = self
+            .eval
+            .claims
+            .iter()
+            .filter(|c| c.id != probe_id)
+            .map(|c| c.id)
+            .collect();
+        claims.push(probe);
+        let mut found = conflict::path_overlaps(&claims);
+        found.extend(conflict::resource_clashes(&claims));
+        found
+            .into_iter()
+            .filter(|c| c.claims.contains(&probe_index))
+            .map(|mut c| {
+                // Ids name claims of the rail as it is; a claim not written yet has none, so it
+                // is left out (an update's probe keeps the id of the claim it changes).
+                c.claims = c
+                    .claims
+                    .iter()
+                    .filter_map(|id| match original_ids.get(*id) {
+                        Some(original) => Some(*original),
+                        None => (probe_id != NOT_WRITTEN).then_some(probe_id),
+                    })
+                    .collect();
+                c
+            })
+            .collect()
+    }
+
+    fn conflict_refusal(&self, conflicts: Vec<Conflict>) -> Refusal {
+        let kind = if conflicts
+            .iter()
+            .any(|c| c.kind == conflict::ConflictKind::PathOverlap)
+        {
+            RefusalKind::PathConflict
+        } else {
+            RefusalKind::ResourceConflict
+        };
+        let first = conflicts
+            .iter()
+            .flat_map(|c| c.claims.iter())
+            .filter_map(|id| self.eval.claims.get(*id))
+            .find(|c| c.session != self.session);
+        let details = conflicts
+            .iter()
+            .map(|c| c.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut refusal = match first {
+            Some(holder) => Refusal::about(
+                kind,
+                holder,
+                self.now(),
+                format!(
+                    "{} would conflict with a live claim: {details}. That claim is {}",
+                    self.task,
+                    describe_holder(holder, self.now())
+                ),
+            ),
+            None => Refusal::bad(self.task, details),
+        };
+        refusal.kind = kind;
+        refusal.task = self.task.to_string();
+        refusal.conflicts = conflicts;
+        refusal
+    }
+
+    /// A claim as it would be evaluated if written now.
+    fn probe(&self, new: &NewClaim) -> Claim {
+        Claim {
+            id: NOT_WRITTEN,
+            task: Some(new.task.clone()),
+            session: new.session.clone(),
+            origin: Origin::Line(usize::MAX),
+            file: self.rail.claims_path.clone(),
+            line: 0,
+            span: Default::default(),
+            also: None,
+            claimed_at: Some(self.now()),
+            renewed_at: None,
+            last_commit_at: None,
+            lease: new.lease.unwrap_or(self.rail.config.lease),
+            branch: new.branch.clone().unwrap_or_else(|| new.session.clone()),
+            pid: new.pid.clone(),
+            after: new.after.clone(),
+            paths: new.paths.clone(),
+            resources: new.resources.clone(),
+            purpose: new.purpose.clone(),
+            seen_at: None,
+            lease_state: crate::model::lease::Lease {
+                start: Some(self.now()),
+                end: None,
+                left: None,
+                activity: crate::model::lease::Activity::Claimed,
+                state: State::Live,
+                reason: String::new(),
+            },
+        }
+    }
+
+    /// This session's claims of the task, or the refusal saying why there are none.
+    fn own_claims(&self) -> Result<Vec<&'a Claim>, Refusal> {
+        let (holder, own) = self.holder();
+        if !own.is_empty() {
+            return Ok(own);
+        }
+        let now = self.now();
+        Err(match holder {
+            Some(h) => Refusal::about(
+                RefusalKind::NotYours,
+                h,
+                now,
+                format!(
+                    "{} is not yours: it is {}",
+                    self.task,
+                    describe_holder(h, now)
+                ),
+            ),
+            None => Refusal {
+                kind: RefusalKind::NotClaimed,
+                message: format!("{} is not claimed by anyone", self.task),
+                ..Refusal::bad(self.task, "")
+            },
+        })
+    }
+}
+
+/// Several new fields inserted at one point become one insertion (edits may not share a point).
+fn merge_inserts(edits: &mut Vec<TextEdit>) {
+    crate::text::sort::sort_by_key(edits, |e| (e.span.start, e.span.end));
+    let mut out: Vec<TextEdit> = Vec::new();
+    for e in edits.drain(..) {
+        match out.last_mut() {
+            Some(last)
+                if last.span.is_empty() && e.span.is_empty() && last.span.start == e.span.start =>
+            {
+                last.text.push_str(&e.text);
+            }
+            _ => out.push(e),
+        }
+    }
+    *edits = out;
+}

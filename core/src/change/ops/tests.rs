@@ -1,0 +1,158 @@
+//! Unit tests of the planners' shared guards (claim-file read-back, lands-where-it-says).
+
+use super::*;
+
+/// A claim-file edit that would not read back as the claim it changes is refused before
+/// anything is written (issue 28 finding 6's guard, whatever shape the file has).
+#[test]
+fn a_claim_file_edit_that_breaks_the_file_is_refused() {
+    let texts = RailTexts {
+        claim_files: vec![crate::model::input::FileText {
+            path: "claims/alice.yaml".into(),
+            text: "  owner: alice\n  task: auth\n".into(),
+            modified: None,
+        }],
+        ..Default::default()
+    };
+    let rail = Rail::load(&texts);
+    let plan = |op: &str, insert: &str| Plan {
+        op: op.into(),
+        task: "auth".into(),
+        session: "alice".into(),
+        edits: vec![FileEdits {
+            file: "claims/alice.yaml".into(),
+            create: false,
+            edits: vec![TextEdit::insert(texts.claim_files[0].text.len(), insert)],
+        }],
+        log_line: None,
+        message: String::new(),
+        noop: false,
+        hint: None,
+    };
+    // What the old edit wrote: keys at column 0 end the document.
+    let err = check_lands(&rail, &plan("release", "released: 2026-10-22T15:00Z\n"));
+    let err = err.unwrap_err();
+    assert_eq!(err.kind, RefusalKind::HiddenClaim);
+    assert!(err.message.contains("claims/alice.yaml"), "{}", err.message);
+    // A release whose file would not say `released` is refused too.
+    assert!(check_lands(&rail, &plan("release", "  renewed: 2026-10-22T15:00Z\n")).is_err());
+    // At the document's indentation it reads back.
+    assert!(check_lands(&rail, &plan("release", "  released: 2026-10-22T15:00Z\n")).is_ok());
+}
+
+fn read(json: &str) -> Result<Request, String> {
+    serde_json::from_str(json).map_err(|e| e.to_string())
+}
+
+/// The wire struct reads exactly the JSON the tagged enum writes, for every op.
+#[test]
+fn requests_round_trip_through_the_wire_form() {
+    let all = [
+        Request::Claim(ClaimRequest {
+            task: "a".into(),
+            paths: vec!["src/**".into()],
+            resources: vec!["port:3000".into()],
+            purpose: Some("p".into()),
+            lease: Some("45m".into()),
+            after: vec!["b".into()],
+            pid: Some("1@h".into()),
+            branch: Some("br".into()),
+        }),
+        Request::Release {
+            task: "a".into(),
+            touched: vec!["x".into()],
+            done: true,
+        },
+        Request::Renew { task: "a".into() },
+        Request::Take {
+            task: "a".into(),
+            reason: Some("r".into()),
+            branch: None,
+        },
+        Request::Update {
+            task: "a".into(),
+            paths: None,
+            resources: Some(vec![]),
+            purpose: Some("q".into()),
+        },
+    ];
+    for r in all {
+        let json = serde_json::to_string(&r).unwrap();
+        assert_eq!(read(&json), Ok(r), "{json}");
+    }
+}
+
+#[test]
+fn the_wire_form_fills_defaults_and_names_what_is_wrong() {
+    assert_eq!(
+        read(r#"{"op":"claim"}"#),
+        Ok(Request::Claim(ClaimRequest::default()))
+    );
+    assert_eq!(
+        read(r#"{"op":"release","task":"a","touched":null,"paths":["ignored"]}"#),
+        Ok(Request::Release {
+            task: "a".into(),
+            touched: vec![],
+            done: false
+        })
+    );
+    assert_eq!(
+        read(r#"{"op":"renew"}"#),
+        Err("missing field `task`".to_string())
+    );
+    let unknown = read(r#"{"op":"steal","task":"a"}"#).unwrap_err();
+    assert!(unknown.starts_with("unknown variant `steal`"), "{unknown}");
+    let missing = read(r#"{"task":"a"}"#).unwrap_err();
+    assert!(missing.starts_with("missing field `op`"), "{missing}");
+    let wrong = read(r#"{"op":"claim","task":"a","paths":"src"}"#).unwrap_err();
+    assert!(wrong.starts_with("invalid type: string"), "{wrong}");
+}
+
+/// A claims.md with a merge conflict marker refuses every operation, with where the first
+/// marker is; an operation on a clean rail is not affected by a marker-like line in code.
+#[test]
+fn a_conflict_marker_refuses_every_operation_with_its_location() {
+    use crate::model::input::FileText;
+    let texts = |claims: &str| RailTexts {
+        claims: Some(FileText {
+            path: "claims.md".into(),
+            text: claims.into(),
+            modified: None,
+        }),
+        ..RailTexts::default()
+    };
+    let now = time::parse_time("2026-10-22T14:10:00Z").unwrap();
+    let marked = "# Rail\n\n<<<<<<< HEAD\na | s | 2026-10-22T14:05Z\n=======\nb | t | 2026-10-22T14:06Z\n>>>>>>> other\n";
+    let requests = [
+        Request::Claim(ClaimRequest {
+            task: "x".into(),
+            ..ClaimRequest::default()
+        }),
+        Request::Release {
+            task: "a".into(),
+            touched: vec![],
+            done: false,
+        },
+        Request::Renew { task: "a".into() },
+        Request::Take {
+            task: "b".into(),
+            reason: None,
+            branch: None,
+        },
+    ];
+    for request in &requests {
+        let refusal = plan(&texts(marked), &Facts::at(now), "s", request).unwrap_err();
+        assert_eq!(refusal.kind, RefusalKind::ConflictMarker, "{request:?}");
+        assert_eq!(refusal.exit_code(), 2);
+        assert_eq!(
+            refusal.message,
+            "claims.md:3 has a merge conflict marker; resolve it before changing the rail"
+        );
+        assert_eq!(refusal.hint, Some(Hint::MergeDriver));
+        let at = refusal.location.expect("location");
+        assert_eq!((at.file.as_str(), at.line, at.column), ("claims.md", 3, 1));
+        assert_eq!(&marked[at.span.start..at.span.end], "<<<<<<< HEAD");
+    }
+    let fenced = "```\n<<<<<<< HEAD\n```\n";
+    assert!(plan(&texts(fenced), &Facts::at(now), "s", &requests[0]).is_ok());
+}

@@ -1,0 +1,293 @@
+//! The append-only log, `claims.log`: what happened and when, one line per event.
+//!
+//! ```text
+//! 2026-10-22T14:05:03Z | claimed | auth-refresh | session-a | paths: src/auth/**
+//! 2026-10-22T16:40:10Z | released | auth-refresh | session-a | touched: src/auth/token.ts
+//! 2026-10-22T18:02:00Z | taken | billing | session-b | from: session-a | reason: no commit for 2h13m
+//! 2026-10-22T18:03:00Z | lock-broken | - | session-b | holder: 4242@devbox | reason: process 4242 is dead
+//! ```
+//!
+//! Fields are `time | event | task | session`, then `key: value` details. A `|` or `\` inside a
+//! value is written `\|` / `\\`. The log records; it never grants anything: current ownership
+//! is what claims.md and the claim files say.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::text::diagnostic::{Code, Diagnostic};
+use crate::text::time::{self, Time};
+use crate::text::{lines, Span};
+
+/// What happened. Unknown event names from newer versions are kept as they are.
+///
+/// Deserialized by name through [`Event::from_name`] rather than derived: the derive's untagged
+/// fallback buffers every value in serde's `Content`, several KB of the wasm build.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum Event {
+    Claimed,
+    Renewed,
+    Released,
+    Taken,
+    Updated,
+    LockBroken,
+    Recovered,
+    Done,
+    Bypass,
+    Refused,
+    /// `rail worktree remove` (or `rail done` with `stations: on_done: remove`) removed a
+    /// station; `forced` names what `--force` overrode.
+    StationRemoved,
+    #[serde(untagged)]
+    Other(String),
+}
+
+impl Event {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Event::Claimed => "claimed",
+            Event::Renewed => "renewed",
+            Event::Released => "released",
+            Event::Taken => "taken",
+            Event::Updated => "updated",
+            Event::LockBroken => "lock-broken",
+            Event::Recovered => "recovered",
+            Event::Done => "done",
+            Event::Bypass => "bypass",
+            Event::Refused => "refused",
+            Event::StationRemoved => "station-removed",
+            Event::Other(s) => s,
+        }
+    }
+
+    pub fn from_name(name: &str) -> Event {
+        match name {
+            "claimed" => Event::Claimed,
+            "renewed" => Event::Renewed,
+            "released" => Event::Released,
+            "taken" => Event::Taken,
+            "updated" => Event::Updated,
+            "lock-broken" => Event::LockBroken,
+            "recovered" => Event::Recovered,
+            "done" => Event::Done,
+            "bypass" => Event::Bypass,
+            "refused" => Event::Refused,
+            "station-removed" => Event::StationRemoved,
+            other => Event::Other(other.to_string()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Event, D::Error> {
+        Ok(Event::from_name(&String::deserialize(d)?))
+    }
+}
+
+/// One log line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct LogEntry {
+    #[serde(
+        serialize_with = "crate::text::serde_time::serialize",
+        deserialize_with = "crate::text::serde_time::deserialize"
+    )]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub time: Time,
+    pub event: Event,
+    pub task: Option<String>,
+    pub session: Option<String>,
+    #[serde(default)]
+    pub details: BTreeMap<String, String>,
+    /// Zero-based line in the log (when parsed).
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub line: Option<usize>,
+}
+
+impl LogEntry {
+    pub fn new(time: Time, event: Event, task: Option<&str>, session: Option<&str>) -> Self {
+        LogEntry {
+            time,
+            event,
+            task: task.map(str::to_string),
+            session: session.map(str::to_string),
+            details: BTreeMap::new(),
+            line: None,
+        }
+    }
+
+    pub fn with(mut self, key: &str, value: impl Into<String>) -> Self {
+        let value = value.into();
+        if !value.is_empty() {
+            self.details.insert(key.to_string(), value);
+        }
+        self
+    }
+
+    /// The line to append (without the newline).
+    pub fn render(&self) -> String {
+        let mut out = format!(
+            "{} | {} | {} | {}",
+            time::format_time(self.time),
+            self.event.as_str(),
+            escape(self.task.as_deref().unwrap_or("-")),
+            escape(self.session.as_deref().unwrap_or("-")),
+        );
+        for (key, value) in &self.details {
+            out.push_str(&format!(" | {key}: {}", escape(value)));
+        }
+        out
+    }
+}
+
+fn escape(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace(['\n', '\r'], " ")
+}
+
+fn unescape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some(next @ ('|' | '\\')) => out.push(next),
+                Some(next) => {
+                    out.push('\\');
+                    out.push(next);
+                }
+                None => out.push('\\'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Splits on `|` that is not escaped.
+fn split(line: &str) -> Vec<&str> {
+    let bytes = line.as_bytes();
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'|' => {
+                parts.push(&line[start..i]);
+                start = i + 1;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    parts.push(&line[start..line.len().max(start)]);
+    parts
+}
+
+/// A parsed log: the entries and a diagnostic per unreadable line (which is kept, not dropped).
+#[derive(Clone, Debug, Default)]
+pub struct Log {
+    pub entries: Vec<LogEntry>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn parse(text: &str) -> Log {
+    let mut log = Log::default();
+    for (n, spans) in lines(text).enumerate() {
+        let line = spans.content.slice(text);
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match parse_line(line) {
+            Some(mut entry) => {
+                entry.line = Some(n);
+                log.entries.push(entry);
+            }
+            None => log.diagnostics.push(Diagnostic::warning(
+                Code::BadLogLine,
+                Span::new(spans.content.start, spans.content.end),
+                "log line is not `time | event | task | session | key: value…`; kept as is",
+            )),
+        }
+    }
+    log.diagnostics
+        .extend(crate::text::diagnostic::unsafe_char_warnings(text));
+    log
+}
+
+fn parse_line(line: &str) -> Option<LogEntry> {
+    let parts = split(line);
+    if parts.len() < 4 {
+        return None;
+    }
+    let time = time::parse_time(parts[0].trim()).ok()?;
+    let event = parts[1].trim();
+    if event.is_empty() || event.contains(char::is_whitespace) {
+        return None;
+    }
+    let opt = |s: &str| {
+        let s = unescape(s.trim());
+        (s != "-" && !s.is_empty()).then_some(s)
+    };
+    let mut entry = LogEntry {
+        time,
+        event: Event::from_name(event),
+        task: opt(parts[2]),
+        session: opt(parts[3]),
+        details: BTreeMap::new(),
+        line: None,
+    };
+    for part in &parts[4..] {
+        let part = part.trim();
+        let (key, value) = part.split_once(':')?;
+        entry
+            .details
+            .insert(key.trim().to_string(), unescape(value.trim()));
+    }
+    Some(entry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_events_survive_json() {
+        let e: LogEntry = serde_json::from_str(
+            r#"{"time":"2026-10-22T18:02:00Z","event":"frobbed","task":null,"session":"s"}"#,
+        )
+        .unwrap();
+        assert_eq!(e.event, Event::Other("frobbed".into()));
+        let e: LogEntry = serde_json::from_str(
+            r#"{"time":"2026-10-22T18:02:00Z","event":"lock-broken","task":null,"session":"s","details":{"holder":"1@h"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            e.render(),
+            "2026-10-22T18:02:00Z | lock-broken | - | s | holder: 1@h"
+        );
+    }
+
+    #[test]
+    fn round_trip() {
+        let t = time::parse_time("2026-10-22T18:02:00Z").unwrap();
+        let entry = LogEntry::new(t, Event::Taken, Some("billing"), Some("session-b"))
+            .with("from", "session-a")
+            .with("reason", "no commit | for 2h13m \\ really");
+        let line = entry.render();
+        assert_eq!(line, "2026-10-22T18:02:00Z | taken | billing | session-b | from: session-a | reason: no commit \\| for 2h13m \\\\ really");
+        let log = parse(&format!("{line}\ngarbage\n"));
+        assert_eq!(log.entries.len(), 1);
+        let mut back = log.entries[0].clone();
+        back.line = None;
+        assert_eq!(back, entry);
+        assert_eq!(log.diagnostics.len(), 1);
+    }
+}

@@ -1,0 +1,17 @@
+//! The file formats Rail reads and writes, each parsed losslessly into a document plus
+//! diagnostics: the rail's own files (claims.md, claim files, the log, rail.yaml, the redo
+//! journal), the YAML and markdown subsets they are written in, the JSON-with-comments settings
+//! files of the agents, and the git files read without running git.
+
+pub mod claim_file;
+pub mod claims_md;
+pub mod config;
+pub mod gitconfig;
+pub mod gitdir;
+pub mod gitindex;
+pub mod journal;
+pub mod jsonc;
+pub mod log;
+pub mod markdown;
+pub mod rail_files;
+pub mod yaml;

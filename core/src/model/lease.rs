@@ -1,0 +1,470 @@
+//! Leases: how long a claim holds without activity, and what state it is in now.
+//!
+//! A lease runs from the latest activity: the claim time, the last renewal, or the last commit on
+//! the session's branch. It lasts the claim's own `lease:` or the repo default (2h). With less
+//! than the `expiring` threshold left it is `expiring`; past its end it is `stale`, free to take.
+//! Liveness facts override time: an owner process known dead on this host makes the claim stale
+//! at once; an owner known alive is never stale by time alone.
+
+use chrono::TimeDelta;
+use serde::Serialize;
+
+use crate::text::time::{format_duration, format_time, Time};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum State {
+    Live,
+    Expiring,
+    Stale,
+}
+
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Live => "live",
+            State::Expiring => "expiring",
+            State::Stale => "stale",
+        }
+    }
+
+    /// Live and expiring claims hold; stale ones are free to take.
+    pub fn holds(self) -> bool {
+        self != State::Stale
+    }
+}
+
+/// What last kept the lease going.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum Activity {
+    Claimed,
+    Renewed,
+    Commit,
+    /// No time known at all.
+    None,
+}
+
+/// Everything a lease decision needs about one claim.
+#[derive(Clone, Debug)]
+pub struct LeaseInput<'a> {
+    pub claimed_at: Option<Time>,
+    pub renewed_at: Option<Time>,
+    pub last_commit_at: Option<Time>,
+    pub lease: TimeDelta,
+    pub branch: &'a str,
+    /// `pid@host` of the owner, when recorded.
+    pub owner: Option<&'a str>,
+    /// What the host knows of the owner: alive, dead, or nothing.
+    pub owner_alive: Option<bool>,
+    /// When this host first saw the claim as it is (the host's own clock, e.g. the mtime of the
+    /// file that holds it). A claim or renewal time after `now` (another machine's clock runs
+    /// ahead, or a `--now` in the future) counts from here, never from itself.
+    pub seen_at: Option<Time>,
+}
+
+/// A claim or renewal time as a lease counts it: a time after `now` has not happened yet by
+/// this host's clock, so it counts from when the host first saw it (`seen_at`, when that is not
+/// itself after `now`), else from `now`; never later than the time itself.
+pub fn counted_time(t: Time, seen_at: Option<Time>, now: Time) -> Time {
+    if t <= now {
+        return t;
+    }
+    seen_at.filter(|s| *s <= now).unwrap_or(now).min(t)
+}
+
+/// Is `t` far enough after `now` to be worth a `future-time` warning? A few minutes of clock
+/// difference between machines is normal and says nothing.
+pub fn is_future(t: Time, now: Time) -> bool {
+    t - now > FUTURE_TOLERANCE
+}
+
+/// How far ahead of this host's clock a claim time may be before `rail validate` warns.
+pub const FUTURE_TOLERANCE: TimeDelta = TimeDelta::minutes(5);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    pub start: Option<Time>,
+    pub end: Option<Time>,
+    /// Negative once the lease ran out.
+    pub left: Option<TimeDelta>,
+    pub activity: Activity,
+    pub state: State,
+    pub reason: String,
+}
+
+pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease {
+    // A claim or renewal time after `now` counts from when this host first saw it, so its
+    // lease runs out by this host's clock and time left never exceeds the lease.
+    let counted = |t: Option<Time>| t.map(|t| counted_time(t, input.seen_at, now));
+    let future = [input.claimed_at, input.renewed_at]
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|t| *t > now)
+        .max();
+    let candidates = [
+        (counted(input.claimed_at), Activity::Claimed),
+        (counted(input.renewed_at), Activity::Renewed),
+        // A commit "after now" has not happened yet as of `now` (a replay with an earlier
+        // time, or another machine's clock running ahead): it does not count.
+        (input.last_commit_at.filter(|t| *t <= now), Activity::Commit),
+    ];
+    // The latest activity; on equal times the earlier-listed kind is named.
+    let latest = candidates
+        .iter()
+        .filter_map(|(t, a)| t.map(|t| (t, *a)))
+        .fold(None::<(Time, Activity)>, |best, (t, a)| match best {
+            Some((bt, _)) if bt >= t => best,
+            _ => Some((t, a)),
+        });
+    // Liveness may come from a process (`pid@host`) or from the host's knowledge of the session.
+    // Built only for the texts that name them: most claims need neither.
+    let owner = || match input.owner {
+        Some(pid) => format!("owner process {pid}"),
+        None => "its owner".to_string(),
+    };
+
+    let Some((start, activity)) = latest else {
+        // No time at all (a claim file without `since` and no mtime from the host).
+        let state = if input.owner_alive == Some(false) {
+            State::Stale
+        } else {
+            State::Live
+        };
+        let reason = if state == State::Stale {
+            format!("{} is dead", owner())
+        } else {
+            "no claim time is known (add `since:`), so the lease cannot run out".to_string()
+        };
+        return Lease {
+            start: None,
+            end: None,
+            left: None,
+            activity: Activity::None,
+            state,
+            reason,
+        };
+    };
+
+    let end = start + input.lease;
+    let left = end - now;
+    let idle = now - start;
+    let lease_text = format_duration(input.lease);
+    let since = || {
+        let mut text = match activity {
+            Activity::Commit => format!("last commit on {} {} ago", input.branch, ago(idle)),
+            Activity::Renewed => format!("renewed {} ago", ago(idle)),
+            _ => format!("claimed {} ago", ago(idle)),
+        };
+        if let Some(t) = future {
+            text.push_str(&format!(
+                " (its time {} is in the future: counted from {}, when this host saw it)",
+                format_time(t),
+                format_time(start)
+            ));
+        }
+        text
+    };
+
+    if input.owner_alive == Some(false) {
+        return Lease {
+            start: Some(start),
+            end: Some(end),
+            left: Some(left),
+            activity,
+            state: State::Stale,
+            reason: format!("{} is dead ({})", owner(), since()),
+        };
+    }
+    if left <= TimeDelta::zero() {
+        if input.owner_alive == Some(true) {
+            return Lease {
+                start: Some(start),
+                end: Some(end),
+                left: Some(left),
+                activity,
+                state: State::Live,
+                reason: format!(
+                    "lease of {lease_text} ran out {} ago, but {} is alive",
+                    ago(-left),
+                    owner()
+                ),
+            };
+        }
+        let reason = match activity {
+            Activity::Commit => format!(
+                "no commit on {} for {} (lease {lease_text})",
+                input.branch,
+                ago(idle)
+            ),
+            Activity::Renewed => format!(
+                "no renewal or commit on {} for {} (lease {lease_text})",
+                input.branch,
+                ago(idle)
+            ),
+            _ => format!(
+                "claimed {} ago with no commit on {} or renewal since (lease {lease_text})",
+                ago(idle),
+                input.branch
+            ),
+        };
+        return Lease {
+            start: Some(start),
+            end: Some(end),
+            left: Some(left),
+            activity,
+            state: State::Stale,
+            reason,
+        };
+    }
+    let state = if left <= expiring {
+        State::Expiring
+    } else {
+        State::Live
+    };
+    let reason = format!(
+        "{} left of {lease_text} (until {}); {}",
+        format_duration(left),
+        format_time(end),
+        since()
+    );
+    Lease {
+        start: Some(start),
+        end: Some(end),
+        left: Some(left),
+        activity,
+        state,
+        reason,
+    }
+}
+
+/// A non-negative duration for "… ago" texts (clock skew can make activity lie in the future).
+fn ago(d: TimeDelta) -> String {
+    format_duration(d.max(TimeDelta::zero()))
+}
+
+/// The `git for-each-ref` format whose rows [`commit_times`] reads: ref name, committer time
+/// (Unix seconds) and, when `base` is given, `%(ahead-behind:<base>)`, separated by NUL.
+pub fn for_each_ref_format(base: Option<&str>) -> String {
+    match base {
+        Some(b) => format!("--format=%(refname)%00%(committerdate:unix)%00%(ahead-behind:{b})"),
+        None => "--format=%(refname)%00%(committerdate:unix)".to_string(),
+    }
+}
+
+/// Which commits count for a lease, from the rows of `git for-each-ref` (see
+/// [`for_each_ref_format`]) over the refs under `prefix` (`refs/heads/`,
+/// `refs/remotes/origin/`): each branch's tip time, keyed by the branch name under `prefix`.
+///
+/// A branch with no commit ahead of the base (just cut from it) is left out: the base's history
+/// must not keep its claims alive. So is a remote's `HEAD`, which is an alias, not a branch.
+/// Rows without an ahead-behind column (git older than 2.41, or no base) count as they are.
+/// Unreadable rows are skipped; a branch listed twice keeps its latest time.
+pub fn commit_times(rows: &str, prefix: &str) -> std::collections::BTreeMap<String, Time> {
+    let mut times = std::collections::BTreeMap::new();
+    for row in rows.lines() {
+        if let Some((branch, time)) = commit_row(row, prefix) {
+            let entry = times.entry(branch.to_string()).or_insert(time);
+            if *entry < time {
+                *entry = time;
+            }
+        }
+    }
+    times
+}
+
+fn commit_row<'a>(row: &'a str, prefix: &str) -> Option<(&'a str, Time)> {
+    let mut fields = row.split('\0');
+    let branch = fields.next()?.strip_prefix(prefix)?;
+    if branch.is_empty() || branch == "HEAD" {
+        return None;
+    }
+    let secs: i64 = fields.next()?.trim().parse().ok()?;
+    if let Some(ahead_behind) = fields.next() {
+        let ahead: u64 = ahead_behind.split_whitespace().next()?.parse().ok()?;
+        if ahead == 0 {
+            return None;
+        }
+    }
+    Some((branch, Time::from_timestamp(secs, 0)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::time::parse_time;
+
+    fn t(s: &str) -> Time {
+        parse_time(s).unwrap()
+    }
+
+    fn input() -> LeaseInput<'static> {
+        LeaseInput {
+            claimed_at: Some(t("2026-10-22T14:05Z")),
+            renewed_at: None,
+            last_commit_at: None,
+            lease: TimeDelta::hours(2),
+            branch: "session-a",
+            owner: Some("4242@devbox"),
+            owner_alive: None,
+            seen_at: None,
+        }
+    }
+
+    #[test]
+    fn states_over_time() {
+        let exp = TimeDelta::minutes(15);
+        let live = evaluate(&input(), t("2026-10-22T15:00Z"), exp);
+        assert_eq!(live.state, State::Live);
+        assert_eq!(
+            live.reason,
+            "1h5m left of 2h (until 2026-10-22T16:05:00Z); claimed 55m ago"
+        );
+        assert_eq!(
+            evaluate(&input(), t("2026-10-22T15:55Z"), exp).state,
+            State::Expiring
+        );
+        let stale = evaluate(&input(), t("2026-10-22T16:18Z"), exp);
+        assert_eq!(stale.state, State::Stale);
+        assert_eq!(
+            stale.reason,
+            "claimed 2h13m ago with no commit on session-a or renewal since (lease 2h)"
+        );
+    }
+
+    #[test]
+    fn commits_keep_the_ticket() {
+        let mut i = input();
+        i.last_commit_at = Some(t("2026-10-22T15:30Z"));
+        let l = evaluate(&i, t("2026-10-22T16:18Z"), TimeDelta::minutes(15));
+        assert_eq!(l.state, State::Live);
+        assert_eq!(l.activity, Activity::Commit);
+        let l = evaluate(&i, t("2026-10-22T17:43Z"), TimeDelta::minutes(15));
+        assert_eq!(l.reason, "no commit on session-a for 2h13m (lease 2h)");
+    }
+
+    #[test]
+    fn commits_after_now_do_not_count() {
+        let mut i = input();
+        i.last_commit_at = Some(t("2026-10-22T18:00Z"));
+        let l = evaluate(&i, t("2026-10-22T16:18Z"), TimeDelta::minutes(15));
+        assert_eq!(l.state, State::Stale);
+        assert_eq!(l.activity, Activity::Claimed);
+    }
+
+    #[test]
+    fn a_future_time_counts_from_when_it_was_seen() {
+        // Issue 31 finding 6: `--now 2099-…` (or a clock running ahead) held forever.
+        let exp = TimeDelta::minutes(15);
+        let mut i = input();
+        i.claimed_at = Some(t("2099-01-01T00:00Z"));
+        i.seen_at = Some(t("2026-10-22T14:00Z"));
+        let l = evaluate(&i, t("2026-10-22T15:00Z"), exp);
+        assert_eq!(l.state, State::Live);
+        assert_eq!(l.left, Some(TimeDelta::hours(1)));
+        assert_eq!(l.start, Some(t("2026-10-22T14:00Z")));
+        assert!(
+            l.reason.contains("2099-01-01T00:00:00Z is in the future"),
+            "{}",
+            l.reason
+        );
+        // Its lease runs out by this host's clock.
+        let l = evaluate(&i, t("2026-10-22T16:01Z"), exp);
+        assert_eq!(l.state, State::Stale, "{}", l.reason);
+        // A renewal from the future is no different.
+        let mut r = input();
+        r.renewed_at = Some(t("2099-01-01T00:00Z"));
+        r.seen_at = Some(t("2026-10-22T15:00Z"));
+        assert_eq!(
+            evaluate(&r, t("2026-10-22T17:01Z"), exp).state,
+            State::Stale
+        );
+        // Whatever the host knows, time left never exceeds the lease.
+        for seen in [
+            None,
+            Some(t("2098-01-01T00:00Z")),
+            Some(t("2026-10-22T15:00Z")),
+        ] {
+            i.seen_at = seen;
+            let l = evaluate(&i, t("2026-10-22T15:00Z"), exp);
+            assert!(l.left.unwrap() <= i.lease, "{seen:?}: {l:?}");
+        }
+        // A past time is untouched by what the host saw.
+        let mut p = input();
+        p.seen_at = Some(t("2026-10-22T15:59Z"));
+        assert_eq!(
+            evaluate(&p, t("2026-10-22T16:18Z"), exp).state,
+            State::Stale
+        );
+        assert!(is_future(t("2026-10-22T15:06Z"), t("2026-10-22T15:00Z")));
+        assert!(!is_future(t("2026-10-22T15:04Z"), t("2026-10-22T15:00Z")));
+    }
+
+    #[test]
+    fn liveness_overrides_time() {
+        let mut i = input();
+        i.owner_alive = Some(false);
+        let l = evaluate(&i, t("2026-10-22T14:06Z"), TimeDelta::minutes(15));
+        assert_eq!(l.state, State::Stale);
+        assert!(l.reason.starts_with("owner process 4242@devbox is dead"));
+        i.owner_alive = Some(true);
+        let l = evaluate(&i, t("2026-10-23T14:06Z"), TimeDelta::minutes(15));
+        assert_eq!(l.state, State::Live);
+        assert!(l.reason.contains("alive"));
+        // Without a pid the liveness is the session's (regression: "owner process its owner").
+        i.owner = None;
+        i.owner_alive = Some(false);
+        let l = evaluate(&i, t("2026-10-22T14:06Z"), TimeDelta::minutes(15));
+        assert_eq!(l.reason, "its owner is dead (claimed 1m ago)");
+        i.owner_alive = Some(true);
+        let l = evaluate(&i, t("2026-10-23T14:06Z"), TimeDelta::minutes(15));
+        assert_eq!(
+            l.reason,
+            "lease of 2h ran out 22h1m ago, but its owner is alive"
+        );
+    }
+
+    #[test]
+    fn which_commits_count_for_a_lease() {
+        let t = |s: i64| Time::from_timestamp(s, 0).unwrap();
+        let rows = [
+            "refs/heads/ahead\u{0}1761141900\u{0}2 5",
+            "refs/heads/just-cut\u{0}1761141900\u{0}0 3",
+            "refs/heads/plain\u{0}1761141800",
+            "refs/heads/feature/x\u{0}1761141700\u{0}1 0",
+            "refs/heads/HEAD\u{0}1761141900\u{0}1 0",
+            "refs/heads/\u{0}1761141900\u{0}1 0",
+            "refs/tags/v1\u{0}1761141900",
+            "refs/heads/garbled\u{0}yesterday",
+            "refs/heads/bad-ahead\u{0}1761141900\u{0}many",
+            "refs/heads/ahead\u{0}1761141000\u{0}1 5",
+            "",
+        ]
+        .join("\n");
+        let times = commit_times(&rows, "refs/heads/");
+        let expected: Vec<(&str, Time)> = vec![
+            ("ahead", t(1761141900)),
+            ("feature/x", t(1761141700)),
+            ("plain", t(1761141800)),
+        ];
+        assert_eq!(
+            times
+                .iter()
+                .map(|(b, t)| (b.as_str(), *t))
+                .collect::<Vec<_>>(),
+            expected
+        );
+        let remote = "refs/remotes/origin/HEAD\u{0}1761141900\u{0}1 0\nrefs/remotes/origin/s\u{0}1761141900\u{0}3 0\n";
+        assert_eq!(
+            commit_times(remote, "refs/remotes/origin/")
+                .keys()
+                .collect::<Vec<_>>(),
+            ["s"]
+        );
+        assert!(for_each_ref_format(Some("main")).ends_with("%00%(ahead-behind:main)"));
+        assert!(!for_each_ref_format(None).contains("ahead-behind"));
+    }
+}

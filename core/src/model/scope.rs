@@ -1,0 +1,220 @@
+//! Scope: which claims cover a path (`rail who`), and how a session's changed files relate to
+//! what it declared (`rail check`, the pre-commit hook, the gate, edit-time warnings).
+//!
+//! A changed file is
+//! - `conflict` when a holding claim of another session covers it,
+//! - `in-scope` when one of the session's own claims covers it,
+//! - `out-of-scope` (drift) when the session declared paths and none covers it,
+//! - `undeclared` when the session declared no paths at all (nothing to drift from).
+//!
+//! Files no claim covers are also listed as `unclaimed`.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::model::lease::State;
+use crate::model::{Claim, Evaluation};
+use crate::text::glob;
+
+/// Patterns filed by literal prefix; a path only needs the patterns under its ancestors.
+#[derive(Debug)]
+pub struct PathIndex<'a> {
+    by_prefix: HashMap<&'a str, Vec<(&'a Claim, &'a str)>>,
+}
+
+impl<'a> PathIndex<'a> {
+    pub fn new(claims: impl IntoIterator<Item = &'a Claim>) -> Self {
+        let mut by_prefix: HashMap<&'a str, Vec<(&'a Claim, &'a str)>> = HashMap::new();
+        for claim in claims {
+            for pattern in &claim.paths {
+                by_prefix
+                    .entry(glob::literal_prefix(pattern))
+                    .or_default()
+                    .push((claim, pattern));
+            }
+        }
+        PathIndex { by_prefix }
+    }
+
+    /// Every (claim, pattern) covering `path`, in claim order.
+    pub fn covering(&self, path: &str) -> Vec<(&'a Claim, &'a str)> {
+        let mut out = Vec::new();
+        let prefixes = std::iter::once("")
+            .chain(path.match_indices('/').map(|(i, _)| &path[..i]))
+            .chain(std::iter::once(path));
+        for prefix in prefixes {
+            if let Some(list) = self.by_prefix.get(prefix) {
+                for &(claim, pattern) in list {
+                    if glob::covers(pattern, path) {
+                        out.push((claim, pattern));
+                    }
+                }
+            }
+        }
+        crate::text::sort::sort_by_key(&mut out, |(c, _)| c.id);
+        out.dedup_by_key(|(c, p)| (c.id, *p));
+        out
+    }
+}
+
+/// Normalizes a path as hosts report it: `./a/b` → `a/b`, `\` → `/`.
+pub fn normalize_path(path: &str) -> String {
+    let p = path.replace('\\', "/");
+    let p = p.trim_start_matches("./");
+    p.trim_end_matches('/').to_string()
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Holder {
+    pub claim: usize,
+    pub session: String,
+    pub task: Option<String>,
+    pub pattern: String,
+    pub state: State,
+}
+
+fn holder(claim: &Claim, pattern: &str) -> Holder {
+    Holder {
+        claim: claim.id,
+        session: claim.session.clone(),
+        task: claim.task.clone(),
+        pattern: pattern.to_string(),
+        state: claim.state(),
+    }
+}
+
+/// `rail who PATH`: every claim covering the path, stale ones included (marked by state).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Who {
+    pub path: String,
+    pub holders: Vec<Holder>,
+}
+
+pub fn who(eval: &Evaluation, paths: &[String]) -> Vec<Who> {
+    let index = PathIndex::new(&eval.claims);
+    paths
+        .iter()
+        .map(|p| {
+            let path = normalize_path(p);
+            Who {
+                holders: index
+                    .covering(&path)
+                    .into_iter()
+                    .map(|(c, pat)| holder(c, pat))
+                    .collect(),
+                path,
+            }
+        })
+        .collect()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum FileClass {
+    InScope,
+    OutOfScope,
+    Conflict,
+    Undeclared,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct FileScope {
+    pub path: String,
+    pub class: FileClass,
+    /// The session's own patterns covering the file.
+    pub own: Vec<String>,
+    /// Other sessions' holding claims covering the file.
+    pub others: Vec<Holder>,
+    /// No claim at all covers it.
+    pub unclaimed: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ScopeReport {
+    pub session: String,
+    /// Everything the session declared (all its claims' paths).
+    pub declared: Vec<String>,
+    pub files: Vec<FileScope>,
+    pub in_scope: Vec<String>,
+    pub out_of_scope: Vec<String>,
+    pub conflicts: Vec<String>,
+    pub undeclared: Vec<String>,
+    pub unclaimed: Vec<String>,
+    /// True when nothing is out of scope and nothing conflicts.
+    pub clean: bool,
+}
+
+pub fn classify(eval: &Evaluation, session: &str, changed: &[String]) -> ScopeReport {
+    let index = PathIndex::new(&eval.claims);
+    let mut declared: Vec<String> = Vec::new();
+    for claim in eval.claims.iter().filter(|c| c.session == session) {
+        for p in &claim.paths {
+            if !declared.contains(p) {
+                declared.push(p.clone());
+            }
+        }
+    }
+    let mut report = ScopeReport {
+        session: session.to_string(),
+        declared,
+        files: Vec::new(),
+        in_scope: Vec::new(),
+        out_of_scope: Vec::new(),
+        conflicts: Vec::new(),
+        undeclared: Vec::new(),
+        unclaimed: Vec::new(),
+        clean: true,
+    };
+    let mut seen = std::collections::HashSet::new();
+    for raw in changed {
+        let path = normalize_path(raw);
+        if path.is_empty() || !seen.insert(path.clone()) {
+            continue;
+        }
+        let covering = index.covering(&path);
+        let own: Vec<String> = covering
+            .iter()
+            .filter(|(c, _)| c.session == session)
+            .map(|(_, p)| p.to_string())
+            .collect();
+        let others: Vec<Holder> = covering
+            .iter()
+            .filter(|(c, _)| c.session != session && c.state().holds())
+            .map(|(c, p)| holder(c, p))
+            .collect();
+        let class = if !others.is_empty() {
+            FileClass::Conflict
+        } else if !own.is_empty() {
+            FileClass::InScope
+        } else if report.declared.is_empty() {
+            FileClass::Undeclared
+        } else {
+            FileClass::OutOfScope
+        };
+        let unclaimed = covering.is_empty();
+        match class {
+            FileClass::Conflict => report.conflicts.push(path.clone()),
+            FileClass::InScope => report.in_scope.push(path.clone()),
+            FileClass::OutOfScope => report.out_of_scope.push(path.clone()),
+            FileClass::Undeclared => report.undeclared.push(path.clone()),
+        }
+        if unclaimed {
+            report.unclaimed.push(path.clone());
+        }
+        report.files.push(FileScope {
+            path,
+            class,
+            own,
+            others,
+            unclaimed,
+        });
+    }
+    report.clean = report.out_of_scope.is_empty() && report.conflicts.is_empty();
+    report
+}
