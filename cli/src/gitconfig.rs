@@ -1,8 +1,8 @@
 //! `git config --get KEY` without a git process, where Rail can be sure of the answer.
 //!
 //! Every command asks for `rail.remote`; the process cost more than the rest of a local claim.
-//! Git's files are read here and core ([`rail_core::formats::gitconfig`]) reads the value out of them.
-//! Where git keeps its system and global files is learnt once from `git var -l` and kept in
+//! Git's files are read here and core ([`rail_core::formats::gitconfig`]) reads the value out of
+//! them. Where git keeps its system and global files is learnt once from `git var -l` and kept in
 //! `<common dir>/rail/git-config-places`, stamped with what decides those places (the git
 //! program found on PATH, its size and time, and the environment variables git consults).
 //! Anything this cannot follow (config given on the command line or in the environment, an

@@ -4,8 +4,8 @@
 //! companions live there, so every worktree shares one rail. This is found by reading `.git`
 //! files (`.git` as a directory, or a `gitdir:` file in a linked worktree, then its `commondir`)
 //! rather than spawning git; unusual setups (GIT_DIR in the environment, a bare common dir) fall
-//! back to `git rev-parse`. What each file says is core's (`rail_core::formats::gitdir`, which the VS
-//! Code extension uses too); this module reads the files and resolves the paths.
+//! back to `git rev-parse`. What each file says is core's (`rail_core::formats::gitdir`, which the
+//! VS Code extension uses too); this module reads the files and resolves the paths.
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -2,13 +2,13 @@
 //!
 //! The corpus lives in `tests/fixtures/`, one folder per kind:
 //!
-//! | kind      | one fixture                        | evaluated with                          |
-//! |-----------|------------------------------------|-----------------------------------------|
-//! | `parse`   | `{valid,invalid}/NAME.md`           | [`rail_core::formats::claims_md::parse`]              |
-//! | `yaml`    | `{valid,invalid}/NAME.yaml`         | [`rail_core::formats::claim_file::parse`]         |
-//! | `rewrite` | `NAME/` (rail files + request)      | [`rail_core::change::ops::plan`] + edits applied |
-//! | `board`   | `NAME/` (rail files + facts)        | [`rail_core::model::board::build`]             |
-//! | `merge`   | `NAME/{base,ours,theirs}.md`        | [`rail_core::change::merge::merge`]             |
+//! | kind      | one fixture                    | evaluated with                                   |
+//! |-----------|--------------------------------|--------------------------------------------------|
+//! | `parse`   | `{valid,invalid}/NAME.md`      | [`rail_core::formats::claims_md::parse`]         |
+//! | `yaml`    | `{valid,invalid}/NAME.yaml`    | [`rail_core::formats::claim_file::parse`]        |
+//! | `rewrite` | `NAME/` (rail files + request) | [`rail_core::change::ops::plan`] + edits applied |
+//! | `board`   | `NAME/` (rail files + facts)   | [`rail_core::model::board::build`]               |
+//! | `merge`   | `NAME/{base,ours,theirs}.md`   | [`rail_core::change::merge::merge`]              |
 //!
 //! [`evaluate_fixture`] turns one fixture into a `serde_json::Value` that depends on the
 //! fixture's files only (never on where the corpus sits, the clock or the machine), so the same

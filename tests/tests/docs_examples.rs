@@ -2,13 +2,13 @@
 //!
 //! The examples are fenced code blocks whose info string names what they show:
 //!
-//! | info string                  | checked with                | valid means                          |
-//! |------------------------------|-----------------------------|--------------------------------------|
-//! | `claims`                     | `claims_md::parse`               | no error or warning diagnostic        |
-//! | `yaml claim-file`            | `claim_file::parse`          | no error or warning diagnostic        |
-//! | `log`                        | `log::parse`                | at least one entry, no diagnostic     |
-//! | `lock`                       | `lock::parse`               | a record that renders back the same   |
-//! | `yaml config`                | `config::parse`             | no diagnostic                         |
+//! | info string       | checked with        | valid means                         |
+//! |-------------------|---------------------|-------------------------------------|
+//! | `claims`          | `claims_md::parse`  | no error or warning diagnostic      |
+//! | `yaml claim-file` | `claim_file::parse` | no error or warning diagnostic      |
+//! | `log`             | `log::parse`        | at least one entry, no diagnostic   |
+//! | `lock`            | `lock::parse`       | a record that renders back the same |
+//! | `yaml config`     | `config::parse`     | no diagnostic                       |
 //!
 //! Adding `invalid` (```` ```claims invalid ````) turns the check around: the example must get
 //! at least one error or warning (for `lock`: must not read as a record). Other blocks (```` ```yaml ````,

@@ -267,8 +267,8 @@ pub fn acting(
 }
 
 /// What one of git's own files says, for finding the repository from files as the CLI does
-/// (`rail_core::formats::gitdir`): `kind` names the file — `"dot-git"` (a worktree's `.git` file: the git
-/// dir it names), `"commondir"` (the common dir), `"head"` (the branch checked out), or
+/// (`rail_core::formats::gitdir`): `kind` names the file — `"dot-git"` (a worktree's `.git` file:
+/// the git dir it names), `"commondir"` (the common dir), `"head"` (the branch checked out), or
 /// `"worktree-gitdir"` (a linked worktree's admin `gitdir` file: its `.git` file) — and the
 /// answer is the path or branch as written, `null` when the text does not say one. Paths are
 /// resolved by the caller (relative to the `.git` file's folder, or to the git dir).

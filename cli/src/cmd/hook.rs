@@ -3,10 +3,10 @@
 //!
 //! `rail hook claude|codex|cursor|gemini|copilot` reads one hook payload on stdin. What the payload means
 //! and how each agent must be answered are core's rules (`rail_core::agent`); the decision is
-//! core's one hook judge (`rail_core::agent::hook`). This host reads stdin, follows symlinks, reads the
-//! rail, renews or releases, and writes the answer core worded. Whatever happens it answers, and
-//! within a bound: a watchdog answers for it when the bound passes — for a tool call as a failure
-//! to check (denied by default, rail.yaml `hook_failure: warn` to only warn), for a Stop or
+//! core's one hook judge (`rail_core::agent::hook`). This host reads stdin, follows symlinks, reads
+//! the rail, renews or releases, and writes the answer core worded. Whatever happens it answers,
+//! and within a bound: a watchdog answers for it when the bound passes — for a tool call as a
+//! failure to check (denied by default, rail.yaml `hook_failure: warn` to only warn), for a Stop or
 //! session end in that event's own terms (the agent always stops).
 
 use std::io::Read;

@@ -110,9 +110,9 @@ pub fn touched_files(ctx: &Ctx, base: Option<&str>) -> Vec<String> {
     }
 }
 
-/// The rail's own files are not part of anyone's work (core's [`rail_core::formats::rail_files::is_rail_file`]).
-/// `files` are relative to `worktree`; they are the rail's only where the rail lives at that
-/// worktree's root.
+/// The rail's own files are not part of anyone's work (core's
+/// [`rail_core::formats::rail_files::is_rail_file`]). `files` are relative to `worktree`; they are
+/// the rail's only where the rail lives at that worktree's root.
 pub fn without_rail_files(
     ctx: &Ctx,
     worktree: &std::path::Path,

@@ -9,10 +9,10 @@
 //!
 //! A host reads the payload's text from stdin and hands it to [`read`]: the call's event, where
 //! the agent works, and for a tool call the paths it writes and what in it cannot be judged
-//! (shell commands through [`crate::agent::shell`], patches through [`crate::agent::patch`], MCP tools by the
-//! shared rules of `mcp.rs`). The decision itself is [`crate::agent::hook::judge`], the same for every
-//! agent. [`answer`] turns the decision into the exact bytes and exit code that agent obeys —
-//! each has its own trap (docs/agents.md; each agent's file says which).
+//! (shell commands through [`shell`], patches through [`patch`], MCP tools by the shared rules
+//! of `mcp.rs`). The decision itself is [`hook::judge`], the same for every agent. [`answer`]
+//! turns the decision into the exact bytes and exit code that agent obeys — each has its own trap
+//! (docs/agents.md; each agent's file says which).
 //!
 //! A payload may come from another agent than the hook's own ([`Harness`]): Claude Code's
 //! settings file is also loaded by VS Code's agent and, opt-in, by Cursor; Copilot CLI's hook
@@ -25,8 +25,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::agent::doctor::Trust;
-use crate::agent::setup::FileChanges;
+use doctor::Trust;
+use setup::FileChanges;
 
 pub use mcp::RAIL_MCP_TOOLS;
 use mcp::{by_verb, mcp, mcp_by_name, path_arguments};
@@ -128,7 +128,7 @@ pub trait Spec: Sync {
     /// Whether one of [`Spec::evidence_files`], parsed, says so: a hook runs `rail hook <name>`.
     fn set_up(&self, file: &Value) -> bool {
         let hook = format!("hook {}", self.name());
-        crate::agent::setup::hooks_run(file, |entry| crate::agent::setup::runs(entry, &hook))
+        setup::hooks_run(file, |entry| setup::runs(entry, &hook))
     }
     /// Project files the agent also reads from a local, untracked variant, which a station gets
     /// instead (docs/agents.md, "Stations"): `(project file, local variant)`.
@@ -258,7 +258,7 @@ pub enum Event {
         unanalysed: Vec<String>,
     },
     /// A tool call, after it ran: what it changed is checked against the snapshot taken before
-    /// it (`crate::agent::after`).
+    /// it ([`after`]).
     AfterTool { tool: String },
     /// The agent finished a turn: it is active, its lease is renewed.
     Stop,

@@ -1,8 +1,8 @@
 //! What `rail init --agents` installs, over the list of agents (each agent's own files are its
-//! module's, [`crate::agent`]): the shapes of a file's changes (JSON through [`crate::formats::jsonc`],
-//! TOML by the host's format-preserving editor) and the helpers the agents build them with,
-//! which agents a checkout is set up for, where a station gets each file, and the lines Rail
-//! adds to `info/exclude`. Shapes: docs/agents.md.
+//! module's, [`crate::agent`]): the shapes of a file's changes (JSON through
+//! [`crate::formats::jsonc`], TOML by the host's format-preserving editor) and the helpers the
+//! agents build them with, which agents a checkout is set up for, where a station gets each file,
+//! and the lines Rail adds to `info/exclude`. Shapes: docs/agents.md.
 
 use serde_json::{json, Value};
 

@@ -2,8 +2,8 @@
 //! what a plan makes of it, and which local files mirroring it changes.
 //!
 //! The host reads the tree (path → text) and the local files; core decides. Only the rail's
-//! data files ([`crate::formats::rail_files::rail_data_path`]) of a tree count: anything else a remote's tree
-//! holds (rail.yaml, `src/x.sh`, `claims/a/b.yaml`) is reported and never written.
+//! data files ([`crate::formats::rail_files::rail_data_path`]) of a tree count: anything else a
+//! remote's tree holds (rail.yaml, `src/x.sh`, `claims/a/b.yaml`) is reported and never written.
 
 use std::collections::BTreeMap;
 

@@ -10,9 +10,9 @@
 //!
 //! [`parse`] says whether a journal is complete (every length and checksum matches, the `end`
 //! line counts the records and sums every byte before it, nothing follows) and whether every
-//! path is one the rail's writers write ([`crate::formats::rail_files::rail_data_path`]). A torn journal is
-//! what a writer that died while writing it leaves; a complete journal naming any other path
-//! was not written by Rail, and replaying it would write outside the rail.
+//! path is one the rail's writers write ([`crate::formats::rail_files::rail_data_path`]). A torn
+//! journal is what a writer that died while writing it leaves; a complete journal naming any other
+//! path was not written by Rail, and replaying it would write outside the rail.
 
 use crate::formats::rail_files::{self, ForeignPath};
 

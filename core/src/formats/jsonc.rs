@@ -3,8 +3,8 @@
 //! every other byte — comments, order, indentation, other entries — stays as it was.
 //!
 //! [`parse`] reads the text into a tree of byte spans (never a re-serialised copy); each edit
-//! is a range patch on the original text ([`crate::text::edit`]), so a file Rail has nothing to change
-//! prints back identically, and a second run changes nothing.
+//! is a range patch on the original text ([`crate::text::edit`]), so a file Rail has nothing to
+//! change prints back identically, and a second run changes nothing.
 
 use serde_json::Value;
 

@@ -18,10 +18,10 @@ use crate::formats::claim_file::{self, ClaimFile};
 use crate::formats::claims_md::{self, LineKind, RailDoc};
 use crate::formats::config::{self, Config};
 use crate::formats::log::{self, Log};
-use crate::model::input::{Facts, FileText, RailTexts};
 use crate::text::diagnostic::{Diagnostic, Located};
 use crate::text::time::Time;
 use crate::text::{LineIndex, Span};
+use input::{Facts, FileText, RailTexts};
 use lease::{Lease, LeaseInput, State};
 
 pub const CLAIMS_MD: &str = "claims.md";
