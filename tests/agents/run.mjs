@@ -94,6 +94,11 @@ function pointHooksAt(dir, wrapper) {
 
 const read = (f) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : null);
 
+// The agents that tell their hooks their version, and the version each is pinned at (from the
+// cache folder scripts/test-agents.sh installs it in: agents-<package>-<version>).
+const namesVersion = new Set(['claude', 'copilot']);
+const pinnedVersion = (agent) => /-(\d[\d.]*)\/node_modules\//.exec(agentBin[agent] ?? '')?.[1];
+
 // One agent's driver: how it is run headless against the model on `port`.
 const drivers = {
   claude: {
@@ -348,6 +353,12 @@ const scenarios = [
         ['the claim is still held after session end (on_stop: nothing)', line !== undefined, read(path.join(main, 'claims.md'))],
         ["Stop renewed it: its time moved past the claim's", renewed !== undefined && renewed > at, { at, line }],
         ["rail board --json: the station's session guarded by this agent's hook", mine?.hook?.agent === run.agent && !mine.unguarded, mine],
+        // Claude Code and the Copilot CLI name their version to their hooks; Codex and Gemini don't.
+        [
+          'the guard mark names the agent version where the agent gives it',
+          mine?.hook !== undefined && mine.hook.version === (namesVersion.has(run.agent) ? pinnedVersion(run.agent) : undefined),
+          { hook: mine?.hook, pinned: pinnedVersion(run.agent) },
+        ],
       ];
     },
   },

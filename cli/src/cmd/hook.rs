@@ -272,7 +272,9 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
             default_harness,
         );
     }
-    let call = agent::read_event(agent, &input, kind.event.as_deref());
+    let call = agent::read_call(agent, &input, kind.event.as_deref(), &|var| {
+        std::env::var(var).ok()
+    });
     let harness = call.harness;
     if let Some(dir) = agent_dir(&call).filter(|d| d.is_dir()) {
         let _ = std::env::set_current_dir(dir);
@@ -290,8 +292,8 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
     if let (Ok(ctx), Some(session)) = (&ctx_result, &session) {
         if let Some(repo) = &ctx.repo {
             let seen = rail_core::agent::heartbeat::HookSeen {
-                agent: agent.name().to_string(),
-                version: None,
+                agent: call.harness.sender.name().to_string(),
+                version: call.version.clone(),
                 at: ctx.now,
             };
             crate::heartbeat::mark(repo, session, &seen);
@@ -417,17 +419,15 @@ fn after_tool(ctx: &Ctx, agent: Agent, call: &agent::Call) -> Outcome {
     }
 }
 
-/// Where the agent works, as the payload or the agent's environment says.
+/// Where the agent works, as the payload or the agent's environment says (the sender's own
+/// variables first: some agents also set another's, e.g. `CLAUDE_PROJECT_DIR`).
 fn agent_dir(call: &agent::Call) -> Option<PathBuf> {
     call.cwd.as_deref().map(PathBuf::from).or_else(|| {
-        [
-            "CURSOR_PROJECT_DIR",
-            "CLAUDE_PROJECT_DIR",
-            "GEMINI_PROJECT_DIR",
-        ]
-        .iter()
-        .find_map(|v| std::env::var_os(v).filter(|d| !d.is_empty()))
-        .map(PathBuf::from)
+        std::iter::once(call.harness.sender)
+            .chain(agent::AGENTS.iter().copied())
+            .flat_map(|a| a.project_dir_vars().iter())
+            .find_map(|v| std::env::var_os(v).filter(|d| !d.is_empty()))
+            .map(PathBuf::from)
     })
 }
 

@@ -1961,10 +1961,11 @@ fn the_board_names_each_sessions_guard_or_that_none_was_seen() {
     let (repo, station) = setup();
     let before = (repo.read("claims.md"), repo.read("claims.log"));
     // The station's agent (session web, from its branch) runs Rail's hook; auth's never does.
+    // Claude Code names its version only in its hooks' environment (seen in 2.1.332).
     let out = hook(
         &station,
         &payload("edit.json", &station, "web/a.ts", ""),
-        &[],
+        &[("AI_AGENT", "claude-code_2-1-332_harness")],
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!((repo.read("claims.md"), repo.read("claims.log")), before);
@@ -1982,13 +1983,17 @@ fn the_board_names_each_sessions_guard_or_that_none_was_seen() {
     };
     let web = session("web");
     assert_eq!(web["hook"]["agent"], "claude", "{web}");
+    assert_eq!(web["hook"]["version"], "2.1.332", "{web}");
     assert!(web["hook"]["seen_at"].is_string(), "{web}");
     assert_eq!(web["unguarded"], false);
     let auth = session("auth");
     assert!(auth["hook"].is_null(), "{auth}");
     assert_eq!(auth["unguarded"], true);
     let text = stdout(&repo.rail(&["board"]));
-    assert!(text.contains("guarded: claude hook seen"), "{text}");
+    assert!(
+        text.contains("guarded: claude hook (2.1.332) seen"),
+        "{text}"
+    );
     assert!(text.contains("no Rail hook seen"), "{text}");
     // A mark another session's name was written under vouches for nobody.
     let seen = repo.file(".git/rail/seen");

@@ -9,7 +9,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    cursor, field, mcp_by_name, vscode, Agent, Answer, Event, Found, Harness, Outcome, Spec,
+    cursor, field, is_version, mcp_by_name, vscode, Agent, Answer, Event, Found, Harness, Outcome,
+    Spec,
 };
 use crate::agent::setup::{self, FileChanges};
 
@@ -133,6 +134,26 @@ impl Spec for Claude {
     /// installs 30 s): the default holds.
     fn lifecycle_budget_ms(&self, _: &Event) -> u64 {
         5_000
+    }
+
+    fn project_dir_vars(&self) -> &'static [&'static str] {
+        &["CLAUDE_PROJECT_DIR"]
+    }
+
+    /// Claude Code names itself in its hooks' environment: `AI_AGENT=claude-code_2-1-332_harness`
+    /// (seen in 2.1.332; the payload carries no version).
+    fn version(
+        &self,
+        _payload: &Map<String, Value>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        let tag = env("AI_AGENT")?;
+        let mut parts = tag.split('_');
+        (parts.next()? == "claude-code")
+            .then(|| parts.next())
+            .flatten()
+            .map(|v| v.replace('-', "."))
+            .filter(|v| is_version(v))
     }
 
     fn markers(&self) -> &'static [&'static str] {

@@ -12,8 +12,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    apply_patch, by_verb, field, is_pre_tool, mcp, non_empty, shell_writes, vscode, Agent, Answer,
-    Event, Found, Harness, Outcome, Spec, TrustEnv, TrustFile,
+    apply_patch, by_verb, field, is_pre_tool, is_version, mcp, non_empty, shell_writes, vscode,
+    Agent, Answer, Event, Found, Harness, Outcome, Spec, TrustEnv, TrustFile,
 };
 use crate::agent::doctor::{within, Trust};
 use crate::agent::setup::{self, FileChanges};
@@ -91,6 +91,20 @@ impl Spec for Copilot {
                 code: 0,
             },
         }
+    }
+
+    fn project_dir_vars(&self) -> &'static [&'static str] {
+        &["COPILOT_PROJECT_DIR"]
+    }
+
+    /// The Copilot CLI's hooks run with `COPILOT_CLI_BINARY_VERSION` (seen in 1.0.102; the
+    /// payload carries no version).
+    fn version(
+        &self,
+        _payload: &Map<String, Value>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        env("COPILOT_CLI_BINARY_VERSION").filter(|v| is_version(v))
     }
 
     fn markers(&self) -> &'static [&'static str] {

@@ -9,7 +9,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    field, is_pre_tool, mcp, non_empty, Agent, Answer, Event, Found, Harness, Outcome, Spec,
+    field, is_pre_tool, is_version, mcp, non_empty, Agent, Answer, Event, Found, Harness, Outcome,
+    Spec,
 };
 use crate::agent::setup::{self, FileChanges};
 
@@ -94,6 +95,24 @@ impl Spec for Cursor {
             Event::SessionEnd => 1_500,
             _ => 5_000,
         }
+    }
+
+    fn project_dir_vars(&self) -> &'static [&'static str] {
+        &["CURSOR_PROJECT_DIR"]
+    }
+
+    /// Cursor's payloads carry `cursor_version`; its hooks' environment `CURSOR_VERSION`.
+    fn version(
+        &self,
+        payload: &Map<String, Value>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        payload
+            .get("cursor_version")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| env("CURSOR_VERSION"))
+            .filter(|v| is_version(v))
     }
 
     fn markers(&self) -> &'static [&'static str] {

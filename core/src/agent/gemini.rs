@@ -97,6 +97,10 @@ impl Spec for Gemini {
         }
     }
 
+    fn project_dir_vars(&self) -> &'static [&'static str] {
+        &["GEMINI_PROJECT_DIR"]
+    }
+
     fn markers(&self) -> &'static [&'static str] {
         &[".gemini", "GEMINI.md"]
     }

@@ -136,6 +136,22 @@ pub trait Spec: Sync {
         &[]
     }
 
+    /// The variables in which the agent names the folder it works in, for a payload that
+    /// carries no `cwd` (the hook's own directory is the last resort).
+    fn project_dir_vars(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The agent's version, where what it gives its hook says: `payload` is the call's, `env`
+    /// looks a variable up in the hook's environment (the host reads it; core never does).
+    /// Shown with the session's guard status.
+    fn version(
+        &self,
+        _payload: &Map<String, Value>,
+        _env: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        None
+    }
+
     // `rail doctor`.
 
     /// Where the agent records which folders it trusts, when it asks: without that trust it
@@ -290,6 +306,9 @@ pub struct Call {
     /// The tool call's id (`tool_use_id`, `toolUseId`, `call_id`), the same before and after
     /// it: the snapshot taken before is the one judged after.
     pub call_id: Option<String>,
+    /// The sending agent's version, where the payload or its environment says
+    /// ([`Spec::version`]).
+    pub version: Option<String>,
 }
 
 /// Reads a hook payload sent to `rail hook <agent>`.
@@ -300,6 +319,17 @@ pub fn read(agent: Agent, input: &str) -> Call {
 /// Reads a hook payload, with the event name the installed command gave (`rail hook copilot
 /// --event preToolUse`) for payloads that carry none. The payload's own name wins.
 pub fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
+    read_call(agent, input, event, &|_| None)
+}
+
+/// [`read_event`], with the hook's environment to look variables up in (`env`), which some
+/// agents name their version in.
+pub fn read_call(
+    agent: Agent,
+    input: &str,
+    event: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Call {
     let default = Harness::of(agent);
     let malformed = |why: String| Call {
         harness: default,
@@ -307,6 +337,7 @@ pub fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
         event: Event::Malformed(why),
         cwd: None,
         call_id: None,
+        version: None,
     };
     // Cursor on Windows starts each payload with a byte-order mark.
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
@@ -362,7 +393,17 @@ pub fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
         event,
         cwd,
         call_id,
+        version: harness.sender.version(&payload, env),
     }
+}
+
+/// Whether `v` reads as a version (`2.1.332`, `1.0.102-beta.1`): what an agent's environment
+/// says is shown only then.
+pub(crate) fn is_version(v: &str) -> bool {
+    v.len() <= 40
+        && v.starts_with(|c: char| c.is_ascii_digit())
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'))
 }
 
 fn is_pre_tool(name: &str) -> bool {
@@ -637,5 +678,75 @@ pub(crate) mod tests {
             "\u{feff}{\"hook_event_name\":\"stop\",\"status\":\"completed\"}",
         );
         assert_eq!(bom.event, Event::Stop);
+    }
+
+    /// Each agent's version is read where that agent puts it (seen on the real programs:
+    /// Claude Code 2.1.332's `AI_AGENT`, the Copilot CLI 1.0.102's `COPILOT_CLI_BINARY_VERSION`;
+    /// Cursor's payload field), and only when it reads as a version.
+    #[test]
+    fn versions_come_from_where_each_agent_puts_them() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let stop = r#"{"hook_event_name":"Stop"}"#;
+        let version = |agent: Agent, input: &str, vars: &'static [(&'static str, &'static str)]| {
+            read_call(agent, input, None, &env(vars)).version
+        };
+        let claude_env: &[(&str, &str)] = &[("AI_AGENT", "claude-code_2-1-332_harness")];
+        assert_eq!(
+            version(claude::AGENT, stop, claude_env).as_deref(),
+            Some("2.1.332")
+        );
+        // Another tool's tag, or none, says nothing.
+        assert_eq!(
+            version(claude::AGENT, stop, &[("AI_AGENT", "aider_0-9_x")]),
+            None
+        );
+        assert_eq!(version(claude::AGENT, stop, &[]), None);
+        // A tag that is not a version is not shown (it is the environment's to fill).
+        for bad in [
+            "claude-code_$(rm -rf ~)_h",
+            "claude-code__h",
+            "claude-code_2\n1_h",
+        ] {
+            let vars: &'static [(&'static str, &'static str)] =
+                Box::leak(Box::new([("AI_AGENT", bad)]));
+            assert_eq!(version(claude::AGENT, stop, vars), None, "{bad}");
+        }
+        let copilot_stop = r#"{"sessionId":"s","cwd":"/w","stopReason":"end_turn"}"#;
+        assert_eq!(
+            read_call(
+                copilot::AGENT,
+                copilot_stop,
+                Some("agentStop"),
+                &env(&[("COPILOT_CLI_BINARY_VERSION", "1.0.102")])
+            )
+            .version
+            .as_deref(),
+            Some("1.0.102")
+        );
+        // Cursor's payload through Claude Code's hook file: the sender's (Cursor's) version.
+        let cursor = r#"{"hook_event_name":"stop","conversation_id":"c","cursor_version":"3.9.1","workspace_roots":["/w"]}"#;
+        assert_eq!(
+            version(claude::AGENT, cursor, claude_env).as_deref(),
+            Some("3.9.1")
+        );
+        assert_eq!(
+            version(cursor::AGENT, cursor, &[]).as_deref(),
+            Some("3.9.1")
+        );
+        // Codex and Gemini CLI name no version to their hooks.
+        assert_eq!(version(codex::AGENT, stop, claude_env), None);
+        assert_eq!(
+            version(gemini::AGENT, r#"{"hook_event_name":"AfterAgent"}"#, &[]),
+            None
+        );
+        assert!(is_version("1.0.102-beta.1+b7"));
+        assert!(!is_version(&"1".repeat(41)));
     }
 }

@@ -111,7 +111,12 @@ export class LanesView {
         session.hook
           ? h(
               'span',
-              { class: 'lane-guard guarded', attrs: { title: `Rail hook last seen ${session.hook.seen_at}` } },
+              {
+                class: 'lane-guard guarded',
+                attrs: {
+                  title: `Rail hook of ${session.hook.agent}${session.hook.version ? ` ${session.hook.version}` : ''} last seen ${session.hook.seen_at}`,
+                },
+              },
               `guarded: ${session.hook.agent} ${session.hook.seen_text}`,
             )
           : session.unguarded
