@@ -27,7 +27,7 @@ import subprocess
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from common import GIT, ROOT, new_repo, rail_binary  # shared by the benches
 RAIL = os.path.join(ROOT, "target", "release", "rail")
 
 
@@ -50,14 +50,10 @@ def main():
     ap.add_argument("--rail", default=None)
     args = ap.parse_args()
     global RAIL
-    if args.rail:
-        RAIL = os.path.abspath(args.rail)
-    else:
-        subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "rail-cli"], cwd=ROOT, check=True)
+    RAIL = rail_binary(args.rail)
 
-    d = tempfile.mkdtemp(prefix="rail-after-bench-")
-    g = ["git", "-c", "user.name=b", "-c", "user.email=b@e.invalid"]
-    sh(["git", "init", "-q", "-b", "main"], d)
+    d = new_repo("rail-after-bench-", empty_commit=False)
+    g = GIT
     dirs = (args.files + 99) // 100
     for i in range(args.files):
         p = os.path.join(d, f"pkg{i // 100}", f"f{i % 100}.txt")

@@ -22,10 +22,9 @@ import os
 import shutil
 import statistics
 import subprocess
-import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from common import GIT, ROOT, new_repo, rail_binary  # shared by the benches
 RAIL = os.path.join(ROOT, "target", "release", "rail")
 
 
@@ -46,13 +45,10 @@ def timed(fn, runs):
 def make_repo(rail=None, claims=20, prefix="rail-bench-"):
     """A repository whose rail holds `claims` claims of five sessions (also used by mcp_latency)."""
     rail = rail or RAIL
-    d = tempfile.mkdtemp(prefix=prefix)
-    g = ["git", "-c", "user.name=b", "-c", "user.email=b@e.invalid"]
-    run(["git", "init", "-q", "-b", "main"], d)
-    run(g + ["commit", "-q", "--allow-empty", "-m", "init"], d)
+    d = new_repo(prefix)
     run([rail, "init"], d)
-    run(g + ["add", "-A"], d)
-    run(g + ["commit", "-q", "-m", "rail"], d)
+    run(GIT + ["add", "-A"], d)
+    run(GIT + ["commit", "-q", "-m", "rail"], d)
     for i in range(claims):
         run([rail, "claim", f"bg-{i}", "--session", f"s{i % 5}", "--path", f"pkg{i}/**"], d)
     return d
@@ -67,10 +63,7 @@ def main():
                     help="only the paired figure: one-liner and rail pairs alternating, 50 claims")
     args = ap.parse_args()
     global RAIL
-    if args.rail:
-        RAIL = os.path.abspath(args.rail)
-    else:
-        subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "rail-cli"], cwd=ROOT, check=True)
+    RAIL = rail_binary(args.rail)
 
     d = make_repo(claims=50 if args.paired else 20)
     env = dict(os.environ, RAIL_SESSION="bench")

@@ -23,10 +23,9 @@ import os
 import shutil
 import statistics
 import subprocess
-import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from common import GIT, ROOT, new_repo, rail_binary  # shared by the benches
 RAIL = os.path.join(ROOT, "target", "release", "rail")
 
 
@@ -43,15 +42,10 @@ def main():
     ap.add_argument("--agents", default="claude,codex,cursor,gemini,copilot")
     args = ap.parse_args()
     global RAIL
-    if args.rail:
-        RAIL = os.path.abspath(args.rail)
-    else:
-        subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "rail-cli"], cwd=ROOT, check=True)
+    RAIL = rail_binary(args.rail)
 
-    d = tempfile.mkdtemp(prefix="rail-hook-bench-")
-    g = ["git", "-c", "user.name=b", "-c", "user.email=b@e.invalid"]
-    sh(["git", "init", "-q", "-b", "main"], d)
-    sh(g + ["commit", "-q", "--allow-empty", "-m", "init"], d)
+    d = new_repo("rail-hook-bench-")
+    g = GIT
     sh([RAIL, "init"], d)
     for i in range(args.claims):
         sh([RAIL, "claim", f"t{i}", "--session", f"s{i}", "--path", f"pkg{i}/**"], d)

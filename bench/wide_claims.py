@@ -17,10 +17,9 @@ import re
 import shutil
 import statistics
 import subprocess
-import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from common import GIT, new_repo, rail_binary  # shared by the benches
 
 
 def run(cmd, cwd, env=None, timeout=None):
@@ -29,10 +28,8 @@ def run(cmd, cwd, env=None, timeout=None):
 
 
 def make_repo(rail, n):
-    d = tempfile.mkdtemp(prefix="rail-wide-")
-    g = ["git", "-c", "user.name=b", "-c", "user.email=b@e.invalid"]
-    run(["git", "init", "-q", "-b", "main"], d)
-    run(g + ["commit", "-q", "--allow-empty", "-m", "init"], d)
+    d = new_repo("rail-wide-")
+    g = GIT
     run([rail, "init"], d)
     run(g + ["add", "-A"], d)
     run(g + ["commit", "-q", "-m", "rail"], d)
@@ -90,11 +87,7 @@ def main():
     ap.add_argument("--rail", help="the rail binary to measure (default: build target/release/rail)")
     ap.add_argument("--timeout", type=float, default=60, help="seconds before a run counts as > timeout")
     args = ap.parse_args()
-    if args.rail:
-        rail = os.path.abspath(args.rail)
-    else:
-        subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "rail-cli"], cwd=ROOT, check=True)
-        rail = os.path.join(ROOT, "target", "release", "rail")
+    rail = rail_binary(args.rail)
     print(f"rail: {rail}; runs per figure: {args.runs}")
     for n in [int(s) for s in args.sizes.split(",")]:
         d = make_repo(rail, n)

@@ -114,8 +114,9 @@ fn failure_mode(rail_dir: Option<&Path>) -> HookFailure {
         // Not a plain read: a rail.yaml that is a FIFO would hang the watchdog itself.
         .and_then(|d| crate::railfile::read_text(&d.join(rail_core::model::CONFIG_FILE)).ok())
         .flatten()
-        .map(|t| rail_core::formats::config::parse(&t).0.hook_failure)
-        .unwrap_or(HookFailure::Deny)
+        .map(|t| rail_core::formats::config::parse(&t).0)
+        .unwrap_or_default()
+        .hook_failure
 }
 
 /// A tool call Rail could not check: denied (or only warned about, by config), with the reason.
