@@ -182,8 +182,9 @@ pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
     let Ok(texts) = ctx.read_claims() else {
         return;
     };
-    let facts = ctx.facts(&texts, Commits::IfNeeded);
-    let eval = Rail::load(&texts).evaluate(&facts);
+    let rail = Rail::load(&texts);
+    let facts = ctx.facts_for(&rail, Commits::IfNeeded);
+    let eval = rail.evaluate(&facts);
     let roots = roots_for(&eval, session);
     if roots.is_empty() {
         let _ = std::fs::remove_file(&path);
@@ -260,8 +261,9 @@ pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>, by: &str)
     let _ = std::fs::remove_file(&path);
     let snap = after::parse(&bytes)?;
     let texts = ctx.read_claims().ok()?;
-    let facts = ctx.facts(&texts, Commits::IfNeeded);
-    let eval = Rail::load(&texts).evaluate(&facts);
+    let rail = Rail::load(&texts);
+    let facts = ctx.facts_for(&rail, Commits::IfNeeded);
+    let eval = rail.evaluate(&facts);
     let (now, _) = walk(&repo.worktree, &snap.roots);
     let violations = after::verdict(&snap, &now, &eval, session, rail_here(ctx, &repo));
     if violations.is_empty() {

@@ -222,9 +222,14 @@ impl Ctx {
 
     /// Facts as of `self.now` for these texts.
     pub fn facts(&self, texts: &RailTexts, commits: Commits) -> Facts {
+        self.facts_for(&Rail::load(texts), commits)
+    }
+
+    /// [`Ctx::facts`] for a rail already loaded (a command that judges with it too loads and
+    /// parses it once).
+    pub fn facts_for(&self, rail: &Rail, commits: Commits) -> Facts {
         let mut facts = Facts::at(self.now);
         facts.host = lock::hostname();
-        let rail = Rail::load(texts);
         let eval = rail.evaluate(&facts);
         probe_owners(
             eval.claims.iter().filter_map(|c| c.pid.as_deref()),

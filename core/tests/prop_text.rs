@@ -2,7 +2,10 @@
 //! has no character a terminal acts on, and two different texts never print alike.
 
 use proptest::prelude::*;
-use rail_core::text::{is_unsafe_char, terminal_safe, terminal_safe_lines, terminal_unescape};
+use rail_core::text::Span;
+use rail_core::text::{
+    is_unsafe_char, terminal_safe, terminal_safe_lines, terminal_unescape, unsafe_chars,
+};
 
 /// Text rich in what matters here: controls, escapes, bidi, backslashes and `u{`.
 fn hostile() -> impl Strategy<Value = String> {
@@ -27,7 +30,34 @@ fn hostile() -> impl Strategy<Value = String> {
     prop::collection::vec(piece, 0..12).prop_map(|p| p.concat())
 }
 
+/// What [`unsafe_chars`] must find, said the plain way: the first unsafe character of each
+/// line, but for a leading byte-order mark and the `\r` of a CRLF.
+fn unsafe_chars_by_char(text: &str) -> Vec<(Span, char)> {
+    let mut out = Vec::new();
+    let mut line_flagged = false;
+    for (i, c) in text.char_indices() {
+        if c == '\n' {
+            line_flagged = false;
+            continue;
+        }
+        let exempt = (i == 0 && c == '\u{feff}') || (c == '\r' && text[i + 1..].starts_with('\n'));
+        if !line_flagged && is_unsafe_char(c) && !exempt {
+            out.push((Span::new(i, i + c.len_utf8()), c));
+            line_flagged = true;
+        }
+    }
+    out
+}
+
 proptest! {
+    /// The scan that skips printable ASCII finds exactly what a scan of every character finds.
+    #[test]
+    fn unsafe_chars_matches_the_plain_scan(s in hostile(), t in any::<String>()) {
+        for text in [&s, &t, &format!("\u{feff}{s}\r\n{t}")] {
+            prop_assert_eq!(unsafe_chars(text), unsafe_chars_by_char(text), "{:?}", text);
+        }
+    }
+
     #[test]
     fn terminal_safe_never_shows_an_unsafe_char(s in hostile()) {
         let shown = terminal_safe(&s);

@@ -24,7 +24,7 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
             ctx.rail.path(rail_core::model::CONFIG_FILE).display()
         ))
     })?;
-    let facts = ctx.facts(&texts, Commits::IfNeeded);
+    let facts = ctx.facts_for(&rail, Commits::IfNeeded);
     let eval = rail.evaluate(&facts);
     if let Err(refused) = gate::admit(&eval, task, &session) {
         return Err(Fail::refused(refused.message, None));

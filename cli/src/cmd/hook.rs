@@ -581,8 +581,9 @@ fn verdict_in(
     // Not claims.log: it only grows, and judging never reads it.
     let texts = ctx.read_claims().map_err(|f| f.message)?;
     let mode = crate::context::config_of(Some(&texts)).hook_unanalysed;
-    let facts = ctx.facts(&texts, Commits::IfNeeded);
-    let eval = Rail::load(&texts).evaluate(&facts);
+    let rail = Rail::load(&texts);
+    let facts = ctx.facts_for(&rail, Commits::IfNeeded);
+    let eval = rail.evaluate(&facts);
     Ok(Some(hook::judge_as(
         &eval,
         acting.actor(),
@@ -750,8 +751,9 @@ fn on_lifecycle(ctx: &Ctx, call: &agent::Call) -> Result<(), String> {
         Event::SessionEnd => crate::context::config_of(Some(&texts)).on_stop,
         _ => OnStop::Renew,
     };
-    let facts = ctx.facts(&texts, Commits::IfNeeded);
-    let eval = Rail::load(&texts).evaluate(&facts);
+    let rail = Rail::load(&texts);
+    let facts = ctx.facts_for(&rail, Commits::IfNeeded);
+    let eval = rail.evaluate(&facts);
     let tasks: Vec<String> = eval
         .claims
         .iter()

@@ -203,8 +203,9 @@ pub fn mutate_with_log(
         .then(|| ctx.rail.read(false).ok())
         .flatten()
         .map(|texts| {
-            let facts = ctx.facts(&texts, Commits::IfNeeded);
-            let plan = ops::plan(&texts, &facts, session, &request);
+            let rail = rail_core::model::Rail::load(&texts);
+            let facts = ctx.facts_for(&rail, Commits::IfNeeded);
+            let plan = ops::plan_on(&rail, &facts, session, &request);
             (texts, plan)
         });
     let lock = ctx.lock(session)?;
@@ -247,8 +248,9 @@ pub fn mutate_with_log(
     let planned = match early {
         Some((before, plan)) if before == texts => plan,
         _ => {
-            let facts = ctx.facts(&texts, Commits::IfNeeded);
-            ops::plan(&texts, &facts, session, &request)
+            let rail = rail_core::model::Rail::load(&texts);
+            let facts = ctx.facts_for(&rail, Commits::IfNeeded);
+            ops::plan_on(&rail, &facts, session, &request)
         }
     };
     match planned {

@@ -60,8 +60,8 @@ pub fn board(ctx: &Ctx, args: &BoardArgs) -> Result<(), Fail> {
 /// Who holds each of `paths` (core's `scope::who`).
 pub fn who_holds(ctx: &Ctx, paths: &[String]) -> Result<Vec<scope::Who>, Fail> {
     let texts = ctx.read(false)?;
-    let facts = ctx.facts(&texts, Commits::IfNeeded);
     let rail = Rail::load(&texts);
+    let facts = ctx.facts_for(&rail, Commits::IfNeeded);
     let eval = rail.evaluate(&facts);
     Ok(scope::who(&eval, paths))
 }
@@ -254,8 +254,8 @@ pub fn check_scope(ctx: &Ctx, args: &CheckArgs) -> Result<Checked, Fail> {
         }
     };
     let texts = ctx.read(false)?;
-    let facts = ctx.facts(&texts, Commits::IfNeeded);
     let rail = Rail::load(&texts);
+    let facts = ctx.facts_for(&rail, Commits::IfNeeded);
     let eval = rail.evaluate(&facts);
     let report = scope::classify(&eval, &session, &changed);
     let mut parts = Vec::new();
@@ -372,8 +372,8 @@ pub struct Ready {
 /// `rail ready`: backlog tasks whose dependencies are released and that nobody holds.
 pub fn ready_tasks(ctx: &Ctx, all: bool) -> Result<Ready, Fail> {
     let texts = ctx.read(false)?;
-    let facts = ctx.facts(&texts, Commits::IfNeeded);
     let rail = Rail::load(&texts);
+    let facts = ctx.facts_for(&rail, Commits::IfNeeded);
     let eval = rail.evaluate(&facts);
     let backlog = rail_core::model::conflict::backlog(&eval, rail.log());
     Ok(Ready {

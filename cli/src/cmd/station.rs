@@ -64,7 +64,7 @@ pub fn survey(ctx: &Ctx, base: Option<&str>) -> Result<Survey, Fail> {
     let repo = repo_of(ctx)?;
     let texts = ctx.read(false)?;
     let rail = Rail::load(&texts);
-    let facts = ctx.facts(&texts, Commits::IfNeeded);
+    let facts = ctx.facts_for(&rail, Commits::IfNeeded);
     let eval = rail.evaluate(&facts);
     let main = repo.main_checkout();
     let main_branch = repo::head_branch(&repo.common_dir);

@@ -347,18 +347,33 @@ pub fn unsafe_chars(text: &str) -> Vec<(Span, char)> {
     let mut out = Vec::new();
     let mut line_flagged = false;
     let bytes = text.as_bytes();
-    for (i, c) in text.char_indices() {
-        if c == '\n' {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'\n' {
             line_flagged = false;
+            i += 1;
             continue;
         }
+        // Printable ASCII and the tab are never unsafe: most of a rail is nothing else, so
+        // only the rest is decoded (this runs over every byte of claims.md on every command).
+        if (0x20..0x7f).contains(&b) || b == b'\t' {
+            i += 1;
+            continue;
+        }
+        // `i` is always at a character's start: only whole characters are stepped over.
+        let Some(c) = text[i..].chars().next() else {
+            break;
+        };
+        let at = i;
+        i += c.len_utf8();
         if line_flagged || !is_unsafe_char(c) {
             continue;
         }
-        if (i == 0 && c == '\u{feff}') || (c == '\r' && bytes.get(i + 1) == Some(&b'\n')) {
+        if (at == 0 && c == '\u{feff}') || (c == '\r' && bytes.get(at + 1) == Some(&b'\n')) {
             continue;
         }
-        out.push((Span::new(i, i + c.len_utf8()), c));
+        out.push((Span::new(at, i), c));
         line_flagged = true;
     }
     out

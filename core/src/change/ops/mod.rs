@@ -71,10 +71,20 @@ pub fn plan(
     session: &str,
     request: &Request,
 ) -> Result<Plan, Refusal> {
+    plan_on(&Rail::load(texts), facts, session, request)
+}
+
+/// [`plan`] on a rail the host has loaded already (from the same texts), so a command that
+/// also gathered its facts with it parses the rail once.
+pub fn plan_on(
+    rail: &Rail,
+    facts: &Facts,
+    session: &str,
+    request: &Request,
+) -> Result<Plan, Refusal> {
     let task = request.task();
     ident::validate_task(task).map_err(|e| Refusal::bad(task, e.0))?;
     ident::validate_session(session).map_err(|e| Refusal::bad(task, e.0))?;
-    let rail = Rail::load(texts);
     if let Some(marker) = rail
         .claims
         .diagnostics
@@ -106,7 +116,7 @@ pub fn plan(
         });
     }
     let planner = Planner {
-        rail: &rail,
+        rail,
         eval: &eval,
         facts,
         session,
@@ -124,7 +134,7 @@ pub fn plan(
             ..
         } => planner.update(paths.as_deref(), resources.as_deref(), purpose.as_deref()),
     }?;
-    check_lands(&rail, &plan)?;
+    check_lands(rail, &plan)?;
     Ok(plan)
 }
 
