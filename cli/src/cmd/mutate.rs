@@ -10,7 +10,7 @@
 //! exactly that. The CLI prints it ([`print_outcome`]); `rail mcp` returns it as a tool result.
 //! Both hosts run these same functions, under the same lock.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rail_core::change::ops::{self, ClaimRequest, Request};
 use rail_core::formats::log::{Event, LogEntry};
@@ -21,6 +21,7 @@ pub use crate::exchange::Outcome;
 use crate::fail::Fail;
 use crate::git;
 use crate::lock::{self, RailLock};
+use crate::repo::Repo;
 use crate::ClaimArgs;
 
 fn claim_request(task: &str, args: &ClaimArgs) -> Result<ClaimRequest, Fail> {
@@ -73,27 +74,37 @@ pub fn release(
 ) -> Result<Outcome, Fail> {
     let session = ctx.session()?;
     rail_core::text::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
-    let touched = if no_touched {
-        Vec::new()
-    } else if !touched.is_empty() {
-        touched
-    } else {
-        touched_files(ctx, base)
+    let release = |touched| Request::Release {
+        task: task.to_string(),
+        touched,
+        done: false,
     };
-    mutate(
-        ctx,
-        &session,
-        Request::Release {
-            task: task.to_string(),
-            touched,
-            done: false,
-        },
-    )
+    if no_touched || !touched.is_empty() {
+        return mutate(ctx, &session, release(touched));
+    }
+    // git lists the touched files in a thread of its own while this one reads the rail and
+    // gathers its facts: the release waits for the slower of the two, not for both.
+    let (repo, root) = (ctx.repo.clone(), ctx.rail.root.clone());
+    std::thread::scope(|scope| {
+        let lister = scope.spawn(|| touched_in(repo.as_ref(), &root, base));
+        mutate_then(
+            ctx,
+            &session,
+            task,
+            || release(lister.join().unwrap_or_default()),
+            Vec::new(),
+        )
+    })
 }
 
 /// The files this session's worktree changed since it forked from the main checkout's branch.
 pub fn touched_files(ctx: &Ctx, base: Option<&str>) -> Vec<String> {
-    let Some(repo) = &ctx.repo else {
+    touched_in(ctx.repo.as_ref(), &ctx.rail.root, base)
+}
+
+/// [`touched_files`] of the checkout `repo`, for the rail at `rail_root`.
+fn touched_in(repo: Option<&Repo>, rail_root: &Path, base: Option<&str>) -> Vec<String> {
+    let Some(repo) = repo else {
         return Vec::new();
     };
     let main_branch = crate::repo::head_branch(&repo.common_dir);
@@ -102,7 +113,7 @@ pub fn touched_files(ctx: &Ctx, base: Option<&str>) -> Vec<String> {
         .map(str::to_string)
         .or_else(|| main_branch.filter(|m| Some(m) != own.as_ref()));
     match git::session_changes(&repo.worktree, base.as_deref()) {
-        Ok(files) => without_rail_files(ctx, &repo.worktree, files),
+        Ok(files) => work_files(rail_root, &repo.worktree, files),
         Err(e) => {
             errln!("rail: could not list touched files ({e}); releasing without them");
             Vec::new()
@@ -118,7 +129,11 @@ pub fn without_rail_files(
     worktree: &std::path::Path,
     files: Vec<String>,
 ) -> Vec<String> {
-    let same_dir = worktree.canonicalize().ok() == ctx.rail.root.canonicalize().ok();
+    work_files(&ctx.rail.root, worktree, files)
+}
+
+fn work_files(rail_root: &Path, worktree: &Path, files: Vec<String>) -> Vec<String> {
+    let same_dir = worktree.canonicalize().ok() == rail_root.canonicalize().ok();
     if !same_dir {
         return files;
     }
@@ -189,9 +204,22 @@ pub fn mutate_with_log(
     request: Request,
     extra_log: Vec<String>,
 ) -> Result<Outcome, Fail> {
-    rail_core::text::ident::validate_task(request.task()).map_err(|e| Fail::usage(e.0))?;
+    let task = request.task().to_string();
+    mutate_then(ctx, session, &task, || request, extra_log)
+}
+
+/// [`mutate_with_log`] of the request `make` gives for `task`, asked for only once the rail has
+/// been read and its facts gathered (a release's touched files are listed meanwhile).
+fn mutate_then(
+    ctx: &Ctx,
+    session: &str,
+    task: &str,
+    make: impl FnOnce() -> Request,
+    extra_log: Vec<String>,
+) -> Result<Outcome, Fail> {
+    rail_core::text::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
     if let Some(remote) = crate::shared::remote_of(ctx) {
-        return crate::shared::mutate(ctx, &remote, session, request, &extra_log);
+        return crate::shared::mutate(ctx, &remote, session, make(), &extra_log);
     }
     // Planned before the lock, on the rail as it is now: the plan (overlap searches, commit
     // times, owner probes) is the expensive part, and every other claim and git command waits
@@ -199,15 +227,17 @@ pub fn mutate_with_log(
     // is what it was planned on, byte for byte and time for time, else planned again. Only
     // when nobody holds the lock now: a read would wait for the holder, and then for the lock.
     let free = crate::lock::free_now(&ctx.rail.path(rail_core::model::CLAIMS_MD));
-    let early = free
-        .then(|| ctx.rail.read(false).ok())
-        .flatten()
-        .map(|texts| {
-            let rail = rail_core::model::Rail::load(&texts);
-            let facts = ctx.facts_for(&rail, Commits::IfNeeded);
-            let plan = ops::plan_on(&rail, &facts, session, &request);
-            (texts, plan)
-        });
+    let early = free.then(|| ctx.rail.read(false).ok()).flatten().map(|texts| {
+        let rail = rail_core::model::Rail::load(&texts);
+        let facts = ctx.facts_for(&rail, Commits::IfNeeded);
+        (texts, rail, facts)
+    });
+    // Asked for now: after the slow reading, before the plan.
+    let request = make();
+    let early = early.map(|(texts, rail, facts)| {
+        let plan = ops::plan_on(&rail, &facts, session, &request);
+        (texts, plan)
+    });
     let lock = ctx.lock(session)?;
     crate::faults::hold_lock();
     let mut log_lines = Vec::new();
