@@ -145,6 +145,7 @@ impl Spec for Copilot {
             )
             },
             by_main_checkout: false,
+            hooks: None,
         })
     }
 }

@@ -164,6 +164,7 @@ impl Spec for Gemini {
             )
             },
             by_main_checkout: false,
+            hooks: None,
         })
     }
 }
