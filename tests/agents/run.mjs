@@ -8,6 +8,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { startModel } from './fake-model.mjs';
 
 const rail = process.env.RAIL_BIN;
@@ -163,9 +164,10 @@ drivers.codex = {
   shell: (command) => ({ tool: 'exec_command', input: { cmd: command } }),
   // Its own CODEX_HOME: the model provider on 127.0.0.1 and, unless untrusted, project trust for
   // the main checkout (which covers its stations). Hook trust is granted per run with
-  // --dangerously-bypass-hook-trust: `codex exec` has no /hooks review.
-  env(port, { untrusted, cwd } = {}) {
-    const home = path.join(tmpRoot, untrusted ? 'home-codex-untrusted' : 'home-codex');
+  // --dangerously-bypass-hook-trust (`codex exec` has no /hooks review), except in the hook-trust
+  // scenarios (`hookTrust`), which run without it in a home of their own.
+  env(port, { untrusted, cwd, hookTrust } = {}) {
+    const home = path.join(tmpRoot, hookTrust ? `home-codex-review-${hookTrust}` : untrusted ? 'home-codex-untrusted' : 'home-codex');
     const codexHome = path.join(home, '.codex');
     fs.mkdirSync(codexHome, { recursive: true });
     const trust = untrusted ? '' : `[projects.${JSON.stringify(mainOf(cwd))}]\ntrust_level = "trusted"\n`;
@@ -176,10 +178,48 @@ drivers.codex = {
     );
     return { HOME: home, CODEX_HOME: codexHome, RAIL_E2E_KEY: 'dummy' };
   },
-  run(cwd, env) {
-    return runAgent(agentBin.codex, ['exec', '--json', '--dangerously-bypass-hook-trust', 'do the task'], cwd, env);
+  run(cwd, env, { hookTrust } = {}) {
+    const bypass = hookTrust ? [] : ['--dangerously-bypass-hook-trust'];
+    return runAgent(agentBin.codex, ['exec', '--json', ...bypass, 'do the task'], cwd, env);
   },
 };
+
+// Trusts every hook Codex finds for `cwd` that is not trusted yet, the way its /hooks review does:
+// its app server's `hooks/list` (each hook's key and Codex's own hash of it), then
+// `config/batchWrite` of `hooks.state` into the user config.toml. Returns the hooks it trusted.
+async function codexTrustsHooks(env, cwd) {
+  const child = spawn(agentBin.codex, ['app-server'], { cwd, env: agentEnv(env), stdio: ['pipe', 'pipe', 'ignore'] });
+  const waiting = new Map();
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    let m;
+    try {
+      m = JSON.parse(line);
+    } catch {
+      return;
+    }
+    waiting.get(m.id)?.(m);
+    waiting.delete(m.id);
+  });
+  let id = 0;
+  const call = (method, params) =>
+    new Promise((resolve) => {
+      waiting.set(++id, resolve);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  try {
+    await call('initialize', { clientInfo: { name: 'rail-e2e', version: '0' } });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'initialized' })}\n`);
+    const list = await call('hooks/list', { cwds: [cwd] });
+    const hooks = (list.result?.data ?? [])
+      .flatMap((d) => d.hooks)
+      .filter((h) => h.trustStatus === 'untrusted' || h.trustStatus === 'modified');
+    const value = Object.fromEntries(hooks.map((h) => [h.key, { trusted_hash: h.currentHash }]));
+    const wrote = await call('config/batchWrite', { edits: [{ keyPath: 'hooks.state', value, mergeStrategy: 'upsert' }] });
+    return wrote.result?.status === 'ok' ? hooks : [];
+  } finally {
+    child.kill();
+  }
+}
 
 // Copilot CLI in its BYOK mode with the OpenAI provider (Responses API): its file tool is the
 // same freeform apply_patch, its shell tool `bash`. Trusted with --trust-folder (not persisted).
@@ -390,7 +430,7 @@ const scenarios = [
     setup: (agent) => ({ cwd: repo('untrusted', agent), untrusted: true }),
     script: (d) => [d.shell('echo unguarded > owned/a.txt')],
     checks: ({ cwd }, results, run) => {
-      const doctor = spawnSync('rail', ['doctor'], { cwd, env: agentEnv(run.env), encoding: 'utf8' });
+      const doctor = railDoctor(cwd, run);
       const said = `${doctor.stdout}${doctor.stderr}`;
       return [
         [
@@ -403,7 +443,65 @@ const scenarios = [
       ];
     },
   },
+  {
+    name: "trusted project, Rail's hooks not trusted, `codex exec` without the bypass: Codex skips them without a word, and `rail doctor` exits 1 naming hook trust",
+    agents: ['codex'],
+    setup: (agent) => ({ cwd: repo('unreviewed', agent), hookTrust: 'none' }),
+    script: (d) => [d.shell('echo unguarded > owned/a.txt')],
+    checks: ({ cwd }, results, run) => {
+      const doctor = railDoctor(cwd, run);
+      const said = `${doctor.stdout}${doctor.stderr}`;
+      return [
+        [
+          'as Codex behaves, the write went through unjudged, and its output says nothing of hooks',
+          read(path.join(cwd, 'owned/a.txt')) === 'unguarded\n' && !denied(results[0]) && !/hook/i.test(run.out.replaceAll(tmpRoot, '')),
+          { result: results[0]?.text, out: run.out.slice(-300) },
+        ],
+        ['rail doctor exits 1', doctor.status === 1, { status: doctor.status, said }],
+        [
+          'rail doctor names the untrusted hooks and /hooks',
+          /has not trusted Rail's hooks/.test(said) && /PreToolUse, PostToolUse, Stop, SessionEnd/.test(said) && /\/hooks/.test(said),
+          said,
+        ],
+      ];
+    },
+  },
+  {
+    name: "Rail's hooks trusted as Codex's /hooks review trusts them (its app server): `codex exec` without the bypass is denied, and `rail doctor` finds nothing",
+    agents: ['codex'],
+    setup: (agent) => ({ cwd: repo('reviewed', agent), hookTrust: 'codex' }),
+    prepare: async (ctx, env) => {
+      ctx.trusted = await codexTrustsHooks(env, ctx.cwd);
+    },
+    script: (d) => [d.shell('echo hacked > owned/a.txt')],
+    checks: ({ cwd, trusted }, results, run) => {
+      const doctor = railDoctor(cwd, run, '--json');
+      let findings = null;
+      try {
+        findings = JSON.parse(doctor.stdout).findings;
+      } catch {}
+      return [
+        [
+          "Codex listed Rail's four hooks as untrusted, and trusted them",
+          trusted.length === 4 && trusted.every((h) => / hook codex$/.test(h.command)),
+          trusted.map((h) => [h.key, h.trustStatus]),
+        ],
+        ['file unchanged', read(path.join(cwd, 'owned/a.txt')) === 'original\n'],
+        ['deny reason reached the model', denied(results[0]), results[0]?.text],
+        [
+          'rail doctor: exit 0, nothing for Codex (its hash of each hook is the one Codex wrote)',
+          doctor.status === 0 && Array.isArray(findings) && findings.length === 0,
+          { status: doctor.status, out: doctor.stdout, err: doctor.stderr },
+        ],
+      ];
+    },
+  },
 ];
+
+// `rail doctor` with the agent's environment, so it reads the trust files the agent read.
+function railDoctor(cwd, run, ...args) {
+  return spawnSync('rail', ['doctor', ...args], { cwd, env: agentEnv(run.env), encoding: 'utf8' });
+}
 
 // What `rail doctor` names as each agent's trust fix.
 const trustFix = {
@@ -432,6 +530,7 @@ for (const agent of agents) {
     model.state.script = sc.script(d, ctx.cwd);
     model.state.results = [];
     const env = d.env(model.port, ctx);
+    if (sc.prepare) await sc.prepare(ctx, env);
     const run = await d.run(ctx.cwd, env, ctx);
     for (const [name, ok, detail] of sc.checks(ctx, model.state.results, { ...run, env, agent })) {
       total++;

@@ -1,13 +1,14 @@
 //! `rail doctor`: is every agent set up here actually guarded? Per agent configured in the main
 //! checkout: its hook config in every worktree, the hook command resolving as the agent runs
-//! it, and the agent's own trust of the folder where Rail can read it (core's
-//! [`rail_core::agent::doctor`] judges the trust files); then the repository's git hooks and merge
-//! driver. Each problem comes with its exact fix; exit 1 when one leaves an agent unguarded.
+//! it, and the agent's own trust of the folder and, where it trusts hooks one by one (Codex), of
+//! each of Rail's hooks, where Rail can read it (core's agent modules judge the trust files);
+//! then the repository's git hooks and merge driver. Each problem comes with its exact fix;
+//! exit 1 when one leaves an agent unguarded.
 
 use std::path::{Path, PathBuf};
 
-use rail_core::agent::doctor::{Finding, Trust};
-use rail_core::agent::{Agent, TrustEnv};
+use rail_core::agent::doctor::{self, Finding, HookCheck, Trust};
+use rail_core::agent::{Agent, TrustEnv, TrustFile};
 
 use crate::context::Ctx;
 use crate::fail::Fail;
@@ -40,15 +41,9 @@ fn resolves(program: &str) -> bool {
     crate::sys::on_path(program).is_some()
 }
 
-/// What the agent's own trust file says about `folder` (where core's agent module says it is):
-/// the file's path and the answer.
-fn trust_of(agent: Agent, folder: &str) -> Option<(String, Trust)> {
-    let trust = agent.trust()?;
-    if let Some(var) = trust.trust_all {
-        if std::env::var(var).is_ok_and(|v| v == "true") {
-            return Some((var.into(), Trust::Trusted));
-        }
-    }
+/// The agent's own trust file (where core's agent module says it is): its path as shown, and
+/// its text (`None`: there is none).
+fn trust_file(trust: &TrustFile) -> Option<(String, Result<Option<String>, String>)> {
     let path = match trust.env {
         TrustEnv::Dir(var) => std::env::var_os(var)
             .map(PathBuf::from)
@@ -58,12 +53,64 @@ fn trust_of(agent: Agent, folder: &str) -> Option<(String, Trust)> {
             .map(PathBuf::from)
             .or_else(|| home().map(|h| h.join(trust.home_dir).join(trust.file)))?,
     };
-    let shown = path.display().to_string();
-    Some(match read(&path) {
+    Some((path.display().to_string(), read(&path)))
+}
+
+/// What the agent's own trust file says about `folder`: the file's path and the answer.
+fn trust_of(agent: Agent, folder: &str) -> Option<(String, Trust)> {
+    let trust = agent.trust()?;
+    if let Some(var) = trust.trust_all {
+        if std::env::var(var).is_ok_and(|v| v == "true") {
+            return Some((var.into(), Trust::Trusted));
+        }
+    }
+    let (shown, text) = trust_file(&trust)?;
+    Some(match text {
         Ok(Some(text)) => (shown, (trust.judge)(&text, folder)),
         Ok(None) => (shown, Trust::NotTrusted),
         Err(e) => (shown, Trust::Unknown(e)),
     })
+}
+
+/// The agent's trust of each of Rail's hooks in the main checkout's hook file, where it trusts
+/// hooks one by one (Codex): core judges the trust file and the hook file, and words the
+/// findings. Nothing when the agent has no such trust or the hook file cannot be read here (the
+/// other checks say so).
+fn hook_trust(agent: Agent, main: &Path) -> Vec<Finding> {
+    let Some(trust) = agent.trust() else {
+        return Vec::new();
+    };
+    let Some(per) = trust.hooks else {
+        return Vec::new();
+    };
+    // The path spelled as the agent spells it: it keys each hook's trust by it.
+    let file = per
+        .file
+        .split('/')
+        .fold(main.to_path_buf(), |p, c| p.join(c));
+    let Ok(Some(hooks)) = crate::railfile::read_inside(main, &file) else {
+        return Vec::new();
+    };
+    let Some((shown, config)) = trust_file(&trust) else {
+        return Vec::new();
+    };
+    let config = config.map(Option::unwrap_or_default);
+    let hook_file = file.display().to_string();
+    let folder = main.display().to_string();
+    let judged = (per.judge)(&HookCheck {
+        trust_file: config.as_deref().map_err(String::as_str),
+        hook_file: &hook_file,
+        hooks: &hooks,
+        windows: cfg!(windows),
+    });
+    doctor::hook_findings(
+        agent,
+        &folder,
+        &hook_file,
+        &shown,
+        judged,
+        &(per.fix)(&folder),
+    )
 }
 
 fn trust_fix(agent: Agent, folder: &str) -> String {
@@ -142,6 +189,7 @@ pub fn findings(ctx: &Ctx) -> Result<Vec<Finding>, Fail> {
                 }
             }
         }
+        out.extend(hook_trust(*target, &main));
     }
     if agents.is_empty() {
         out.push(Finding {

@@ -2015,7 +2015,7 @@ fn the_board_names_each_sessions_guard_or_that_none_was_seen() {
 }
 
 /// `rail doctor` (issue 27, item 3): on a repository set up as the README says, with each agent
-/// trusting the folders, it exits 0; it exits 1 and names the fix for a station missing an
+/// trusting the folders (and Codex Rail's hooks), it exits 0; it exits 1 and names the fix for a station missing an
 /// agent's config, a hook command that does not resolve, an untrusted Codex project and a Gemini
 /// or Copilot folder that is not trusted.
 #[test]
@@ -2023,14 +2023,18 @@ fn doctor_names_what_leaves_an_agent_unguarded_and_its_fix() {
     let repo = Repo::new();
     let home = tempfile::tempdir().unwrap();
     let h = home.path().to_str().unwrap().to_string();
-    let env = [("HOME", h.as_str()), ("RAIL_SESSION", "main")];
-    for args in [
-        vec!["init", "--hooks"],
-        vec!["init", "--agents", "--agent", "claude,codex,gemini,copilot"],
-    ] {
-        let out = repo.rail_env(&args, &env);
-        assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
-    }
+    let codex_home = home.path().join(".codex").display().to_string();
+    let env = [
+        ("HOME", h.as_str()),
+        ("CODEX_HOME", codex_home.as_str()),
+        ("RAIL_SESSION", "main"),
+    ];
+    init_agents(&repo, &env, "claude,codex,gemini,copilot");
+    // Codex's hooks as Rail writes them with `rail` on PATH: those whose trust Codex recorded.
+    let (codex_hooks, codex_trusted) = codex_trust_fixture(&repo.path().canonicalize().unwrap());
+    std::fs::write(repo.file(".codex/hooks.json"), &codex_hooks).unwrap();
+    let path = path_with_rail();
+    let env = [env[0], env[1], env[2], ("PATH", path.as_str())];
     let station = repo.path().parent().unwrap().join(format!(
         "{}-doc",
         repo.path().file_name().unwrap().to_string_lossy()
@@ -2065,13 +2069,9 @@ fn doctor_names_what_leaves_an_agent_unguarded_and_its_fix() {
             "{agent}: {doc}"
         );
     }
-    // Each agent trusts the folders, in its own file: all guarded.
+    // Each agent trusts the folders, in its own file (Codex also its hooks): all guarded.
     std::fs::create_dir_all(home.path().join(".codex")).unwrap();
-    std::fs::write(
-        home.path().join(".codex/config.toml"),
-        format!("[projects.\"{main}\"]\ntrust_level = \"trusted\"\n"),
-    )
-    .unwrap();
+    std::fs::write(home.path().join(".codex/config.toml"), &codex_trusted).unwrap();
     std::fs::create_dir_all(home.path().join(".gemini")).unwrap();
     std::fs::write(
         home.path().join(".gemini/trustedFolders.json"),
@@ -2126,4 +2126,174 @@ fn doctor_names_what_leaves_an_agent_unguarded_and_its_fix() {
         doc.to_string().contains("Codex does not trust this folder"),
         "{doc}"
     );
+}
+
+/// `rail init --hooks`, then `rail init --agents --agent <agents>`, as the README sets a
+/// repository up.
+fn init_agents(repo: &Repo, env: &[(&str, &str)], agents: &str) {
+    for args in [
+        vec!["init", "--hooks"],
+        vec!["init", "--agents", "--agent", agents],
+    ] {
+        let out = repo.rail_env(&args, env);
+        assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+    }
+}
+
+/// PATH with the `rail` under test first: `rail init --agents` then writes `rail hook …`.
+fn path_with_rail() -> String {
+    let bin = rail_bin().parent().unwrap().to_path_buf();
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    let all = std::iter::once(bin).chain(std::env::split_paths(&rest));
+    std::env::join_paths(all)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Codex's per-hook trust as Codex 0.171.0 recorded it (tests/fixtures/hooks/codex-trust/), for
+/// the main checkout `main`: Rail's `.codex/hooks.json` (`rail` on PATH), and the user
+/// config.toml its /hooks review left after trusting those hooks (project trust included).
+fn codex_trust_fixture(main: &Path) -> (String, String) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/hooks/codex-trust");
+    let hooks = std::fs::read_to_string(dir.join("hooks.json")).unwrap();
+    let hook_file = main.join(".codex").join("hooks.json");
+    let config = std::fs::read_to_string(dir.join("config.toml"))
+        .unwrap()
+        .replace("{{HOOKS}}", &hook_file.display().to_string())
+        .replace("{{MAIN}}", &main.display().to_string())
+        .replace("{{PORT}}", "9");
+    (hooks, config)
+}
+
+/// `rail doctor` and Codex's per-hook trust (issue 27, item 3): Codex skips a project hook without
+/// a word until the person trusts it in its /hooks review, which keeps a hash of each hook in the
+/// user config.toml. With the hooks Rail writes and the config Codex 0.171.0 wrote on trusting
+/// them (recorded): no Codex finding. The project trusted but not the hooks: exit 1, naming
+/// /hooks. A hook changed since, one turned off, a hooks file Codex refuses, a config it cannot
+/// read: each named, and none of them "trusted".
+#[test]
+fn doctor_reads_codex_hook_trust() {
+    let repo = Repo::new();
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().display().to_string();
+    let codex_home = home.path().join("codex-home");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    let ch = codex_home.display().to_string();
+    let path = path_with_rail();
+    let env = [
+        ("HOME", h.as_str()),
+        ("CODEX_HOME", ch.as_str()),
+        ("PATH", path.as_str()),
+        ("RAIL_SESSION", "main"),
+    ];
+    init_agents(&repo, &env, "codex");
+    let main = repo.path().canonicalize().unwrap();
+    let (hooks, trusted) = codex_trust_fixture(&main);
+    // With `rail` on PATH Rail writes exactly the hooks whose hashes Codex recorded.
+    let json = |t: &str| serde_json::from_str::<serde_json::Value>(t).unwrap();
+    assert_eq!(json(&repo.read(".codex/hooks.json")), json(&hooks));
+    let config = codex_home.join("config.toml");
+    let doctor = || {
+        let out = repo.rail_env(&["doctor", "--json"], &env);
+        let doc: serde_json::Value = serde_json::from_str(&stdout(&out))
+            .unwrap_or_else(|e| panic!("{e}: {} {}", stdout(&out), stderr(&out)));
+        let codex: Vec<String> = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["agent"] == "Codex")
+            .map(|f| format!("{} | fix: {}", f["problem"], f["fix"]))
+            .collect();
+        (code(&out), codex)
+    };
+    // The project trusted, Rail's hooks not (what `codex exec --trust` leaves).
+    let main_text = main.display().to_string();
+    std::fs::write(
+        &config,
+        format!("[projects.\"{main_text}\"]\ntrust_level = \"trusted\"\n"),
+    )
+    .unwrap();
+    let (c, found) = doctor();
+    assert_eq!((c, found.len()), (1, 1), "{found:?}");
+    for said in [
+        "has not trusted Rail's hooks",
+        "(PreToolUse, PostToolUse, Stop, SessionEnd;",
+        "skips them without a word",
+        "/hooks",
+        "Trust all and continue",
+    ] {
+        assert!(found[0].contains(said), "{said}: {found:?}");
+    }
+    let out = repo.rail_env(&["doctor"], &env);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).contains(&format!(
+            "fix: run `codex` in {main_text} and trust Rail's hooks"
+        )),
+        "{}",
+        stdout(&out)
+    );
+    // Trusted as Codex's /hooks review wrote it: nothing for Codex, nothing unguarded.
+    std::fs::write(&config, &trusted).unwrap();
+    assert_eq!(doctor(), (0, vec![]));
+    // A hook changed since it was trusted (Codex shows it "modified" and skips it).
+    let hook_file = repo.file(".codex/hooks.json");
+    std::fs::write(
+        &hook_file,
+        hooks.replacen("\"timeout\": 10", "\"timeout\": 11", 1),
+    )
+    .unwrap();
+    let (c, found) = doctor();
+    assert_eq!((c, found.len()), (1, 1), "{found:?}");
+    assert!(
+        found[0].contains("changed since Codex trusted them (PreToolUse;"),
+        "{found:?}"
+    );
+    std::fs::write(&hook_file, &hooks).unwrap();
+    // One turned off in /hooks.
+    std::fs::write(
+        &config,
+        trusted.replace("enabled = true", "enabled = false"),
+    )
+    .unwrap();
+    let (c, found) = doctor();
+    assert_eq!(c, 1);
+    assert!(
+        found[0].contains("turned off in Codex (PreToolUse;"),
+        "{found:?}"
+    );
+    // A hooks file Codex refuses whole: it runs none of its hooks.
+    std::fs::write(&config, &trusted).unwrap();
+    std::fs::write(&hook_file, hooks.replacen('{', "{\"$schema\": \"x\",", 1)).unwrap();
+    let (c, found) = doctor();
+    assert_eq!(c, 1);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.contains("Codex cannot read") && f.contains("$schema")),
+        "{found:?}"
+    );
+    std::fs::write(&hook_file, &hooks).unwrap();
+    // A config Codex would not load, or Rail cannot read: cannot tell, never trusted.
+    for bad in [
+        trusted.replace("[hooks.state]", "[hooks.state"),
+        trusted.replace("enabled = true", "enabled = \"yes\""),
+    ] {
+        std::fs::write(&config, bad).unwrap();
+        let (c, found) = doctor();
+        assert_eq!(c, 1);
+        assert!(
+            found
+                .iter()
+                .any(|f| f.contains("cannot tell whether Codex trusts Rail's hooks")),
+            "{found:?}"
+        );
+    }
+    let mut not_utf8 = trusted.clone().into_bytes();
+    not_utf8.push(0xff);
+    std::fs::write(&config, not_utf8).unwrap();
+    let (c, found) = doctor();
+    assert_eq!(c, 1);
+    assert!(found.iter().any(|f| f.contains("cannot tell")), "{found:?}");
 }

@@ -159,6 +159,7 @@ impl Spec for Copilot {
             )
             },
             by_main_checkout: false,
+            hooks: None,
         })
     }
 }

@@ -168,6 +168,7 @@ impl Spec for Gemini {
             )
             },
             by_main_checkout: false,
+            hooks: None,
         })
     }
 }

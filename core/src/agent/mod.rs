@@ -25,7 +25,7 @@
 
 use serde_json::{Map, Value};
 
-use doctor::Trust;
+use doctor::{HookCheck, JudgedHook, Trust};
 use setup::FileChanges;
 
 pub use mcp::RAIL_MCP_TOOLS;
@@ -255,6 +255,22 @@ pub struct TrustFile {
     pub fix: fn(&str) -> String,
     /// Trust of the main checkout covers its stations.
     pub by_main_checkout: bool,
+    /// Trust the agent also keeps in that file for each hook, when it does.
+    pub hooks: Option<PerHook>,
+}
+
+/// Trust an agent keeps hook by hook, beside its trust of the folder (Codex: a hash of each hook
+/// as it was trusted): it skips a hook it has not trusted, or that changed since.
+#[derive(Clone, Copy, Debug)]
+pub struct PerHook {
+    /// The project's hook file whose hooks it trusts, in the main checkout (the agent reads a
+    /// station's hooks from there too).
+    pub file: &'static str,
+    /// Rail's hooks in that file and the trust of each; an error when the agent cannot read the
+    /// file (then it runs none of them).
+    pub judge: fn(&HookCheck) -> Result<Vec<JudgedHook>, String>,
+    /// How to trust them, in the folder given.
+    pub fix: fn(&str) -> String,
 }
 
 #[derive(Clone, Copy, Debug)]

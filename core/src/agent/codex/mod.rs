@@ -1,6 +1,7 @@
 //! Codex CLI: its hook payloads (PreToolUse for Bash, `apply_patch` and `mcp__*` tools; Stop;
 //! SessionEnd), its answer and what `rail init --agents` installs (`.codex/hooks.json`, the MCP
-//! server in `.codex/config.toml`), and the project trust it asks for.
+//! server in `.codex/config.toml`), and the trust it asks for: of the project, and of each hook
+//! (`hook_trust.rs` reads Codex's per-hook trust for `rail doctor`).
 //!
 //! Codex fails open: a deny must be exactly its `hookSpecificOutput` object (one extra key and
 //! the JSON is invalid, the hook "failed", the tool runs); exit 2 with an empty stderr is no
@@ -10,10 +11,12 @@ use serde_json::{json, Map, Value};
 
 use super::{
     apply_patch, field, mcp_by_name, non_empty, Agent, Answer, Event, Found, Harness, Outcome,
-    Spec, TrustEnv, TrustFile,
+    PerHook, Spec, TrustEnv, TrustFile,
 };
 use crate::agent::doctor::Trust;
 use crate::agent::setup::{self, FileChanges};
+
+mod hook_trust;
 
 pub const AGENT: Agent = Agent::new(&Codex);
 
@@ -93,7 +96,7 @@ impl Spec for Codex {
     }
 
     fn needs(&self) -> &'static str {
-        "trust this project (accept Codex's trust prompt, or set `trust_level = \"trusted\"` for it under [projects] in ~/.codex/config.toml): project hooks and MCP servers load only in a trusted project; then review and trust the `rail hook codex` hook in /hooks (new hooks are skipped until trusted; `codex exec` needs --dangerously-bypass-hook-trust)"
+        "trust this project (accept Codex's trust prompt, or set `trust_level = \"trusted\"` for it under [projects] in ~/.codex/config.toml): project hooks and MCP servers load only in a trusted project; then run `codex` in the main checkout and trust Rail's four hooks (\"Trust all and continue\" at its \"Hooks need review\" prompt, or /hooks): Codex skips a new or changed hook without a word until it is trusted, in its stations too; `codex exec` cannot review hooks (--dangerously-bypass-hook-trust runs them for one run). `rail doctor` says which are not trusted"
     }
 
     fn files(&self, rail: &str, rail_exe: &str) -> Vec<FileChanges> {
@@ -153,6 +156,18 @@ impl Spec for Codex {
             },
             // Codex trusts a project by its main checkout, which covers the stations.
             by_main_checkout: true,
+            // Codex reads a linked worktree's hooks from the main checkout's `.codex/` (seen
+            // with 0.171.0: a station's own copy is not what it runs), so their trust is judged
+            // there once.
+            hooks: Some(PerHook {
+                file: ".codex/hooks.json",
+                judge: hook_trust::hooks_trusted,
+                fix: |folder| {
+                    format!(
+                        "run `codex` in {folder} and trust Rail's hooks: \"Trust all and continue\" at its \"Hooks need review\" prompt, or /hooks, then t (space turns a hook that is off back on); `codex exec` cannot review hooks and skips untrusted ones (--dangerously-bypass-hook-trust runs them for one run)"
+                    )
+                },
+            }),
         })
     }
 }
