@@ -396,7 +396,7 @@ const scenarios = [
         // Claude Code and the Copilot CLI name their version to their hooks; Codex and Gemini don't.
         [
           'the guard mark names the agent version where the agent gives it',
-          mine?.hook !== undefined && mine.hook.version === (namesVersion.has(run.agent) ? pinnedVersion(run.agent) : undefined),
+          Boolean(mine?.hook) && mine.hook.version === (namesVersion.has(run.agent) ? pinnedVersion(run.agent) : undefined),
           { hook: mine?.hook, pinned: pinnedVersion(run.agent) },
         ],
       ];
