@@ -424,6 +424,17 @@ const scenarios = [
     },
   },
   {
+    // A tool call that fails after it wrote (a non-zero exit) must be checked too: some agents
+    // send a failed call to another after-tool event than a successful one.
+    name: 'a shell write that then fails (python3 -c …; exit 3) is caught after the tool and put back',
+    setup: (agent) => ({ cwd: repo('after-fail', agent) }),
+    script: (d) => [d.shell(`python3 -c "open('owned/a.txt', 'w').write('hacked, then failed')"; exit 3`)],
+    checks: ({ cwd }, results) => [
+      ["the owner's content is back", read(path.join(cwd, 'owned/a.txt')) === 'original\n', read(path.join(cwd, 'owned/a.txt'))],
+      ['the after-tool report reached the model', /owned\/a\.txt is claimed by other/.test(results[0]?.text ?? ''), results[0]?.text],
+    ],
+  },
+  {
     name: "untrusted project: no Rail hook runs, and `rail doctor` (reading the agent's own config) exits 1 naming the trust fix",
     // Claude Code's headless mode has no folder trust that gates hooks.
     agents: ['codex', 'copilot', 'gemini'],

@@ -135,6 +135,29 @@ pub fn findings(ctx: &Ctx) -> Result<Vec<Finding>, Fail> {
             let Ok(Some(text)) = crate::railfile::read_inside(&main, &path) else {
                 continue;
             };
+            // Entries from an older Rail (or edited since) leave some events without a hook.
+            // Only a file that has Rail's entries at all: the agent's other hook files may
+            // rightly have none.
+            let missing = rail_core::formats::jsonc::parse(&text)
+                .map(|node| node.to_value())
+                .ok()
+                .filter(|value| target.set_up(value))
+                .map(|value| rail_core::agent::setup::missing_hooks(*target, file, &value))
+                .unwrap_or_default();
+            if !missing.is_empty() {
+                out.push(Finding {
+                    agent: name.clone(),
+                    place: path.display().to_string(),
+                    problem: format!(
+                        "Rail's hooks here lack {} (written by an older Rail, or edited since): {} runs no Rail hook on {}",
+                        missing.join(", "),
+                        target.title(),
+                        if missing.len() == 1 { "that event" } else { "those events" }
+                    ),
+                    fix: format!("rail init --agents --agent {}", target.name()),
+                    unguarded: true,
+                });
+            }
             for program in rail_core::agent::setup::hook_programs(*target, &text) {
                 if !resolves(&program) {
                     out.push(Finding {

@@ -227,11 +227,14 @@ fn mutate_then(
     // is what it was planned on, byte for byte and time for time, else planned again. Only
     // when nobody holds the lock now: a read would wait for the holder, and then for the lock.
     let free = crate::lock::free_now(&ctx.rail.path(rail_core::model::CLAIMS_MD));
-    let early = free.then(|| ctx.rail.read(false).ok()).flatten().map(|texts| {
-        let rail = rail_core::model::Rail::load(&texts);
-        let facts = ctx.facts_for(&rail, Commits::IfNeeded);
-        (texts, rail, facts)
-    });
+    let early = free
+        .then(|| ctx.rail.read(false).ok())
+        .flatten()
+        .map(|texts| {
+            let rail = rail_core::model::Rail::load(&texts);
+            let facts = ctx.facts_for(&rail, Commits::IfNeeded);
+            (texts, rail, facts)
+        });
     // Asked for now: after the slow reading, before the plan.
     let request = make();
     let early = early.map(|(texts, rail, facts)| {

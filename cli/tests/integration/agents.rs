@@ -2117,6 +2117,25 @@ fn doctor_names_what_leaves_an_agent_unguarded_and_its_fix() {
         doc.to_string().contains("`/nowhere/rail` does not resolve"),
         "{doc}"
     );
+    // Rail's hooks from an older Rail: one event it installs now is missing.
+    let mut older: serde_json::Value = serde_json::from_str(&text).unwrap();
+    older["hooks"]
+        .as_object_mut()
+        .unwrap()
+        .remove("PostToolUseFailure")
+        .expect("rail init --agents installs PostToolUseFailure");
+    std::fs::write(&settings, older.to_string()).unwrap();
+    let (c, doc) = doctor();
+    assert_eq!(c, 1, "{doc}");
+    let said = doc.to_string();
+    assert!(
+        said.contains("Rail's hooks here lack PostToolUseFailure")
+            && said.contains("rail init --agents --agent claude"),
+        "{doc}"
+    );
+    let out = repo.rail_env(&["init", "--agents", "--agent", "claude"], &env);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(doctor().0, 0);
     std::fs::write(&settings, text).unwrap();
     // Codex's project no longer trusted.
     std::fs::write(home.path().join(".codex/config.toml"), "model = \"x\"\n").unwrap();

@@ -42,6 +42,12 @@ pub fn hooks(rail: &str) -> Vec<(&'static str, Value)> {
             "PostToolUse",
             json!({ "matcher": tools, "hooks": [hook(10)] }),
         ),
+        // A call that failed (a Bash command's non-zero exit) reaches this event instead of
+        // PostToolUse (seen in 2.1.332), and may have written all the same.
+        (
+            "PostToolUseFailure",
+            json!({ "matcher": tools, "hooks": [hook(10)] }),
+        ),
         ("Stop", json!({ "hooks": [hook(10)] })),
         ("SessionEnd", json!({ "hooks": [hook(30)] })),
     ]
@@ -87,7 +93,7 @@ impl Spec for Claude {
     }
 
     fn hook_help(&self) -> Option<&'static str> {
-        Some("Claude Code: PreToolUse and PostToolUse (Edit, Write, MultiEdit, NotebookEdit, Bash, MCP), Stop, SessionEnd; also VS Code's agent and Cursor, which load Claude Code's settings file")
+        Some("Claude Code: PreToolUse, PostToolUse and PostToolUseFailure (Edit, Write, MultiEdit, NotebookEdit, Bash, MCP), Stop, SessionEnd; also VS Code's agent and Cursor, which load Claude Code's settings file")
     }
 
     /// VS Code's agent writes camelCase (`hookEventName`, `sessionId`); Cursor sends
@@ -108,7 +114,7 @@ impl Spec for Claude {
     fn event(&self, _: Harness, name: &str, payload: &Map<String, Value>) -> Option<Event> {
         match name {
             "PreToolUse" => Some(super::tool_call(self, payload, false)),
-            "PostToolUse" => Some(super::after_tool(payload, "tool_name")),
+            "PostToolUse" | "PostToolUseFailure" => Some(super::after_tool(payload, "tool_name")),
             _ => None,
         }
     }
@@ -244,5 +250,14 @@ mod tests {
         );
         let installed = format!("{:?}", AGENT.files("rail", "rail"));
         assert!(installed.contains("PostToolUse"), "{installed}");
+        // A Bash call that exits non-zero reaches PostToolUseFailure instead (recorded from
+        // Claude Code 2.1.332): checked the same way, or a write that then fails goes unseen.
+        let failed = super::super::read(
+            AGENT,
+            r#"{"session_id":"cd391bed","transcript_path":"/h/t.jsonl","cwd":"/w","prompt_id":"7c9b4068","permission_mode":"bypassPermissions","effort":{"level":"medium"},"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"python3 -c \"open('owned/a.txt', 'w').write('x')\"; exit 3","description":"e2e"},"tool_use_id":"toolu_9","error":"Exit code 3","is_interrupt":false,"duration_ms":271}"#,
+        );
+        assert_eq!(failed.event, call.event);
+        assert_eq!(failed.call_id, call.call_id);
+        assert!(installed.contains("PostToolUseFailure"), "{installed}");
     }
 }

@@ -32,7 +32,7 @@ impl Spec for Cursor {
     }
 
     fn hook_help(&self) -> Option<&'static str> {
-        Some("Cursor: preToolUse and postToolUse (Write, Delete, Shell, MCP), beforeShellExecution, stop, sessionEnd")
+        Some("Cursor: preToolUse, postToolUse and postToolUseFailure (Write, Delete, Shell, MCP), beforeShellExecution, stop, sessionEnd")
     }
 
     fn event(&self, harness: Harness, name: &str, payload: &Map<String, Value>) -> Option<Event> {
@@ -40,7 +40,8 @@ impl Spec for Cursor {
             // Its MCP tools may carry their arguments as a JSON string.
             return Some(super::tool_call(self, payload, true));
         }
-        if super::is_post_tool(name) {
+        // A failed call has an event of its own, and may have written all the same.
+        if super::is_post_tool(name) || name.eq_ignore_ascii_case("postToolUseFailure") {
             return Some(super::after_tool(payload, "tool_name"));
         }
         // Only its own hooks file has this event.
@@ -137,6 +138,7 @@ impl Spec for Cursor {
                     ("preToolUse", gate.clone()),
                     ("beforeShellExecution", gate),
                     ("postToolUse", after.clone()),
+                    ("postToolUseFailure", after.clone()),
                     ("stop", after.clone()),
                     ("sessionEnd", after),
                 ],
@@ -189,5 +191,12 @@ mod tests {
         );
         let installed = format!("{:?}", AGENT.files("rail", "rail"));
         assert!(installed.contains("postToolUse"), "{installed}");
+        // A failed call (its own event) is checked the same way.
+        let failed = super::super::read(
+            AGENT,
+            r#"{"hook_event_name":"postToolUseFailure","conversation_id":"c","workspace_roots":["/w"],"tool_name":"Shell","tool_use_id":"toolu_9","tool_input":{"command":"python3 x.py; exit 3"},"error_message":"exit 3"}"#,
+        );
+        assert_eq!(failed.event, call.event);
+        assert!(installed.contains("postToolUseFailure"), "{installed}");
     }
 }

@@ -167,6 +167,38 @@ pub fn hooks_run(file: &Value, ours: impl Fn(&Value) -> bool) -> bool {
     })
 }
 
+/// The hook events `rail init --agents` gives `agent` in its hooks file `path` that `file` (that
+/// file, parsed) has no Rail entry for: a file written by an older Rail, or edited since. Each
+/// such event runs no Rail hook until `rail init --agents` is run again.
+pub fn missing_hooks(agent: Agent, path: &str, file: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for changes in agent.files("rail", "rail") {
+        let FileChanges::Json { path: p, changes } = changes else {
+            continue;
+        };
+        if p != path {
+            continue;
+        }
+        for change in changes {
+            let Change::Upsert {
+                path: keys, ours, ..
+            } = change
+            else {
+                continue;
+            };
+            if keys.first().map(String::as_str) != Some("hooks") {
+                continue;
+            }
+            let entries = keys.iter().fold(file, |v, k| &v[k.as_str()]);
+            let there = entries.as_array().is_some_and(|a| a.iter().any(ours));
+            if !there {
+                out.push(keys[1..].join("."));
+            }
+        }
+    }
+    out
+}
+
 /// Where a station gets the file `path` of `rail init --agents` (docs/agents.md, "Stations"):
 /// the agent's own local, untracked variant where it has one (each agent's
 /// [`crate::agent::Spec::station_paths`]), else the project file itself.
@@ -329,5 +361,42 @@ mod tests {
         let more = with_excludes(&once, &[".gemini/settings.json"]).unwrap();
         assert_eq!(more, format!("{once}/.gemini/settings.json\n"));
         assert_eq!(more.matches(EXCLUDE_HEADER).count(), 1);
+    }
+
+    /// A hooks file written before Rail installed an event names that event; one `rail init
+    /// --agents` writes is complete.
+    #[test]
+    fn hooks_missing_from_an_older_file_are_named() {
+        use crate::agent::claude;
+        let file = |groups: &[(&str, Value)]| {
+            let mut hooks = serde_json::Map::new();
+            for (event, group) in groups {
+                hooks.insert(event.to_string(), json!([group]));
+            }
+            json!({ "hooks": hooks })
+        };
+        let all = claude::hooks("rail");
+        let complete = file(&all);
+        assert!(missing_hooks(claude::AGENT, ".claude/settings.json", &complete).is_empty());
+        let older: Vec<_> = all
+            .iter()
+            .filter(|(e, _)| *e != "PostToolUseFailure")
+            .cloned()
+            .collect();
+        assert_eq!(
+            missing_hooks(claude::AGENT, ".claude/settings.json", &file(&older)),
+            ["PostToolUseFailure"]
+        );
+        // Another tool's entry under the event is not Rail's.
+        let mut theirs = older.clone();
+        theirs.push((
+            "PostToolUseFailure",
+            json!({"hooks": [{"type": "command", "command": "lint"}]}),
+        ));
+        assert_eq!(
+            missing_hooks(claude::AGENT, ".claude/settings.json", &file(&theirs)),
+            ["PostToolUseFailure"]
+        );
+        assert!(missing_hooks(claude::AGENT, ".mcp.json", &json!({})).is_empty());
     }
 }
