@@ -178,6 +178,20 @@ pub fn station_path(path: &'static str) -> &'static str {
         .map_or(path, |(_, local)| local)
 }
 
+/// The other files an agent merges with `path` (a project file and its local variant, each
+/// agent's [`crate::agent::Spec::station_paths`]): what is in them counts as in `path`.
+pub fn merged_with(path: &str) -> Vec<&'static str> {
+    AGENTS
+        .iter()
+        .flat_map(|a| a.station_paths())
+        .filter_map(|(project, local)| match path {
+            p if p == *project => Some(*local),
+            p if p == *local => Some(*project),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The agents Rail is set up for in a checkout, judged from the text of its files (`read` gives
 /// a file's text by its path from the checkout's top, `None` when it is missing): an agent whose
 /// hook file runs `rail hook <agent>` (VS Code: whose MCP file names the `rail` server). A file
@@ -315,6 +329,15 @@ mod tests {
             station_path(".gemini/settings.json"),
             ".gemini/settings.json"
         );
+        assert_eq!(
+            merged_with(".claude/settings.local.json"),
+            [".claude/settings.json"]
+        );
+        assert_eq!(
+            merged_with(".claude/settings.json"),
+            [".claude/settings.local.json"]
+        );
+        assert!(merged_with(".gemini/settings.json").is_empty());
     }
 
     #[test]
