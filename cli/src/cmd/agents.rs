@@ -281,11 +281,18 @@ fn plan(
             if let (FileChanges::Json { changes, .. }, Ok(doc)) = (&file, jsonc::parse(&new)) {
                 let mut docs = vec![doc.to_value()];
                 docs.extend(beside);
-                for (note, command) in changes.iter().filter_map(|c| c.held_back(&docs)) {
-                    let said = format!(
-                        "{}: a hook of your own (`{command}`) is left as it is; {note}",
-                        rel(top, &path)
+                for held in changes.iter().filter_map(|c| c.held_back(&docs)) {
+                    let mut said = format!(
+                        "{}: a hook of your own (`{}`) is left as it is; {}",
+                        rel(top, &path),
+                        held.command,
+                        held.note
                     );
+                    if held.ours_too {
+                        said.push_str(
+                            "; Rail's own, added before yours, still runs beside it: remove one of the two",
+                        );
+                    }
                     if !notes.contains(&said) {
                         notes.push(said);
                     }

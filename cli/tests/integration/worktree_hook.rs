@@ -463,6 +463,29 @@ fn a_users_own_worktree_hook_is_left_the_only_one_and_init_says_so() {
 }
 
 #[test]
+fn a_users_hook_added_after_rails_is_named_with_rails_beside_it() {
+    let home = Home::new();
+    let theirs = r#"{"hooks": {"WorktreeCreate": [{"hooks": [{"type": "command", "command": "./scripts/wt.sh"}]}]}}"#;
+    std::fs::write(home.main().join(".claude/settings.local.json"), theirs).unwrap();
+    let settings = std::fs::read_to_string(home.main().join(".claude/settings.json")).unwrap();
+    let said = stdout(&home.agents());
+    assert!(
+        said.contains("(`./scripts/wt.sh`) is left as it is")
+            && said.contains("Rail's own, added before yours, still runs beside it"),
+        "{said}"
+    );
+    // Said, not decided for the user: both files as they were.
+    assert_eq!(
+        std::fs::read_to_string(home.main().join(".claude/settings.json")).unwrap(),
+        settings
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.main().join(".claude/settings.local.json")).unwrap(),
+        theirs
+    );
+}
+
+#[test]
 fn a_station_gets_no_worktree_hook_beside_one_its_branch_tracks() {
     let home = Home::bare();
     std::fs::create_dir_all(home.main().join(".claude")).unwrap();

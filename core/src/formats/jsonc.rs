@@ -378,26 +378,52 @@ pub enum Change {
 
 impl Change {
     /// For an [`Change::UpsertAlone`] held back by an entry of the user's in `docs` (the file
-    /// and those merged with it): its note, and the command of the first such entry.
-    pub fn held_back(&self, docs: &[Value]) -> Option<(&'static str, String)> {
+    /// and those merged with it): why.
+    pub fn held_back(&self, docs: &[Value]) -> Option<HeldBack> {
         let Change::UpsertAlone {
-            ours, among, note, ..
+            path,
+            ours,
+            among,
+            note,
+            ..
         } = self
         else {
             return None;
         };
-        docs.iter().find_map(|doc| {
-            among.iter().find_map(|p| {
-                let list = p.iter().try_fold(doc, |v, k| v.get(k))?.as_array()?;
-                let theirs = list.iter().find(|e| !ours(e))?;
-                let command = theirs["hooks"][0]["command"]
-                    .as_str()
-                    .or_else(|| theirs["command"].as_str())
-                    .unwrap_or("?");
-                Some((*note, command.to_string()))
-            })
+        let list = |doc: &'_ Value, p: &[String]| -> Vec<Value> {
+            p.iter()
+                .try_fold(doc, |v, k| v.get(k))
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let theirs = docs.iter().find_map(|doc| {
+            among
+                .iter()
+                .find_map(|p| list(doc, p).into_iter().find(|e| !ours(e)))
+        })?;
+        let command = theirs["hooks"][0]["command"]
+            .as_str()
+            .or_else(|| theirs["command"].as_str())
+            .unwrap_or("?")
+            .to_string();
+        Some(HeldBack {
+            note,
+            command,
+            ours_too: docs.iter().any(|d| list(d, path).iter().any(ours)),
         })
     }
+}
+
+/// Why an [`Change::UpsertAlone`] changed nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeldBack {
+    /// What leaving it means.
+    pub note: &'static str,
+    /// The command of the user's entry.
+    pub command: String,
+    /// Rail's own entry is there as well (from a run before the user's was added): both run.
+    pub ours_too: bool,
 }
 
 /// Applies `changes` to `text` in place. An empty text is an empty object. Returns the new text;
@@ -620,10 +646,19 @@ mod tests {
             apply_beside("{}", &[alone(ours.clone())], std::slice::from_ref(&beside)).unwrap(),
             "{}"
         );
+        let held = |docs: &[Value]| alone(ours.clone()).held_back(docs);
         assert_eq!(
-            alone(ours).held_back(&[json!({}), beside]),
-            Some(("theirs kept", "./mine.sh".to_string()))
+            held(&[json!({}), beside.clone()]),
+            Some(HeldBack {
+                note: "theirs kept",
+                command: "./mine.sh".into(),
+                ours_too: false
+            })
         );
+        // Rail's from an earlier run beside theirs: said, not removed.
+        let both = parse(&once).unwrap().to_value();
+        assert!(held(&[both, beside]).unwrap().ours_too);
+        assert_eq!(held(&[json!({})]), None);
     }
 
     #[test]
