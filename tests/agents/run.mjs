@@ -350,7 +350,10 @@ const scenarios = [
         ["the task's claim was held by the station's session while it worked", /^hooked \| hooked \|/m.test(where), where],
         [
           'the station is where Rail puts it, on branch hooked, listed guarded by `rail worktree list`',
-          fs.existsSync(station) && git(station, 'rev-parse', '--abbrev-ref', 'HEAD').trim() === 'hooked' && row?.branch === 'hooked' && row?.guard?.missing?.length === 0,
+          fs.existsSync(station) &&
+            git(station, 'rev-parse', '--abbrev-ref', 'HEAD').trim() === 'hooked' &&
+            row?.branch === 'hooked' &&
+            row?.guard?.missing?.length === 0,
           row,
         ],
         ['no .claude/worktrees in the main checkout', !fs.existsSync(path.join(main, '.claude/worktrees'))],
@@ -369,7 +372,7 @@ const scenarios = [
     },
   },
   {
-    name: "`claude --worktree NAME` for a task another session holds: refused, the agent does not start",
+    name: '`claude --worktree NAME` for a task another session holds: refused, the agent does not start',
     agents: ['claude'],
     setup: (agent) => {
       const main = repo('wt-held', agent);
@@ -379,7 +382,11 @@ const scenarios = [
     script: (d, cwd) => [d.file(path.join(cwd, 'never.txt'), 'x\n')],
     checks: ({ main, station }, results, run) => [
       ['claude exits non-zero', run.code !== 0, run.code],
-      ["Rail's reason, naming the holder, is what it says", /WorktreeCreate hook failed: .*Rail: .*other/s.test(run.out), run.out.slice(-600)],
+      [
+        "Rail's reason, naming the holder, is what it says",
+        /WorktreeCreate hook failed: .*Rail: .*other/s.test(run.out),
+        run.out.slice(-600),
+      ],
       ['no station, no branch', !fs.existsSync(station) && git(main, 'branch', '--list', 'taken') === ''],
       ['the model was never asked to act', results.length === 0 && read(path.join(main, 'never.txt')) === null, results],
       ["the holder's claim kept", /^taken \| other \|/m.test(read(path.join(main, 'claims.md')) ?? '')],
