@@ -114,13 +114,10 @@ const drivers = {
       IS_SANDBOX: '1',
       HOME: path.join(tmpRoot, 'home-claude'),
     }),
-    run(cwd, env) {
-      return runAgent(
-        agentBin.claude,
-        ['-p', 'do the task', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'],
-        cwd,
-        env,
-      );
+    // `worktree`: started as `claude --worktree NAME`, which runs Rail's WorktreeCreate hook.
+    run(cwd, env, { worktree } = {}) {
+      const args = ['-p', 'do the task', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
+      return runAgent(agentBin.claude, worktree ? [...args, '--worktree', worktree] : args, cwd, env);
     },
   },
 };
@@ -367,6 +364,77 @@ const scenarios = [
       ['shell write absent', read(path.join(cwd, 'owned/a.txt')) === 'original\n'],
       ['file-tool deny reached the model', denied(results[0]), results[0]?.text],
       ['shell deny reached the model', denied(results[1]), results[1]?.text],
+    ],
+  },
+  {
+    name: '`claude --worktree hooked` starts in a Rail station (WorktreeCreate): its branch, its claim, its guard',
+    agents: ['claude'],
+    // README order, nothing committed: the station's hooks come from Rail's guard.
+    setup: (agent) => {
+      const main = repo('wt', agent);
+      return { cwd: main, main, worktree: 'hooked', station: `${main}-hooked` };
+    },
+    script: (d, cwd) => {
+      const station = `${cwd}-hooked`;
+      return [
+        d.shell(`git rev-parse --show-toplevel --abbrev-ref HEAD && grep '^hooked |' '${path.join(cwd, 'claims.md')}'`),
+        d.file(path.join(station, 'owned/new.txt'), 'written\n'),
+        d.shell('echo hacked > owned/a.txt'),
+        d.file(path.join(station, 'mine.txt'), 'mine\n'),
+      ];
+    },
+    checks: ({ main, station }, results) => {
+      const where = results[0]?.text ?? '';
+      const listed = JSON.parse(sh(main, 'rail', ['worktree', 'list', '--json'])).stations ?? [];
+      const row = listed.find((s) => s.path === station);
+      const log = read(path.join(main, 'claims.log')) ?? '';
+      const lines = log.split('\n');
+      const claimed = lines.findIndex((l) => /\| claimed \| hooked \| hooked\b/.test(l));
+      return [
+        ['the agent worked in the station, on its branch', where.includes(`${station}\nhooked\n`), where],
+        ["the task's claim was held by the station's session while it worked", /^hooked \| hooked \|/m.test(where), where],
+        [
+          'the station is where Rail puts it, on branch hooked, listed guarded by `rail worktree list`',
+          fs.existsSync(station) &&
+            git(station, 'rev-parse', '--abbrev-ref', 'HEAD').trim() === 'hooked' &&
+            row?.branch === 'hooked' &&
+            row?.guard?.missing?.length === 0,
+          row,
+        ],
+        ['no .claude/worktrees in the main checkout', !fs.existsSync(path.join(main, '.claude/worktrees'))],
+        ['file-tool write absent', read(path.join(station, 'owned/new.txt')) === null],
+        ['shell write absent', read(path.join(station, 'owned/a.txt')) === 'original\n'],
+        ['file-tool deny reached the model', denied(results[1]), results[1]?.text],
+        ['shell deny reached the model', denied(results[2]), results[2]?.text],
+        ['own write landed', read(path.join(station, 'mine.txt')) === 'mine\n'],
+        [
+          'claims.log: claimed by the station, then released at session end',
+          claimed >= 0 && lines.slice(claimed + 1).some((l) => /\| released \| hooked \| hooked\b/.test(l)),
+          log,
+        ],
+        ["other's claim kept", /owned-work/.test(read(path.join(main, 'claims.md')) ?? '')],
+      ];
+    },
+  },
+  {
+    name: '`claude --worktree NAME` for a task another session holds: refused, the agent does not start',
+    agents: ['claude'],
+    setup: (agent) => {
+      const main = repo('wt-held', agent);
+      sh(main, 'rail', ['claim', 'taken', '--session', 'other', '--purpose', 'e2e']);
+      return { cwd: main, main, worktree: 'taken', station: `${main}-taken` };
+    },
+    script: (d, cwd) => [d.file(path.join(cwd, 'never.txt'), 'x\n')],
+    checks: ({ main, station }, results, run) => [
+      ['claude exits non-zero', run.code !== 0, run.code],
+      [
+        "Rail's reason, naming the holder, is what it says",
+        /WorktreeCreate hook failed: .*Rail: .*other/s.test(run.out),
+        run.out.slice(-600),
+      ],
+      ['no station, no branch', !fs.existsSync(station) && git(main, 'branch', '--list', 'taken') === ''],
+      ['the model was never asked to act', results.length === 0 && read(path.join(main, 'never.txt')) === null, results],
+      ["the holder's claim kept", /^taken \| other \|/m.test(read(path.join(main, 'claims.md')) ?? '')],
     ],
   },
   {

@@ -213,6 +213,9 @@ struct Planned {
     section: bool,
     old: Option<String>,
     new: String,
+    /// Entries of Rail's left out beside one of the user's (core's `Change::UpsertAlone`), each
+    /// in a sentence.
+    notes: Vec<String>,
 }
 
 impl Planned {
@@ -253,8 +256,19 @@ fn plan(
                     Err(e) => return Err(Fail::env(crate::railfile::describe(&path, &e))),
                 },
             };
+            // The files the agent merges with this one (Claude Code's settings.json and
+            // settings.local.json), as they are: an entry that must be alone looks at them too.
+            let beside: Vec<Value> = setup::merged_with(place(file.path()))
+                .iter()
+                .filter_map(|p| {
+                    crate::railfile::read_inside(top, &top.join(p))
+                        .ok()
+                        .flatten()
+                })
+                .filter_map(|t| jsonc::parse(&t).ok().map(|n| n.to_value()))
+                .collect();
             let new = match &file {
-                FileChanges::Json { changes, .. } => jsonc::apply(&text, changes),
+                FileChanges::Json { changes, .. } => jsonc::apply_beside(&text, changes, &beside),
                 FileChanges::Toml { table, entries, .. } => merge_toml(&text, table, entries),
             }
             .map_err(|e| {
@@ -263,11 +277,33 @@ fn plan(
                     path.display()
                 ))
             })?;
+            let mut notes = Vec::new();
+            if let (FileChanges::Json { changes, .. }, Ok(doc)) = (&file, jsonc::parse(&new)) {
+                let mut docs = vec![doc.to_value()];
+                docs.extend(beside);
+                for held in changes.iter().filter_map(|c| c.held_back(&docs)) {
+                    let mut said = format!(
+                        "{}: a hook of your own (`{}`) is left as it is; {}",
+                        rel(top, &path),
+                        held.command,
+                        held.note
+                    );
+                    if held.ours_too {
+                        said.push_str(
+                            "; Rail's own, added before yours, still runs beside it: remove one of the two",
+                        );
+                    }
+                    if !notes.contains(&said) {
+                        notes.push(said);
+                    }
+                }
+            }
             writes.push(Planned {
                 path,
                 section: false,
                 old,
                 new,
+                notes,
             });
         }
     }
@@ -284,6 +320,7 @@ fn plan(
             section: true,
             old,
             new,
+            notes: Vec::new(),
         });
     }
     Ok(writes)
@@ -392,6 +429,9 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
             done.push(format!("{}: {}", t.title(), t.needs()));
         }
     }
+    for w in &planned {
+        done.extend(w.notes.iter().cloned());
+    }
     // What a clone (a teammate's, or a station made from a commit) gets only once committed.
     if ctx.repo.is_some() {
         let mut files: Vec<String> = planned.iter().map(|w| rel(&top, &w.path)).collect();
@@ -441,6 +481,8 @@ pub struct Guarded {
     pub kept: Vec<String>,
     /// Patterns added to the repository's info/exclude.
     pub excluded: Vec<String>,
+    /// Entries of Rail's left out beside the user's own (a WorktreeCreate hook of theirs).
+    pub notes: Vec<String>,
 }
 
 impl Guarded {
@@ -459,6 +501,9 @@ impl Guarded {
         }
         if !self.kept.is_empty() {
             m.push_str(&format!("; left as they are: {}", self.kept.join(", ")));
+        }
+        for note in &self.notes {
+            m.push_str(&format!("; {note}"));
         }
         // Their trust is per folder, and a station is a folder of its own.
         let per_folder: Vec<&str> = agent::AGENTS
@@ -519,6 +564,7 @@ pub fn guard_station(repo: &repo::Repo, station: &Path, rail: &str) -> Result<Gu
     let known = tracked(station, &rels)?;
     let mut writes = Vec::new();
     for (w, r) in planned.iter().zip(&rels) {
+        guarded.notes.extend(w.notes.iter().cloned());
         if known.contains(r) || w.old.is_some() {
             // A file Rail wrote before (guarded again) is what Rail would write: not news.
             if w.changes() {

@@ -7,7 +7,8 @@
 //! the rail, renews or releases, and writes the answer core worded. Whatever happens it answers,
 //! and within a bound: a watchdog answers for it when the bound passes — for a tool call as a
 //! failure to check (denied by default, rail.yaml `hook_failure: warn` to only warn), for a Stop or
-//! session end in that event's own terms (the agent always stops).
+//! session end in that event's own terms (the agent always stops), for a worktree event
+//! (`claude --worktree`: a station made or closed by `cmd::station::for_agent`) as a refusal.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use rail_core::agent::hook::{self, Actor, Decision};
 use rail_core::agent::{self, Agent, Answer, Event, Harness, Outcome};
+use rail_core::agent::{WorktreeDone, WorktreeEvent};
 use rail_core::change::ops::Request;
 use rail_core::formats::config::{HookFailure, OnStop};
 use rail_core::formats::log::{Event as LogEvent, LogEntry};
@@ -155,8 +157,18 @@ struct Watch {
     /// The bound the deadline stands for.
     bound: Duration,
     harness: Harness,
-    /// The lifecycle event's name, for a Stop or session end.
-    lifecycle: Option<String>,
+    kind: Watched,
+}
+
+/// What a hook call is, for the answer its watchdog (or a panic) gives.
+#[derive(Clone, Debug)]
+enum Watched {
+    /// A tool call (or not yet known): a failure to check.
+    Tool,
+    /// A Stop or session end (its name): the agent stops, the claims as they were.
+    Lifecycle(String),
+    /// A worktree event: refused, and the station maybe half made.
+    Worktree,
 }
 
 /// The rail's directory, once found (the watchdog's failure mode is read from its rail.yaml).
@@ -168,11 +180,14 @@ static CURRENT: Mutex<Option<Watch>> = Mutex::new(None);
 /// The answer when the hook cannot finish (`why`): a tool call fails safe; a Stop or session end
 /// says so and lets the agent stop.
 fn failure_outcome(watch: &Watch, why: &str) -> Outcome {
-    match &watch.lifecycle {
-        Some(event) => Outcome::Lifecycle(Some(format!(
+    match &watch.kind {
+        Watched::Lifecycle(event) => Outcome::Lifecycle(Some(format!(
             "Rail: {event} was not finished ({why}); the session's claims were left as they were and keep their lease"
         ))),
-        None => fail_safe(why, RAIL_DIR.get().map(PathBuf::as_path)),
+        Watched::Worktree => Outcome::Worktree(Err(format!(
+            "Rail: the station was not finished ({why}); see `rail worktree list` for what is there"
+        ))),
+        Watched::Tool => fail_safe(why, RAIL_DIR.get().map(PathBuf::as_path)),
     }
 }
 
@@ -219,11 +234,11 @@ fn watchdog(mut watch: Watch, updates: mpsc::Receiver<Watch>) {
         }
     }
     let took = watch.bound.as_millis();
-    let why = match &watch.lifecycle {
-        Some(_) => format!(
+    let why = match &watch.kind {
+        Watched::Lifecycle(_) | Watched::Worktree => format!(
             "it took longer than {took} ms: the rail lock is busy or the rail is slow to read"
         ),
-        None => format!("the check took longer than {took} ms"),
+        Watched::Tool => format!("the check took longer than {took} ms"),
     };
     let outcome = failure_outcome(&watch, &why);
     if let Some(code) = emit(&agent::answer(watch.harness, &outcome)) {
@@ -253,7 +268,7 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
             deadline: start + hook_timeout(),
             bound: hook_timeout(),
             harness: default_harness,
-            lifecycle: None,
+            kind: Watched::Tool,
         };
         set_current(&watch);
         answer_panics();
@@ -281,10 +296,12 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
         let _ = std::env::set_current_dir(dir);
     }
     let mut ctx_result = make_ctx();
-    // The session this call acts for, when it is one (not the main checkout's person).
+    // The session this call acts for, when it is one (not the main checkout's person). A
+    // worktree event acts for the station it makes, which has no session yet.
     let session = ctx_result
         .as_ref()
         .ok()
+        .filter(|_| !matches!(call.event, Event::Worktree(_)))
         .and_then(|ctx| match acting_at(ctx, &call_cwd(&call)) {
             Ok(Acting::Session(session)) => Some(session),
             _ => None,
@@ -312,7 +329,7 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
             deadline: start + budget,
             bound: budget,
             harness,
-            lifecycle: Some(call.event_name.clone()),
+            kind: Watched::Lifecycle(call.event_name.clone()),
         };
         set_current(&watch);
         let _ = tx.send(watch);
@@ -322,12 +339,24 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
                 &call.event,
             )));
         }
+    } else if let Event::Worktree(_) = call.event {
+        // A fresh checkout takes its time: the bound is the agent's for the event, not a
+        // tool call's.
+        let budget = Duration::from_millis(agent::lifecycle_budget_ms(harness, &call.event));
+        let watch = Watch {
+            deadline: start + budget,
+            bound: budget,
+            harness,
+            kind: Watched::Worktree,
+        };
+        set_current(&watch);
+        let _ = tx.send(watch);
     } else {
         let watch = Watch {
             deadline: start + hook_timeout(),
             bound: hook_timeout(),
             harness,
-            lifecycle: None,
+            kind: Watched::Tool,
         };
         set_current(&watch);
         let _ = tx.send(watch);
@@ -336,6 +365,13 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
     let outcome = match &call.event {
         Event::Malformed(why) => fail_safe(why, rail_dir.as_deref()),
         Event::Pass => Outcome::Allow,
+        // Never a warning (`hook_failure: warn`): there is no tool to let run, only a worktree
+        // that is made or not.
+        Event::Worktree(event) => Outcome::Worktree(match (event, &ctx_result) {
+            (Err(why), _) => Err(why.clone()),
+            (Ok(event), Ok(ctx)) => worktree(ctx, agent, event),
+            (Ok(_), Err(f)) => Err(format!("Rail: {}", f.message)),
+        }),
         Event::AfterTool { .. } => match &ctx_result {
             Ok(ctx) => after_tool(ctx, agent, &call),
             // The tool ran already: nothing to deny, and no rail to judge it by.
@@ -402,8 +438,14 @@ fn notice_call(event: &Event) -> Option<rail_core::agent::notice::Call> {
         Event::Tool { .. } => Some(Call::BeforeTool),
         Event::AfterTool { .. } => Some(Call::AfterTool),
         Event::Stop | Event::SessionEnd => Some(Call::Lifecycle),
-        Event::Pass | Event::Malformed(_) => None,
+        Event::Pass | Event::Malformed(_) | Event::Worktree(_) => None,
     }
+}
+
+/// A worktree event: the station made or closed (`cmd::station::for_agent`), or Rail's reason
+/// why not.
+fn worktree(ctx: &Ctx, agent: Agent, event: &WorktreeEvent) -> Result<WorktreeDone, String> {
+    crate::cmd::station::for_agent(ctx, agent, event).map_err(|f| format!("Rail: {}", f.message))
 }
 
 /// After a tool call: what it wrote into other live sessions' paths is put back where Rail

@@ -388,14 +388,50 @@ fn write_log_only(
         .map_err(Fail::env)
 }
 
-/// `rail worktree TASK`: a station — new worktree and branch, then the claim.
-pub fn worktree(
+/// What to do when the station's branch has a worktree already.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Existing {
+    /// `rail worktree TASK`: git refuses the branch, and nothing is made.
+    Refuse,
+    /// An agent's `--worktree NAME`: go back into it (core `station::reentry`), as the agent
+    /// would into its own worktree of that name.
+    Reenter,
+}
+
+/// A station made, or gone back into: the one station code behind `rail worktree TASK` and an
+/// agent's worktree hook (`rail hook claude` on WorktreeCreate). Prints nothing.
+pub struct Made {
+    pub task: String,
+    pub dir: PathBuf,
+    pub branch: String,
+    /// The claim, as `rail claim` would report it.
+    pub claim: Outcome,
+    /// An existing worktree of the branch was gone back into ([`Existing::Reenter`]).
+    pub reentered: bool,
+    pub guarded: Option<crate::cmd::agents::Guarded>,
+    /// Why the station is not guarded, when it could not be.
+    pub unguarded: Option<String>,
+}
+
+impl Made {
+    pub fn dir_text(&self) -> String {
+        self.dir.display().to_string()
+    }
+}
+
+/// A station for `task`: the claim first (a station for a task someone else holds is never
+/// made), then the worktree on its branch — the task, unless `--session`/`RAIL_SESSION` names
+/// the session — at `dir` (default `../<repo>-<branch>`), then its guard: the agents set up in
+/// the main checkout get their files there too, committed or not. A worktree that cannot be
+/// made releases the claim it made. A station that could not be guarded is kept, and says so.
+pub fn station(
     ctx: &Ctx,
     task: &str,
     base: Option<&str>,
     dir: Option<PathBuf>,
     args: &ClaimArgs,
-) -> Result<(), Fail> {
+    existing: Existing,
+) -> Result<Made, Fail> {
     rail_core::text::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
     let repo = ctx
         .repo
@@ -408,7 +444,17 @@ pub fn worktree(
         .unwrap_or_else(|| task.to_string());
     rail_core::text::ident::validate_session(&branch).map_err(|e| Fail::usage(e.0))?;
     let main = repo.main_checkout();
-    let dir = dir.unwrap_or_else(|| {
+    let there = match existing {
+        Existing::Refuse => None,
+        Existing::Reenter => {
+            let survey = crate::cmd::station::survey(ctx, None)?;
+            rail_core::model::station::reentry(&survey.stations, &branch)
+                .map_err(Fail::usage)?
+                .map(|i| PathBuf::from(&survey.stations[i].facts.path))
+        }
+    };
+    let reentered = there.is_some();
+    let dir = there.or(dir).unwrap_or_else(|| {
         let name = main
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -423,75 +469,96 @@ pub fn worktree(
         branch: None,
         ..req
     };
-    // With --json, stdout carries one document: the station's, printed once it exists (or the
-    // refusal or error, from main) — never the claim's plan followed by a worktree error.
-    let outcome = mutate_with_log(ctx, &branch, Request::Claim(branch_for_claim), Vec::new())?;
-    if !ctx.json {
-        print_outcome(ctx, &outcome);
-    }
-    let claimed_now = outcome.changed;
+    let claim = mutate_with_log(ctx, &branch, Request::Claim(branch_for_claim), Vec::new())?;
     let dir_s = dir.display().to_string();
-    let mut git_args = vec!["worktree", "add", "-b", branch.as_str(), dir_s.as_str()];
-    if let Some(b) = base {
-        git_args.push(b);
-    }
-    if let Err(e) = git::run(&main, &git_args) {
-        // Undo the claim so a failed station does not hold the task; but only a claim this
-        // command made: a task the session already held stays held.
-        if !claimed_now {
-            return Err(Fail::env(format!("creating the worktree: {e}")));
+    if !reentered {
+        let mut git_args = vec!["worktree", "add", "-b", branch.as_str(), dir_s.as_str()];
+        if let Some(b) = base {
+            git_args.push(b);
         }
-        let undone = mutate_with_log(
-            ctx,
-            &branch,
-            Request::Release {
-                task: task.to_string(),
-                touched: Vec::new(),
-                done: false,
-            },
-            Vec::new(),
-        );
-        if let (Ok(outcome), false) = (undone, ctx.json) {
-            print_outcome(ctx, &outcome);
+        if let Err(e) = git::run(&main, &git_args) {
+            // Undo the claim so a failed station does not hold the task; but only a claim this
+            // command made: a task the session already held stays held.
+            let undone = claim.changed
+                && mutate_with_log(
+                    ctx,
+                    &branch,
+                    Request::Release {
+                        task: task.to_string(),
+                        touched: Vec::new(),
+                        done: false,
+                    },
+                    Vec::new(),
+                )
+                .is_ok();
+            return Err(Fail::env(format!(
+                "creating the worktree: {e}{}",
+                if undone {
+                    format!("; the claim of {task} made for it is released again")
+                } else {
+                    String::new()
+                }
+            )));
         }
-        return Err(Fail::env(format!("creating the worktree: {e}")));
     }
-    // Guarded the moment it exists: the agents set up in the main checkout get their files here
-    // too, committed or not. A station that could not be guarded is kept, and says so.
-    let guard = crate::cmd::agents::guard_station(repo, &dir, &crate::cmd::admin::rail_command());
-    let (guarded, unguarded) = match guard {
-        Ok(g) => (Some(g), None),
-        Err(e) => (
-            None,
-            Some(format!(
-                "the station is not guarded: {}; agents started there run without Rail's hooks until `rail worktree guard {}` succeeds",
-                e.message,
-                crate::cmd::admin::shell_quote(&dir_s)
-            )),
-        ),
-    };
+    let (guarded, unguarded) =
+        match crate::cmd::agents::guard_station(repo, &dir, &crate::cmd::admin::rail_command()) {
+            Ok(g) => (Some(g), None),
+            Err(e) => (
+                None,
+                Some(format!(
+                    "the station is not guarded: {}; agents started there run without Rail's hooks until `rail worktree guard {}` succeeds",
+                    e.message,
+                    crate::cmd::admin::shell_quote(&dir_s)
+                )),
+            ),
+        };
+    Ok(Made {
+        task: task.to_string(),
+        dir,
+        branch,
+        claim,
+        reentered,
+        guarded,
+        unguarded,
+    })
+}
+
+/// `rail worktree TASK`: a station — the claim, a new worktree and branch, its guard.
+pub fn worktree(
+    ctx: &Ctx,
+    task: &str,
+    base: Option<&str>,
+    dir: Option<PathBuf>,
+    args: &ClaimArgs,
+) -> Result<(), Fail> {
+    let made = station(ctx, task, base, dir, args, Existing::Refuse)?;
+    let (dir_s, branch) = (made.dir_text(), &made.branch);
+    // With --json, stdout carries one document: the station's (or the refusal or error, from
+    // main) — never the claim's plan followed by a worktree error.
     if ctx.json {
         outln_raw!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
                 "ok": true, "task": task, "dir": dir_s, "branch": branch,
                 // The editor shows this sentence: it says the station is guarded, and by what.
-                "message": match guarded.as_ref().and_then(|g| g.message()) {
+                "message": match made.guarded.as_ref().and_then(|g| g.message()) {
                     Some(g) => format!("station ready: {dir_s} on branch {branch}; {g}"),
                     None => format!("station ready: {dir_s} on branch {branch}"),
                 },
-                "guarded": guarded, "unguarded": unguarded,
+                "guarded": made.guarded, "unguarded": made.unguarded,
             }))
             .unwrap_or_default()
         );
     } else {
+        print_outcome(ctx, &made.claim);
         outln!("station ready: {dir_s} on branch {branch}");
-        if let Some(m) = guarded.as_ref().and_then(|g| g.message()) {
+        if let Some(m) = made.guarded.as_ref().and_then(|g| g.message()) {
             outln!("{m}");
         }
         outln!("work there: cd {dir_s}");
     }
-    if let Some(m) = &unguarded {
+    if let Some(m) = &made.unguarded {
         errln!("rail: {m}");
     }
     Ok(())

@@ -1,5 +1,5 @@
-//! `rail worktree list` and `rail worktree remove`: the stations (worktrees) of the repository,
-//! and closing one.
+//! `rail worktree list`, `guard` and `remove`: the stations (worktrees) of the repository, and
+//! closing one; and the same for an agent's worktree hook ([`for_agent`]: `claude --worktree`).
 //!
 //! The CLI gathers the facts — which worktrees git recorded, whether each path is a link or
 //! another checkout, what `git status` shows uncommitted, how many commits are not in the base —
@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
+use rail_core::agent::{setup, Agent, WorktreeDone, WorktreeEvent};
 use rail_core::change::ops::Request;
 use rail_core::formats::log::{Event, LogEntry};
 use rail_core::model::station::{self, Removal, Station, StationFacts};
@@ -678,6 +679,90 @@ pub fn close_after_done(ctx: &Ctx, task: &str) -> Option<(String, serde_json::Va
                 m.clone(),
                 serde_json::json!({ "kept": true, "reason": m, "refusal": refusal }),
             ))
+        }
+    }
+}
+
+/// An agent's worktree hook (Claude Code's WorktreeCreate and WorktreeRemove, read by core's
+/// agent module; docs/agents.md, "Stations"). Create: a station through the one station code
+/// (`mutate::station`: the claim, the worktree and branch, the guard), gone back into when
+/// its branch has one already, and marked in the worktree's own git directory as made by this
+/// agent's hook. Remove: only such a station, closed by the rules of `rail worktree remove`
+/// (nothing uncommitted, every commit in the base; never forced). Prints nothing: the hook
+/// answers.
+pub fn for_agent(ctx: &Ctx, agent: Agent, event: &WorktreeEvent) -> Result<WorktreeDone, Fail> {
+    let repo = repo_of(ctx)?;
+    match event {
+        WorktreeEvent::Create { name } => {
+            let made = crate::cmd::mutate::station(
+                ctx,
+                name,
+                None,
+                None,
+                &crate::ClaimArgs::default(),
+                crate::cmd::mutate::Existing::Reenter,
+            )?;
+            let dir = made.dir_text();
+            // The agent starts there at once: a station its hooks do not guard is not handed
+            // over (it stays, and the next start goes back into it, guarding it again).
+            if let Some(why) = &made.unguarded {
+                return Err(Fail::env(format!(
+                    "station {dir} (task {name}) is made, but {why}; then start the agent again"
+                )));
+            }
+            if !made.reentered {
+                let text = setup::hook_made(agent.name(), &made.task, &made.branch);
+                let admin = repo::worktree_dirs(repo)
+                    .into_iter()
+                    .find(|w| same(&w.path, &made.dir))
+                    .and_then(|w| w.admin);
+                let marked = admin.is_some_and(|a| {
+                    crate::railfile::write_inside(
+                        &repo.common_dir,
+                        &a.join(setup::HOOK_MADE_FILE),
+                        text.as_bytes(),
+                        false,
+                    )
+                    .is_ok()
+                });
+                if !marked {
+                    errln!(
+                        "rail: station {dir} could not be marked as made by {}'s worktree hook: its WorktreeRemove will leave it; close it with `rail worktree remove {name}`",
+                        agent.title()
+                    );
+                }
+            }
+            // Claude Code starts the session in the folder as printed: its real path.
+            let real = made.dir.canonicalize().unwrap_or(made.dir);
+            Ok(WorktreeDone::Made(real.display().to_string()))
+        }
+        WorktreeEvent::Remove { path } => {
+            let mut survey = survey(ctx, None)?;
+            let i = target(&survey, path)?;
+            let made = survey
+                .dirs
+                .get(i)
+                .and_then(|d| d.admin.as_ref())
+                .and_then(|a| {
+                    crate::railfile::read_inside(&repo.common_dir, &a.join(setup::HOOK_MADE_FILE))
+                        .ok()
+                        .flatten()
+                })
+                .is_some_and(|text| setup::made_by_hook(&text, agent.name()));
+            if !made {
+                return Err(Fail::usage(format!(
+                    "{path} was not made by Rail for {}'s worktree hook: it is left as it is (a station is closed with `rail worktree remove`)",
+                    agent.title()
+                )));
+            }
+            survey.inspect(ctx, i);
+            let closed = close(ctx, &survey, i, false, path)?;
+            let mut said = closed.message;
+            for note in closed.notes {
+                said.push_str("; ");
+                said.push_str(&note);
+            }
+            Ok(WorktreeDone::Closed(said))
         }
     }
 }

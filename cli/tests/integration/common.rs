@@ -105,6 +105,27 @@ pub fn git_in(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Writes `file` (relative to the checkout `dir`, its folders made) and commits it there.
+pub fn commit(dir: &Path, file: &str, text: &str) {
+    if let Some(parent) = Path::new(file).parent() {
+        std::fs::create_dir_all(dir.join(parent)).unwrap();
+    }
+    std::fs::write(dir.join(file), text).unwrap();
+    git_in(dir, &["add", "--", file]);
+    git_in(
+        dir,
+        &[
+            "-c",
+            "user.email=t@e.invalid",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-qm",
+            file,
+        ],
+    );
+}
+
 /// A `git` first on PATH that logs each call's arguments to a file, then runs the real git: the
 /// PATH value to run with and the log's path (Unix).
 #[cfg(unix)]

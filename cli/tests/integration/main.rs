@@ -20,3 +20,4 @@ mod race;
 mod shared;
 mod shell;
 mod worktree;
+mod worktree_hook;

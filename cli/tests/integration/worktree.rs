@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{code, git_in, stderr, stdout, Repo};
+use crate::common::{code, commit, git_in, stderr, stdout, Repo};
 
 /// A repository and a directory for its stations (removed with it).
 struct Site {
@@ -79,26 +79,6 @@ impl Site {
     fn log(&self) -> String {
         self.repo.read("claims.log")
     }
-}
-
-fn commit(dir: &Path, file: &str, text: &str) {
-    if let Some(parent) = Path::new(file).parent() {
-        std::fs::create_dir_all(dir.join(parent)).unwrap();
-    }
-    std::fs::write(dir.join(file), text).unwrap();
-    git_in(dir, &["add", "--", file]);
-    git_in(
-        dir,
-        &[
-            "-c",
-            "user.email=t@e.invalid",
-            "-c",
-            "user.name=t",
-            "commit",
-            "-qm",
-            file,
-        ],
-    );
 }
 
 /// Everything a refusal must leave as it was.

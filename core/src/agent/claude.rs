@@ -1,6 +1,15 @@
-//! Claude Code: its hook payloads (PreToolUse for Edit, Write, MultiEdit, NotebookEdit, Bash and
-//! `mcp__*` tools; Stop; SessionEnd), its answer — a block is exit 2 with the reason on stderr —
-//! and what `rail init --agents` installs (`.claude/settings.json`, `.mcp.json`).
+//! Claude Code: its hook payloads (PreToolUse, PostToolUse and PostToolUseFailure for Edit,
+//! Write, MultiEdit, NotebookEdit, Bash and `mcp__*` tools; Stop; SessionEnd; WorktreeCreate and
+//! WorktreeRemove), its answer — a block is
+//! exit 2 with the reason on stderr; a worktree made is its path alone on stdout — and what `rail
+//! init --agents` installs (`.claude/settings.json`, `.mcp.json`).
+//!
+//! WorktreeCreate replaces Claude Code's own `git worktree add` (`claude --worktree NAME`, a
+//! subagent's worktree isolation): the hook makes the worktree and prints its path, and Rail
+//! makes a station there. Its contract, as 2.1.332 keeps it: the payload's `name` is the
+//! worktree's name (`worktree_name` in some documentation, read too); exit 0 with the path on
+//! stdout makes the session start there, any other exit fails `claude` with the hook's stderr.
+//! WorktreeRemove carries `worktree_path` and comes only for a worktree such a hook made.
 //!
 //! Its settings file is also loaded by VS Code's agent (camelCase payloads, its own tool names)
 //! and by Cursor (opt-in): the Claude hook recognises their payloads by shape ([`Spec::guest`])
@@ -10,9 +19,10 @@ use serde_json::{json, Map, Value};
 
 use super::{
     cursor, field, is_version, mcp_by_name, vscode, Agent, Answer, Event, Found, Harness, Outcome,
-    Spec,
+    Spec, WorktreeDone, WorktreeEvent,
 };
 use crate::agent::setup::{self, FileChanges};
+use crate::formats::jsonc::Change;
 
 pub const AGENT: Agent = Agent::new(&Claude);
 
@@ -50,18 +60,99 @@ pub fn hooks(rail: &str) -> Vec<(&'static str, Value)> {
         ),
         ("Stop", json!({ "hooks": [hook(10)] })),
         ("SessionEnd", json!({ "hooks": [hook(30)] })),
+        // `claude --worktree NAME` makes a Rail station (a fresh checkout of a large repository
+        // takes a while: the bound is the hook's own, WORKTREE_BUDGET_MS).
+        (
+            WORKTREE_CREATE,
+            json!({ "hooks": [hook(WORKTREE_TIMEOUT_S)] }),
+        ),
+        (
+            WORKTREE_REMOVE,
+            json!({ "hooks": [hook(WORKTREE_TIMEOUT_S)] }),
+        ),
     ]
 }
 
-/// `.claude/settings.json` with Rail's hook groups (VS Code's agent runs the same file).
+const WORKTREE_CREATE: &str = "WorktreeCreate";
+const WORKTREE_REMOVE: &str = "WorktreeRemove";
+
+/// The timeout Rail installs on its worktree hooks, and the time it allows itself within it.
+const WORKTREE_TIMEOUT_S: u32 = 300;
+const WORKTREE_BUDGET_MS: u64 = 290_000;
+
+/// A longer `worktree_path` is no path Rail made.
+const MAX_PATH_LEN: usize = 4096;
+
+/// What leaving a user's own worktree hook means.
+const THEIR_WORKTREE_HOOK: &str = "Claude Code runs every WorktreeCreate hook and uses one path, so Rail's is not added beside a hook of your own: `claude --worktree` keeps making its worktrees with yours, and `rail worktree guard PATH` guards each one";
+
+/// `.claude/settings.json` with Rail's hook groups (VS Code's agent runs the same file). The
+/// worktree pair goes in only where no hook of the user's answers either event.
 pub(super) fn settings(rail: &str) -> FileChanges {
+    let among = || {
+        [WORKTREE_CREATE, WORKTREE_REMOVE]
+            .map(|e| vec!["hooks".to_string(), e.to_string()])
+            .to_vec()
+    };
     FileChanges::Json {
         path: ".claude/settings.json",
         changes: hooks(rail)
             .into_iter()
-            .map(|(event, group)| setup::upsert(&["hooks", event], ours, group))
+            .map(|(event, group)| match event {
+                WORKTREE_CREATE | WORKTREE_REMOVE => Change::UpsertAlone {
+                    path: vec!["hooks".into(), event.into()],
+                    ours,
+                    value: group,
+                    among: among(),
+                    note: THEIR_WORKTREE_HOOK,
+                },
+                _ => setup::upsert(&["hooks", event], ours, group),
+            })
             .collect(),
     }
+}
+
+/// A worktree event's payload: the name of the worktree to make (a valid task id: it becomes
+/// the station's task; a name that is not one is refused, never rewritten, so two names never
+/// become one task), or the absolute path of the one to close.
+fn worktree(event: &str, payload: &Map<String, Value>) -> Result<WorktreeEvent, String> {
+    let text = |key: &str| payload.get(key).and_then(Value::as_str);
+    if event == WORKTREE_REMOVE {
+        let path = text("worktree_path")
+            .filter(|p| !p.is_empty())
+            .ok_or("Rail: WorktreeRemove without `worktree_path`: no station is closed")?;
+        if !std::path::Path::new(path).is_absolute()
+            || path.chars().any(char::is_control)
+            || path.len() > MAX_PATH_LEN
+        {
+            return Err(format!(
+                "Rail: WorktreeRemove names `{}`, not an absolute path: no station is closed",
+                crate::text::terminal_safe(path)
+            ));
+        }
+        return Ok(WorktreeEvent::Remove { path: path.into() });
+    }
+    let name = text("name")
+        .or_else(|| text("worktree_name"))
+        .ok_or("Rail: WorktreeCreate without a worktree `name`: no station is made")?;
+    let refuse = |why: String| {
+        format!(
+            "Rail: the worktree name becomes the station's task id and branch, and {why}: no station is made. Name it with ASCII letters, digits and . _ - (`claude --worktree auth-fix`)"
+        )
+    };
+    crate::text::ident::validate_task(name).map_err(|e| refuse(e.0))?;
+    // Claude Code's own rule for a segment; a task id has one (no `/`). Nothing else reaches a
+    // branch or a directory name.
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+    {
+        return Err(refuse(format!(
+            "`{}` holds `{c}`",
+            crate::text::terminal_safe(name)
+        )));
+    }
+    Ok(WorktreeEvent::Create { name: name.into() })
 }
 
 /// The answer in Claude Code's format (VS Code's agent and Cursor read it too).
@@ -80,8 +171,27 @@ pub(super) fn answer(outcome: &Outcome) -> Answer {
             code: CLAUDE_BLOCK,
         },
         Outcome::Lifecycle(Some(m)) => Answer::json(json!({ "systemMessage": m })),
+        // The path alone: Claude Code takes stdout as the worktree's path (a JSON answer there
+        // fails the worktree as "not a directory").
+        Outcome::Worktree(Ok(WorktreeDone::Made(path))) => Answer {
+            stdout: Some(path.clone()),
+            ..Answer::QUIET
+        },
+        Outcome::Worktree(Ok(WorktreeDone::Closed(m))) => Answer {
+            stderr: Some(m.clone()),
+            ..Answer::QUIET
+        },
+        // Any exit but 0 fails it; Claude Code shows stderr (`Error creating worktree: …`).
+        Outcome::Worktree(Err(m)) => Answer {
+            stdout: None,
+            stderr: Some(m.clone()),
+            code: WORKTREE_REFUSED,
+        },
     }
 }
+
+/// The exit code of a worktree event Rail refused (any but 0 fails it).
+const WORKTREE_REFUSED: i32 = 1;
 
 impl Spec for Claude {
     fn name(&self) -> &'static str {
@@ -93,7 +203,7 @@ impl Spec for Claude {
     }
 
     fn hook_help(&self) -> Option<&'static str> {
-        Some("Claude Code: PreToolUse, PostToolUse and PostToolUseFailure (Edit, Write, MultiEdit, NotebookEdit, Bash, MCP), Stop, SessionEnd; also VS Code's agent and Cursor, which load Claude Code's settings file")
+        Some("Claude Code: PreToolUse, PostToolUse and PostToolUseFailure (Edit, Write, MultiEdit, NotebookEdit, Bash, MCP), Stop, SessionEnd, WorktreeCreate and WorktreeRemove (`claude --worktree NAME` makes a Rail station); also VS Code's agent and Cursor, which load Claude Code's settings file")
     }
 
     /// VS Code's agent writes camelCase (`hookEventName`, `sessionId`); Cursor sends
@@ -115,6 +225,7 @@ impl Spec for Claude {
         match name {
             "PreToolUse" => Some(super::tool_call(self, payload, false)),
             "PostToolUse" | "PostToolUseFailure" => Some(super::after_tool(payload, "tool_name")),
+            WORKTREE_CREATE | WORKTREE_REMOVE => Some(Event::Worktree(worktree(name, payload))),
             _ => None,
         }
     }
@@ -137,9 +248,12 @@ impl Spec for Claude {
     }
 
     /// Claude Code's SessionEnd budget is 1.5 s unless a hook's `timeout` raises it (Rail
-    /// installs 30 s): the default holds.
-    fn lifecycle_budget_ms(&self, _: &Event) -> u64 {
-        5_000
+    /// installs 30 s): the default holds. A worktree event has the timeout Rail installs on it.
+    fn lifecycle_budget_ms(&self, event: &Event) -> u64 {
+        match event {
+            Event::Worktree(_) => WORKTREE_BUDGET_MS,
+            _ => 5_000,
+        }
     }
 
     fn project_dir_vars(&self) -> &'static [&'static str] {
@@ -223,6 +337,95 @@ mod tests {
         );
         assert_eq!(cursor.cwd.as_deref(), Some("/w"));
         assert_eq!(tool(&cursor).0, ["/w/x"]);
+    }
+
+    /// The payloads as Claude Code 2.1.332 sent them (tests/fixtures/hooks/claude/worktree-*.json).
+    #[test]
+    fn worktree_events_read_a_task_name_or_an_absolute_path_and_nothing_else() {
+        let create = |name: &str| {
+            super::super::read(
+                AGENT,
+                &json!({"session_id":"s","cwd":"/r","hook_event_name":"WorktreeCreate","name":name})
+                    .to_string(),
+            )
+            .event
+        };
+        assert_eq!(
+            create("auth-fix"),
+            Event::Worktree(Ok(WorktreeEvent::Create {
+                name: "auth-fix".into()
+            }))
+        );
+        // Never rewritten: a name that is no task id is refused with the reason.
+        for bad in [
+            "../evil",
+            "feature/auth",
+            "-x",
+            "a b",
+            "x;$(id)",
+            "ünï",
+            "a:b",
+            "",
+            "a\u{7}",
+            &"a".repeat(200),
+        ] {
+            let Event::Worktree(Err(why)) = create(bad) else {
+                panic!("{bad:?} accepted");
+            };
+            assert!(why.contains("no station is made"), "{why}");
+        }
+        // The name as some documentation spells it.
+        let old = super::super::read(
+            AGENT,
+            r#"{"hook_event_name":"WorktreeCreate","cwd":"/r","worktree_name":"web"}"#,
+        );
+        assert_eq!(
+            old.event,
+            Event::Worktree(Ok(WorktreeEvent::Create { name: "web".into() }))
+        );
+        let remove = |path: &Value| {
+            super::super::read(
+                AGENT,
+                &json!({"cwd":"/r-auth","hook_event_name":"WorktreeRemove","worktree_path":path})
+                    .to_string(),
+            )
+            .event
+        };
+        assert_eq!(
+            remove(&json!("/r-auth")),
+            Event::Worktree(Ok(WorktreeEvent::Remove {
+                path: "/r-auth".into()
+            }))
+        );
+        for bad in [json!("r-auth"), json!(""), json!(3), json!("/r\n-auth")] {
+            assert!(
+                matches!(remove(&bad), Event::Worktree(Err(_))),
+                "{bad} accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn a_station_is_its_path_alone_on_stdout_and_a_refusal_fails_the_worktree() {
+        let answer = |o: Outcome| super::super::answer(Harness::of(AGENT), &o);
+        let made = answer(Outcome::Worktree(Ok(WorktreeDone::Made("/r-auth".into()))));
+        assert_eq!(
+            (made.stdout.as_deref(), made.stderr, made.code),
+            (Some("/r-auth"), None, 0)
+        );
+        let refused = answer(Outcome::Worktree(Err("held".into())));
+        assert_eq!(
+            (refused.stdout, refused.stderr.as_deref(), refused.code),
+            (None, Some("held"), 1)
+        );
+        let closed = answer(Outcome::Worktree(Ok(WorktreeDone::Closed("gone".into()))));
+        assert_eq!((closed.stdout, closed.code), (None, 0));
+        // Installed beside the other hooks, with their own (long) timeout.
+        let installed = format!("{:?}", AGENT.files("rail", "rail"));
+        assert!(
+            installed.contains("WorktreeCreate") && installed.contains("WorktreeRemove"),
+            "{installed}"
+        );
     }
 
     #[test]

@@ -75,13 +75,14 @@ impl Spec for Copilot {
     /// with `decision` would force another turn, so lifecycle notes are stderr only.
     fn answer(&self, outcome: &Outcome) -> Answer {
         match outcome {
-            Outcome::Allow | Outcome::Lifecycle(None) => Answer::QUIET,
+            // No worktree hook here: a worktree outcome is answered as a plain allow or deny.
+            Outcome::Allow | Outcome::Lifecycle(None) | Outcome::Worktree(Ok(_)) => Answer::QUIET,
             Outcome::Warn(m) | Outcome::After(m) => Answer {
                 stdout: Some(json!({ "additionalContext": m }).to_string()),
                 stderr: Some(m.clone()),
                 code: 0,
             },
-            Outcome::Deny(m) => Answer::json(json!({
+            Outcome::Deny(m) | Outcome::Worktree(Err(m)) => Answer::json(json!({
                 "permissionDecision": "deny",
                 "permissionDecisionReason": non_empty(m),
             })),

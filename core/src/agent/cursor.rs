@@ -78,11 +78,12 @@ impl Spec for Cursor {
     /// failClosed: empty output blocks, so every answer is explicit.
     fn answer(&self, outcome: &Outcome) -> Answer {
         Answer::json(match outcome {
-            Outcome::Allow => json!({ "permission": "allow" }),
+            // No worktree hook here: a worktree outcome is answered as a plain allow or deny.
+            Outcome::Allow | Outcome::Worktree(Ok(_)) => json!({ "permission": "allow" }),
             Outcome::Warn(m) => json!({
                 "permission": "allow", "user_message": m, "agent_message": m
             }),
-            Outcome::Deny(m) => json!({
+            Outcome::Deny(m) | Outcome::Worktree(Err(m)) => json!({
                 "permission": "deny", "user_message": non_empty(m), "agent_message": non_empty(m)
             }),
             Outcome::After(m) => json!({ "additional_context": m, "user_message": m }),

@@ -76,12 +76,13 @@ impl Spec for Gemini {
 
     fn answer(&self, outcome: &Outcome) -> Answer {
         match outcome {
-            Outcome::Allow | Outcome::Lifecycle(None) => Answer::QUIET,
+            // No worktree hook here: a worktree outcome is answered as a plain allow or deny.
+            Outcome::Allow | Outcome::Lifecycle(None) | Outcome::Worktree(Ok(_)) => Answer::QUIET,
             Outcome::Warn(m) | Outcome::Lifecycle(Some(m)) => {
                 Answer::json(json!({ "systemMessage": m }))
             }
             // AfterTool's deny puts the reason before the model in place of the tool's output.
-            Outcome::Deny(m) | Outcome::After(m) => {
+            Outcome::Deny(m) | Outcome::After(m) | Outcome::Worktree(Err(m)) => {
                 Answer::json(json!({ "decision": "deny", "reason": non_empty(m) }))
             }
         }

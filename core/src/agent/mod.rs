@@ -296,10 +296,24 @@ pub enum Event {
     Stop,
     /// The session ended: its claims are released (rail.yaml `on_stop`).
     SessionEnd,
+    /// The agent asks its hook to make or close a worktree itself (Claude Code's WorktreeCreate
+    /// and WorktreeRemove): a Rail station. `Err`: the payload names no usable worktree (the
+    /// reason, worded for the person whose agent does not start).
+    Worktree(Result<WorktreeEvent, String>),
     /// An event Rail has nothing to do with (answered with the agent's plain "go on").
     Pass,
     /// The payload cannot be read: the hook cannot judge (never a silent allow).
     Malformed(String),
+}
+
+/// A worktree the agent asks its hook to make or close.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WorktreeEvent {
+    /// Make one for `name`, a valid task id: the station's task (and, unless a session is named,
+    /// its branch and session).
+    Create { name: String },
+    /// Close the one at `path` (absolute), which the hook made.
+    Remove { path: String },
 }
 
 impl Event {
@@ -583,6 +597,18 @@ pub enum Outcome {
     /// A Stop or session-end event was handled; an optional note (something went wrong). The
     /// agent always stops: never a block, never an edit denial.
     Lifecycle(Option<String>),
+    /// A worktree event was handled (`Ok`), or refused with the reason (`Err`): the worktree is
+    /// not made, or kept. Never a silent success: a refusal is the agent's failure.
+    Worktree(Result<WorktreeDone, String>),
+}
+
+/// What the hook did for a worktree event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WorktreeDone {
+    /// The station at this path (absolute) is ready: the agent works there.
+    Made(String),
+    /// The station is closed; what was done, in a sentence.
+    Closed(String),
 }
 
 /// The hook's answer: what to print on each stream and the exit code.

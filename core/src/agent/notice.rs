@@ -201,6 +201,8 @@ pub fn tell(outcome: Outcome, call: Call, notices: &[Notice]) -> Outcome {
         }
     };
     match (call, outcome) {
+        // A worktree's answer is its path alone (or the refusal): a notice waits for the next call.
+        (_, worktree @ Outcome::Worktree(_)) => worktree,
         (_, Outcome::Lifecycle(own)) => Outcome::Lifecycle(Some(join(own.unwrap_or_default()))),
         (Call::BeforeTool, Outcome::Deny(own)) => Outcome::Deny(join(own)),
         (Call::BeforeTool, Outcome::Allow) => Outcome::Deny(format!(

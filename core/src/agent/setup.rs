@@ -2,7 +2,8 @@
 //! module's, [`crate::agent`]): the shapes of a file's changes (JSON through
 //! [`crate::formats::jsonc`], TOML by the host's format-preserving editor) and the helpers the
 //! agents build them with, which agents a checkout is set up for, where a station gets each file,
-//! and the lines Rail adds to `info/exclude`. Shapes: docs/agents.md.
+//! the mark of a station an agent's worktree hook made, and the lines Rail adds to
+//! `info/exclude`. Shapes: docs/agents.md.
 
 use serde_json::{json, Value};
 
@@ -210,6 +211,20 @@ pub fn station_path(path: &'static str) -> &'static str {
         .map_or(path, |(_, local)| local)
 }
 
+/// The other files an agent merges with `path` (a project file and its local variant, each
+/// agent's [`crate::agent::Spec::station_paths`]): what is in them counts as in `path`.
+pub fn merged_with(path: &str) -> Vec<&'static str> {
+    AGENTS
+        .iter()
+        .flat_map(|a| a.station_paths())
+        .filter_map(|(project, local)| match path {
+            p if p == *project => Some(*local),
+            p if p == *local => Some(*project),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The agents Rail is set up for in a checkout, judged from the text of its files (`read` gives
 /// a file's text by its path from the checkout's top, `None` when it is missing): an agent whose
 /// hook file runs `rail hook <agent>` (VS Code: whose MCP file names the `rail` server). A file
@@ -232,6 +247,22 @@ pub fn configured(read: impl Fn(&str) -> Option<String>) -> Vec<Agent> {
 /// by [`configured`]) has no Rail hook for: an agent started there would run unguarded.
 pub fn unguarded(main: &[Agent], here: &[Agent]) -> Vec<Agent> {
     main.iter().filter(|t| !here.contains(t)).copied().collect()
+}
+
+/// The file in a worktree's own git directory (`<common dir>/worktrees/<id>/`) that says Rail
+/// made the worktree for an agent's worktree hook: only such a station is closed by that
+/// agent's WorktreeRemove (never one `rail worktree` or a person made, whatever a payload
+/// names). It goes with the worktree: `git worktree remove` and `prune` delete that directory.
+pub const HOOK_MADE_FILE: &str = "rail-hook-station";
+
+/// The text of [`HOOK_MADE_FILE`] for a station made by `agent`'s hook (`rail hook <agent>`).
+pub fn hook_made(agent: &str, task: &str, session: &str) -> String {
+    format!("made by: rail hook {agent}\ntask: {task}\nsession: {session}\n")
+}
+
+/// Whether [`HOOK_MADE_FILE`]'s text says `agent`'s hook made the station.
+pub fn made_by_hook(text: &str, agent: &str) -> bool {
+    text.lines().next() == Some(&format!("made by: rail hook {agent}"))
 }
 
 /// The comment that opens Rail's lines in the repository's `info/exclude`.
@@ -347,6 +378,24 @@ mod tests {
             station_path(".gemini/settings.json"),
             ".gemini/settings.json"
         );
+        assert_eq!(
+            merged_with(".claude/settings.local.json"),
+            [".claude/settings.json"]
+        );
+        assert_eq!(
+            merged_with(".claude/settings.json"),
+            [".claude/settings.local.json"]
+        );
+        assert!(merged_with(".gemini/settings.json").is_empty());
+    }
+
+    #[test]
+    fn only_a_station_the_agents_hook_made_says_so() {
+        let text = hook_made("claude", "auth", "auth");
+        assert!(made_by_hook(&text, "claude"));
+        assert!(!made_by_hook(&text, "codex"));
+        assert!(!made_by_hook("", "claude"));
+        assert!(!made_by_hook("made by: rail hook claude-x\n", "claude"));
     }
 
     #[test]

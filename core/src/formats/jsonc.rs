@@ -362,26 +362,104 @@ pub enum Change {
         ours: fn(&Value) -> bool,
         value: Value,
     },
+    /// `Upsert` where one entry answers for all (Claude Code's WorktreeCreate: the path of the
+    /// one worktree it made; it runs every hook of the event and uses one answer). Nothing
+    /// changes while a list at any of `among`, in this file or in one the agent merges with it
+    /// ([`apply_beside`]), holds an entry that is not `ours`: the user's own hook stays the only
+    /// one. `note` says what leaving it means (shown by the host).
+    UpsertAlone {
+        path: Vec<String>,
+        ours: fn(&Value) -> bool,
+        value: Value,
+        among: Vec<Vec<String>>,
+        note: &'static str,
+    },
+}
+
+impl Change {
+    /// For an [`Change::UpsertAlone`] held back by an entry of the user's in `docs` (the file
+    /// and those merged with it): why.
+    pub fn held_back(&self, docs: &[Value]) -> Option<HeldBack> {
+        let Change::UpsertAlone {
+            path,
+            ours,
+            among,
+            note,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let list = |doc: &'_ Value, p: &[String]| -> Vec<Value> {
+            p.iter()
+                .try_fold(doc, |v, k| v.get(k))
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let theirs = docs.iter().find_map(|doc| {
+            among
+                .iter()
+                .find_map(|p| list(doc, p).into_iter().find(|e| !ours(e)))
+        })?;
+        let command = theirs["hooks"][0]["command"]
+            .as_str()
+            .or_else(|| theirs["command"].as_str())
+            .unwrap_or("?")
+            .to_string();
+        Some(HeldBack {
+            note,
+            command,
+            ours_too: docs.iter().any(|d| list(d, path).iter().any(ours)),
+        })
+    }
+}
+
+/// Why an [`Change::UpsertAlone`] changed nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeldBack {
+    /// What leaving it means.
+    pub note: &'static str,
+    /// The command of the user's entry.
+    pub command: String,
+    /// Rail's own entry is there as well (from a run before the user's was added): both run.
+    pub ours_too: bool,
 }
 
 /// Applies `changes` to `text` in place. An empty text is an empty object. Returns the new text;
 /// equal to `text` when everything was already so.
 pub fn apply(text: &str, changes: &[Change]) -> Result<String, String> {
+    apply_beside(text, changes, &[])
+}
+
+/// [`apply`] to a file the agent merges with others (`beside`, parsed: Claude Code's
+/// `.claude/settings.json` and `.claude/settings.local.json`), which an
+/// [`Change::UpsertAlone`] also looks at.
+pub fn apply_beside(text: &str, changes: &[Change], beside: &[Value]) -> Result<String, String> {
     let mut text = if text.trim().is_empty() {
         "{}\n".to_string()
     } else {
         text.to_string()
     };
     for change in changes {
-        text = apply_one(&text, change)?;
+        text = apply_one(&text, change, beside)?;
     }
     Ok(text)
 }
 
-fn apply_one(text: &str, change: &Change) -> Result<String, String> {
+fn apply_one(text: &str, change: &Change, beside: &[Value]) -> Result<String, String> {
     let root = parse(text)?;
+    if matches!(change, Change::UpsertAlone { .. }) {
+        let mut docs = vec![root.to_value()];
+        docs.extend(beside.iter().cloned());
+        if change.held_back(&docs).is_some() {
+            return Ok(text.to_string());
+        }
+    }
     let (path, value) = match change {
-        Change::Set { path, value } | Change::Upsert { path, value, .. } => (path, value),
+        Change::Set { path, value }
+        | Change::Upsert { path, value, .. }
+        | Change::UpsertAlone { path, value, .. } => (path, value),
     };
     let mut node = &root;
     let u = unit(text);
@@ -395,7 +473,9 @@ fn apply_one(text: &str, change: &Change) -> Result<String, String> {
                 // Build the rest of the path as a value and add it here.
                 let mut v = match change {
                     Change::Set { .. } => value.clone(),
-                    Change::Upsert { .. } => Value::Array(vec![value.clone()]),
+                    Change::Upsert { .. } | Change::UpsertAlone { .. } => {
+                        Value::Array(vec![value.clone()])
+                    }
                 };
                 for k in path[i + 1..].iter().rev() {
                     let mut m = serde_json::Map::new();
@@ -430,7 +510,7 @@ fn apply_one(text: &str, change: &Change) -> Result<String, String> {
                 vec![TextEdit::replace(Span::new(node.start, node.end), rendered)],
             )
         }
-        Change::Upsert { ours, .. } => {
+        Change::Upsert { ours, .. } | Change::UpsertAlone { ours, .. } => {
             let Kind::Array(items) = &node.kind else {
                 return Err(format!("`{}` is not a list", path.join(".")));
             };
@@ -533,6 +613,52 @@ mod tests {
         assert_eq!(v["hooks"]["Pre"][0]["t"], 2);
         assert_eq!(v["hooks"]["Pre"][1]["command"], "guard");
         assert!(changed.starts_with("{\n  \"a\": 1, // one\n"));
+    }
+
+    #[test]
+    fn an_entry_that_must_be_alone_is_not_added_beside_the_users_own() {
+        let alone = |v: Value| Change::UpsertAlone {
+            path: vec!["hooks".into(), "Make".into()],
+            ours: is_rail,
+            value: v,
+            among: vec![
+                vec!["hooks".into(), "Make".into()],
+                vec!["hooks".into(), "Drop".into()],
+            ],
+            note: "theirs kept",
+        };
+        let ours = json!({"command": "hook x", "timeout": 1});
+        // Nobody's: added, then replaced in place, never twice.
+        let once = apply("{}", &[alone(ours.clone())]).unwrap();
+        assert_eq!(parse(&once).unwrap().to_value()["hooks"]["Make"][0], ours);
+        assert_eq!(apply(&once, &[alone(ours.clone())]).unwrap(), once);
+        let moved = apply(&once, &[alone(json!({"command": "hook x", "timeout": 2}))]).unwrap();
+        let v = parse(&moved).unwrap().to_value();
+        assert_eq!(v["hooks"]["Make"].as_array().map(Vec::len), Some(1));
+        assert_eq!(v["hooks"]["Make"][0]["timeout"], 2);
+        // The user's own, under either event, in this file or one merged with it: nothing
+        // changes, and the note names their command.
+        let theirs =
+            "{ \"hooks\": { \"Drop\": [ { \"hooks\": [ { \"command\": \"./mine.sh\" } ] } ] } }";
+        assert_eq!(apply(theirs, &[alone(ours.clone())]).unwrap(), theirs);
+        let beside = parse(theirs).unwrap().to_value();
+        assert_eq!(
+            apply_beside("{}", &[alone(ours.clone())], std::slice::from_ref(&beside)).unwrap(),
+            "{}"
+        );
+        let held = |docs: &[Value]| alone(ours.clone()).held_back(docs);
+        assert_eq!(
+            held(&[json!({}), beside.clone()]),
+            Some(HeldBack {
+                note: "theirs kept",
+                command: "./mine.sh".into(),
+                ours_too: false
+            })
+        );
+        // Rail's from an earlier run beside theirs: said, not removed.
+        let both = parse(&once).unwrap().to_value();
+        assert!(held(&[both, beside]).unwrap().ours_too);
+        assert_eq!(held(&[json!({})]), None);
     }
 
     #[test]

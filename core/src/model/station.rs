@@ -443,6 +443,40 @@ pub fn removal(station: &Station, force: bool, named: &str) -> Removal {
     }
 }
 
+/// An agent's worktree hook (Claude Code's `claude --worktree NAME`) asks for the station of a
+/// branch that has a worktree already: the agent goes back into it, as Claude Code goes back
+/// into its own worktree of that name. `Ok(Some(i))`: station `i`; `Ok(None)`: there is none (a
+/// new one is made); `Err`: one Rail cannot hand over — the main checkout, a path that is a
+/// link, gone, or not that worktree's checkout.
+pub fn reentry(stations: &[Station], branch: &str) -> Result<Option<usize>, String> {
+    let Some(i) = stations
+        .iter()
+        .position(|s| s.facts.branch.as_deref() == Some(branch))
+    else {
+        return Ok(None);
+    };
+    let f = &stations[i].facts;
+    let blocker = if f.main {
+        Some(Blocker::MainCheckout)
+    } else if f.link {
+        Some(Blocker::Link)
+    } else if f.missing {
+        Some(Blocker::Missing)
+    } else if f.foreign {
+        Some(Blocker::Foreign)
+    } else {
+        None
+    };
+    match blocker {
+        None => Ok(Some(i)),
+        Some(b) => Err(format!(
+            "branch {branch} is checked out at {}, which is no station to work in: {}",
+            f.path,
+            b.describe()
+        )),
+    }
+}
+
 /// `rail-rescue/NAME`, NAME the station directory's last component with what a branch name
 /// cannot hold replaced by `-` (the CLI adds the commit's id when that branch exists).
 pub fn rescue_branch(path: &str) -> String {
@@ -490,6 +524,28 @@ mod tests {
             state: StationState::Unclaimed,
             claims: Vec::new(),
         }
+    }
+
+    #[test]
+    fn an_agent_goes_back_into_its_station_but_never_into_the_main_checkout() {
+        let main = StationFacts {
+            path: "/r".into(),
+            branch: Some("main".into()),
+            main: true,
+            ..StationFacts::default()
+        };
+        let gone = StationFacts {
+            path: "/r-gone".into(),
+            branch: Some("gone".into()),
+            missing: true,
+            ..StationFacts::default()
+        };
+        let all = [station(main), station(clean()), station(gone)];
+        assert_eq!(reentry(&all, "auth"), Ok(Some(1)));
+        assert_eq!(reentry(&all, "web"), Ok(None));
+        let e = reentry(&all, "main").unwrap_err();
+        assert!(e.contains("/r") && e.contains("main checkout"), "{e}");
+        assert!(reentry(&all, "gone").unwrap_err().contains("gone"));
     }
 
     #[test]

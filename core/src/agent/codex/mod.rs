@@ -64,11 +64,12 @@ impl Spec for Codex {
     /// Exactly these keys: Codex rejects (and so runs the tool past) any other.
     fn answer(&self, outcome: &Outcome) -> Answer {
         match outcome {
-            Outcome::Allow | Outcome::Lifecycle(None) => Answer::QUIET,
+            // No worktree hook here: a worktree outcome is answered as a plain allow or deny.
+            Outcome::Allow | Outcome::Lifecycle(None) | Outcome::Worktree(Ok(_)) => Answer::QUIET,
             Outcome::Warn(m) | Outcome::Lifecycle(Some(m)) => {
                 Answer::json(json!({ "systemMessage": m }))
             }
-            Outcome::Deny(m) => Answer::json(json!({
+            Outcome::Deny(m) | Outcome::Worktree(Err(m)) => Answer::json(json!({
                 "hookSpecificOutput": {
                     "hookEventName": "PreToolUse",
                     "permissionDecision": "deny",
