@@ -236,6 +236,7 @@ pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
         entries,
     };
     if crate::railfile::ensure_dir(&dir_of(&repo)).is_ok() {
+        remove_left_over(&repo);
         let _ =
             // Not synced: a snapshot lost in a crash only means no check after this call.
             crate::railfile::write_inside_as(
@@ -245,6 +246,29 @@ pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
                 false,
                 false,
             );
+    }
+}
+
+/// Removes the snapshots whose after-tool call never came (core's [`after::left_over`]): only
+/// plain files directly in the snapshot folder, never the set-aside copies in `aside/`.
+fn remove_left_over(repo: &Repo) {
+    let Ok(entries) = std::fs::read_dir(dir_of(repo)) else {
+        return;
+    };
+    // The clock the files' times were written by (not `--now`, which may be any time).
+    let now = std::time::SystemTime::now();
+    for entry in entries.flatten() {
+        let Ok(meta) = entry.metadata() else {
+            continue;
+        };
+        let age = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .map_or(0, |d| d.as_secs() as i64);
+        if meta.is_file() && after::left_over(age) {
+            let _ = std::fs::remove_file(entry.path());
+        }
     }
 }
 

@@ -264,3 +264,60 @@ fn a_repository_too_large_is_not_checked_after_the_tool_and_doctor_says_so() {
         stdout(&fine)
     );
 }
+
+/// A snapshot whose after-tool call never came (the call was denied elsewhere, the agent died)
+/// is removed by a later snapshot once it is a day old; a newer one stays, and nothing set aside
+/// is touched.
+#[test]
+fn a_snapshot_left_over_is_removed_a_day_later_and_nothing_set_aside_is() {
+    let repo = setup();
+    let pre = |id: &str| {
+        let command = "python3 -c \"print(1)\"";
+        let out = hook(
+            "claude",
+            repo.path(),
+            &claude("PreToolUse", repo.path(), id, command),
+            "beta",
+        );
+        assert_ne!(code(&out), 2, "{}", stderr(&out));
+    };
+    let dir = repo.file(".git/rail/after");
+    let names = || -> Vec<String> {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    pre("toolu_old");
+    pre("toolu_recent");
+    let made = names();
+    let find = |id: &str| made.iter().find(|n| n.contains(id)).cloned().unwrap();
+    let (old, recent) = (find("toolu_old"), find("toolu_recent"));
+    let age = |name: &str, secs: u64| {
+        let f = std::fs::File::options()
+            .write(true)
+            .open(dir.join(name))
+            .unwrap();
+        f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(secs))
+            .unwrap();
+    };
+    age(&old, 25 * 3600);
+    age(&recent, 23 * 3600);
+    std::fs::create_dir_all(dir.join("aside")).unwrap();
+    std::fs::write(dir.join("aside/kept"), "what a tool left").unwrap();
+    let f = std::fs::File::options()
+        .write(true)
+        .open(dir.join("aside/kept"))
+        .unwrap();
+    f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(30 * 86400))
+        .unwrap();
+    pre("toolu_next");
+    let now = names();
+    assert!(!now.contains(&old), "{now:?}");
+    assert!(now.contains(&recent), "{now:?}");
+    assert!(now.iter().any(|n| n.contains("toolu_next")), "{now:?}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("aside/kept")).unwrap(),
+        "what a tool left"
+    );
+}

@@ -125,6 +125,17 @@ pub const MAX_FILES: usize = 20_000;
 /// (bench/README.md, *after-tool*).
 pub const MAX_TRACKED: u32 = 50_000;
 
+/// A snapshot whose after-tool call has not come this long after it was taken never will (the
+/// call was denied by another hook, the agent died, a failed call went to an event Rail was not
+/// given): the next snapshot taken removes it, so the folder does not grow without bound. Far
+/// past any tool call's time limit (Claude Code's longest Bash call is 10 minutes).
+pub const SNAPSHOT_TTL_SECS: i64 = 24 * 3600;
+
+/// Whether a snapshot taken `age_secs` ago is left over (see [`SNAPSHOT_TTL_SECS`]).
+pub fn left_over(age_secs: i64) -> bool {
+    age_secs > SNAPSHOT_TTL_SECS
+}
+
 /// Whether a repository of `tracked` files is checked after each tool call (`limit`:
 /// [`MAX_TRACKED`] unless the host was told another).
 pub fn fits(tracked: u32, limit: u32) -> bool {
