@@ -168,13 +168,17 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
         for v in holders {
             let guard = match &v.hook {
                 Some(h) => format!(
-                    "guarded: {} hook{} seen {}",
+                    "guarded: {} hook{} seen {}{}",
                     safe(&h.agent),
                     h.version
                         .as_deref()
                         .map(|v| format!(" ({})", safe(v)))
                         .unwrap_or_default(),
-                    h.seen_text
+                    h.seen_text,
+                    h.host
+                        .as_deref()
+                        .map(|m| format!(" on {}", safe(m)))
+                        .unwrap_or_default()
                 ),
                 None if v.unguarded => p.red("no Rail hook seen: its agent may work unguarded"),
                 None => p.dim("no Rail hook seen"),

@@ -48,7 +48,11 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode> {
       Boolean,
     );
     // Guard status, as core decided it: which agent's Rail hook was last seen for the session.
-    const guard = s.hook ? `guarded: ${s.hook.agent} ${s.hook.seen_text}` : s.unguarded ? 'no Rail hook seen' : '';
+    const guard = s.hook
+      ? `guarded: ${s.hook.agent} ${s.hook.seen_text}${s.hook.host ? ` on ${s.hook.host}` : ''}`
+      : s.unguarded
+        ? 'no Rail hook seen'
+        : '';
     item.description = [me ? 'you' : '', counts.join(', ') || 'no claims', guard, s.worktree ?? ''].filter(Boolean).join(' · ');
     const tip = [`session ${s.name}`, `branch ${s.branch}`];
     if (s.hook) {

@@ -313,6 +313,7 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
                 agent: call.harness.sender.name().to_string(),
                 version: call.version.clone(),
                 at: ctx.now,
+                host: None,
             };
             crate::heartbeat::mark(repo, session, &seen);
         }

@@ -6,6 +6,8 @@
 //! by git. Its text is a few `key value` lines; this module writes and reads them and names
 //! the file, and the board turns them into [`crate::model::board::SessionHook`].
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::text::time::{format_time, parse_time, Time};
@@ -27,6 +29,11 @@ pub struct HookSeen {
     #[serde(with = "crate::model::input::time_str")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub at: Time,
+    /// The machine whose hook call it was, for a mark another machine shared (a shared rail);
+    /// `None`: this machine's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub host: Option<String>,
 }
 
 /// A mark as read from its file: whose, and what was seen.
@@ -78,8 +85,55 @@ pub fn parse(text: &str) -> Option<(String, HookSeen)> {
             agent,
             version,
             at: at?,
+            host: None,
         },
     ))
+}
+
+/// The most marks one machine shares, newest first (a board stays cheap whatever a machine
+/// puts there).
+pub const MAX_SHARED: usize = 1000;
+
+/// A machine's marks as one text, for a shared rail to carry: each session's mark
+/// ([`render`]) followed by an empty line, the newest [`MAX_SHARED`] only. Marks that came from
+/// another machine are not passed on: each machine speaks for its own hook calls.
+pub fn render_machine(marks: &BTreeMap<String, HookSeen>) -> String {
+    let mut own: Vec<(&String, &HookSeen)> = marks
+        .iter()
+        .filter(|(_, seen)| seen.host.is_none())
+        .collect();
+    crate::text::sort::sort_by(&mut own, |a, b| b.1.at.cmp(&a.1.at).then(a.0.cmp(b.0)));
+    own.iter()
+        .take(MAX_SHARED)
+        .map(|(session, seen)| render(session, seen) + "\n")
+        .collect()
+}
+
+/// The marks of a machine's shared text ([`render_machine`]), each with `host` set to
+/// `machine`; a damaged block is passed over, past [`MAX_SHARED`] nothing is read.
+pub fn parse_machine(machine: &str, text: &str) -> Vec<(String, HookSeen)> {
+    text.split("\n\n")
+        .filter(|block| !block.trim().is_empty())
+        .take(MAX_SHARED)
+        .filter_map(|block| parse(block.trim_start_matches('\n')))
+        .map(|(session, seen)| {
+            let host = Some(clean(machine)).filter(|h| !h.is_empty());
+            (session, HookSeen { host, ..seen })
+        })
+        .collect()
+}
+
+/// Adds another machine's marks to `marks`: a session's newest mark wins (this machine's on a
+/// tie), so a board shows where a session's agent was last seen running Rail's hook.
+pub fn merge(marks: &mut BTreeMap<String, HookSeen>, shared: Vec<(String, HookSeen)>) {
+    for (session, seen) in shared {
+        match marks.get(&session) {
+            Some(have) if have.at >= seen.at => {}
+            _ => {
+                marks.insert(session, seen);
+            }
+        }
+    }
 }
 
 /// A mark as found on disk: its session and what was seen, when the file's name is that
@@ -118,6 +172,7 @@ mod tests {
             agent: "claude".into(),
             version: Some("2.1.332".into()),
             at: at("2026-12-03T14:05:00Z"),
+            host: None,
         };
         let text = render("alice", &seen);
         assert_eq!(
@@ -133,6 +188,7 @@ mod tests {
             agent: "x\u{1b}[31m\nat 2099-01-01T00:00Z".into(),
             version: Some("v".repeat(500)),
             at: at("2026-12-03T14:05:00Z"),
+            host: None,
         };
         let text = render("a\nb", &seen);
         let (session, back) = parse(&text).unwrap();
@@ -156,6 +212,7 @@ mod tests {
             agent: "codex".into(),
             version: None,
             at: at("2026-12-03T14:05:00Z"),
+            host: None,
         };
         let text = render("Web", &seen);
         assert!(read(&file_name("Web"), &text).is_some());
@@ -170,5 +227,74 @@ mod tests {
         assert!(file_name("a b/ü")
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"%-_".contains(&b)));
+    }
+
+    /// A shared rail carries each machine's marks: a machine's own are written out (another
+    /// machine's are not passed on), read back under the machine's name, and a session's newest
+    /// mark wins, wherever it was seen.
+    #[test]
+    fn machines_share_their_own_marks_and_the_newest_wins() {
+        let seen = |agent: &str, t: &str, host: Option<&str>| HookSeen {
+            agent: agent.into(),
+            version: None,
+            at: at(t),
+            host: host.map(str::to_string),
+        };
+        let mut b = BTreeMap::new();
+        b.insert(
+            "web".to_string(),
+            seen("codex", "2026-12-03T14:10:00Z", None),
+        );
+        b.insert(
+            "ops".to_string(),
+            seen("claude", "2026-12-03T13:00:00Z", Some("c")),
+        );
+        let text = render_machine(&b);
+        assert!(
+            !text.contains("ops"),
+            "another machine's mark is not passed on: {text}"
+        );
+        let shared = parse_machine("laptop-b", &text);
+        assert_eq!(
+            shared,
+            [(
+                "web".to_string(),
+                seen("codex", "2026-12-03T14:10:00Z", Some("laptop-b"))
+            )]
+        );
+        let mut a = BTreeMap::new();
+        a.insert(
+            "web".to_string(),
+            seen("claude", "2026-12-03T14:00:00Z", None),
+        );
+        a.insert(
+            "auth".to_string(),
+            seen("gemini", "2026-12-03T14:20:00Z", None),
+        );
+        merge(&mut a, shared.clone());
+        assert_eq!(a["web"].host.as_deref(), Some("laptop-b"));
+        assert_eq!(a["web"].agent, "codex");
+        assert_eq!(a["auth"].host, None);
+        // An older shared mark does not replace a newer one of this machine.
+        let mut newer = BTreeMap::new();
+        newer.insert(
+            "web".to_string(),
+            seen("claude", "2026-12-03T15:00:00Z", None),
+        );
+        merge(&mut newer, shared);
+        assert_eq!(newer["web"].host, None);
+        // Damaged blocks are passed over; the rest still count.
+        let damaged = format!("garbage\n\n{text}\n\nsession x\nat soon\n");
+        assert_eq!(parse_machine("m", &damaged).len(), 1);
+        // However many a machine shares, at most MAX_SHARED are read.
+        let many: String = (0..MAX_SHARED + 5)
+            .map(|i| {
+                render(
+                    &format!("s{i}"),
+                    &seen("claude", "2026-12-03T14:00:00Z", None),
+                ) + "\n"
+            })
+            .collect();
+        assert_eq!(parse_machine("m", &many).len(), MAX_SHARED);
     }
 }

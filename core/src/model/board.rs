@@ -252,6 +252,10 @@ pub struct SessionHook {
     pub seen_at: String,
     /// "3m ago"; "just now" under a minute (and for a time after now).
     pub seen_text: String,
+    /// The machine it was seen on, when another machine shared it (a shared rail).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub host: Option<String>,
 }
 
 fn time_str(t: Option<Time>) -> Option<String> {
@@ -520,6 +524,7 @@ fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
                 } else {
                     format!("{} ago", format_duration(ago))
                 },
+                host: seen.host.clone(),
             }
         });
         view.unguarded = view.hook.is_none() && view.live + view.expiring > 0;

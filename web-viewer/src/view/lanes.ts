@@ -117,7 +117,7 @@ export class LanesView {
                   title: `Rail hook of ${session.hook.agent}${session.hook.version ? ` ${session.hook.version}` : ''} last seen ${session.hook.seen_at}`,
                 },
               },
-              `guarded: ${session.hook.agent} ${session.hook.seen_text}`,
+              `guarded: ${session.hook.agent} ${session.hook.seen_text}${session.hook.host ? ` on ${session.hook.host}` : ''}`,
             )
           : session.unguarded
             ? h(
