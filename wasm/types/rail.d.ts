@@ -192,7 +192,12 @@ version?: string,
 /**
  * When the call was seen.
  */
-at: string, };
+at: string, 
+/**
+ * The machine whose hook call it was, for a mark another machine shared (a shared rail);
+ * `None`: this machine's.
+ */
+host?: string, };
 
 export type HookUnanalysed = "warn" | "deny";
 
@@ -399,7 +404,11 @@ export type SessionHook = { agent: string, version?: string, seen_at: string,
 /**
  * "3m ago"; "just now" under a minute (and for a time after now).
  */
-seen_text: string, };
+seen_text: string, 
+/**
+ * The machine it was seen on, when another machine shared it (a shared rail).
+ */
+host?: string, };
 
 export type SessionView = { name: string, branch: string, worktree: string | null, last_commit_at: string | null, claims: Array<number>, live: number, expiring: number, stale: number, 
 /**
