@@ -54,16 +54,14 @@ impl Env {
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
-        let mut paths: Vec<String> = String::from_utf8(out.stdout)
+        let paths: std::collections::BTreeSet<String> = String::from_utf8(out.stdout)
             .unwrap()
             .split('\0')
             .filter(|e| !e.is_empty())
             .map(|e| e[3..].trim_end_matches('/').to_string())
             .filter(|p| !rail_file(p))
             .collect();
-        paths.sort();
-        paths.dedup();
-        paths
+        paths.into_iter().collect()
     }
 
     /// Rail's list in `repo`'s checkout and, when git answered, why.
