@@ -1,6 +1,8 @@
 //! The git commands Rail runs: commit times for leases, changed files for scope and release,
-//! and configuration for `rail init` (reading a value goes through [`crate::gitconfig`] first).
-//! Each is one process; none runs on the claim fast path.
+//! and configuration for `rail init` (reading a value goes through [`crate::gitconfig`] first,
+//! a main checkout's uncommitted files through [`crate::gitstatus`]). Each is one process; none
+//! runs on the claim fast path, nor on a main checkout's release where Rail can read git's
+//! answer itself.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use rail_core::formats::gitattributes;
 use rail_core::formats::gitconfig::{self, Key, Lookup};
 use rail_core::formats::gitignore::{self, Patterns};
-use rail_core::formats::gitindex::{self, Entry, FileStat, Found, IndexFile, Verdict};
+use rail_core::formats::gitindex::{self, Entry, Found, IndexFile, Verdict};
 use rail_core::formats::gitobject::{self, Kind, Oid};
 
 use crate::gitobjects::{self, Head, Objects};
@@ -380,7 +380,7 @@ fn missing(e: &std::io::Error) -> bool {
 #[cfg(unix)]
 fn found(m: &std::fs::Metadata) -> Found {
     use std::os::unix::fs::MetadataExt;
-    let stat = FileStat {
+    let stat = gitindex::FileStat {
         size: m.size(),
         mtime: (m.mtime(), m.mtime_nsec() as u32),
         ctime: (m.ctime(), m.ctime_nsec() as u32),
