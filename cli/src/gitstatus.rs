@@ -47,6 +47,9 @@ const MAX_INDEX: u64 = 256 << 20;
 const MAX_PATTERNS: u64 = 1 << 20;
 /// Folders nested deeper than this are git's to walk.
 const MAX_DEPTH: usize = 200;
+/// From this many index entries, they are judged on several threads (git's preload starts
+/// threads from about a thousand).
+const PARALLEL_FROM: usize = 2000;
 
 /// The paths `git status --porcelain --untracked-files=all --no-renames --ignore-submodules=none`
 /// lists for `repo`'s checkout (changed, staged, deleted, conflicted and untracked files,
@@ -70,39 +73,87 @@ pub fn uncommitted(repo: &Repo) -> Result<Vec<String>, AskGit> {
         return Err(why);
     }
     let mut out = staged(repo, &index)?;
-    let mut content = Vec::new();
-    let mut dirs = HashMap::new();
-    for e in &index.entries {
-        let found = found_at(&repo.worktree, &e.path, &mut dirs)?;
-        match gitindex::verdict(e, &found, index_mtime, settings.filemode) {
-            Verdict::Unchanged => {}
-            Verdict::Changed => out.push(e.path.clone()),
-            Verdict::CompareContent => content.push((e, found)),
-            Verdict::AskGit => {
-                return Err(
-                    "an index entry only git follows (a submodule, sparse or assume-unchanged)",
-                )
-            }
-        }
-    }
-    let mut attributes = Attributes::new(repo, &settings, &index);
-    for (e, found) in content {
-        if !same_content(&repo.worktree, e, &found, &mut attributes)? {
-            out.push(e.path.clone());
-        }
-    }
+    let globals = global_ignores(repo, &settings)?;
+    let mut untracked = Vec::new();
     let mut walk = Walk {
         worktree: &repo.worktree,
         index: &index,
         settings: &settings,
         lists: Vec::new(),
-        globals: global_ignores(repo, &settings)?,
-        out: &mut out,
+        globals,
+        out: &mut untracked,
     };
-    walk.dir("")?;
+    // A large index is judged in parallel, as git's preload does, beside the walk.
+    let entries = &index.entries;
+    let parts = if entries.len() < PARALLEL_FROM {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().clamp(1, 8))
+    };
+    let attributes = Attributes::new(repo, &settings, &index);
+    let job = Judge {
+        worktree: &repo.worktree,
+        index_mtime,
+        filemode: settings.filemode,
+        attributes: &attributes,
+    };
+    let (judged, walked) = std::thread::scope(|scope| {
+        let workers: Vec<_> = entries
+            .chunks(entries.len().div_ceil(parts).max(1))
+            .skip(1)
+            .map(|part| scope.spawn(|| job.run(part)))
+            .collect();
+        let first = entries.len().div_ceil(parts).min(entries.len());
+        let mut judged = vec![job.run(&entries[..first])];
+        let walked = walk.dir("");
+        for w in workers {
+            judged.push(w.join().unwrap_or(Err("a thread that failed")));
+        }
+        (judged, walked)
+    });
+    for part in judged {
+        out.extend(part?);
+    }
+    walked?;
+    out.extend(untracked);
     out.sort();
     out.dedup();
     Ok(out)
+}
+
+/// git's verdict on index entries, on whichever thread runs it.
+struct Judge<'a> {
+    worktree: &'a Path,
+    index_mtime: (i64, u32),
+    filemode: bool,
+    attributes: &'a Attributes<'a>,
+}
+
+impl Judge<'_> {
+    /// The paths of `entries` git lists: by their stat data, else by their content.
+    fn run(&self, entries: &[Entry]) -> Result<Vec<String>, AskGit> {
+        let mut listed = Vec::new();
+        let mut folders = Folders::open(self.worktree)?;
+        let mut attributes = self.attributes.clone();
+        for e in entries {
+            let found = folders.found(&e.path)?;
+            let changed =
+                match gitindex::verdict(e, &found, self.index_mtime, self.filemode) {
+                    Verdict::Unchanged => false,
+                    Verdict::Changed => true,
+                    Verdict::CompareContent => {
+                        !same_content(self.worktree, e, &found, &mut attributes)?
+                    }
+                    Verdict::AskGit => return Err(
+                        "an index entry only git follows (a submodule, sparse or assume-unchanged)",
+                    ),
+                };
+            if changed {
+                listed.push(e.path.clone());
+            }
+        }
+        Ok(listed)
+    }
 }
 
 #[cfg(unix)]
@@ -335,38 +386,117 @@ fn under<'a>(index: &'a IndexFile, prefix: &'a str) -> impl Iterator<Item = &'a 
         .take_while(move |e| e.path.starts_with(prefix))
 }
 
-/// What is at an entry's path (`lstat`), a link among the folders above it counting as
-/// nothing there, as git counts it (`dirs` remembers each folder's answer).
-fn found_at(
-    worktree: &Path,
-    path: &str,
-    dirs: &mut HashMap<String, bool>,
-) -> Result<Found, AskGit> {
-    let mut end = 0;
-    while let Some(slash) = path[end..].find('/') {
-        end += slash;
-        let dir = &path[..end];
-        let real = match dirs.get(dir) {
-            Some(r) => *r,
-            None => {
-                let real = match std::fs::symlink_metadata(worktree.join(dir)) {
-                    Ok(m) => m.is_dir(),
-                    Err(e) if missing(&e) => false,
-                    Err(_) => return Err("a folder that cannot be read"),
-                };
-                dirs.insert(dir.to_string(), real);
-                real
-            }
-        };
-        if !real {
-            return Ok(Found::Missing);
-        }
-        end += 1;
+/// What is at each tracked path, found by its name in its opened folder (`fstatat`, no link
+/// followed), folder by folder as the index's order walks them: each lookup walks one name, and
+/// a folder that is a link (or missing, or a file) leaves nothing below it, as git counts it.
+#[cfg(unix)]
+struct Folders {
+    root: rustix::fd::OwnedFd,
+    /// The folders open along the current path: `a/`, `a/b/`...; `None` from the first that
+    /// is not a real folder.
+    open: Vec<(String, Option<rustix::fd::OwnedFd>)>,
+}
+
+#[cfg(unix)]
+impl Folders {
+    fn open(worktree: &Path) -> Result<Folders, AskGit> {
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let root = rustix::fs::open(worktree, flags, Mode::empty())
+            .map_err(|_| "a checkout that cannot be read")?;
+        Ok(Folders {
+            root,
+            open: Vec::new(),
+        })
     }
-    match std::fs::symlink_metadata(worktree.join(path)) {
-        Ok(m) => Ok(found(&m)),
-        Err(e) if missing(&e) => Ok(Found::Missing),
-        Err(_) => Err("a file that cannot be read"),
+
+    fn found(&mut self, path: &str) -> Result<Found, AskGit> {
+        use rustix::fs::{AtFlags, Mode, OFlags};
+        use rustix::io::Errno;
+        let (parent, name) = match path.rfind('/') {
+            Some(i) => (&path[..=i], &path[i + 1..]),
+            None => ("", path),
+        };
+        while self
+            .open
+            .last()
+            .is_some_and(|(dir, _)| !parent.starts_with(dir.as_str()))
+        {
+            self.open.pop();
+        }
+        let missing = |e: Errno| matches!(e, Errno::NOENT | Errno::NOTDIR | Errno::LOOP);
+        while parent.len() > self.open.last().map_or(0, |(d, _)| d.len()) {
+            let from = self.open.last().map_or(0, |(d, _)| d.len());
+            let end = from + parent[from..].find('/').unwrap_or(parent.len() - from - 1) + 1;
+            let fd = match self.open.last() {
+                Some((_, None)) => None,
+                last => {
+                    let at = match last {
+                        Some((_, Some(fd))) => fd,
+                        _ => &self.root,
+                    };
+                    let flags =
+                        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+                    match rustix::fs::openat(at, &parent[from..end - 1], flags, Mode::empty()) {
+                        Ok(fd) => Some(fd),
+                        Err(e) if missing(e) => None,
+                        Err(_) => return Err("a folder that cannot be read"),
+                    }
+                }
+            };
+            self.open.push((parent[..end].to_string(), fd));
+        }
+        let at = match self.open.last() {
+            Some((_, None)) => return Ok(Found::Missing),
+            Some((_, Some(fd))) => fd,
+            None => &self.root,
+        };
+        match rustix::fs::statat(at, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => Ok(found(&st)),
+            Err(e) if missing(e) => Ok(Found::Missing),
+            Err(_) => Err("a file that cannot be read"),
+        }
+    }
+}
+
+/// The stat data git keeps, from `fstatat`'s (field widths differ by platform).
+#[cfg(unix)]
+#[allow(
+    clippy::unnecessary_cast,
+    reason = "the stat fields' types differ by platform"
+)]
+fn found(st: &rustix::fs::Stat) -> Found {
+    use rustix::fs::FileType;
+    let stat = gitindex::FileStat {
+        size: st.st_size as u64,
+        mtime: (st.st_mtime as i64, st.st_mtime_nsec as u32),
+        ctime: (st.st_ctime as i64, st.st_ctime_nsec as u32),
+        dev: st.st_dev as u64,
+        ino: st.st_ino as u64,
+        uid: st.st_uid as u32,
+        gid: st.st_gid as u32,
+        perm: st.st_mode as u32 & 0o777,
+    };
+    match FileType::from_raw_mode(st.st_mode as _) {
+        FileType::RegularFile => Found::File(stat),
+        FileType::Symlink => Found::Link(stat),
+        FileType::Directory => Found::Dir,
+        _ => Found::Other,
+    }
+}
+
+/// Elsewhere the status is always git's ([`uncommitted`] says so first).
+#[cfg(not(unix))]
+struct Folders;
+
+#[cfg(not(unix))]
+impl Folders {
+    fn open(_: &Path) -> Result<Folders, AskGit> {
+        Err("file stat data is git's to read on this system")
+    }
+
+    fn found(&mut self, _: &str) -> Result<Found, AskGit> {
+        Err("file stat data is git's to read on this system")
     }
 }
 
@@ -375,36 +505,6 @@ fn missing(e: &std::io::Error) -> bool {
         e.kind(),
         std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
     )
-}
-
-#[cfg(unix)]
-fn found(m: &std::fs::Metadata) -> Found {
-    use std::os::unix::fs::MetadataExt;
-    let stat = gitindex::FileStat {
-        size: m.size(),
-        mtime: (m.mtime(), m.mtime_nsec() as u32),
-        ctime: (m.ctime(), m.ctime_nsec() as u32),
-        dev: m.dev(),
-        ino: m.ino(),
-        uid: m.uid(),
-        gid: m.gid(),
-        perm: m.mode() & 0o777,
-    };
-    let t = m.file_type();
-    if t.is_file() {
-        Found::File(stat)
-    } else if t.is_symlink() {
-        Found::Link(stat)
-    } else if t.is_dir() {
-        Found::Dir
-    } else {
-        Found::Other
-    }
-}
-
-#[cfg(not(unix))]
-fn found(_: &std::fs::Metadata) -> Found {
-    Found::Other
 }
 
 /// Whether the file (or link) at `e`'s path still has `e`'s blob, as git compares them: the
@@ -470,7 +570,8 @@ fn blob_of(path: &Path) -> Result<Oid, AskGit> {
 
 /// Whether attributes could convert a file's content: `core.autocrlf`, the system, global and
 /// `info/attributes` files, and the `.gitattributes` of each folder above the file (or the
-/// index's copy, which git reads when the file is missing). Each file judged once.
+/// index's copy, which git reads when the file is missing). Each file judged once (per thread).
+#[derive(Clone)]
 struct Attributes<'a> {
     worktree: &'a Path,
     index: &'a IndexFile,
@@ -623,19 +724,34 @@ impl Walk<'_> {
                 .map_err(|_| "a folder that cannot be read")?;
             names.push((name, kind));
         }
-        if !rel.is_empty()
-            && names.iter().any(|(n, _)| n == ".git")
-            && under(self.index, rel).next().is_none()
-        {
+        // The index's entries under this folder, in its (byte) order, met name by name.
+        let start = self
+            .index
+            .entries
+            .partition_point(|e| e.path.as_str() < rel);
+        let tracked = &self.index.entries[start..];
+        let tracked = &tracked[..tracked.partition_point(|e| e.path.starts_with(rel))];
+        if !rel.is_empty() && tracked.is_empty() && names.iter().any(|(n, _)| n == ".git") {
             return Err("a repository inside the checkout");
         }
+        names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut next = 0;
         self.lists.push(self.gitignore(rel)?);
         for (name, kind) in names {
             if name == ".git" {
                 continue;
             }
+            while tracked
+                .get(next)
+                .is_some_and(|e| &e.path[rel.len()..] < name.as_str())
+            {
+                next += 1;
+            }
+            let is_tracked = tracked
+                .get(next)
+                .is_some_and(|e| e.path[rel.len()..] == name);
             let path = format!("{rel}{name}");
-            if !kind.is_dir() && index_has(self.index, &path) {
+            if !kind.is_dir() && is_tracked {
                 continue;
             }
             let lists = self.lists.iter().rev().chain(&self.globals);

@@ -404,6 +404,22 @@ fn rails_list_is_git_status_in_every_state() {
             None,
         ),
         (
+            "an index large enough to be judged on several threads",
+            |r| {
+                for i in 0..2100 {
+                    write(r, &format!("many/d{}/f{i}.txt", i % 30), &format!("{i}\n"));
+                }
+                git(r, &["add", "many"]);
+                git(r, &["commit", "-qm", "many"]);
+                for i in [3, 1500, 2099] {
+                    write(r, &format!("many/d{}/f{i}.txt", i % 30), "changed!\n");
+                }
+                std::fs::remove_file(r.file("many/d0/f1800.txt")).unwrap();
+                write(r, "many/d7/new.txt", "new\n");
+            },
+            None,
+        ),
+        (
             "a submodule",
             |r| {
                 let sub = r.file("sub-origin");

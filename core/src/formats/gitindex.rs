@@ -159,6 +159,7 @@ pub fn read(bytes: &[u8]) -> Option<IndexFile> {
             let keep = prev.len().checked_sub(strip)?;
             let mut n = prev[..keep].to_vec();
             n.extend_from_slice(&bytes[p..end]);
+            prev.clone_from(&n);
             name = n;
             at = end + 1;
         } else {
@@ -168,7 +169,6 @@ pub fn read(bytes: &[u8]) -> Option<IndexFile> {
             let len = end - at;
             at += (len + 8) & !7;
         }
-        prev = name.clone();
         let Ok(path) = String::from_utf8(name) else {
             out.asks_git = Some("a file name that is not UTF-8");
             continue;
