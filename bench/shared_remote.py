@@ -245,10 +245,27 @@ def claims_md_holders(bare):
     return holders
 
 
-def commit_count(bare):
-    out = subprocess.run(["git", "--git-dir", bare, "rev-list", "--count", "refs/rail/claims"],
+def commit_count(bare, ref="refs/rail/claims"):
+    out = subprocess.run(["git", "--git-dir", bare, "rev-list", "--count", ref],
                          capture_output=True, text=True)
     return int(out.stdout) if out.returncode == 0 else 0
+
+
+def queue_commits(bare):
+    """Commits on every machine's queue ref (refs/rail/queue/*): how often machines published."""
+    out = subprocess.run(["git", "--git-dir", bare, "for-each-ref", "--format=%(refname)",
+                          "refs/rail/queue/"], capture_output=True, text=True)
+    return sum(commit_count(bare, ref) for ref in out.stdout.split())
+
+
+def process_cpu(pid):
+    """CPU seconds of a process and its reaped children (utime, stime, cutime, cstime)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0.0
 
 
 class Remote:
@@ -312,7 +329,11 @@ def run_cell(rail, base, kind, machines_n, racers, claims_per_racer, delay_ms, s
             samples.sort()
             solo_ms = (pct(samples, 0.5), pct(samples, 0.9))
         before = commit_count(remote.bare)
+        queues_before = queue_commits(remote.bare)
         remote.proxy.take_counts()
+        # CPU: the racers (each `rail` and the git processes it ran), the server (git daemon and
+        # the upload-pack/receive-pack it ran) and this process (the proxy's thread).
+        cpu0 = (os.times(), process_cpu(remote.daemon.pid), time.process_time())
 
         results = []  # (mi, p, task, seconds, exit code, stderr)
         lock = threading.Lock()
@@ -337,9 +358,15 @@ def run_cell(rail, base, kind, machines_n, racers, claims_per_racer, delay_ms, s
         for t in threads:
             t.join()
         elapsed = time.perf_counter() - start
+        t1 = os.times()
+        cpu_racers = (t1.children_user + t1.children_system
+                      - cpu0[0].children_user - cpu0[0].children_system)
+        cpu_server = process_cpu(remote.daemon.pid) - cpu0[1]
+        cpu_bench = time.process_time() - cpu0[2]
         counts = remote.proxy.take_counts()
         remote.proxy.delay_ms = 0
         commits = commit_count(remote.bare) - before
+        published = queue_commits(remote.bare) - queues_before
         holders = claims_md_holders(remote.bare)
 
         won = [r for r in results if r[4] == 0]
@@ -377,6 +404,10 @@ def run_cell(rail, base, kind, machines_n, racers, claims_per_racer, delay_ms, s
             "fetches_per_claim": round(counts["upload-pack"] / n_claims, 2),
             "pushes_per_claim": round(counts["receive-pack"] / n_claims, 2),
             "commits_per_claim": round(commits / n_claims, 2),
+            "queue_pushes_per_claim": round(published / n_claims, 2),
+            "cpu_s": {"racers": round(cpu_racers, 1), "server": round(cpu_server, 1),
+                      "proxy": round(cpu_bench, 1)},
+            "cpu_share": round((cpu_racers + cpu_server + cpu_bench) / (elapsed * os.cpu_count()), 2),
             "solo_ms": solo_ms, "problems": len(problems),
         }
         return result, problems
@@ -395,7 +426,10 @@ def show(r):
     per = "claim" if r["kind"] == "distinct" else "attempt"
     print(f"{head}; p50 {r['p50_s']:.2f} s, p90 {r['p90_s']:.2f} s, max {r['max_s']:.2f} s; "
           f"per {per}: {r['fetches_per_claim']} fetches, {r['pushes_per_claim']} pushes, "
-          f"{r['commits_per_claim']} commits; load {os.getloadavg()[0]:.1f}", flush=True)
+          f"{r['commits_per_claim']} commits, {r['queue_pushes_per_claim']} queue publishes; "
+          f"cpu {r['cpu_s']['racers']}+{r['cpu_s']['server']}+{r['cpu_s']['proxy']} s "
+          f"(rail+server+proxy, {r['cpu_share']:.0%} of the cores); load {os.getloadavg()[0]:.1f}",
+          flush=True)
     if r["solo_ms"]:
         print(f"           one claim alone: p50 {r['solo_ms'][0]:.0f} ms, p90 {r['solo_ms'][1]:.0f} ms", flush=True)
 

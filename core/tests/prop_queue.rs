@@ -215,7 +215,7 @@ impl World {
         let name = self.machines[m].name.clone();
         let (tip_commit, base_files) = self.chain[view].clone();
         let seen = self.machines[m].seen.clone();
-        let foreign: Vec<(String, Op)> = queue::eligible(&tip_commit, &seen, &name)
+        let foreign: Vec<(String, Op)> = queue::eligible(&self.chain_from(view), &seen, &name)
             .into_iter()
             .map(|c| (c.machine.to_string(), c.op.clone()))
             .collect();

@@ -6,13 +6,13 @@
 //! leaves its operations to the machine that made the last commit.
 //!
 //! The rule everything here rests on, the **window**: an operation published with base `B` (the
-//! shared ref's commit its machine had seen) may be decided only by the commit whose parent is
-//! `B` or by the one after it, and only if the commit before the decider did not decide it
-//! already. The remote's compare-and-swap makes each of those commits unique, so an operation
-//! is decided at most once, and two commits after its base its fate is known to everyone: in
-//! one of those two commits' records, or nowhere (it died undecided and its machine plans it
-//! again). Nothing here reads a file, a ref or a clock: the host passes commits, queue texts
-//! and times in.
+//! shared ref's commit its machine had seen) may be decided only by one of the [`WINDOW`]
+//! commits that follow `B`, and only if none of the commits between `B` and the decider
+//! decided it already. The remote's compare-and-swap makes each of those commits unique, so an
+//! operation is decided at most once, and [`WINDOW`] commits after its base its fate is known to
+//! everyone: in one of those commits' records, or nowhere (it died undecided and its machine
+//! plans it again). Nothing here reads a file, a ref or a clock: the host passes commits, queue
+//! texts and times in.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -35,6 +35,11 @@ pub const MAX_QUEUE_OPS: usize = 256;
 pub const MAX_QUEUES: usize = 512;
 /// A commit message larger than this is not read for a record: as if unreadable.
 pub const MAX_MESSAGE_BYTES: usize = 8 << 20;
+/// Commits after its base that may decide a published operation. One commit is not enough:
+/// the machine that made the tip commits its own operations round after round, and another
+/// machine's queue, published on a tip it fetched, lands a fetch and a push later; by then that
+/// tip is a commit or two old. Four lets the next round of the tip's machine still fold it.
+pub const WINDOW: usize = 4;
 /// Commits of the shared ref a machine reads back from the tip to learn its operations' fates.
 pub const CHAIN_DEPTH: usize = 16;
 /// The line that starts a commit message's record.
@@ -302,6 +307,26 @@ pub struct Commit {
     pub record: Recorded,
 }
 
+/// A commit object's first parent and message, as `git cat-file` gives its bytes, with its
+/// record read; `None` when the bytes are not a commit object's.
+pub fn commit_object(id: &str, bytes: &[u8]) -> Option<Commit> {
+    let text = String::from_utf8_lossy(bytes);
+    let (headers, message) = text.split_once("\n\n").unwrap_or((&text, ""));
+    if !headers.starts_with("tree ") {
+        return None;
+    }
+    let parent = headers
+        .lines()
+        .find_map(|l| l.strip_prefix("parent "))
+        .map(|p| p.trim().to_string())
+        .filter(|p| commit_id_ok(p));
+    Some(Commit {
+        id: id.to_string(),
+        parent,
+        record: read_message(message),
+    })
+}
+
 /// An operation another machine queued that the next commit may decide.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate<'a> {
@@ -310,17 +335,25 @@ pub struct Candidate<'a> {
 }
 
 /// The operations of other machines' queues (`me` is this machine, whose own operations it
-/// holds itself) that a commit made on `tip` may decide, each once (by id), in the order they
-/// were asked for. The window: based on the tip, or on the tip's parent when the tip did not
-/// decide it (a tip whose record cannot be read may have: such operations are left).
-pub fn eligible<'a>(tip: &Commit, queues: &'a [Queue], me: &str) -> Vec<Candidate<'a>> {
+/// holds itself) that a commit made on the tip may decide, each once (by id), in the order they
+/// were asked for. `chain`: the tip first, then each commit's first parent (at least
+/// [`WINDOW`] of them where there are as many). The window: based on the tip or on one of the
+/// `WINDOW - 1` commits before it, and decided by none of the commits since its base (one whose
+/// record cannot be read may have decided it: such operations are left).
+pub fn eligible<'a>(chain: &[Commit], queues: &'a [Queue], me: &str) -> Vec<Candidate<'a>> {
     let mut out: Vec<Candidate<'a>> = Vec::new();
-    let readable = !matches!(tip.record, Recorded::Unreadable(_));
+    let window = &chain[..chain.len().min(WINDOW)];
     for q in queues.iter().filter(|q| q.machine != me) {
         for op in &q.ops {
-            let in_window =
-                op.base == tip.id || (readable && tip.parent.as_deref() == Some(op.base.as_str()));
-            if in_window && tip.record.decided(&q.machine, &op.id).is_none() {
+            let Some(at) = window.iter().position(|c| c.id == op.base) else {
+                continue;
+            };
+            let since = &window[..at];
+            let open = since.iter().all(|c| {
+                !matches!(c.record, Recorded::Unreadable(_))
+                    && c.record.decided(&q.machine, &op.id).is_none()
+            });
+            if open {
                 out.push(Candidate {
                     machine: &q.machine,
                     op,
@@ -359,8 +392,8 @@ pub enum Fate {
     /// decide it is made on the tip, where an operation refused on the tip's state alone is
     /// decided refused, so a refusal on the tip is its answer already.
     Pending { refusal_final: bool },
-    /// Both commits that could decide it were made, and neither did: nothing was applied; it
-    /// is to be asked again.
+    /// Every commit that could decide it was made, and none did: nothing was applied; it is to
+    /// be asked again.
     Dead,
     /// Its base is not in the chain (the remote was rewound, or moved on further than read),
     /// or a record on the way cannot be read: whether it was applied cannot be told here.
@@ -373,8 +406,8 @@ pub fn fate(me: &str, id: &str, base: &str, chain: &[Commit]) -> Fate {
     let Some(at) = chain.iter().position(|c| c.id == base) else {
         return Fate::Unknown;
     };
-    // The deciders, oldest first: the commit made on the base, then the one after it.
-    for decider in (at.saturating_sub(2)..at).rev().map(|i| &chain[i]) {
+    // The deciders made so far, oldest first: the commit made on the base, then the ones after.
+    for decider in (at.saturating_sub(WINDOW)..at).rev().map(|i| &chain[i]) {
         if let Recorded::Unreadable(_) = decider.record {
             return Fate::Unknown;
         }
@@ -385,14 +418,12 @@ pub fn fate(me: &str, id: &str, base: &str, chain: &[Commit]) -> Fate {
             };
         }
     }
-    match at {
-        0 => Fate::Pending {
-            refusal_final: false,
-        },
-        1 => Fate::Pending {
-            refusal_final: true,
-        },
-        _ => Fate::Dead,
+    if at >= WINDOW {
+        Fate::Dead
+    } else {
+        Fate::Pending {
+            refusal_final: at == WINDOW - 1,
+        }
     }
 }
 
@@ -480,22 +511,27 @@ pub fn fold(files: &mut Files, facts: &Facts, ops: &[Folding<'_>]) -> (Vec<Verdi
 #[derive(Clone, Debug, Default)]
 pub struct Situation<'a> {
     pub me: &'a str,
+    /// The fetched tip's id.
+    pub tip: &'a str,
     /// The machine that made the fetched tip, by its record.
     pub tip_by: Option<&'a str>,
+    /// The other machines whose operations the next commit may decide: machines waiting.
+    pub waiting: Vec<&'a str>,
     /// This machine's operations no published copy may still decide: never published, or
     /// published and died undecided.
     pub unpublished: usize,
     /// This machine's operations a commit to come may still decide.
     pub pending: usize,
-    /// One of them was published before and died undecided: the tip's machine does not fold
-    /// this machine's operations (an older Rail, or it stopped).
+    /// One of them was published before and died undecided: the machines that committed
+    /// since do not fold this machine's operations (an older Rail).
     pub died: bool,
     /// One of them is past its deadline: only a commit can say it gave up.
     pub expired: bool,
-    /// Operations of other machines the next commit may decide: machines are waiting.
-    pub others_waiting: usize,
     /// A push of this machine was rejected lately.
     pub contended: bool,
+    /// This machine can publish its queue (the remote took its last queue push, or it has not
+    /// tried): a remote that declines `refs/rail/queue/*` leaves every machine to commit itself.
+    pub can_publish: bool,
     /// Since the tip last moved, as this machine saw it, and how long a round of fetch and push
     /// takes here (ms).
     pub still_ms: u64,
@@ -509,35 +545,84 @@ pub enum Move {
     /// in the same push when `publish`: if the push loses, the winner's next commit can decide
     /// them).
     Commit { publish: bool },
-    /// Publish its queue only and wait for the machine that made the tip to decide it.
+    /// Publish its queue only and leave its operations to the machine that commits next.
     Publish,
     /// Wait for the next commit (its operations are published and still decidable).
     Wait,
 }
 
 /// The next move. Without contention a machine commits, as always. While machines contend,
-/// one round should answer them all: the machine that made the tip commits next (it won the
-/// last round, so it fetches the others' queues first and folds them), and every other machine
-/// publishes its operations for it and waits — unless its operations died once undecided, one
-/// is past its deadline, or the tip stayed still for two rounds (that machine stopped): then it
-/// commits itself. Many machines committing at once cost each other a fold and a push that
-/// lose; one committing per round is what keeps a round short as machines are added.
+/// one commit should answer them all, and one machine should make it: the machines waiting
+/// (those whose published operations the next commit may decide, this one among them if it
+/// has operations to decide) each rank every one of them by the tip, and the first commits —
+/// folding everyone's operations — while the others publish theirs and wait. Every waiting machine has a leader
+/// running (its own operations are not answered yet), so the one chosen is one that acts; a
+/// new tip ranks them anew, so the work goes round. A machine commits itself anyway when its
+/// operations died once undecided, one is past its deadline, its queue cannot be published, or
+/// the tip stood still too long (the machine chosen stopped). Before anyone's operations are
+/// out, a machine that just lost to another's commit publishes rather than race that machine
+/// again. Many machines committing at once cost each other a fold and a push that lose; one
+/// committing per round is what keeps a round short as machines are added.
 pub fn next_move(s: &Situation<'_>) -> Move {
-    let contention = s.others_waiting > 0 || s.contended;
-    let defer = contention && s.tip_by.is_some_and(|m| m != s.me) && !s.died && !s.expired;
-    if !defer {
-        return Move::Commit {
-            publish: contention,
+    let contention = !s.waiting.is_empty() || s.contended;
+    if !contention {
+        return Move::Commit { publish: false };
+    }
+    if s.died || s.expired || !s.can_publish {
+        return Move::Commit { publish: true };
+    }
+    if s.waiting.is_empty() && s.pending == 0 {
+        return match s.unpublished > 0 && s.tip_by.is_some_and(|m| m != s.me) {
+            true => Move::Publish,
+            false => Move::Commit { publish: true },
         };
+    }
+    // This machine is one of those waiting when its operations are out, or about to be.
+    let mut pool: Vec<&str> = s.waiting.clone();
+    if s.pending + s.unpublished > 0 {
+        pool.push(s.me);
+    }
+    let chosen = pool
+        .iter()
+        .copied()
+        .min_by_key(|m| (rank(m, s.tip), *m))
+        .unwrap_or(s.me);
+    if chosen == s.me {
+        return Move::Commit { publish: true };
     }
     if s.unpublished > 0 {
         return Move::Publish;
     }
-    if s.still_ms >= s.round_ms.saturating_mul(2) {
+    if s.still_ms >= still_limit(s) {
         Move::Commit { publish: true }
     } else {
         Move::Wait
     }
+}
+
+/// A machine's rank for the commit after `tip` (FNV-1a over both, then a finalising mix so the
+/// tip's last bytes reorder the machines too): the same wherever it is computed, and spread
+/// anew by every tip.
+fn rank(machine: &str, tip: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in machine.bytes().chain([0]).chain(tip.bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// How long a machine waits on a still tip before it commits itself: two to four rounds, the
+/// share each machine waits set by its rank, so the machines left waiting when the chosen one
+/// stopped do not all commit at once (the first one's commit lands before the next one's
+/// limit, and the others leave their operations to the machine chosen for the new tip).
+pub fn still_limit(s: &Situation<'_>) -> u64 {
+    let round = s.round_ms.max(1);
+    round * 2 + (rank(s.me, s.tip) % (round * 2))
 }
 
 #[cfg(test)]

@@ -160,38 +160,69 @@ fn machine_ids_are_ref_safe_whatever_the_host_is_called() {
     assert!(!machine_ok("-x") && !machine_ok("") && !machine_ok("a.b") && !machine_ok("A"));
 }
 
+/// Chain: B3 (tip) -> B2 -> B1 -> B0, with the given records, tip first.
+fn chain_of(records: [Recorded; 4]) -> Vec<Commit> {
+    let [r3, r2, r1, r0] = records;
+    vec![
+        commit(B3, Some(B2), r3),
+        commit(B2, Some(B1), r2),
+        commit(B1, Some(B0), r1),
+        commit(B0, None, r0),
+    ]
+}
+
+const B9: &str = "9999999999999999999999999999999999999999";
+
+fn ids<'a>(c: &[Candidate<'a>]) -> Vec<&'a str> {
+    c.iter().map(|c| c.op.id.as_str()).collect()
+}
+
 #[test]
-fn the_next_commit_may_decide_what_was_based_on_the_tip_or_its_parent_unless_the_tip_did() {
+fn the_next_commit_may_decide_what_is_based_in_the_window_and_undecided_since() {
     let queues = vec![
         Queue {
             machine: "m2".into(),
             ops: vec![
-                claim("on-tip", B2, "a", "s"),
-                claim("on-parent", B1, "b", "s"),
+                claim("on-tip", B3, "a", "s"),
+                claim("on-b1", B1, "b", "s"),
                 claim("decided", B1, "c", "s"),
-                claim("too-old", B0, "d", "s"),
+                claim("on-b0", B0, "d", "s"),
+                claim("elsewhere", B9, "f", "s"),
             ],
             dropped: vec![],
         },
         Queue {
             machine: "me".into(),
-            ops: vec![claim("mine", B2, "e", "s")],
+            ops: vec![claim("mine", B3, "e", "s")],
             dropped: vec![],
         },
     ];
-    let tip = commit(B2, Some(B1), record("m3", &[("m2", "decided")]));
-    let ids: Vec<&str> = eligible(&tip, &queues, "me")
-        .iter()
-        .map(|c| c.op.id.as_str())
-        .collect();
-    assert_eq!(ids, ["on-parent", "on-tip"]);
-    // A tip whose record cannot be read may have decided what was based on its parent.
-    let unreadable = commit(B2, Some(B1), Recorded::Unreadable("x".into()));
-    let ids: Vec<&str> = eligible(&unreadable, &queues, "me")
-        .iter()
-        .map(|c| c.op.id.as_str())
-        .collect();
-    assert_eq!(ids, ["on-tip"]);
+    // B2 decided `decided` (made on B1); B0 is three commits back: still in the window of four.
+    let chain = chain_of([
+        Recorded::None,
+        record("m3", &[("m2", "decided")]),
+        Recorded::None,
+        Recorded::None,
+    ]);
+    assert_eq!(
+        ids(&eligible(&chain, &queues, "me")),
+        ["on-b0", "on-b1", "on-tip"]
+    );
+    // One commit more puts B0 outside the window.
+    let mut longer = vec![commit(B9, Some(B3), Recorded::None)];
+    longer.extend(chain.clone());
+    assert_eq!(
+        ids(&eligible(&longer, &queues, "me")),
+        ["elsewhere", "on-b1", "on-tip"]
+    );
+    // A record that cannot be read may have decided what was based before it.
+    let unreadable = chain_of([
+        Recorded::None,
+        Recorded::Unreadable("x".into()),
+        Recorded::None,
+        Recorded::None,
+    ]);
+    assert_eq!(ids(&eligible(&unreadable, &queues, "me")), ["on-tip"]);
 }
 
 #[test]
@@ -209,7 +240,7 @@ fn an_operation_copied_into_another_queue_is_decided_by_neither() {
             dropped: vec![],
         },
     ];
-    let tip = commit(B1, Some(B0), Recorded::None);
+    let tip = [commit(B1, Some(B0), Recorded::None)];
     assert_eq!(
         eligible(&tip, &queues, "me").len(),
         2,
@@ -242,7 +273,7 @@ fn candidates_come_in_the_order_they_were_asked_for() {
             dropped: vec![],
         },
     ];
-    let tip = commit(B1, None, Recorded::None);
+    let tip = [commit(B1, None, Recorded::None)];
     let ids: Vec<&str> = eligible(&tip, &queues, "me")
         .iter()
         .map(|c| c.op.id.as_str())
@@ -251,107 +282,179 @@ fn candidates_come_in_the_order_they_were_asked_for() {
 }
 
 #[test]
-fn an_operation_s_fate_is_known_two_commits_after_its_base() {
-    // Chain: B3 (tip) -> B2 -> B1 -> B0.
-    let chain = |r3: Recorded, r2: Recorded| {
-        vec![
-            commit(B3, Some(B2), r3),
-            commit(B2, Some(B1), r2),
-            commit(B1, Some(B0), Recorded::None),
-            commit(B0, None, Recorded::None),
-        ]
+fn an_operation_s_fate_is_known_a_window_of_commits_after_its_base() {
+    let decided_in = |at: usize| {
+        let mut records = [
+            Recorded::None,
+            Recorded::None,
+            Recorded::None,
+            Recorded::None,
+        ];
+        records[at] = record("m2", &[("me", "x")]);
+        chain_of(records)
     };
-    let c = chain(Recorded::None, record("m2", &[("me", "x")]));
-    match fate("me", "x", B1, &c) {
-        Fate::Decided { outcome, by } => {
-            assert_eq!(by, "m2");
-            assert_eq!(outcome["id"], "x");
+    // Based on B0: B1, B2, B3 and the commit after B3 may decide it.
+    for at in 0..3 {
+        match fate("me", "x", B0, &decided_in(at)) {
+            Fate::Decided { outcome, by } => {
+                assert_eq!(by, "m2");
+                assert_eq!(outcome["id"], "x");
+            }
+            other => panic!("{other:?}"),
         }
-        other => panic!("{other:?}"),
+        // The same id decided for another machine is not this machine's answer.
+        assert_eq!(
+            fate("other", "x", B0, &decided_in(at)),
+            Fate::Pending {
+                refusal_final: true
+            }
+        );
     }
-    // The same id decided for another machine is not this machine's answer.
+    let none = decided_in(3);
     assert_eq!(
-        fate("other", "x", B1, &c),
-        Fate::Dead,
-        "both deciders made, neither decided other's x"
-    );
-    let c = chain(record("m2", &[("me", "x")]), Recorded::None);
-    assert!(matches!(fate("me", "x", B1, &c), Fate::Decided { .. }));
-    // Based on B2: decided by B3 or the commit after it.
-    assert_eq!(
-        fate("me", "y", B2, &c),
+        fate("me", "y", B0, &none),
         Fate::Pending {
             refusal_final: true
         }
     );
-    assert_eq!(
-        fate("me", "y", B3, &c),
-        Fate::Pending {
-            refusal_final: false
-        }
-    );
-    assert_eq!(fate("me", "y", B0, &c), Fate::Dead);
+    for base in [B1, B2, B3] {
+        assert_eq!(
+            fate("me", "y", base, &none),
+            Fate::Pending {
+                refusal_final: false
+            }
+        );
+    }
+    // Four commits after its base and decided by none: dead.
+    let mut longer = vec![commit(B9, Some(B3), Recorded::None)];
+    longer.extend(none.clone());
+    assert_eq!(fate("me", "y", B0, &longer), Fate::Dead);
     // A base not in the chain: rewound, or further back than was read.
-    assert_eq!(fate("me", "y", &"9".repeat(40), &c), Fate::Unknown);
+    assert_eq!(fate("me", "y", &"8".repeat(40), &none), Fate::Unknown);
     // An unreadable record on the way: cannot tell.
-    let c = chain(Recorded::Unreadable("x".into()), Recorded::None);
-    assert_eq!(fate("me", "x", B1, &c), Fate::Unknown);
+    let mut unreadable = none.clone();
+    unreadable[1].record = Recorded::Unreadable("x".into());
+    assert_eq!(fate("me", "x", B0, &unreadable), Fate::Unknown);
 }
 
 #[test]
-fn contention_leaves_the_commit_to_the_machine_that_made_the_tip() {
+fn contention_leaves_the_commit_to_one_machine_of_those_waiting() {
     let base = Situation {
         me: "me",
+        tip: B1,
         tip_by: Some("w"),
+        waiting: vec!["m1", "m2", "m3"],
         unpublished: 2,
-        others_waiting: 3,
+        can_publish: true,
         round_ms: 500,
         ..Situation::default()
     };
-    assert_eq!(next_move(&base), Move::Publish);
+    // Others are waiting: publish for the commit one of them makes, unless this machine ranks
+    // first among them and itself (it has operations: its leader runs), then commit for all.
+    let names = ["m1", "m2", "m3", "me"];
+    let first = |tip: &str| names.iter().copied().min_by_key(|m| (rank(m, tip), *m));
+    let not_me = (0..64)
+        .map(|i| format!("{i:040x}"))
+        .find(|t| first(t) != Some("me"))
+        .unwrap();
+    let me_first = (0..64)
+        .map(|i| format!("{i:040x}"))
+        .find(|t| first(t) == Some("me"))
+        .unwrap();
+    for (tip, want) in [
+        (&not_me, Move::Publish),
+        (&me_first, Move::Commit { publish: true }),
+    ] {
+        let s = Situation {
+            tip,
+            ..base.clone()
+        };
+        assert_eq!(next_move(&s), want, "{tip}");
+    }
     // Alone: commit, as always, and publish nothing.
     let alone = Situation {
-        others_waiting: 0,
+        waiting: vec![],
         ..base.clone()
     };
     assert_eq!(next_move(&alone), Move::Commit { publish: false });
-    // The tip is ours: we fold for everyone.
-    let ours = Situation {
-        tip_by: Some("me"),
-        ..base.clone()
+    // Just lost to another machine's commit, and nobody's operations are out yet: publish
+    // rather than race it again; once they are out, commit them (no one else is waiting).
+    let lost = Situation {
+        contended: true,
+        ..alone.clone()
     };
-    assert_eq!(next_move(&ours), Move::Commit { publish: true });
-    // An older Rail made the tip: nobody to leave it to.
-    let old = Situation {
-        tip_by: None,
-        ..base.clone()
+    assert_eq!(next_move(&lost), Move::Publish);
+    let out = Situation {
+        unpublished: 0,
+        pending: 2,
+        ..lost.clone()
     };
-    assert_eq!(next_move(&old), Move::Commit { publish: true });
-    // Published and waiting: wait two rounds of a still tip, then commit.
+    assert_eq!(next_move(&out), Move::Commit { publish: true });
+    // Exactly one of the machines waiting on a tip commits for all of them, whichever tip.
+    for tip in [B0, B1, B2, B3] {
+        let names = ["me", "m1", "m2", "m3"];
+        let committing: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|me| {
+                let waiting: Vec<&str> = names.iter().copied().filter(|m| m != me).collect();
+                next_move(&Situation {
+                    me,
+                    tip,
+                    waiting,
+                    unpublished: 0,
+                    pending: 1,
+                    ..base.clone()
+                }) == Move::Commit { publish: true }
+            })
+            .collect();
+        assert_eq!(committing.len(), 1, "{tip}: {committing:?}");
+    }
+    // Died once, past its deadline, or no queue to publish: commit itself.
+    for s in [
+        Situation {
+            died: true,
+            ..base.clone()
+        },
+        Situation {
+            expired: true,
+            ..base.clone()
+        },
+        Situation {
+            can_publish: false,
+            ..base.clone()
+        },
+    ] {
+        assert_eq!(next_move(&s), Move::Commit { publish: true });
+    }
+    // Published and waiting for a machine that does not commit: wait while the tip stands
+    // still for two to four rounds, then commit.
     let waiting = Situation {
+        tip: &not_me,
         unpublished: 0,
         pending: 2,
         still_ms: 999,
         ..base.clone()
     };
     assert_eq!(next_move(&waiting), Move::Wait);
+    let limit = still_limit(&waiting);
+    assert!((1000..2000).contains(&limit), "{limit}");
     let still = Situation {
-        still_ms: 1000,
+        still_ms: limit,
         ..waiting.clone()
     };
     assert_eq!(next_move(&still), Move::Commit { publish: true });
-    for s in [
-        Situation {
-            died: true,
-            ..waiting.clone()
-        },
-        Situation {
-            expired: true,
-            ..waiting.clone()
-        },
-    ] {
-        assert_eq!(next_move(&s), Move::Commit { publish: true });
-    }
+    // Machines waiting on one tip do not all give up at once.
+    let limits: std::collections::BTreeSet<u64> = (0..20)
+        .map(|i| {
+            let me = format!("m{i}");
+            still_limit(&Situation {
+                me: &me,
+                ..waiting.clone()
+            })
+        })
+        .collect();
+    assert!(limits.len() > 10, "{limits:?}");
 }
 
 fn texts_with(claims: &str) -> Files {
@@ -411,4 +514,22 @@ fn the_fold_refuses_another_machine_s_operation_its_base_refuses() {
     expired.expired = true;
     let (v, changed) = fold(&mut texts_with(""), &facts, &[expired]);
     assert!(matches!(v[0], Verdict::Expired) && changed.is_empty());
+}
+
+#[test]
+fn a_commit_object_gives_its_first_parent_and_record() {
+    let rec = Record {
+        machine: "m1".into(),
+        decided: vec![],
+    };
+    let msg = render_message("rail: claim t by s", &rec);
+    let bytes = format!(
+        "tree {B0}\nparent {B1}\nparent {B2}\nauthor R <r@l> 1 +0000\ncommitter R <r@l> 1 +0000\n\n{msg}"
+    );
+    let c = commit_object(B3, bytes.as_bytes()).unwrap();
+    assert_eq!(c.parent.as_deref(), Some(B1));
+    assert_eq!(c.record, Recorded::Some(rec));
+    let root = commit_object(B0, format!("tree {B0}\n\nfirst").as_bytes()).unwrap();
+    assert_eq!((root.parent, root.record), (None, Recorded::None));
+    assert!(commit_object(B0, b"blob?").is_none());
 }

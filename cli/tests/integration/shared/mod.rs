@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use crate::common::*;
 
+mod queues;
+
 struct Remote {
     dir: tempfile::TempDir,
     daemon: Option<Child>,
