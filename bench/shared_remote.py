@@ -336,6 +336,7 @@ def run_cell(rail, base, kind, machines_n, racers, claims_per_racer, delay_ms, s
         cpu0 = (os.times(), process_cpu(remote.daemon.pid), time.process_time())
 
         results = []  # (mi, p, task, seconds, exit code, stderr)
+        starts = []  # (start, end, mi, p, task): for --slowest
         lock = threading.Lock()
         go = threading.Event()
 
@@ -348,6 +349,7 @@ def run_cell(rail, base, kind, machines_n, racers, claims_per_racer, delay_ms, s
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                 with lock:
                     results.append((mi, p, task, time.perf_counter() - t0, out.returncode, out.stderr.strip()))
+                    starts.append((t0, time.perf_counter(), mi, p, task))
 
         threads = [threading.Thread(target=racer, args=(d, mi, p))
                    for mi, d in enumerate(machines) for p in range(racers)]
@@ -358,6 +360,16 @@ def run_cell(rail, base, kind, machines_n, racers, claims_per_racer, delay_ms, s
         for t in threads:
             t.join()
         elapsed = time.perf_counter() - start
+        if os.environ.get("BENCH_SLOWEST"):
+            wall = time.time() - time.perf_counter()
+            for t0, t1_, mi, p, task in sorted(starts, key=lambda r: r[0] - r[1])[:int(os.environ["BENCH_SLOWEST"])]:
+                try:
+                    with open(os.path.join(machines[mi], ".git/rail/exchange/machine")) as f:
+                        mid = f.read().strip()
+                except OSError:
+                    mid = "?"
+                print(f"           slow: m{mi} {mid} p{p} {task} {t1_ - t0:.2f} s, "
+                      f"from {int((t0 + wall) * 1000)} to {int((t1_ + wall) * 1000)}", flush=True)
         t1 = os.times()
         cpu_racers = (t1.children_user + t1.children_system
                       - cpu0[0].children_user - cpu0[0].children_system)

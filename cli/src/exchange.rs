@@ -180,6 +180,11 @@ impl Queue {
         Ok(())
     }
 
+    /// Whether job `id` has its answer (waiting for its process).
+    pub fn answered(&self, id: &str) -> bool {
+        self.path(id, "done").exists()
+    }
+
     fn take_outcome(&self, id: &str) -> Option<Outcome> {
         let path = self.path(id, "done");
         let text = fs::read_to_string(&path).ok()?;

@@ -723,8 +723,9 @@ fn submit(
         deadline_ms: (Utc::now() + shared_timeout()).timestamp_millis(),
         queued_ns: Utc::now().timestamp_nanos_opt().unwrap_or_default(),
     };
+    let own = job.id.clone();
     exchange::submit(ctx, &queue, job, |queue| {
-        crate::round::lead(ctx, remote, &rail, queue)
+        crate::round::lead(ctx, remote, &rail, queue, &own)
     })
 }
 

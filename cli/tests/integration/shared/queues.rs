@@ -194,45 +194,9 @@ fn a_machine_without_queues_races_as_before_and_decides_nothing_of_others() {
 /// Writes a queue commit holding `text` as `queue.json` under `refs/rail/queue/<name>` on the
 /// remote, as anyone who can push there could.
 fn put_queue(remote: &Remote, name: &str, text: &str) {
-    let bare = remote.bare_path();
-    let mut hash = Command::new("git")
-        .args([
-            "--git-dir",
-            bare.to_str().unwrap(),
-            "hash-object",
-            "-w",
-            "--stdin",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        hash.stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-    }
-    let blob = String::from_utf8(hash.wait_with_output().unwrap().stdout).unwrap();
-    let mut mk = Command::new("git")
-        .args(["--git-dir", bare.to_str().unwrap(), "mktree"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        writeln!(
-            mk.stdin.take().unwrap(),
-            "100644 blob {}\t{}",
-            blob.trim(),
-            queue::QUEUE_FILE
-        )
-        .unwrap();
-    }
-    let tree = String::from_utf8(mk.wait_with_output().unwrap().stdout).unwrap();
+    let blob = remote.git_stdin(&["hash-object", "-w", "--stdin"], text.as_bytes());
+    let entry = format!("100644 blob {}\t{}\n", blob.trim(), queue::QUEUE_FILE);
+    let tree = remote.git_stdin(&["mktree"], entry.as_bytes());
     let commit = remote.git(&["commit-tree", tree.trim(), "-m", "forged"]);
     remote.git(&[
         "update-ref",

@@ -342,15 +342,29 @@ fn contention_leaves_the_commit_to_one_machine_of_those_waiting() {
     let base = Situation {
         me: "me",
         tip: B1,
-        tip_by: Some("w"),
         waiting: vec!["m1", "m2", "m3"],
         unpublished: 2,
         can_publish: true,
         round_ms: 500,
         ..Situation::default()
     };
-    // Others are waiting: publish for the commit one of them makes, unless this machine ranks
-    // first among them and itself (it has operations: its leader runs), then commit for all.
+    // Alone: commit, as always, and publish nothing.
+    let alone = Situation {
+        waiting: vec![],
+        ..base.clone()
+    };
+    assert_eq!(next_move(&alone), Move::Commit { publish: false });
+    // A few machines contend: each commits, folding the others', its own out in the same push.
+    for waiting in [vec![], vec!["m1"], vec!["m1", "m2"]] {
+        let few = Situation {
+            waiting,
+            contended: true,
+            ..base.clone()
+        };
+        assert_eq!(next_move(&few), Move::Commit { publish: true });
+    }
+    // More wait: publish for the commit one of them makes, unless this machine ranks first
+    // among them and itself (it has operations: its leader runs), then commit for all.
     let names = ["m1", "m2", "m3", "me"];
     let first = |tip: &str| names.iter().copied().min_by_key(|m| (rank(m, tip), *m));
     let not_me = (0..64)
@@ -371,28 +385,8 @@ fn contention_leaves_the_commit_to_one_machine_of_those_waiting() {
         };
         assert_eq!(next_move(&s), want, "{tip}");
     }
-    // Alone: commit, as always, and publish nothing.
-    let alone = Situation {
-        waiting: vec![],
-        ..base.clone()
-    };
-    assert_eq!(next_move(&alone), Move::Commit { publish: false });
-    // Just lost to another machine's commit, and nobody's operations are out yet: publish
-    // rather than race it again; once they are out, commit them (no one else is waiting).
-    let lost = Situation {
-        contended: true,
-        ..alone.clone()
-    };
-    assert_eq!(next_move(&lost), Move::Publish);
-    let out = Situation {
-        unpublished: 0,
-        pending: 2,
-        ..lost.clone()
-    };
-    assert_eq!(next_move(&out), Move::Commit { publish: true });
     // Exactly one of the machines waiting on a tip commits for all of them, whichever tip.
     for tip in [B0, B1, B2, B3] {
-        let names = ["me", "m1", "m2", "m3"];
         let committing: Vec<&str> = names
             .iter()
             .copied()
