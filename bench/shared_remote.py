@@ -18,9 +18,15 @@ Two kinds of cell:
              one must win and every other must be refused naming the winner.
 
 Per cell: claims/s, p50/p90/max claim latency (a whole `rail claim` process), and per claim
-the fetches and pushes the remote served (a round that changes the rail is one push, a try at
-the remote's compare-and-swap; it starts with a fetch unless the machine plans on the state it
-pushed itself) and the commits that landed on the remote's refs/rail/claims.
+the fetches and pushes the remote served (a round starts with a fetch unless the machine plans
+on the state it pushed itself or fetched a moment ago; a push is a try at the remote's
+compare-and-swap, or a machine publishing its queue), the commits that landed on the remote's
+refs/rail/claims, and the commits machines made on their queue refs (refs/rail/queue/*: how
+often they published operations for another machine's commit). And the CPU the cell used: the
+`rail` processes with the git they ran, the server (git daemon and its upload-pack and
+receive-pack), this script's proxy, and their sum as a share of all the cores over the cell
+(the rest went to whatever else the machine ran: see the load). `BENCH_SLOWEST=N` prints the N
+slowest claims with their machine ids, to find them in a `RAIL_SHARED_TRACE` file.
 After each cell the remote's claims.md is read: every claim that said it succeeded must be held
 there by its session, once, and the contested task must have exactly one holder. Anything else
 fails the run (exit 1).
