@@ -297,6 +297,8 @@ fn round(
     let branches = jobs
         .iter()
         .any(|j| matches!(j.request, None | Some(Request::Take { .. })));
+    // What died once matters only for the jobs still here.
+    q.state.died.retain(|id| jobs.iter().any(|j| &j.id == id));
     let seen = q.seen.take().unwrap_or_else(|| shared::seen_states(dir));
     let first = q.rounds == 0;
     q.rounds += 1;
@@ -313,12 +315,14 @@ fn round(
             && seen.fetched.as_deref() == Some(*k)
             && shared::read_provisional(ctx).is_empty()
     });
-    // A new leader whose machine fetched a moment ago (the leader before it, answering the jobs
-    // it served) starts from that fetch: its first move is most often to publish, and a state a
-    // fetch old is as good a base as the window allows. A commit on it is the compare-and-swap
-    // as always.
+    // While machines contend, a new leader whose machine fetched a moment ago (the leader before
+    // it, answering the jobs it served) starts from that fetch: its first move is most often to
+    // publish, and a state a fetch old is as good a base as the window allows. A commit on it is
+    // the compare-and-swap as always. Without contention a round fetches (or plans on its own
+    // push), as before.
     let recent = now_ms - q.state.fetched_at < (q.state.round_ms() / 2) as i64;
-    let fresh = (first && q.on && recent && !branches && seen.kept.is_none())
+    let contending = q.others_lately(now_ms) || contended;
+    let fresh = (first && q.on && contending && recent && !branches && seen.kept.is_none())
         .then(|| shared::listed_refs(dir, true).ok())
         .flatten()
         .filter(|f| f.commit.is_some() && f.commit == seen.fetched && f.commit == q.state.tip);
