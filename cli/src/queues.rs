@@ -224,6 +224,15 @@ impl Reader {
         Ok(read)
     }
 
+    /// The text of the blob `name` (`<commit>:<path>`), when it is there and at most `max`
+    /// bytes (longer, or unreadable: `None`).
+    pub fn text(&mut self, dir: &Path, name: &str, max: usize) -> Option<String> {
+        match self.objects(dir).ok()?.get(name, max).ok()? {
+            Object::Read { bytes, .. } => String::from_utf8(bytes).ok(),
+            _ => None,
+        }
+    }
+
     /// The chain from `tip` back over the window and as far as the oldest of `bases` (at most
     /// [`queue::CHAIN_DEPTH`] commits), and the queues of `refs` (machine, commit) other than
     /// `me`'s.

@@ -329,7 +329,7 @@ fn round(
     let fetched = match (trusted, fresh) {
         (Some(k), _) => shared::Fetched {
             commit: Some(k.to_string()),
-            queues: Vec::new(),
+            ..shared::Fetched::default()
         },
         (None, Some(f)) => f,
         (None, None) => {
@@ -338,6 +338,7 @@ fn round(
                 Ok(f) => {
                     q.state.note_fetch(t0.elapsed().as_millis() as u64);
                     q.state.fetched_at = Utc::now().timestamp_millis();
+                    keep_marks(ctx, dir, q, &f);
                     f
                 }
                 Err(e) => return Round::Failed(e.fail()),
@@ -729,6 +730,10 @@ impl Commit<'_> {
         let foreign_decided = !f.candidates.is_empty();
         let mut pushed = None;
         let commit_id = if f.changed.is_empty() && !foreign_decided {
+            // A `rail sync` with nothing for the rail still shares this machine's guard marks.
+            if jobs.iter().any(|j| j.request.is_none()) {
+                share_marks_alone(ctx, dir, remote, self.deadline, q);
+            }
             shared::settle_provisional(ctx, &f.provisional, &f.offered);
             if f.rewound.is_some() {
                 let _ = git::run(dir, &["update-ref", "-d", shared::BEFORE_REWIND]);
@@ -779,8 +784,11 @@ impl Commit<'_> {
                 message: &message,
             };
             let queue_commit = queue_ops.as_ref().map(|ops| QueueCommit::of(dir, q, ops));
+            // This machine's guard marks ride along when they tell something new.
+            let marks = MarksCommit::of(ctx, dir, q);
             let mut new = vec![rail_commit];
             new.extend(queue_commit.as_ref().map(QueueCommit::new_commit));
+            new.extend(marks.as_ref().map(MarksCommit::new_commit));
             let ids = match shared::commits(dir, &new) {
                 Ok(ids) => ids,
                 Err(e) => return Round::Failed(e.fail()),
@@ -800,6 +808,14 @@ impl Commit<'_> {
                 });
                 previous = intend(q, ops);
             }
+            let marks_at = marks.as_ref().map(|m| {
+                updates.push(Update {
+                    commit: &ids[ids.len() - 1],
+                    dst: &m.dst,
+                    expect: None,
+                });
+                updates.len() - 1
+            });
             let t0 = Instant::now();
             let results = match shared::push_refs(dir, remote, &updates, self.deadline) {
                 Ok(r) => r,
@@ -812,6 +828,9 @@ impl Commit<'_> {
                 results,
                 verdicts.len()
             ));
+            if let (Some(m), Some(at)) = (&marks, marks_at) {
+                m.settle(ctx, dir, &ids[ids.len() - 1], results.get(at));
+            }
             if let (Some(ops), Some(result)) = (queue_ops, results.get(1)) {
                 settle_queue_push(q, result, &ids[1], ops, previous, now_ms);
             }
@@ -887,6 +906,94 @@ impl Commit<'_> {
             }
         }
         Round::Done(outcomes, pushed)
+    }
+}
+
+/// Keeps the other machines' guard marks a fetch brought (read only when a machine's marks ref
+/// moved: at most every few minutes a machine, `heartbeat::SHARE_EVERY_SECS`).
+fn keep_marks(ctx: &Ctx, dir: &Path, q: &mut Queues, fetched: &shared::Fetched) {
+    let Some(repo) = &ctx.repo else {
+        return;
+    };
+    let me = queues::machine(&q.dir).unwrap_or_default();
+    let reader = std::cell::RefCell::new(&mut q.reader);
+    crate::heartbeat::keep_shared(repo, &me, &fetched.marks, |commit| {
+        reader.borrow_mut().text(
+            dir,
+            &format!("{commit}:{}", crate::heartbeat::MARKS_FILE),
+            rail_core::agent::heartbeat::MAX_SHARED_BYTES as usize,
+        )
+    });
+}
+
+/// This machine's guard marks as a commit on its marks ref, when core says they tell something
+/// new (`None` otherwise, or when the machine has no id).
+struct MarksCommit {
+    dst: String,
+    text: String,
+    files: BTreeMap<String, String>,
+    parent: Option<String>,
+}
+
+impl MarksCommit {
+    fn of(ctx: &Ctx, dir: &Path, q: &Queues) -> Option<MarksCommit> {
+        let repo = ctx.repo.as_ref()?;
+        let me = queues::machine(&q.dir).ok()?;
+        let text = crate::heartbeat::to_share(repo)?;
+        let fetched = format!("{}{me}", crate::heartbeat::FETCHED_REFS);
+        let parent = git::run(dir, &["rev-parse", "--verify", "--quiet", &fetched])
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty());
+        Some(MarksCommit {
+            dst: format!("{}{me}", crate::heartbeat::SHARED_REFS),
+            files: BTreeMap::from([(crate::heartbeat::MARKS_FILE.to_string(), text.clone())]),
+            text,
+            parent,
+        })
+    }
+
+    fn new_commit(&self) -> NewCommit<'_> {
+        NewCommit {
+            tmp: "refs/rail/seen-new",
+            parent: self.parent.as_deref(),
+            merged: None,
+            changed: &self.files,
+            message: "rail: guard marks of this machine's sessions",
+        }
+    }
+
+    /// After the push that carried it as `commit`: remembered as shared once it landed, and the
+    /// next marks commit made on it (a fast-forward of what the remote now holds).
+    fn settle(&self, ctx: &Ctx, dir: &Path, commit: &str, result: Option<&Pushed>) {
+        if let (Some(repo), Some(Pushed::Done)) = (&ctx.repo, result) {
+            crate::heartbeat::shared(repo, &self.text);
+            let fetched = self.dst.replacen(
+                crate::heartbeat::SHARED_REFS,
+                crate::heartbeat::FETCHED_REFS,
+                1,
+            );
+            let _ = git::run(dir, &["update-ref", &fetched, commit]);
+        }
+    }
+}
+
+/// Pushes this machine's guard marks alone (never contended: the ref is this machine's), when
+/// they tell something new.
+fn share_marks_alone(ctx: &Ctx, dir: &Path, remote: &str, deadline: Instant, q: &Queues) {
+    let Some(marks) = MarksCommit::of(ctx, dir, q) else {
+        return;
+    };
+    let Ok(ids) = shared::commits(dir, &[marks.new_commit()]) else {
+        return;
+    };
+    let update = Update {
+        commit: &ids[0],
+        dst: &marks.dst,
+        expect: None,
+    };
+    if let Ok(results) = shared::push_refs(dir, remote, &[update], deadline) {
+        marks.settle(ctx, dir, &ids[0], results.first());
     }
 }
 

@@ -226,6 +226,8 @@ pub fn fetch(
 pub struct Fetched {
     pub commit: Option<String>,
     pub queues: Vec<(String, String)>,
+    /// Every machine's guard marks ref (machine id, commit): `refs/rail/seen/<machine>`.
+    pub marks: Vec<(String, String)>,
 }
 
 /// Fetches the shared ref, with `queues` every machine's queue ref (into `refs/rail/queues/`,
@@ -259,6 +261,12 @@ pub fn fetch_with(
     if branches {
         args.push(format!("+refs/heads/*:refs/remotes/{remote}/*"));
     }
+    // Every machine's guard marks, for the board (cli/src/heartbeat.rs).
+    args.push(format!(
+        "+{}*:{}*",
+        crate::heartbeat::SHARED_REFS,
+        crate::heartbeat::FETCHED_REFS
+    ));
     if queues {
         args.push(format!(
             "+{}*:{}*",
@@ -316,6 +324,7 @@ pub fn listed_refs(dir: &Path, queues: bool) -> Result<Fetched, RemoteError> {
             "--format=%(objectname) %(refname)",
             FETCHED,
             crate::queues::FETCHED_QUEUES,
+            crate::heartbeat::FETCHED_REFS,
         ],
     )
     .map_err(RemoteError::Git)?;
@@ -327,6 +336,8 @@ pub fn listed_refs(dir: &Path, queues: bool) -> Result<Fetched, RemoteError> {
             if queues {
                 fetched.queues.push((machine.to_string(), id.to_string()));
             }
+        } else if let Some(machine) = name.strip_prefix(crate::heartbeat::FETCHED_REFS) {
+            fetched.marks.push((machine.to_string(), id.to_string()));
         }
     }
     Ok(fetched)

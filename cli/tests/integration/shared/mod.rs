@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::*;
 
+mod marks;
 mod queues;
 
 struct Remote {
