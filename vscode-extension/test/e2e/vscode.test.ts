@@ -279,6 +279,7 @@ test('the UI: Rail container, Claim Task from the palette, the board webview, Pr
     // Guard status in the Sessions view: bob's hook was seen, alice's never.
     const sessions = page.getByRole('tree', { name: 'Sessions' });
     await sessions.locator('.monaco-list-row', { hasText: /bob.*guarded: claude \d+m ago/ }).waitFor();
+    await sessions.locator('.monaco-list-row', { hasText: /dave.*guarded: codex \d+m ago on laptop-b-1/ }).waitFor();
     await sessions.locator('.monaco-list-row', { hasText: 'alice' }).filter({ hasText: 'no Rail hook seen' }).waitFor();
     await shot(page, '01-board.png');
 
