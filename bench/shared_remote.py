@@ -18,9 +18,15 @@ Two kinds of cell:
              one must win and every other must be refused naming the winner.
 
 Per cell: claims/s, p50/p90/max claim latency (a whole `rail claim` process), and per claim
-the fetches and pushes the remote served (a round that changes the rail is one push, a try at
-the remote's compare-and-swap; it starts with a fetch unless the machine plans on the state it
-pushed itself) and the commits that landed on the remote's refs/rail/claims.
+the fetches and pushes the remote served (a round starts with a fetch unless the machine plans
+on the state it pushed itself or fetched a moment ago; a push is a try at the remote's
+compare-and-swap, or a machine publishing its queue), the commits that landed on the remote's
+refs/rail/claims, and the commits machines made on their queue refs (refs/rail/queue/*: how
+often they published operations for another machine's commit). And the CPU the cell used: the
+`rail` processes with the git they ran, the server (git daemon and its upload-pack and
+receive-pack), this script's proxy, and their sum as a share of all the cores over the cell
+(the rest went to whatever else the machine ran: see the load). `BENCH_SLOWEST=N` prints the N
+slowest claims with their machine ids, to find them in a `RAIL_SHARED_TRACE` file.
 After each cell the remote's claims.md is read: every claim that said it succeeded must be held
 there by its session, once, and the contested task must have exactly one holder. Anything else
 fails the run (exit 1).
@@ -245,10 +251,27 @@ def claims_md_holders(bare):
     return holders
 
 
-def commit_count(bare):
-    out = subprocess.run(["git", "--git-dir", bare, "rev-list", "--count", "refs/rail/claims"],
+def commit_count(bare, ref="refs/rail/claims"):
+    out = subprocess.run(["git", "--git-dir", bare, "rev-list", "--count", ref],
                          capture_output=True, text=True)
     return int(out.stdout) if out.returncode == 0 else 0
+
+
+def queue_commits(bare):
+    """Commits on every machine's queue ref (refs/rail/queue/*): how often machines published."""
+    out = subprocess.run(["git", "--git-dir", bare, "for-each-ref", "--format=%(refname)",
+                          "refs/rail/queue/"], capture_output=True, text=True)
+    return sum(commit_count(bare, ref) for ref in out.stdout.split())
+
+
+def process_cpu(pid):
+    """CPU seconds of a process and its reaped children (utime, stime, cutime, cstime)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0.0
 
 
 class Remote:
@@ -312,9 +335,14 @@ def run_cell(rail, base, kind, machines_n, racers, claims_per_racer, delay_ms, s
             samples.sort()
             solo_ms = (pct(samples, 0.5), pct(samples, 0.9))
         before = commit_count(remote.bare)
+        queues_before = queue_commits(remote.bare)
         remote.proxy.take_counts()
+        # CPU: the racers (each `rail` and the git processes it ran), the server (git daemon and
+        # the upload-pack/receive-pack it ran) and this process (the proxy's thread).
+        cpu0 = (os.times(), process_cpu(remote.daemon.pid), time.process_time())
 
         results = []  # (mi, p, task, seconds, exit code, stderr)
+        starts = []  # (start, end, mi, p, task): for --slowest
         lock = threading.Lock()
         go = threading.Event()
 
@@ -327,6 +355,7 @@ def run_cell(rail, base, kind, machines_n, racers, claims_per_racer, delay_ms, s
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                 with lock:
                     results.append((mi, p, task, time.perf_counter() - t0, out.returncode, out.stderr.strip()))
+                    starts.append((t0, time.perf_counter(), mi, p, task))
 
         threads = [threading.Thread(target=racer, args=(d, mi, p))
                    for mi, d in enumerate(machines) for p in range(racers)]
@@ -337,9 +366,25 @@ def run_cell(rail, base, kind, machines_n, racers, claims_per_racer, delay_ms, s
         for t in threads:
             t.join()
         elapsed = time.perf_counter() - start
+        if os.environ.get("BENCH_SLOWEST"):
+            wall = time.time() - time.perf_counter()
+            for t0, t1_, mi, p, task in sorted(starts, key=lambda r: r[0] - r[1])[:int(os.environ["BENCH_SLOWEST"])]:
+                try:
+                    with open(os.path.join(machines[mi], ".git/rail/exchange/machine")) as f:
+                        mid = f.read().strip()
+                except OSError:
+                    mid = "?"
+                print(f"           slow: m{mi} {mid} p{p} {task} {t1_ - t0:.2f} s, "
+                      f"from {int((t0 + wall) * 1000)} to {int((t1_ + wall) * 1000)}", flush=True)
+        t1 = os.times()
+        cpu_racers = (t1.children_user + t1.children_system
+                      - cpu0[0].children_user - cpu0[0].children_system)
+        cpu_server = process_cpu(remote.daemon.pid) - cpu0[1]
+        cpu_bench = time.process_time() - cpu0[2]
         counts = remote.proxy.take_counts()
         remote.proxy.delay_ms = 0
         commits = commit_count(remote.bare) - before
+        published = queue_commits(remote.bare) - queues_before
         holders = claims_md_holders(remote.bare)
 
         won = [r for r in results if r[4] == 0]
@@ -377,6 +422,10 @@ def run_cell(rail, base, kind, machines_n, racers, claims_per_racer, delay_ms, s
             "fetches_per_claim": round(counts["upload-pack"] / n_claims, 2),
             "pushes_per_claim": round(counts["receive-pack"] / n_claims, 2),
             "commits_per_claim": round(commits / n_claims, 2),
+            "queue_pushes_per_claim": round(published / n_claims, 2),
+            "cpu_s": {"racers": round(cpu_racers, 1), "server": round(cpu_server, 1),
+                      "proxy": round(cpu_bench, 1)},
+            "cpu_share": round((cpu_racers + cpu_server + cpu_bench) / (elapsed * os.cpu_count()), 2),
             "solo_ms": solo_ms, "problems": len(problems),
         }
         return result, problems
@@ -395,7 +444,10 @@ def show(r):
     per = "claim" if r["kind"] == "distinct" else "attempt"
     print(f"{head}; p50 {r['p50_s']:.2f} s, p90 {r['p90_s']:.2f} s, max {r['max_s']:.2f} s; "
           f"per {per}: {r['fetches_per_claim']} fetches, {r['pushes_per_claim']} pushes, "
-          f"{r['commits_per_claim']} commits; load {os.getloadavg()[0]:.1f}", flush=True)
+          f"{r['commits_per_claim']} commits, {r['queue_pushes_per_claim']} queue publishes; "
+          f"cpu {r['cpu_s']['racers']}+{r['cpu_s']['server']}+{r['cpu_s']['proxy']} s "
+          f"(rail+server+proxy, {r['cpu_share']:.0%} of the cores); load {os.getloadavg()[0]:.1f}",
+          flush=True)
     if r["solo_ms"]:
         print(f"           one claim alone: p50 {r['solo_ms'][0]:.0f} ms, p90 {r['solo_ms'][1]:.0f} ms", flush=True)
 

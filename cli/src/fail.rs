@@ -11,7 +11,7 @@ pub const REFUSED: i32 = rail_core::model::exit::REFUSED;
 pub const USAGE: i32 = rail_core::model::exit::BAD_INPUT;
 pub const ENVIRONMENT: i32 = rail_core::model::exit::ENVIRONMENT;
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Fail {
     pub code: i32,
     pub message: String,

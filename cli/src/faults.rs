@@ -1,9 +1,9 @@
 //! Fault injection, for tests only: a crash at a write step, a write that fails, a panic in the
-//! hook, a lock held long, a pause before a push. Each is asked for by a `RAIL_TEST_*`
-//! environment variable, and compiled only into builds that test: debug builds (`cargo test`,
-//! the suites' `target/debug/rail`) and a release build with the `fault-injection` feature.
-//! The binary users get (release, default features) has none of them: there, each function
-//! here does nothing, whatever the environment says.
+//! hook, a lock held long, a pause before a push, a death after one, a queue always published.
+//! Each is asked for by a `RAIL_TEST_*` environment variable, and compiled only into builds
+//! that test: debug builds (`cargo test`, the suites' `target/debug/rail`) and a release build
+//! with the `fault-injection` feature. The binary users get (release, default features) has
+//! none of them: there, each function here does nothing, whatever the environment says.
 
 #[cfg(any(feature = "fault-injection", debug_assertions))]
 mod on {
@@ -58,6 +58,21 @@ mod on {
         }
     }
 
+    /// `RAIL_TEST_DIE_AFTER_PUSH=1`: die the way SIGKILL would as soon as a push to the shared
+    /// rail has returned, before anything is answered or recorded here (a machine lost with
+    /// operations it published for other machines).
+    pub fn die_after_push() {
+        if std::env::var_os("RAIL_TEST_DIE_AFTER_PUSH").is_some() {
+            crate::sys::die_now();
+        }
+    }
+
+    /// `RAIL_TEST_PUBLISH=1`: a round that commits publishes this machine's queue in the same
+    /// push even without contention (tests make a lost push leave its operations out).
+    pub fn always_publish() -> bool {
+        std::env::var_os("RAIL_TEST_PUBLISH").is_some()
+    }
+
     /// `RAIL_TEST_PAUSE_BEFORE_PUSH=<dir>`: stop before pushing to the shared rail until told to
     /// go, so a test can act between the plan and the push (`<dir>/paused` says we are here;
     /// `<dir>/go` lets us on; a minute at most).
@@ -81,6 +96,10 @@ mod on {
     pub fn hook_panic() {}
     pub fn hold_lock() {}
     pub fn pause_before_push() {}
+    pub fn die_after_push() {}
+    pub fn always_publish() -> bool {
+        false
+    }
     pub fn status_source() -> Option<&'static str> {
         None
     }

@@ -238,3 +238,97 @@ pub fn config_get(dir: &Path, key: &str) -> Option<String> {
 pub fn config_set(dir: &Path, key: &str, value: &str) -> Result<(), String> {
     run(dir, &["config", key, value]).map(|_| ())
 }
+
+/// One `git cat-file --batch` process answering object names one at a time (`<commit>`,
+/// `<rev>:<path>`), so a round reads the shared ref's last commits and every machine's queue
+/// in one process, and decides what to read next from what it read.
+pub struct Objects {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    out: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl std::fmt::Debug for Objects {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Objects")
+            .field("pid", &self.child.id())
+            .finish()
+    }
+}
+
+/// An object read by [`Objects::get`].
+#[derive(Debug)]
+pub enum Object {
+    /// Not in the repository (or the name names nothing).
+    Missing,
+    /// Larger than the limit asked for: its bytes were skipped, not kept.
+    TooLarge { size: usize },
+    /// Its type (`commit`, `blob`, …) and bytes.
+    Read { kind: String, bytes: Vec<u8> },
+}
+
+impl Objects {
+    pub fn start(dir: &Path) -> Result<Objects, String> {
+        let mut child = Command::new("git")
+            .args(["cat-file", "--batch"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot run git cat-file: {e}"))?;
+        let stdin = child.stdin.take().ok_or("git cat-file: no stdin")?;
+        let out = child.stdout.take().ok_or("git cat-file: no stdout")?;
+        Ok(Objects {
+            child,
+            stdin,
+            out: std::io::BufReader::new(out),
+        })
+    }
+
+    /// The object `name` names, keeping at most `limit` bytes of it.
+    pub fn get(&mut self, name: &str, limit: usize) -> Result<Object, String> {
+        use std::io::{BufRead, Read, Write};
+        if name.is_empty() || name.contains(['\n', '\r', '\0']) {
+            return Ok(Object::Missing);
+        }
+        let broken = |e: std::io::Error| format!("git cat-file: {e}");
+        writeln!(self.stdin, "{name}").map_err(broken)?;
+        self.stdin.flush().map_err(broken)?;
+        let mut header = String::new();
+        self.out.read_line(&mut header).map_err(broken)?;
+        let mut fields = header.split_whitespace();
+        let (Some(_), Some(kind), Some(size)) = (fields.next(), fields.next(), fields.next())
+        else {
+            // `<name> missing`, `<name> ambiguous`, or the process ended.
+            if header.is_empty() {
+                return Err("git cat-file ended early".into());
+            }
+            return Ok(Object::Missing);
+        };
+        let size: usize = size
+            .parse()
+            .map_err(|_| format!("git cat-file: bad header `{}`", header.trim()))?;
+        let kind = kind.to_string();
+        if size > limit {
+            // Read past it in pieces: its size is the remote's choice.
+            std::io::copy(
+                &mut (&mut self.out).take(size as u64 + 1),
+                &mut std::io::sink(),
+            )
+            .map_err(broken)?;
+            return Ok(Object::TooLarge { size });
+        }
+        let mut bytes = vec![0; size + 1];
+        self.out.read_exact(&mut bytes).map_err(broken)?;
+        bytes.pop();
+        Ok(Object::Read { kind, bytes })
+    }
+}
+
+impl Drop for Objects {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,5 +1,8 @@
 //! Guard status on disk: each hook call's mark for its session in `<git common dir>/rail/seen/`
 //! (core's [`rail_core::agent::heartbeat`] writes and reads the text), read back for the board.
+//! On a shared rail each machine also shares its own marks (`refs/rail/seen/<machine>`, pushed
+//! with its rail updates when core says they tell something new), and the other machines'
+//! marks, fetched with the rail, are kept in `<git common dir>/rail/seen-shared/<machine>`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -8,10 +11,26 @@ use rail_core::agent::heartbeat::{self, HookSeen};
 
 use crate::repo::Repo;
 
-const DIR: &str = "seen";
-/// More marks than this are not read (a board stays cheap whatever is put there).
-const MAX_MARKS: usize = 1000;
-const MAX_MARK_BYTES: u64 = 4096;
+use heartbeat::{
+    MARKS_DIR as DIR, MAX_MARK_BYTES, MAX_MARK_FILES as MAX_MARKS, MAX_SHARED_BYTES,
+    SHARED_MARKS_DIR as SHARED_DIR,
+};
+/// The marks this machine last shared, as pushed.
+const PUBLISHED: &str = "seen-published";
+/// Which commit of each machine's marks ref `seen-shared` holds (`machine commit` lines).
+const MIRRORED: &str = ".commits";
+
+/// Where a shared rail's machines share their marks, `refs/rail/seen/<machine>` (a commit whose
+/// tree holds [`MARKS_FILE`]).
+pub const SHARED_REFS: &str = "refs/rail/seen/";
+/// Where a fetch puts them.
+pub const FETCHED_REFS: &str = "refs/rail/seen-fetched/";
+/// The file of a marks commit's tree.
+pub const MARKS_FILE: &str = "seen";
+
+fn shared_dir(repo: &Repo) -> PathBuf {
+    repo.common_dir.join("rail").join(SHARED_DIR)
+}
 
 fn dir_of(repo: &Repo) -> PathBuf {
     repo.common_dir.join("rail").join(DIR)
@@ -39,28 +58,117 @@ pub fn seen_here(repo: &Repo, session: &str) -> bool {
     dir_of(repo).join(heartbeat::file_name(session)).is_file()
 }
 
-/// Every session's last mark.
+/// Every session's last mark: this machine's, and the newer of another machine's where a shared
+/// rail brought one (core's `heartbeat::collect`).
 pub fn read_all(repo: &Repo) -> BTreeMap<String, HookSeen> {
-    let mut out = BTreeMap::new();
-    let Ok(entries) = std::fs::read_dir(dir_of(repo)) else {
-        return out;
+    let own = files(&dir_of(repo), MAX_MARK_BYTES);
+    let shared = files(&shared_dir(repo), MAX_SHARED_BYTES);
+    heartbeat::collect(
+        own.iter().map(|(a, b)| (a.as_str(), b.as_str())),
+        shared.iter().map(|(a, b)| (a.as_str(), b.as_str())),
+    )
+}
+
+/// This machine's own marks.
+pub fn own(repo: &Repo) -> BTreeMap<String, HookSeen> {
+    let own = files(&dir_of(repo), MAX_MARK_BYTES);
+    heartbeat::collect(own.iter().map(|(a, b)| (a.as_str(), b.as_str())), [])
+}
+
+/// The text files of `dir` by name (not `.`-names, not links, at most `max` bytes each, at most
+/// [`MAX_MARKS`] of them).
+fn files(dir: &Path, max: u64) -> Vec<(String, String)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
     };
-    for entry in entries.flatten().take(MAX_MARKS) {
-        let path: &Path = &entry.path();
-        let Ok(Some((bytes, _))) = crate::railfile::read_max(path, MAX_MARK_BYTES) else {
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok().map(|n| (n, e.path())))
+        .filter(|(name, _)| !name.starts_with('.'))
+        .take(MAX_MARKS)
+        .filter_map(|(name, path)| {
+            let (bytes, _) = crate::railfile::read_max(&path, max).ok()??;
+            Some((name, String::from_utf8(bytes).ok()?))
+        })
+        .collect()
+}
+
+/// This machine's marks as it would share them now, when they say something its last shared
+/// marks did not (core's `worth_sharing`); `None`: nothing to share.
+pub fn to_share(repo: &Repo) -> Option<String> {
+    let own = own(repo);
+    let published = crate::railfile::read_text(&repo.common_dir.join("rail").join(PUBLISHED))
+        .ok()
+        .flatten();
+    heartbeat::worth_sharing(published.as_deref(), &own).then(|| heartbeat::render_machine(&own))
+}
+
+/// Records that `text` (from [`to_share`]) reached the remote.
+pub fn shared(repo: &Repo, text: &str) {
+    let _ = crate::railfile::write_inside_as(
+        &repo.common_dir,
+        &repo.common_dir.join("rail").join(PUBLISHED),
+        text.as_bytes(),
+        false,
+        false,
+    );
+}
+
+/// Keeps the other machines' marks a fetch brought (`fetched`: machine and commit of each
+/// `refs/rail/seen/<machine>`, this machine's own left out): a machine whose commit is new here
+/// has its marks read (`read(commit)`) and written to `seen-shared/<machine>`; a machine gone
+/// from the remote has its file removed.
+pub fn keep_shared(
+    repo: &Repo,
+    me: &str,
+    fetched: &[(String, String)],
+    read: impl Fn(&str) -> Option<String>,
+) {
+    let dir = shared_dir(repo);
+    let index = dir.join(MIRRORED);
+    let before = crate::railfile::read_text(&index)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let known: BTreeMap<&str, &str> = before.lines().filter_map(|l| l.split_once(' ')).collect();
+    let mut after = String::new();
+    let mut wrote = false;
+    for (machine, commit) in fetched.iter().take(MAX_MARKS) {
+        if machine == me || !rail_core::change::queue::machine_ok(machine) {
             continue;
-        };
-        let Ok(text) = String::from_utf8(bytes) else {
-            continue;
-        };
-        // A mark counts only under its own session's name (core decides).
-        if let Some((session, seen)) = entry
-            .file_name()
-            .to_str()
-            .and_then(|name| heartbeat::read(name, &text))
-        {
-            out.insert(session, seen);
+        }
+        if known.get(machine.as_str()) != Some(&commit.as_str()) {
+            let Some(text) = read(commit) else {
+                continue;
+            };
+            if crate::railfile::ensure_dir(&dir).is_err() {
+                return;
+            }
+            let _ = crate::railfile::write_inside_as(
+                &repo.common_dir,
+                &dir.join(machine),
+                text.as_bytes(),
+                false,
+                false,
+            );
+            wrote = true;
+        }
+        after.push_str(&format!("{machine} {commit}\n"));
+    }
+    for machine in known.keys() {
+        if !fetched.iter().any(|(m, _)| m == machine) {
+            let _ = std::fs::remove_file(dir.join(machine));
+            wrote = true;
         }
     }
-    out
+    if wrote || after != before {
+        let _ = crate::railfile::ensure_dir(&dir);
+        let _ = crate::railfile::write_inside_as(
+            &repo.common_dir,
+            &index,
+            after.as_bytes(),
+            false,
+            false,
+        );
+    }
 }

@@ -608,14 +608,15 @@ impl Drop for FileLock {
 /// rail lock's is. The caller waits and tries again as it sees fit.
 pub fn try_lock_file(dir: &Path, name: &str, owner: &Owner) -> Result<Option<FileLock>, LockError> {
     let host = hostname();
-    let me = own_record(&owner.session, &owner.command);
     let lock_path = dir.join(name);
-    // Waiters poll: the common answer, a live holder, costs one read and writes nothing.
+    // Waiters poll: the common answer, a live holder, costs one read and writes nothing (the
+    // own record, which reads this process's start time, is made only to take the lock).
     if let Ok(Some(seen)) = Observed::read(&lock_path) {
         if !seen.verdict(&host).breakable {
             return Ok(None);
         }
     }
+    let me = own_record(&owner.session, &owner.command);
     let tmp = dir.join(format!("{name}.{}.tmp", me.nonce));
     fs::write(&tmp, me.render()).map_err(io_err(format!("creating {}", tmp.display())))?;
     let mut broken = Vec::new();

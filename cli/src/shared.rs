@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use rail_core::change::ops::{self, Plan, Request};
+use rail_core::change::ops::{Plan, Request};
 use rail_core::change::snapshot;
 use rail_core::formats::log::{Event, LogEntry};
 use rail_core::model::freshness::FreshnessFacts;
@@ -37,13 +37,13 @@ use crate::lock::RailLock;
 
 pub const REF: &str = "refs/rail/claims";
 /// Where the last fetched state is kept locally, and when it was fetched.
-const FETCHED: &str = "refs/rail/fetched";
+pub const FETCHED: &str = "refs/rail/fetched";
 /// Where a new commit is made before it is pushed.
-const NEW: &str = "refs/rail/new";
+pub const NEW: &str = "refs/rail/new";
 const SYNCED_STAMP: &str = "rail-synced";
 /// The state this machine had seen when it found the remote rewound, kept until it is merged
 /// back and pushed (a failed round must not lose it: the fetched ref has moved on).
-const BEFORE_REWIND: &str = "refs/rail/before-rewind";
+pub const BEFORE_REWIND: &str = "refs/rail/before-rewind";
 /// This machine's log lines not yet in the shared log, in `<git dir>/rail/`.
 const OUTBOX: &str = "outbox.log";
 /// Claims made here while the shared rail was not used (`RAIL_LOCAL=1`), their claims.md lines
@@ -72,7 +72,7 @@ pub fn configured_remote(ctx: &Ctx) -> Option<String> {
 }
 
 /// A snapshot of the shared rail: the commit (None before the first operation) and its files.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Snapshot {
     pub commit: Option<String>,
     pub files: BTreeMap<String, String>,
@@ -94,7 +94,7 @@ pub enum RemoteError {
 }
 
 impl RemoteError {
-    fn fail(self) -> Fail {
+    pub fn fail(self) -> Fail {
         match self {
             RemoteError::Unreachable(m) => Fail::env(format!("{UNREACHABLE}{m}")),
             RemoteError::Git(m) => Fail::env(m),
@@ -179,7 +179,7 @@ fn git_remote(
 /// A round's failure, told with the rounds this machine lost to other machines before it: a
 /// job starved by a busy rail until its deadline cut off the last fetch is "busy", not
 /// "unreachable".
-fn after_lost_rounds(lost: u32, mut fail: Fail) -> Fail {
+pub fn after_lost_rounds(lost: u32, mut fail: Fail) -> Fail {
     if lost > 0 {
         fail.message = format!(
             "{lost} round{} lost to other machines' pushes (the shared rail is busy), then: {}",
@@ -210,15 +210,37 @@ fn local_lock_busy(stderr: &str) -> bool {
 }
 
 /// Fetches the shared ref (and, with `branches`, the remote's branch heads for leases).
-/// Returns the fetched commit, `None` if the ref does not exist yet. A failure caused by another
-/// git process of this machine (a ref lock it holds) is retried until `deadline`: it says
-/// nothing about the remote, so it is never reported as an unreachable one.
+/// Returns the fetched commit, `None` if the ref does not exist yet.
 pub fn fetch(
     dir: &Path,
     remote: &str,
     branches: bool,
     deadline: Instant,
 ) -> Result<Option<String>, RemoteError> {
+    fetch_with(dir, remote, branches, false, deadline).map(|f| f.commit)
+}
+
+/// What a fetch brought: the shared ref's commit and, when asked for, every machine's queue ref
+/// (machine id, commit) as this repository now has them.
+#[derive(Debug, Default)]
+pub struct Fetched {
+    pub commit: Option<String>,
+    pub queues: Vec<(String, String)>,
+    /// Every machine's guard marks ref (machine id, commit): `refs/rail/seen/<machine>`.
+    pub marks: Vec<(String, String)>,
+}
+
+/// Fetches the shared ref, with `queues` every machine's queue ref (into `refs/rail/queues/`,
+/// in the same fetch), and with `branches` the remote's branch heads for leases. A failure
+/// caused by another git process of this machine (a ref lock it holds) is retried until
+/// `deadline`: it says nothing about the remote, so it is never reported as an unreachable one.
+pub fn fetch_with(
+    dir: &Path,
+    remote: &str,
+    branches: bool,
+    queues: bool,
+    deadline: Instant,
+) -> Result<Fetched, RemoteError> {
     // Straight into the fetched ref: this machine's exchanges with the remote are one at a time
     // (the exchange lock), so no other Rail process updates or reads it half made. (Private
     // refs per process were how concurrent fetches were kept apart before; each cost two more
@@ -238,6 +260,19 @@ pub fn fetch(
     ];
     if branches {
         args.push(format!("+refs/heads/*:refs/remotes/{remote}/*"));
+    }
+    // Every machine's guard marks, for the board (cli/src/heartbeat.rs).
+    args.push(format!(
+        "+{}*:{}*",
+        crate::heartbeat::SHARED_REFS,
+        crate::heartbeat::FETCHED_REFS
+    ));
+    if queues {
+        args.push(format!(
+            "+{}*:{}*",
+            rail_core::change::queue::QUEUE_REFS,
+            crate::queues::FETCHED_QUEUES
+        ));
     }
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let unanswered = || RemoteError::Unreachable(no_answer(remote, "a fetch"));
@@ -260,7 +295,7 @@ pub fn fetch(
             if branches {
                 let _ = git_remote(dir, &["fetch", "--quiet", "--no-tags", remote], deadline);
             }
-            return Ok(None);
+            return Ok(Fetched::default());
         }
         if local_lock_busy(&stderr) {
             return Err(RemoteError::Git(format!(
@@ -270,10 +305,42 @@ pub fn fetch(
         }
         return Err(RemoteError::Unreachable(stderr));
     }
-    let commit = git::run(dir, &["rev-parse", "--verify", "--quiet", FETCHED])
-        .map(|s| s.trim().to_string())
-        .map_err(RemoteError::Git)?;
-    Ok(Some(commit))
+    let fetched = listed_refs(dir, queues)?;
+    if fetched.commit.is_none() {
+        return Err(RemoteError::Git(format!(
+            "{FETCHED} is missing after a fetch of {remote} {REF}"
+        )));
+    }
+    Ok(fetched)
+}
+
+/// The fetched ref and (with `queues`) every machine's queue as this repository has them from
+/// its last fetch, in one process.
+pub fn listed_refs(dir: &Path, queues: bool) -> Result<Fetched, RemoteError> {
+    let listed = git::run(
+        dir,
+        &[
+            "for-each-ref",
+            "--format=%(objectname) %(refname)",
+            FETCHED,
+            crate::queues::FETCHED_QUEUES,
+            crate::heartbeat::FETCHED_REFS,
+        ],
+    )
+    .map_err(RemoteError::Git)?;
+    let mut fetched = Fetched::default();
+    for (id, name) in listed.lines().filter_map(|l| l.split_once(' ')) {
+        if name == FETCHED {
+            fetched.commit = Some(id.to_string());
+        } else if let Some(machine) = name.strip_prefix(crate::queues::FETCHED_QUEUES) {
+            if queues {
+                fetched.queues.push((machine.to_string(), id.to_string()));
+            }
+        } else if let Some(machine) = name.strip_prefix(crate::heartbeat::FETCHED_REFS) {
+            fetched.marks.push((machine.to_string(), id.to_string()));
+        }
+    }
+    Ok(fetched)
 }
 
 /// Reads every file of a rail commit, in two git processes.
@@ -364,32 +431,59 @@ fn commit(
     changed: &BTreeMap<String, String>,
     message: &str,
 ) -> Result<String, RemoteError> {
-    // One fixed ref, overwritten (`--force`): commits are made one at a time per repository
-    // (the exchange lock), and deleting a private ref afterwards was one more git process.
-    let tmp = NEW;
+    let one = NewCommit {
+        tmp: NEW,
+        parent,
+        merged,
+        changed,
+        message,
+    };
+    Ok(commits(dir, &[one])?.remove(0))
+}
+
+/// A commit to make: on `tmp` (a private ref, overwritten), on top of `parent`, the files in
+/// `changed` written over the parent's tree (the rest of it kept).
+pub struct NewCommit<'a> {
+    pub tmp: &'a str,
+    pub parent: Option<&'a str>,
+    /// A second parent (a rewound remote's merge keeps the state this machine had seen).
+    pub merged: Option<&'a str>,
+    pub changed: &'a BTreeMap<String, String>,
+    pub message: &'a str,
+}
+
+/// Makes each commit in one `git fast-import` process (a round's rail commit and its queue
+/// commit together); returns their ids in order.
+pub fn commits(dir: &Path, new: &[NewCommit<'_>]) -> Result<Vec<String>, RemoteError> {
+    // Fixed refs, overwritten (`--force`): commits are made one at a time per repository (the
+    // exchange lock), and deleting a private ref afterwards was one more git process.
     let now = Utc::now().timestamp();
     let mut stream = Vec::new();
-    let _ = writeln!(stream, "commit {tmp}");
-    let _ = writeln!(stream, "mark :1");
-    let _ = writeln!(stream, "committer Rail <rail@localhost> {now} +0000");
-    let _ = writeln!(stream, "data {}", message.len());
-    stream.extend_from_slice(message.as_bytes());
-    stream.push(b'\n');
-    if let Some(p) = parent {
-        let _ = writeln!(stream, "from {p}");
-    }
-    // A rewound remote's merge keeps the state this machine had seen reachable.
-    if let Some(m) = merged {
-        let _ = writeln!(stream, "merge {m}");
-    }
-    for (path, text) in changed {
-        let _ = writeln!(stream, "M 100644 inline {path}");
-        let _ = writeln!(stream, "data {}", text.len());
-        stream.extend_from_slice(text.as_bytes());
+    for (i, c) in new.iter().enumerate() {
+        let mark = i + 1;
+        let _ = writeln!(stream, "commit {}", c.tmp);
+        let _ = writeln!(stream, "mark :{mark}");
+        let _ = writeln!(stream, "committer Rail <rail@localhost> {now} +0000");
+        let _ = writeln!(stream, "data {}", c.message.len());
+        stream.extend_from_slice(c.message.as_bytes());
         stream.push(b'\n');
+        if let Some(p) = c.parent {
+            let _ = writeln!(stream, "from {p}");
+        }
+        if let Some(m) = c.merged {
+            let _ = writeln!(stream, "merge {m}");
+        }
+        for (path, text) in c.changed {
+            let _ = writeln!(stream, "M 100644 inline {path}");
+            let _ = writeln!(stream, "data {}", text.len());
+            stream.extend_from_slice(text.as_bytes());
+            stream.push(b'\n');
+        }
     }
-    // The commit's id comes back on stdout: no rev-parse needed.
-    let _ = writeln!(stream, "get-mark :1");
+    // The commits' ids come back on stdout: no rev-parse needed.
+    for i in 0..new.len() {
+        let _ = writeln!(stream, "get-mark :{}", i + 1);
+    }
     let _ = writeln!(stream, "done");
     let mut child = Command::new("git")
         .args(["fast-import", "--quiet", "--done", "--force"])
@@ -414,19 +508,40 @@ fn commit(
             String::from_utf8_lossy(&out.stderr).trim()
         )));
     }
-    let sha = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    if sha.len() < 40 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+    let ids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    if ids.len() != new.len()
+        || !ids
+            .iter()
+            .all(|id| id.len() >= 40 && id.bytes().all(|b| b.is_ascii_hexdigit()))
+    {
         return Err(RemoteError::Git(format!(
-            "git fast-import did not report the commit (`{sha}`)"
+            "git fast-import did not report the commits (`{}`)",
+            ids.join(" ")
         )));
     }
-    Ok(sha)
+    Ok(ids)
 }
 
-enum Pushed {
+/// What became of one ref of a push.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pushed {
     Done,
     /// Someone else moved the ref first.
     Rejected,
+    /// The server declined it for its own reasons (a hook, a protected ref): its reason.
+    Declined(String),
+}
+
+/// One ref a push updates: `commit` to `dst`, on condition that the remote still holds
+/// `expect` there when it is given.
+#[derive(Debug, Clone, Copy)]
+pub struct Update<'a> {
+    pub commit: &'a str,
+    pub dst: &'a str,
+    pub expect: Option<&'a str>,
 }
 
 /// Pushes `commit` to the shared ref. `expect`: the commit the remote must still hold for the
@@ -442,12 +557,43 @@ fn push(
     expect: Option<&str>,
     deadline: Instant,
 ) -> Result<Pushed, RemoteError> {
+    let update = Update {
+        commit,
+        dst: REF,
+        expect,
+    };
+    match push_refs(dir, remote, &[update], deadline)?.remove(0) {
+        Pushed::Declined(reason) => Err(RemoteError::Git(format!(
+            "{remote} declined the push to {REF}, nothing was changed: {reason}"
+        ))),
+        other => Ok(other),
+    }
+}
+
+/// Pushes several refs in one `git push` (one connection, the round trips of one push), each
+/// judged on its own: a queue ref lands even when the shared ref's compare-and-swap is lost.
+pub fn push_refs(
+    dir: &Path,
+    remote: &str,
+    updates: &[Update<'_>],
+    deadline: Instant,
+) -> Result<Vec<Pushed>, RemoteError> {
     crate::faults::pause_before_push();
-    let refspec = format!("{commit}:{REF}");
-    let lease = expect.map(|k| format!("--force-with-lease={REF}:{k}"));
+    let leases: Vec<String> = updates
+        .iter()
+        .filter_map(|u| {
+            u.expect
+                .map(|k| format!("--force-with-lease={}:{k}", u.dst))
+        })
+        .collect();
+    let refspecs: Vec<String> = updates
+        .iter()
+        .map(|u| format!("{}:{}", u.commit, u.dst))
+        .collect();
     let mut argv = vec!["push", "--porcelain", "--quiet"];
-    argv.extend(lease.as_deref());
-    argv.extend([remote, refspec.as_str()]);
+    argv.extend(leases.iter().map(String::as_str));
+    argv.push(remote);
+    argv.extend(refspecs.iter().map(String::as_str));
     let Some(out) = git_remote(dir, &argv, deadline)? else {
         // The push may have landed before the remote went quiet: not "nothing was changed".
         return Err(RemoteError::Git(format!(
@@ -455,31 +601,48 @@ fn push(
             no_answer(remote, "a push")
         )));
     };
+    crate::faults::die_after_push();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     if out.status.success() {
-        return Ok(Pushed::Done);
+        return Ok(updates.iter().map(|_| Pushed::Done).collect());
     }
-    // `[remote rejected]` is the server's own verdict, usually a hook's: not a lost race unless
-    // the reason is the ref's lock or its old value (a concurrent update). Retrying would only
-    // hear the same no until the deadline; show the server's reason and stop.
-    if let Some(reason) = declined(&stdout, &stderr) {
-        return Err(RemoteError::Git(format!(
-            "{remote} declined the push to {REF}, nothing was changed: {reason}"
-        )));
+    // Porcelain: `<flag>\t<src>:<dst>\t<summary>` per ref; `!` is a ref the remote refused.
+    let line_of = |dst: &str| {
+        stdout.lines().find(|l| {
+            l.split('\t')
+                .nth(1)
+                .and_then(|spec| spec.rsplit_once(':'))
+                .is_some_and(|(_, d)| d == dst)
+        })
+    };
+    let any_line = updates.iter().any(|u| line_of(u.dst).is_some());
+    if !any_line {
+        // No ref reached a verdict: the remote was not reached (or git failed before).
+        let refused = stderr.contains("[rejected]")
+            || stderr.contains("[remote rejected]")
+            || stderr.contains("fetch first")
+            || stderr.contains("cannot lock ref");
+        if !refused {
+            return Err(RemoteError::Unreachable(stderr));
+        }
     }
-    // `!` lines are refs the remote refused: not a fast-forward, or a concurrent update held
-    // the ref's lock. Either way another writer got there first.
-    let refused = stdout.lines().any(|l| l.starts_with('!'))
-        || stderr.contains("[rejected]")
-        || stderr.contains("[remote rejected]")
-        || stderr.contains("fetch first")
-        || stderr.contains("cannot lock ref");
-    if refused {
-        Ok(Pushed::Rejected)
-    } else {
-        Err(RemoteError::Unreachable(stderr))
-    }
+    Ok(updates
+        .iter()
+        .map(|u| match line_of(u.dst) {
+            Some(line) if line.starts_with('!') => {
+                // `[remote rejected]` is the server's own verdict, usually a hook's: not a lost
+                // race unless the reason is the ref's lock or its old value (a concurrent
+                // update). Retrying would only hear the same no until the deadline.
+                match declined(line, &stderr) {
+                    Some(reason) => Pushed::Declined(reason),
+                    None => Pushed::Rejected,
+                }
+            }
+            Some(_) => Pushed::Done,
+            None => Pushed::Rejected,
+        })
+        .collect())
 }
 
 /// The server's reason when it declined a push for its own reasons (`[remote rejected]`
@@ -529,7 +692,7 @@ fn declined(stdout: &str, stderr: &str) -> Option<String> {
     })
 }
 
-fn repo_dir(ctx: &Ctx) -> PathBuf {
+pub fn repo_dir(ctx: &Ctx) -> PathBuf {
     ctx.repo
         .as_ref()
         .map(|r| r.worktree.clone())
@@ -571,7 +734,10 @@ fn submit(
         deadline_ms: (Utc::now() + shared_timeout()).timestamp_millis(),
         queued_ns: Utc::now().timestamp_nanos_opt().unwrap_or_default(),
     };
-    exchange::submit(ctx, &queue, job, |queue| lead(ctx, remote, &rail, queue))
+    let own = job.id.clone();
+    exchange::submit(ctx, &queue, job, |queue| {
+        crate::round::lead(ctx, remote, &rail, queue, &own)
+    })
 }
 
 /// The rail a job is for, as every process of the machine names it.
@@ -582,312 +748,10 @@ fn rail_key(ctx: &Ctx) -> PathBuf {
         .unwrap_or_else(|_| ctx.rail.root.clone())
 }
 
-/// The leader's work, under the exchange lock: serve the queued jobs of this rail and remote in
-/// rounds until every job it has seen is answered. A round that loses the race for the remote
-/// (rejected push) backs off with jitter, then starts over with a new fetch — taking in the jobs
-/// queued meanwhile — until each job's deadline. Every job gets an outcome: done, refused,
-/// failed (unreachable remote) or gave up.
-fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue) -> Result<(), Fail> {
-    let dir = repo_dir(ctx);
-    let mut attempt = 0u32;
-    // Rounds lost to another machine's push: a job that then fails at its deadline says so,
-    // not only that the last exchange was cut off (which reads as an unreachable remote).
-    let mut lost = 0u32;
-    let mut rng =
-        (std::process::id() as u64) ^ ((Utc::now().timestamp_subsec_nanos() as u64) << 16) | 1;
-    // Fairness between machines. A machine that wins a round starts its next one at once,
-    // while the losers only learn they lost when their own push comes back, on average half a
-    // round later: left alone, the winner keeps winning (with two CPU hogs beside the
-    // three-machine race, a leader lost 17 and 19 rounds in a row and its job gave up after
-    // 60 s, in 2 of 4 runs). So while machines contend, a new leader first waits a random part
-    // of a round, as long on average as a loser loses.
-    let pause = queue.contention_pause(&mut rng);
-    if let Some(pause) = pause {
-        std::thread::sleep(pause);
-    }
-    // Without contention, the state this machine pushed last is most likely still the remote's:
-    // the first round plans on it and pushes at once, saving the fetch (at internet distance
-    // about half of a round's round trips). The push is the compare-and-swap as always; a
-    // rejected guess, or a job the guess would refuse, is planned again on a fetched state.
-    let mut known = match pause {
-        None => queue.own_tip(shared_trust()),
-        Some(_) => None,
-    };
-    loop {
-        let jobs = queue.jobs(rail, remote);
-        let now_ms = Utc::now().timestamp_millis();
-        let (live, expired): (Vec<Job>, Vec<Job>) =
-            jobs.into_iter().partition(|j| j.deadline_ms > now_ms);
-        for job in &expired {
-            queue.finish(
-                &job.id,
-                &Outcome::from_fail(&Fail::env(format!(
-                    "gave up after {attempt} attempts in {} s: the shared rail kept changing under us (other machines are busy); try again",
-                    shared_timeout().as_secs()
-                ))),
-            )?;
-        }
-        if live.is_empty() {
-            return Ok(());
-        }
-        attempt += 1;
-        let deadline = Instant::now()
-            + Duration::from_millis(
-                (live.iter().map(|j| j.deadline_ms).max().unwrap_or(now_ms) - now_ms).max(0) as u64,
-            );
-        let started = Instant::now();
-        match round(ctx, remote, &dir, &live, deadline, known.take().as_deref()) {
-            Round::Stale => continue,
-            Round::Done(outcomes, pushed) => {
-                if let Some(commit) = pushed {
-                    queue.note_pushed(&commit);
-                }
-                for (job, outcome) in live.iter().zip(outcomes) {
-                    queue.finish(&job.id, &outcome)?;
-                }
-                return Ok(());
-            }
-            Round::Failed(fail) => {
-                let fail = after_lost_rounds(lost, fail);
-                for job in &live {
-                    queue.finish(&job.id, &Outcome::from_fail(&fail))?;
-                }
-                return Ok(());
-            }
-            Round::Rejected(refused) => {
-                lost += 1;
-                queue.note_contention(started.elapsed());
-                for (i, outcome) in refused {
-                    if let Some(job) = live.get(i) {
-                        queue.finish(&job.id, &outcome)?;
-                    }
-                }
-                // Another machine's commit landed first. Jittered exponential backoff, 20 ms
-                // doubling to 320 ms: leaders of different machines spread out instead of
-                // fetching and pushing in lockstep. Only one leader per machine contends, so
-                // the window need not grow as far as when every process did (640 ms).
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                let cap = 20u64 << attempt.min(2);
-                std::thread::sleep(Duration::from_millis(10 + rng % cap));
-            }
-        }
-    }
-}
-
-enum Round {
-    /// Pushed (the commit) or nothing to push: one outcome per job, in order.
-    Done(Vec<Outcome>, Option<String>),
-    /// Planned on the state this machine pushed last, and either the remote has moved on
-    /// (push rejected) or a job came out refused or unchanged there: plan again on a fetch,
-    /// at once. Nothing was answered.
-    Stale,
-    /// Another writer moved the ref first: plan again on the new state. Jobs refused on the
-    /// fetched state itself are answered already (index, outcome): a refusal names the holder
-    /// as of the remote's state, which a lost push does not change.
-    Rejected(Vec<(usize, Outcome)>),
-    /// The remote or git failed: every job fails with this.
-    Failed(Fail),
-}
-
-/// One round: fetch, plan every job in order on the state the earlier ones leave, one commit
-/// with this machine's undelivered log lines first, one push, mirror.
-///
-/// `known`: the commit this machine pushed last. If it is still the fetched ref and every job
-/// is a claim-like change (no sync, no take: those read the remote's branches), the round plans
-/// on it without fetching; it gives up (`Stale`) rather than answer a refusal or a no-op from
-/// a state the remote may have left, and when the push is rejected.
-fn round(
-    ctx: &Ctx,
-    remote: &str,
-    dir: &Path,
-    jobs: &[Job],
-    deadline: Instant,
-    known: Option<&str>,
-) -> Round {
-    let branches = jobs
-        .iter()
-        .any(|j| matches!(j.request, None | Some(Request::Take { .. })));
-    let seen = seen_states(dir);
-    let trusted = known.filter(|k| {
-        !branches
-            && seen.kept.is_none()
-            && seen.fetched.as_deref() == Some(*k)
-            && read_provisional(ctx).is_empty()
-    });
-    let fetched = match trusted {
-        Some(k) => Some(k.to_string()),
-        None => match fetch(dir, remote, branches, deadline) {
-            Ok(f) => f,
-            Err(e) => return Round::Failed(e.fail()),
-        },
-    };
-    let snapshot = match read_commit(dir, fetched.as_deref()) {
-        Ok(s) => s,
-        Err(e) => return Round::Failed(e.fail()),
-    };
-    let mut files = snapshot.files.clone();
-    let mut changed: BTreeMap<String, String> = BTreeMap::new();
-    let mut warnings = Vec::new();
-    // A state this machine pushed itself cannot be a rewind of what it saw.
-    let rewound = match trusted {
-        Some(_) => None,
-        None => match rewind(ctx, dir, remote, &seen, &snapshot) {
-            Ok(r) => r,
-            Err(e) => return Round::Failed(e.fail()),
-        },
-    };
-    if let Some(r) = &rewound {
-        files = r.files.clone();
-        changed = r.changed.clone();
-        warnings.push(r.message.clone());
-    }
-    let shared_log = files.get(LOG_FILE).cloned().unwrap_or_default();
-    let pending = snapshot::undelivered(&read_outbox(ctx), &shared_log);
-    if !pending.is_empty() {
-        let log = snapshot::log_with(&shared_log, &pending);
-        files.insert(LOG_FILE.to_string(), log.clone());
-        changed.insert(LOG_FILE.to_string(), log);
-    }
-    let base_texts = snapshot::texts(&files);
-    let base_facts = shared_facts(ctx, remote, &base_texts);
-    let provisional = read_provisional(ctx);
-    let mut offered = OfferedClaims::default();
-    if !provisional.is_empty() {
-        let claims;
-        (claims, offered) = offer_provisional(ctx, remote, &files, &base_facts, &provisional);
-        if let Some(claims) = claims {
-            files.insert(CLAIMS_MD.to_string(), claims.clone());
-            changed.insert(CLAIMS_MD.to_string(), claims);
-        }
-        if !offered.log.is_empty() {
-            let text =
-                snapshot::log_with(files.get(LOG_FILE).map_or("", String::as_str), &offered.log);
-            files.insert(LOG_FILE.to_string(), text.clone());
-            changed.insert(LOG_FILE.to_string(), text);
-        }
-        warnings.extend(offered.said.iter().cloned());
-    }
-    let base_texts = snapshot::texts(&files);
-    let mut outcomes = Vec::with_capacity(jobs.len());
-    let mut refused_on_base = Vec::new();
-    let mut done = Vec::new();
-    for (i, job) in jobs.iter().enumerate() {
-        let Some(request) = &job.request else {
-            outcomes.push(Outcome::default());
-            continue;
-        };
-        let texts = snapshot::texts(&files);
-        let mut facts = base_facts.clone();
-        facts.now = DateTime::from_timestamp_millis(job.now_ms).unwrap_or(facts.now);
-        let outcome = match ops::plan(&texts, &facts, &job.session, request) {
-            Ok(plan) if plan.noop => planned(&plan, false),
-            Ok(plan) => match snapshot::apply_plan(&files, &plan, &job.extra_log) {
-                Ok(new) => {
-                    done.push(format!("{} {} by {}", plan.op, plan.task, plan.session));
-                    files.extend(new.clone());
-                    changed.extend(new);
-                    planned(&plan, true)
-                }
-                Err(e) => Outcome::from_fail(&Fail::env(format!(
-                    "internal error applying a plan's edits: {e}"
-                ))),
-            },
-            Err(refusal) => {
-                let outcome = Outcome::from_fail(&crate::cmd::mutate::refused(refusal));
-                // Refused on the remote's state alone, not only after this round's other jobs?
-                if ops::plan(&base_texts, &facts, &job.session, request).is_err() {
-                    refused_on_base.push((i, outcome.clone()));
-                }
-                outcome
-            }
-        };
-        outcomes.push(outcome);
-    }
-    if trusted.is_some() && outcomes.iter().any(|o| o.code != 0 || !o.changed) {
-        return Round::Stale;
-    }
-    let mut pushed = None;
-    let commit_id = if changed.is_empty() {
-        settle_provisional(ctx, &provisional, &offered);
-        if rewound.is_some() {
-            let _ = git::run(dir, &["update-ref", "-d", BEFORE_REWIND]);
-        }
-        snapshot.commit.clone()
-    } else {
-        let message = match done.as_slice() {
-            [] => format!("rail: log lines recorded on {}", crate::lock::hostname()),
-            [one] => format!("rail: {one}"),
-            many => format!("rail: {} operations\n\n{}", many.len(), many.join("\n")),
-        };
-        let message = match &rewound {
-            Some(r) => format!("{message}\n\n{}", r.message),
-            None => message,
-        };
-        let merged = rewound.as_ref().map(|r| r.seen.as_str());
-        let new = match commit(dir, snapshot.commit.as_deref(), merged, &changed, &message) {
-            Ok(c) => c,
-            Err(e) => return Round::Failed(e.fail()),
-        };
-        match push(dir, remote, &new, trusted, deadline) {
-            Ok(Pushed::Done) => {
-                let _ = git::run(dir, &["update-ref", FETCHED, &new]);
-                pushed = Some(new.clone());
-                settle_provisional(ctx, &provisional, &offered);
-                if rewound.is_some() {
-                    let _ = git::run(dir, &["update-ref", "-d", BEFORE_REWIND]);
-                }
-                Some(new)
-            }
-            Ok(Pushed::Rejected) if trusted.is_some() => return Round::Stale,
-            Ok(Pushed::Rejected) => return Round::Rejected(refused_on_base),
-            Err(e) => return Round::Failed(e.fail()),
-        }
-    };
-    mark_synced(ctx);
-    let state = Snapshot {
-        commit: commit_id,
-        files,
-        foreign: snapshot.foreign.clone(),
-    };
-    // The operations are done on the remote; a local mirror problem is only a warning for them,
-    // but it is what a sync was asked for.
-    let mirrored = mirror(ctx, &state);
-    for (job, outcome) in jobs.iter().zip(outcomes.iter_mut()) {
-        outcome.warnings.extend(warnings.iter().cloned());
-        match (&job.request, &mirrored) {
-            (None, Ok(())) => {
-                outcome.text = format!(
-                    "synced the shared rail from {remote} ({} files{})",
-                    state.files.len(),
-                    state
-                        .commit
-                        .as_deref()
-                        .map(|c| format!(", {}", &c[..c.len().min(12)]))
-                        .unwrap_or_default()
-                );
-                outcome.json = Some(serde_json::json!({
-                    "ok": true, "remote": remote, "commit": state.commit, "files": state.files.len()
-                }));
-            }
-            (None, Err(f)) => *outcome = Outcome::from_fail(f),
-            (Some(_), Err(f)) if outcome.code == 0 && outcome.changed => {
-                outcome.warnings.push(format!(
-                    "done on {remote}, but the local copy was not updated: {}",
-                    f.message
-                ))
-            }
-            _ => {}
-        }
-    }
-    Round::Done(outcomes, pushed)
-}
-
 /// The states this machine last saw of the shared rail: the state kept when an earlier round
 /// found the remote rewound and did not finish merging it back, and the fetched ref. One git
 /// process.
-fn seen_states(dir: &Path) -> Seen {
+pub fn seen_states(dir: &Path) -> Seen {
     let out = git::run(
         dir,
         &[
@@ -909,27 +773,27 @@ fn seen_states(dir: &Path) -> Seen {
     seen
 }
 
-#[derive(Default)]
-struct Seen {
-    kept: Option<String>,
-    fetched: Option<String>,
+#[derive(Clone, Debug, Default)]
+pub struct Seen {
+    pub kept: Option<String>,
+    pub fetched: Option<String>,
 }
 
 /// A remote found rewound, merged with the state this machine had seen.
-struct Rewound {
+pub struct Rewound {
     /// The seen state's commit (the merge's second parent).
-    seen: String,
-    files: BTreeMap<String, String>,
-    changed: BTreeMap<String, String>,
+    pub seen: String,
+    pub files: BTreeMap<String, String>,
+    pub changed: BTreeMap<String, String>,
     /// What the requester is told and the commit message says.
-    message: String,
+    pub message: String,
 }
 
 /// Whether the fetched state no longer contains what this machine saw before (`seen`): then the
 /// two are merged with the rail's merge rules (core's [`snapshot::rejoin`]) from their common
 /// ancestor, every claim dropped is logged with the one kept, and the seen state is kept under
 /// [`BEFORE_REWIND`] until the merge is pushed.
-fn rewind(
+pub fn rewind(
     ctx: &Ctx,
     dir: &Path,
     remote: &str,
@@ -1022,7 +886,7 @@ fn provisional_path(ctx: &Ctx) -> Option<PathBuf> {
 }
 
 /// The provisional claims waiting to be offered, one claims.md line each.
-fn read_provisional(ctx: &Ctx) -> Vec<String> {
+pub fn read_provisional(ctx: &Ctx) -> Vec<String> {
     provisional_path(ctx)
         .and_then(|p| crate::railfile::read_text(&p).ok().flatten())
         .map(|t| {
@@ -1060,16 +924,16 @@ fn clear_provisional(ctx: &Ctx, offered: &[String]) {
 /// What offering the provisional claims gives: the log lines, the messages, and the notices for
 /// the sessions that lost theirs (left for them once the round is on the remote).
 #[derive(Default)]
-struct OfferedClaims {
-    log: Vec<String>,
-    said: Vec<String>,
+pub struct OfferedClaims {
+    pub log: Vec<String>,
+    pub said: Vec<String>,
     lost: Vec<rail_core::agent::notice::Notice>,
 }
 
 /// Offers the provisional claims to the shared state (core's [`snapshot::offer`]): the new
 /// claims.md if it changed, and the log lines, messages and notices for each claim, a lost one
 /// naming its holder.
-fn offer_provisional(
+pub fn offer_provisional(
     ctx: &Ctx,
     remote: &str,
     files: &BTreeMap<String, String>,
@@ -1123,7 +987,7 @@ fn offer_provisional(
 
 /// The provisional claims are settled on the remote: they leave the record, and a session that
 /// lost one finds the notice at its next hook call.
-fn settle_provisional(ctx: &Ctx, provisional: &[String], offered: &OfferedClaims) {
+pub fn settle_provisional(ctx: &Ctx, provisional: &[String], offered: &OfferedClaims) {
     clear_provisional(ctx, provisional);
     if let Some(repo) = &ctx.repo {
         for lost in &offered.lost {
@@ -1191,7 +1055,7 @@ pub fn planned(plan: &Plan, changed: bool) -> Outcome {
 
 /// How long after this machine's own accepted push a round may plan on it without fetching
 /// (`RAIL_SHARED_TRUST_MS`, 0: always fetch first). A wrong guess costs one rejected push.
-fn shared_trust() -> Duration {
+pub fn shared_trust() -> Duration {
     std::env::var("RAIL_SHARED_TRUST_MS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -1199,7 +1063,7 @@ fn shared_trust() -> Duration {
         .unwrap_or(Duration::from_secs(30))
 }
 
-fn shared_timeout() -> Duration {
+pub fn shared_timeout() -> Duration {
     std::env::var("RAIL_SHARED_TIMEOUT_MS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -1246,7 +1110,7 @@ fn stamp_path(ctx: &Ctx) -> Option<PathBuf> {
     ctx.repo.as_ref().map(|r| r.common_dir.join(SYNCED_STAMP))
 }
 
-fn mark_synced(ctx: &Ctx) {
+pub fn mark_synced(ctx: &Ctx) {
     if let Some(p) = stamp_path(ctx) {
         let _ = std::fs::write(p, Utc::now().to_rfc3339());
     }
@@ -1267,7 +1131,7 @@ fn outbox_path(ctx: &Ctx) -> Option<PathBuf> {
     crate::gitguard::git_dir_of(&ctx.rail.root).map(|d| d.join("rail").join(OUTBOX))
 }
 
-fn read_outbox(ctx: &Ctx) -> String {
+pub fn read_outbox(ctx: &Ctx) -> String {
     outbox_path(ctx)
         .and_then(|p| std::fs::read_to_string(p).ok())
         .unwrap_or_default()
@@ -1453,7 +1317,10 @@ pub fn init_remote(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
                 .map_err(RemoteError::fail)?;
             match push(&dir, remote, &new, None, deadline).map_err(RemoteError::fail)? {
                 Pushed::Done => done.push(format!("published the rail to {remote} {REF}")),
-                Pushed::Rejected => done.push(format!("{remote} already has a shared rail")),
+                // `push` turns a declined push into its error.
+                Pushed::Rejected | Pushed::Declined(_) => {
+                    done.push(format!("{remote} already has a shared rail"))
+                }
             }
         }
     }

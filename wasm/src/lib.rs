@@ -64,6 +64,32 @@ fn arg<T: DeserializeOwned>(name: &str, value: JsValue) -> Result<T, JsError> {
 
 /// Decodes a string argument. Checked here rather than by wasm-bindgen's glue, so a wrong type
 /// gives this crate's error instead of whatever the glue happens to do with it.
+/// An argument that must be an array of `[string, string]` pairs, read without serde (its
+/// generic sequence reading costs the module kilobytes for two lists of file names and texts).
+fn pairs_arg(name: &str, value: JsValue) -> Result<Vec<(String, String)>, JsError> {
+    let bad = || fail(name, "expected an array of [string, string] pairs");
+    if !js_sys::Array::is_array(&value) {
+        return Err(bad());
+    }
+    js_sys::Array::from(&value)
+        .iter()
+        .map(|pair| {
+            if !js_sys::Array::is_array(&pair) {
+                return Err(bad());
+            }
+            let pair = js_sys::Array::from(&pair);
+            match (
+                pair.length(),
+                pair.get(0).as_string(),
+                pair.get(1).as_string(),
+            ) {
+                (2, Some(a), Some(b)) => Ok((a, b)),
+                _ => Err(bad()),
+            }
+        })
+        .collect()
+}
+
 fn text_arg(name: &str, value: JsValue) -> Result<String, JsError> {
     text_in::text_from_js(&value).ok_or_else(|| fail(name, "expected a string"))
 }
@@ -323,18 +349,21 @@ pub fn ask_git_env() -> Result<JsValue, JsError> {
     ret(&rail_core::formats::gitdir::ASK_GIT_ENV)
 }
 
-/// A session's guard mark (a file of `<git common dir>/rail/seen/`, named `fileName`, holding
-/// `text`): whose it is and which agent's hook was seen when; `null` for a damaged mark or
-/// one under another session's name.
-#[wasm_bindgen(js_name = hookMark, unchecked_return_type = "Mark | null")]
-pub fn hook_mark(
-    #[wasm_bindgen(unchecked_param_type = "string")] file_name: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+/// Every session's guard mark (core `heartbeat::collect`): `own` holds this machine's mark
+/// files (`<git common dir>/rail/seen/`) as `[fileName, text]`, `shared` other machines'
+/// shared marks (`<git common dir>/rail/seen-shared/`) as `[machine, text]`. A damaged mark, or
+/// one under another session's name, counts as none; a session's newest mark wins.
+#[wasm_bindgen(js_name = hookMarks, unchecked_return_type = "Record<string, HookSeen>")]
+pub fn hook_marks(
+    #[wasm_bindgen(unchecked_param_type = "Array<[string, string]>")] own: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Array<[string, string]>")] shared: JsValue,
 ) -> Result<JsValue, JsError> {
-    let file_name = text_arg("fileName", file_name)?;
-    let text = text_arg("text", text)?;
-    ret(&rail_core::agent::heartbeat::read(&file_name, &text)
-        .map(|(session, seen)| rail_core::agent::heartbeat::Mark { session, seen }))
+    let own = pairs_arg("own", own)?;
+    let shared = pairs_arg("shared", shared)?;
+    ret(&rail_core::agent::heartbeat::collect(
+        own.iter().map(|(a, b)| (a.as_str(), b.as_str())),
+        shared.iter().map(|(a, b)| (a.as_str(), b.as_str())),
+    ))
 }
 
 /// Is `path` (relative to the rail directory) one of the rail's own files (claims.md and its

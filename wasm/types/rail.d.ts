@@ -201,7 +201,11 @@ host?: string, };
 
 export type HookUnanalysed = "warn" | "deny";
 
-export type HostConstants = { claims_md: string, claims_dir: string, log_file: string, config_file: string, journal: string, lock_name: string, max_rail_bytes: number, exit: ExitCodes, };
+export type HostConstants = { claims_md: string, claims_dir: string, log_file: string, config_file: string, journal: string, lock_name: string, max_rail_bytes: number, exit: ExitCodes, 
+/**
+ * Guard marks: where and how much (`agent::heartbeat`).
+ */
+marks: MarkFiles, };
 
 export type Located = { file: string, code: Code, severity: Severity, message: string, span: Span, range: Range, line: number, column: number, };
 
@@ -245,6 +249,8 @@ export type Loser = { task: string, kept_session: string, lost_session: string,
 lost_line: string, };
 
 export type Mark = { session: string, seen: HookSeen, };
+
+export type MarkFiles = { dir: string, shared_dir: string, max_files: number, max_bytes: number, max_shared_bytes: number, };
 
 export type MarkedSide = { 
 /**

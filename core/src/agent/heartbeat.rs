@@ -90,6 +90,37 @@ pub fn parse(text: &str) -> Option<(String, HookSeen)> {
     ))
 }
 
+/// The folder of `<git common dir>/rail/` a machine's marks are kept in, one file a session.
+pub const MARKS_DIR: &str = "seen";
+/// The folder of `<git common dir>/rail/` other machines' shared marks are kept in (a shared
+/// rail), one file a machine.
+pub const SHARED_MARKS_DIR: &str = "seen-shared";
+/// More mark files than this are not read (a board stays cheap whatever is put there).
+pub const MAX_MARK_FILES: usize = 1000;
+/// A mark file larger than this is not read.
+pub const MAX_MARK_BYTES: u64 = 4096;
+/// A machine's shared marks larger than this are not read.
+pub const MAX_SHARED_BYTES: u64 = MAX_SHARED as u64 * 512;
+
+/// Where hosts find the marks, and how much of them they read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct MarkFiles {
+    pub dir: &'static str,
+    pub shared_dir: &'static str,
+    pub max_files: usize,
+    pub max_bytes: u64,
+    pub max_shared_bytes: u64,
+}
+
+pub const MARK_FILES: MarkFiles = MarkFiles {
+    dir: MARKS_DIR,
+    shared_dir: SHARED_MARKS_DIR,
+    max_files: MAX_MARK_FILES,
+    max_bytes: MAX_MARK_BYTES,
+    max_shared_bytes: MAX_SHARED_BYTES,
+};
+
 /// The most marks one machine shares, newest first (a board stays cheap whatever a machine
 /// puts there).
 pub const MAX_SHARED: usize = 1000;
@@ -123,6 +154,33 @@ pub fn parse_machine(machine: &str, text: &str) -> Vec<(String, HookSeen)> {
         .collect()
 }
 
+/// How much newer a session's mark must be than the one a machine last shared before it is
+/// shared again: every hook call moves a mark's time, and a push per hook call would be a
+/// commit per tool call. A board then shows another machine's mark up to this much older than
+/// it is.
+pub const SHARE_EVERY_SECS: i64 = 300;
+
+/// Whether a machine's own marks (`marks`) say something its last shared text (`published`,
+/// [`render_machine`]'s; `None`: never shared) does not: a session, agent or version it did not
+/// name, or a session seen [`SHARE_EVERY_SECS`] later than it says.
+pub fn worth_sharing(published: Option<&str>, marks: &BTreeMap<String, HookSeen>) -> bool {
+    let shared: BTreeMap<String, HookSeen> = published
+        .map(|text| parse_machine("", text).into_iter().collect())
+        .unwrap_or_default();
+    marks
+        .iter()
+        .filter(|(_, seen)| seen.host.is_none())
+        .take(MAX_SHARED)
+        .any(|(session, seen)| match shared.get(session) {
+            None => true,
+            Some(old) => {
+                old.agent != seen.agent
+                    || old.version != seen.version
+                    || (seen.at - old.at).num_seconds() >= SHARE_EVERY_SECS
+            }
+        })
+}
+
 /// Adds another machine's marks to `marks`: a session's newest mark wins (this machine's on a
 /// tie), so a board shows where a session's agent was last seen running Rail's hook.
 pub fn merge(marks: &mut BTreeMap<String, HookSeen>, shared: Vec<(String, HookSeen)>) {
@@ -134,6 +192,25 @@ pub fn merge(marks: &mut BTreeMap<String, HookSeen>, shared: Vec<(String, HookSe
             }
         }
     }
+}
+
+/// Every session's last mark, from the files a host read: `own`, this machine's mark files
+/// (file name, text; [`read`]), and `shared`, other machines' shared marks (machine, text;
+/// [`parse_machine`]); a session's newest mark wins, this machine's on a tie.
+pub fn collect<'a>(
+    own: impl IntoIterator<Item = (&'a str, &'a str)>,
+    shared: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> BTreeMap<String, HookSeen> {
+    let mut marks = BTreeMap::new();
+    for (name, text) in own {
+        if let Some((session, seen)) = read(name, text) {
+            marks.insert(session, seen);
+        }
+    }
+    for (machine, text) in shared {
+        merge(&mut marks, parse_machine(machine, text));
+    }
+    marks
 }
 
 /// A mark as found on disk: its session and what was seen, when the file's name is that
@@ -296,5 +373,42 @@ mod tests {
             })
             .collect();
         assert_eq!(parse_machine("m", &many).len(), MAX_SHARED);
+    }
+
+    /// A machine shares its marks again only when they say something new: a new session, agent
+    /// or version, or a session seen five minutes after its shared mark.
+    #[test]
+    fn marks_are_shared_again_only_when_they_say_something_new() {
+        let seen = |agent: &str, t: &str| HookSeen {
+            agent: agent.into(),
+            version: None,
+            at: at(t),
+            host: None,
+        };
+        let mut marks = BTreeMap::new();
+        marks.insert("web".to_string(), seen("claude", "2026-12-03T14:00:00Z"));
+        assert!(worth_sharing(None, &marks));
+        let published = render_machine(&marks);
+        assert!(!worth_sharing(Some(&published), &marks));
+        marks.insert("web".to_string(), seen("claude", "2026-12-03T14:04:59Z"));
+        assert!(!worth_sharing(Some(&published), &marks));
+        marks.insert("web".to_string(), seen("claude", "2026-12-03T14:05:00Z"));
+        assert!(worth_sharing(Some(&published), &marks));
+        marks.insert("web".to_string(), seen("codex", "2026-12-03T14:00:00Z"));
+        assert!(worth_sharing(Some(&published), &marks));
+        let mut two = BTreeMap::new();
+        two.insert("web".to_string(), seen("claude", "2026-12-03T14:00:00Z"));
+        two.insert("auth".to_string(), seen("claude", "2026-12-03T14:00:00Z"));
+        assert!(worth_sharing(Some(&published), &two));
+        // Another machine's marks are not this machine's to share.
+        let mut theirs = BTreeMap::new();
+        theirs.insert(
+            "ops".to_string(),
+            HookSeen {
+                host: Some("b".into()),
+                ..seen("claude", "2026-12-03T14:00:00Z")
+            },
+        );
+        assert!(!worth_sharing(None, &theirs));
     }
 }

@@ -56,6 +56,8 @@ pub struct HostConstants {
     pub lock_name: &'static str,
     pub max_rail_bytes: u64,
     pub exit: ExitCodes,
+    /// Guard marks: where and how much (`agent::heartbeat`).
+    pub marks: crate::agent::heartbeat::MarkFiles,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -82,6 +84,7 @@ pub fn host_constants() -> HostConstants {
             bad_input: exit::BAD_INPUT,
             environment: exit::ENVIRONMENT,
         },
+        marks: crate::agent::heartbeat::MARK_FILES,
     }
 }
 

@@ -42,35 +42,36 @@ export async function baseFacts(loc: RailLocation, opts: FactOptions): Promise<F
   return facts;
 }
 
-/** More marks than this are not read (as `rail board` reads them: cli/src/heartbeat.rs). */
-const MAX_MARKS = 1000;
-const MAX_MARK_BYTES = 4096;
-
 /**
  * Guard status: the mark each Rail hook call leaves for its session in `<common dir>/rail/seen/`,
- * read by core (`hookMark`: a damaged mark, or one under another session's name, counts as none).
+ * and on a shared rail the other machines' marks `rail` keeps from its fetches in
+ * `<common dir>/rail/seen-shared/<machine>`, read by core (`hookMarks`: a damaged mark, or one
+ * under another session's name, counts as none; a session's newest mark wins). Where they are and
+ * how much of them is read are core's, as `rail board` reads them.
  */
 export function hookMarks(commonDir: string): Record<string, HookSeen> {
-  const dir = path.join(commonDir, 'rail', 'seen');
-  const out: Record<string, HookSeen> = {};
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir).slice(0, MAX_MARKS);
-  } catch {
-    return out;
-  }
-  for (const name of names) {
-    const file = path.join(dir, name);
+  const limits = core().constants().marks;
+  const read = (folder: string, max: number): Array<[string, string]> => {
+    const dir = path.join(commonDir, 'rail', folder);
+    let names: string[];
     try {
-      const st = fs.lstatSync(file);
-      if (!st.isFile() || st.size > MAX_MARK_BYTES) continue;
-      const mark = core().hookMark(name, fs.readFileSync(file, 'utf8'));
-      if (mark) out[mark.session] = mark.seen;
+      names = fs.readdirSync(dir).filter((n) => !n.startsWith('.'));
     } catch {
-      // A mark removed or unreadable meanwhile is no mark.
+      return [];
     }
-  }
-  return out;
+    const out: Array<[string, string]> = [];
+    for (const name of names.slice(0, limits.max_files)) {
+      const file = path.join(dir, name);
+      try {
+        const st = fs.lstatSync(file);
+        if (st.isFile() && st.size <= max) out.push([name, fs.readFileSync(file, 'utf8')]);
+      } catch {
+        // A mark removed or unreadable meanwhile is no mark.
+      }
+    }
+    return out;
+  };
+  return core().hookMarks(read(limits.dir, limits.max_bytes), read(limits.shared_dir, limits.max_shared_bytes));
 }
 
 /**

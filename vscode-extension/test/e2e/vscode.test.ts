@@ -276,6 +276,11 @@ test('the UI: Rail container, Claim Task from the palette, the board webview, Pr
     await page.mouse.wheel(0, -2000);
     await boardTree.locator('.monaco-list-row', { hasText: 'auth-refresh' }).waitFor();
     await page.locator('.statusbar-item', { hasText: 'alice · 1 claim' }).waitFor();
+    // Guard status in the Sessions view: bob's hook was seen, alice's never.
+    const sessions = page.getByRole('tree', { name: 'Sessions' });
+    await sessions.locator('.monaco-list-row', { hasText: /bob.*guarded: claude \d+m ago/ }).waitFor();
+    await sessions.locator('.monaco-list-row', { hasText: /dave.*guarded: codex \d+m ago on laptop-b-1/ }).waitFor();
+    await sessions.locator('.monaco-list-row', { hasText: 'alice' }).filter({ hasText: 'no Rail hook seen' }).waitFor();
     await shot(page, '01-board.png');
 
     // F1 → Rail: Claim Task, answering the four input boxes.

@@ -51,6 +51,10 @@ export function makeWorkspace(parent: string, name: string): string {
     path.join(dir, 'claims.log'),
     `${iso(now, 300)} | claimed | search | carol | paths: src/search/**\n${iso(now, 10)} | claimed | auth-refresh | alice | paths: src/auth/**\n`,
   );
+  // Guard status: bob's agent ran Rail's hook two minutes ago (the mark `rail hook` leaves).
+  write(path.join(dir, '.git', 'rail', 'seen', 'bob'), `session bob\nagent claude\nversion 2.1.332\nat ${iso(now, 2)}\n`);
+  // dave's was seen on another machine of a shared rail, as `rail` keeps its fetched marks.
+  write(path.join(dir, '.git', 'rail', 'seen-shared', 'laptop-b-1'), `session dave\nagent codex\nat ${iso(now, 4)}\n\n`);
   // A station: a worktree on its own branch, sharing this rail.
   git(dir, 'worktree', 'add', '-q', '-b', 'station', path.join(parent, `${name}-station`));
   return dir;

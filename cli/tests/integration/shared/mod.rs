@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 
 use crate::common::*;
 
+mod marks;
+mod queues;
+
 struct Remote {
     dir: tempfile::TempDir,
     daemon: Option<Child>,
@@ -79,6 +82,24 @@ impl Remote {
         let mut full = vec!["--git-dir", bare.to_str().unwrap()];
         full.extend_from_slice(args);
         git_in(self.dir.path(), &full)
+    }
+
+    /// git in the bare repository, fed `input` on stdin; its stdout.
+    fn git_stdin(&self, args: &[&str], input: &[u8]) -> String {
+        use std::io::Write as _;
+        let bare = self.bare_path();
+        let mut child = Command::new("git")
+            .arg("--git-dir")
+            .arg(&bare)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "git {args:?} failed");
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     fn shared_file(&self, name: &str) -> String {
@@ -683,21 +704,7 @@ fn foreign_entries_in_the_shared_rail_are_ignored_with_one_line() {
         stream.extend_from_slice(format!("M 100644 inline stray/{i}.txt\ndata 1\nx\n").as_bytes());
     }
     stream.extend_from_slice(b"done\n");
-    let bare = remote.bare_path();
-    let mut fi = Command::new("git")
-        .args([
-            "--git-dir",
-            bare.to_str().unwrap(),
-            "fast-import",
-            "--quiet",
-            "--done",
-        ])
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write as _;
-    fi.stdin.take().unwrap().write_all(&stream).unwrap();
-    assert!(fi.wait().unwrap().success());
+    remote.git_stdin(&["fast-import", "--quiet", "--done"], &stream);
     for (m, args) in [
         (&ms[1], &["claim", "t5", "--session", "s5"][..]),
         (&ms[0], &["sync"][..]),

@@ -1,0 +1,293 @@
+//! This machine's side of the queues on a shared rail's remote (docs/shared-rail.md, "One round
+//! answers every machine"): its machine id, what it published on `refs/rail/queue/<machine>`
+//! and the timings it paces its moves by — one small state file in the exchange directory,
+//! written only by the leader, under the exchange lock — and, after a fetch, the shared ref's
+//! last commits and the other machines' queues read back in one `git cat-file` process. What
+//! they mean is core's (`rail_core::change::queue`).
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use rail_core::change::queue::{self, Commit, Op, Queue, Recorded};
+use serde::{Deserialize, Serialize};
+
+use crate::git::{Object, Objects};
+
+/// Where a fetch puts every machine's queue ref: `refs/rail/queues/<machine>`.
+pub const FETCHED_QUEUES: &str = "refs/rail/queues/";
+/// Where this machine's next queue commit is made before it is pushed.
+pub const NEW_QUEUE: &str = "refs/rail/queue-new";
+/// The machine id's file in the exchange directory.
+const MACHINE: &str = "machine";
+const STATE: &str = "queue-state.json";
+/// How long a declined queue push keeps this machine from publishing (ms).
+const DECLINED_FOR_MS: i64 = 10 * 60 * 1000;
+
+/// `RAIL_SHARED_QUEUES=off`: no queue is fetched or published and commits carry no record — a
+/// machine as Rail was before queues (an escape hatch, and how the tests play an older Rail).
+pub fn enabled() -> bool {
+    std::env::var("RAIL_SHARED_QUEUES").map_or(true, |v| v != "off" && v != "0")
+}
+
+/// This machine's id, made once (host name and random hex) and kept in `exchange_dir`.
+pub fn machine(exchange_dir: &Path) -> Result<String, String> {
+    let path = exchange_dir.join(MACHINE);
+    if let Ok(text) = fs::read_to_string(&path) {
+        let id = text.trim();
+        if queue::machine_ok(id) {
+            return Ok(id.to_string());
+        }
+    }
+    let id = queue::machine_id(&crate::lock::hostname(), &crate::sys::random_hex());
+    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+    fs::write(&tmp, format!("{id}\n"))
+        .and_then(|()| fs::rename(&tmp, &path))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(id)
+}
+
+/// What this machine remembers between rounds (and between leaders).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct State {
+    /// This machine's queue ref as it last pushed it; `None`: take the fetched copy's.
+    pub queue_tip: Option<String>,
+    /// The operations on that ref, with their bases: written before the push that publishes
+    /// them (a leader that dies in the push leaves its successor knowing they may be out).
+    pub published: Vec<Op>,
+    /// Operations whose published copy died undecided once.
+    pub died: Vec<String>,
+    /// A fetch and a push here, smoothed (ms).
+    pub fetch_ms: u64,
+    pub push_ms: u64,
+    /// When other machines' operations were last seen waiting (ms since 1970).
+    pub others_at: i64,
+    /// When the shared ref was last fetched (ms since 1970).
+    pub fetched_at: i64,
+    /// The shared ref's commit as last fetched, and since when (ms since 1970) it was.
+    pub tip: Option<String>,
+    pub tip_since: i64,
+    /// The tip last mirrored into the checkout.
+    pub mirrored: Option<String>,
+    /// When the remote last declined this machine's queue push (ms since 1970).
+    pub declined_at: i64,
+}
+
+fn smooth(old: u64, new: u64) -> u64 {
+    if old == 0 {
+        new
+    } else {
+        (old * 3 + new) / 4
+    }
+}
+
+impl State {
+    fn path(exchange_dir: &Path) -> PathBuf {
+        exchange_dir.join(STATE)
+    }
+
+    /// The state kept in `exchange_dir`; a missing or unreadable one is a fresh start (it only
+    /// paces moves and names what was published: the window bounds what a lost one costs).
+    pub fn load(exchange_dir: &Path) -> State {
+        fs::read_to_string(Self::path(exchange_dir))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    pub fn save(&self, exchange_dir: &Path) -> Result<(), String> {
+        let path = Self::path(exchange_dir);
+        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+        let text = serde_json::to_string(self).map_err(|e| e.to_string())?;
+        fs::write(&tmp, text)
+            .and_then(|()| fs::rename(&tmp, &path))
+            .map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn note_fetch(&mut self, ms: u64) {
+        self.fetch_ms = smooth(self.fetch_ms, ms);
+    }
+
+    pub fn note_push(&mut self, ms: u64) {
+        self.push_ms = smooth(self.push_ms, ms);
+    }
+
+    /// A round of fetch and push here (ms): what moves are paced by. Before any was measured,
+    /// twice the fetch, or a second.
+    pub fn round_ms(&self) -> u64 {
+        match (self.fetch_ms, self.push_ms) {
+            (0, _) => 1000,
+            (f, 0) => f * 2,
+            (f, p) => f + p,
+        }
+        .max(20)
+    }
+
+    /// The tip as fetched at `now_ms`: how long it has stood still.
+    pub fn note_tip(&mut self, tip: Option<&str>, now_ms: i64) -> u64 {
+        if self.tip.as_deref() != tip {
+            self.tip = tip.map(str::to_string);
+            self.tip_since = now_ms;
+        }
+        (now_ms - self.tip_since).max(0) as u64
+    }
+
+    pub fn can_publish(&self, now_ms: i64) -> bool {
+        now_ms - self.declined_at > DECLINED_FOR_MS
+    }
+
+    /// The published copy of operation `id`.
+    pub fn published(&self, id: &str) -> Option<&Op> {
+        self.published.iter().find(|o| o.id == id)
+    }
+}
+
+/// The shared ref's last commits (the tip first, each commit's first parent after it) and the
+/// other machines' queues, as this repository has them after a fetch.
+#[derive(Debug, Default)]
+pub struct View {
+    pub chain: Vec<Commit>,
+    pub queues: Vec<Queue>,
+    /// Queues, and operations in them, that were not read, and why.
+    pub skipped: Vec<String>,
+}
+
+impl View {
+    pub fn tip(&self) -> Option<&Commit> {
+        self.chain.first()
+    }
+}
+
+/// Reads what a round needs to know of the shared ref and the queues, for one leader: one `git
+/// cat-file` process for all its rounds, and what it read kept (a commit never changes, nor a
+/// queue commit), so a round that finds nothing new reads nothing.
+#[derive(Debug, Default)]
+pub struct Reader {
+    objects: Option<Objects>,
+    commits: std::collections::BTreeMap<String, Commit>,
+    queues: std::collections::BTreeMap<String, Result<Queue, String>>,
+}
+
+impl Reader {
+    fn objects(&mut self, dir: &Path) -> Result<&mut Objects, String> {
+        if self.objects.is_none() {
+            self.objects = Some(Objects::start(dir)?);
+        }
+        Ok(self.objects.as_mut().expect("started above"))
+    }
+
+    fn commit(&mut self, dir: &Path, id: &str) -> Result<Option<Commit>, String> {
+        if let Some(c) = self.commits.get(id) {
+            return Ok(Some(c.clone()));
+        }
+        let commit = match self.objects(dir)?.get(id, queue::MAX_MESSAGE_BYTES)? {
+            Object::Read { kind, bytes } if kind == "commit" => queue::commit_object(id, &bytes)
+                .unwrap_or(Commit {
+                    id: id.to_string(),
+                    parent: None,
+                    record: Recorded::Unreadable("not a commit".into()),
+                }),
+            Object::TooLarge { size } => Commit {
+                id: id.to_string(),
+                parent: None,
+                record: Recorded::Unreadable(format!("a commit of {size} bytes")),
+            },
+            _ => return Ok(None),
+        };
+        self.commits.insert(id.to_string(), commit.clone());
+        Ok(Some(commit))
+    }
+
+    fn queue(
+        &mut self,
+        dir: &Path,
+        machine: &str,
+        commit: &str,
+    ) -> Result<Result<Queue, String>, String> {
+        let key = format!("{machine} {commit}");
+        if let Some(q) = self.queues.get(&key) {
+            return Ok(q.clone());
+        }
+        let name = format!("{commit}:{}", queue::QUEUE_FILE);
+        let read = match self.objects(dir)?.get(&name, queue::MAX_QUEUE_BYTES)? {
+            Object::Read { bytes, .. } => {
+                queue::parse_queue(machine, &String::from_utf8_lossy(&bytes))
+            }
+            Object::TooLarge { size } => Err(format!(
+                "{size} bytes, over the {} a queue may hold",
+                queue::MAX_QUEUE_BYTES
+            )),
+            Object::Missing => Err(format!("no {} in its ref", queue::QUEUE_FILE)),
+        };
+        self.queues.insert(key, read.clone());
+        Ok(read)
+    }
+
+    /// The text of the blob `name` (`<commit>:<path>`), when it is there and at most `max`
+    /// bytes (longer, or unreadable: `None`).
+    pub fn text(&mut self, dir: &Path, name: &str, max: usize) -> Option<String> {
+        match self.objects(dir).ok()?.get(name, max).ok()? {
+            Object::Read { bytes, .. } => String::from_utf8(bytes).ok(),
+            _ => None,
+        }
+    }
+
+    /// The chain from `tip` back over the window and as far as the oldest of `bases` (at most
+    /// [`queue::CHAIN_DEPTH`] commits), and the queues of `refs` (machine, commit) other than
+    /// `me`'s.
+    pub fn view(
+        &mut self,
+        dir: &Path,
+        tip: Option<&str>,
+        refs: &[(String, String)],
+        me: &str,
+        bases: &BTreeSet<String>,
+    ) -> Result<View, String> {
+        let mut view = View::default();
+        let mut next = tip.map(str::to_string);
+        let mut missing: BTreeSet<&str> = bases.iter().map(String::as_str).collect();
+        while let Some(id) = next.take() {
+            let Some(commit) = self.commit(dir, &id)? else {
+                break;
+            };
+            missing.remove(id.as_str());
+            let more = !missing.is_empty() || view.chain.len() + 1 < queue::WINDOW;
+            if more && view.chain.len() + 1 < queue::CHAIN_DEPTH {
+                next = commit.parent.clone();
+            }
+            view.chain.push(commit);
+        }
+        let mut read = 0;
+        for (machine, commit) in refs {
+            if machine == me || !queue::machine_ok(machine) {
+                continue;
+            }
+            if read == queue::MAX_QUEUES {
+                view.skipped.push(format!(
+                    "queues past the first {} (from {machine} on)",
+                    queue::MAX_QUEUES
+                ));
+                break;
+            }
+            read += 1;
+            match self.queue(dir, machine, commit)? {
+                Ok(q) => {
+                    view.skipped
+                        .extend(q.dropped.iter().map(|d| format!("{machine}: {d}")));
+                    view.queues.push(q);
+                }
+                Err(why) => view.skipped.push(format!("{machine}: {why}")),
+            }
+        }
+        // What is no longer a ref's is forgotten (a leader of many rounds keeps only the live).
+        if self.queues.len() > refs.len() * 2 + 64 {
+            let live: BTreeSet<String> = refs.iter().map(|(m, c)| format!("{m} {c}")).collect();
+            self.queues.retain(|k, _| live.contains(k));
+        }
+        if self.commits.len() > 4 * queue::CHAIN_DEPTH {
+            self.commits.clear();
+        }
+        Ok(view)
+    }
+}
