@@ -98,7 +98,8 @@ pub struct IndexFile {
     pub tree: Vec<TreeNode>,
     /// Set when the file holds something this reader does not follow: a split index, a sparse
     /// index's directory entries, file-system monitor data, an extension git requires readers
-    /// to know, an entry name that is not UTF-8 (left out of `entries`).
+    /// to know, an entry name that is not UTF-8 (left out of `entries`) or that git would refuse
+    /// (`..`, `.git`, an empty name).
     pub asks_git: Option<&'static str>,
 }
 
@@ -173,6 +174,13 @@ pub fn read(bytes: &[u8]) -> Option<IndexFile> {
             out.asks_git = Some("a file name that is not UTF-8");
             continue;
         };
+        // git never writes such a path (its `verify_path`): a hand-made or hostile index.
+        if path
+            .split('/')
+            .any(|c| c.is_empty() || c == "." || c == ".." || c.eq_ignore_ascii_case(".git"))
+        {
+            out.asks_git = Some("an index path git would refuse");
+        }
         out.entries.push(Entry {
             path,
             ctime: (stat[0], stat[1]),
@@ -569,6 +577,17 @@ mod tests {
         let mut bytes = index_of(&e, None);
         bytes.splice(at..at, b"UNTR\0\0\0\0".iter().copied());
         assert_eq!(read(&bytes).unwrap().asks_git, None);
+        for hostile in ["../x", "a//b", "a/./b", ".git/config", "a/.GIT/b"] {
+            let index = read(&index_of(
+                &[(hostile, 0o100644, gitobject::EMPTY_BLOB)],
+                None,
+            ));
+            assert_eq!(
+                index.unwrap().asks_git,
+                Some("an index path git would refuse"),
+                "{hostile}"
+            );
+        }
     }
 
     fn entry(mode: u32, size: u32) -> Entry {
