@@ -38,6 +38,16 @@ mod on {
         }
     }
 
+    /// `RAIL_TEST_STATUS=git`: list touched files with `git status` even where Rail could read
+    /// them itself; `=explain`: say on stderr which of the two answered, and why git did.
+    pub fn status_source() -> Option<&'static str> {
+        match std::env::var("RAIL_TEST_STATUS").as_deref() {
+            Ok("git") => Some("git"),
+            Ok("explain") => Some("explain"),
+            _ => None,
+        }
+    }
+
     /// `RAIL_TEST_HOLD_MS`: keep the rail lock this long (tests kill a holder mid-operation).
     pub fn hold_lock() {
         if let Some(ms) = std::env::var("RAIL_TEST_HOLD_MS")
@@ -89,6 +99,9 @@ mod on {
     pub fn die_after_push() {}
     pub fn always_publish() -> bool {
         false
+    }
+    pub fn status_source() -> Option<&'static str> {
+        None
     }
 }
 

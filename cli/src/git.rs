@@ -1,6 +1,8 @@
 //! The git commands Rail runs: commit times for leases, changed files for scope and release,
-//! and configuration for `rail init` (reading a value goes through [`crate::gitconfig`] first).
-//! Each is one process; none runs on the claim fast path.
+//! and configuration for `rail init` (reading a value goes through [`crate::gitconfig`] first,
+//! a main checkout's uncommitted files through [`crate::gitstatus`]). Each is one process; none
+//! runs on the claim fast path, nor on a main checkout's release where Rail can read git's
+//! answer itself.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -8,6 +10,8 @@ use std::process::Command;
 
 use chrono::{DateTime, Utc};
 use rail_core::model::lease;
+
+use crate::repo::Repo;
 
 /// Runs git in `dir`; stdout on success, a readable error otherwise.
 pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
@@ -99,6 +103,25 @@ pub fn session_changes(dir: &Path, base: Option<&str>) -> Result<Vec<String>, St
     list.sort();
     list.dedup();
     Ok(list)
+}
+
+/// [`session_changes`] of `repo`'s checkout. With no base, Rail reads what `git status` would
+/// list itself where it can be sure of git's answer ([`crate::gitstatus`]), and asks git
+/// otherwise.
+pub fn session_changes_of(repo: &Repo, base: Option<&str>) -> Result<Vec<String>, String> {
+    if base.is_none() && crate::faults::status_source() != Some("git") {
+        let read = crate::gitstatus::uncommitted(repo);
+        if crate::faults::status_source() == Some("explain") {
+            match &read {
+                Ok(_) => errln!("rail: status read by rail"),
+                Err(why) => errln!("rail: status asked of git: {why}"),
+            }
+        }
+        if let Ok(files) = read {
+            return Ok(files);
+        }
+    }
+    session_changes(&repo.worktree, base)
 }
 
 /// What `rail worktree` needs to know of one worktree, from three git processes run at once.

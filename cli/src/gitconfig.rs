@@ -52,11 +52,41 @@ pub fn get(repo: Option<&Repo>, dir: &Path, key: &str) -> Option<String> {
 
 /// What the files say, or `None` where only git can tell.
 fn read(repo: Option<&Repo>, dir: &Path, key: &str) -> Option<Lookup> {
+    let key = Key::parse(key)?;
+    Some(files(repo?, dir)?.lookup(&key))
+}
+
+/// git's config files for the checkout at `dir`, read once for several keys, and where git
+/// keeps its system attributes file.
+#[derive(Debug)]
+pub struct Files {
+    texts: Vec<String>,
+    pub attr_system: Option<String>,
+}
+
+impl Files {
+    /// What the files say about `key`.
+    pub fn lookup(&self, key: &Key) -> Lookup {
+        gitconfig::lookup(self.texts.iter().map(String::as_str), key)
+    }
+
+    /// `key`'s value as git reads a boolean, `default` when unset; `None` where only git can
+    /// tell.
+    pub fn flag(&self, key: &str, default: bool) -> Option<bool> {
+        match self.lookup(&Key::parse(key)?) {
+            Lookup::Unset => Some(default),
+            Lookup::Value(v) => gitconfig::truthy(&v),
+            Lookup::Unknown(_) => None,
+        }
+    }
+}
+
+/// The files git reads for `git config` in `dir` (system, global, the common dir's `config`
+/// and, with `extensions.worktreeConfig`, `config.worktree`), or `None` where only git can tell.
+pub fn files(repo: &Repo, dir: &Path) -> Option<Files> {
     if ENV_ASK_GIT.iter().any(|v| std::env::var_os(v).is_some()) {
         return None;
     }
-    let key = Key::parse(key)?;
-    let repo = repo?;
     // Only in the main checkout is the local file plainly the common dir's.
     if !same_dir(dir, &repo.main_checkout()) {
         return None;
@@ -77,7 +107,10 @@ fn read(repo: Option<&Repo>, dir: &Path, key: &str) -> Option<Lookup> {
     if per_worktree {
         texts.push(read_file(&repo.common_dir.join("config.worktree"))?);
     }
-    Some(gitconfig::lookup(texts.iter().map(String::as_str), &key))
+    Some(Files {
+        texts,
+        attr_system: places.attr_system,
+    })
 }
 
 /// A config file's text, empty when it does not exist; `None` when it cannot be read as git
@@ -117,7 +150,15 @@ fn places(common_dir: &Path) -> Option<Places> {
     let out = git::run(common_dir, &["var", "-l"]).ok()?;
     let lines: String = out
         .lines()
-        .filter(|l| l.starts_with("GIT_CONFIG_SYSTEM=") || l.starts_with("GIT_CONFIG_GLOBAL="))
+        .filter(|l| {
+            [
+                "GIT_CONFIG_SYSTEM=",
+                "GIT_CONFIG_GLOBAL=",
+                "GIT_ATTR_SYSTEM=",
+            ]
+            .iter()
+            .any(|p| l.starts_with(p))
+        })
         .map(|l| format!("{l}\n"))
         .collect();
     // Kept even when git is too old to name them: the next command asks git config at once.
@@ -145,7 +186,7 @@ fn stamp() -> Option<String> {
         .ok()?
         .as_nanos();
     let mut s = format!(
-        "rail-git-config-places 1\t{}\t{}\t{modified}",
+        "rail-git-config-places 2\t{}\t{}\t{modified}",
         exe.display(),
         meta.len()
     );

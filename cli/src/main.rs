@@ -19,6 +19,8 @@ mod faults;
 mod git;
 mod gitconfig;
 mod gitguard;
+mod gitobjects;
+mod gitstatus;
 mod heartbeat;
 mod hint;
 mod lock;

@@ -112,7 +112,7 @@ fn touched_in(repo: Option<&Repo>, rail_root: &Path, base: Option<&str>) -> Vec<
     let base = base
         .map(str::to_string)
         .or_else(|| main_branch.filter(|m| Some(m) != own.as_ref()));
-    match git::session_changes(&repo.worktree, base.as_deref()) {
+    match git::session_changes_of(repo, base.as_deref()) {
         Ok(files) => work_files(rail_root, &repo.worktree, files),
         Err(e) => {
             errln!("rail: could not list touched files ({e}); releasing without them");

@@ -249,7 +249,7 @@ pub fn check_scope(ctx: &Ctx, args: &CheckArgs) -> Result<Checked, Fail> {
             crate::cmd::mutate::without_rail_files(
                 ctx,
                 &repo.worktree,
-                git::session_changes(&repo.worktree, base.as_deref()).map_err(Fail::env)?,
+                git::session_changes_of(repo, base.as_deref()).map_err(Fail::env)?,
             )
         }
     };

@@ -953,44 +953,6 @@ fn a_merge_never_drops_a_live_claim_for_a_stale_one() {
     }
 }
 
-/// A release in the main checkout (no base) lists what it touched (a modified tracked file, a
-/// staged new one, an untracked one) with one git process, `git status`, instead of `git diff
-/// HEAD` and `git ls-files --others` (issue 30: every release pays for each process). Counted
-/// through a `git` on PATH that logs its arguments, then runs the real git.
-#[cfg(unix)]
-#[test]
-fn a_main_checkout_release_lists_touched_files_with_one_git_process() {
-    let repo = Repo::new();
-    let bin = tempfile::tempdir().unwrap();
-    let (path, calls) = logging_git(bin.path());
-    let env = [("PATH", path.as_str()), ("RAIL_SESSION", "s")];
-    std::fs::write(repo.file("tracked.txt"), "one\n").unwrap();
-    repo.git(&["add", "tracked.txt"]);
-    repo.git(&["commit", "-qm", "tracked"]);
-    let out = repo.rail_env(&["claim", "t"], &env);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    std::fs::write(repo.file("tracked.txt"), "two\n").unwrap();
-    std::fs::write(repo.file("staged.txt"), "new\n").unwrap();
-    repo.git(&["add", "staged.txt"]);
-    std::fs::create_dir_all(repo.file("dir")).unwrap();
-    std::fs::write(repo.file("dir/untracked.txt"), "draft\n").unwrap();
-    let _ = std::fs::remove_file(&calls);
-    let out = repo.rail_env(&["release", "t"], &env);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let log = repo.read("claims.log");
-    assert!(
-        log.contains("| released | t | s | touched: dir/untracked.txt, staged.txt, tracked.txt"),
-        "{log}"
-    );
-    // And nothing else: `rail.remote` is read from git's files (see the test below).
-    let calls = std::fs::read_to_string(&calls).unwrap_or_default();
-    assert_eq!(
-        calls.lines().count(),
-        1,
-        "git processes of a release: {calls}"
-    );
-}
-
 /// `rail.remote` is read from git's own files, as git reads them, with no git process once the
 /// files' places are known (issue 30: `git config --get` ran on every command); where this reader
 /// cannot be sure (an include, config from the environment) git itself is asked. Each case is

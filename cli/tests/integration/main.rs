@@ -19,5 +19,6 @@ mod mcp;
 mod race;
 mod shared;
 mod shell;
+mod status;
 mod worktree;
 mod worktree_hook;

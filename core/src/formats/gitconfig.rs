@@ -261,6 +261,8 @@ pub struct Places {
     /// `None` when git reads no system file (`GIT_CONFIG_NOSYSTEM`).
     pub system: Option<String>,
     pub global: Vec<String>,
+    /// The system attributes file (`GIT_ATTR_SYSTEM=`); `None` when git does not say.
+    pub attr_system: Option<String>,
 }
 
 /// The places named in `git var -l` output; `None` when it names no global file (a git too old
@@ -270,6 +272,8 @@ pub fn places(var_list: &str) -> Option<Places> {
     for line in var_list.lines() {
         if let Some(p) = line.strip_prefix("GIT_CONFIG_SYSTEM=") {
             out.system = Some(p.to_string()).filter(|p| !p.is_empty());
+        } else if let Some(p) = line.strip_prefix("GIT_ATTR_SYSTEM=") {
+            out.attr_system = Some(p.to_string()).filter(|p| !p.is_empty());
         } else if let Some(p) = line.strip_prefix("GIT_CONFIG_GLOBAL=") {
             if !p.is_empty() {
                 out.global.push(p.to_string());
@@ -386,12 +390,13 @@ mod tests {
 
     #[test]
     fn git_var_names_the_places_in_order() {
-        let out = "GIT_EDITOR=vi\nGIT_CONFIG_SYSTEM=/etc/gitconfig\nGIT_CONFIG_GLOBAL=/h/.config/git/config\nGIT_CONFIG_GLOBAL=/h/.gitconfig\ncore.bare=false\n";
+        let out = "GIT_EDITOR=vi\nGIT_ATTR_SYSTEM=/etc/gitattributes\nGIT_CONFIG_SYSTEM=/etc/gitconfig\nGIT_CONFIG_GLOBAL=/h/.config/git/config\nGIT_CONFIG_GLOBAL=/h/.gitconfig\ncore.bare=false\n";
         assert_eq!(
             places(out),
             Some(Places {
                 system: Some("/etc/gitconfig".into()),
                 global: vec!["/h/.config/git/config".into(), "/h/.gitconfig".into()],
+                attr_system: Some("/etc/gitattributes".into()),
             })
         );
         assert_eq!(

@@ -5,6 +5,7 @@
 //! prior content is then their blob. Hosts read the index file's bytes and its time.
 
 use crate::agent::after::Stat;
+use crate::formats::gitobject::{self, Oid};
 
 /// One entry of git's index: what git last saw of a tracked file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,8 +31,81 @@ pub fn count(head: &[u8]) -> u32 {
 /// The stage-0 entries of an index's `bytes` under `roots` (folders relative to the worktree,
 /// `""` for all of it), in the index's order (sorted by path); `None` for bytes that are not an
 /// index of version 2 to 4 or end early. Conflicted, intent-to-add and skip-worktree entries
-/// are left out: they are not a clean file's blob.
+/// are left out: they are not a clean file's blob; so are names that are not UTF-8.
 pub fn entries(bytes: &[u8], roots: &[String]) -> Option<Vec<(String, Indexed)>> {
+    let prefixes: Vec<String> = roots.iter().map(|r| format!("{r}/")).collect();
+    let whole = roots.iter().any(String::is_empty);
+    let under = |p: &str| whole || prefixes.iter().any(|r| p.starts_with(r.as_str()));
+    let index = read(bytes)?;
+    Some(
+        index
+            .entries
+            .into_iter()
+            .filter(|e| e.stage == 0 && !e.skip_worktree && !e.intent_to_add && under(&e.path))
+            .map(|e| {
+                let indexed = Indexed {
+                    oid: gitobject::hex(&e.oid),
+                    size: e.size,
+                    mtime: e.mtime,
+                    ctime: e.ctime,
+                    ino: e.ino,
+                };
+                (e.path, indexed)
+            })
+            .collect(),
+    )
+}
+
+/// One entry of git's index, all of what git recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub path: String,
+    /// `0o100644`, `0o100755`, `0o120000` (a link) or `0o160000` (a submodule).
+    pub mode: u32,
+    pub oid: Oid,
+    pub ctime: (u32, u32),
+    pub mtime: (u32, u32),
+    pub dev: u32,
+    pub ino: u32,
+    pub uid: u32,
+    pub gid: u32,
+    pub size: u32,
+    /// 0, or 1 to 3 for the sides of a conflict.
+    pub stage: u8,
+    /// `git update-index --assume-unchanged`.
+    pub assume_valid: bool,
+    /// Outside a sparse checkout (`--skip-worktree`).
+    pub skip_worktree: bool,
+    /// `git add --intent-to-add`.
+    pub intent_to_add: bool,
+}
+
+/// One directory of the cache-tree extension (`TREE`), in the extension's pre-order: its name
+/// (the root's is empty), how many index entries it covers (negative: invalidated since it
+/// was written), how many subdirectories follow, and its tree's id while valid.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TreeNode {
+    pub name: String,
+    pub entries: i64,
+    pub subtrees: usize,
+    pub oid: Option<Oid>,
+}
+
+/// An index as read: its entries in order, its cache-tree, and what in it only git can follow.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IndexFile {
+    pub entries: Vec<Entry>,
+    pub tree: Vec<TreeNode>,
+    /// Set when the file holds something this reader does not follow: a split index, a sparse
+    /// index's directory entries, file-system monitor data, an extension git requires readers
+    /// to know, an entry name that is not UTF-8 (left out of `entries`) or that git would refuse
+    /// (`..`, `.git`, an empty name).
+    pub asks_git: Option<&'static str>,
+}
+
+/// An index file's `bytes` read as git reads them (versions 2 to 4, SHA-1 ids); `None` for
+/// bytes that are not one or end early. The trailing checksum is not verified.
+pub fn read(bytes: &[u8]) -> Option<IndexFile> {
     let be32 = |at: usize| -> Option<u32> {
         Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
     };
@@ -43,19 +117,31 @@ pub fn entries(bytes: &[u8], roots: &[String]) -> Option<Vec<(String, Indexed)>>
         return None;
     }
     let count = be32(8)? as usize;
-    let prefixes: Vec<String> = roots.iter().map(|r| format!("{r}/")).collect();
-    let whole = roots.iter().any(String::is_empty);
-    let under = |p: &str| whole || prefixes.iter().any(|r| p.starts_with(r.as_str()));
-    let mut out = Vec::new();
+    let mut out = IndexFile::default();
     let mut at = 12;
     let mut prev: Vec<u8> = Vec::new();
     for _ in 0..count {
         let word = |i: usize| be32(at + 4 * i);
-        let (cs, cn, ms, mn) = (word(0)?, word(1)?, word(2)?, word(3)?);
-        let (ino, size) = (word(5)?, word(9)?);
-        let oid = bytes.get(at + 40..at + 60)?;
+        let oid: Oid = bytes.get(at + 40..at + 60)?.try_into().ok()?;
         let flags = u16::from_be_bytes(bytes.get(at + 60..at + 62)?.try_into().ok()?);
         let extended = version >= 3 && flags & 0x4000 != 0;
+        let more = if extended {
+            u16::from_be_bytes(bytes.get(at + 62..at + 64)?.try_into().ok()?)
+        } else {
+            0
+        };
+        let stat = [
+            word(0)?,
+            word(1)?,
+            word(2)?,
+            word(3)?,
+            word(4)?,
+            word(5)?,
+            word(6)?,
+            word(7)?,
+            word(8)?,
+            word(9)?,
+        ];
         let mut p = at + 62 + if extended { 2 } else { 0 };
         let name: Vec<u8>;
         if version == 4 {
@@ -64,16 +150,17 @@ pub fn entries(bytes: &[u8], roots: &[String]) -> Option<Vec<(String, Indexed)>>
             loop {
                 let b = *bytes.get(p)?;
                 p += 1;
-                strip = (strip << 7) | usize::from(b & 0x7f);
+                strip = strip.checked_shl(7)? | usize::from(b & 0x7f);
                 if b & 0x80 == 0 {
                     break;
                 }
-                strip += 1;
+                strip = strip.checked_add(1)?;
             }
             let end = p + bytes.get(p..)?.iter().position(|b| *b == 0)?;
             let keep = prev.len().checked_sub(strip)?;
             let mut n = prev[..keep].to_vec();
             n.extend_from_slice(&bytes[p..end]);
+            prev.clone_from(&n);
             name = n;
             at = end + 1;
         } else {
@@ -83,31 +170,281 @@ pub fn entries(bytes: &[u8], roots: &[String]) -> Option<Vec<(String, Indexed)>>
             let len = end - at;
             at += (len + 8) & !7;
         }
-        prev = name.clone();
-        let stage = (flags >> 12) & 3;
-        // Conflicted, intent-to-add or skip-worktree entries: not a clean file's blob.
-        if stage != 0 || extended {
-            continue;
-        }
-        let Ok(name) = String::from_utf8(name) else {
+        let Ok(path) = String::from_utf8(name) else {
+            out.asks_git = Some("a file name that is not UTF-8");
             continue;
         };
-        if !under(&name) {
-            continue;
+        // git never writes such a path (its `verify_path`): a hand-made or hostile index.
+        if path
+            .split('/')
+            .any(|c| c.is_empty() || c == "." || c == ".." || c.eq_ignore_ascii_case(".git"))
+        {
+            out.asks_git = Some("an index path git would refuse");
         }
-        let oid: String = oid.iter().map(|b| format!("{b:02x}")).collect();
-        out.push((
-            name,
-            Indexed {
-                oid,
-                size,
-                mtime: (ms, mn),
-                ctime: (cs, cn),
-                ino,
+        out.entries.push(Entry {
+            path,
+            ctime: (stat[0], stat[1]),
+            mtime: (stat[2], stat[3]),
+            dev: stat[4],
+            ino: stat[5],
+            mode: stat[6],
+            uid: stat[7],
+            gid: stat[8],
+            size: stat[9],
+            oid,
+            stage: ((flags >> 12) & 3) as u8,
+            assume_valid: flags & 0x8000 != 0,
+            skip_worktree: more & 0x4000 != 0,
+            intent_to_add: more & 0x2000 != 0,
+        });
+    }
+    // Extensions, up to the 20-byte checksum: a signature, a size, the data.
+    let end = bytes.len().checked_sub(20)?;
+    while at < end {
+        let sig = bytes.get(at..at + 4)?;
+        let size = be32(at + 4)? as usize;
+        let data = bytes.get(at + 8..(at + 8).checked_add(size)?)?;
+        if at + 8 + size > end {
+            return None;
+        }
+        match sig {
+            b"TREE" => match cache_tree(data) {
+                Some(tree) => out.tree = tree,
+                None => out.asks_git = Some("a cache-tree this reader does not follow"),
             },
-        ));
+            b"link" => out.asks_git = Some("a split index"),
+            b"sdir" => out.asks_git = Some("a sparse index"),
+            b"FSMN" => out.asks_git = Some("file-system monitor data"),
+            // Optional extensions start with a capital: a reader may leave them.
+            [b'A'..=b'Z', ..] => {}
+            _ => out.asks_git = Some("an index extension this reader does not know"),
+        }
+        at += 8 + size;
     }
     Some(out)
+}
+
+/// The cache-tree extension's directories: name NUL, `entries subtrees` LF, then the id while
+/// `entries` is not negative.
+fn cache_tree(mut data: &[u8]) -> Option<Vec<TreeNode>> {
+    let mut out = Vec::new();
+    while !data.is_empty() {
+        let nul = data.iter().position(|b| *b == 0)?;
+        let name = std::str::from_utf8(&data[..nul]).ok()?.to_string();
+        data = &data[nul + 1..];
+        let lf = data.iter().position(|b| *b == b'\n')?;
+        let (entries, subtrees) = std::str::from_utf8(&data[..lf]).ok()?.split_once(' ')?;
+        let (entries, subtrees): (i64, usize) = (entries.parse().ok()?, subtrees.parse().ok()?);
+        data = &data[lf + 1..];
+        let oid = if entries >= 0 {
+            let oid: Oid = data.get(..20)?.try_into().ok()?;
+            data = &data[20..];
+            Some(oid)
+        } else {
+            None
+        };
+        out.push(TreeNode {
+            name,
+            entries,
+            subtrees,
+            oid,
+        });
+    }
+    Some(out)
+}
+
+/// What the host found at an entry's path (`lstat`: no link followed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// Nothing there, or a link among the folders above it (git counts the file as removed).
+    Missing,
+    Dir,
+    File(FileStat),
+    Link(FileStat),
+    /// A FIFO, a socket, a device.
+    Other,
+}
+
+/// A file's stat data, as git records it in the index (each field is compared in 32 bits).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FileStat {
+    pub size: u64,
+    /// Seconds and nanoseconds.
+    pub mtime: (i64, u32),
+    pub ctime: (i64, u32),
+    pub dev: u64,
+    pub ino: u64,
+    pub uid: u32,
+    pub gid: u32,
+    /// The permission bits (`st_mode & 0o777`).
+    pub perm: u32,
+}
+
+/// git's verdict on an entry against the file found at its path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// `git status` does not list it.
+    Unchanged,
+    /// `git status` lists it.
+    Changed,
+    /// Only the content can tell: the file's (or link's) blob id against the entry's, as git
+    /// compares them (for a file, exact only where no attribute or `core.autocrlf` converts it).
+    CompareContent,
+    /// Something only git follows: a submodule, an entry outside a sparse checkout or marked
+    /// assume-unchanged, a mode git does not write.
+    AskGit,
+}
+
+/// How `git status` judges one index entry against what is at its path: git refreshes the
+/// index in memory (read-cache.c, `ie_match_stat` then `ie_modified`), then lists what is still
+/// not up to date. `index_mtime` is when the index file was written; `filemode` is
+/// `core.filemode` (whether the executable bit counts).
+///
+/// Stricter than git where that is safe: every stat field is compared, so a difference git
+/// would overlook only sends the file to the content comparison, whose answer is git's. An
+/// entry is racily clean when it was written in the same second as the index or later (git's
+/// test when built without nanosecond times, and a superset of it when built with them):
+/// content again. Nanoseconds count when the index recorded them.
+pub fn verdict(e: &Entry, found: &Found, index_mtime: (i64, u32), filemode: bool) -> Verdict {
+    if e.stage != 0 || e.intent_to_add {
+        return Verdict::Changed;
+    }
+    if e.skip_worktree || e.assume_valid {
+        return Verdict::AskGit;
+    }
+    let (fs, link) = match (e.mode, found) {
+        (0o160000, _) => return Verdict::AskGit,
+        (0o100644 | 0o100755 | 0o120000, Found::Missing | Found::Dir | Found::Other) => {
+            return Verdict::Changed
+        }
+        (0o100644 | 0o100755, Found::Link(_)) | (0o120000, Found::File(_)) => {
+            return Verdict::Changed
+        }
+        (0o100644 | 0o100755, Found::File(fs)) => (fs, false),
+        (0o120000, Found::Link(fs)) => (fs, true),
+        _ => return Verdict::AskGit,
+    };
+    if !link && filemode && (e.mode ^ fs.perm) & 0o100 != 0 {
+        return Verdict::Changed;
+    }
+    let ns = e.mtime.1 != 0 || e.ctime.1 != 0;
+    let same_time = |(s, n): (i64, u32), (es, en): (u32, u32)| s as u32 == es && (!ns || n == en);
+    let same = fs.size as u32 == e.size
+        && same_time(fs.mtime, e.mtime)
+        && same_time(fs.ctime, e.ctime)
+        && fs.dev as u32 == e.dev
+        && fs.ino as u32 == e.ino
+        && fs.uid == e.uid
+        && fs.gid == e.gid;
+    let racy = index_mtime.0 != 0 && index_mtime.0 <= i64::from(e.mtime.0);
+    // An entry git recorded with size 0 but a blob that is not empty was "smudged" as racily
+    // clean when the index was written: its content decides.
+    let smudged = e.size == 0 && e.oid != gitobject::EMPTY_BLOB;
+    if same && !racy && !smudged {
+        Verdict::Unchanged
+    } else if e.size != 0 && fs.size as u32 != e.size {
+        Verdict::Changed
+    } else {
+        Verdict::CompareContent
+    }
+}
+
+/// The id of the tree `git write-tree` would write from this index (the cache-tree's ids
+/// where still valid, the rest hashed here); `None` where only git can tell: a conflict, a
+/// folder holding nothing but intent-to-add entries, a name that is both a file and a folder.
+pub fn tree_id(index: &IndexFile) -> Option<Oid> {
+    let mut at = 0;
+    let cached = (!index.tree.is_empty()).then(|| cached_dir(&index.tree, &mut at));
+    write_tree(
+        &index.entries,
+        0,
+        cached.as_ref().and_then(Option::as_ref),
+        &mut |_, _| {},
+    )
+}
+
+/// Like [`tree_id`], also handing `each_dir` every folder's path (`""`, `a/`, `a/b/`) and id.
+pub fn tree_ids(index: &IndexFile, each_dir: &mut dyn FnMut(&str, Oid)) -> Option<Oid> {
+    write_tree(&index.entries, 0, None, each_dir)
+}
+
+/// The cache-tree as nested folders.
+struct CachedDir {
+    oid: Option<Oid>,
+    subdirs: Vec<(String, CachedDir)>,
+}
+
+/// The folder whose node is at `at` in the pre-order list, with its subfolders; `None` for a
+/// list that does not hold as many nodes as it says.
+fn cached_dir(nodes: &[TreeNode], at: &mut usize) -> Option<CachedDir> {
+    let node = nodes.get(*at)?;
+    *at += 1;
+    let mut subdirs = Vec::new();
+    for _ in 0..node.subtrees {
+        let name = nodes.get(*at)?.name.clone();
+        subdirs.push((name, cached_dir(nodes, at)?));
+    }
+    Some(CachedDir {
+        oid: node.oid,
+        subdirs,
+    })
+}
+
+fn write_tree(
+    entries: &[Entry],
+    prefix_len: usize,
+    cached: Option<&CachedDir>,
+    each_dir: &mut dyn FnMut(&str, Oid),
+) -> Option<Oid> {
+    if let Some(oid) = cached.and_then(|c| c.oid) {
+        return Some(oid);
+    }
+    let mut body = Vec::new();
+    let mut last = "";
+    let mut i = 0;
+    while i < entries.len() {
+        let e = &entries[i];
+        if e.stage != 0 {
+            return None;
+        }
+        let rest = e.path.get(prefix_len..)?;
+        let name = match rest.find('/') {
+            Some(slash) => {
+                let dir = &e.path[..prefix_len + slash + 1];
+                let n = entries[i..]
+                    .iter()
+                    .take_while(|x| x.path.starts_with(dir))
+                    .count();
+                let name = &rest[..slash];
+                let sub = cached.and_then(|c| c.subdirs.iter().find(|(n, _)| n == name));
+                let oid = write_tree(&entries[i..i + n], dir.len(), sub.map(|(_, d)| d), each_dir)?;
+                body.extend_from_slice(format!("40000 {name}\0").as_bytes());
+                body.extend_from_slice(&oid);
+                i += n;
+                name
+            }
+            None => {
+                i += 1;
+                if e.intent_to_add {
+                    continue;
+                }
+                body.extend_from_slice(format!("{:o} {rest}\0", e.mode).as_bytes());
+                body.extend_from_slice(&e.oid);
+                rest
+            }
+        };
+        if name == last || name.is_empty() {
+            return None;
+        }
+        last = name;
+    }
+    if body.is_empty() && prefix_len > 0 {
+        return None;
+    }
+    let oid = gitobject::id(gitobject::Kind::Tree, &body);
+    let path = entries.first().map_or("", |e| &e.path[..prefix_len]);
+    each_dir(path, oid);
+    Some(oid)
 }
 
 /// Whether the file as walked is the one git's index recorded (git's own test: the stat data,
@@ -145,6 +482,261 @@ mod tests {
             b.push(0);
         }
         b
+    }
+
+    /// A version 2 index of `(path, mode, blob)` entries (sorted by the caller) and, when
+    /// given, a cache-tree extension, with a checksum's worth of trailer.
+    fn index_of(entries: &[(&str, u32, Oid)], tree: Option<&[u8]>) -> Vec<u8> {
+        let mut b = b"DIRC".to_vec();
+        b.extend_from_slice(&2u32.to_be_bytes());
+        b.extend_from_slice(&(entries.len() as u32).to_be_bytes());
+        for (path, mode, oid) in entries {
+            let start = b.len();
+            for word in [0u32, 0, 0, 0, 0, 0, *mode, 0, 0, 0] {
+                b.extend_from_slice(&word.to_be_bytes());
+            }
+            b.extend_from_slice(oid);
+            b.extend_from_slice(&(path.len() as u16).to_be_bytes());
+            b.extend_from_slice(path.as_bytes());
+            b.push(0);
+            while !(b.len() - start).is_multiple_of(8) {
+                b.push(0);
+            }
+        }
+        if let Some(t) = tree {
+            b.extend_from_slice(b"TREE");
+            b.extend_from_slice(&(t.len() as u32).to_be_bytes());
+            b.extend_from_slice(t);
+        }
+        b.extend_from_slice(&[0; 20]);
+        b
+    }
+
+    fn oid(hex: &str) -> Oid {
+        gitobject::parse_hex(hex.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn tree_ids_are_git_write_trees() {
+        let e = gitobject::EMPTY_BLOB;
+        // `touch a d/b; chmod +x d/b; git add -A; git write-tree`, then with `a-b` too (it
+        // sorts before `a/`'s would-be place, as in a tree: the index's order is the trees').
+        let two = [("a", 0o100644, e), ("d/b", 0o100755, e)];
+        let index = read(&index_of(&two, None)).unwrap();
+        assert_eq!(
+            tree_id(&index),
+            Some(oid("20f64fb88eb7d7e601ee5741f72ca55f109d889a"))
+        );
+        let mut dirs = Vec::new();
+        tree_ids(&index, &mut |p, o| {
+            dirs.push((p.to_string(), gitobject::hex(&o)))
+        });
+        assert_eq!(
+            dirs,
+            [
+                (
+                    "d/".to_string(),
+                    "8e7e7231639f222f603535b084c897b3195d8128".to_string()
+                ),
+                (
+                    String::new(),
+                    "20f64fb88eb7d7e601ee5741f72ca55f109d889a".to_string()
+                ),
+            ]
+        );
+        let three = [
+            ("a", 0o100644, e),
+            ("a-b", 0o100644, e),
+            ("d/b", 0o100755, e),
+        ];
+        assert_eq!(
+            tree_id(&read(&index_of(&three, None)).unwrap()),
+            Some(oid("d3bcf2cb5f34c443f20a558402bfbd7065480cb8"))
+        );
+        // A valid cache-tree root is taken as it is; an invalid one is recomputed.
+        let mut ext = b"\x001 0\n".to_vec();
+        ext.extend_from_slice(&[7; 20]);
+        let cached = read(&index_of(&two, Some(&ext))).unwrap();
+        assert_eq!(tree_id(&cached), Some([7; 20]));
+        let stale = read(&index_of(&two, Some(b"\0-1 1\nd\0-1 0\n"))).unwrap();
+        assert_eq!(stale.tree.len(), 2);
+        assert_eq!(tree_id(&stale), tree_id(&index));
+        // A name that is a file and a folder at once: git's to say.
+        let both = [("a", 0o100644, e), ("a/b", 0o100644, e)];
+        assert_eq!(tree_id(&read(&index_of(&both, None)).unwrap()), None);
+        assert_eq!(tree_id(&IndexFile::default()), Some(gitobject::EMPTY_TREE));
+    }
+
+    #[test]
+    fn extensions_git_requires_are_named() {
+        let e = [("a", 0o100644, gitobject::EMPTY_BLOB)];
+        let mut bytes = index_of(&e, None);
+        let at = bytes.len() - 20;
+        bytes.splice(at..at, b"link\0\0\0\0".iter().copied());
+        assert_eq!(read(&bytes).unwrap().asks_git, Some("a split index"));
+        let mut bytes = index_of(&e, None);
+        bytes.splice(at..at, b"UNTR\0\0\0\0".iter().copied());
+        assert_eq!(read(&bytes).unwrap().asks_git, None);
+        for hostile in ["../x", "a//b", "a/./b", ".git/config", "a/.GIT/b"] {
+            let index = read(&index_of(
+                &[(hostile, 0o100644, gitobject::EMPTY_BLOB)],
+                None,
+            ));
+            assert_eq!(
+                index.unwrap().asks_git,
+                Some("an index path git would refuse"),
+                "{hostile}"
+            );
+        }
+    }
+
+    fn entry(mode: u32, size: u32) -> Entry {
+        Entry {
+            path: "f".into(),
+            mode,
+            oid: [1; 20],
+            ctime: (100, 5),
+            mtime: (100, 5),
+            dev: 1,
+            ino: 2,
+            uid: 3,
+            gid: 4,
+            size,
+            stage: 0,
+            assume_valid: false,
+            skip_worktree: false,
+            intent_to_add: false,
+        }
+    }
+
+    fn stat_of(e: &Entry, perm: u32) -> FileStat {
+        FileStat {
+            size: u64::from(e.size),
+            mtime: (i64::from(e.mtime.0), e.mtime.1),
+            ctime: (i64::from(e.ctime.0), e.ctime.1),
+            dev: 1,
+            ino: 2,
+            uid: 3,
+            gid: 4,
+            perm,
+        }
+    }
+
+    #[test]
+    fn verdicts_follow_gits_refresh() {
+        let later = (200, 0);
+        let e = entry(0o100644, 5);
+        let same = stat_of(&e, 0o644);
+        assert_eq!(
+            verdict(&e, &Found::File(same), later, true),
+            Verdict::Unchanged
+        );
+        // Written in the index's second or after: racily clean, the content decides.
+        assert_eq!(
+            verdict(&e, &Found::File(same), (100, 9), true),
+            Verdict::CompareContent
+        );
+        // Another size: changed without reading; the same size and another time: content.
+        let bigger = FileStat { size: 6, ..same };
+        assert_eq!(
+            verdict(&e, &Found::File(bigger), later, true),
+            Verdict::Changed
+        );
+        let touched = FileStat {
+            mtime: (150, 0),
+            ..same
+        };
+        assert_eq!(
+            verdict(&e, &Found::File(touched), later, true),
+            Verdict::CompareContent
+        );
+        // Nanoseconds count only when the index has them.
+        let ns = FileStat {
+            mtime: (100, 6),
+            ..same
+        };
+        assert_eq!(
+            verdict(&e, &Found::File(ns), later, true),
+            Verdict::CompareContent
+        );
+        let mut no_ns = e.clone();
+        (no_ns.mtime.1, no_ns.ctime.1) = (0, 0);
+        assert_eq!(
+            verdict(&no_ns, &Found::File(ns), later, true),
+            Verdict::Unchanged
+        );
+        // The executable bit, when core.filemode says it counts.
+        let exec = FileStat {
+            perm: 0o755,
+            ..same
+        };
+        assert_eq!(
+            verdict(&e, &Found::File(exec), later, true),
+            Verdict::Changed
+        );
+        assert_eq!(
+            verdict(&e, &Found::File(exec), later, false),
+            Verdict::Unchanged
+        );
+        // Types: a file that became a link, a folder, nothing.
+        assert_eq!(
+            verdict(&e, &Found::Link(same), later, true),
+            Verdict::Changed
+        );
+        assert_eq!(verdict(&e, &Found::Dir, later, true), Verdict::Changed);
+        assert_eq!(verdict(&e, &Found::Missing, later, true), Verdict::Changed);
+        assert_eq!(verdict(&e, &Found::Other, later, true), Verdict::Changed);
+        // A link entry against a link.
+        let l = entry(0o120000, 5);
+        assert_eq!(
+            verdict(&l, &Found::Link(stat_of(&l, 0o777)), later, true),
+            Verdict::Unchanged
+        );
+        // Smudged (size 0, a blob that is not empty): content, whatever the stat says.
+        let smudged = entry(0o100644, 0);
+        let st = stat_of(&smudged, 0o644);
+        assert_eq!(
+            verdict(&smudged, &Found::File(st), later, true),
+            Verdict::CompareContent
+        );
+        let mut empty = smudged.clone();
+        empty.oid = gitobject::EMPTY_BLOB;
+        assert_eq!(
+            verdict(&empty, &Found::File(st), later, true),
+            Verdict::Unchanged
+        );
+        // Conflicts and intent-to-add entries are listed; what only git follows is git's.
+        let conflict = Entry {
+            stage: 2,
+            ..e.clone()
+        };
+        assert_eq!(
+            verdict(&conflict, &Found::Missing, later, true),
+            Verdict::Changed
+        );
+        let ita = Entry {
+            intent_to_add: true,
+            ..e.clone()
+        };
+        assert_eq!(
+            verdict(&ita, &Found::File(same), later, true),
+            Verdict::Changed
+        );
+        let sub = entry(0o160000, 0);
+        assert_eq!(verdict(&sub, &Found::Dir, later, true), Verdict::AskGit);
+        let skip = Entry {
+            skip_worktree: true,
+            ..e.clone()
+        };
+        assert_eq!(
+            verdict(&skip, &Found::Missing, later, true),
+            Verdict::AskGit
+        );
+        let weird = entry(0o100664, 5);
+        assert_eq!(
+            verdict(&weird, &Found::File(same), later, true),
+            Verdict::AskGit
+        );
     }
 
     #[test]

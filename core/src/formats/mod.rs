@@ -6,9 +6,12 @@
 pub mod claim_file;
 pub mod claims_md;
 pub mod config;
+pub mod gitattributes;
 pub mod gitconfig;
 pub mod gitdir;
+pub mod gitignore;
 pub mod gitindex;
+pub mod gitobject;
 pub mod journal;
 pub mod jsonc;
 pub mod log;

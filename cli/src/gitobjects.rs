@@ -1,0 +1,258 @@
+//! The commit HEAD names and the trees it is made of, read from git's files without a process
+//! (for [`crate::gitstatus`]): `HEAD`, loose refs and `packed-refs`, loose objects (inflated
+//! here) and packs through their version 2 indexes, deltas applied by core's `gitobject`.
+//! `None` wherever git would have to say: a ref store other than files, replace refs, an object
+//! not found here (an alternate store, a version 1 pack index), anything malformed.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use rail_core::formats::gitobject::{self, Base, Kind, Oid};
+
+use crate::repo::Repo;
+
+/// The most a loose object or a pack entry may inflate to here (trees and commits are far
+/// smaller; a larger one is git's to read).
+const MAX_OBJECT: u64 = 64 << 20;
+/// Delta chains git writes are at most 50 deep by default.
+const MAX_DEPTH: usize = 100;
+
+/// What HEAD names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Head {
+    /// A branch with no commit yet (a new repository).
+    Unborn,
+    Commit(Oid),
+}
+
+/// HEAD of `repo`'s checkout, as `git rev-parse HEAD` would resolve it.
+pub fn head(repo: &Repo) -> Option<Head> {
+    let text = read_small(&repo.git_dir.join("HEAD"))??;
+    let mut target = match symbolic(&text) {
+        Some(name) => name,
+        None => return direct(&text).map(Head::Commit),
+    };
+    for _ in 0..5 {
+        match read_small(&repo.common_dir.join(&target))? {
+            Some(text) => match symbolic(&text) {
+                Some(next) => target = next,
+                None => return direct(&text).map(Head::Commit),
+            },
+            None => {
+                return Some(match packed_ref(&repo.common_dir, &target)? {
+                    Some(oid) => Head::Commit(oid),
+                    None => Head::Unborn,
+                })
+            }
+        }
+    }
+    None
+}
+
+/// `ref: refs/...` names another ref: a plain path under `refs/`, or `None`.
+fn symbolic(text: &str) -> Option<String> {
+    let name = text.strip_prefix("ref:")?.trim();
+    let plain = name.starts_with("refs/")
+        && name
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != ".." && !c.contains('\\'));
+    plain.then(|| name.to_string())
+}
+
+/// A ref file holding an id (and nothing but white space after it).
+fn direct(text: &str) -> Option<Oid> {
+    let text = text.trim_end();
+    gitobject::parse_hex(text.as_bytes())
+}
+
+/// `name` in `packed-refs`: `Some(None)` when it is not there (or the file is missing).
+fn packed_ref(common_dir: &Path, name: &str) -> Option<Option<Oid>> {
+    let Some(text) = read_small(&common_dir.join("packed-refs"))? else {
+        return Some(None);
+    };
+    for line in text.lines() {
+        if line.starts_with('#') || line.starts_with('^') {
+            continue;
+        }
+        let (oid, refname) = line.split_once(' ')?;
+        if refname == name {
+            return gitobject::parse_hex(oid.as_bytes()).map(Some);
+        }
+    }
+    Some(None)
+}
+
+/// A small git file's text: `Some(None)` when missing, `None` when it cannot be read plainly.
+fn read_small(path: &Path) -> Option<Option<String>> {
+    match crate::railfile::read_max(path, 1 << 20) {
+        Ok(Some((bytes, _))) => String::from_utf8(bytes).ok().map(Some),
+        Ok(None) => Some(None),
+        Err(_) => None,
+    }
+}
+
+/// The object store of a repository: loose objects and packs.
+#[derive(Debug)]
+pub struct Objects {
+    dir: PathBuf,
+    /// Each pack's index and pack file, opened on first use.
+    packs: Vec<(PathBuf, Option<(File, File)>)>,
+}
+
+impl Objects {
+    /// The store in `common_dir`; `None` when replace refs could swap an object for another.
+    pub fn open(common_dir: &Path) -> Option<Objects> {
+        let replace = common_dir.join("refs").join("replace");
+        if std::fs::read_dir(&replace).is_ok_and(|mut d| d.next().is_some()) {
+            return None;
+        }
+        if let Some(text) = read_small(&common_dir.join("packed-refs"))? {
+            if text.contains(" refs/replace/") {
+                return None;
+            }
+        }
+        let dir = common_dir.join("objects");
+        let mut packs: Vec<PathBuf> = match std::fs::read_dir(dir.join("pack")) {
+            Ok(entries) => entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "idx"))
+                .collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(_) => return None,
+        };
+        packs.sort();
+        Some(Objects {
+            dir,
+            packs: packs.into_iter().map(|p| (p, None)).collect(),
+        })
+    }
+
+    /// The tree of the commit `oid`.
+    pub fn commit_tree(&mut self, oid: &Oid) -> Option<Oid> {
+        match self.read(oid, 0)? {
+            (Kind::Commit, body) => gitobject::commit_tree(&body),
+            _ => None,
+        }
+    }
+
+    /// The entries of the tree `oid`.
+    pub fn tree(&mut self, oid: &Oid) -> Option<Vec<gitobject::TreeEntry>> {
+        match self.read(oid, 0)? {
+            (Kind::Tree, body) => gitobject::tree_entries(&body),
+            _ => None,
+        }
+    }
+
+    fn read(&mut self, oid: &Oid, depth: usize) -> Option<(Kind, Vec<u8>)> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let hex = gitobject::hex(oid);
+        let loose = self.dir.join(&hex[..2]).join(&hex[2..]);
+        match crate::railfile::read_max(&loose, MAX_OBJECT) {
+            Ok(Some((bytes, _))) => {
+                let inflated = inflate(&bytes, MAX_OBJECT as usize + 64)?;
+                let (kind, body) = gitobject::loose(&inflated)?;
+                return Some((kind, body.to_vec()));
+            }
+            Ok(None) => {}
+            Err(_) => return None,
+        }
+        for i in 0..self.packs.len() {
+            if let Some(offset) = self.find(i, oid)? {
+                return self.entry(i, offset, depth);
+            }
+        }
+        None
+    }
+
+    /// The offset of `oid` in pack `i` (`Some(None)`: not in it), by binary search over its
+    /// index's sorted ids.
+    fn find(&mut self, i: usize, oid: &Oid) -> Option<Option<u64>> {
+        let (idx_path, open) = &mut self.packs[i];
+        if open.is_none() {
+            let idx = File::open(&*idx_path).ok()?;
+            let pack = File::open(idx_path.with_extension("pack")).ok()?;
+            *open = Some((idx, pack));
+        }
+        let (idx, _) = open.as_mut()?;
+        let head = read_at(idx, 0, 8 + 256 * 4)?;
+        let (total, range) = gitobject::idx_range(&head, oid[0])?;
+        let (ids, offsets, large) = gitobject::idx_tables(total);
+        let (mut lo, mut hi) = (range.start, range.end);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let id = read_at(idx, ids + 20 * u64::from(mid), 20)?;
+            match id.as_slice().cmp(oid.as_slice()) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    let word = read_at(idx, offsets + 4 * u64::from(mid), 4)?;
+                    let small = u32::from_be_bytes(word.try_into().ok()?);
+                    if small & 0x8000_0000 == 0 {
+                        return Some(Some(u64::from(small)));
+                    }
+                    let at = large + 8 * u64::from(small & 0x7fff_ffff);
+                    let word = read_at(idx, at, 8)?;
+                    return Some(Some(u64::from_be_bytes(word.try_into().ok()?)));
+                }
+            }
+        }
+        Some(None)
+    }
+
+    /// The object at `offset` in pack `i`, its delta (if one) applied to its base.
+    fn entry(&mut self, i: usize, offset: u64, depth: usize) -> Option<(Kind, Vec<u8>)> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let (_, pack) = self.packs[i].1.as_mut()?;
+        let head = read_up_to(pack, offset, 32)?;
+        let e = gitobject::pack_entry(&head, offset)?;
+        if e.size > MAX_OBJECT {
+            return None;
+        }
+        // zlib adds at most a few bytes per 16 KiB block and a small header and trailer.
+        let room = e.size + e.size / 1000 + 64;
+        let data = read_up_to(pack, offset + e.data_at as u64, room)?;
+        let body = inflate(&data, e.size as usize)?;
+        if body.len() as u64 != e.size {
+            return None;
+        }
+        match (e.kind, e.base) {
+            (Some(kind), None) => Some((kind, body)),
+            (None, Some(Base::Offset(at))) => {
+                let (kind, base) = self.entry(i, at, depth + 1)?;
+                Some((kind, gitobject::apply_delta(&base, &body)?))
+            }
+            (None, Some(Base::Id(oid))) => {
+                let (kind, base) = self.read(&oid, depth + 1)?;
+                Some((kind, gitobject::apply_delta(&base, &body)?))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// zlib data inflated, at most `limit` bytes of it (bytes after the stream's end are left).
+fn inflate(data: &[u8], limit: usize) -> Option<Vec<u8>> {
+    miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(data, limit).ok()
+}
+
+/// Exactly `len` bytes of `file` at `at`.
+fn read_at(file: &mut File, at: u64, len: usize) -> Option<Vec<u8>> {
+    let mut buf = vec![0u8; len];
+    file.seek(SeekFrom::Start(at)).ok()?;
+    file.read_exact(&mut buf).ok()?;
+    Some(buf)
+}
+
+/// Up to `len` bytes of `file` at `at` (fewer at the file's end).
+fn read_up_to(file: &mut File, at: u64, len: u64) -> Option<Vec<u8>> {
+    let mut buf = Vec::new();
+    file.seek(SeekFrom::Start(at)).ok()?;
+    file.take(len).read_to_end(&mut buf).ok()?;
+    Some(buf)
+}
