@@ -414,7 +414,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         git(d, &["init", "-q"]);
+        // Names outside the root on both sides of it: a version 4 index compresses each name
+        // against the one before, skipped or not.
         for (p, t) in [
+            ("0/zero.txt", "0"),
             ("a/one.txt", "1"),
             ("a/b/two.txt", "2"),
             ("a/b/two-longer-name.txt", "22"),

@@ -44,10 +44,20 @@ pub fn mark(repo: &Repo, session: &str, seen: &HookSeen) {
         return;
     }
     let path = dir.join(heartbeat::file_name(session));
-    let _ = crate::railfile::write_inside(
+    let old = crate::railfile::read_max(&path, MAX_MARK_BYTES)
+        .ok()
+        .flatten()
+        .and_then(|(bytes, _)| String::from_utf8(bytes).ok());
+    if !heartbeat::worth_marking(old.as_deref(), session, seen) {
+        return;
+    }
+    // Not synced: a mark lost in a crash only makes the board's "last seen" older, and a
+    // sync is the dearest step of the write.
+    let _ = crate::railfile::write_inside_as(
         &repo.common_dir,
         &path,
         heartbeat::render(session, seen).as_bytes(),
+        false,
         false,
     );
 }

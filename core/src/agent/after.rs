@@ -287,7 +287,9 @@ pub fn message(done: &[(Violation, Done)]) -> String {
 }
 
 fn put_text(out: &mut Vec<u8>, s: &[u8]) {
-    out.extend_from_slice(format!("{}:", s.len()).as_bytes());
+    use std::io::Write;
+    // Writing into a Vec cannot fail.
+    let _ = write!(out, "{}:", s.len());
     out.extend_from_slice(s);
     out.push(b'\n');
 }
@@ -303,13 +305,19 @@ pub fn render(s: &Snapshot) -> Vec<u8> {
     for r in &s.roots {
         put_text(&mut out, r.as_bytes());
     }
+    let mut stat = String::new();
     for e in &s.entries {
         put_text(&mut out, e.path.as_bytes());
         let st = e.stat;
-        let stat = format!(
-            "{} {} {} {} {} {}",
-            st.size, st.mtime_ns, st.ctime_ns, st.ino, st.exec as u8, st.link as u8
-        );
+        stat.clear();
+        {
+            use std::fmt::Write;
+            let _ = write!(
+                stat,
+                "{} {} {} {} {} {}",
+                st.size, st.mtime_ns, st.ctime_ns, st.ino, st.exec as u8, st.link as u8
+            );
+        }
         put_text(&mut out, stat.as_bytes());
         match &e.prior {
             Prior::Bytes(b) => {

@@ -154,6 +154,25 @@ pub fn parse_machine(machine: &str, text: &str) -> Vec<(String, HookSeen)> {
         .collect()
 }
 
+/// How much newer a hook call must be than its session's mark before the mark is written again:
+/// a tool call is a hook call or two, and rewriting the file each time is most of the mark's
+/// cost. A board shows a mark up to this much older than its session's last call.
+pub const MARK_EVERY_SECS: i64 = 30;
+
+/// Whether a hook call seen as `seen` for `session` should rewrite the mark whose text is `old`
+/// (`None`: no mark yet, or none readable): when it names something the old one does not (its
+/// session, agent or version), is [`MARK_EVERY_SECS`] newer, or older (a clock set back).
+pub fn worth_marking(old: Option<&str>, session: &str, seen: &HookSeen) -> bool {
+    let Some((was, old)) = old.and_then(parse) else {
+        return true;
+    };
+    let since = (seen.at - old.at).num_seconds();
+    was != clean(session)
+        || old.agent != clean(&seen.agent)
+        || old.version != seen.version.as_deref().map(clean).filter(|v| !v.is_empty())
+        || !(0..MARK_EVERY_SECS).contains(&since)
+}
+
 /// How much newer a session's mark must be than the one a machine last shared before it is
 /// shared again: every hook call moves a mark's time, and a push per hook call would be a
 /// commit per tool call. A board then shows another machine's mark up to this much older than
@@ -377,6 +396,75 @@ mod tests {
 
     /// A machine shares its marks again only when they say something new: a new session, agent
     /// or version, or a session seen five minutes after its shared mark.
+    #[test]
+    fn a_mark_is_rewritten_only_when_it_says_something_new() {
+        let seen = |agent: &str, version: Option<&str>, t: &str| HookSeen {
+            agent: agent.into(),
+            version: version.map(str::to_string),
+            at: at(t),
+            host: None,
+        };
+        let old = render(
+            "s1",
+            &seen("claude", Some("2.1.332"), "2026-12-05T10:00:00Z"),
+        );
+        let same = |t: &str| seen("claude", Some("2.1.332"), t);
+        assert!(worth_marking(None, "s1", &same("2026-12-05T10:00:00Z")));
+        assert!(worth_marking(
+            Some("damaged"),
+            "s1",
+            &same("2026-12-05T10:00:00Z")
+        ));
+        assert!(!worth_marking(
+            Some(&old),
+            "s1",
+            &same("2026-12-05T10:00:00Z")
+        ));
+        assert!(!worth_marking(
+            Some(&old),
+            "s1",
+            &same("2026-12-05T10:00:29Z")
+        ));
+        assert!(worth_marking(
+            Some(&old),
+            "s1",
+            &same("2026-12-05T10:00:30Z")
+        ));
+        // A clock set back rewrites: the mark never claims a call later than the last one.
+        assert!(worth_marking(
+            Some(&old),
+            "s1",
+            &same("2026-12-05T09:59:59Z")
+        ));
+        assert!(worth_marking(
+            Some(&old),
+            "s2",
+            &same("2026-12-05T10:00:01Z")
+        ));
+        let t = "2026-12-05T10:00:01Z";
+        assert!(worth_marking(
+            Some(&old),
+            "s1",
+            &seen("codex", Some("2.1.332"), t)
+        ));
+        assert!(worth_marking(
+            Some(&old),
+            "s1",
+            &seen("claude", Some("2.1.333"), t)
+        ));
+        assert!(worth_marking(Some(&old), "s1", &seen("claude", None, t)));
+        // Control characters are cut as the file is written: the same call reads as the same.
+        let noisy = render(
+            "s1",
+            &seen("claude", Some("2.1\u{7}.332"), "2026-12-05T10:00:00Z"),
+        );
+        assert!(!worth_marking(
+            Some(&noisy),
+            "s1",
+            &seen("claude", Some("2.1\u{7}.332"), t)
+        ));
+    }
+
     #[test]
     fn marks_are_shared_again_only_when_they_say_something_new() {
         let seen = |agent: &str, t: &str| HookSeen {

@@ -35,13 +35,15 @@ pub fn count(head: &[u8]) -> u32 {
 pub fn entries(bytes: &[u8], roots: &[String]) -> Option<Vec<(String, Indexed)>> {
     let prefixes: Vec<String> = roots.iter().map(|r| format!("{r}/")).collect();
     let whole = roots.iter().any(String::is_empty);
-    let under = |p: &str| whole || prefixes.iter().any(|r| p.starts_with(r.as_str()));
-    let index = read(bytes)?;
+    let under = |p: &[u8]| whole || prefixes.iter().any(|r| p.starts_with(r.as_bytes()));
+    // Only the roots' names are made into entries: a snapshot of a few directories does not
+    // pay for the whole index.
+    let index = read_only(bytes, &under)?;
     Some(
         index
             .entries
             .into_iter()
-            .filter(|e| e.stage == 0 && !e.skip_worktree && !e.intent_to_add && under(&e.path))
+            .filter(|e| e.stage == 0 && !e.skip_worktree && !e.intent_to_add)
             .map(|e| {
                 let indexed = Indexed {
                     oid: gitobject::hex(&e.oid),
@@ -106,6 +108,12 @@ pub struct IndexFile {
 /// An index file's `bytes` read as git reads them (versions 2 to 4, SHA-1 ids); `None` for
 /// bytes that are not one or end early. The trailing checksum is not verified.
 pub fn read(bytes: &[u8]) -> Option<IndexFile> {
+    read_only(bytes, &|_| true)
+}
+
+/// [`read`], keeping only the entries whose name `keep` accepts (the others are passed over
+/// as they are met: no name made, none judged).
+fn read_only(bytes: &[u8], keep: &dyn Fn(&[u8]) -> bool) -> Option<IndexFile> {
     let be32 = |at: usize| -> Option<u32> {
         Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
     };
@@ -143,7 +151,7 @@ pub fn read(bytes: &[u8]) -> Option<IndexFile> {
             word(9)?,
         ];
         let mut p = at + 62 + if extended { 2 } else { 0 };
-        let name: Vec<u8>;
+        let name: &[u8];
         if version == 4 {
             // A varint of bytes to drop from the previous name, then the rest, NUL-ended.
             let mut strip: usize = 0;
@@ -157,20 +165,22 @@ pub fn read(bytes: &[u8]) -> Option<IndexFile> {
                 strip = strip.checked_add(1)?;
             }
             let end = p + bytes.get(p..)?.iter().position(|b| *b == 0)?;
-            let keep = prev.len().checked_sub(strip)?;
-            let mut n = prev[..keep].to_vec();
-            n.extend_from_slice(&bytes[p..end]);
-            prev.clone_from(&n);
-            name = n;
+            let shared = prev.len().checked_sub(strip)?;
+            prev.truncate(shared);
+            prev.extend_from_slice(&bytes[p..end]);
+            name = &prev;
             at = end + 1;
         } else {
             let end = p + bytes.get(p..)?.iter().position(|b| *b == 0)?;
-            name = bytes[p..end].to_vec();
+            name = &bytes[p..end];
             // Padded with NULs to a multiple of eight bytes.
             let len = end - at;
             at += (len + 8) & !7;
         }
-        let Ok(path) = String::from_utf8(name) else {
+        if !keep(name) {
+            continue;
+        }
+        let Ok(path) = String::from_utf8(name.to_vec()) else {
             out.asks_git = Some("a file name that is not UTF-8");
             continue;
         };

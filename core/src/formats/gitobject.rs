@@ -81,7 +81,14 @@ impl Hasher {
 
 /// An id as git prints it.
 pub fn hex(oid: &Oid) -> String {
-    oid.iter().map(|b| format!("{b:02x}")).collect()
+    // Called for every index entry a snapshot keeps: no formatter per byte.
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(oid.len() * 2);
+    for b in oid {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    out
 }
 
 /// An id from its 40 hex digits (lower case, as git writes them in refs and commits).
