@@ -79,9 +79,11 @@ export function toFacts(value: unknown): Facts {
   }
   if (value.hooks != null) {
     facts.hooks = stringMap(value.hooks, 'facts.hooks', (v: unknown, where: string) => {
-      if (!isRecord(v)) throw new InputError(`${where}: expected {agent, version?, at}`);
+      if (!isRecord(v)) throw new InputError(`${where}: expected {agent, version?, at, host?}`);
       const seen: HookSeen = { agent: str(v.agent, `${where}.agent`), at: str(v.at, `${where}.at`) };
       if (v.version !== undefined && v.version !== null) seen.version = str(v.version, `${where}.version`);
+      // Another machine's mark on a shared rail names the machine it was seen on.
+      if (v.host !== undefined && v.host !== null) seen.host = str(v.host, `${where}.host`);
       return seen;
     });
   }

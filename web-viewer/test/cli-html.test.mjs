@@ -4,7 +4,7 @@
 // board core computes from the texts and facts the CLI embedded.
 
 import { spawnSync } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import {
@@ -52,6 +52,24 @@ test('the page rail board --html writes renders the board from file://', async (
   // What a hosted merge of two branches can leave: the same task claimed twice (a conflict).
   appendFileSync(join(repo, 'claims.md'), `auth-refresh | bob | ${new Date().toISOString().slice(0, 19)}Z\n`);
   run(RAIL, ['claim', 'docs', '--session', 'carol', '--lease', '1m', '--now', '2020-01-01T00:00Z'], repo);
+  // Guard status: bob's agent ran Rail's hook here (a real hook call leaves the mark), carol's
+  // on another machine of a shared rail (its marks as a fetch keeps them), alice's nowhere.
+  const hook = spawnSync(RAIL, ['hook', 'claude'], {
+    cwd: repo,
+    env: { ...env, RAIL_SESSION: 'bob' },
+    input: JSON.stringify({
+      session_id: 'b',
+      hook_event_name: 'PreToolUse',
+      cwd: repo,
+      tool_name: 'Read',
+      tool_input: { file_path: join(repo, 'README.md') },
+    }),
+    encoding: 'utf8',
+  });
+  assert.equal(hook.status, 0, hook.stderr);
+  const sharedMarks = join(repo, '.git', 'rail', 'seen-shared');
+  mkdirSync(sharedMarks, { recursive: true });
+  writeFileSync(join(sharedMarks, 'laptop-b-1'), `session carol\nagent codex\nat ${new Date().toISOString().slice(0, 19)}Z\n\n`);
   const file = join(repo, 'board.html');
   run(RAIL, ['board', '--html', file], repo);
 
@@ -72,6 +90,15 @@ test('the page rail board --html writes renders the board from file://', async (
   await page.goto(pathToFileURL(file).href);
   await waitRender(page, 0);
   await assertShows(page, board, 'rail board --html');
+  const hookOf = (name) => board.sessions.find((x) => x.name === name)?.hook;
+  assert.equal(hookOf('bob')?.agent, 'claude', "bob's mark, from the hook call");
+  assert.equal(hookOf('carol')?.host, 'laptop-b-1', "carol's mark, shared by another machine");
+  assert.equal(hookOf('alice') ?? null, null, 'no hook seen for alice');
+  await page.keyboard.press('v');
+  await page.waitForSelector('.lane[data-session="carol"]');
+  assert.match(await page.locator('.lane[data-session="bob"] .lane-guard.guarded').innerText(), /^guarded: claude /);
+  assert.match(await page.locator('.lane[data-session="carol"] .lane-guard.guarded').innerText(), /^guarded: codex .* on laptop-b-1$/);
+  assert.match(await page.locator('.lane[data-session="alice"] .lane-guard').innerText(), /no Rail hook seen/);
   await assertClean(page, problems, 'rail board --html');
   await page.close();
 });

@@ -148,6 +148,14 @@ describe('views and themes', () => {
       document.querySelector('.lanes-body').scrollTop = 0;
     });
     await page.waitForSelector('.lane[data-session="session-a"]');
+    // Guard status per lane, as core decided it: a hook seen here, one seen on another machine
+    // of a shared rail, none.
+    assert.equal(await page.locator('.lane[data-session="session-b"] .lane-guard.guarded').innerText(), 'guarded: codex 5m ago');
+    assert.equal(
+      await page.locator('.lane[data-session="session-c"] .lane-guard.guarded').innerText(),
+      'guarded: claude 12m ago on laptop-b',
+    );
+    assert.match(await page.locator('.lane[data-session="session-a"] .lane-guard').innerText(), /no Rail hook seen/);
     const aChips = await page.locator('.lane[data-session="session-a"] .chip .chip-task').allInnerTexts();
     assert.deepEqual(aChips.sort(), ['auth-refresh', 'release-notes']);
     await page.locator('.lane[data-session="session-a"] .chip').first().click();
