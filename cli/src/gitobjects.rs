@@ -83,6 +83,72 @@ fn packed_ref(common_dir: &Path, name: &str) -> Option<Option<Oid>> {
     Some(None)
 }
 
+/// The refs named in `names` (a full name, or a folder ending in `/` for every ref under it)
+/// with their ids, sorted by name as `git for-each-ref` lists them: loose refs in the common
+/// dir `git_dir` over `packed-refs`. `None` wherever git would have to say: a ref store other
+/// than files, environment that moves the repository, a symbolic ref, a ref file or name this
+/// does not read plainly. Saves a process on every round of a shared rail.
+pub fn refs_under(git_dir: &Path, names: &[&str]) -> Option<Vec<(String, String)>> {
+    const ENV: &[&str] = &[
+        "GIT_DIR",
+        "GIT_COMMON_DIR",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_REF_PARANOIA",
+    ];
+    if ENV.iter().any(|v| std::env::var_os(v).is_some()) || git_dir.join("reftable").exists() {
+        return None;
+    }
+    let wanted = |name: &str| {
+        names.iter().any(|n| match n.strip_suffix('/') {
+            Some(_) => name.starts_with(n),
+            None => name == *n,
+        })
+    };
+    let mut found = std::collections::BTreeMap::new();
+    if let Some(text) = read_small(&git_dir.join("packed-refs"))? {
+        for line in text.lines() {
+            if line.starts_with('#') || line.starts_with('^') {
+                continue;
+            }
+            let (oid, name) = line.split_once(' ')?;
+            gitobject::parse_hex(oid.as_bytes())?;
+            if wanted(name) {
+                found.insert(name.to_string(), oid.to_string());
+            }
+        }
+    }
+    for name in names {
+        let mut stack = vec![name.trim_end_matches('/').to_string()];
+        while let Some(rel) = stack.pop() {
+            let path = git_dir.join(&rel);
+            let meta = match std::fs::symlink_metadata(&path) {
+                Ok(m) => m,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(_) => return None,
+            };
+            if meta.is_dir() {
+                for entry in std::fs::read_dir(&path).ok()? {
+                    let entry = entry.ok()?;
+                    let child = entry.file_name().into_string().ok()?;
+                    // git's own lock files beside a ref being written.
+                    if child.ends_with(".lock") {
+                        continue;
+                    }
+                    stack.push(format!("{rel}/{child}"));
+                }
+            } else if meta.is_file() && wanted(&rel) {
+                let text = read_small(&path)??;
+                let oid = text.trim_end();
+                gitobject::parse_hex(oid.as_bytes())?;
+                found.insert(rel, oid.to_string());
+            } else if !meta.is_file() {
+                return None;
+            }
+        }
+    }
+    Some(found.into_iter().collect())
+}
+
 /// A small git file's text: `Some(None)` when missing, `None` when it cannot be read plainly.
 fn read_small(path: &Path) -> Option<Option<String>> {
     match crate::railfile::read_max(path, 1 << 20) {
@@ -255,4 +321,84 @@ fn read_up_to(file: &mut File, at: u64, len: u64) -> Option<Vec<u8>> {
     file.seek(SeekFrom::Start(at)).ok()?;
     file.take(len).read_to_end(&mut buf).ok()?;
     Some(buf)
+}
+
+// They run real git: not under Wine, where the Windows build's unit tests run without it.
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@e.invalid"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn listed(d: &Path, names: &[&str]) -> Vec<(String, String)> {
+        let mut args = vec!["for-each-ref", "--format=%(refname) %(objectname)"];
+        args.extend(names);
+        git(d, &args)
+            .lines()
+            .map(|l| {
+                let (n, o) = l.split_once(' ').unwrap();
+                (n.to_string(), o.to_string())
+            })
+            .collect()
+    }
+
+    /// Refs read from the files list as `git for-each-ref` lists them: loose, packed, a loose
+    /// one over its packed copy, deleted ones gone, a lock file beside a ref passed over.
+    #[test]
+    fn refs_read_as_for_each_ref_lists_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q"]);
+        git(d, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        let one = git(d, &["rev-parse", "HEAD"]).trim().to_string();
+        git(d, &["commit", "-q", "--allow-empty", "-m", "two"]);
+        let two = git(d, &["rev-parse", "HEAD"]).trim().to_string();
+        let names = [
+            "refs/rail/fetched",
+            "refs/rail/queues/",
+            "refs/rail/seen-fetched/",
+        ];
+        let check = |step: &str| {
+            assert_eq!(
+                refs_under(&d.join(".git"), &names).as_deref(),
+                Some(&listed(d, &names)[..]),
+                "{step}"
+            );
+        };
+        check("no refs yet");
+        git(d, &["update-ref", "refs/rail/fetched", &one]);
+        git(d, &["update-ref", "refs/rail/queues/vm-b", &one]);
+        git(d, &["update-ref", "refs/rail/queues/vm-a", &two]);
+        git(d, &["update-ref", "refs/rail/queue/not-listed", &two]);
+        git(d, &["update-ref", "refs/rail/fetchedx", &two]);
+        check("loose");
+        git(d, &["pack-refs", "--all"]);
+        check("packed");
+        git(d, &["update-ref", "refs/rail/queues/vm-b", &two]);
+        git(d, &["update-ref", "refs/rail/seen-fetched/laptop", &one]);
+        git(d, &["update-ref", "-d", "refs/rail/queues/vm-a"]);
+        std::fs::write(
+            d.join(".git/refs/rail/queues/vm-c.lock"),
+            format!("{one}\n"),
+        )
+        .unwrap();
+        check("loose over packed, one deleted, a lock file");
+        // A ref this does not read plainly is git's to list.
+        std::fs::write(
+            d.join(".git/refs/rail/queues/vm-d"),
+            "ref: refs/heads/main\n",
+        )
+        .unwrap();
+        assert_eq!(refs_under(&d.join(".git"), &names), None);
+    }
 }

@@ -170,7 +170,8 @@ pub struct Reader {
 }
 
 impl Reader {
-    fn objects(&mut self, dir: &Path) -> Result<&mut Objects, String> {
+    /// The leader's one `git cat-file` process, started on first use.
+    pub fn objects(&mut self, dir: &Path) -> Result<&mut Objects, String> {
         if self.objects.is_none() {
             self.objects = Some(Objects::start(dir)?);
         }
@@ -197,6 +198,28 @@ impl Reader {
         };
         self.commits.insert(id.to_string(), commit.clone());
         Ok(Some(commit))
+    }
+
+    /// Whether `old` is `new` or one of its first parents at most `steps` commits back (then
+    /// the ref only moved on from `old`); `false` says only that this walk did not find it.
+    pub fn moved_on_from(
+        &mut self,
+        dir: &Path,
+        new: &str,
+        old: &str,
+        steps: usize,
+    ) -> Result<bool, String> {
+        let mut at = new.to_string();
+        for _ in 0..=steps {
+            if at == old {
+                return Ok(true);
+            }
+            match self.commit(dir, &at)?.and_then(|c| c.parent) {
+                Some(parent) => at = parent,
+                None => return Ok(false),
+            }
+        }
+        Ok(false)
     }
 
     fn queue(

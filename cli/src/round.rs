@@ -49,8 +49,8 @@ fn trace(what: &str) {
 }
 
 /// This machine's queue side for one leader: its id, its state, whether queues are on, and
-/// what its rounds read kept for the next (a poll that finds nothing new starts only the fetch
-/// and one `git for-each-ref`).
+/// what its rounds read kept for the next (a poll that finds nothing new starts only the fetch;
+/// the refs it brought are read from their files).
 struct Queues {
     machine: String,
     state: State,
@@ -348,10 +348,16 @@ fn round(
     let cached = q.snapshot.take().filter(|s| s.commit == fetched.commit);
     let snapshot = match cached {
         Some(s) => s,
-        None => match shared::read_commit(dir, fetched.commit.as_deref()) {
-            Ok(s) => s,
-            Err(e) => return Round::Failed(e.fail()),
-        },
+        None => {
+            let read = match q.reader.objects(dir) {
+                Ok(objects) => shared::read_commit_via(objects, dir, fetched.commit.as_deref()),
+                Err(_) => shared::read_commit(dir, fetched.commit.as_deref()),
+            };
+            match read {
+                Ok(s) => s,
+                Err(e) => return Round::Failed(e.fail()),
+            }
+        }
     };
     q.snapshot = Some(snapshot.clone());
     let mut files = snapshot.files.clone();
@@ -360,7 +366,7 @@ fn round(
     // A state this machine pushed itself cannot be a rewind of what it saw.
     let rewound = match trusted {
         Some(_) => None,
-        None => match shared::rewind(ctx, dir, remote, &seen, &snapshot) {
+        None => match shared::rewind(ctx, dir, remote, &seen, &snapshot, &mut q.reader) {
             Ok(r) => r,
             Err(e) => return Round::Failed(e.fail()),
         },

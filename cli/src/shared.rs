@@ -317,19 +317,26 @@ pub fn fetch_with(
 /// The fetched ref and (with `queues`) every machine's queue as this repository has them from
 /// its last fetch, in one process.
 pub fn listed_refs(dir: &Path, queues: bool) -> Result<Fetched, RemoteError> {
-    let listed = git::run(
-        dir,
-        &[
-            "for-each-ref",
-            "--format=%(objectname) %(refname)",
-            FETCHED,
-            crate::queues::FETCHED_QUEUES,
-            crate::heartbeat::FETCHED_REFS,
-        ],
-    )
-    .map_err(RemoteError::Git)?;
+    let names = [
+        FETCHED,
+        crate::queues::FETCHED_QUEUES,
+        crate::heartbeat::FETCHED_REFS,
+    ];
+    let listed = match refs_of(dir, &names) {
+        Some(refs) => refs,
+        None => {
+            let mut args = vec!["for-each-ref", "--format=%(objectname) %(refname)"];
+            args.extend(names);
+            let text = git::run(dir, &args).map_err(RemoteError::Git)?;
+            text.lines()
+                .filter_map(|l| l.split_once(' '))
+                .map(|(id, name)| (name.to_string(), id.to_string()))
+                .collect()
+        }
+    };
     let mut fetched = Fetched::default();
-    for (id, name) in listed.lines().filter_map(|l| l.split_once(' ')) {
+    for (name, id) in &listed {
+        let (name, id) = (name.as_str(), id.as_str());
         if name == FETCHED {
             fetched.commit = Some(id.to_string());
         } else if let Some(machine) = name.strip_prefix(crate::queues::FETCHED_QUEUES) {
@@ -343,7 +350,7 @@ pub fn listed_refs(dir: &Path, queues: bool) -> Result<Fetched, RemoteError> {
     Ok(fetched)
 }
 
-/// Reads every file of a rail commit, in two git processes.
+/// Reads every file of a rail commit, in two git processes (where [`read_commit_via`] cannot).
 pub fn read_commit(dir: &Path, commit: Option<&str>) -> Result<Snapshot, RemoteError> {
     let Some(commit) = commit else {
         return Ok(Snapshot {
@@ -421,6 +428,117 @@ pub fn read_commit(dir: &Path, commit: Option<&str>) -> Result<Snapshot, RemoteE
         files,
         foreign,
     })
+}
+
+/// [`read_commit`] through a cat-file process a leader keeps for its rounds (`objects`): the
+/// commit's tree walked in `git ls-tree -r`'s order and the rail's files read, with no process
+/// of their own (a round's `ls-tree` and `cat-file` were two of the processes that bound a
+/// busy machine's rounds). Where the objects hold what this reading does not follow (a name
+/// that is not UTF-8, an object not where the tree says), git's own listing answers.
+pub fn read_commit_via(
+    objects: &mut git::Objects,
+    dir: &Path,
+    commit: Option<&str>,
+) -> Result<Snapshot, RemoteError> {
+    let Some(id) = commit else {
+        return read_commit(dir, commit);
+    };
+    match listing_via(objects, id) {
+        Ok(Some((entries, foreign))) => {
+            let mut files = BTreeMap::new();
+            for (path, oid) in entries {
+                let limit = crate::railfile::MAX_RAIL_BYTES as usize;
+                match objects.get(&oid, limit).map_err(RemoteError::Git)? {
+                    git::Object::Read { kind, bytes } if kind == "blob" => {
+                        let text = String::from_utf8(bytes).map_err(|_| {
+                            RemoteError::Git(format!("{path} in the shared rail is not UTF-8"))
+                        })?;
+                        files.insert(path, text);
+                    }
+                    git::Object::TooLarge { size } => {
+                        return Err(RemoteError::Git(format!(
+                            "{path} in the shared rail is {size} bytes, over the {} MiB Rail reads of a rail file",
+                            limit / 1024 / 1024
+                        )))
+                    }
+                    _ => return read_commit(dir, commit),
+                }
+            }
+            Ok(Snapshot {
+                commit: Some(id.to_string()),
+                files,
+                foreign,
+            })
+        }
+        Ok(None) => read_commit(dir, commit),
+        Err(e) => Err(RemoteError::Git(e)),
+    }
+}
+
+/// The rail's files of commit `id` (path, blob id) and the other entries' paths, in `git
+/// ls-tree -r`'s order; `None` where only git can tell.
+type Listing = (Vec<(String, String)>, Vec<String>);
+
+fn listing_via(objects: &mut git::Objects, id: &str) -> Result<Option<Listing>, String> {
+    use rail_core::formats::gitobject;
+    // Deeper than any rail, and bounded whatever a tree holds.
+    const MAX_DEPTH: usize = 64;
+    const MAX_TREES: usize = 10_000;
+    let git::Object::Read { kind, bytes } = objects.get(id, 1 << 20)? else {
+        return Ok(None);
+    };
+    let tree = match (kind.as_str(), bytes.strip_prefix(b"tree ")) {
+        ("commit", Some(rest)) => rest.get(..40).and_then(gitobject::parse_hex),
+        _ => None,
+    };
+    let Some(tree) = tree else {
+        return Ok(None);
+    };
+    let (mut entries, mut foreign) = (Vec::new(), Vec::new());
+    // Depth first, each tree's entries in order: ls-tree -r's order.
+    let mut stack: Vec<(String, std::vec::IntoIter<gitobject::TreeEntry>)> = Vec::new();
+    let mut trees = 0;
+    let mut open = |oid: &gitobject::Oid| -> Result<Option<Vec<gitobject::TreeEntry>>, String> {
+        trees += 1;
+        if trees > MAX_TREES {
+            return Ok(None);
+        }
+        match objects.get(&gitobject::hex(oid), 16 << 20)? {
+            git::Object::Read { kind, bytes } if kind == "tree" => {
+                Ok(gitobject::tree_entries(&bytes))
+            }
+            _ => Ok(None),
+        }
+    };
+    let Some(root) = open(&tree)? else {
+        return Ok(None);
+    };
+    stack.push((String::new(), root.into_iter()));
+    while let Some((prefix, items)) = stack.last_mut() {
+        let Some(entry) = items.next() else {
+            stack.pop();
+            continue;
+        };
+        let path = format!("{prefix}{}", entry.name);
+        if entry.is_tree() {
+            if stack.len() >= MAX_DEPTH {
+                return Ok(None);
+            }
+            let Some(sub) = open(&entry.oid)? else {
+                return Ok(None);
+            };
+            stack.push((format!("{path}/"), sub.into_iter()));
+            continue;
+        }
+        // A gitlink (a submodule's commit) is no blob; a link's target is one, as ls-tree says.
+        let blob = entry.mode != 0o160000;
+        if !blob || rail_core::formats::rail_files::rail_data_path(&path).is_err() {
+            foreign.push(path);
+        } else {
+            entries.push((path, gitobject::hex(&entry.oid)));
+        }
+    }
+    Ok(Some((entries, foreign)))
 }
 
 /// Makes the commit for `files` on top of `parent` (with `git fast-import`, on a private ref).
@@ -752,25 +870,41 @@ fn rail_key(ctx: &Ctx) -> PathBuf {
 /// found the remote rewound and did not finish merging it back, and the fetched ref. One git
 /// process.
 pub fn seen_states(dir: &Path) -> Seen {
-    let out = git::run(
-        dir,
-        &[
-            "for-each-ref",
-            "--format=%(refname) %(objectname)",
-            FETCHED,
-            BEFORE_REWIND,
-        ],
-    )
-    .unwrap_or_default();
+    let listed = refs_of(dir, &[FETCHED, BEFORE_REWIND]).unwrap_or_else(|| {
+        git::run(
+            dir,
+            &[
+                "for-each-ref",
+                "--format=%(refname) %(objectname)",
+                FETCHED,
+                BEFORE_REWIND,
+            ],
+        )
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(name, id)| (name.to_string(), id.to_string()))
+        .collect()
+    });
     let mut seen = Seen::default();
-    for line in out.lines() {
-        match line.split_once(' ') {
-            Some((BEFORE_REWIND, id)) => seen.kept = Some(id.to_string()),
-            Some((FETCHED, id)) => seen.fetched = Some(id.to_string()),
+    for (name, id) in listed {
+        match name.as_str() {
+            BEFORE_REWIND => seen.kept = Some(id),
+            FETCHED => seen.fetched = Some(id),
             _ => {}
         }
     }
     seen
+}
+
+/// Refs of the repository whose checkout is `dir` read from its files (`None`: git's to say,
+/// also for a checkout whose `.git` is not its repository's folder).
+fn refs_of(dir: &Path, names: &[&str]) -> Option<Vec<(String, String)>> {
+    let git_dir = dir.join(".git");
+    if !std::fs::symlink_metadata(&git_dir).ok()?.is_dir() {
+        return None;
+    }
+    crate::gitobjects::refs_under(&git_dir, names)
 }
 
 #[derive(Clone, Debug, Default)]
@@ -799,6 +933,7 @@ pub fn rewind(
     remote: &str,
     seen: &Seen,
     fetched: &Snapshot,
+    reader: &mut crate::queues::Reader,
 ) -> Result<Option<Rewound>, RemoteError> {
     let Some(new) = fetched.commit.as_deref() else {
         return Ok(None);
@@ -808,6 +943,11 @@ pub fn rewind(
         return Ok(None);
     };
     if old == new {
+        return Ok(None);
+    }
+    // Most often the remote only moved on a few commits: the leader's object reader walks back
+    // to OLD without a process. Past that walk, git decides.
+    if seen.kept.is_none() && reader.moved_on_from(dir, new, old, 64).unwrap_or(false) {
         return Ok(None);
     }
     // `git merge-base OLD NEW`: OLD itself when the remote only moved on; exit 1 when the two
@@ -1426,5 +1566,79 @@ mod tests {
         assert!(!local_lock_busy(
             "fatal: unable to connect to 127.0.0.1:9418: Connection refused"
         ));
+    }
+}
+
+// They run real git: not under Wine, where the Windows build's unit tests run without it.
+#[cfg(all(test, unix))]
+mod object_tests {
+    use super::{listing_via, read_commit, read_commit_via};
+    use crate::git::Objects;
+    use std::path::Path;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@e.invalid"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// A rail commit read through the leader's object reader is what git's ls-tree and
+    /// cat-file read: the rail's files, and every other entry (a stray file, a nested folder, a
+    /// link, a submodule) in ls-tree's order, also where folder and file names sort across
+    /// each other.
+    #[test]
+    fn a_rail_commit_reads_as_ls_tree_and_cat_file_read_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q"]);
+        for (p, t) in [
+            ("claims.md", "t1 | s1 | 2026-12-05T10:00Z\n"),
+            ("claims.log", "line\n"),
+            ("claims/s1.yaml", "task: t1\n"),
+            ("claims/s2.yaml", "task: t2\n"),
+            ("claims.md.txt", "a stray file\n"),
+            ("claims-x/y.yaml", "not the rail's\n"),
+            ("notes/deep/a.txt", "x\n"),
+        ] {
+            std::fs::create_dir_all(d.join(p).parent().unwrap()).unwrap();
+            std::fs::write(d.join(p), t).unwrap();
+        }
+        std::os::unix::fs::symlink("claims.md", d.join("link")).unwrap();
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-q", "-m", "rail"]);
+        // A submodule's entry (a gitlink), as a merged branch can bring one.
+        let head = git(d, &["rev-parse", "HEAD"]).trim().to_string();
+        git(
+            d,
+            &[
+                "update-index",
+                "--add",
+                "--cacheinfo",
+                &format!("160000,{head},vendor/sub"),
+            ],
+        );
+        git(d, &["commit", "-q", "-m", "gitlink"]);
+        let commit = git(d, &["rev-parse", "HEAD"]).trim().to_string();
+        let by_git = read_commit(d, Some(&commit)).unwrap();
+        let mut objects = Objects::start(d).unwrap();
+        // Read by the objects themselves, not by the fallback to git.
+        let (entries, foreign) = listing_via(&mut objects, &commit).unwrap().unwrap();
+        assert_eq!((entries.len(), &foreign), (4, &by_git.foreign));
+        let by_objects = read_commit_via(&mut objects, d, Some(&commit)).unwrap();
+        assert_eq!(by_objects.files, by_git.files);
+        assert_eq!(by_objects.foreign, by_git.foreign);
+        assert_eq!(by_objects.files.len(), 4, "{:?}", by_objects.files.keys());
+        assert!(by_objects.foreign.contains(&"vendor/sub".to_string()));
+        // No commit: an empty rail, as before.
+        assert!(read_commit_via(&mut objects, d, None)
+            .unwrap()
+            .files
+            .is_empty());
     }
 }
