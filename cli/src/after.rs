@@ -396,17 +396,7 @@ fn log(ctx: &Ctx, session: &str, by: &str, done: &[(Violation, Done)]) {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
-
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .current_dir(dir)
-            .args(["-c", "user.name=t", "-c", "user.email=t@e.invalid"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?}");
-        String::from_utf8(out.stdout).unwrap()
-    }
+    use crate::git::testing::{git, write_files};
 
     /// The index read here agrees with `git ls-files -s`, in every index version git writes.
     #[test]
@@ -416,16 +406,16 @@ mod tests {
         git(d, &["init", "-q"]);
         // Names outside the root on both sides of it: a version 4 index compresses each name
         // against the one before, skipped or not.
-        for (p, t) in [
-            ("0/zero.txt", "0"),
-            ("a/one.txt", "1"),
-            ("a/b/two.txt", "2"),
-            ("a/b/two-longer-name.txt", "22"),
-            ("c.txt", "3"),
-        ] {
-            std::fs::create_dir_all(d.join(p).parent().unwrap()).unwrap();
-            std::fs::write(d.join(p), t).unwrap();
-        }
+        write_files(
+            d,
+            &[
+                ("0/zero.txt", "0"),
+                ("a/one.txt", "1"),
+                ("a/b/two.txt", "2"),
+                ("a/b/two-longer-name.txt", "22"),
+                ("c.txt", "3"),
+            ],
+        );
         git(d, &["add", "-A"]);
         for version in ["2", "3", "4"] {
             git(d, &["update-index", "--index-version", version]);

@@ -332,3 +332,31 @@ impl Drop for Objects {
         let _ = self.child.wait();
     }
 }
+
+/// For the unit tests that run real git (not under Wine, where the Windows build's unit tests
+/// run without it).
+#[cfg(all(test, unix))]
+pub mod testing {
+    use std::path::Path;
+    use std::process::Command;
+
+    /// `git ARGS` in `dir` as a fixed author; its output. Fails the test when git does.
+    pub fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@e.invalid"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Writes each (path, text) under `dir`, making folders as needed.
+    pub fn write_files(dir: &Path, files: &[(&str, &str)]) {
+        for (p, t) in files {
+            std::fs::create_dir_all(dir.join(p).parent().unwrap()).unwrap();
+            std::fs::write(dir.join(p), t).unwrap();
+        }
+    }
+}

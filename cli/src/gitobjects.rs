@@ -327,18 +327,7 @@ fn read_up_to(file: &mut File, at: u64, len: u64) -> Option<Vec<u8>> {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
-    use std::process::Command;
-
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .current_dir(dir)
-            .args(["-c", "user.name=t", "-c", "user.email=t@e.invalid"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?}");
-        String::from_utf8(out.stdout).unwrap()
-    }
+    use crate::git::testing::git;
 
     fn listed(d: &Path, names: &[&str]) -> Vec<(String, String)> {
         let mut args = vec!["for-each-ref", "--format=%(refname) %(objectname)"];

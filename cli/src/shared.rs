@@ -1573,20 +1573,8 @@ mod tests {
 #[cfg(all(test, unix))]
 mod object_tests {
     use super::{listing_via, read_commit, read_commit_via};
+    use crate::git::testing::{git, write_files};
     use crate::git::Objects;
-    use std::path::Path;
-    use std::process::Command;
-
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .current_dir(dir)
-            .args(["-c", "user.name=t", "-c", "user.email=t@e.invalid"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?}");
-        String::from_utf8(out.stdout).unwrap()
-    }
 
     /// A rail commit read through the leader's object reader is what git's ls-tree and
     /// cat-file read: the rail's files, and every other entry (a stray file, a nested folder, a
@@ -1597,18 +1585,18 @@ mod object_tests {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         git(d, &["init", "-q"]);
-        for (p, t) in [
-            ("claims.md", "t1 | s1 | 2026-12-05T10:00Z\n"),
-            ("claims.log", "line\n"),
-            ("claims/s1.yaml", "task: t1\n"),
-            ("claims/s2.yaml", "task: t2\n"),
-            ("claims.md.txt", "a stray file\n"),
-            ("claims-x/y.yaml", "not the rail's\n"),
-            ("notes/deep/a.txt", "x\n"),
-        ] {
-            std::fs::create_dir_all(d.join(p).parent().unwrap()).unwrap();
-            std::fs::write(d.join(p), t).unwrap();
-        }
+        write_files(
+            d,
+            &[
+                ("claims.md", "t1 | s1 | 2026-12-05T10:00Z\n"),
+                ("claims.log", "line\n"),
+                ("claims/s1.yaml", "task: t1\n"),
+                ("claims/s2.yaml", "task: t2\n"),
+                ("claims.md.txt", "a stray file\n"),
+                ("claims-x/y.yaml", "not the rail's\n"),
+                ("notes/deep/a.txt", "x\n"),
+            ],
+        );
         std::os::unix::fs::symlink("claims.md", d.join("link")).unwrap();
         git(d, &["add", "-A"]);
         git(d, &["commit", "-q", "-m", "rail"]);
