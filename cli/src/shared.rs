@@ -350,91 +350,26 @@ pub fn listed_refs(dir: &Path, queues: bool) -> Result<Fetched, RemoteError> {
     Ok(fetched)
 }
 
-/// Reads every file of a rail commit, in two git processes (where [`read_commit_via`] cannot).
+/// Reads every file of a rail commit with git's own listing (`ls-tree`) and one `cat-file`
+/// process, for a caller with no object reader of its own ([`read_commit_via`]).
 pub fn read_commit(dir: &Path, commit: Option<&str>) -> Result<Snapshot, RemoteError> {
-    let Some(commit) = commit else {
+    let Some(id) = commit else {
         return Ok(Snapshot {
             commit: None,
             files: BTreeMap::new(),
             foreign: Vec::new(),
         });
     };
-    let listing = git::run(dir, &["ls-tree", "-r", "-z", commit]).map_err(RemoteError::Git)?;
-    let mut entries: Vec<(String, String)> = Vec::new();
-    let mut foreign = Vec::new();
-    for entry in listing.split('\0').filter(|e| !e.is_empty()) {
-        let Some((meta, path)) = entry.split_once('\t') else {
-            continue;
-        };
-        let mut meta = meta.split_whitespace();
-        let kind = meta.nth(1).unwrap_or("");
-        let sha = meta.next().unwrap_or("").to_string();
-        if kind != "blob" || rail_core::formats::rail_files::rail_data_path(path).is_err() {
-            foreign.push(path.to_string());
-            continue;
-        }
-        entries.push((path.to_string(), sha));
-    }
-    let mut child = Command::new("git")
-        .args(["cat-file", "--batch"])
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(|e| RemoteError::Git(format!("cannot run git cat-file: {e}")))?;
-    let mut stdin = child
-        .stdin
-        .take()
-        .ok_or(RemoteError::Git("no stdin".into()))?;
-    let request: String = entries.iter().map(|(_, sha)| format!("{sha}\n")).collect();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(request.as_bytes());
-    });
-    let mut out = Vec::new();
-    child
-        .stdout
-        .take()
-        .ok_or(RemoteError::Git("no stdout".into()))?
-        .read_to_end(&mut out)
-        .map_err(|e| RemoteError::Git(e.to_string()))?;
-    let _ = writer.join();
-    let _ = child.wait();
-    let mut files = BTreeMap::new();
-    let mut pos = 0;
-    for (path, _) in &entries {
-        let nl = out[pos..]
-            .iter()
-            .position(|b| *b == b'\n')
-            .ok_or(RemoteError::Git("truncated cat-file output".into()))?;
-        let header = String::from_utf8_lossy(&out[pos..pos + nl]).to_string();
-        let size: usize = header
-            .split_whitespace()
-            .nth(2)
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| RemoteError::Git(format!("bad cat-file header `{header}`")))?;
-        let start = pos + nl + 1;
-        let body = out
-            .get(start..start + size)
-            .ok_or(RemoteError::Git("truncated blob".into()))?;
-        files.insert(
-            path.clone(),
-            String::from_utf8(body.to_vec())
-                .map_err(|_| RemoteError::Git(format!("{path} in the shared rail is not UTF-8")))?,
-        );
-        pos = start + size + 1;
-    }
-    Ok(Snapshot {
-        commit: Some(commit.to_string()),
-        files,
-        foreign,
-    })
+    let mut objects = git::Objects::start(dir).map_err(RemoteError::Git)?;
+    let listing = listing_by_git(dir, id)?;
+    read_files(&mut objects, id, listing)
 }
 
 /// [`read_commit`] through a cat-file process a leader keeps for its rounds (`objects`): the
 /// commit's tree walked in `git ls-tree -r`'s order and the rail's files read, with no process
 /// of their own (a round's `ls-tree` and `cat-file` were two of the processes that bound a
-/// busy machine's rounds). Where the objects hold what this reading does not follow (a name
-/// that is not UTF-8, an object not where the tree says), git's own listing answers.
+/// busy machine's rounds). Where the objects hold what this walk does not follow (a name that
+/// is not UTF-8, a tree not where the commit says), git's own listing answers.
 pub fn read_commit_via(
     objects: &mut git::Objects,
     dir: &Path,
@@ -443,36 +378,74 @@ pub fn read_commit_via(
     let Some(id) = commit else {
         return read_commit(dir, commit);
     };
-    match listing_via(objects, id) {
-        Ok(Some((entries, foreign))) => {
-            let mut files = BTreeMap::new();
-            for (path, oid) in entries {
-                let limit = crate::railfile::MAX_RAIL_BYTES as usize;
-                match objects.get(&oid, limit).map_err(RemoteError::Git)? {
-                    git::Object::Read { kind, bytes } if kind == "blob" => {
-                        let text = String::from_utf8(bytes).map_err(|_| {
-                            RemoteError::Git(format!("{path} in the shared rail is not UTF-8"))
-                        })?;
-                        files.insert(path, text);
-                    }
-                    git::Object::TooLarge { size } => {
-                        return Err(RemoteError::Git(format!(
-                            "{path} in the shared rail is {size} bytes, over the {} MiB Rail reads of a rail file",
-                            limit / 1024 / 1024
-                        )))
-                    }
-                    _ => return read_commit(dir, commit),
-                }
-            }
-            Ok(Snapshot {
-                commit: Some(id.to_string()),
-                files,
-                foreign,
-            })
+    let listing = match listing_via(objects, id).map_err(RemoteError::Git)? {
+        Some(listing) => listing,
+        None => listing_by_git(dir, id)?,
+    };
+    read_files(objects, id, listing)
+}
+
+/// Whether an entry of the shared ref's tree is one of the rail's files (a blob at a rail path);
+/// every other entry is foreign, never read.
+fn is_rail_file(path: &str, blob: bool) -> bool {
+    blob && rail_core::formats::rail_files::rail_data_path(path).is_ok()
+}
+
+/// `git ls-tree -r` of commit `id`, as a [`Listing`].
+fn listing_by_git(dir: &Path, id: &str) -> Result<Listing, RemoteError> {
+    let listing = git::run(dir, &["ls-tree", "-r", "-z", id]).map_err(RemoteError::Git)?;
+    let (mut entries, mut foreign) = (Vec::new(), Vec::new());
+    for entry in listing.split('\0').filter(|e| !e.is_empty()) {
+        let Some((meta, path)) = entry.split_once('\t') else {
+            continue;
+        };
+        let mut meta = meta.split_whitespace();
+        let kind = meta.nth(1).unwrap_or("");
+        let sha = meta.next().unwrap_or("").to_string();
+        if is_rail_file(path, kind == "blob") {
+            entries.push((path.to_string(), sha));
+        } else {
+            foreign.push(path.to_string());
         }
-        Ok(None) => read_commit(dir, commit),
-        Err(e) => Err(RemoteError::Git(e)),
     }
+    Ok((entries, foreign))
+}
+
+/// The rail's files of a listing of commit `id`, read through `objects`: each UTF-8 and at most
+/// the size Rail reads of a rail file.
+fn read_files(
+    objects: &mut git::Objects,
+    id: &str,
+    (entries, foreign): Listing,
+) -> Result<Snapshot, RemoteError> {
+    let limit = crate::railfile::MAX_RAIL_BYTES as usize;
+    let mut files = BTreeMap::new();
+    for (path, oid) in entries {
+        match objects.get(&oid, limit).map_err(RemoteError::Git)? {
+            git::Object::Read { kind, bytes } if kind == "blob" => {
+                let text = String::from_utf8(bytes).map_err(|_| {
+                    RemoteError::Git(format!("{path} in the shared rail is not UTF-8"))
+                })?;
+                files.insert(path, text);
+            }
+            git::Object::TooLarge { size } => {
+                return Err(RemoteError::Git(format!(
+                    "{path} in the shared rail is {size} bytes, over the {} MiB Rail reads of a rail file",
+                    limit / 1024 / 1024
+                )))
+            }
+            _ => {
+                return Err(RemoteError::Git(format!(
+                    "{path} of the shared rail's commit {id} is not in this repository's objects"
+                )))
+            }
+        }
+    }
+    Ok(Snapshot {
+        commit: Some(id.to_string()),
+        files,
+        foreign,
+    })
 }
 
 /// The rail's files of commit `id` (path, blob id) and the other entries' paths, in `git
@@ -531,11 +504,10 @@ fn listing_via(objects: &mut git::Objects, id: &str) -> Result<Option<Listing>, 
             continue;
         }
         // A gitlink (a submodule's commit) is no blob; a link's target is one, as ls-tree says.
-        let blob = entry.mode != 0o160000;
-        if !blob || rail_core::formats::rail_files::rail_data_path(&path).is_err() {
-            foreign.push(path);
-        } else {
+        if is_rail_file(&path, entry.mode != 0o160000) {
             entries.push((path, gitobject::hex(&entry.oid)));
+        } else {
+            foreign.push(path);
         }
     }
     Ok(Some((entries, foreign)))
@@ -973,9 +945,10 @@ pub fn rewind(
         return Ok(None);
     }
     let _ = git::run(dir, &["update-ref", BEFORE_REWIND, old]);
-    let seen_files = read_commit(dir, Some(old))?.files;
+    let objects = reader.objects(dir).map_err(RemoteError::Git)?;
+    let seen_files = read_commit_via(objects, dir, Some(old))?.files;
     let base_files = match &base {
-        Some(b) => read_commit(dir, Some(b))?.files,
+        Some(b) => read_commit_via(objects, dir, Some(b))?.files,
         None => BTreeMap::new(),
     };
     let config = crate::context::rail_config(ctx);
