@@ -1972,15 +1972,7 @@ fn the_board_names_each_sessions_guard_or_that_none_was_seen() {
     let out = repo.rail(&["board", "--json"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let session = |name: &str| {
-        board["sessions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["name"] == name)
-            .cloned()
-            .unwrap_or_else(|| panic!("no session {name}: {board}"))
-    };
+    let session = |name: &str| board_session(&board, name);
     let web = session("web");
     assert_eq!(web["hook"]["agent"], "claude", "{web}");
     assert_eq!(web["hook"]["version"], "2.1.332", "{web}");

@@ -171,6 +171,17 @@ pub fn code(out: &Output) -> i32 {
     out.status.code().unwrap_or(-1)
 }
 
+/// The session `name` of a `rail board --json` answer; fails the test when it is not there.
+pub fn board_session(board: &serde_json::Value, name: &str) -> serde_json::Value {
+    board["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("no session {name}: {board}"))
+}
+
 /// Runs `rail hook <agent>` (words after `hook`, e.g. `copilot --event preToolUse`) in `dir`,
 /// fed `stdin` as the agent would, acting for `session` (`None`: no RAIL_SESSION, as an agent
 /// started outside Rail), with `env` added.

@@ -1,11 +1,7 @@
 //! Guard marks across machines (issue 27): a machine shares its sessions' marks on its own ref
 //! with its rail updates, and another machine's board names the session guarded and where.
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
-
-use super::{machines, Machine, Remote};
+use super::{git_stdin, machines, Machine, Remote};
 use crate::common::*;
 
 /// A Stop hook call of Claude Code (2.1.332 names itself in its hooks' environment) for
@@ -29,13 +25,7 @@ fn session(m: &Machine, name: &str) -> serde_json::Value {
     let out = m.rail(&["board", "--json"], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    board["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == name)
-        .cloned()
-        .unwrap_or_else(|| panic!("no session {name}: {board}"))
+    board_session(&board, name)
 }
 
 fn machine_id(m: &Machine) -> String {
@@ -158,19 +148,4 @@ fn forged_marks_refs_are_read_as_marks_only() {
         ["evil-1"],
         "only a machine id's readable marks are kept"
     );
-}
-
-/// `git` in `dir` with `input` on its stdin; its stdout.
-fn git_stdin(dir: &Path, args: &[&str], input: &[u8]) -> String {
-    let mut child = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "git {args:?}");
-    String::from_utf8(out.stdout).unwrap()
 }

@@ -86,20 +86,10 @@ impl Remote {
 
     /// git in the bare repository, fed `input` on stdin; its stdout.
     fn git_stdin(&self, args: &[&str], input: &[u8]) -> String {
-        use std::io::Write as _;
         let bare = self.bare_path();
-        let mut child = Command::new("git")
-            .arg("--git-dir")
-            .arg(&bare)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input).unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "git {args:?} failed");
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        let mut all = vec!["--git-dir", bare.to_str().unwrap()];
+        all.extend(args);
+        git_stdin(&bare, &all, input)
     }
 
     fn shared_file(&self, name: &str) -> String {
@@ -1060,4 +1050,20 @@ fn a_refusal_on_the_guessed_state_is_asked_of_the_remote() {
     let shared = rail_core::formats::claims_md::parse(&remote.shared_file("claims.md"));
     let held: Vec<String> = shared.claims().map(|(_, c)| c.session.clone()).collect();
     assert_eq!(held, vec!["s2"]);
+}
+
+/// `git ARGS` in `dir` with `input` on its stdin; its stdout.
+pub fn git_stdin(dir: &Path, args: &[&str], input: &[u8]) -> String {
+    use std::io::Write as _;
+    let mut child = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "git {args:?} failed");
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
