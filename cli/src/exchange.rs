@@ -170,6 +170,29 @@ impl Queue {
         jobs
     }
 
+    /// Waits up to `pause` for a job other than those `known` to be queued (seen by its file's
+    /// name, nothing read). True when one came: a leader waiting for other machines' commits
+    /// starts its next round then, to put the new job out at once instead of after the pause
+    /// and a fetch.
+    pub fn wait_for_new(&self, known: &[&str], pause: Duration) -> bool {
+        let until = Instant::now() + pause;
+        loop {
+            let new = fs::read_dir(&self.dir).is_ok_and(|entries| {
+                entries.filter_map(|e| e.ok()).any(|e| {
+                    let name = e.file_name();
+                    let name = name.to_string_lossy();
+                    name.strip_suffix(".job")
+                        .is_some_and(|id| !known.contains(&id))
+                })
+            });
+            let left = until.saturating_duration_since(Instant::now());
+            if new || left.is_zero() {
+                return new;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(10)));
+        }
+    }
+
     /// Answers a job: its outcome first, then the job is gone from the queue.
     pub fn finish(&self, id: &str, outcome: &Outcome) -> Result<(), Fail> {
         let text = serde_json::to_string(outcome)

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use rail_core::change::ops::Request;
 use rail_core::change::queue::{self, Decision, Fate, Folding, Move, Op, Record, Verdict};
+use rail_core::change::remote::{fetch_protocol, measure_due};
 use rail_core::change::snapshot;
 use rail_core::model::{CLAIMS_MD, LOG_FILE};
 
@@ -132,6 +133,8 @@ pub fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue, own: &str) -> R
         None => queue.own_tip(shared::shared_trust()),
         Some(_) => None,
     };
+    // The round starts early because a new job came while this leader waited.
+    let mut news = false;
     loop {
         let jobs = queue.jobs(rail, remote);
         let now_ms = Utc::now().timestamp_millis();
@@ -182,6 +185,7 @@ pub fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue, own: &str) -> R
             deadline,
             known.take().as_deref(),
             contended,
+            std::mem::take(&mut news),
             &mut q,
         );
         match r {
@@ -238,7 +242,8 @@ pub fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue, own: &str) -> R
                 if queue.answered(own) {
                     return Ok(());
                 }
-                std::thread::sleep(pause);
+                let known: Vec<&str> = live.iter().map(|j| j.id.as_str()).collect();
+                news = queue.wait_for_new(&known, pause);
             }
         }
     }
@@ -291,6 +296,7 @@ fn round(
     deadline: Instant,
     known: Option<&str>,
     contended: bool,
+    news: bool,
     q: &mut Queues,
 ) -> Round {
     let now_ms = Utc::now().timestamp_millis();
@@ -316,16 +322,18 @@ fn round(
             && shared::read_provisional(ctx).is_empty()
     });
     // While machines contend, a new leader whose machine fetched a moment ago (the leader before
-    // it, answering the jobs it served) starts from that fetch: its first move is most often to
-    // publish, and a state a fetch old is as good a base as the window allows. A commit on it is
-    // the compare-and-swap as always. Without contention a round fetches (or plans on its own
-    // push), as before.
+    // it, answering the jobs it served), or a leader whose wait a new job cut short, starts from
+    // that fetch: its move is most often to publish, and a state a fetch old is as good a base
+    // as the window allows. A commit on it is the compare-and-swap as always. Without
+    // contention a round fetches (or plans on its own push), as before.
     let recent = now_ms - q.state.fetched_at < (q.state.round_ms() / 2) as i64;
     let contending = q.others_lately(now_ms) || contended;
-    let fresh = (first && q.on && contending && recent && !branches && seen.kept.is_none())
-        .then(|| shared::listed_refs(dir, true).ok())
-        .flatten()
-        .filter(|f| f.commit.is_some() && f.commit == seen.fetched && f.commit == q.state.tip);
+    let fresh =
+        ((first || news) && q.on && contending && recent && !branches && seen.kept.is_none())
+            .then(|| shared::listed_refs(dir, true).ok())
+            .flatten()
+            .filter(|f| f.commit.is_some() && f.commit == seen.fetched && f.commit == q.state.tip);
+    let mut fetch_ms = None;
     let fetched = match (trusted, fresh) {
         (Some(k), _) => shared::Fetched {
             commit: Some(k.to_string()),
@@ -334,9 +342,22 @@ fn round(
         (None, Some(f)) => f,
         (None, None) => {
             let t0 = Instant::now();
-            match shared::fetch_with(dir, remote, branches, q.on, deadline) {
+            // The remote's listing is measured beside the fetch, once a day: it decides whether
+            // the next fetches save a round trip (core's `change::remote`).
+            let listing = q.state.listing();
+            let measure = measure_due(listing, now_ms)
+                .then(|| shared::measure_listing(dir, remote, deadline));
+            let version = fetch_protocol(listing, now_ms);
+            let result = shared::fetch_with(dir, remote, branches, q.on, version, deadline);
+            if let Some(bytes) = measure.and_then(|m| m.join().ok().flatten()) {
+                q.state.listing_bytes = bytes;
+                q.state.listing_at = now_ms;
+            }
+            match result {
                 Ok(f) => {
-                    q.state.note_fetch(t0.elapsed().as_millis() as u64);
+                    let ms = t0.elapsed().as_millis() as u64;
+                    fetch_ms = Some(ms);
+                    q.state.note_fetch(ms);
                     q.state.fetched_at = Utc::now().timestamp_millis();
                     keep_marks(ctx, dir, q, &f);
                     f
@@ -506,13 +527,14 @@ fn round(
                 .into_iter()
                 .collect(),
             contended,
+            fetched: trusted.is_none(),
             can_publish: q.state.can_publish(now_ms),
             still_ms,
             round_ms: q.state.round_ms(),
         })
     };
     trace(&format!(
-        "{} round jobs={} answered={} cands={} tip={} by={:?} move={mv:?} still={still_ms} round_ms={}",
+        "{} round jobs={} answered={} cands={} tip={} by={:?} move={mv:?} still={still_ms} round_ms={} fetch_ms={fetch_ms:?}",
         q.machine,
         jobs.len(),
         answered.len(),
@@ -827,9 +849,10 @@ impl Commit<'_> {
                 Ok(r) => r,
                 Err(e) => return Round::Failed(e.fail()),
             };
-            q.state.note_push(t0.elapsed().as_millis() as u64);
+            let push_ms = t0.elapsed().as_millis() as u64;
+            q.state.note_push(push_ms);
             trace(&format!(
-                "{} pushed {:?} folded={}",
+                "{} pushed {:?} folded={} push_ms={push_ms}",
                 q.machine,
                 results,
                 verdicts.len()

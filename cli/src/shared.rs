@@ -127,12 +127,19 @@ fn git_remote(
     let mut child = cmd
         .spawn()
         .map_err(|e| RemoteError::Git(format!("cannot run git: {e}")))?;
+    // Each pipe is read to its end on a thread that then says so: git (and the transport
+    // helpers that share its pipes) has exited when both have ended, so the wait below starts
+    // then instead of polling git all along (a poll every 50 ms cost a fetch or push 25 ms on
+    // average, and a round at a distance runs four of them).
+    let (ended, closed) = std::sync::mpsc::channel::<()>();
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        let ended = ended.clone();
         std::thread::spawn(move || {
             let mut buf = Vec::new();
             if let Some(mut p) = pipe {
                 let _ = p.read_to_end(&mut buf);
             }
+            let _ = ended.send(());
             buf
         })
     };
@@ -148,6 +155,18 @@ fn git_remote(
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
     );
+    drop(ended);
+    let mut open_pipes = 2;
+    while open_pipes > 0 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match closed.recv_timeout(left) {
+            Ok(()) => open_pipes -= 1,
+            // Both threads gone: nothing more will come.
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
+        }
+    }
+    // A process that closed its pipes and lives on is still waited for, until the deadline.
     let mut wait_ms = 1;
     let status = loop {
         match child.try_wait() {
@@ -217,7 +236,25 @@ pub fn fetch(
     branches: bool,
     deadline: Instant,
 ) -> Result<Option<String>, RemoteError> {
-    fetch_with(dir, remote, branches, false, deadline).map(|f| f.commit)
+    fetch_with(dir, remote, branches, false, 2, deadline).map(|f| f.commit)
+}
+
+/// The size of the remote's whole ref listing as git's protocol version 0 sends it (bytes of
+/// `ls-remote` output; core's `change::remote` judges it), or `None` when it cannot be had.
+/// Runs on a thread of its own, beside a fetch, until `deadline`.
+pub fn measure_listing(
+    dir: &Path,
+    remote: &str,
+    deadline: Instant,
+) -> std::thread::JoinHandle<Option<u64>> {
+    let (dir, remote) = (dir.to_path_buf(), remote.to_string());
+    std::thread::spawn(move || {
+        let args = ["-c", "protocol.version=0", "ls-remote", remote.as_str()];
+        match git_remote(&dir, &args, deadline) {
+            Ok(Some(out)) if out.status.success() => Some(out.stdout.len() as u64),
+            _ => None,
+        }
+    })
 }
 
 /// What a fetch brought: the shared ref's commit and, when asked for, every machine's queue ref
@@ -231,7 +268,8 @@ pub struct Fetched {
 }
 
 /// Fetches the shared ref, with `queues` every machine's queue ref (into `refs/rail/queues/`,
-/// in the same fetch), and with `branches` the remote's branch heads for leases. A failure
+/// in the same fetch), and with `branches` the remote's branch heads for leases, speaking git's
+/// protocol `version` (core's `change::remote::fetch_protocol`). A failure
 /// caused by another git process of this machine (a ref lock it holds) is retried until
 /// `deadline`: it says nothing about the remote, so it is never reported as an unreachable one.
 pub fn fetch_with(
@@ -239,6 +277,7 @@ pub fn fetch_with(
     remote: &str,
     branches: bool,
     queues: bool,
+    version: u8,
     deadline: Instant,
 ) -> Result<Fetched, RemoteError> {
     // Straight into the fetched ref: this machine's exchanges with the remote are one at a time
@@ -251,6 +290,8 @@ pub fn fetch_with(
         "gc.auto=0".into(),
         "-c".into(),
         "maintenance.auto=false".into(),
+        "-c".into(),
+        format!("protocol.version={version}"),
         "fetch".to_string(),
         "--quiet".into(),
         "--no-write-fetch-head".into(),

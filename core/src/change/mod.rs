@@ -9,4 +9,5 @@ pub mod lock;
 pub mod merge;
 pub mod ops;
 pub mod queue;
+pub mod remote;
 pub mod snapshot;

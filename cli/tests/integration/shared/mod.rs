@@ -962,6 +962,72 @@ fn a_machine_plans_on_its_own_last_push_without_fetching() {
     assert_eq!(remote_calls(&calls).0, after_second.0 + 1);
 }
 
+/// A shared rail's fetch speaks git's protocol version 0, a round trip fewer than version 2,
+/// only while the remote's whole ref listing is small: measured beside a fetch (once a day), it
+/// is what version 0 would receive on every fetch. A remote that grew to thousands of refs (a
+/// hosted remote's pull requests) is fetched with version 2 again, which lists only the rail's.
+#[cfg(unix)]
+#[test]
+fn a_fetch_saves_a_round_trip_only_while_the_remote_lists_few_refs() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 1);
+    let m = &ms[0];
+    let bin = tempfile::tempdir().unwrap();
+    let (path, calls) = logging_git(bin.path());
+    let env = [("PATH", path.as_str()), ("RAIL_SHARED_TRUST_MS", "0")];
+    let fetch_versions = || -> Vec<String> {
+        std::fs::read_to_string(&calls)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains(" fetch "))
+            .map(|l| {
+                l.split_whitespace()
+                    .find_map(|w| w.strip_prefix("protocol.version="))
+                    .unwrap_or("none")
+                    .to_string()
+            })
+            .collect()
+    };
+    // `rail init --remote` measured the listing: two refs.
+    let first = m.rail(&["claim", "t1", "--session", "s1"], &env);
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    assert_eq!(fetch_versions(), ["0"]);
+    // The remote grows to 2,000 more refs, and the measure is a day old.
+    let main = remote.git(&["rev-parse", "refs/heads/main"]);
+    let refs: String = (0..2000)
+        .map(|n| format!("create refs/pull/{n}/head {}\n", main.trim()))
+        .collect();
+    remote.git_stdin(&["update-ref", "--stdin"], refs.as_bytes());
+    let state_path = m.path().join(".git/rail/exchange/queue-state.json");
+    let mut state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap();
+    assert!(state["listing_bytes"].as_u64().unwrap() < 1024, "{state}");
+    state["listing_at"] = serde_json::json!(1);
+    std::fs::write(&state_path, state.to_string()).unwrap();
+    // A day-old measure is not trusted: the next round speaks version 2 and measures again;
+    // the listing is large now, so the round after speaks version 2 too.
+    let second = m.rail(&["claim", "t2", "--session", "s2"], &env);
+    assert_eq!(code(&second), 0, "{}", stderr(&second));
+    let measured = std::fs::read_to_string(&calls).unwrap();
+    assert!(
+        measured.contains("protocol.version=0 ls-remote"),
+        "{measured}"
+    );
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap();
+    assert!(
+        state["listing_bytes"].as_u64().unwrap() > 64 * 1024,
+        "{state}"
+    );
+    let third = m.rail(&["claim", "t3", "--session", "s3"], &env);
+    assert_eq!(code(&third), 0, "{}", stderr(&third));
+    assert_eq!(fetch_versions(), ["0", "2", "2"]);
+    let shared = remote.shared_file("claims.md");
+    for t in ["t1", "t2", "t3"] {
+        assert!(shared.contains(&format!("{t} | s")), "{shared}");
+    }
+}
+
 /// A remote reset to an ancestor of this machine's own last push is a rewind even for a round
 /// planned on that push without fetching: the push is conditional on the remote still holding
 /// exactly that commit (`--force-with-lease`), so it is refused, the round is planned again on

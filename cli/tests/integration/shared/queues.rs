@@ -148,6 +148,58 @@ fn a_machine_lost_after_publishing_is_answered_by_another_machine_s_commit() {
     assert!(left.is_empty(), "the lost job was answered: {left:?}");
 }
 
+/// A push made on a fetched state carries its machine's queue even with no contention seen (a
+/// burst's losers are then out for the winner's next commit a round sooner). Its own commit
+/// decides what it published, so the queue left on the remote is never folded again: the next
+/// machine's round reads it and decides nothing of it, and every claim is made once.
+#[test]
+fn a_queue_published_with_a_winning_push_is_decided_once_by_its_own_commit() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 2);
+    let (a, b) = (&ms[0], &ms[1]);
+    let fetch_first = [("RAIL_SHARED_TRUST_MS", "0")];
+    let out = a.rail(&["claim", "a1", "--session", "sa"], &fetch_first);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let a_id = machine_id(a);
+    let queue_ref = format!("refs/rail/queue/{a_id}");
+    let queued = remote.git(&["show", &format!("{queue_ref}:queue.json")]);
+    assert!(
+        queued.contains("\"a1\""),
+        "A's claim rode on its push: {queued}"
+    );
+    for (i, task) in ["b1", "b2"].iter().enumerate() {
+        let out = b.rail(&["claim", task, "--session", "sb"], &fetch_first);
+        assert_eq!(code(&out), 0, "claim {i}: {}", stderr(&out));
+    }
+    let decisions: Vec<String> = records(&remote)
+        .into_iter()
+        .filter_map(|(_, r)| match r {
+            Recorded::Some(r) => Some(r),
+            _ => None,
+        })
+        .flat_map(|r| {
+            let by = r.machine.clone();
+            r.decided
+                .into_iter()
+                .filter(|d| d.machine == a_id)
+                .map(move |_| by.clone())
+        })
+        .collect();
+    assert_eq!(
+        decisions,
+        vec![a_id.clone()],
+        "decided once, by A's own commit"
+    );
+    assert_eq!(claimed_lines(&remote, "a1"), 1);
+    let held = holders(&remote);
+    for want in [("a1", "sa"), ("b1", "sb"), ("b2", "sb")] {
+        assert!(
+            held.contains(&(want.0.into(), want.1.into())),
+            "{want:?} not in {held:?}"
+        );
+    }
+}
+
 /// A machine without queues (`RAIL_SHARED_QUEUES=off`: as Rail was before them) fetches none,
 /// writes no record and folds nothing: its pushes race the others' as before. An operation
 /// another machine published and nobody folded dies undecided within the window, and its

@@ -532,6 +532,9 @@ pub struct Situation<'a> {
     pub expired: bool,
     /// A push of this machine was rejected lately.
     pub contended: bool,
+    /// The round planned on a state it fetched, not on this machine's own last push: its push
+    /// may race machines no fetch has shown yet.
+    pub fetched: bool,
     /// This machine can publish its queue (the remote took its last queue push, or it has not
     /// tried): a remote that declines `refs/rail/queue/*` leaves every machine to commit itself.
     pub can_publish: bool,
@@ -554,7 +557,12 @@ pub enum Move {
     Wait,
 }
 
-/// The next move. Without contention a machine commits, as always. While a few machines
+/// The next move. Without contention a machine commits, as always, and a push made on a fetched
+/// state carries its queue: the machine cannot know whether others push in the same moment, and
+/// when they do (a burst: every machine's first push races and one lands), the losers' operations
+/// are on the remote at once for the winner's next commit, instead of a round later, when they
+/// would publish them with their second push. It costs no round trip (the same push); a machine
+/// planning on its own last push, alone by all it saw, publishes nothing. While a few machines
 /// contend, each commits too, folding the others' published operations into its own commit, and
 /// publishes its own in the same push: whichever push lands answers them all. From
 /// [`DEFER_FROM`] other machines waiting, one commit should answer them all and one machine make
@@ -569,7 +577,9 @@ pub enum Move {
 pub fn next_move(s: &Situation<'_>) -> Move {
     let contention = !s.waiting.is_empty() || s.contended;
     if !contention {
-        return Move::Commit { publish: false };
+        return Move::Commit {
+            publish: s.fetched && s.can_publish,
+        };
     }
     if s.died || s.expired || !s.can_publish || s.waiting.len() < DEFER_FROM {
         return Move::Commit { publish: true };

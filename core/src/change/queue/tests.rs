@@ -348,12 +348,24 @@ fn contention_leaves_the_commit_to_one_machine_of_those_waiting() {
         round_ms: 500,
         ..Situation::default()
     };
-    // Alone: commit, as always, and publish nothing.
+    // Alone on its own last push: commit, as always, and publish nothing.
     let alone = Situation {
         waiting: vec![],
         ..base.clone()
     };
     assert_eq!(next_move(&alone), Move::Commit { publish: false });
+    // Alone on a fetched state: commit, with its queue in the same push (others may race it
+    // unseen), unless the remote declines queues.
+    let fetched = Situation {
+        fetched: true,
+        ..alone.clone()
+    };
+    assert_eq!(next_move(&fetched), Move::Commit { publish: true });
+    let declined = Situation {
+        can_publish: false,
+        ..fetched.clone()
+    };
+    assert_eq!(next_move(&declined), Move::Commit { publish: false });
     // A few machines contend: each commits, folding the others', its own out in the same push.
     for waiting in [vec![], vec!["m1"], vec!["m1", "m2"]] {
         let few = Situation {
