@@ -243,7 +243,7 @@ pub fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue, own: &str) -> R
                     return Ok(());
                 }
                 let known: Vec<&str> = live.iter().map(|j| j.id.as_str()).collect();
-                news = queue.wait_for_new(&known, pause);
+                news = queue.wait_for_new(rail, remote, &known, pause);
             }
         }
     }
