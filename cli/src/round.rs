@@ -343,14 +343,20 @@ fn round(
         (None, None) => {
             let t0 = Instant::now();
             // The remote's listing is measured beside the fetch, once a day: it decides whether
-            // the next fetches save a round trip (core's `change::remote`).
+            // the next fetches save a round trip (core's `change::remote`). A small listing
+            // arrives in fewer round trips than the fetch takes; one still on its way as long
+            // again after the fetch (and at least 2 s), or that could not be had, counts as
+            // large until the next measure (version 2: never worse than its one round trip), so
+            // no round waits on it for long and none measures again before a day has passed.
             let listing = q.state.listing();
             let measure = measure_due(listing, now_ms)
                 .then(|| shared::measure_listing(dir, remote, deadline));
             let version = fetch_protocol(listing, now_ms);
             let result = shared::fetch_with(dir, remote, branches, q.on, version, deadline);
-            if let Some(bytes) = measure.and_then(|m| m.join().ok().flatten()) {
-                q.state.listing_bytes = bytes;
+            if let Some(measure) = measure {
+                let wait = t0.elapsed().max(Duration::from_secs(2));
+                let size = measure.recv_timeout(wait).ok().flatten();
+                q.state.listing_bytes = size.unwrap_or(u64::MAX);
                 q.state.listing_at = now_ms;
             }
             match result {

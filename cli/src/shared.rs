@@ -240,21 +240,25 @@ pub fn fetch(
 }
 
 /// The size of the remote's whole ref listing as git's protocol version 0 sends it (bytes of
-/// `ls-remote` output; core's `change::remote` judges it), or `None` when it cannot be had.
-/// Runs on a thread of its own, beside a fetch, until `deadline`.
+/// `ls-remote` output; core's `change::remote` judges it), measured on a thread of its own
+/// beside a fetch, until `deadline`: the receiver gets the size, or `None` when it could not be
+/// had.
 pub fn measure_listing(
     dir: &Path,
     remote: &str,
     deadline: Instant,
-) -> std::thread::JoinHandle<Option<u64>> {
+) -> std::sync::mpsc::Receiver<Option<u64>> {
     let (dir, remote) = (dir.to_path_buf(), remote.to_string());
+    let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let args = ["-c", "protocol.version=0", "ls-remote", remote.as_str()];
-        match git_remote(&dir, &args, deadline) {
+        let size = match git_remote(&dir, &args, deadline) {
             Ok(Some(out)) if out.status.success() => Some(out.stdout.len() as u64),
             _ => None,
-        }
-    })
+        };
+        let _ = tx.send(size);
+    });
+    rx
 }
 
 /// What a fetch brought: the shared ref's commit and, when asked for, every machine's queue ref
