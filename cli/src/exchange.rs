@@ -170,49 +170,6 @@ impl Queue {
         jobs
     }
 
-    /// Waits up to `pause` for a job of this rail and remote other than those `known` to be
-    /// queued (seen by its file's name). True when one came: a leader waiting for other
-    /// machines' commits starts its next round then, to put the new job out at once instead of
-    /// after the pause and a fetch. A job file already there that is not such a job (another
-    /// remote's, or one this Rail cannot read) never cuts the wait short: the leader would look
-    /// again and again without pause.
-    pub fn wait_for_new(&self, rail: &Path, remote: &str, known: &[&str], pause: Duration) -> bool {
-        let until = Instant::now() + pause;
-        let relevant: Vec<String> = self.jobs(rail, remote).into_iter().map(|j| j.id).collect();
-        if relevant.iter().any(|id| !known.contains(&id.as_str())) {
-            return true;
-        }
-        let there = self.job_names();
-        loop {
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return false;
-            }
-            std::thread::sleep(left.min(Duration::from_millis(10)));
-            if self
-                .job_names()
-                .iter()
-                .any(|id| !there.contains(id) && !known.contains(&id.as_str()))
-            {
-                return true;
-            }
-        }
-    }
-
-    /// The ids of the job files queued, whatever they hold.
-    fn job_names(&self) -> Vec<String> {
-        let Ok(entries) = fs::read_dir(&self.dir) else {
-            return Vec::new();
-        };
-        entries
-            .filter_map(|e| e.ok())
-            .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                name.strip_suffix(".job").map(str::to_string)
-            })
-            .collect()
-    }
-
     /// Answers a job: its outcome first, then the job is gone from the queue.
     pub fn finish(&self, id: &str, outcome: &Outcome) -> Result<(), Fail> {
         let text = serde_json::to_string(outcome)
@@ -426,43 +383,5 @@ pub fn submit(
         }
         // Waiting for the leader: 1 ms doubling to 50 ms, jittered.
         backoff.sleep(give_up);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn job(id: &str, remote: &str) -> Job {
-        Job {
-            id: id.into(),
-            rail: PathBuf::from("/rail"),
-            remote: remote.into(),
-            session: "s".into(),
-            request: None,
-            extra_log: Vec::new(),
-            now_ms: 0,
-            deadline_ms: i64::MAX,
-            queued_ns: 0,
-        }
-    }
-
-    #[test]
-    fn only_a_new_job_of_this_rail_and_remote_cuts_a_leaders_wait_short() {
-        let dir = tempfile::tempdir().unwrap();
-        let queue = Queue {
-            dir: dir.path().to_path_buf(),
-        };
-        let rail = Path::new("/rail");
-        queue.enqueue(&job("a", "origin")).unwrap();
-        // What the round served, another remote's job and a file no Rail reads: wait it out.
-        queue.enqueue(&job("b", "upstream")).unwrap();
-        fs::write(dir.path().join("c.job"), "not a job").unwrap();
-        let pause = Duration::from_millis(30);
-        assert!(!queue.wait_for_new(rail, "origin", &["a"], pause));
-        // A job of this rail and remote the round did not serve: at once.
-        queue.enqueue(&job("d", "origin")).unwrap();
-        assert!(queue.wait_for_new(rail, "origin", &["a"], pause));
-        assert!(!queue.wait_for_new(rail, "origin", &["a", "d"], pause));
     }
 }

@@ -133,8 +133,6 @@ pub fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue, own: &str) -> R
         None => queue.own_tip(shared::shared_trust()),
         Some(_) => None,
     };
-    // The round starts early because a new job came while this leader waited.
-    let mut news = false;
     loop {
         let jobs = queue.jobs(rail, remote);
         let now_ms = Utc::now().timestamp_millis();
@@ -185,7 +183,6 @@ pub fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue, own: &str) -> R
             deadline,
             known.take().as_deref(),
             contended,
-            std::mem::take(&mut news),
             &mut q,
         );
         match r {
@@ -242,8 +239,7 @@ pub fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue, own: &str) -> R
                 if queue.answered(own) {
                     return Ok(());
                 }
-                let known: Vec<&str> = live.iter().map(|j| j.id.as_str()).collect();
-                news = queue.wait_for_new(rail, remote, &known, pause);
+                std::thread::sleep(pause);
             }
         }
     }
@@ -296,7 +292,6 @@ fn round(
     deadline: Instant,
     known: Option<&str>,
     contended: bool,
-    news: bool,
     q: &mut Queues,
 ) -> Round {
     let now_ms = Utc::now().timestamp_millis();
@@ -322,17 +317,16 @@ fn round(
             && shared::read_provisional(ctx).is_empty()
     });
     // While machines contend, a new leader whose machine fetched a moment ago (the leader before
-    // it, answering the jobs it served), or a leader whose wait a new job cut short, starts from
-    // that fetch: its move is most often to publish, and a state a fetch old is as good a base
-    // as the window allows. A commit on it is the compare-and-swap as always. Without
-    // contention a round fetches (or plans on its own push), as before.
+    // it, answering the jobs it served) starts from that fetch: its first move is most often to
+    // publish, and a state a fetch old is as good a base as the window allows. A commit on it is
+    // the compare-and-swap as always. Without contention a round fetches (or plans on its own
+    // push), as before.
     let recent = now_ms - q.state.fetched_at < (q.state.round_ms() / 2) as i64;
     let contending = q.others_lately(now_ms) || contended;
-    let fresh =
-        ((first || news) && q.on && contending && recent && !branches && seen.kept.is_none())
-            .then(|| shared::listed_refs(dir, true).ok())
-            .flatten()
-            .filter(|f| f.commit.is_some() && f.commit == seen.fetched && f.commit == q.state.tip);
+    let fresh = (first && q.on && contending && recent && !branches && seen.kept.is_none())
+        .then(|| shared::listed_refs(dir, true).ok())
+        .flatten()
+        .filter(|f| f.commit.is_some() && f.commit == seen.fetched && f.commit == q.state.tip);
     let mut fetch_ms = None;
     let fetched = match (trusted, fresh) {
         (Some(k), _) => shared::Fetched {
