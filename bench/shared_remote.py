@@ -39,6 +39,11 @@ fails the run (exit 1).
 adds, per delay, one contested cell of N machines (0: none). `--solo N` times N uncontended
 claims on one machine first, per delay. `--rail PATH` measures that binary instead of building
 target/release/rail (to compare two commits' binaries on the same machine, minutes apart).
+`--against PATH --pairs N` compares two binaries: each cell runs N times for each, alternated
+(A B B A A B …, so a machine growing slower or faster over the run weighs on both alike), and a
+summary per cell gives each binary's median and range of p50, p90, claims/s and CPU, and the
+paired p90 differences: on a shared machine whose speed swings from minute to minute, one cell
+against one cell says little.
 The figures are upper bounds for the machine they run on: every clone, racer, the daemon and
 the proxy share its cores.
 """
@@ -452,6 +457,40 @@ def show(r):
         print(f"           one claim alone: p50 {r['solo_ms'][0]:.0f} ms, p90 {r['solo_ms'][1]:.0f} ms", flush=True)
 
 
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return (v[n // 2] + v[(n - 1) // 2]) / 2 if v else float("nan")
+
+
+def compare(cell, runs):
+    """Prints the summary of one cell's alternated runs: `runs` is [(label, result)]."""
+    labels = []
+    for label, _ in runs:
+        if label not in labels:
+            labels.append(label)
+    print(f"  {cell}, {len(runs) // len(labels)} runs each, alternated:", flush=True)
+    for label in labels:
+        rs = [r for lab, r in runs if lab == label]
+
+        def stat(key, fmt):
+            vals = [key(r) for r in rs]
+            return f"{fmt(median(vals))} ({fmt(min(vals))}–{fmt(max(vals))})"
+
+        secs = lambda x: f"{x:.2f} s"  # noqa: E731
+        print(f"    {label}: p50 {stat(lambda r: r['p50_s'], secs)}, p90 {stat(lambda r: r['p90_s'], secs)}, "
+              f"{stat(lambda r: r['claims_per_s'] or 0, lambda x: f'{x:.1f}')} claims/s, "
+              f"rail cpu {stat(lambda r: r['cpu_s']['racers'], lambda x: f'{x:.1f} s')}", flush=True)
+    if len(labels) == 2:
+        a = [r["p90_s"] for lab, r in runs if lab == labels[0]]
+        b = [r["p90_s"] for lab, r in runs if lab == labels[1]]
+        diffs = [x - y for x, y in zip(a, b)]
+        better = sum(1 for d in diffs if d < 0)
+        print(f"    p90 {labels[0]} − {labels[1]}, pair by pair: "
+              f"{', '.join(f'{d:+.2f}' for d in diffs)} s; median {median(diffs):+.2f} s; "
+              f"{labels[0]} lower in {better} of {len(diffs)}", flush=True)
+
+
 def ints(text):
     return [int(x) for x in text.split(",") if x.strip()]
 
@@ -466,13 +505,19 @@ def main():
     ap.add_argument("--solo", type=int, default=0, help="uncontended claims to time first in each cell")
     ap.add_argument("--rail", help="the rail binary to measure (default: build target/release/rail)")
     ap.add_argument("--json", help="also write the results to this file")
+    ap.add_argument("--against", help="a second rail binary: run every cell with both, alternated")
+    ap.add_argument("--pairs", type=int, default=1, help="with --against: runs of each cell per binary")
     args = ap.parse_args()
     rail = os.path.abspath(args.rail) if args.rail else None
     if not rail:
         subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "rail-cli"], cwd=ROOT, check=True)
         rail = os.path.join(ROOT, "target", "release", "rail")
+    binaries = [("A", rail)]
+    if args.against:
+        binaries.append(("B", os.path.abspath(args.against)))
     base = tempfile.mkdtemp(prefix="rail-shared-bench-")
-    print(f"shared rail over git daemon behind a delaying proxy ({rail}); load {os.getloadavg()[0]:.1f} "
+    names = ", ".join(f"{label} {path}" for label, path in binaries)
+    print(f"shared rail over git daemon behind a delaying proxy ({names}); load {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores", flush=True)
     results, problems = [], []
     try:
@@ -481,13 +526,24 @@ def main():
             if args.contested:
                 cells.append(("contested", args.contested))
             for kind, m in cells:
-                r, p = run_cell(rail, base, kind, m, args.racers, args.claims_per_racer, delay, args.solo)
-                r["load"] = round(os.getloadavg()[0], 1)
-                results.append(r)
-                show(r)
-                for line in p[:10]:
-                    print(f"           PROBLEM: {line}", flush=True)
-                problems.extend(p)
+                runs = []
+                order = []
+                for k in range(args.pairs if args.against else 1):
+                    order.extend(binaries if k % 2 == 0 else list(reversed(binaries)))
+                for label, binary in order:
+                    r, p = run_cell(binary, base, kind, m, args.racers, args.claims_per_racer, delay, args.solo)
+                    r["load"] = round(os.getloadavg()[0], 1)
+                    r["binary"] = binary
+                    results.append(r)
+                    runs.append((label, r))
+                    if args.against:
+                        print(f"{label} ", end="")
+                    show(r)
+                    for line in p[:10]:
+                        print(f"           PROBLEM: {line}", flush=True)
+                    problems.extend(p)
+                if args.against:
+                    compare(f"{delay} ms {m} x {args.racers} {kind}", runs)
     finally:
         shutil.rmtree(base, ignore_errors=True)
         if args.json:
