@@ -360,36 +360,24 @@ pub fn fetch_with(
 }
 
 /// The fetched ref and (with `queues`) every machine's queue as this repository has them from
-/// its last fetch, in one process.
+/// its last fetch ([`refs_of`]).
 pub fn listed_refs(dir: &Path, queues: bool) -> Result<Fetched, RemoteError> {
     let names = [
         FETCHED,
         crate::queues::FETCHED_QUEUES,
         crate::heartbeat::FETCHED_REFS,
     ];
-    let listed = match refs_of(dir, &names) {
-        Some(refs) => refs,
-        None => {
-            let mut args = vec!["for-each-ref", "--format=%(objectname) %(refname)"];
-            args.extend(names);
-            let text = git::run(dir, &args).map_err(RemoteError::Git)?;
-            text.lines()
-                .filter_map(|l| l.split_once(' '))
-                .map(|(id, name)| (name.to_string(), id.to_string()))
-                .collect()
-        }
-    };
+    let listed = refs_of(dir, &names).map_err(RemoteError::Git)?;
     let mut fetched = Fetched::default();
-    for (name, id) in &listed {
-        let (name, id) = (name.as_str(), id.as_str());
+    for (name, id) in listed {
         if name == FETCHED {
-            fetched.commit = Some(id.to_string());
+            fetched.commit = Some(id);
         } else if let Some(machine) = name.strip_prefix(crate::queues::FETCHED_QUEUES) {
             if queues {
-                fetched.queues.push((machine.to_string(), id.to_string()));
+                fetched.queues.push((machine.to_string(), id));
             }
         } else if let Some(machine) = name.strip_prefix(crate::heartbeat::FETCHED_REFS) {
-            fetched.marks.push((machine.to_string(), id.to_string()));
+            fetched.marks.push((machine.to_string(), id));
         }
     }
     Ok(fetched)
@@ -884,25 +872,10 @@ fn rail_key(ctx: &Ctx) -> PathBuf {
 }
 
 /// The states this machine last saw of the shared rail: the state kept when an earlier round
-/// found the remote rewound and did not finish merging it back, and the fetched ref. One git
-/// process.
+/// found the remote rewound and did not finish merging it back, and the fetched ref
+/// ([`refs_of`]).
 pub fn seen_states(dir: &Path) -> Seen {
-    let listed = refs_of(dir, &[FETCHED, BEFORE_REWIND]).unwrap_or_else(|| {
-        git::run(
-            dir,
-            &[
-                "for-each-ref",
-                "--format=%(refname) %(objectname)",
-                FETCHED,
-                BEFORE_REWIND,
-            ],
-        )
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.split_once(' '))
-        .map(|(name, id)| (name.to_string(), id.to_string()))
-        .collect()
-    });
+    let listed = refs_of(dir, &[FETCHED, BEFORE_REWIND]).unwrap_or_default();
     let mut seen = Seen::default();
     for (name, id) in listed {
         match name.as_str() {
@@ -914,14 +887,26 @@ pub fn seen_states(dir: &Path) -> Seen {
     seen
 }
 
-/// Refs of the repository whose checkout is `dir` read from its files (`None`: git's to say,
-/// also for a checkout whose `.git` is not its repository's folder).
-fn refs_of(dir: &Path, names: &[&str]) -> Option<Vec<(String, String)>> {
+/// The refs `names` (a full name, or a folder ending in `/`) of the repository whose checkout is
+/// `dir`, with their ids, as `git for-each-ref` lists them: read from the ref files, and asked
+/// of git wherever they cannot be read plainly (or the checkout's `.git` is not its repository's
+/// folder).
+fn refs_of(dir: &Path, names: &[&str]) -> Result<Vec<(String, String)>, String> {
     let git_dir = dir.join(".git");
-    if !std::fs::symlink_metadata(&git_dir).ok()?.is_dir() {
-        return None;
+    let from_files = std::fs::symlink_metadata(&git_dir)
+        .is_ok_and(|m| m.is_dir())
+        .then(|| crate::gitobjects::refs_under(&git_dir, names))
+        .flatten();
+    if let Some(refs) = from_files {
+        return Ok(refs);
     }
-    crate::gitobjects::refs_under(&git_dir, names)
+    let mut args = vec!["for-each-ref", "--format=%(refname) %(objectname)"];
+    args.extend(names);
+    Ok(git::run(dir, &args)?
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(name, id)| (name.to_string(), id.to_string()))
+        .collect())
 }
 
 #[derive(Clone, Debug, Default)]
