@@ -72,9 +72,8 @@ pub struct State {
     pub mirrored: Option<String>,
     /// When the remote last declined this machine's queue push (ms since 1970).
     pub declined_at: i64,
-    /// The remote's ref listing as last measured: bytes, and when (ms since 1970; 0: never).
-    pub listing_bytes: u64,
-    pub listing_at: i64,
+    /// The remote's ref listing as last measured (core's `change::remote`); `None`: never.
+    pub listing: Option<rail_core::change::remote::Listing>,
 }
 
 fn smooth(old: u64, new: u64) -> u64 {
@@ -125,14 +124,6 @@ impl State {
             (f, p) => f + p,
         }
         .max(20)
-    }
-
-    /// The remote's ref listing as last measured, for core's `change::remote`.
-    pub fn listing(&self) -> Option<rail_core::change::remote::Listing> {
-        (self.listing_at != 0).then_some(rail_core::change::remote::Listing {
-            bytes: self.listing_bytes,
-            at_ms: self.listing_at,
-        })
     }
 
     /// The tip as fetched at `now_ms`: how long it has stood still.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use rail_core::change::ops::Request;
 use rail_core::change::queue::{self, Decision, Fate, Folding, Move, Op, Record, Verdict};
-use rail_core::change::remote::{fetch_protocol, measure_due};
+use rail_core::change::remote::{fetch_protocol, measure_due, Listing};
 use rail_core::change::snapshot;
 use rail_core::model::{CLAIMS_MD, LOG_FILE};
 
@@ -342,7 +342,7 @@ fn round(
             // again after the fetch (and at least 2 s), or that could not be had, counts as
             // large until the next measure (version 2: never worse than its one round trip), so
             // no round waits on it for long and none measures again before a day has passed.
-            let listing = q.state.listing();
+            let listing = q.state.listing;
             let measure = measure_due(listing, now_ms)
                 .then(|| shared::measure_listing(dir, remote, deadline));
             let version = fetch_protocol(listing, now_ms);
@@ -350,8 +350,10 @@ fn round(
             if let Some(measure) = measure {
                 let wait = t0.elapsed().max(Duration::from_secs(2));
                 let size = measure.recv_timeout(wait).ok().flatten();
-                q.state.listing_bytes = size.unwrap_or(u64::MAX);
-                q.state.listing_at = now_ms;
+                q.state.listing = Some(Listing {
+                    bytes: size.unwrap_or(u64::MAX),
+                    at_ms: now_ms,
+                });
             }
             match result {
                 Ok(f) => {

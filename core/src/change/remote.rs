@@ -17,8 +17,9 @@ pub const SMALL_LISTING: u64 = 64 * 1024;
 /// A measure older than this is taken again (a remote's refs grow with its pull requests).
 pub const MEASURE_EVERY_MS: i64 = 24 * 60 * 60 * 1000;
 
-/// The remote's ref listing as last measured: its size and when (ms since 1970).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The remote's ref listing as last measured: its size and when (ms since 1970). A host keeps
+/// it between runs as it is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Listing {
     pub bytes: u64,
     pub at_ms: i64,

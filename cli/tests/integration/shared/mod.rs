@@ -1001,8 +1001,11 @@ fn a_fetch_saves_a_round_trip_only_while_the_remote_lists_few_refs() {
     let state_path = m.path().join(".git/rail/exchange/queue-state.json");
     let mut state: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap();
-    assert!(state["listing_bytes"].as_u64().unwrap() < 1024, "{state}");
-    state["listing_at"] = serde_json::json!(1);
+    assert!(
+        state["listing"]["bytes"].as_u64().unwrap() < 1024,
+        "{state}"
+    );
+    state["listing"]["at_ms"] = serde_json::json!(1);
     std::fs::write(&state_path, state.to_string()).unwrap();
     // A day-old measure is not trusted: the next round speaks version 2 and measures again;
     // the listing is large now, so the round after speaks version 2 too.
@@ -1016,7 +1019,7 @@ fn a_fetch_saves_a_round_trip_only_while_the_remote_lists_few_refs() {
     let state: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap();
     assert!(
-        state["listing_bytes"].as_u64().unwrap() > 64 * 1024,
+        state["listing"]["bytes"].as_u64().unwrap() > 64 * 1024,
         "{state}"
     );
     let third = m.rail(&["claim", "t3", "--session", "s3"], &env);
