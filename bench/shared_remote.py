@@ -54,6 +54,7 @@ import json
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -457,12 +458,6 @@ def show(r):
         print(f"           one claim alone: p50 {r['solo_ms'][0]:.0f} ms, p90 {r['solo_ms'][1]:.0f} ms", flush=True)
 
 
-def median(values):
-    v = sorted(values)
-    n = len(v)
-    return (v[n // 2] + v[(n - 1) // 2]) / 2 if v else float("nan")
-
-
 def compare(cell, runs):
     """Prints the summary of one cell's alternated runs: `runs` is [(label, result)]."""
     labels = []
@@ -475,7 +470,7 @@ def compare(cell, runs):
 
         def stat(key, fmt):
             vals = [key(r) for r in rs]
-            return f"{fmt(median(vals))} ({fmt(min(vals))}–{fmt(max(vals))})"
+            return f"{fmt(statistics.median(vals))} ({fmt(min(vals))}–{fmt(max(vals))})"
 
         secs = lambda x: f"{x:.2f} s"  # noqa: E731
         print(f"    {label}: p50 {stat(lambda r: r['p50_s'], secs)}, p90 {stat(lambda r: r['p90_s'], secs)}, "
@@ -487,7 +482,7 @@ def compare(cell, runs):
         diffs = [x - y for x, y in zip(a, b)]
         better = sum(1 for d in diffs if d < 0)
         print(f"    p90 {labels[0]} − {labels[1]}, pair by pair: "
-              f"{', '.join(f'{d:+.2f}' for d in diffs)} s; median {median(diffs):+.2f} s; "
+              f"{', '.join(f'{d:+.2f}' for d in diffs)} s; median {statistics.median(diffs):+.2f} s; "
               f"{labels[0]} lower in {better} of {len(diffs)}", flush=True)
 
 
