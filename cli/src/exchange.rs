@@ -15,8 +15,9 @@
 //! waiter) is the leader: it serves every queued job in one round — one fetch, every job planned
 //! in queue order on that state, one commit, one push — and writes each job's outcome. A rejected
 //! push starts a new round, which also takes in jobs queued meanwhile. So one machine puts at
-//! most one process on the remote at a time, one fetch serves every job queued before it, and a
-//! machine's queued operations share one commit and one push.
+//! most one process on the remote at a time, one fetch serves every job queued before it ends
+//! (the round takes in those queued while it fetched), and a machine's queued operations share
+//! one commit and one push.
 
 use std::fs;
 use std::io;

@@ -1,9 +1,10 @@
 //! Fault injection, for tests only: a crash at a write step, a write that fails, a panic in the
-//! hook, a lock held long, a pause before a push, a death after one, a queue always published.
-//! Each is asked for by a `RAIL_TEST_*` environment variable, and compiled only into builds
-//! that test: debug builds (`cargo test`, the suites' `target/debug/rail`) and a release build
-//! with the `fault-injection` feature. The binary users get (release, default features) has
-//! none of them: there, each function here does nothing, whatever the environment says.
+//! hook, a lock held long, a pause after a fetch or before a push, a death after a push, a queue
+//! always published. Each is asked for by a `RAIL_TEST_*` environment variable, and compiled
+//! only into builds that test: debug builds (`cargo test`, the suites' `target/debug/rail`) and
+//! a release build with the `fault-injection` feature. The binary users get (release, default
+//! features) has none of them: there, each function here does nothing, whatever the
+//! environment says.
 
 #[cfg(any(feature = "fault-injection", debug_assertions))]
 mod on {
@@ -77,7 +78,17 @@ mod on {
     /// go, so a test can act between the plan and the push (`<dir>/paused` says we are here;
     /// `<dir>/go` lets us on; a minute at most).
     pub fn pause_before_push() {
-        if let Some(dir) = std::env::var_os("RAIL_TEST_PAUSE_BEFORE_PUSH").map(PathBuf::from) {
+        pause_at("RAIL_TEST_PAUSE_BEFORE_PUSH");
+    }
+
+    /// `RAIL_TEST_PAUSE_AFTER_FETCH=<dir>`: the same, as soon as a round's fetch of the shared
+    /// rail has returned (a test queues another job of the machine while the round fetches).
+    pub fn pause_after_fetch() {
+        pause_at("RAIL_TEST_PAUSE_AFTER_FETCH");
+    }
+
+    fn pause_at(var: &str) {
+        if let Some(dir) = std::env::var_os(var).map(PathBuf::from) {
             let _ = std::fs::write(dir.join("paused"), b"");
             let until = Instant::now() + Duration::from_secs(60);
             while !dir.join("go").exists() && Instant::now() < until {
@@ -96,6 +107,7 @@ mod on {
     pub fn hook_panic() {}
     pub fn hold_lock() {}
     pub fn pause_before_push() {}
+    pub fn pause_after_fetch() {}
     pub fn die_after_push() {}
     pub fn always_publish() -> bool {
         false

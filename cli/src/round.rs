@@ -139,7 +139,7 @@ pub fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue, own: &str) -> R
         // A job past its deadline gives up here, unless a copy this machine published may still
         // be decided by another machine's commit: then a commit says what became of it (a
         // decider answers "gave up" past the deadline), within a grace.
-        let (live, expired): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|j| {
+        let (mut live, expired): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|j| {
             j.deadline_ms > now_ms
                 || (q.state.published(&j.id).is_some()
                     && now_ms < j.deadline_ms + PUBLISHED_GRACE_MS)
@@ -175,11 +175,20 @@ pub fn lead(ctx: &Ctx, remote: &str, rail: &Path, queue: &Queue, own: &str) -> R
         let started = Instant::now();
         let contended =
             queue.contended_within(Duration::from_millis((q.state.round_ms() * 3).max(5000)));
+        // The jobs queued here while the round fetched, that it may serve too.
+        let since = |served: &[Job]| -> Vec<Job> {
+            queue
+                .jobs(rail, remote)
+                .into_iter()
+                .filter(|j| !served.iter().any(|s| s.id == j.id) && j.deadline_ms > now_ms)
+                .collect()
+        };
         let r = round(
             ctx,
             remote,
             &dir,
-            &live,
+            &mut live,
+            &since,
             deadline,
             known.take().as_deref(),
             contended,
@@ -278,6 +287,9 @@ enum Standing {
 /// One round: fetch (with every machine's queue), learn what other machines' commits decided
 /// for this machine's published jobs, then commit, publish or wait (core's [`queue::next_move`]).
 ///
+/// `live`: the jobs to serve; a round that fetches adds those queued meanwhile (`since` names
+/// them), and answers every job in `live` as it leaves it.
+///
 /// `known`: the commit this machine pushed last. If it is still the fetched ref, every job is a
 /// claim-like change (no sync, no take: those read the remote's branches) and nothing of this
 /// machine's is published or seen waiting elsewhere, the round plans on it without fetching; it
@@ -288,22 +300,23 @@ fn round(
     ctx: &Ctx,
     remote: &str,
     dir: &Path,
-    jobs: &[Job],
+    live: &mut Vec<Job>,
+    since: &dyn Fn(&[Job]) -> Vec<Job>,
     deadline: Instant,
     known: Option<&str>,
     contended: bool,
     q: &mut Queues,
 ) -> Round {
     let now_ms = Utc::now().timestamp_millis();
-    let branches = jobs
+    let branches = live
         .iter()
         .any(|j| matches!(j.request, None | Some(Request::Take { .. })));
     // What died once matters only for the jobs still here.
-    q.state.died.retain(|id| jobs.iter().any(|j| &j.id == id));
+    q.state.died.retain(|id| live.iter().any(|j| &j.id == id));
     let seen = q.seen.take().unwrap_or_else(|| shared::seen_states(dir));
     let first = q.rounds == 0;
     q.rounds += 1;
-    let published_here = jobs.iter().any(|j| q.state.published(&j.id).is_some());
+    let published_here = live.iter().any(|j| q.state.published(&j.id).is_some());
     // Planning on its own last push, a machine does not see the queues other machines publish
     // meanwhile: it does so only for a couple of rounds after a fetch (a burst of its own
     // operations), or the machine that keeps winning would keep the others waiting unseen.
@@ -357,6 +370,18 @@ fn round(
             }
             match result {
                 Ok(f) => {
+                    crate::faults::pause_after_fetch();
+                    // A fetch takes round trips; the processes of this machine that asked
+                    // meanwhile (a burst: every agent at once) are served by this round too,
+                    // not a round later. Jobs that need the remote's branches need a fetch
+                    // of their own.
+                    let more: Vec<Job> = since(live)
+                        .into_iter()
+                        .filter(|j| {
+                            branches || !matches!(j.request, None | Some(Request::Take { .. }))
+                        })
+                        .collect();
+                    live.extend(more);
                     let ms = t0.elapsed().as_millis() as u64;
                     fetch_ms = Some(ms);
                     q.state.note_fetch(ms);
@@ -368,6 +393,7 @@ fn round(
             }
         }
     };
+    let jobs = &live[..];
     let cached = q.snapshot.take().filter(|s| s.commit == fetched.commit);
     let snapshot = match cached {
         Some(s) => s,

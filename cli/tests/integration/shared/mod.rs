@@ -313,6 +313,72 @@ fn one_machines_processes_never_fail_each_other() {
     assert_eq!(shared.claims().count(), 36);
 }
 
+/// A round serves the jobs its machine's processes queued while it fetched, in the same commit:
+/// in a burst (every agent of a machine asking at once) the first leader's fetch is under way
+/// when the other processes queue theirs, and leaving them to the next round cost them a round.
+#[test]
+fn jobs_queued_while_a_round_fetches_share_its_commit() {
+    let remote = Remote::by_daemon();
+    let ms = machines(&remote, 1);
+    let m = &ms[0];
+    let commits = || remote.git(&["rev-list", "--count", "refs/rail/claims"]);
+    let before = commits();
+    let pause = tempfile::tempdir().unwrap();
+    let spawn = |task: &str, env: &[(&str, &Path)]| {
+        let mut cmd = Command::new(rail_bin());
+        cmd.args(["claim", task, "--session", task])
+            .current_dir(m.path())
+            .env_remove("RAIL_SESSION")
+            // Fetch first: the round under test is one that fetches.
+            .env("RAIL_SHARED_TRUST_MS", "0")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.spawn().unwrap()
+    };
+    let leader = spawn("first", &[("RAIL_TEST_PAUSE_AFTER_FETCH", pause.path())]);
+    wait_for(
+        "the leader's round never fetched",
+        Duration::from_secs(60),
+        || pause.path().join("paused").exists(),
+    );
+    let exchange = m.path().join(".git/rail/exchange");
+    let queued = || {
+        std::fs::read_dir(&exchange)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".job"))
+            })
+            .count()
+    };
+    assert_eq!(queued(), 1);
+    let waiter = spawn("second", &[]);
+    wait_for(
+        "the second job was never queued",
+        Duration::from_secs(60),
+        || queued() == 2,
+    );
+    std::fs::write(pause.path().join("go"), b"").unwrap();
+    for child in [leader, waiter] {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    let after = commits();
+    assert_eq!(
+        after.trim().parse::<u32>().unwrap(),
+        before.trim().parse::<u32>().unwrap() + 1,
+        "one commit made both claims"
+    );
+    let message = remote.git(&["log", "-1", "--format=%B", "refs/rail/claims"]);
+    assert!(
+        message.contains("claim first by first") && message.contains("claim second by second"),
+        "{message}"
+    );
+}
+
 /// What one machine records locally — a bypass of the hooks, a failed gate — is never erased by
 /// mirroring the shared rail: it stays in the local claims.log and `rail log`, and reaches the
 /// shared log with the next exchange, so every machine sees it.
