@@ -45,7 +45,11 @@ summary per cell gives each binary's median and range of p50, p90, claims/s and 
 paired p90 differences: on a shared machine whose speed swings from minute to minute, one cell
 against one cell says little.
 The figures are upper bounds for the machine they run on: every clone, racer, the daemon and
-the proxy share its cores.
+the proxy share its cores, and its disk. The cells live in the system's temporary directory
+(`TMPDIR` chooses another) and stay until the run ends: on an ext4 without a journal (this
+project's build machine), every file created skips the inodes freed in the last minutes, so
+removing one cell's twenty clones made the next cell's git spend close to half its CPU in that
+scan. `TMPDIR` on a journalled file system or a tmpfs measures without it.
 """
 
 import argparse
