@@ -370,6 +370,7 @@ fn round(
             }
             match result {
                 Ok(f) => {
+                    let ms = t0.elapsed().as_millis() as u64;
                     crate::faults::pause_after_fetch();
                     // A fetch takes round trips; the processes of this machine that asked
                     // meanwhile (a burst: every agent at once) are served by this round too,
@@ -382,7 +383,6 @@ fn round(
                         })
                         .collect();
                     live.extend(more);
-                    let ms = t0.elapsed().as_millis() as u64;
                     fetch_ms = Some(ms);
                     q.state.note_fetch(ms);
                     q.state.fetched_at = Utc::now().timestamp_millis();
