@@ -308,9 +308,7 @@ fn round(
     q: &mut Queues,
 ) -> Round {
     let now_ms = Utc::now().timestamp_millis();
-    let branches = live
-        .iter()
-        .any(|j| matches!(j.request, None | Some(Request::Take { .. })));
+    let branches = live.iter().any(reads_branches);
     // What died once matters only for the jobs still here.
     q.state.died.retain(|id| live.iter().any(|j| &j.id == id));
     let seen = q.seen.take().unwrap_or_else(|| shared::seen_states(dir));
@@ -378,9 +376,7 @@ fn round(
                     // of their own.
                     let more: Vec<Job> = since(live)
                         .into_iter()
-                        .filter(|j| {
-                            branches || !matches!(j.request, None | Some(Request::Take { .. }))
-                        })
+                        .filter(|j| branches || !reads_branches(j))
                         .collect();
                     live.extend(more);
                     fetch_ms = Some(ms);
@@ -645,6 +641,11 @@ fn round(
             )
         }
     }
+}
+
+/// A sync or a take: judged on the remote's branches, which only a fetch that brings them has.
+fn reads_branches(job: &Job) -> bool {
+    matches!(job.request, None | Some(Request::Take { .. }))
 }
 
 /// What a round has when it commits.
