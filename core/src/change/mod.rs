@@ -10,4 +10,5 @@ pub mod merge;
 pub mod ops;
 pub mod queue;
 pub mod remote;
+pub mod round;
 pub mod snapshot;

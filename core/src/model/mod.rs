@@ -146,6 +146,20 @@ impl Rail {
         }
     }
 
+    /// Every owner process the claim lines and unreleased claim files name (their `pid`
+    /// fields as written): what a host probes before it evaluates, so that one evaluation sees
+    /// every owner's liveness.
+    pub fn owner_pids(&self) -> impl Iterator<Item = &str> {
+        let lines = self.claims.lines.iter().filter_map(|l| match &l.kind {
+            LineKind::Claim(c) => c.pid.as_deref(),
+            _ => None,
+        });
+        let files = (self.files.iter())
+            .filter(|f| f.released.is_none())
+            .filter_map(|f| f.pid.as_deref());
+        lines.chain(files)
+    }
+
     /// claims.log's entries and diagnostics.
     pub fn log(&self) -> &Log {
         self.log.get_or_init(|| log::parse(&self.log_text))

@@ -82,6 +82,18 @@ pub fn plan_on(
     session: &str,
     request: &Request,
 ) -> Result<Plan, Refusal> {
+    plan_evaluated(rail, &rail.evaluate(facts), facts, session, request)
+}
+
+/// [`plan_on`] with the rail's evaluation on `facts` made already (a host that judged the rail
+/// to gather its facts evaluates it once).
+pub fn plan_evaluated(
+    rail: &Rail,
+    eval: &Evaluation,
+    facts: &Facts,
+    session: &str,
+    request: &Request,
+) -> Result<Plan, Refusal> {
     let task = request.task();
     ident::validate_task(task).map_err(|e| Refusal::bad(task, e.0))?;
     ident::validate_session(session).map_err(|e| Refusal::bad(task, e.0))?;
@@ -103,7 +115,6 @@ pub fn plan_on(
             ..Refusal::bad(task, "")
         });
     }
-    let eval = rail.evaluate(facts);
     if let Some(b) = eval.broken.iter().find(|b| b.task == task) {
         return Err(Refusal {
             kind: RefusalKind::BrokenLine,
@@ -117,7 +128,7 @@ pub fn plan_on(
     }
     let planner = Planner {
         rail,
-        eval: &eval,
+        eval,
         facts,
         session,
         task,
