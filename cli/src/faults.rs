@@ -14,7 +14,7 @@ mod on {
     /// `RAIL_TEST_CRASH=after-journal|mid-write|before-log`: die at that write step the way
     /// SIGKILL would (no destructors, no flushing).
     pub fn crash_point(name: &str) {
-        if std::env::var("RAIL_TEST_CRASH").as_deref() == Ok(name) {
+        if crate::sys::env::var("RAIL_TEST_CRASH").as_deref() == Some(name) {
             crate::sys::die_now();
         }
     }
@@ -24,7 +24,7 @@ mod on {
     /// stop halfway (`Some(false)`); `<file>:open` makes opening it for writing fail
     /// (`Some(true)`; for tests that run as root, where `chmod` does not stop a write).
     pub fn write_fault(rel: &str) -> Option<bool> {
-        let spec = std::env::var("RAIL_TEST_FAIL_WRITE").ok()?;
+        let spec = crate::sys::env::var("RAIL_TEST_FAIL_WRITE")?;
         match spec.strip_suffix(":open") {
             Some(file) if file == rel => Some(true),
             None if spec == rel => Some(false),
@@ -34,7 +34,7 @@ mod on {
 
     /// `RAIL_TEST_HOOK_PANIC`: the hook panics (tests of the panic answer).
     pub fn hook_panic() {
-        if std::env::var_os("RAIL_TEST_HOOK_PANIC").is_some() {
+        if crate::sys::env::var_os("RAIL_TEST_HOOK_PANIC").is_some() {
             panic!("RAIL_TEST_HOOK_PANIC is set (tests of the panic answer)");
         }
     }
@@ -42,18 +42,17 @@ mod on {
     /// `RAIL_TEST_STATUS=git`: list touched files with `git status` even where Rail could read
     /// them itself; `=explain`: say on stderr which of the two answered, and why git did.
     pub fn status_source() -> Option<&'static str> {
-        match std::env::var("RAIL_TEST_STATUS").as_deref() {
-            Ok("git") => Some("git"),
-            Ok("explain") => Some("explain"),
+        match crate::sys::env::var("RAIL_TEST_STATUS").as_deref() {
+            Some("git") => Some("git"),
+            Some("explain") => Some("explain"),
             _ => None,
         }
     }
 
     /// `RAIL_TEST_HOLD_MS`: keep the rail lock this long (tests kill a holder mid-operation).
     pub fn hold_lock() {
-        if let Some(ms) = std::env::var("RAIL_TEST_HOLD_MS")
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
+        if let Some(ms) =
+            crate::sys::env::var("RAIL_TEST_HOLD_MS").and_then(|v| v.parse::<u64>().ok())
         {
             std::thread::sleep(Duration::from_millis(ms));
         }
@@ -63,7 +62,7 @@ mod on {
     /// rail has returned, before anything is answered or recorded here (a machine lost with
     /// operations it published for other machines).
     pub fn die_after_push() {
-        if std::env::var_os("RAIL_TEST_DIE_AFTER_PUSH").is_some() {
+        if crate::sys::env::var_os("RAIL_TEST_DIE_AFTER_PUSH").is_some() {
             crate::sys::die_now();
         }
     }
@@ -71,7 +70,7 @@ mod on {
     /// `RAIL_TEST_PUBLISH=1`: a round that commits publishes this machine's queue in the same
     /// push even without contention (tests make a lost push leave its operations out).
     pub fn always_publish() -> bool {
-        std::env::var_os("RAIL_TEST_PUBLISH").is_some()
+        crate::sys::env::var_os("RAIL_TEST_PUBLISH").is_some()
     }
 
     /// `RAIL_TEST_PAUSE_BEFORE_PUSH=<dir>`: stop before pushing to the shared rail until told to
@@ -88,7 +87,7 @@ mod on {
     }
 
     fn pause_at(var: &str) {
-        if let Some(dir) = std::env::var_os(var).map(PathBuf::from) {
+        if let Some(dir) = crate::sys::env::var_os(var).map(PathBuf::from) {
             let _ = std::fs::write(dir.join("paused"), b"");
             let until = Instant::now() + Duration::from_secs(60);
             while !dir.join("go").exists() && Instant::now() < until {

@@ -15,7 +15,7 @@ use rail_core::formats::log::{Event as LogEvent, LogEntry};
 use rail_core::model::Rail;
 
 use crate::context::{Commits, Ctx};
-use crate::repo::Repo;
+use crate::git::repo::Repo;
 
 const DIR: &str = "after";
 
@@ -43,30 +43,8 @@ fn fnv(bytes: &[u8]) -> u64 {
 
 /// A SHA-256 repository: its index holds 32-byte ids, which this reader does not read.
 fn sha256(repo: &Repo) -> bool {
-    crate::gitconfig::get(Some(repo), &repo.worktree, "extensions.objectformat")
+    crate::git::config::get(Some(repo), &repo.worktree, "extensions.objectformat")
         .is_some_and(|f| f.eq_ignore_ascii_case("sha256"))
-}
-
-/// The tracked-file count above which the after-tool check is skipped (RAIL_AFTER_MAX_TRACKED,
-/// else core's).
-pub fn limit() -> u32 {
-    std::env::var("RAIL_AFTER_MAX_TRACKED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(after::MAX_TRACKED)
-}
-
-/// How many files the checkout's index tracks (its header's count; 0 without an index).
-pub fn tracked(repo: &Repo) -> u32 {
-    let Ok(Some(file)) = crate::railfile::open_read(&repo.git_dir.join("index")) else {
-        return 0;
-    };
-    let mut head = [0u8; 12];
-    use std::io::Read;
-    match (&file).read_exact(&mut head) {
-        Ok(()) => gitindex::count(&head),
-        Err(_) => 0,
-    }
 }
 
 fn stat_of(m: &std::fs::Metadata) -> Stat {
@@ -150,7 +128,7 @@ fn walk(worktree: &Path, roots: &[String]) -> (Vec<(String, Stat)>, bool) {
 /// tool call.
 fn read_index(git_dir: &Path, roots: &[String]) -> Option<gitindex::Index> {
     let path = git_dir.join("index");
-    let (bytes, modified) = crate::railfile::read_max(&path, 256 * 1024 * 1024).ok()??;
+    let (bytes, modified) = crate::store::railfile::read_max(&path, 256 * 1024 * 1024).ok()??;
     let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
     let stamp = (since.as_secs() as i64, i64::from(since.subsec_nanos()));
     Some((gitindex::entries(&bytes, roots)?, stamp))
@@ -172,19 +150,21 @@ fn rail_here(ctx: &Ctx, repo: &Repo) -> bool {
 /// `cwd`. Best effort: a snapshot that cannot be taken is no snapshot (prediction and the
 /// pre-commit check remain), and never slows the answer past the walk and one `git status`.
 pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
-    let Some(repo) = crate::repo::discover(cwd) else {
+    let Some(repo) = crate::git::repo::discover(cwd) else {
         return;
     };
     let path = snapshot_path(&repo, session, call);
-    if !after::fits(tracked(&repo), limit()) {
+    if !after::fits(
+        crate::git::tracked_count(&repo),
+        crate::sys::env::env().after_limit(),
+    ) {
         return;
     }
     let Ok(texts) = ctx.read_claims() else {
         return;
     };
     let rail = Rail::load(&texts);
-    let facts = ctx.facts_for(&rail, Commits::IfNeeded);
-    let eval = rail.evaluate(&facts);
+    let eval = ctx.judge(&rail, Commits::IfNeeded).eval;
     let roots = roots_for(&eval, session);
     if roots.is_empty() {
         let _ = std::fs::remove_file(&path);
@@ -215,7 +195,10 @@ pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
                 after::MAX_KEPT_BYTES / 1024
             ))
         } else {
-            match crate::railfile::read_max(&repo.worktree.join(&p), after::MAX_KEPT_BYTES - kept) {
+            match crate::store::railfile::read_max(
+                &repo.worktree.join(&p),
+                after::MAX_KEPT_BYTES - kept,
+            ) {
                 Ok(Some((bytes, _))) => {
                     kept += bytes.len() as u64;
                     Prior::Bytes(bytes)
@@ -235,11 +218,11 @@ pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
         complete,
         entries,
     };
-    if crate::railfile::ensure_dir(&dir_of(&repo)).is_ok() {
+    if crate::store::railfile::ensure_dir(&dir_of(&repo)).is_ok() {
         remove_left_over(&repo);
         let _ =
             // Not synced: a snapshot lost in a crash only means no check after this call.
-            crate::railfile::write_inside_as(
+            crate::store::railfile::write_inside_as(
                 &repo.common_dir,
                 &path,
                 &after::render(&snap),
@@ -256,7 +239,7 @@ fn remove_left_over(repo: &Repo) {
         return;
     };
     // The clock the files' times were written by (not `--now`, which may be any time).
-    let now = std::time::SystemTime::now();
+    let now = crate::sys::clock::system();
     for entry in entries.flatten() {
         let Ok(meta) = entry.metadata() else {
             continue;
@@ -275,10 +258,10 @@ fn remove_left_over(repo: &Repo) {
 /// After the tool call: what it changed in other live sessions' paths, put back, logged, and
 /// the message for the agent (`None`: nothing to say).
 pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>, by: &str) -> Option<String> {
-    let repo = crate::repo::discover(cwd)?;
+    let repo = crate::git::repo::discover(cwd)?;
     let path = snapshot_path(&repo, session, call);
     // Metadata of MAX_FILES entries and the kept content, with room to spare.
-    let bytes = crate::railfile::read_max(&path, after::MAX_KEPT_BYTES + 16 * 1024 * 1024)
+    let bytes = crate::store::railfile::read_max(&path, after::MAX_KEPT_BYTES + 16 * 1024 * 1024)
         .ok()
         .flatten()?
         .0;
@@ -286,8 +269,7 @@ pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>, by: &str)
     let snap = after::parse(&bytes)?;
     let texts = ctx.read_claims().ok()?;
     let rail = Rail::load(&texts);
-    let facts = ctx.facts_for(&rail, Commits::IfNeeded);
-    let eval = rail.evaluate(&facts);
+    let eval = ctx.judge(&rail, Commits::IfNeeded).eval;
     let (now, _) = walk(&repo.worktree, &snap.roots);
     let violations = after::verdict(&snap, &now, &eval, session, rail_here(ctx, &repo));
     if violations.is_empty() {
@@ -307,20 +289,20 @@ pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>, by: &str)
 /// The file as the tool left it, set aside before Rail changes it (nothing written is lost).
 fn set_aside(ctx: &Ctx, repo: &Repo, session: &str, rel: &str) -> Result<(), String> {
     let at = repo.worktree.join(rel);
-    let bytes = match crate::railfile::read_max(&at, 64 * 1024 * 1024) {
+    let bytes = match crate::store::railfile::read_max(&at, 64 * 1024 * 1024) {
         Ok(Some((b, _))) => b,
         Ok(None) => return Ok(()),
         Err(e) => return Err(format!("cannot read it to set it aside: {e}")),
     };
     let dir = dir_of(repo).join("aside");
-    crate::railfile::ensure_dir(&dir).map_err(|e| e.to_string())?;
+    crate::store::railfile::ensure_dir(&dir).map_err(|e| e.to_string())?;
     let name = format!(
         "{}.{}.{}",
         ctx.now.format("%Y%m%dT%H%M%S%.fZ"),
         rail_core::agent::heartbeat::file_name(session),
         rail_core::agent::heartbeat::file_name(rel)
     );
-    crate::railfile::write_inside(&repo.common_dir, &dir.join(name), &bytes, false)
+    crate::store::railfile::write_inside(&repo.common_dir, &dir.join(name), &bytes, false)
         .map_err(|e| format!("cannot set it aside: {e}"))
 }
 
@@ -330,7 +312,7 @@ fn fix(ctx: &Ctx, repo: &Repo, session: &str, v: &Violation) -> Done {
         if let Err(why) = set_aside(ctx, repo, session, &v.path) {
             return Done::Left(why);
         }
-        match crate::railfile::write_inside(&repo.worktree, &at, bytes, exec) {
+        match crate::store::railfile::write_inside(&repo.worktree, &at, bytes, exec) {
             Ok(()) => Done::PutBack,
             Err(e) => Done::Left(format!("cannot write it back: {e}")),
         }
@@ -352,7 +334,7 @@ fn fix(ctx: &Ctx, repo: &Repo, session: &str, v: &Violation) -> Done {
             if let Err(why) = set_aside(ctx, repo, session, &v.path) {
                 return Done::Left(why);
             }
-            if crate::railfile::check_inside(&repo.worktree, &at).is_err() {
+            if crate::store::railfile::check_inside(&repo.worktree, &at).is_err() {
                 return Done::Left("it is not inside the checkout".into());
             }
             match std::fs::remove_file(&at) {

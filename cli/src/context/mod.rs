@@ -1,19 +1,35 @@
-//! Per-invocation context: where the rail is, who the session is, what time it is, and the
-//! facts core needs (commit times, process liveness, worktrees).
+//! One command's resolved invocation: where the rail is, the repository, who the session is,
+//! what time it is, rail.yaml's settings and the remote the rail is shared through — each found
+//! once, on first use, and read by every command and hook from here (`Ctx`), never looked up
+//! again halfway down. The facts core judges by are gathered in [`facts`].
 
-use std::path::PathBuf;
+pub mod facts;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use rail_core::model::input::{Facts, RailTexts, Worktree};
-use rail_core::model::lease::State;
-use rail_core::model::Rail;
+use rail_core::formats::config::Config;
+use rail_core::model::input::RailTexts;
+use rail_core::model::CONFIG_FILE;
 
+pub use self::facts::Commits;
 use crate::fail::Fail;
-use crate::git;
-use crate::lock::{self, Owner, RailLock};
-use crate::repo::{self, Repo};
+use crate::git::repo::{self, Repo};
+use crate::store::lock::{self, LockOwner, RailLock};
+use crate::store::railfile;
 use crate::store::{RailDir, StoreError};
+use crate::sys::env::env;
+
+/// What the command line said before anything was looked up: the global flags.
+#[derive(Clone, Debug, Default)]
+pub struct Flags {
+    pub rail: Option<PathBuf>,
+    pub session: Option<String>,
+    pub now: Option<String>,
+    pub json: bool,
+}
 
 #[derive(Debug)]
 pub struct Ctx {
@@ -26,32 +42,23 @@ pub struct Ctx {
     /// The longest this invocation may wait for the rail lock, whatever rail.yaml says (a hook's
     /// Stop must answer within its agent's limit).
     pub lock_cap: Option<Duration>,
-}
-
-/// How much effort to spend on commit times.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Commits {
-    /// Always ask git (the board shows them).
-    Always,
-    /// Only if some claim is not plainly live without them (commits can only extend leases).
-    IfNeeded,
+    /// The acting session, once asked for.
+    session: OnceLock<Result<String, Fail>>,
+    /// rail.yaml's settings, once read (from the file, or from the texts a command read first).
+    config: OnceLock<Result<Config, Fail>>,
+    /// The remote the rail is configured to share through, once looked up.
+    remote: OnceLock<Option<String>>,
 }
 
 impl Ctx {
     /// `creating`: the command makes a rail (`rail init`), so `--rail DIR` need not hold one.
-    pub fn new(
-        rail_flag: Option<PathBuf>,
-        session: Option<String>,
-        now: Option<String>,
-        json: bool,
-        creating: bool,
-    ) -> Result<Ctx, Fail> {
+    pub fn new(flags: Flags, creating: bool) -> Result<Ctx, Fail> {
         let cwd = std::env::current_dir()
             .map_err(|e| Fail::env(format!("cannot read the current directory: {e}")))?;
         let repo = repo::discover(&cwd);
-        let named = match rail_flag {
+        let named = match flags.rail {
             Some(dir) => Some((dir, "--rail")),
-            None => std::env::var_os("RAIL_DIR").map(|d| (PathBuf::from(d), "RAIL_DIR")),
+            None => env().rail_dir.clone().map(|d| (d, "RAIL_DIR")),
         };
         let rail_root = match named {
             Some((dir, by)) => {
@@ -80,25 +87,25 @@ impl Ctx {
                 }
             },
         };
-        let now = match now.or_else(|| std::env::var("RAIL_NOW").ok()) {
+        let now = match flags.now.or_else(|| env().now.clone()) {
             Some(text) => rail_core::text::time::parse_time(&text)
                 .map_err(|e| Fail::usage(format!("--now `{text}`: {e}")))?,
-            None => Utc::now(),
+            None => crate::sys::clock::now(),
         };
-        let session_flag =
-            session.or_else(|| std::env::var("RAIL_SESSION").ok().filter(|s| !s.is_empty()));
         Ok(Ctx {
             repo,
             rail: RailDir::new(rail_root),
-            session_flag,
+            session_flag: flags.session.or_else(|| env().session.clone()),
             now,
-            json,
+            json: flags.json,
             command_line: command_line(),
             lock_cap: None,
+            session: OnceLock::new(),
+            config: OnceLock::new(),
+            remote: OnceLock::new(),
         })
     }
 
-    /// The acting session: `--session`, else `RAIL_SESSION`, else the current branch.
     /// This invocation, for the rail of another repository (a hook call whose paths land in
     /// another repository is judged there).
     pub fn for_repo(&self, repo: Repo) -> Ctx {
@@ -110,21 +117,20 @@ impl Ctx {
             json: self.json,
             command_line: self.command_line.clone(),
             lock_cap: self.lock_cap,
+            session: OnceLock::new(),
+            config: OnceLock::new(),
+            remote: OnceLock::new(),
         }
     }
 
+    /// The acting session: `--session`, else `RAIL_SESSION`, else the current branch.
     pub fn session(&self) -> Result<String, Fail> {
-        use rail_core::text::ident::{acting, Acting, Unnamed};
-        let branch = self.repo.as_ref().and_then(|r| r.branch());
-        match acting(self.session_flag.as_deref(), branch.as_deref()) {
-            Acting::Session(s) => Ok(s),
-            Acting::Unnamed(Unnamed::NoBranch) => Err(Fail::usage(
-                "no session: HEAD is detached or this is not a git checkout; pass --session NAME or set RAIL_SESSION",
-            )),
-            Acting::Unnamed(Unnamed::BadExplicit(e) | Unnamed::BadBranch(e)) => {
-                Err(Fail::usage(e.0))
-            }
-        }
+        self.session
+            .get_or_init(|| {
+                let branch = self.repo.as_ref().and_then(|r| r.branch());
+                session_of(self.session_flag.as_deref(), branch.as_deref())
+            })
+            .clone()
     }
 
     /// The session named by `--session` or `RAIL_SESSION`, if any.
@@ -132,25 +138,78 @@ impl Ctx {
         self.session_flag.as_deref()
     }
 
-    pub fn lock_timeout(&self, texts_config: Option<&RailTexts>) -> Duration {
-        let configured = self.configured_lock_timeout(texts_config);
-        match self.lock_cap {
-            Some(cap) => configured.min(cap),
-            None => configured,
-        }
+    /// rail.yaml's settings (core's defaults where there is none, or it cannot be read as
+    /// text): the one place the CLI turns rail.yaml into settings, so no command repeats a
+    /// default of core's. A rail.yaml that is a link or a FIFO is refused, named, rather than
+    /// followed or read forever.
+    pub fn config(&self) -> Result<&Config, Fail> {
+        self.config
+            .get_or_init(|| {
+                let path = self.rail.path(CONFIG_FILE);
+                match railfile::read_text(&path) {
+                    Ok(text) => Ok(parse_config(text.as_deref())),
+                    Err(e) if railfile::refusal(&e).is_some() => {
+                        Err(Fail::env(railfile::describe(&path, &e)))
+                    }
+                    Err(_) => Ok(Config::default()),
+                }
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
-    fn configured_lock_timeout(&self, texts_config: Option<&RailTexts>) -> Duration {
-        if let Some(ms) = std::env::var("RAIL_LOCK_TIMEOUT_MS")
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
-        {
-            return Duration::from_millis(ms);
+    /// [`Ctx::config`], or core's defaults where rail.yaml is refused (commands that have no
+    /// rail.yaml of their own to refuse: the merge driver, a shared round, a hook's answer).
+    pub fn settings(&self) -> Config {
+        self.config().cloned().unwrap_or_default()
+    }
+
+    /// Seeds the settings from texts a command read (the same rail.yaml, read once).
+    fn seed_config(&self, texts: &RailTexts) {
+        let _ = self.config.set(Ok(parse_config(
+            texts.config.as_ref().map(|c| c.text.as_str()),
+        )));
+    }
+
+    /// The remote this rail is configured to share through, whether or not `RAIL_LOCAL` is set:
+    /// `git config rail.remote`, else rail.yaml's `remote:`.
+    pub fn configured_remote(&self) -> Option<&str> {
+        self.remote
+            .get_or_init(|| {
+                crate::git::config::get(self.repo.as_ref(), &self.rail.root, "rail.remote")
+                    .or_else(|| self.settings().remote)
+            })
+            .as_deref()
+    }
+
+    /// The remote this command shares the rail through: none with `RAIL_LOCAL=1`.
+    pub fn remote(&self) -> Option<&str> {
+        if env().local {
+            return None;
         }
-        config_of(texts_config)
-            .lock_timeout
-            .to_std()
-            .unwrap_or(Duration::from_secs(10))
+        self.configured_remote()
+    }
+
+    /// Where git runs for this rail: the checkout, else the rail's directory.
+    pub fn repo_dir(&self) -> PathBuf {
+        self.repo
+            .as_ref()
+            .map(|r| r.worktree.clone())
+            .unwrap_or_else(|| self.rail.root.clone())
+    }
+
+    /// How long to wait for the rail lock: `RAIL_LOCK_TIMEOUT_MS`, else rail.yaml's
+    /// `lock_timeout`; never past [`Ctx::lock_cap`].
+    pub fn lock_timeout(&self) -> Result<Duration, Fail> {
+        let configured = match env().lock_timeout {
+            Some(t) => t,
+            None => self
+                .config()?
+                .lock_timeout
+                .to_std()
+                .unwrap_or(Duration::from_secs(10)),
+        };
+        Ok(self.lock_cap.map_or(configured, |cap| configured.min(cap)))
     }
 
     pub fn lock(&self, session: &str) -> Result<RailLock, Fail> {
@@ -159,37 +218,17 @@ impl Ctx {
 
     /// Takes the rail lock, waiting at most `timeout` (default: the configured lock timeout).
     pub fn lock_within(&self, session: &str, timeout: Option<Duration>) -> Result<RailLock, Fail> {
-        let config_path = self.rail.path(rail_core::model::CONFIG_FILE);
-        // A rail.yaml that is a link or a FIFO stops here, named, rather than hanging the read.
-        let config_text = match crate::railfile::read_text(&config_path) {
-            Ok(text) => text,
-            Err(e) if crate::railfile::refusal(&e).is_some() => {
-                return Err(Fail::env(crate::railfile::describe(&config_path, &e)))
-            }
-            Err(_) => None,
-        };
-        let texts = RailTexts {
-            config: config_text.map(|text| rail_core::model::input::FileText {
-                path: rail_core::model::CONFIG_FILE.into(),
-                text,
-                modified: None,
-            }),
-            ..RailTexts::default()
-        };
-        let timeout = timeout.unwrap_or_else(|| self.lock_timeout(Some(&texts)));
-        let timeout = self.lock_cap.map_or(timeout, |cap| timeout.min(cap));
+        let configured = self.lock_timeout()?;
+        let timeout = timeout.map_or(configured, |t| self.lock_cap.map_or(t, |cap| t.min(cap)));
         lock::acquire(
             &self.rail.root,
-            &Owner {
+            &LockOwner {
                 session: session.to_string(),
                 command: self.command_line.clone(),
             },
             timeout,
         )
-        .map_err(|e| match e {
-            lock::LockError::Timeout { .. } => Fail::env(e.to_string()),
-            lock::LockError::Io(..) => Fail::env(e.to_string()),
-        })
+        .map_err(|e| Fail::env(e.to_string()))
     }
 
     /// The rail's files. Without the lock, claims a git command dropped from claims.md since
@@ -197,6 +236,7 @@ impl Ctx {
     /// must not see a task free that its holder was never told it lost.
     pub fn read(&self, locked: bool) -> Result<RailTexts, Fail> {
         let texts = self.rail.read(locked).map_err(store_fail)?;
+        self.seed_config(&texts);
         if locked {
             return Ok(texts);
         }
@@ -208,6 +248,7 @@ impl Ctx {
     /// for judging the claims (the hook, on every tool call), which never looks at the log.
     pub fn read_claims(&self) -> Result<RailTexts, Fail> {
         let mut texts = self.rail.read_without_log().map_err(store_fail)?;
+        self.seed_config(&texts);
         let restore = self
             .rail
             .lost_claims_reading_log(&mut texts, self.now)
@@ -217,48 +258,27 @@ impl Ctx {
 
     /// The rail's files exactly as they are on disk (what `rail validate` reports on).
     pub fn read_on_disk(&self) -> Result<RailTexts, Fail> {
-        self.rail.read(false).map_err(store_fail)
+        let texts = self.rail.read(false).map_err(store_fail)?;
+        self.seed_config(&texts);
+        Ok(texts)
     }
+}
 
-    /// Facts as of `self.now` for these texts.
-    pub fn facts(&self, texts: &RailTexts, commits: Commits) -> Facts {
-        self.facts_for(&Rail::load(texts), commits)
-    }
+fn parse_config(text: Option<&str>) -> Config {
+    text.map(|t| rail_core::formats::config::parse(t).0)
+        .unwrap_or_default()
+}
 
-    /// [`Ctx::facts`] for a rail already loaded (a command that judges with it too loads and
-    /// parses it once).
-    pub fn facts_for(&self, rail: &Rail, commits: Commits) -> Facts {
-        let mut facts = Facts::at(self.now);
-        facts.host = lock::hostname();
-        let eval = rail.evaluate(&facts);
-        probe_owners(
-            eval.claims.iter().filter_map(|c| c.pid.as_deref()),
-            &mut facts,
-        );
-        let need = match commits {
-            Commits::Always => true,
-            Commits::IfNeeded => eval.claims.iter().any(|c| c.state() != State::Live),
-        };
-        if need {
-            let base = self
-                .repo
-                .as_ref()
-                .and_then(|r| repo::head_branch(&r.common_dir));
-            facts.commits = git::branch_commit_times(&self.rail.root, base.as_deref());
-        }
-        if commits == Commits::Always {
-            if let Some(repo) = &self.repo {
-                facts.hooks = crate::heartbeat::read_all(repo);
-                facts.worktrees = repo::worktrees(repo)
-                    .into_iter()
-                    .map(|(path, branch)| Worktree {
-                        path: path.display().to_string(),
-                        branch,
-                    })
-                    .collect();
-            }
-        }
-        facts
+/// The session named by `explicit` (`--session`, `RAIL_SESSION`), else by `branch`, as core
+/// reads them; a usage failure when neither names one.
+fn session_of(explicit: Option<&str>, branch: Option<&str>) -> Result<String, Fail> {
+    use rail_core::text::ident::{acting, Acting, Unnamed};
+    match acting(explicit, branch) {
+        Acting::Session(s) => Ok(s),
+        Acting::Unnamed(Unnamed::NoBranch) => Err(Fail::usage(
+            "no session: HEAD is detached or this is not a git checkout; pass --session NAME or set RAIL_SESSION",
+        )),
+        Acting::Unnamed(Unnamed::BadExplicit(e) | Unnamed::BadBranch(e)) => Err(Fail::usage(e.0)),
     }
 }
 
@@ -267,59 +287,11 @@ impl Ctx {
 /// main checkout of a git repository, where Rail puts a new rail by default (the VS Code
 /// extension passes that directory with `--rail`). Any other directory is most likely a typo,
 /// and a new rail there would silently go unseen by everyone else.
-/// rail.yaml's settings as read into `texts` (core's defaults where there is none): the one
-/// place the CLI turns rail.yaml into settings, so no command repeats a default of core's.
-pub fn config_of(texts: Option<&RailTexts>) -> rail_core::formats::config::Config {
-    texts
-        .and_then(|t| t.config.as_ref())
-        .map(|c| rail_core::formats::config::parse(&c.text).0)
-        .unwrap_or_default()
-}
-
-/// This checkout's rail.yaml settings read from the file alone (core's defaults where there is
-/// none), for commands that have not read the rail's texts (the merge driver, a shared round:
-/// rail.yaml is each checkout's own, not the shared tree's).
-pub fn rail_config(ctx: &Ctx) -> rail_core::formats::config::Config {
-    crate::railfile::read_text(&ctx.rail.path(rail_core::model::CONFIG_FILE))
-        .ok()
-        .flatten()
-        .map(|t| rail_core::formats::config::parse(&t).0)
-        .unwrap_or_default()
-}
-
-/// Records in `facts` whether each owner process named by `pids` (`PID@HOST[/START]`) that runs
-/// on this host is alive and, for a live one whose claim recorded a start time, when it started
-/// (core decides whether it is the owner); other hosts' pids and pids already known are left
-/// alone.
-pub fn probe_owners<'a>(pids: impl Iterator<Item = &'a str>, facts: &mut Facts) {
-    for field in pids {
-        let Some(owner) = rail_core::change::lock::Owner::parse(field) else {
-            continue;
-        };
-        let key = owner.key();
-        if owner.host != facts.host || facts.processes.contains_key(&key) {
-            continue;
-        }
-        if let Some(alive) = lock::pid_alive(owner.pid, None) {
-            facts.processes.insert(key.clone(), alive);
-            if alive && owner.start.is_some() {
-                if let Some(start) = lock::process_start(owner.pid) {
-                    facts.process_starts.insert(key, start);
-                }
-            }
-        }
-    }
-}
-
-fn is_rail(dir: &std::path::Path) -> bool {
-    use rail_core::model::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE};
-    if [CLAIMS_MD, CONFIG_FILE, CLAIMS_DIR]
-        .iter()
-        .any(|name| std::fs::symlink_metadata(dir.join(name)).is_ok())
-    {
+fn is_rail(dir: &Path) -> bool {
+    if crate::store::holds_rail_files(dir) {
         return true;
     }
-    let same = |a: &std::path::Path, b: &std::path::Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
+    let same = |a: &Path, b: &Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
     repo::discover(dir).is_some_and(|r| same(&r.main_checkout(), dir))
 }
 

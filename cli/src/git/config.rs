@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use rail_core::formats::gitconfig::{self, Key, Lookup, Places};
 
 use crate::git;
-use crate::repo::Repo;
+use crate::git::repo::Repo;
 
 const PLACES_FILE: &str = "git-config-places";
 /// A config file larger than this is git's to read.
@@ -59,12 +59,12 @@ fn read(repo: Option<&Repo>, dir: &Path, key: &str) -> Option<Lookup> {
 /// git's config files for the checkout at `dir`, read once for several keys, and where git
 /// keeps its system attributes file.
 #[derive(Debug)]
-pub struct Files {
+pub struct ConfigFiles {
     texts: Vec<String>,
     pub attr_system: Option<String>,
 }
 
-impl Files {
+impl ConfigFiles {
     /// What the files say about `key`.
     pub fn lookup(&self, key: &Key) -> Lookup {
         gitconfig::lookup(self.texts.iter().map(String::as_str), key)
@@ -83,8 +83,11 @@ impl Files {
 
 /// The files git reads for `git config` in `dir` (system, global, the common dir's `config`
 /// and, with `extensions.worktreeConfig`, `config.worktree`), or `None` where only git can tell.
-pub fn files(repo: &Repo, dir: &Path) -> Option<Files> {
-    if ENV_ASK_GIT.iter().any(|v| std::env::var_os(v).is_some()) {
+pub fn files(repo: &Repo, dir: &Path) -> Option<ConfigFiles> {
+    if ENV_ASK_GIT
+        .iter()
+        .any(|v| crate::sys::env::var_os(v).is_some())
+    {
         return None;
     }
     // Only in the main checkout is the local file plainly the common dir's.
@@ -107,7 +110,7 @@ pub fn files(repo: &Repo, dir: &Path) -> Option<Files> {
     if per_worktree {
         texts.push(read_file(&repo.common_dir.join("config.worktree"))?);
     }
-    Some(Files {
+    Some(ConfigFiles {
         texts,
         attr_system: places.attr_system,
     })
@@ -142,7 +145,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 fn places(common_dir: &Path) -> Option<Places> {
     let stamp = stamp()?;
     let kept = common_dir.join("rail").join(PLACES_FILE);
-    if let Ok(Some(text)) = crate::railfile::read_text(&kept) {
+    if let Ok(Some(text)) = crate::store::railfile::read_text(&kept) {
         if let Some(rest) = text.strip_prefix(&stamp).and_then(|r| r.strip_prefix('\n')) {
             return gitconfig::places(rest);
         }
@@ -163,8 +166,8 @@ fn places(common_dir: &Path) -> Option<Places> {
         .collect();
     // Kept even when git is too old to name them: the next command asks git config at once.
     let dir = common_dir.join("rail");
-    if crate::railfile::ensure_dir(&dir).is_ok() {
-        let _ = crate::railfile::write_inside(
+    if crate::store::railfile::ensure_dir(&dir).is_ok() {
+        let _ = crate::store::railfile::write_inside(
             common_dir,
             &kept,
             format!("{stamp}\n{lines}").as_bytes(),
@@ -193,7 +196,7 @@ fn stamp() -> Option<String> {
     for v in ENV_STAMP {
         s.push('\t');
         s.push_str(v);
-        if let Some(val) = std::env::var_os(v) {
+        if let Some(val) = crate::sys::env::var_os(v) {
             s.push('=');
             s.push_str(&val.to_string_lossy());
         }

@@ -1,8 +1,13 @@
 //! The git commands Rail runs: commit times for leases, changed files for scope and release,
-//! and configuration for `rail init` (reading a value goes through [`crate::gitconfig`] first,
-//! a main checkout's uncommitted files through [`crate::gitstatus`]). Each is one process; none
+//! and configuration for `rail init` (reading a value goes through [`crate::git::config`] first,
+//! a main checkout's uncommitted files through [`crate::git::status`]). Each is one process; none
 //! runs on the claim fast path, nor on a main checkout's release where Rail can read git's
 //! answer itself.
+
+pub mod config;
+pub mod objects;
+pub mod repo;
+pub mod status;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -11,7 +16,7 @@ use std::process::Command;
 use chrono::{DateTime, Utc};
 use rail_core::model::lease;
 
-use crate::repo::Repo;
+use crate::git::repo::Repo;
 
 /// Runs git in `dir`; stdout on success, a readable error otherwise.
 pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
@@ -106,11 +111,11 @@ pub fn session_changes(dir: &Path, base: Option<&str>) -> Result<Vec<String>, St
 }
 
 /// [`session_changes`] of `repo`'s checkout. With no base, Rail reads what `git status` would
-/// list itself where it can be sure of git's answer ([`crate::gitstatus`]), and asks git
+/// list itself where it can be sure of git's answer ([`crate::git::status`]), and asks git
 /// otherwise.
 pub fn session_changes_of(repo: &Repo, base: Option<&str>) -> Result<Vec<String>, String> {
     if base.is_none() && crate::faults::status_source() != Some("git") {
-        let read = crate::gitstatus::uncommitted(repo);
+        let read = crate::git::status::uncommitted(repo);
         if crate::faults::status_source() == Some("explain") {
             match &read {
                 Ok(_) => errln!("rail: status read by rail"),
@@ -242,21 +247,21 @@ pub fn config_set(dir: &Path, key: &str, value: &str) -> Result<(), String> {
 /// One `git cat-file --batch` process answering object names one at a time (`<commit>`,
 /// `<rev>:<path>`), so a round reads the shared ref's last commits and every machine's queue
 /// in one process, and decides what to read next from what it read.
-pub struct Objects {
+pub struct CatFile {
     child: std::process::Child,
     stdin: std::process::ChildStdin,
     out: std::io::BufReader<std::process::ChildStdout>,
 }
 
-impl std::fmt::Debug for Objects {
+impl std::fmt::Debug for CatFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Objects")
+        f.debug_struct("CatFile")
             .field("pid", &self.child.id())
             .finish()
     }
 }
 
-/// An object read by [`Objects::get`].
+/// An object read by [`CatFile::get`].
 #[derive(Debug)]
 pub enum Object {
     /// Not in the repository (or the name names nothing).
@@ -267,8 +272,8 @@ pub enum Object {
     Read { kind: String, bytes: Vec<u8> },
 }
 
-impl Objects {
-    pub fn start(dir: &Path) -> Result<Objects, String> {
+impl CatFile {
+    pub fn start(dir: &Path) -> Result<CatFile, String> {
         let mut child = Command::new("git")
             .args(["cat-file", "--batch"])
             .current_dir(dir)
@@ -279,7 +284,7 @@ impl Objects {
             .map_err(|e| format!("cannot run git cat-file: {e}"))?;
         let stdin = child.stdin.take().ok_or("git cat-file: no stdin")?;
         let out = child.stdout.take().ok_or("git cat-file: no stdout")?;
-        Ok(Objects {
+        Ok(CatFile {
             child,
             stdin,
             out: std::io::BufReader::new(out),
@@ -326,10 +331,45 @@ impl Objects {
     }
 }
 
-impl Drop for Objects {
+impl Drop for CatFile {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// The refs `names` (a full name, or a folder ending in `/`) of the repository whose checkout is
+/// `dir`, with their ids, as `git for-each-ref` lists them: read from the ref files, and asked
+/// of git wherever they cannot be read plainly (or the checkout's `.git` is not its repository's
+/// folder).
+pub fn refs_of(dir: &Path, names: &[&str]) -> Result<Vec<(String, String)>, String> {
+    let git_dir = dir.join(".git");
+    let from_files = std::fs::symlink_metadata(&git_dir)
+        .is_ok_and(|m| m.is_dir())
+        .then(|| objects::refs_under(&git_dir, names))
+        .flatten();
+    if let Some(refs) = from_files {
+        return Ok(refs);
+    }
+    let mut args = vec!["for-each-ref", "--format=%(refname) %(objectname)"];
+    args.extend(names);
+    Ok(run(dir, &args)?
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(name, id)| (name.to_string(), id.to_string()))
+        .collect())
+}
+
+/// How many files the checkout's index tracks (its header's count; 0 without an index).
+pub fn tracked_count(repo: &Repo) -> u32 {
+    let Ok(Some(file)) = crate::store::railfile::open_read(&repo.git_dir.join("index")) else {
+        return 0;
+    };
+    let mut head = [0u8; 12];
+    use std::io::Read;
+    match (&file).read_exact(&mut head) {
+        Ok(()) => rail_core::formats::gitindex::count(&head),
+        Err(_) => 0,
     }
 }
 

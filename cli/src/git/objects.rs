@@ -1,5 +1,5 @@
 //! The commit HEAD names and the trees it is made of, read from git's files without a process
-//! (for [`crate::gitstatus`]): `HEAD`, loose refs and `packed-refs`, loose objects (inflated
+//! (for [`crate::git::status`]): `HEAD`, loose refs and `packed-refs`, loose objects (inflated
 //! here) and packs through their version 2 indexes, deltas applied by core's `gitobject`.
 //! `None` wherever git would have to say: a ref store other than files, replace refs, an object
 //! not found here (an alternate store, a version 1 pack index), anything malformed.
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use rail_core::formats::gitobject::{self, Base, Kind, Oid};
 
-use crate::repo::Repo;
+use crate::git::repo::Repo;
 
 /// The most a loose object or a pack entry may inflate to here (trees and commits are far
 /// smaller; a larger one is git's to read).
@@ -95,7 +95,8 @@ pub fn refs_under(git_dir: &Path, names: &[&str]) -> Option<Vec<(String, String)
         "GIT_OBJECT_DIRECTORY",
         "GIT_REF_PARANOIA",
     ];
-    if ENV.iter().any(|v| std::env::var_os(v).is_some()) || git_dir.join("reftable").exists() {
+    if ENV.iter().any(|v| crate::sys::env::var_os(v).is_some()) || git_dir.join("reftable").exists()
+    {
         return None;
     }
     let wanted = |name: &str| {
@@ -151,7 +152,7 @@ pub fn refs_under(git_dir: &Path, names: &[&str]) -> Option<Vec<(String, String)
 
 /// A small git file's text: `Some(None)` when missing, `None` when it cannot be read plainly.
 fn read_small(path: &Path) -> Option<Option<String>> {
-    match crate::railfile::read_max(path, 1 << 20) {
+    match crate::store::railfile::read_max(path, 1 << 20) {
         Ok(Some((bytes, _))) => String::from_utf8(bytes).ok().map(Some),
         Ok(None) => Some(None),
         Err(_) => None,
@@ -160,15 +161,15 @@ fn read_small(path: &Path) -> Option<Option<String>> {
 
 /// The object store of a repository: loose objects and packs.
 #[derive(Debug)]
-pub struct Objects {
+pub struct ObjectFiles {
     dir: PathBuf,
     /// Each pack's index and pack file, opened on first use.
     packs: Vec<(PathBuf, Option<(File, File)>)>,
 }
 
-impl Objects {
+impl ObjectFiles {
     /// The store in `common_dir`; `None` when replace refs could swap an object for another.
-    pub fn open(common_dir: &Path) -> Option<Objects> {
+    pub fn open(common_dir: &Path) -> Option<ObjectFiles> {
         let replace = common_dir.join("refs").join("replace");
         if std::fs::read_dir(&replace).is_ok_and(|mut d| d.next().is_some()) {
             return None;
@@ -189,7 +190,7 @@ impl Objects {
             Err(_) => return None,
         };
         packs.sort();
-        Some(Objects {
+        Some(ObjectFiles {
             dir,
             packs: packs.into_iter().map(|p| (p, None)).collect(),
         })
@@ -217,7 +218,7 @@ impl Objects {
         }
         let hex = gitobject::hex(oid);
         let loose = self.dir.join(&hex[..2]).join(&hex[2..]);
-        match crate::railfile::read_max(&loose, MAX_OBJECT) {
+        match crate::store::railfile::read_max(&loose, MAX_OBJECT) {
             Ok(Some((bytes, _))) => {
                 let inflated = inflate(&bytes, MAX_OBJECT as usize + 64)?;
                 let (kind, body) = gitobject::loose(&inflated)?;

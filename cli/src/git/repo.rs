@@ -75,7 +75,7 @@ fn common_dir_of(git_dir: &Path) -> PathBuf {
 pub fn discover(start: &Path) -> Option<Repo> {
     if gitdir::ASK_GIT_ENV
         .iter()
-        .any(|v| std::env::var_os(v).is_some())
+        .any(|v| crate::sys::env::var_os(v).is_some())
     {
         return discover_with_git(start);
     }

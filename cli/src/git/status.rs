@@ -21,8 +21,8 @@ use rail_core::formats::gitignore::{self, Patterns};
 use rail_core::formats::gitindex::{self, Entry, Found, IndexFile, Verdict};
 use rail_core::formats::gitobject::{self, Kind, Oid};
 
-use crate::gitobjects::{self, Head, Objects};
-use crate::repo::Repo;
+use crate::git::objects::{self, Head, ObjectFiles};
+use crate::git::repo::Repo;
 
 /// Why git must answer instead.
 pub type AskGit = &'static str;
@@ -58,7 +58,10 @@ pub fn uncommitted(repo: &Repo) -> Result<Vec<String>, AskGit> {
     if !cfg!(unix) {
         return Err("file stat data is git's to read on this system");
     }
-    if ENV_ASK_GIT.iter().any(|v| std::env::var_os(v).is_some()) {
+    if ENV_ASK_GIT
+        .iter()
+        .any(|v| crate::sys::env::var_os(v).is_some())
+    {
         return Err("a GIT_ variable in the environment");
     }
     if repo.git_dir != repo.worktree.join(".git") || repo.git_dir != repo.common_dir {
@@ -183,7 +186,7 @@ struct Settings {
 impl Settings {
     fn read(repo: &Repo) -> Result<Settings, AskGit> {
         let files =
-            crate::gitconfig::files(repo, &repo.worktree).ok_or("config only git can read")?;
+            crate::git::config::files(repo, &repo.worktree).ok_or("config only git can read")?;
         let flag = |key: &str, default: bool| {
             files
                 .flag(key, default)
@@ -230,7 +233,7 @@ impl Settings {
 
 /// A path from config as git expands it (`~/`), else git's default under the XDG config home.
 fn user_file(configured: Option<String>, default_name: &str) -> Result<Option<PathBuf>, AskGit> {
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+    let home = crate::sys::env::var_os("HOME").filter(|h| !h.is_empty());
     match configured {
         Some(p) if p.starts_with('/') => Ok(Some(PathBuf::from(p))),
         Some(p) => match (p.strip_prefix("~/"), home) {
@@ -238,7 +241,7 @@ fn user_file(configured: Option<String>, default_name: &str) -> Result<Option<Pa
             _ => Err("a config path only git can expand"),
         },
         None => Ok(
-            match std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
+            match crate::sys::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
                 Some(x) => Some(PathBuf::from(x).join("git").join(default_name)),
                 None => home.map(|h| {
                     PathBuf::from(h)
@@ -254,7 +257,7 @@ fn user_file(configured: Option<String>, default_name: &str) -> Result<Option<Pa
 /// The index and when it was written; an empty index when there is none.
 fn read_index(git_dir: &Path) -> Result<(IndexFile, (i64, u32)), AskGit> {
     let path = git_dir.join("index");
-    match crate::railfile::read_max(&path, MAX_INDEX) {
+    match crate::store::railfile::read_max(&path, MAX_INDEX) {
         Ok(Some((bytes, modified))) => {
             let since = modified
                 .duration_since(std::time::UNIX_EPOCH)
@@ -269,12 +272,12 @@ fn read_index(git_dir: &Path) -> Result<(IndexFile, (i64, u32)), AskGit> {
 
 /// The staged paths: the index's tree against HEAD's (every entry when HEAD has no commit).
 fn staged(repo: &Repo, index: &IndexFile) -> Result<Vec<String>, AskGit> {
-    let head = gitobjects::head(repo).ok_or("HEAD as only git resolves it")?;
+    let head = objects::head(repo).ok_or("HEAD as only git resolves it")?;
     let commit = match head {
         Head::Unborn => return Ok(index.entries.iter().map(|e| e.path.clone()).collect()),
         Head::Commit(c) => c,
     };
-    let mut objects = Objects::open(&repo.common_dir).ok_or("replace refs")?;
+    let mut objects = ObjectFiles::open(&repo.common_dir).ok_or("replace refs")?;
     let head_tree = objects
         .commit_tree(&commit)
         .ok_or("a HEAD commit this reader cannot find or read")?;
@@ -295,7 +298,7 @@ fn staged(repo: &Repo, index: &IndexFile) -> Result<Vec<String>, AskGit> {
 /// The paths under `prefix` (`""` or `a/b/`) where HEAD's tree `oid` and the index differ:
 /// subtrees whose ids match are passed over, others compared name by name.
 fn diff_tree(
-    objects: &mut Objects,
+    objects: &mut ObjectFiles,
     index: &IndexFile,
     dirs: &HashMap<String, Oid>,
     prefix: &str,
@@ -344,7 +347,7 @@ fn diff_tree(
 
 /// Every file of HEAD's tree `oid` (at `prefix`): a folder the index no longer has.
 fn all_files(
-    objects: &mut Objects,
+    objects: &mut ObjectFiles,
     prefix: &str,
     oid: &Oid,
     out: &mut Vec<String>,

@@ -63,6 +63,17 @@ fn shell_word(word: &str) -> String {
     }
 }
 
+/// `s` as one shell word: as it is when it needs no quoting, else in single quotes.
+pub fn shell_quote(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

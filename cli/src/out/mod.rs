@@ -90,3 +90,16 @@ pub fn write(args: fmt::Arguments<'_>) {
         }
     }
 }
+
+/// `value` as pretty JSON on stdout (as written: JSON is for programs).
+pub fn print_json<T: serde::Serialize>(value: &T) {
+    outln_raw!(
+        "{}",
+        serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    );
+}
+
+// After the macros: they are in scope for the modules declared below them.
+pub mod hint;
+pub mod outcome;
+pub mod render;

@@ -12,7 +12,7 @@ use std::path::Path;
 use rail_core::model::board::{Board, BoardClaim, Column};
 use rail_core::model::conflict::ConflictKind;
 use rail_core::model::lease::State;
-use rail_core::model::scope::ScopeReport;
+use rail_core::model::scope::{self, FileClass, ScopeReport};
 
 /// A value from a file, terminal-safe: controls, bidi and invisible characters shown as
 /// `\u{1b}` escapes (core's rule, `text::terminal_safe`).
@@ -21,7 +21,7 @@ pub fn safe(text: &str) -> Cow<'_, str> {
 }
 
 pub fn use_color() -> bool {
-    std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+    !crate::sys::env::env().no_color && std::io::stdout().is_terminal()
 }
 
 struct Paint(bool);
@@ -108,6 +108,18 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
         s.conflicts,
         board.now
     );
+    let (task_w, session_w) = widths(board);
+    columns(&mut out, board, &p, task_w, session_w);
+    conflicts(&mut out, board, &p);
+    sessions(&mut out, board, &p, session_w);
+    resources(&mut out, board, &p);
+    backlog(&mut out, board, &p, task_w);
+    notes(&mut out, board, &p);
+    out
+}
+
+/// The task and session columns' widths.
+fn widths(board: &Board) -> (usize, usize) {
     let task_w = board
         .claims
         .iter()
@@ -127,6 +139,11 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
         .max()
         .unwrap_or(7)
         .clamp(7, 24);
+    (task_w, session_w)
+}
+
+/// The claims, column by column.
+fn columns(out: &mut String, board: &Board, p: &Paint, task_w: usize, session_w: usize) {
     if board.claims.is_empty() {
         let _ = writeln!(out, "\n  no claims yet: `rail claim TASK --path GLOB`");
     }
@@ -143,9 +160,12 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
         };
         let _ = writeln!(out, "\n{}", p.bold(&heading));
         for c in claims {
-            out.push_str(&claim_line(c, &p, task_w, session_w));
+            out.push_str(&claim_line(c, p, task_w, session_w));
         }
     }
+}
+
+fn conflicts(out: &mut String, board: &Board, p: &Paint) {
     if !board.conflicts.is_empty() {
         let _ = writeln!(out, "\n{}", p.bold(&p.red("CONFLICTS")));
         for c in &board.conflicts {
@@ -157,7 +177,10 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
             let _ = writeln!(out, "  {} {}: {}", p.red("!"), kind, safe(&c.message));
         }
     }
-    // Guard status of every session holding claims: which agent's Rail hook was last seen.
+}
+
+/// Guard status of every session holding claims: which agent's Rail hook was last seen.
+fn sessions(out: &mut String, board: &Board, p: &Paint, session_w: usize) {
     let holders: Vec<_> = board
         .sessions
         .iter()
@@ -186,6 +209,9 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
             let _ = writeln!(out, "  {:session_w$}  {guard}", safe(&v.name));
         }
     }
+}
+
+fn resources(out: &mut String, board: &Board, p: &Paint) {
     if !board.resources.is_empty() {
         let _ = writeln!(out, "\n{}", p.bold("RESOURCES"));
         for r in &board.resources {
@@ -215,6 +241,9 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
             let _ = writeln!(out, "  {:24}  {holders}{mark}", safe(&r.name));
         }
     }
+}
+
+fn backlog(out: &mut String, board: &Board, p: &Paint, task_w: usize) {
     if !board.planned.is_empty() {
         use rail_core::model::conflict::PlannedStatus;
         let _ = writeln!(out, "\n{}", p.bold("BACKLOG"));
@@ -236,10 +265,14 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
             let _ = writeln!(out, "{line}");
         }
     }
+}
+
+/// The diagnostics and the recent log.
+fn notes(out: &mut String, board: &Board, p: &Paint) {
     if !board.diagnostics.is_empty() {
         let _ = writeln!(out, "\n{}", p.bold("DIAGNOSTICS"));
         for d in &board.diagnostics {
-            let _ = writeln!(out, "  {}", safe(&crate::hint::one_line(d)));
+            let _ = writeln!(out, "  {}", safe(&crate::out::hint::one_line(d)));
         }
     }
     if !board.log.is_empty() {
@@ -248,7 +281,6 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
             let _ = writeln!(out, "  {}", p.dim(&safe(&e.render())));
         }
     }
-    out
 }
 
 pub fn scope(report: &ScopeReport) -> String {
@@ -258,7 +290,7 @@ pub fn scope(report: &ScopeReport) -> String {
         return out;
     }
     for f in &report.files {
-        let mut line = format!("{}: {}", crate::cmd::show::class_label(f.class), f.path);
+        let mut line = format!("{}: {}", class_label(f.class), f.path);
         if !f.others.is_empty() {
             let who = f
                 .others
@@ -289,6 +321,78 @@ pub fn scope(report: &ScopeReport) -> String {
         ));
     }
     out
+}
+
+/// How the scope report names a file's class.
+pub fn class_label(class: FileClass) -> &'static str {
+    match class {
+        FileClass::InScope => "in scope",
+        FileClass::OutOfScope => "OUT OF SCOPE",
+        FileClass::Conflict => "HELD BY ANOTHER SESSION",
+        FileClass::Undeclared => "no declared scope",
+    }
+}
+
+/// `rail who`'s text: a line per path and holder.
+pub fn who_text(answers: &[scope::Who]) -> String {
+    let mut text = String::new();
+    for answer in answers {
+        if answer.holders.is_empty() {
+            text.push_str(&format!("{}: nobody\n", answer.path));
+            continue;
+        }
+        for h in &answer.holders {
+            text.push_str(&format!(
+                "{}: {} ({}, {}) via `{}`\n",
+                answer.path,
+                h.session,
+                h.task.as_deref().unwrap_or("no task"),
+                h.state.as_str(),
+                h.pattern
+            ));
+        }
+    }
+    text
+}
+
+/// `rail ready`'s text.
+pub fn ready_text(ready: &crate::ops::read::Ready) -> String {
+    if ready.backlog == 0 {
+        return "no backlog: list tasks in claims.md as `- [ ] task | after: other | paths: src/**`\n"
+            .to_string();
+    }
+    let mut text = String::new();
+    if ready.tasks.is_empty() {
+        text.push_str(
+            "nothing is ready: every planned task is claimed, done or waiting (`rail ready --all`)\n",
+        );
+    }
+    for p in &ready.tasks {
+        let mut line = format!(
+            "{}  {}",
+            p.task,
+            serde_json::to_value(p.status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        );
+        if let Some(h) = &p.held_by {
+            line.push_str(&format!(" by {h}"));
+        }
+        if !p.waiting_for.is_empty() {
+            let w: Vec<&str> = p.waiting_for.iter().map(|w| w.task.as_str()).collect();
+            line.push_str(&format!(", waits for {}", w.join(", ")));
+        }
+        if !p.paths.is_empty() {
+            line.push_str(&format!("  paths: {}", p.paths.join(", ")));
+        }
+        if let Some(purpose) = &p.purpose {
+            line.push_str(&format!("  — {purpose}"));
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
 }
 
 #[cfg(test)]

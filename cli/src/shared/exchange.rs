@@ -24,14 +24,15 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
 use rail_core::change::ops::Request;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+
+use rail_core::change::round::Contention;
 
 use crate::context::Ctx;
 use crate::fail::Fail;
-use crate::lock::{self, Backoff, FileLock, Owner};
+use crate::out::outcome::Report;
+use crate::store::lock::{self, Backoff, FileLock, LockOwner};
 
 /// The exchange lock's file name in the queue directory.
 pub const LOCK: &str = "exchange.lock";
@@ -70,63 +71,21 @@ pub struct Job {
     pub queued_ns: i64,
 }
 
-/// What became of a job, as its requester reports it.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Outcome {
-    /// The exit code: 0 done, 1 refused, 3 environment.
-    pub code: i32,
-    /// Whether the operation changed the rail (false for a no-op and for a sync).
-    pub changed: bool,
-    /// The message: what was done, or why not.
-    pub text: String,
-    /// The `--json` document.
-    pub json: Option<Value>,
-    /// Printed on stderr by the requester (the local mirror could not be updated).
-    pub warnings: Vec<String>,
-}
-
-impl Outcome {
-    pub fn from_fail(fail: &Fail) -> Outcome {
-        Outcome {
-            code: fail.code,
-            changed: false,
-            text: fail.message.clone(),
-            json: fail.json.clone(),
-            warnings: Vec::new(),
-        }
-    }
-
-    pub fn into_result(self) -> Result<Outcome, Fail> {
-        for w in &self.warnings {
-            errln!("rail: {w}");
-        }
-        if self.code == 0 {
-            Ok(self)
-        } else {
-            Err(Fail {
-                code: self.code,
-                message: self.text,
-                json: self.json,
-            })
-        }
-    }
-}
-
 /// A repository's queue directory.
-pub struct Queue {
+pub struct Exchange {
     dir: PathBuf,
 }
 
-impl Queue {
+impl Exchange {
     /// The queue of the repository holding the rail at `rail_root`.
-    pub fn of(ctx: &Ctx) -> Result<Queue, Fail> {
-        let git_dir = crate::gitguard::git_dir_of(&ctx.rail.root).ok_or_else(|| {
+    pub fn of(ctx: &Ctx) -> Result<Exchange, Fail> {
+        let git_dir = crate::store::gitguard::git_dir_of(&ctx.rail.root).ok_or_else(|| {
             Fail::env("a shared rail must lie in a git work tree (its remote is a git remote)")
         })?;
         let dir = git_dir.join("rail").join("exchange");
         fs::create_dir_all(&dir)
             .map_err(|e| Fail::env(format!("creating {}: {e}", dir.display())))?;
-        Ok(Queue { dir })
+        Ok(Exchange { dir })
     }
 
     fn path(&self, id: &str, ext: &str) -> PathBuf {
@@ -172,7 +131,7 @@ impl Queue {
     }
 
     /// Answers a job: its outcome first, then the job is gone from the queue.
-    pub fn finish(&self, id: &str, outcome: &Outcome) -> Result<(), Fail> {
+    pub fn finish(&self, id: &str, outcome: &Report) -> Result<(), Fail> {
         let text = serde_json::to_string(outcome)
             .map_err(|e| Fail::env(format!("answering a queued operation: {e}")))?;
         self.write_whole(&self.path(id, "done"), &text)
@@ -186,12 +145,12 @@ impl Queue {
         self.path(id, "done").exists()
     }
 
-    fn take_outcome(&self, id: &str) -> Option<Outcome> {
+    fn take_outcome(&self, id: &str) -> Option<Report> {
         let path = self.path(id, "done");
         let text = fs::read_to_string(&path).ok()?;
         let _ = fs::remove_file(&path);
         Some(serde_json::from_str(&text).unwrap_or_else(|e| {
-            Outcome::from_fail(&Fail::env(format!(
+            Report::from_fail(&Fail::env(format!(
                 "the answer to this operation in {} could not be read ({e}); `rail sync` and look whether it was made",
                 path.display()
             )))
@@ -231,29 +190,30 @@ impl Queue {
         &self.dir
     }
 
-    /// Whether a push of this machine was rejected within `within`.
-    pub fn contended_within(&self, within: Duration) -> bool {
-        fs::metadata(self.dir.join(CONTENDED))
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age <= within)
+    /// How long ago a push of this machine was last rejected (ms), if one was.
+    fn rejected_age_ms(&self) -> Option<u64> {
+        age_ms(&self.dir.join(CONTENDED))
     }
 
-    /// While machines contend (a rejection seen here within the last few rounds, at least 5 s),
-    /// how long a new leader waits first: a random part of the last rejected round.
-    pub fn contention_pause(&self, rng: &mut u64) -> Option<Duration> {
-        let path = self.dir.join(CONTENDED);
-        let age = fs::metadata(&path).ok()?.modified().ok()?.elapsed().ok()?;
-        let round_ms: u64 = fs::read_to_string(&path).ok()?.trim().parse().ok()?;
-        let memory = Duration::from_millis(round_ms.saturating_mul(3)).max(Duration::from_secs(5));
-        if age > memory || round_ms == 0 {
-            return None;
-        }
-        *rng ^= *rng << 13;
-        *rng ^= *rng >> 7;
-        *rng ^= *rng << 17;
-        Some(Duration::from_millis(*rng % round_ms))
+    /// Whether a push of this machine was rejected within core's contention memory of a round of
+    /// `round_ms` (`round::memory::contention_memory_ms`).
+    pub fn contended(&self, round_ms: u64) -> bool {
+        let memory = rail_core::change::round::memory::contention_memory_ms(round_ms);
+        self.rejected_age_ms().is_some_and(|age| age <= memory)
+    }
+
+    /// This machine's last rejected push, as core's pacing reads it: how long ago, and how long
+    /// that round had taken.
+    pub fn contention(&self) -> Option<Contention> {
+        let round_ms = fs::read_to_string(self.dir.join(CONTENDED))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()?;
+        Some(Contention {
+            age_ms: self.rejected_age_ms()?,
+            round_ms,
+        })
     }
 
     /// An accepted push of `commit`: the remote's state, as far as this machine knows.
@@ -261,19 +221,15 @@ impl Queue {
         let _ = self.write_whole(&self.dir.join(PUSHED), commit);
     }
 
-    /// The commit this machine pushed last, if that was within `trust` and no push of this
-    /// machine has been rejected since: the state a round may plan on without fetching first
-    /// (its push is the compare-and-swap that says whether the guess held).
-    pub fn own_tip(&self, trust: Duration) -> Option<String> {
+    /// The commit this machine pushed last, when core says a round may plan on it
+    /// (`round::memory::trusts_own_push`: within `trust`, and no push of this machine rejected
+    /// since).
+    pub fn own_push(&self, trust: Duration) -> Option<String> {
         let pushed = self.dir.join(PUSHED);
-        let at = fs::metadata(&pushed).ok()?.modified().ok()?;
-        if at.elapsed().ok()? > trust {
-            return None;
-        }
-        let contended_at = fs::metadata(self.dir.join(CONTENDED))
-            .ok()
-            .and_then(|m| m.modified().ok());
-        if contended_at.is_some_and(|c| c >= at) {
+        let age = age_ms(&pushed)?;
+        let rejected_since = self.rejected_age_ms().is_some_and(|r| r <= age);
+        let trust_ms = trust.as_millis().min(u64::MAX as u128) as u64;
+        if !rail_core::change::round::memory::trusts_own_push(age, trust_ms, rejected_since) {
             return None;
         }
         let id = fs::read_to_string(&pushed).ok()?.trim().to_string();
@@ -304,8 +260,16 @@ impl Queue {
     }
 }
 
-fn owner(ctx: &Ctx, session: &str) -> Owner {
-    Owner {
+/// How long ago `path` was last written (ms), by the file system's clock against this
+/// process's: `None` when it is not there, or was written in the future.
+fn age_ms(path: &Path) -> Option<u64> {
+    let at = fs::metadata(path).ok()?.modified().ok()?;
+    let age = crate::sys::clock::system().duration_since(at).ok()?;
+    Some(age.as_millis().min(u64::MAX as u128) as u64)
+}
+
+fn owner(ctx: &Ctx, session: &str) -> LockOwner {
+    LockOwner {
         session: session.to_string(),
         command: ctx.command_line.clone(),
     }
@@ -315,7 +279,9 @@ fn owner(ctx: &Ctx, session: &str) -> Owner {
 pub fn new_id() -> String {
     format!(
         "{}-{}-{}",
-        Utc::now().timestamp_nanos_opt().unwrap_or_default(),
+        crate::sys::clock::now()
+            .timestamp_nanos_opt()
+            .unwrap_or_default(),
         std::process::id(),
         crate::sys::random_hex()
     )
@@ -326,10 +292,10 @@ pub fn new_id() -> String {
 /// failure to report.
 pub fn submit(
     ctx: &Ctx,
-    queue: &Queue,
+    queue: &Exchange,
     job: Job,
-    lead: impl Fn(&Queue) -> Result<(), Fail>,
-) -> Result<Outcome, Fail> {
+    lead: impl Fn(&Exchange) -> Result<(), Fail>,
+) -> Result<Report, Fail> {
     queue.enqueue(&job)?;
     let mut backoff = Backoff::new(&job.id);
     // Whether the leader is alive is asked of the lock (its owner's process) at most every
@@ -338,7 +304,7 @@ pub fn submit(
     // polling was a tenth of the machine's CPU in the 20-machine bench).
     let mut next_check = Instant::now();
     let give_up = Instant::now()
-        + Duration::from_millis((job.deadline_ms - Utc::now().timestamp_millis()).max(0) as u64)
+        + Duration::from_millis((job.deadline_ms - crate::sys::clock::now_ms()).max(0) as u64)
         + GRACE;
     loop {
         if let Some(outcome) = queue.take_outcome(&job.id) {

@@ -1,18 +1,19 @@
 //! This machine's side of the queues on a shared rail's remote (docs/shared-rail.md, "One round
-//! answers every machine"): its machine id, what it published on `refs/rail/queue/<machine>`
-//! and the timings it paces its moves by — one small state file in the exchange directory,
-//! written only by the leader, under the exchange lock — and, after a fetch, the shared ref's
-//! last commits and the other machines' queues read back in one `git cat-file` process. What
-//! they mean is core's (`rail_core::change::queue`).
+//! answers every machine"): its machine id, its memory between rounds (core's
+//! `change::round::Memory`: what it published on `refs/rail/queue/<machine>` and the timings it
+//! paces its moves by) kept in one small file in the exchange directory, written only by the
+//! leader, under the exchange lock — and, after a fetch, the shared ref's last commits and the
+//! other machines' queues read back in one `git cat-file` process. What they mean is core's
+//! (`rail_core::change::queue`).
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use rail_core::change::queue::{self, Commit, Op, Queue, Recorded};
-use serde::{Deserialize, Serialize};
+use rail_core::change::queue::{self, Commit, Queue, Recorded};
+use rail_core::change::round::Memory;
 
-use crate::git::{Object, Objects};
+use crate::git::{CatFile, Object};
 
 /// Where a fetch puts every machine's queue ref: `refs/rail/queues/<machine>`.
 pub const FETCHED_QUEUES: &str = "refs/rail/queues/";
@@ -21,14 +22,6 @@ pub const NEW_QUEUE: &str = "refs/rail/queue-new";
 /// The machine id's file in the exchange directory.
 const MACHINE: &str = "machine";
 const STATE: &str = "queue-state.json";
-/// How long a declined queue push keeps this machine from publishing (ms).
-const DECLINED_FOR_MS: i64 = 10 * 60 * 1000;
-
-/// `RAIL_SHARED_QUEUES=off`: no queue is fetched or published and commits carry no record — a
-/// machine as Rail was before queues (an escape hatch, and how the tests play an older Rail).
-pub fn enabled() -> bool {
-    std::env::var("RAIL_SHARED_QUEUES").map_or(true, |v| v != "off" && v != "0")
-}
 
 /// This machine's id, made once (host name and random hex) and kept in `exchange_dir`.
 pub fn machine(exchange_dir: &Path) -> Result<String, String> {
@@ -39,7 +32,7 @@ pub fn machine(exchange_dir: &Path) -> Result<String, String> {
             return Ok(id.to_string());
         }
     }
-    let id = queue::machine_id(&crate::lock::hostname(), &crate::sys::random_hex());
+    let id = queue::machine_id(&crate::store::lock::hostname(), &crate::sys::random_hex());
     let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
     fs::write(&tmp, format!("{id}\n"))
         .and_then(|()| fs::rename(&tmp, &path))
@@ -47,102 +40,24 @@ pub fn machine(exchange_dir: &Path) -> Result<String, String> {
     Ok(id)
 }
 
-/// What this machine remembers between rounds (and between leaders).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct State {
-    /// This machine's queue ref as it last pushed it; `None`: take the fetched copy's.
-    pub queue_tip: Option<String>,
-    /// The operations on that ref, with their bases: written before the push that publishes
-    /// them (a leader that dies in the push leaves its successor knowing they may be out).
-    pub published: Vec<Op>,
-    /// Operations whose published copy died undecided once.
-    pub died: Vec<String>,
-    /// A fetch and a push here, smoothed (ms).
-    pub fetch_ms: u64,
-    pub push_ms: u64,
-    /// When other machines' operations were last seen waiting (ms since 1970).
-    pub others_at: i64,
-    /// When the shared ref was last fetched (ms since 1970).
-    pub fetched_at: i64,
-    /// The shared ref's commit as last fetched, and since when (ms since 1970) it was.
-    pub tip: Option<String>,
-    pub tip_since: i64,
-    /// The tip last mirrored into the checkout.
-    pub mirrored: Option<String>,
-    /// When the remote last declined this machine's queue push (ms since 1970).
-    pub declined_at: i64,
-    /// The remote's ref listing as last measured (core's `change::remote`); `None`: never.
-    pub listing: Option<rail_core::change::remote::Listing>,
+/// This machine's memory kept in `exchange_dir`; a missing or unreadable one is a fresh start
+/// (it only paces moves and names what was published: the window bounds what a lost one
+/// costs).
+pub fn load(exchange_dir: &Path) -> Memory {
+    fs::read_to_string(exchange_dir.join(STATE))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
 }
 
-fn smooth(old: u64, new: u64) -> u64 {
-    if old == 0 {
-        new
-    } else {
-        (old * 3 + new) / 4
-    }
-}
-
-impl State {
-    fn path(exchange_dir: &Path) -> PathBuf {
-        exchange_dir.join(STATE)
-    }
-
-    /// The state kept in `exchange_dir`; a missing or unreadable one is a fresh start (it only
-    /// paces moves and names what was published: the window bounds what a lost one costs).
-    pub fn load(exchange_dir: &Path) -> State {
-        fs::read_to_string(Self::path(exchange_dir))
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or_default()
-    }
-
-    pub fn save(&self, exchange_dir: &Path) -> Result<(), String> {
-        let path = Self::path(exchange_dir);
-        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
-        let text = serde_json::to_string(self).map_err(|e| e.to_string())?;
-        fs::write(&tmp, text)
-            .and_then(|()| fs::rename(&tmp, &path))
-            .map_err(|e| format!("{}: {e}", path.display()))
-    }
-
-    pub fn note_fetch(&mut self, ms: u64) {
-        self.fetch_ms = smooth(self.fetch_ms, ms);
-    }
-
-    pub fn note_push(&mut self, ms: u64) {
-        self.push_ms = smooth(self.push_ms, ms);
-    }
-
-    /// A round of fetch and push here (ms): what moves are paced by. Before any was measured,
-    /// twice the fetch, or a second.
-    pub fn round_ms(&self) -> u64 {
-        match (self.fetch_ms, self.push_ms) {
-            (0, _) => 1000,
-            (f, 0) => f * 2,
-            (f, p) => f + p,
-        }
-        .max(20)
-    }
-
-    /// The tip as fetched at `now_ms`: how long it has stood still.
-    pub fn note_tip(&mut self, tip: Option<&str>, now_ms: i64) -> u64 {
-        if self.tip.as_deref() != tip {
-            self.tip = tip.map(str::to_string);
-            self.tip_since = now_ms;
-        }
-        (now_ms - self.tip_since).max(0) as u64
-    }
-
-    pub fn can_publish(&self, now_ms: i64) -> bool {
-        now_ms - self.declined_at > DECLINED_FOR_MS
-    }
-
-    /// The published copy of operation `id`.
-    pub fn published(&self, id: &str) -> Option<&Op> {
-        self.published.iter().find(|o| o.id == id)
-    }
+/// Keeps `memory` in `exchange_dir`, whole or not at all.
+pub fn save(memory: &Memory, exchange_dir: &Path) -> Result<(), String> {
+    let path = exchange_dir.join(STATE);
+    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+    let text = serde_json::to_string(memory).map_err(|e| e.to_string())?;
+    fs::write(&tmp, text)
+        .and_then(|()| fs::rename(&tmp, &path))
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The shared ref's last commits (the tip first, each commit's first parent after it) and the
@@ -165,17 +80,17 @@ impl View {
 /// cat-file` process for all its rounds, and what it read kept (a commit never changes, nor a
 /// queue commit), so a round that finds nothing new reads nothing.
 #[derive(Debug, Default)]
-pub struct Reader {
-    objects: Option<Objects>,
+pub struct ChainReader {
+    objects: Option<CatFile>,
     commits: std::collections::BTreeMap<String, Commit>,
     queues: std::collections::BTreeMap<String, Result<Queue, String>>,
 }
 
-impl Reader {
+impl ChainReader {
     /// The leader's one `git cat-file` process, started on first use.
-    pub fn objects(&mut self, dir: &Path) -> Result<&mut Objects, String> {
+    pub fn objects(&mut self, dir: &Path) -> Result<&mut CatFile, String> {
         if self.objects.is_none() {
-            self.objects = Some(Objects::start(dir)?);
+            self.objects = Some(CatFile::start(dir)?);
         }
         Ok(self.objects.as_mut().expect("started above"))
     }

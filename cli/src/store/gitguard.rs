@@ -20,8 +20,8 @@ use std::time::Instant;
 use rail_core::change::checkout::{self, IndexLockStep};
 use rail_core::change::lock::LockRecord;
 
-use crate::lock::{Backoff, LockError, Observed};
-use crate::repo;
+use crate::git::repo;
+use crate::store::lock::{Backoff, LockError, Observed};
 
 /// Rail's hold on a work tree's `index.lock`. Dropping it removes the file if it is still ours.
 #[derive(Debug)]
@@ -49,7 +49,8 @@ pub fn git_dir_of(rail_root: &Path) -> Option<PathBuf> {
 /// of `git commit -a`, which points `GIT_INDEX_FILE` at the lock file)? Waiting for that lock
 /// would wait for our own parent; that git command does not rewrite the work tree meanwhile.
 fn parent_git_holds_index() -> bool {
-    std::env::var_os("GIT_INDEX_FILE").is_some_and(|f| f.to_string_lossy().ends_with(".lock"))
+    crate::sys::env::var_os("GIT_INDEX_FILE")
+        .is_some_and(|f| f.to_string_lossy().ends_with(".lock"))
 }
 
 /// The git dir whose index lock the git command running this process holds, when it says so
@@ -106,7 +107,7 @@ fn link_when_free(
     deadline: Instant,
     removed: &mut Vec<String>,
 ) -> Result<IndexLock, LockError> {
-    let host = crate::lock::hostname();
+    let host = crate::store::lock::hostname();
     let mut backoff = Backoff::new(&me.nonce);
     loop {
         match fs::hard_link(tmp, path) {

@@ -18,20 +18,20 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use chrono::{TimeDelta, Utc};
+use chrono::TimeDelta;
 use rail_core::change::lock::{
     self as core_lock, FileIdentity, LockFacts, LockRecord, LockVerdict, TombstoneStep,
 };
 
-use crate::gitguard::{self, IndexLock};
-use crate::railfile;
+use crate::store::gitguard::{self, IndexLock};
+use crate::store::railfile;
 use crate::sys::{self, FileId, LockKind};
 
 pub const LOCK_NAME: &str = core_lock::LOCK_NAME;
 
 /// What the holder of a lock is doing, for its owner record.
 #[derive(Clone, Debug)]
-pub struct Owner {
+pub struct LockOwner {
     pub session: String,
     pub command: String,
 }
@@ -75,7 +75,7 @@ impl std::fmt::Display for LockError {
                 Some(v) => write!(
                     f,
                     "timed out waiting for {what}: {}",
-                    crate::hint::say(&v.message, v.hint.as_ref())
+                    crate::out::hint::say(&v.message, v.hint.as_ref())
                 ),
                 None => write!(f, "timed out waiting for {what}"),
             },
@@ -164,7 +164,7 @@ impl Observed {
     }
 
     fn age(&self) -> TimeDelta {
-        let now = SystemTime::now()
+        let now = crate::sys::clock::system()
             .duration_since(SystemTime::UNIX_EPOCH)
             .map(|d| d.as_nanos() as i128)
             .unwrap_or(0);
@@ -182,7 +182,7 @@ impl Observed {
         core_lock::assess(
             self.record.as_ref(),
             &LockFacts {
-                now: Utc::now(),
+                now: crate::sys::clock::now(),
                 host: host.to_string(),
                 owner_alive,
                 file_age: self.age(),
@@ -277,7 +277,7 @@ pub fn break_on_request(dir: &Path, force: bool, session: &str) -> Result<Option
     if !verdict.breakable && !force {
         return Err(format!(
             "the lock is {}; not breaking it (add --force to break it anyway)",
-            crate::hint::say(&verdict.message, verdict.hint.as_ref())
+            crate::out::hint::say(&verdict.message, verdict.hint.as_ref())
         ));
     }
     let me = own_record(session, "rail lock --break");
@@ -309,65 +309,97 @@ fn own_record(session: &str, command: &str) -> LockRecord {
         host: hostname(),
         session: session.to_string(),
         command: command.to_string(),
-        started: Utc::now(),
+        started: crate::sys::clock::now(),
         nonce: sys::random_hex(),
         proc_start: sys::process_start(pid),
     }
 }
 
-/// Takes the rail lock in `dir`, waiting up to `timeout`.
-pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock, LockError> {
+/// Takes the rail lock in `dir`, waiting up to `timeout`: the lock file first (a complete
+/// owner record linked into place, a dead holder's lock broken by exactly one waiter), then the
+/// `flock` on claims.md and git's index lock (see `gitguard`).
+pub fn acquire(dir: &Path, owner: &LockOwner, timeout: Duration) -> Result<RailLock, LockError> {
     let deadline = Instant::now() + timeout;
-    let host = hostname();
     let me = own_record(&owner.session, &owner.command);
     let lock_path = dir.join(LOCK_NAME);
     let tmp = dir.join(format!("{LOCK_NAME}.{}.tmp", me.nonce));
-    {
-        let mut f =
-            railfile::create_new(&tmp).map_err(io_err(format!("creating {}", tmp.display())))?;
-        // No fsync: the record only has to survive its writer dying, which the page cache
-        // guarantees (RAIL_FSYNC=1 adds durability against power loss).
-        let written = f.write_all(me.render().as_bytes()).and_then(|_| {
-            if std::env::var("RAIL_FSYNC").is_ok_and(|v| v == "1") {
-                f.sync_all()
-            } else {
-                Ok(())
-            }
-        });
-        if let Err(e) = written {
-            // A full disk must not leave a half-written private file behind.
-            drop(f);
-            let _ = fs::remove_file(&tmp);
-            return Err(LockError::Io(format!("writing {}", tmp.display()), e));
-        }
-    }
-    let cleanup_tmp = || {
-        let _ = fs::remove_file(&tmp);
-    };
-    let mut broken = Vec::new();
+    write_record(&tmp, &me)?;
     let mut backoff = Backoff::new(&me.nonce);
+    let linked = link(dir, &lock_path, &tmp, &me, deadline, &mut backoff);
+    let _ = fs::remove_file(&tmp);
+    let broken = linked?;
+    // The lock file is ours. Now exclude flock users of claims.md as well.
+    let (claims, index, recovered) = match lock_claims(dir, &me, deadline, &mut backoff) {
+        Ok(held) => held,
+        Err(e) => {
+            let _ = fs::remove_file(&lock_path);
+            return Err(e);
+        }
+    };
+    Ok(RailLock {
+        lock_path,
+        nonce: me.nonce,
+        claims,
+        broken,
+        recovered,
+        index,
+    })
+}
+
+/// Writes this process's owner record to its private file `tmp`, whole or not at all.
+fn write_record(tmp: &Path, me: &LockRecord) -> Result<(), LockError> {
+    let mut f = railfile::create_new(tmp).map_err(io_err(format!("creating {}", tmp.display())))?;
+    // No fsync: the record only has to survive its writer dying, which the page cache
+    // guarantees (RAIL_FSYNC=1 adds durability against power loss).
+    let written = f.write_all(me.render().as_bytes()).and_then(|_| {
+        if crate::sys::env::env().fsync {
+            f.sync_all()
+        } else {
+            Ok(())
+        }
+    });
+    if let Err(e) = written {
+        // A full disk must not leave a half-written private file behind.
+        drop(f);
+        let _ = fs::remove_file(tmp);
+        return Err(LockError::Io(format!("writing {}", tmp.display()), e));
+    }
+    Ok(())
+}
+
+/// Links the complete record `tmp` into place as the lock file, until `deadline`: a holder core
+/// judges breakable is broken (each one broken is returned, for the log), any other is waited
+/// for.
+fn link(
+    dir: &Path,
+    lock_path: &Path,
+    tmp: &Path,
+    me: &LockRecord,
+    deadline: Instant,
+    backoff: &mut Backoff,
+) -> Result<Vec<Broken>, LockError> {
+    let host = &me.host;
+    let mut broken = Vec::new();
     loop {
-        match fs::hard_link(&tmp, &lock_path) {
-            Ok(()) => break,
+        match fs::hard_link(tmp, lock_path) {
+            Ok(()) => return Ok(broken),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) if busy_name(&e) && Instant::now() < deadline => {
                 backoff.sleep(deadline);
                 continue;
             }
             Err(e) => {
-                cleanup_tmp();
                 return Err(LockError::Io(
                     format!("creating {}", lock_path.display()),
                     e,
-                ));
+                ))
             }
         }
-        let seen = match Observed::read(&lock_path) {
+        let seen = match Observed::read(lock_path) {
             Ok(Some(seen)) => seen,
             // A link, FIFO, directory… where the lock should be: no Rail process made it and none
             // will remove it, so waiting cannot end well. Say what it is, now.
             Err(e) if railfile::refusal(&e).is_some() => {
-                cleanup_tmp();
                 return Err(LockError::Io("the rail lock cannot be opened".into(), e));
             }
             // Released meanwhile: try again at once, but never past the deadline (a name that
@@ -377,7 +409,6 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
                 continue;
             }
             Ok(None) => {
-                cleanup_tmp();
                 return Err(LockError::Timeout {
                     verdict: None,
                     what: format!(
@@ -391,13 +422,12 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
                 continue;
             }
             Err(e) => {
-                cleanup_tmp();
                 return Err(LockError::Io(format!("reading {}", lock_path.display()), e));
             }
         };
-        let verdict = seen.verdict(&host);
+        let verdict = seen.verdict(host);
         if verdict.breakable {
-            match break_lock(dir, &seen, &me, &host) {
+            match break_lock(dir, &seen, me, host) {
                 Ok(true) => {
                     broken.push(Broken {
                         holder: seen
@@ -410,14 +440,10 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
                     continue;
                 }
                 Ok(false) => {}
-                Err(e) => {
-                    cleanup_tmp();
-                    return Err(LockError::Io("breaking a stale lock".into(), e));
-                }
+                Err(e) => return Err(LockError::Io("breaking a stale lock".into(), e)),
             }
         }
         if Instant::now() >= deadline {
-            cleanup_tmp();
             return Err(LockError::Timeout {
                 verdict: Some(verdict),
                 what: format!("the rail lock {}", lock_path.display()),
@@ -425,13 +451,18 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
         }
         backoff.sleep(deadline);
     }
-    cleanup_tmp();
+}
 
-    // The lock file is ours. Now exclude flock users of claims.md as well.
+/// With the lock file held: `flock` on claims.md (as the seed's one-liner takes it) and git's
+/// index lock, by `deadline`, and claims.md made sure to be the file now at its name. Returns
+/// the handle, the index lock and what taking it recovered.
+fn lock_claims(
+    dir: &Path,
+    me: &LockRecord,
+    deadline: Instant,
+    backoff: &mut Backoff,
+) -> Result<(File, Option<IndexLock>, Vec<String>), LockError> {
     let claims_path = dir.join(rail_core::model::CLAIMS_MD);
-    let release_lock_file = || {
-        let _ = fs::remove_file(&lock_path);
-    };
     // flock on claims.md, by the deadline.
     let flock = |claims: &File, backoff: &mut Backoff| -> Result<(), LockError> {
         loop {
@@ -458,21 +489,17 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
     // sure the file we hold is the one that is there: git may have replaced it just before.
     let mut recovered = Vec::new();
     let lock_index = |recovered: &mut Vec<String>| match gitguard::git_dir_of(dir) {
-        Some(git_dir) => gitguard::lock_index(&git_dir, &me, deadline, recovered),
+        Some(git_dir) => gitguard::lock_index(&git_dir, me, deadline, recovered),
         None => Ok(None),
     };
     let (claims, index) = match railfile::open_rw(&claims_path) {
         // claims.md is there: flock it (as the seed's one-liner does), then keep git out.
         Ok(Some(claims)) => {
-            if let Err(e) = flock(&claims, &mut backoff) {
-                release_lock_file();
-                return Err(e);
-            }
+            flock(&claims, backoff)?;
             match lock_index(&mut recovered) {
                 Ok(index) => (claims, index),
                 Err(e) => {
                     let _ = sys::unlock(&claims);
-                    release_lock_file();
                     return Err(e);
                 }
             }
@@ -482,49 +509,15 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
         // new file exists) and every claim in it would be lost: keep git out first, then
         // create it (git, done, has written it back if it was rewriting it).
         Ok(None) => {
-            let index = match lock_index(&mut recovered) {
-                Ok(index) => index,
-                Err(e) => {
-                    release_lock_file();
-                    return Err(e);
-                }
-            };
-            let claims = match railfile::open_rw_create(&claims_path) {
-                Ok(f) => f,
-                Err(e) => {
-                    drop(index);
-                    release_lock_file();
-                    return Err(open_error(e));
-                }
-            };
-            if let Err(e) = flock(&claims, &mut backoff) {
-                drop(index);
-                release_lock_file();
-                return Err(e);
-            }
+            let index = lock_index(&mut recovered)?;
+            let claims = railfile::open_rw_create(&claims_path).map_err(open_error)?;
+            flock(&claims, backoff)?;
             (claims, index)
         }
-        Err(e) => {
-            release_lock_file();
-            return Err(open_error(e));
-        }
+        Err(e) => return Err(open_error(e)),
     };
-    let claims = match lock_current(claims, &claims_path, deadline, &mut backoff) {
-        Ok(claims) => claims,
-        Err(e) => {
-            drop(index);
-            release_lock_file();
-            return Err(e);
-        }
-    };
-    Ok(RailLock {
-        lock_path,
-        nonce: me.nonce,
-        claims,
-        broken,
-        recovered,
-        index,
-    })
+    let claims = lock_current(claims, &claims_path, deadline, backoff)?;
+    Ok((claims, index, recovered))
 }
 
 /// Returns a flocked handle on the file now at `path`: `held` if it still is that file, else
@@ -606,7 +599,11 @@ impl Drop for FileLock {
 /// One attempt at the lock file `name` in `dir`: `Some` if this process now holds it, `None`
 /// if a live (or unverifiable) holder has it. A dead holder's lock is broken on the way, as the
 /// rail lock's is. The caller waits and tries again as it sees fit.
-pub fn try_lock_file(dir: &Path, name: &str, owner: &Owner) -> Result<Option<FileLock>, LockError> {
+pub fn try_lock_file(
+    dir: &Path,
+    name: &str,
+    owner: &LockOwner,
+) -> Result<Option<FileLock>, LockError> {
     let host = hostname();
     let lock_path = dir.join(name);
     // Waiters poll: the common answer, a live holder, costs one read and writes nothing (the

@@ -8,6 +8,12 @@
 //! journal and replays it, or an incomplete one (the crash happened before any file was touched)
 //! and drops it. So after SIGKILL at any point, the rail is the old version or the new one.
 
+pub mod gitguard;
+pub mod heartbeat;
+pub mod lock;
+pub mod notice;
+pub mod railfile;
+
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
@@ -20,9 +26,8 @@ use rail_core::model::input::{FileText, RailTexts};
 use rail_core::model::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE, LOG_FILE};
 use rail_core::text::edit::{self, FileEdits};
 
-use crate::gitguard::Receipt;
-use crate::lock::{self, RailLock};
-use crate::railfile;
+use crate::store::gitguard::Receipt;
+use crate::store::lock::RailLock;
 
 pub const JOURNAL: &str = rail_core::model::JOURNAL;
 
@@ -33,6 +38,14 @@ pub struct RailDir {
     pub root: PathBuf,
     /// Where what Rail last wrote to claims.md is kept, when the rail is in a git work tree.
     receipt: Option<Receipt>,
+}
+
+/// Whether `dir` holds one of the rail's files (claims.md, rail.yaml, claims/), whatever kind
+/// of entry: a claims.md that is a link still makes a rail, refused later with the reason.
+pub fn holds_rail_files(dir: &std::path::Path) -> bool {
+    [CLAIMS_MD, CONFIG_FILE, CLAIMS_DIR]
+        .iter()
+        .any(|name| fs::symlink_metadata(dir.join(name)).is_ok())
 }
 
 fn to_time(t: SystemTime) -> DateTime<Utc> {
@@ -79,7 +92,7 @@ impl RailDir {
                 // environment (exit 3), like any file Rail cannot use.
                 let bad_input = matches!(
                     railfile::refusal(&e).map(|r| &r.why),
-                    Some(railfile::Why::TooBig(_))
+                    Some(railfile::Unusable::TooBig(_))
                 );
                 return Err(StoreError {
                     path,
@@ -368,7 +381,7 @@ impl RailDir {
     /// wrote (the receipt); see `gitguard::git_wrote`.
     fn git_wrote_claims(&self, receipt: &str, texts: &RailTexts) -> bool {
         let current = texts.claims.as_ref().map(|c| c.text.as_str()).unwrap_or("");
-        receipt == current || crate::gitguard::git_wrote(&self.root, CLAIMS_MD)
+        receipt == current || crate::store::gitguard::git_wrote(&self.root, CLAIMS_MD)
     }
 
     fn write_entries(
@@ -698,7 +711,7 @@ enum Replay {
 }
 
 fn fsync_wanted() -> bool {
-    std::env::var("RAIL_FSYNC").is_ok_and(|v| v == "1")
+    crate::sys::env::env().fsync
 }
 
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {

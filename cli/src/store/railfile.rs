@@ -27,9 +27,9 @@ use crate::sys::{self, NotAFile};
 /// Largest rail file Rail will read (bigger files are refused, never truncated).
 pub const MAX_RAIL_BYTES: u64 = rail_core::model::MAX_RAIL_BYTES;
 
-/// Why a rail file was not used.
+/// Unusable a rail file was not used.
 #[derive(Debug)]
-pub enum Why {
+pub enum Unusable {
     /// Not a regular file.
     Not(NotAFile),
     /// Larger than the bound: the size the file reports, if that is how it was seen.
@@ -40,14 +40,14 @@ pub enum Why {
 #[derive(Debug)]
 pub struct Refused {
     pub path: PathBuf,
-    pub why: Why,
+    pub why: Unusable,
 }
 
 impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let path = self.path.display();
         let what = match &self.why {
-            Why::TooBig(size) => {
+            Unusable::TooBig(size) => {
                 let size = size.map(|n| format!(" {n} bytes,")).unwrap_or_default();
                 return write!(
                     f,
@@ -55,17 +55,17 @@ impl std::fmt::Display for Refused {
                     MAX_RAIL_BYTES / 1024 / 1024
                 );
             }
-            Why::Not(NotAFile::Link) => {
+            Unusable::Not(NotAFile::Link) => {
                 return write!(
                     f,
                     "{path} is a symbolic link; Rail does not follow links in the repository (one could point outside it). Nothing was changed: replace the link with the file itself, or remove it"
                 )
             }
-            Why::Not(NotAFile::Fifo) => "a FIFO (named pipe)",
-            Why::Not(NotAFile::Device) => "a device",
-            Why::Not(NotAFile::Socket) => "a socket",
-            Why::Not(NotAFile::Directory) => "a directory",
-            Why::Not(NotAFile::Other) => "not a regular file",
+            Unusable::Not(NotAFile::Fifo) => "a FIFO (named pipe)",
+            Unusable::Not(NotAFile::Device) => "a device",
+            Unusable::Not(NotAFile::Socket) => "a socket",
+            Unusable::Not(NotAFile::Directory) => "a directory",
+            Unusable::Not(NotAFile::Other) => "not a regular file",
         };
         write!(
             f,
@@ -76,7 +76,7 @@ impl std::fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
-fn refused(path: &Path, why: Why) -> io::Error {
+fn refused(path: &Path, why: Unusable) -> io::Error {
     // InvalidData: the file is not what a rail file may be (not an environment failure of the
     // OS), but callers report it as an environment problem with the file named.
     io::Error::new(
@@ -114,7 +114,7 @@ fn open_with(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
                 && e.kind() != io::ErrorKind::AlreadyExists
                 && fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
             {
-                return Err(refused(path, Why::Not(NotAFile::Link)));
+                return Err(refused(path, Unusable::Not(NotAFile::Link)));
             }
             return Err(e);
         }
@@ -122,7 +122,7 @@ fn open_with(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
     // The handle, not the name: what was opened is what is checked.
     let meta = file.metadata()?;
     if let Some(not) = sys::not_a_file(&meta) {
-        return Err(refused(path, Why::Not(not)));
+        return Err(refused(path, Unusable::Not(not)));
     }
     Ok(file)
 }
@@ -188,7 +188,7 @@ pub fn create_new(path: &Path) -> io::Result<File> {
 pub fn read_open(mut file: &File, path: &Path, max: u64) -> io::Result<Vec<u8>> {
     let len = file.metadata()?.len();
     if len > max {
-        return Err(refused(path, Why::TooBig(Some(len))));
+        return Err(refused(path, Unusable::TooBig(Some(len))));
     }
     file.seek(SeekFrom::Start(0))?;
     // Sized once (len is within the bound): claims.log only grows, and growing the buffer by
@@ -198,7 +198,7 @@ pub fn read_open(mut file: &File, path: &Path, max: u64) -> io::Result<Vec<u8>> 
     // is still read no further than max + 1 bytes.
     file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
-        return Err(refused(path, Why::TooBig(None)));
+        return Err(refused(path, Unusable::TooBig(None)));
     }
     Ok(bytes)
 }
@@ -228,10 +228,10 @@ pub fn read_text(path: &Path) -> io::Result<Option<String>> {
 pub fn real_dir(path: &Path) -> io::Result<bool> {
     match fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_dir() => Ok(true),
-        Ok(m) if m.file_type().is_symlink() => Err(refused(path, Why::Not(NotAFile::Link))),
+        Ok(m) if m.file_type().is_symlink() => Err(refused(path, Unusable::Not(NotAFile::Link))),
         Ok(m) => Err(refused(
             path,
-            Why::Not(sys::not_a_file(&m).unwrap_or(NotAFile::Other)),
+            Unusable::Not(sys::not_a_file(&m).unwrap_or(NotAFile::Other)),
         )),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(e),
@@ -296,10 +296,10 @@ fn walk_parents(root: &Path, path: &Path, create: bool) -> io::Result<bool> {
 fn existing_file(path: &Path) -> io::Result<Option<fs::Permissions>> {
     match fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_file() => Ok(Some(m.permissions())),
-        Ok(m) if m.file_type().is_symlink() => Err(refused(path, Why::Not(NotAFile::Link))),
+        Ok(m) if m.file_type().is_symlink() => Err(refused(path, Unusable::Not(NotAFile::Link))),
         Ok(m) => Err(refused(
             path,
-            Why::Not(sys::not_a_file(&m).unwrap_or(NotAFile::Other)),
+            Unusable::Not(sys::not_a_file(&m).unwrap_or(NotAFile::Other)),
         )),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
@@ -411,7 +411,7 @@ mod tests {
         fs::write(&p, vec![b'x'; 101]).unwrap();
         let e = read_max(&p, 100).unwrap_err();
         assert!(
-            matches!(refusal(&e).map(|r| &r.why), Some(Why::TooBig(_))),
+            matches!(refusal(&e).map(|r| &r.why), Some(Unusable::TooBig(_))),
             "{e}"
         );
         assert_eq!(read_max(&p, 101).unwrap().unwrap().0.len(), 101);

@@ -16,6 +16,9 @@
 //! A start time is only ever compared with another read on the same host, so each OS may use its
 //! own unit.
 
+pub mod clock;
+pub mod env;
+
 #[cfg(target_os = "macos")]
 mod macos;
 #[cfg(unix)]
@@ -65,7 +68,7 @@ pub fn runnable(p: &std::path::Path) -> bool {
 /// The program `name` (a bare name) that PATH finds first, as `Command::new(name)` starts it
 /// (with the platform's executable suffix tried too).
 pub fn on_path(name: &str) -> Option<std::path::PathBuf> {
-    let paths = std::env::var_os("PATH")?;
+    let paths = env::var_os("PATH")?;
     std::env::split_paths(&paths).find_map(|d| {
         [
             d.join(name),
@@ -127,7 +130,7 @@ pub fn random_hex() -> String {
     let mut bytes = [0u8; 8];
     if getrandom::fill(&mut bytes).is_err() {
         // No OS randomness: time and pid still make a nonce that does not repeat here.
-        let nanos = std::time::SystemTime::now()
+        let nanos = crate::sys::clock::system()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);

@@ -32,7 +32,7 @@ pub fn hostname() -> String {
     // length (without the NUL) in `len`.
     let ok = unsafe { GetComputerNameExW(ComputerNameDnsHostname, buf.as_mut_ptr(), &mut len) };
     if ok == 0 {
-        return std::env::var("COMPUTERNAME").unwrap_or_default();
+        return super::env::var("COMPUTERNAME").unwrap_or_default();
     }
     String::from_utf16_lossy(&buf[..(len as usize).min(buf.len())])
 }

@@ -1,4 +1,4 @@
-//! Rail's own reading of `git status` (cli/src/gitstatus.rs: a release lists its touched files
+//! Rail's own reading of `git status` (cli/src/git/status.rs: a release lists its touched files
 //! without a git process) against git's answer, on real repositories: one per state a checkout
 //! can be in, each checked for the same list as `git status --porcelain --untracked-files=all
 //! --no-renames` and for who answered (Rail, or git and why), then random file operations from

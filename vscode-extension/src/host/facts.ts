@@ -1,4 +1,4 @@
-// The facts core needs besides the texts (cli/src/context.rs): now, this host, commit times per
+// The facts core needs besides the texts (cli/src/context/): now, this host, commit times per
 // branch, liveness of processes named by claims, and the worktrees. Observations only: what they
 // mean for a lease is core's business.
 

@@ -1,4 +1,4 @@
-// The git commands the extension runs, the same ones the CLI runs (cli/src/git.rs): commit times
+// The git commands the extension runs, the same ones the CLI runs (cli/src/git/mod.rs): commit times
 // for leases (local and pushed branches) and the session's changed files for Check My Changes.
 
 import { execFile } from 'node:child_process';

@@ -278,7 +278,7 @@ export function parseStations(run: RawRun): StationList {
   throw new RailError(EXIT.environment, `rail worktree list answered with an unexpected document: ${run.stdout.slice(0, 200)}`, run.stderr);
 }
 
-/** What `rail worktree remove` did (cli/src/cmd/station.rs `Closed`). */
+/** What `rail worktree remove` did (cli/src/ops/station/ `Closed`). */
 export interface Closed {
   path: string;
   branch: string | null;

@@ -1,4 +1,4 @@
-// Where the rail is, found like the `rail` CLI finds it (cli/src/repo.rs): from any worktree, the
+// Where the rail is, found like the `rail` CLI finds it (cli/src/git/repo.rs): from any worktree, the
 // main checkout is the parent of the git common dir, and claims.md lives there, so every station
 // shares one rail. Found by reading `.git` files (a `.git` directory, or a `gitdir:` file in a
 // linked worktree and then its `commondir`) rather than spawning git on every activation;

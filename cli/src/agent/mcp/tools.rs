@@ -1,5 +1,6 @@
-//! The tools `rail mcp` serves, each a CLI command's own function (`cmd::mutate`, `cmd::show`,
-//! `cmd::admin`) called the way the CLI calls it: same context, same lock, same result.
+//! The tools `rail mcp` serves, each the operation its CLI command runs (`ops::write`,
+//! `ops::read`, `ops::check`) called the way the CLI calls it: same context, same lock, same
+//! result.
 //!
 //! A tool's arguments are a JSON object checked against its struct (unknown fields refused);
 //! a result carries the command's `--json` document as `structuredContent` (always an object)
@@ -15,9 +16,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::cmd::{admin, mutate, show};
 use crate::context::Ctx;
 use crate::fail::Fail;
+use crate::ops::check::{self, Checked};
+use crate::ops::read;
+use crate::ops::write::{self, Changes, ClaimOptions, Touched};
+use crate::out::outcome::Report;
+use crate::out::render;
 
 /// How `rail mcp` was started: the global flags every call's context is made from.
 #[derive(Clone, Debug, Default)]
@@ -33,13 +38,13 @@ impl Options {
     /// `RAIL_SESSION`, else the branch of the server's working directory) and the time are
     /// read at each call, so a long-lived server never acts on a stale clock or branch.
     pub fn ctx(&self, tool: Name) -> Result<Ctx, Fail> {
-        let mut ctx = Ctx::new(
-            self.rail.clone(),
-            self.session.clone(),
-            self.now.clone(),
-            true,
-            false,
-        )?;
+        let flags = crate::context::Flags {
+            rail: self.rail.clone(),
+            session: self.session.clone(),
+            now: self.now.clone(),
+            json: true,
+        };
+        let mut ctx = Ctx::new(flags, false)?;
         // The lock's owner record names what holds it.
         ctx.command_line = format!("rail mcp ({})", tool.as_str());
         Ok(ctx)
@@ -339,12 +344,21 @@ fn args<T: serde::de::DeserializeOwned>(name: Name, value: Value) -> Result<T, F
 }
 
 fn run(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fail> {
+    if name.changes_rail() {
+        change(opts, name, arguments)
+    } else {
+        read_tool(opts, name, arguments)
+    }
+}
+
+/// A tool that changes the rail, as its command does.
+fn change(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fail> {
     // Arguments first: a malformed call is told so whatever state the rail is in.
     match name {
         Name::Claim => {
             let a: ClaimInput = args(name, arguments)?;
             let ctx = opts.ctx(name)?;
-            let claim = crate::ClaimArgs {
+            let claim = ClaimOptions {
                 paths: a.paths,
                 resources: a.resources,
                 purpose: a.purpose,
@@ -353,26 +367,48 @@ fn run(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fail> {
                 pid: a.pid,
                 branch: a.branch,
             };
-            mutate::claim(&ctx, &a.task, &claim).map(planned)
+            write::claim(&ctx, &a.task, &claim).map(planned)
         }
         Name::Release => {
             let a: ReleaseInput = args(name, arguments)?;
             let ctx = opts.ctx(name)?;
-            mutate::release(&ctx, &a.task, a.touched, a.no_touched, a.base.as_deref()).map(planned)
+            let touched = if a.no_touched {
+                Touched::Nothing
+            } else if !a.touched.is_empty() {
+                Touched::Named(a.touched)
+            } else {
+                Touched::Changed {
+                    base: a.base.as_deref(),
+                }
+            };
+            write::release(&ctx, &a.task, touched).map(planned)
         }
         Name::Renew => {
             let a: TaskInput = args(name, arguments)?;
-            mutate::renew(&opts.ctx(name)?, &a.task).map(planned)
+            write::renew(&opts.ctx(name)?, &a.task).map(planned)
         }
         Name::Take => {
             let a: TakeInput = args(name, arguments)?;
-            mutate::take(&opts.ctx(name)?, &a.task, a.reason, a.branch).map(planned)
+            write::take(&opts.ctx(name)?, &a.task, a.reason, a.branch).map(planned)
         }
         Name::Update => {
             let a: UpdateInput = args(name, arguments)?;
             let ctx = opts.ctx(name)?;
-            mutate::update(&ctx, &a.task, a.paths, a.resources, a.purpose).map(planned)
+            let changes = Changes {
+                paths: a.paths,
+                resources: a.resources,
+                purpose: a.purpose,
+            };
+            write::update(&ctx, &a.task, changes).map(planned)
         }
+        _ => read_tool(opts, name, arguments),
+    }
+}
+
+/// A tool that reads the rail: its answer as text and as data, with a shared rail's age.
+fn read_tool(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fail> {
+    // Arguments first: a malformed call is told so whatever state the rail is in.
+    match name {
         Name::Who => {
             let a: WhoInput = args(name, arguments)?;
             if a.paths.is_empty() {
@@ -380,9 +416,9 @@ fn run(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fail> {
             }
             let ctx = opts.ctx(name)?;
             let note = before_read(opts, &ctx)?;
-            let answers = show::who_holds(&ctx, &a.paths)?;
+            let answers = read::who_holds(&ctx, &a.paths)?;
             Ok(Answer::ok(
-                with_note(show::who_text(&answers), note),
+                with_note(render::who_text(&answers), note),
                 json!({ "answers": answers }),
             ))
         }
@@ -390,20 +426,20 @@ fn run(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fail> {
             let a: CheckInput = args(name, arguments)?;
             let ctx = opts.ctx(name)?;
             let note = before_read(opts, &ctx)?;
-            let check = show::CheckArgs {
+            let check = check::CheckArgs {
                 staged: a.staged,
                 pre_push: false,
                 warn_drift: a.warn_drift,
                 base: a.base,
                 files: a.files,
             };
-            match show::check_scope(&ctx, &check)? {
-                show::Checked::Bypassed => Ok(Answer::ok(
+            match check::check_scope(&ctx, &check)? {
+                Checked::Bypassed => Ok(Answer::ok(
                     "check bypassed by RAIL_BYPASS; this is recorded in claims.log".into(),
                     json!({ "bypassed": true }),
                 )),
-                show::Checked::Judged { report, failure } => {
-                    let mut text = crate::render::scope(&report);
+                Checked::Judged { report, failure } => {
+                    let mut text = render::scope(&report);
                     if let Some(failure) = &failure {
                         text = format!("{failure}\n{text}");
                     }
@@ -419,8 +455,8 @@ fn run(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fail> {
             let _: NoInput = args(name, arguments)?;
             let ctx = opts.ctx(name)?;
             let note = before_read(opts, &ctx)?;
-            let board = show::board_model(&ctx)?;
-            let text = crate::render::board(&board, &ctx.rail.root, false);
+            let board = read::board_model(&ctx)?;
+            let text = render::board(&board, &ctx.rail.root, false);
             Ok(Answer::ok(
                 with_note(text, note),
                 serde_json::to_value(&board).unwrap_or_default(),
@@ -430,15 +466,15 @@ fn run(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fail> {
             let a: ReadyInput = args(name, arguments)?;
             let ctx = opts.ctx(name)?;
             let note = before_read(opts, &ctx)?;
-            let ready = show::ready_tasks(&ctx, a.all)?;
+            let ready = read::ready_tasks(&ctx, a.all)?;
             Ok(Answer::ok(
-                with_note(show::ready_text(&ready), note),
+                with_note(render::ready_text(&ready), note),
                 serde_json::to_value(&ready).unwrap_or_default(),
             ))
         }
         Name::LockStatus => {
             let _: NoInput = args(name, arguments)?;
-            let status = admin::lock_status(&opts.ctx(name)?)?;
+            let status = read::lock_status(&opts.ctx(name)?)?;
             let text = match &status.found {
                 None => "the rail lock is free".to_string(),
                 Some((_, verdict)) => {
@@ -456,14 +492,15 @@ fn run(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fail> {
             };
             Ok(Answer::ok(text, status.to_json()))
         }
+        _ => change(opts, name, arguments),
     }
 }
 
 /// A shared rail's reads say how old the local copy is (and fetch it first with `--fetch`),
 /// as the CLI's reads do.
 fn before_read(opts: &Options, ctx: &Ctx) -> Result<Option<String>, Fail> {
-    match crate::shared::remote_of(ctx) {
-        Some(remote) => crate::shared::before_read(ctx, &remote, opts.fetch),
+    match ctx.remote() {
+        Some(remote) => crate::shared::before_read(ctx, remote, opts.fetch),
         None => Ok(None),
     }
 }
@@ -477,7 +514,7 @@ fn with_note(text: String, note: Option<String>) -> String {
 
 /// An operation that was done: core's message with its hint as a tool call, the plan as data
 /// (`{"ok": true, "plan": …}`, what `--json` prints).
-fn planned(outcome: mutate::Outcome) -> Answer {
+fn planned(outcome: Report) -> Answer {
     let json = outcome.json.unwrap_or_else(|| json!({ "ok": true }));
     let text = core_message(&json["plan"]).unwrap_or(outcome.text);
     Answer::ok(text, json)
@@ -512,7 +549,7 @@ fn core_message(value: &Value) -> Option<String> {
 }
 
 /// What to do about a hint (core's `Hint` as JSON: `{"kind": "take", "task": "auth"}`), worded
-/// as the tool to call; the CLI words the same hints as command lines (`crate::hint::say`).
+/// as the tool to call; the CLI words the same hints as command lines (`crate::out::hint::say`).
 fn how(hint: Option<&Value>) -> String {
     let Some(hint) = hint.filter(|h| h.is_object()) else {
         return String::new();

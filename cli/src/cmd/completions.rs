@@ -1,0 +1,21 @@
+//! `rail completions SHELL`: the completion script clap_complete derives from the command
+//! definitions, so it never lags a new command or flag.
+
+use clap::CommandFactory;
+
+use crate::fail::Fail;
+use crate::Cli;
+
+#[derive(clap::Args, Debug)]
+pub struct CompletionsArgs {
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Written through `out!` (a closed pipe is not a crash).
+pub fn run(args: &CompletionsArgs) -> Result<(), Fail> {
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), "rail", &mut script);
+    out!("{}", String::from_utf8_lossy(&script));
+    Ok(())
+}

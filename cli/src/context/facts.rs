@@ -1,0 +1,96 @@
+//! The facts core judges a rail by, gathered for one command: now, this host, whether each
+//! owner process a claim names is alive (and when it started), commit times per branch, the
+//! guard marks and the worktrees. Observations only: what they mean is core's.
+
+use rail_core::model::input::{Facts, RailTexts, Worktree};
+use rail_core::model::lease::State;
+use rail_core::model::{Evaluation, Rail};
+
+use super::Ctx;
+use crate::git::{self, repo};
+use crate::store::lock;
+
+/// How much effort to spend on commit times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Commits {
+    /// Always ask git, and read the guard marks and worktrees too (the board shows them).
+    Always,
+    /// Only if some claim is not plainly live without them (commits can only extend leases).
+    IfNeeded,
+}
+
+/// A rail judged as of the command's time: the facts gathered and core's evaluation on them.
+pub struct Judged {
+    pub facts: Facts,
+    pub eval: Evaluation,
+}
+
+impl Ctx {
+    /// Facts as of `self.now` for these texts.
+    pub fn facts(&self, texts: &RailTexts, commits: Commits) -> Facts {
+        self.judge(&Rail::load(texts), commits).facts
+    }
+
+    /// The facts for a rail already loaded, and core's evaluation on them, made once: the
+    /// owner processes the rail names are probed before it is evaluated, and commit times are
+    /// asked of git (and the rail evaluated again) only when a claim is not live without them.
+    pub fn judge(&self, rail: &Rail, commits: Commits) -> Judged {
+        let mut facts = Facts::at(self.now);
+        facts.host = lock::hostname();
+        probe_owners(rail.owner_pids(), &mut facts);
+        if commits == Commits::Always {
+            facts.commits = self.commit_times();
+            if let Some(repo) = &self.repo {
+                facts.hooks = crate::store::heartbeat::read_all(repo);
+                facts.worktrees = repo::worktrees(repo)
+                    .into_iter()
+                    .map(|(path, branch)| Worktree {
+                        path: path.display().to_string(),
+                        branch,
+                    })
+                    .collect();
+            }
+        }
+        let eval = rail.evaluate(&facts);
+        if commits == Commits::IfNeeded && eval.claims.iter().any(|c| c.state() != State::Live) {
+            facts.commits = self.commit_times();
+            let eval = rail.evaluate(&facts);
+            return Judged { facts, eval };
+        }
+        Judged { facts, eval }
+    }
+
+    /// Every branch's last commit time (leases run on them), judged against the main
+    /// checkout's branch.
+    fn commit_times(&self) -> std::collections::BTreeMap<String, chrono::DateTime<chrono::Utc>> {
+        let base = self
+            .repo
+            .as_ref()
+            .and_then(|r| repo::head_branch(&r.common_dir));
+        git::branch_commit_times(&self.rail.root, base.as_deref())
+    }
+}
+
+/// Records in `facts` whether each owner process named by `pids` (`PID@HOST[/START]`) that runs
+/// on this host is alive and, for a live one whose claim recorded a start time, when it started
+/// (core decides whether it is the owner); other hosts' pids and pids already known are left
+/// alone.
+pub fn probe_owners<'a>(pids: impl Iterator<Item = &'a str>, facts: &mut Facts) {
+    for field in pids {
+        let Some(owner) = rail_core::change::lock::Owner::parse(field) else {
+            continue;
+        };
+        let key = owner.key();
+        if owner.host != facts.host || facts.processes.contains_key(&key) {
+            continue;
+        }
+        if let Some(alive) = lock::pid_alive(owner.pid, None) {
+            facts.processes.insert(key.clone(), alive);
+            if alive && owner.start.is_some() {
+                if let Some(start) = lock::process_start(owner.pid) {
+                    facts.process_starts.insert(key, start);
+                }
+            }
+        }
+    }
+}

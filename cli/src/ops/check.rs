@@ -1,0 +1,184 @@
+//! `rail check`'s judgement as data: the session's changes (or the files named, the files
+//! staged for a commit, the commits a push sends) against the claims — outside its declared
+//! paths, or inside another session's — with `RAIL_BYPASS` as a person's logged way past it.
+//! The CLI prints it, the git hooks exit by it, `rail mcp` returns it.
+
+use rail_core::model::scope;
+use rail_core::model::Rail;
+
+use super::touched::{base_of, without_rail_files};
+use crate::context::{Commits, Ctx};
+use crate::fail::Fail;
+use crate::git;
+
+#[derive(clap::Args, Debug, Default)]
+pub struct CheckArgs {
+    /// Check the files staged for commit (for the pre-commit hook).
+    #[arg(long, conflicts_with = "files")]
+    pub staged: bool,
+    /// Check the commits being pushed, read from stdin as git's pre-push hook gives them.
+    #[arg(long, conflicts_with_all = ["files", "staged"])]
+    pub pre_push: bool,
+    /// Report changes outside your declared paths without failing.
+    #[arg(long)]
+    pub warn_drift: bool,
+    /// Branch the session forked from (default: the main checkout's branch).
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
+    /// Files to check (default: everything the session changed).
+    pub files: Vec<String>,
+}
+
+/// `RAIL_BYPASS=reason`: a person's explicit way past the hooks, always logged.
+fn bypass(ctx: &Ctx, session: &str, what: &str) -> Result<bool, Fail> {
+    let named = (!session.is_empty()).then_some(session);
+    let Some(reason) = crate::sys::env::env().bypass.clone() else {
+        return Ok(false);
+    };
+    let reason = if reason == "1" {
+        "no reason given".to_string()
+    } else {
+        reason
+    };
+    let line = rail_core::formats::log::LogEntry::new(
+        ctx.now,
+        rail_core::formats::log::Event::Bypass,
+        None,
+        named,
+    )
+    .with("check", what)
+    .with("reason", reason.clone())
+    .render();
+    super::write::record(ctx, named.unwrap_or("(no session)"), &[line])?;
+    errln!("rail: {what} bypassed by RAIL_BYPASS ({reason}); this is recorded in claims.log");
+    Ok(true)
+}
+
+/// Files changed by the commits git is about to push (pre-push stdin:
+/// `<local ref> <local sha> <remote ref> <remote sha>` per line): every commit of the local
+/// side that the remote side (or, for a new branch, any remote branch) does not have.
+fn pushed_files(repo: &crate::git::repo::Repo) -> Result<Vec<String>, Fail> {
+    use std::io::Read;
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .map_err(|e| Fail::env(format!("reading the pushed refs: {e}")))?;
+    let zero = |sha: &str| sha.chars().all(|c| c == '0');
+    let mut files = Vec::new();
+    for line in input.lines() {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        let [_, local, _, remote] = parts.as_slice() else {
+            continue;
+        };
+        if zero(local) {
+            continue; // a deletion pushes no files
+        }
+        let not = if zero(remote) {
+            "--remotes".to_string()
+        } else {
+            remote.to_string()
+        };
+        let out = git::run(
+            &repo.worktree,
+            &[
+                "log",
+                "--format=",
+                "--name-only",
+                "-z",
+                "--no-renames",
+                local,
+                "--not",
+                &not,
+            ],
+        )
+        .map_err(Fail::env)?;
+        files.extend(
+            out.split(['\0', '\n'])
+                .filter(|s| !s.is_empty())
+                .map(str::to_string),
+        );
+    }
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+/// What `rail check` found.
+#[derive(Debug)]
+pub enum Checked {
+    /// `RAIL_BYPASS` was set: nothing was checked (the bypass is in the log).
+    Bypassed,
+    /// The session's changes against the claims; `failure` says why the check fails, if it does.
+    Judged {
+        report: Box<scope::ScopeReport>,
+        failure: Option<String>,
+    },
+}
+
+/// Checks the session's changes (or `args.files`) against its claims.
+pub fn check_scope(ctx: &Ctx, args: &CheckArgs) -> Result<Checked, Fail> {
+    // A checkout whose branch cannot name a session (`fix$(id)`), or a detached HEAD (a commit
+    // in the middle of a rebase), is a valid place to commit: it holds no claim, so only other
+    // sessions' paths are refused — never every commit.
+    let session = match ctx.session() {
+        Ok(s) => s,
+        Err(_) if ctx.explicit_session().is_none() && ctx.repo.is_some() => String::new(),
+        Err(f) => return Err(f),
+    };
+    let what = if args.pre_push {
+        "pre-push"
+    } else if args.staged {
+        "pre-commit"
+    } else {
+        "check"
+    };
+    if bypass(ctx, &session, what)? {
+        return Ok(Checked::Bypassed);
+    }
+    let changed = if !args.files.is_empty() {
+        args.files.clone()
+    } else {
+        let repo = ctx
+            .repo
+            .as_ref()
+            .ok_or_else(|| Fail::env("rail check needs a git repository (or pass FILE...)"))?;
+        if args.staged {
+            without_rail_files(
+                ctx,
+                &repo.worktree,
+                git::staged_files(&repo.worktree).map_err(Fail::env)?,
+            )
+        } else if args.pre_push {
+            without_rail_files(ctx, &repo.worktree, pushed_files(repo)?)
+        } else {
+            let base = base_of(repo, args.base.as_deref());
+            without_rail_files(
+                ctx,
+                &repo.worktree,
+                git::session_changes_of(repo, base.as_deref()).map_err(Fail::env)?,
+            )
+        }
+    };
+    let texts = ctx.read(false)?;
+    let rail = Rail::load(&texts);
+    let eval = ctx.judge(&rail, Commits::IfNeeded).eval;
+    let report = scope::classify(&eval, &session, &changed);
+    let mut parts = Vec::new();
+    if !report.conflicts.is_empty() {
+        parts.push(format!(
+            "{} file(s) held by another session",
+            report.conflicts.len()
+        ));
+    }
+    if !report.out_of_scope.is_empty() && !args.warn_drift {
+        parts.push(format!(
+            "{} file(s) outside {session}'s declared paths",
+            report.out_of_scope.len()
+        ));
+    }
+    let failure = (!parts.is_empty()).then(|| format!("check failed: {}", parts.join(", ")));
+    Ok(Checked::Judged {
+        report: Box::new(report),
+        failure,
+    })
+}

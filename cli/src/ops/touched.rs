@@ -1,0 +1,51 @@
+//! What a session changed: the files its checkout changed since it forked from its base (for a
+//! release's record, the gate and `rail check`), without the rail's own files, which are
+//! nobody's work (core's [`rail_core::formats::rail_files::is_rail_file`]).
+
+use std::path::Path;
+
+use crate::context::Ctx;
+use crate::git::{self, repo::Repo};
+
+/// The files this session's worktree changed since it forked from `base` (default: the main
+/// checkout's branch).
+pub fn touched_files(ctx: &Ctx, base: Option<&str>) -> Vec<String> {
+    touched_in(ctx.repo.as_ref(), &ctx.rail.root, base)
+}
+
+/// [`touched_files`] of the checkout `repo`, for the rail at `rail_root`.
+pub fn touched_in(repo: Option<&Repo>, rail_root: &Path, base: Option<&str>) -> Vec<String> {
+    let Some(repo) = repo else {
+        return Vec::new();
+    };
+    match git::session_changes_of(repo, base_of(repo, base).as_deref()) {
+        Ok(files) => work_files(rail_root, &repo.worktree, files),
+        Err(e) => {
+            errln!("rail: could not list touched files ({e}); releasing without them");
+            Vec::new()
+        }
+    }
+}
+
+/// The branch a session's changes are judged against: `base`, else the main checkout's branch
+/// when the session works on another one.
+pub fn base_of(repo: &Repo, base: Option<&str>) -> Option<String> {
+    let main_branch = crate::git::repo::head_branch(&repo.common_dir);
+    let own = repo.branch();
+    base.map(str::to_string)
+        .or_else(|| main_branch.filter(|m| Some(m) != own.as_ref()))
+}
+
+/// `files` (relative to `worktree`) without the rail's own: they are the rail's only where the
+/// rail lives at that worktree's root.
+pub fn without_rail_files(ctx: &Ctx, worktree: &Path, files: Vec<String>) -> Vec<String> {
+    work_files(&ctx.rail.root, worktree, files)
+}
+
+fn work_files(rail_root: &Path, worktree: &Path, files: Vec<String>) -> Vec<String> {
+    let same_dir = worktree.canonicalize().ok() == rail_root.canonicalize().ok();
+    if !same_dir {
+        return files;
+    }
+    rail_core::formats::rail_files::work_files(files)
+}

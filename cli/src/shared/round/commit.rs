@@ -1,0 +1,374 @@
+//! A round whose move is to commit: this machine's open jobs and the other machines' eligible
+//! operations folded into one commit (core's `round::fold_order` and `queue::fold`), whose
+//! message records every decision, pushed with this machine's queue and guard marks when they
+//! ride along; then what the push's answer means (core's `round::after_push`), and the state
+//! mirrored into the checkout.
+
+use std::time::Instant;
+
+use chrono::{DateTime, Utc};
+use rail_core::change::ops::Request;
+use rail_core::change::queue::{self, Decision, Folding, Op, Record, Verdict};
+use rail_core::change::round::{self, AfterPush, OwnJob, Settled, Slot, Standing};
+
+use super::look::{Inputs, Looked};
+use super::publish::{core_pushed, queue_ops, share_marks_alone, MarksCommit, QueueCommit};
+use super::{answer, trace, Leader, Round};
+use crate::fail::Fail;
+use crate::git;
+use crate::out::outcome::Report;
+use crate::shared::exchange::Job;
+use crate::shared::remote::{Pushed, Update};
+use crate::shared::state::SharedState;
+use crate::shared::{self, NewCommit};
+use crate::sys::clock;
+
+/// Folds, commits and pushes (with this machine's queue when `publish`, so a lost push still
+/// leaves the jobs for the winner's next commit).
+pub fn commit(
+    inputs: &Inputs<'_>,
+    jobs: &[Job],
+    l: &mut Leader,
+    mut looked: Looked,
+    publish: bool,
+) -> Round {
+    let (ctx, remote) = (inputs.ctx, inputs.remote);
+    let now_ms = clock::now_ms();
+    let facts = looked.facts(ctx, remote).clone();
+    // This machine's open jobs with an operation (a sync has none).
+    let own: Vec<usize> = (0..jobs.len())
+        .filter(|i| looked.standing[*i] != Standing::Answered && jobs[*i].request.is_some())
+        .collect();
+    let order = {
+        let own_jobs: Vec<OwnJob<'_>> = (own.iter())
+            .map(|&index| OwnJob {
+                index,
+                now_ms: jobs[index].now_ms,
+                id: &jobs[index].id,
+            })
+            .collect();
+        let candidates: Vec<queue::Candidate<'_>> = (looked.candidates.iter())
+            .map(|(machine, op)| queue::Candidate { machine, op })
+            .collect();
+        round::fold_order(&l.machine, &own_jobs, &candidates)
+    };
+    let folding = folding(&order, jobs, &looked.candidates, &facts, now_ms);
+    let (verdicts, folded) = queue::fold(&mut looked.files, &facts, &folding);
+    looked.changed.extend(folded);
+    let settled = Settled::of(&order, &verdicts, &looked.standing);
+    let mut answers: Vec<Report> = jobs.iter().map(|_| Report::default()).collect();
+    let (done, decided) = record(
+        &order,
+        &verdicts,
+        jobs,
+        &looked.candidates,
+        &l.machine,
+        &mut answers,
+    );
+    // Answered already (learned from other machines' commits).
+    for (i, answer) in &looked.answered {
+        answers[*i] = answer.clone();
+    }
+    if round::replan(looked.own_push.is_some(), &settled) {
+        return Round::Stale;
+    }
+    let foreign_decided = !looked.candidates.is_empty();
+    let (commit_id, pushed) = if looked.changed.is_empty() && !foreign_decided {
+        // A `rail sync` with nothing for the rail still shares this machine's guard marks.
+        if jobs.iter().any(|j| j.request.is_none()) {
+            share_marks_alone(ctx, inputs.dir, remote, inputs.deadline, l);
+        }
+        shared::settle_provisional(ctx, &looked.provisional, &looked.offered);
+        if looked.rewound.is_some() {
+            let _ = git::run(inputs.dir, &["update-ref", "-d", shared::BEFORE_REWIND]);
+        }
+        (looked.state.commit.clone(), None)
+    } else {
+        let message = message(l, &looked, &done, decided, foreign_decided);
+        let answered: Vec<usize> = looked.answered.iter().map(|(i, _)| *i).collect();
+        let open: Vec<(usize, bool)> = (own.iter())
+            .map(|&i| (i, matches!(jobs[i].request, Some(Request::Take { .. }))))
+            .collect();
+        let tip = Some(looked.tip.as_str());
+        let publish_now =
+            round::publish_with_commit(publish, &l.memory, now_ms, tip, &open, &settled, &answered);
+        let folded = verdicts.len();
+        let landed = match push(
+            inputs,
+            jobs,
+            l,
+            &looked,
+            &message,
+            &publish_now,
+            folded,
+            now_ms,
+        ) {
+            Ok(pushed) => pushed,
+            Err(fail) => return Round::Failed(fail),
+        };
+        match round::after_push(core_pushed(&landed.0), looked.own_push.is_some()) {
+            AfterPush::Landed => {
+                let id = landed.1;
+                let _ = git::run(inputs.dir, &["update-ref", shared::FETCHED, &id]);
+                l.seen = (looked.rewound.is_none()).then(|| shared::Seen {
+                    kept: None,
+                    fetched: Some(id.clone()),
+                });
+                l.memory.landed(&id, now_ms);
+                shared::settle_provisional(ctx, &looked.provisional, &looked.offered);
+                if looked.rewound.is_some() {
+                    let _ = git::run(inputs.dir, &["update-ref", "-d", shared::BEFORE_REWIND]);
+                }
+                (Some(id.clone()), Some(id))
+            }
+            AfterPush::Replan => return Round::Stale,
+            AfterPush::Lost => {
+                let mut answered = looked.answered;
+                for i in settled.early {
+                    answered.push((i, answers[i].clone()));
+                }
+                return Round::Rejected(answered);
+            }
+            AfterPush::Declined => {
+                let reason = match landed.0 {
+                    Pushed::Declined(reason) => reason,
+                    _ => String::new(),
+                };
+                return Round::Failed(Fail::env(format!(
+                    "{remote} declined the push to {}, nothing was changed: {reason}",
+                    shared::REF
+                )));
+            }
+        }
+    };
+    // Every own job is answered: drop them from what this machine has published.
+    (l.memory.published).retain(|o| !jobs.iter().any(|j| j.id == o.id));
+    shared::mark_synced(ctx);
+    let state = SharedState {
+        commit: commit_id,
+        files: looked.files,
+        foreign: looked.state.foreign.clone(),
+    };
+    l.memory.mirrored = state.commit.clone();
+    let mirrored = shared::mirror(ctx, &state);
+    for (job, answer) in jobs.iter().zip(answers.iter_mut()) {
+        answer.warnings.extend(looked.warnings.iter().cloned());
+        mirrored_answer(remote, job, answer, &state, &mirrored);
+    }
+    Round::Done(answers, pushed)
+}
+
+/// The fold's operations, in `order`, each at its requester's time.
+fn folding<'a>(
+    order: &[Slot],
+    jobs: &'a [Job],
+    candidates: &'a [(String, Op)],
+    facts: &rail_core::model::input::Facts,
+    now_ms: i64,
+) -> Vec<Folding<'a>> {
+    let time = |ms: i64, or: DateTime<Utc>| DateTime::from_timestamp_millis(ms).unwrap_or(or);
+    (order.iter())
+        .map(|slot| match *slot {
+            Slot::Own(i) => {
+                let j = &jobs[i];
+                Folding {
+                    session: &j.session,
+                    request: j.request.as_ref().expect("own jobs with a request"),
+                    extra_log: &j.extra_log,
+                    now: time(j.now_ms, facts.now),
+                    foreign: false,
+                    expired: j.deadline_ms <= now_ms,
+                }
+            }
+            Slot::Foreign(k) => {
+                let op = &candidates[k].1;
+                Folding {
+                    session: &op.session,
+                    request: &op.request,
+                    extra_log: &op.extra_log,
+                    now: time(op.now_ms, facts.now),
+                    foreign: true,
+                    expired: op.deadline_ms <= now_ms,
+                }
+            }
+        })
+        .collect()
+}
+
+/// The answers, as this machine words them, for its jobs (into `answers`) and for the commit's
+/// record; and the operations the commit made, for its message.
+fn record(
+    order: &[Slot],
+    verdicts: &[Verdict],
+    jobs: &[Job],
+    candidates: &[(String, Op)],
+    me: &str,
+    answers: &mut [Report],
+) -> (Vec<String>, Vec<Decision>) {
+    let mut done = Vec::new();
+    let mut decided = Vec::new();
+    for (slot, verdict) in order.iter().zip(verdicts) {
+        let answer = answer::worded(verdict);
+        if let Verdict::Planned {
+            plan,
+            changed: true,
+        } = verdict
+        {
+            done.push(format!("{} {} by {}", plan.op, plan.task, plan.session));
+        }
+        let (machine, id) = match *slot {
+            Slot::Own(i) => {
+                answers[i] = answer.clone();
+                (me.to_string(), jobs[i].id.clone())
+            }
+            Slot::Foreign(k) => (candidates[k].0.clone(), candidates[k].1.id.clone()),
+        };
+        decided.push(Decision {
+            machine,
+            id,
+            outcome: serde_json::to_value(&answer).unwrap_or_default(),
+        });
+    }
+    (done, decided)
+}
+
+/// The commit's message: what it made, a rewind's merge-back, and (with queues) the record of
+/// every decision.
+fn message(
+    l: &Leader,
+    looked: &Looked,
+    done: &[String],
+    decided: Vec<Decision>,
+    foreign_decided: bool,
+) -> String {
+    let summary = match done {
+        [] if foreign_decided => "rail: answers to other machines' operations".to_string(),
+        [] => format!(
+            "rail: log lines recorded on {}",
+            crate::store::lock::hostname()
+        ),
+        [one] => format!("rail: {one}"),
+        many => format!("rail: {} operations\n\n{}", many.len(), many.join("\n")),
+    };
+    let summary = match &looked.rewound {
+        Some(r) => format!("{summary}\n\n{}", r.message),
+        None => summary,
+    };
+    if !l.on {
+        return summary;
+    }
+    let record = Record {
+        machine: l.machine.clone(),
+        decided,
+    };
+    queue::render_message(&summary, &record)
+}
+
+/// Makes the round's commit (with this machine's queue of `publish_now` and its guard marks
+/// when they ride along) and pushes it. Returns the shared ref's push result and the commit.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the round's parts, each read once"
+)]
+fn push(
+    inputs: &Inputs<'_>,
+    jobs: &[Job],
+    l: &mut Leader,
+    looked: &Looked,
+    message: &str,
+    publish_now: &[usize],
+    folded: usize,
+    now_ms: i64,
+) -> Result<(Pushed, String), Fail> {
+    let (ctx, dir, remote) = (inputs.ctx, inputs.dir, inputs.remote);
+    let queue_ops = (!publish_now.is_empty())
+        .then(|| queue_ops(l, jobs, &looked.standing, publish_now, &looked.tip));
+    let rail_commit = NewCommit {
+        tmp: shared::NEW,
+        parent: looked.state.commit.as_deref(),
+        merged: looked.rewound.as_ref().map(|r| r.seen.as_str()),
+        changed: &looked.changed,
+        message,
+    };
+    let queue_commit = queue_ops.as_ref().map(|ops| QueueCommit::of(dir, l, ops));
+    // This machine's guard marks ride along when they tell something new.
+    let marks = MarksCommit::of(ctx, dir, l);
+    let mut new = vec![rail_commit];
+    new.extend(queue_commit.as_ref().map(QueueCommit::new_commit));
+    new.extend(marks.as_ref().map(MarksCommit::new_commit));
+    let ids = shared::commits(dir, &new).map_err(|e| e.fail())?;
+    let queue_ref = format!("{}{}", queue::QUEUE_REFS, l.machine);
+    let mut previous = Vec::new();
+    let mut updates = vec![Update {
+        commit: &ids[0],
+        dst: shared::REF,
+        expect: looked.own_push.as_deref(),
+    }];
+    if let (Some(ops), Some(id)) = (&queue_ops, ids.get(1)) {
+        updates.push(Update {
+            commit: id,
+            dst: &queue_ref,
+            expect: None,
+        });
+        previous = l.memory.intend(ops);
+        l.save();
+    }
+    let marks_at = marks.as_ref().map(|m| {
+        updates.push(Update {
+            commit: &ids[ids.len() - 1],
+            dst: &m.dst,
+            expect: None,
+        });
+        updates.len() - 1
+    });
+    let t0 = Instant::now();
+    let results =
+        shared::push_refs(dir, remote, &updates, inputs.deadline).map_err(|e| e.fail())?;
+    let push_ms = t0.elapsed().as_millis() as u64;
+    l.memory.pushed(push_ms);
+    trace(&format!(
+        "{} pushed {:?} folded={} push_ms={push_ms}",
+        l.machine, results, folded
+    ));
+    if let (Some(m), Some(at)) = (&marks, marks_at) {
+        m.settle(ctx, dir, &ids[ids.len() - 1], results.get(at));
+    }
+    if let (Some(ops), Some(result)) = (queue_ops, results.get(1)) {
+        l.memory
+            .queue_pushed(core_pushed(result), &ids[1], ops, previous, now_ms);
+    }
+    Ok((results[0].clone(), ids[0].clone()))
+}
+
+/// A job's answer once the state is mirrored here: a sync says what it synced; a change made
+/// on the remote whose local copy could not be updated says so.
+fn mirrored_answer(
+    remote: &str,
+    job: &Job,
+    answer: &mut Report,
+    state: &SharedState,
+    mirrored: &Result<(), Fail>,
+) {
+    match (&job.request, mirrored) {
+        (None, Ok(())) => {
+            answer.text = format!(
+                "synced the shared rail from {remote} ({} files{})",
+                state.files.len(),
+                state
+                    .commit
+                    .as_deref()
+                    .map(|c| format!(", {}", &c[..c.len().min(12)]))
+                    .unwrap_or_default()
+            );
+            answer.json = Some(serde_json::json!({
+                "ok": true, "remote": remote, "commit": state.commit, "files": state.files.len()
+            }));
+        }
+        (None, Err(f)) => *answer = Report::from_fail(f),
+        (Some(_), Err(f)) if answer.code == 0 && answer.changed => answer.warnings.push(format!(
+            "done on {remote}, but the local copy was not updated: {}",
+            f.message
+        )),
+        _ => {}
+    }
+}
