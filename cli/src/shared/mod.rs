@@ -19,7 +19,7 @@ pub mod commit;
 pub mod exchange;
 pub mod outbox;
 pub mod provisional;
-pub mod queues;
+pub mod machine;
 pub mod remote;
 pub mod rewind;
 pub mod round;

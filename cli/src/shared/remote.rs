@@ -248,7 +248,7 @@ pub fn fetch_with(
         args.push(format!(
             "+{}*:{}*",
             rail_core::change::queue::QUEUE_REFS,
-            crate::shared::queues::FETCHED_QUEUES
+            crate::shared::machine::FETCHED_QUEUES
         ));
     }
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -296,7 +296,7 @@ pub fn fetch_with(
 pub fn listed_refs(dir: &Path, queues: bool) -> Result<Fetched, RemoteError> {
     let names = [
         FETCHED,
-        crate::shared::queues::FETCHED_QUEUES,
+        crate::shared::machine::FETCHED_QUEUES,
         crate::store::heartbeat::FETCHED_REFS,
     ];
     let listed = git::refs_of(dir, &names).map_err(RemoteError::Git)?;
@@ -304,7 +304,7 @@ pub fn listed_refs(dir: &Path, queues: bool) -> Result<Fetched, RemoteError> {
     for (name, id) in listed {
         if name == FETCHED {
             fetched.commit = Some(id);
-        } else if let Some(machine) = name.strip_prefix(crate::shared::queues::FETCHED_QUEUES) {
+        } else if let Some(machine) = name.strip_prefix(crate::shared::machine::FETCHED_QUEUES) {
             if queues {
                 fetched.queues.push((machine.to_string(), id));
             }

@@ -56,7 +56,7 @@ pub fn rewind(
     remote: &str,
     seen: &Seen,
     fetched: &SharedState,
-    reader: &mut crate::shared::queues::ChainReader,
+    reader: &mut crate::shared::machine::ChainReader,
 ) -> Result<Option<Rewound>, RemoteError> {
     let Some(new) = fetched.commit.as_deref() else {
         return Ok(None);

@@ -20,7 +20,7 @@ use crate::context::Ctx;
 use crate::fail::Fail;
 use crate::out::outcome::Report;
 use crate::shared::exchange::Job;
-use crate::shared::queues::View;
+use crate::shared::machine::View;
 use crate::shared::remote::Fetched;
 use crate::shared::rewind::{Rewound, Seen};
 use crate::shared::state::SharedState;

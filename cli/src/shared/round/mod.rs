@@ -19,7 +19,7 @@ use rail_core::change::queue::Move;
 use rail_core::change::round::memory::{self as pace, Memory};
 
 use super::exchange::{Exchange, Job};
-use super::queues;
+use super::machine;
 use super::rewind::Seen;
 use super::state::SharedState;
 use crate::context::Ctx;
@@ -52,7 +52,7 @@ struct Leader {
     memory: Memory,
     dir: PathBuf,
     on: bool,
-    reader: queues::ChainReader,
+    reader: machine::ChainReader,
     /// The last state read, by its commit.
     state: Option<SharedState>,
     /// What the fetched and kept refs hold as this leader left them (`None`: read them).
@@ -64,13 +64,13 @@ struct Leader {
 impl Leader {
     fn open(exchange: &Exchange) -> Leader {
         let dir = exchange.dir().to_path_buf();
-        let machine = queues::machine(&dir).ok();
+        let machine = machine::machine(&dir).ok();
         Leader {
             on: env().shared_queues && machine.is_some(),
             machine: machine.unwrap_or_else(|| "machine".into()),
-            memory: queues::load(&dir),
+            memory: machine::load(&dir),
             dir,
-            reader: queues::ChainReader::default(),
+            reader: machine::ChainReader::default(),
             state: None,
             seen: None,
             rounds: 0,
@@ -79,7 +79,7 @@ impl Leader {
 
     fn save(&self) {
         // Only pacing and what was published: a lost write costs a wait, not a wrong answer.
-        let _ = queues::save(&self.memory, &self.dir);
+        let _ = machine::save(&self.memory, &self.dir);
     }
 }
 

@@ -16,7 +16,7 @@ use crate::context::Ctx;
 use crate::git;
 use crate::out::outcome::{refused, Report};
 use crate::shared::exchange::Job;
-use crate::shared::queues;
+use crate::shared::machine;
 use crate::shared::remote::{Pushed, Update};
 use crate::shared::{self, NewCommit};
 use crate::sys::clock;
@@ -110,7 +110,7 @@ pub fn keep_marks(ctx: &Ctx, dir: &Path, l: &mut Leader, fetched: &shared::Fetch
     let Some(repo) = &ctx.repo else {
         return;
     };
-    let me = queues::machine(&l.dir).unwrap_or_default();
+    let me = machine::machine(&l.dir).unwrap_or_default();
     let reader = std::cell::RefCell::new(&mut l.reader);
     crate::store::heartbeat::keep_shared(repo, &me, &fetched.marks, |commit| {
         reader.borrow_mut().text(
@@ -133,7 +133,7 @@ pub struct MarksCommit {
 impl MarksCommit {
     pub fn of(ctx: &Ctx, dir: &Path, l: &Leader) -> Option<MarksCommit> {
         let repo = ctx.repo.as_ref()?;
-        let me = queues::machine(&l.dir).ok()?;
+        let me = machine::machine(&l.dir).ok()?;
         let text = crate::store::heartbeat::to_share(repo)?;
         let fetched = format!("{}{me}", crate::store::heartbeat::FETCHED_REFS);
         let parent = git::run(dir, &["rev-parse", "--verify", "--quiet", &fetched])
@@ -205,7 +205,7 @@ pub struct QueueCommit {
 impl QueueCommit {
     pub fn of(dir: &Path, l: &Leader, ops: &[Op]) -> QueueCommit {
         let fetched = || {
-            let name = format!("{}{}", queues::FETCHED_QUEUES, l.machine);
+            let name = format!("{}{}", machine::FETCHED_QUEUES, l.machine);
             git::run(dir, &["rev-parse", "--verify", "--quiet", &name])
                 .ok()
                 .map(|s| s.trim().to_string())
@@ -222,7 +222,7 @@ impl QueueCommit {
 
     pub fn new_commit(&self) -> NewCommit<'_> {
         NewCommit {
-            tmp: queues::NEW_QUEUE,
+            tmp: machine::NEW_QUEUE,
             parent: self.parent.as_deref(),
             merged: None,
             changed: &self.files,
