@@ -128,7 +128,7 @@ fn walk(worktree: &Path, roots: &[String]) -> (Vec<(String, Stat)>, bool) {
 /// tool call.
 fn read_index(git_dir: &Path, roots: &[String]) -> Option<gitindex::Index> {
     let path = git_dir.join("index");
-    let (bytes, modified) = crate::store::railfile::read_max(&path, 256 * 1024 * 1024).ok()??;
+    let (bytes, modified) = crate::sys::railfile::read_max(&path, 256 * 1024 * 1024).ok()??;
     let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
     let stamp = (since.as_secs() as i64, i64::from(since.subsec_nanos()));
     Some((gitindex::entries(&bytes, roots)?, stamp))
@@ -195,7 +195,7 @@ pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
                 after::MAX_KEPT_BYTES / 1024
             ))
         } else {
-            match crate::store::railfile::read_max(
+            match crate::sys::railfile::read_max(
                 &repo.worktree.join(&p),
                 after::MAX_KEPT_BYTES - kept,
             ) {
@@ -218,11 +218,11 @@ pub fn before(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
         complete,
         entries,
     };
-    if crate::store::railfile::ensure_dir(&dir_of(&repo)).is_ok() {
+    if crate::sys::railfile::ensure_dir(&dir_of(&repo)).is_ok() {
         remove_left_over(&repo);
         let _ =
             // Not synced: a snapshot lost in a crash only means no check after this call.
-            crate::store::railfile::write_inside_as(
+            crate::sys::railfile::write_inside_as(
                 &repo.common_dir,
                 &path,
                 &after::render(&snap),
@@ -261,7 +261,7 @@ pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>, by: &str)
     let repo = crate::git::repo::discover(cwd)?;
     let path = snapshot_path(&repo, session, call);
     // Metadata of MAX_FILES entries and the kept content, with room to spare.
-    let bytes = crate::store::railfile::read_max(&path, after::MAX_KEPT_BYTES + 16 * 1024 * 1024)
+    let bytes = crate::sys::railfile::read_max(&path, after::MAX_KEPT_BYTES + 16 * 1024 * 1024)
         .ok()
         .flatten()?
         .0;
@@ -289,20 +289,20 @@ pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>, by: &str)
 /// The file as the tool left it, set aside before Rail changes it (nothing written is lost).
 fn set_aside(ctx: &Ctx, repo: &Repo, session: &str, rel: &str) -> Result<(), String> {
     let at = repo.worktree.join(rel);
-    let bytes = match crate::store::railfile::read_max(&at, 64 * 1024 * 1024) {
+    let bytes = match crate::sys::railfile::read_max(&at, 64 * 1024 * 1024) {
         Ok(Some((b, _))) => b,
         Ok(None) => return Ok(()),
         Err(e) => return Err(format!("cannot read it to set it aside: {e}")),
     };
     let dir = dir_of(repo).join("aside");
-    crate::store::railfile::ensure_dir(&dir).map_err(|e| e.to_string())?;
+    crate::sys::railfile::ensure_dir(&dir).map_err(|e| e.to_string())?;
     let name = format!(
         "{}.{}.{}",
         ctx.now.format("%Y%m%dT%H%M%S%.fZ"),
         rail_core::agent::heartbeat::file_name(session),
         rail_core::agent::heartbeat::file_name(rel)
     );
-    crate::store::railfile::write_inside(&repo.common_dir, &dir.join(name), &bytes, false)
+    crate::sys::railfile::write_inside(&repo.common_dir, &dir.join(name), &bytes, false)
         .map_err(|e| format!("cannot set it aside: {e}"))
 }
 
@@ -312,7 +312,7 @@ fn fix(ctx: &Ctx, repo: &Repo, session: &str, v: &Violation) -> Done {
         if let Err(why) = set_aside(ctx, repo, session, &v.path) {
             return Done::Left(why);
         }
-        match crate::store::railfile::write_inside(&repo.worktree, &at, bytes, exec) {
+        match crate::sys::railfile::write_inside(&repo.worktree, &at, bytes, exec) {
             Ok(()) => Done::PutBack,
             Err(e) => Done::Left(format!("cannot write it back: {e}")),
         }
@@ -334,7 +334,7 @@ fn fix(ctx: &Ctx, repo: &Repo, session: &str, v: &Violation) -> Done {
             if let Err(why) = set_aside(ctx, repo, session, &v.path) {
                 return Done::Left(why);
             }
-            if crate::store::railfile::check_inside(&repo.worktree, &at).is_err() {
+            if crate::sys::railfile::check_inside(&repo.worktree, &at).is_err() {
                 return Done::Left("it is not inside the checkout".into());
             }
             match std::fs::remove_file(&at) {

@@ -79,8 +79,8 @@ fn write_board_html(texts: &RailTexts, facts: &Facts, path: &Path) -> Result<(),
     // chose it), but never through a link put there (a committed `board.html -> ~/.bashrc` that
     // a CI step writes): the final name is checked and replaced, as every file Rail writes.
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    crate::store::railfile::write_inside(&dir, path, html.as_bytes(), false)
-        .map_err(|e| Fail::env(crate::store::railfile::describe(path, &e)))?;
+    crate::sys::railfile::write_inside(&dir, path, html.as_bytes(), false)
+        .map_err(|e| Fail::env(crate::sys::railfile::describe(path, &e)))?;
     outln!(
         "wrote the board to {} (open it in a browser; it needs no network)",
         path.display()

@@ -30,11 +30,11 @@ pub struct InitArgs {
 }
 
 /// Appends `line` to the work-tree file `path` (inside `root`) unless a line equal to it is
-/// already there. True if written. Through [`crate::store::railfile::write_inside`]: a committed link
+/// already there. True if written. Through [`crate::sys::railfile::write_inside`]: a committed link
 /// (`.gitattributes -> ~/.bashrc`) is refused, never followed.
 fn ensure_line(root: &Path, path: &Path, line: &str) -> Result<bool, Fail> {
-    let describe = |e: std::io::Error| Fail::env(crate::store::railfile::describe(path, &e));
-    let existing = crate::store::railfile::read_inside(root, path)
+    let describe = |e: std::io::Error| Fail::env(crate::sys::railfile::describe(path, &e));
+    let existing = crate::sys::railfile::read_inside(root, path)
         .map_err(describe)?
         .unwrap_or_default();
     if existing.lines().any(|l| l.trim() == line) {
@@ -46,7 +46,7 @@ fn ensure_line(root: &Path, path: &Path, line: &str) -> Result<bool, Fail> {
     }
     text.push_str(line);
     text.push('\n');
-    crate::store::railfile::write_inside(root, path, text.as_bytes(), false).map_err(describe)?;
+    crate::sys::railfile::write_inside(root, path, text.as_bytes(), false).map_err(describe)?;
     Ok(true)
 }
 
@@ -64,8 +64,8 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
     let claims = ctx.rail.path(CLAIMS_MD);
     // Created only as a new file (a dangling link's target is never created); one already
     // there must be a plain file, as for every other command.
-    let describe = |e: std::io::Error| Fail::env(crate::store::railfile::describe(&claims, &e));
-    match crate::store::railfile::create_new(&claims) {
+    let describe = |e: std::io::Error| Fail::env(crate::sys::railfile::describe(&claims, &e));
+    match crate::sys::railfile::create_new(&claims) {
         Ok(mut f) => {
             use std::io::Write;
             if let Err(e) = f.write_all(CLAIMS_HEADER.as_bytes()) {
@@ -76,7 +76,7 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
             done.push(format!("created {}", claims.display()));
         }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            crate::store::railfile::open_read(&claims).map_err(describe)?;
+            crate::sys::railfile::open_read(&claims).map_err(describe)?;
         }
         Err(e) => return Err(describe(e)),
     }
@@ -99,8 +99,8 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> Result<(), Fail> {
             let ignore = top.join(".gitignore");
             // Both looked at before either is written: one refused means neither changes.
             for path in [&attrs, &ignore] {
-                crate::store::railfile::check_inside(&top, path)
-                    .map_err(|e| Fail::env(crate::store::railfile::describe(path, &e)))?;
+                crate::sys::railfile::check_inside(&top, path)
+                    .map_err(|e| Fail::env(crate::sys::railfile::describe(path, &e)))?;
             }
             if ensure_line(&top, &attrs, &format!("{prefix}{CLAIMS_MD} merge=rail"))? {
                 done.push(format!(

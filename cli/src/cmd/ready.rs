@@ -17,7 +17,7 @@ pub fn run(ctx: &Ctx, args: &ReadyArgs) -> Result<(), Fail> {
     if ctx.json {
         print_json(&ready.tasks);
     } else {
-        out!("{}", render::ready_text(&ready));
+        out!("{}", render::ready_text(ready.backlog, &ready.tasks));
     }
     Ok(())
 }

@@ -18,7 +18,7 @@ pub use self::facts::Commits;
 use crate::fail::Fail;
 use crate::git::repo::{self, Repo};
 use crate::store::lock::{self, LockOwner, RailLock};
-use crate::store::railfile;
+use crate::sys::railfile;
 use crate::store::{RailDir, StoreError};
 use crate::sys::env::env;
 

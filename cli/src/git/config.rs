@@ -145,7 +145,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 fn places(common_dir: &Path) -> Option<Places> {
     let stamp = stamp()?;
     let kept = common_dir.join("rail").join(PLACES_FILE);
-    if let Ok(Some(text)) = crate::store::railfile::read_text(&kept) {
+    if let Ok(Some(text)) = crate::sys::railfile::read_text(&kept) {
         if let Some(rest) = text.strip_prefix(&stamp).and_then(|r| r.strip_prefix('\n')) {
             return gitconfig::places(rest);
         }
@@ -166,8 +166,8 @@ fn places(common_dir: &Path) -> Option<Places> {
         .collect();
     // Kept even when git is too old to name them: the next command asks git config at once.
     let dir = common_dir.join("rail");
-    if crate::store::railfile::ensure_dir(&dir).is_ok() {
-        let _ = crate::store::railfile::write_inside(
+    if crate::sys::railfile::ensure_dir(&dir).is_ok() {
+        let _ = crate::sys::railfile::write_inside(
             common_dir,
             &kept,
             format!("{stamp}\n{lines}").as_bytes(),

@@ -362,7 +362,7 @@ pub fn refs_of(dir: &Path, names: &[&str]) -> Result<Vec<(String, String)>, Stri
 
 /// How many files the checkout's index tracks (its header's count; 0 without an index).
 pub fn tracked_count(repo: &Repo) -> u32 {
-    let Ok(Some(file)) = crate::store::railfile::open_read(&repo.git_dir.join("index")) else {
+    let Ok(Some(file)) = crate::sys::railfile::open_read(&repo.git_dir.join("index")) else {
         return 0;
     };
     let mut head = [0u8; 12];

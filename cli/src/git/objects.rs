@@ -152,7 +152,7 @@ pub fn refs_under(git_dir: &Path, names: &[&str]) -> Option<Vec<(String, String)
 
 /// A small git file's text: `Some(None)` when missing, `None` when it cannot be read plainly.
 fn read_small(path: &Path) -> Option<Option<String>> {
-    match crate::store::railfile::read_max(path, 1 << 20) {
+    match crate::sys::railfile::read_max(path, 1 << 20) {
         Ok(Some((bytes, _))) => String::from_utf8(bytes).ok().map(Some),
         Ok(None) => Some(None),
         Err(_) => None,
@@ -218,7 +218,7 @@ impl ObjectFiles {
         }
         let hex = gitobject::hex(oid);
         let loose = self.dir.join(&hex[..2]).join(&hex[2..]);
-        match crate::store::railfile::read_max(&loose, MAX_OBJECT) {
+        match crate::sys::railfile::read_max(&loose, MAX_OBJECT) {
             Ok(Some((bytes, _))) => {
                 let inflated = inflate(&bytes, MAX_OBJECT as usize + 64)?;
                 let (kind, body) = gitobject::loose(&inflated)?;

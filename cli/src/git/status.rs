@@ -257,7 +257,7 @@ fn user_file(configured: Option<String>, default_name: &str) -> Result<Option<Pa
 /// The index and when it was written; an empty index when there is none.
 fn read_index(git_dir: &Path) -> Result<(IndexFile, (i64, u32)), AskGit> {
     let path = git_dir.join("index");
-    match crate::store::railfile::read_max(&path, MAX_INDEX) {
+    match crate::sys::railfile::read_max(&path, MAX_INDEX) {
         Ok(Some((bytes, modified))) => {
             let since = modified
                 .duration_since(std::time::UNIX_EPOCH)

@@ -16,12 +16,12 @@ use crate::fail::Fail;
 /// A file Rail only reads: its text, `None` when missing; a file too large or not text is the
 /// same as one Rail cannot read.
 fn read(path: &Path) -> Result<Option<String>, String> {
-    match crate::store::railfile::read_max(path, 4 << 20) {
+    match crate::sys::railfile::read_max(path, 4 << 20) {
         Ok(Some((bytes, _))) => String::from_utf8(bytes)
             .map(Some)
             .map_err(|_| format!("{} is not UTF-8", path.display())),
         Ok(None) => Ok(None),
-        Err(e) => Err(crate::store::railfile::describe(path, &e)),
+        Err(e) => Err(crate::sys::railfile::describe(path, &e)),
     }
 }
 
@@ -81,7 +81,7 @@ fn hook_trust(agent: Agent, main: &Path) -> Vec<Finding> {
         .file
         .split('/')
         .fold(main.to_path_buf(), |p, c| p.join(c));
-    let Ok(Some(hooks)) = crate::store::railfile::read_inside(main, &file) else {
+    let Ok(Some(hooks)) = crate::sys::railfile::read_inside(main, &file) else {
         return Vec::new();
     };
     let Some((shown, config)) = trust_file(&trust) else {
@@ -125,7 +125,7 @@ pub fn findings(ctx: &Ctx) -> Result<Vec<Finding>, Fail> {
         // The hook command as the agent runs it.
         for file in target.evidence_files() {
             let path = main.join(file);
-            let Ok(Some(text)) = crate::store::railfile::read_inside(&main, &path) else {
+            let Ok(Some(text)) = crate::sys::railfile::read_inside(&main, &path) else {
                 continue;
             };
             // Entries from an older Rail (or edited since) leave some events without a hook.

@@ -37,7 +37,7 @@ pub fn install_hooks(repo: &Repo) -> Result<Vec<String>, Fail> {
         .or_else(|| dir.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| dir.clone());
     let describe =
-        |path: &Path, e: std::io::Error| Fail::env(crate::store::railfile::describe(path, &e));
+        |path: &Path, e: std::io::Error| Fail::env(crate::sys::railfile::describe(path, &e));
     let mut done = Vec::new();
     let rail = super::setup::rail_command();
     for (name, command) in [
@@ -58,7 +58,7 @@ pub fn install_hooks(repo: &Repo) -> Result<Vec<String>, Fail> {
         let existing = if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
             Some(String::new())
         } else {
-            crate::store::railfile::read_bytes_inside(&root, &path)
+            crate::sys::railfile::read_bytes_inside(&root, &path)
                 .map_err(|e| describe(&path, e))?
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
         };
@@ -83,7 +83,7 @@ pub fn install_hooks(repo: &Repo) -> Result<Vec<String>, Fail> {
             }
             None => {}
         }
-        crate::store::railfile::write_inside(&root, &path, script.as_bytes(), true)
+        crate::sys::railfile::write_inside(&root, &path, script.as_bytes(), true)
             .map_err(|e| describe(&path, e))?;
         done.push(format!("installed {}", path.display()));
     }

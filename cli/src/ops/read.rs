@@ -88,11 +88,11 @@ pub fn validate_files(paths: &[PathBuf]) -> Result<Vec<Located>, Fail> {
     for path in paths {
         // The same reading as the rail's own: a link, a FIFO or a device is refused (exit 3)
         // instead of followed or read forever.
-        let bytes = match crate::store::railfile::read(path) {
+        let bytes = match crate::sys::railfile::read(path) {
             Ok(Some((bytes, _))) => bytes,
             Ok(None) => return Err(Fail::usage(format!("{}: no such file", path.display()))),
-            Err(e) if crate::store::railfile::refusal(&e).is_some() => {
-                return Err(Fail::env(crate::store::railfile::describe(path, &e)))
+            Err(e) if crate::sys::railfile::refusal(&e).is_some() => {
+                return Err(Fail::env(crate::sys::railfile::describe(path, &e)))
             }
             Err(e) => {
                 return Err(Fail {

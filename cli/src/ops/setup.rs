@@ -271,10 +271,10 @@ fn plan(
                 }
                 // Read without following a link, the directories on the way included (a
                 // committed `.claude -> ~/.claude` is refused here, before anything is written).
-                None => match crate::store::railfile::read_inside(top, &path) {
+                None => match crate::sys::railfile::read_inside(top, &path) {
                     Ok(Some(t)) => (t.clone(), Some(t)),
                     Ok(None) => (String::new(), None),
-                    Err(e) => return Err(Fail::env(crate::store::railfile::describe(&path, &e))),
+                    Err(e) => return Err(Fail::env(crate::sys::railfile::describe(&path, &e))),
                 },
             };
             // The files the agent merges with this one (Claude Code's settings.json and
@@ -282,7 +282,7 @@ fn plan(
             let beside: Vec<Value> = setup::merged_with(place(file.path()))
                 .iter()
                 .filter_map(|p| {
-                    crate::store::railfile::read_inside(top, &top.join(p))
+                    crate::sys::railfile::read_inside(top, &top.join(p))
                         .ok()
                         .flatten()
                 })
@@ -333,8 +333,8 @@ fn plan(
     instruction_files.dedup();
     // Each instruction file read now, in the same read phase: a refused one changes nothing.
     for file in instruction_files {
-        let old = crate::store::railfile::read_inside(top, &file)
-            .map_err(|e| Fail::env(crate::store::railfile::describe(&file, &e)))?;
+        let old = crate::sys::railfile::read_inside(top, &file)
+            .map_err(|e| Fail::env(crate::sys::railfile::describe(&file, &e)))?;
         let new = upsert_section(old.as_deref().unwrap_or_default(), &section);
         writes.push(Planned {
             path: file,
@@ -350,8 +350,8 @@ fn plan(
 /// Writes `planned` under `top` through Rail's one safe writer (no link followed, no directory
 /// created through one).
 fn write_planned(top: &Path, planned: &Planned) -> Result<(), Fail> {
-    crate::store::railfile::write_inside(top, &planned.path, planned.new.as_bytes(), false)
-        .map_err(|e| Fail::env(crate::store::railfile::describe(&planned.path, &e)))
+    crate::sys::railfile::write_inside(top, &planned.path, planned.new.as_bytes(), false)
+        .map_err(|e| Fail::env(crate::sys::railfile::describe(&planned.path, &e)))
 }
 
 fn rel(top: &Path, path: &Path) -> String {
@@ -485,7 +485,7 @@ pub fn init_agents(ctx: &Ctx, args: &AgentsArgs, rail: &str) -> Result<Vec<Strin
 /// files as they are there: tracked, or written by Rail).
 pub fn configured_in(top: &Path) -> Vec<Agent> {
     setup::configured(|p| {
-        crate::store::railfile::read_inside(top, &top.join(p))
+        crate::sys::railfile::read_inside(top, &top.join(p))
             .ok()
             .flatten()
     })
@@ -552,7 +552,7 @@ impl Guarded {
 pub fn guard_station(repo: &repo::Repo, station: &Path, rail: &str) -> Result<Guarded, Fail> {
     let main = repo.main_checkout();
     let read_main = |p: &str| {
-        crate::store::railfile::read_inside(&main, &main.join(p))
+        crate::sys::railfile::read_inside(&main, &main.join(p))
             .ok()
             .flatten()
     };
@@ -598,12 +598,12 @@ pub fn guard_station(repo: &repo::Repo, station: &Path, rail: &str) -> Result<Gu
     // Excluded before the files appear: `git status` never shows them, even for a moment.
     let exclude = repo.common_dir.join("info").join("exclude");
     let paths: Vec<&str> = writes.iter().map(|(_, r)| r.as_str()).collect();
-    let old = crate::store::railfile::read_inside(&repo.common_dir, &exclude)
-        .map_err(|e| Fail::env(crate::store::railfile::describe(&exclude, &e)))?
+    let old = crate::sys::railfile::read_inside(&repo.common_dir, &exclude)
+        .map_err(|e| Fail::env(crate::sys::railfile::describe(&exclude, &e)))?
         .unwrap_or_default();
     if let Some(text) = setup::with_excludes(&old, &paths) {
-        crate::store::railfile::write_inside(&repo.common_dir, &exclude, text.as_bytes(), false)
-            .map_err(|e| Fail::env(crate::store::railfile::describe(&exclude, &e)))?;
+        crate::sys::railfile::write_inside(&repo.common_dir, &exclude, text.as_bytes(), false)
+            .map_err(|e| Fail::env(crate::sys::railfile::describe(&exclude, &e)))?;
         guarded.excluded = text
             .lines()
             .filter(|l| !old.lines().any(|o| o.trim() == l.trim()))

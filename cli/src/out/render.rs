@@ -356,18 +356,18 @@ pub fn who_text(answers: &[scope::Who]) -> String {
 }
 
 /// `rail ready`'s text.
-pub fn ready_text(ready: &crate::ops::read::Ready) -> String {
-    if ready.backlog == 0 {
+pub fn ready_text(backlog: usize, tasks: &[rail_core::model::conflict::PlannedView]) -> String {
+    if backlog == 0 {
         return "no backlog: list tasks in claims.md as `- [ ] task | after: other | paths: src/**`\n"
             .to_string();
     }
     let mut text = String::new();
-    if ready.tasks.is_empty() {
+    if tasks.is_empty() {
         text.push_str(
             "nothing is ready: every planned task is claimed, done or waiting (`rail ready --all`)\n",
         );
     }
-    for p in &ready.tasks {
+    for p in tasks {
         let mut line = format!(
             "{}  {}",
             p.task,

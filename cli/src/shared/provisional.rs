@@ -18,7 +18,7 @@ fn provisional_path(ctx: &Ctx) -> Option<PathBuf> {
 /// The provisional claims waiting to be offered, one claims.md line each.
 pub fn read_provisional(ctx: &Ctx) -> Vec<String> {
     provisional_path(ctx)
-        .and_then(|p| crate::store::railfile::read_text(&p).ok().flatten())
+        .and_then(|p| crate::sys::railfile::read_text(&p).ok().flatten())
         .map(|t| {
             t.lines()
                 .filter(|l| !l.trim().is_empty())

@@ -87,7 +87,7 @@ fn read_files(
     id: &str,
     (entries, foreign): Listing,
 ) -> Result<SharedState, RemoteError> {
-    let limit = crate::store::railfile::MAX_RAIL_BYTES as usize;
+    let limit = crate::sys::railfile::MAX_RAIL_BYTES as usize;
     let mut files = BTreeMap::new();
     for (path, oid) in entries {
         match objects.get(&oid, limit).map_err(RemoteError::Git)? {

@@ -40,11 +40,11 @@ fn dir_of(repo: &Repo) -> PathBuf {
 /// on its mark (a failed write leaves the old mark, and the board says how old it is).
 pub fn mark(repo: &Repo, session: &str, seen: &HookSeen) {
     let dir = dir_of(repo);
-    if crate::store::railfile::ensure_dir(&dir).is_err() {
+    if crate::sys::railfile::ensure_dir(&dir).is_err() {
         return;
     }
     let path = dir.join(heartbeat::file_name(session));
-    let old = crate::store::railfile::read_max(&path, MAX_MARK_BYTES)
+    let old = crate::sys::railfile::read_max(&path, MAX_MARK_BYTES)
         .ok()
         .flatten()
         .and_then(|(bytes, _)| String::from_utf8(bytes).ok());
@@ -53,7 +53,7 @@ pub fn mark(repo: &Repo, session: &str, seen: &HookSeen) {
     }
     // Not synced: a mark lost in a crash only makes the board's "last seen" older, and a
     // sync is the dearest step of the write.
-    let _ = crate::store::railfile::write_inside_as(
+    let _ = crate::sys::railfile::write_inside_as(
         &repo.common_dir,
         &path,
         heartbeat::render(session, seen).as_bytes(),
@@ -97,7 +97,7 @@ fn files(dir: &Path, max: u64) -> Vec<(String, String)> {
         .filter(|(name, _)| !name.starts_with('.'))
         .take(MAX_MARKS)
         .filter_map(|(name, path)| {
-            let (bytes, _) = crate::store::railfile::read_max(&path, max).ok()??;
+            let (bytes, _) = crate::sys::railfile::read_max(&path, max).ok()??;
             Some((name, String::from_utf8(bytes).ok()?))
         })
         .collect()
@@ -108,7 +108,7 @@ fn files(dir: &Path, max: u64) -> Vec<(String, String)> {
 pub fn to_share(repo: &Repo) -> Option<String> {
     let own = own(repo);
     let published =
-        crate::store::railfile::read_text(&repo.common_dir.join("rail").join(PUBLISHED))
+        crate::sys::railfile::read_text(&repo.common_dir.join("rail").join(PUBLISHED))
             .ok()
             .flatten();
     heartbeat::worth_sharing(published.as_deref(), &own).then(|| heartbeat::render_machine(&own))
@@ -116,7 +116,7 @@ pub fn to_share(repo: &Repo) -> Option<String> {
 
 /// Records that `text` (from [`to_share`]) reached the remote.
 pub fn shared(repo: &Repo, text: &str) {
-    let _ = crate::store::railfile::write_inside_as(
+    let _ = crate::sys::railfile::write_inside_as(
         &repo.common_dir,
         &repo.common_dir.join("rail").join(PUBLISHED),
         text.as_bytes(),
@@ -137,7 +137,7 @@ pub fn keep_shared(
 ) {
     let dir = shared_dir(repo);
     let index = dir.join(MIRRORED);
-    let before = crate::store::railfile::read_text(&index)
+    let before = crate::sys::railfile::read_text(&index)
         .ok()
         .flatten()
         .unwrap_or_default();
@@ -152,10 +152,10 @@ pub fn keep_shared(
             let Some(text) = read(commit) else {
                 continue;
             };
-            if crate::store::railfile::ensure_dir(&dir).is_err() {
+            if crate::sys::railfile::ensure_dir(&dir).is_err() {
                 return;
             }
-            let _ = crate::store::railfile::write_inside_as(
+            let _ = crate::sys::railfile::write_inside_as(
                 &repo.common_dir,
                 &dir.join(machine),
                 text.as_bytes(),
@@ -173,8 +173,8 @@ pub fn keep_shared(
         }
     }
     if wrote || after != before {
-        let _ = crate::store::railfile::ensure_dir(&dir);
-        let _ = crate::store::railfile::write_inside_as(
+        let _ = crate::sys::railfile::ensure_dir(&dir);
+        let _ = crate::sys::railfile::write_inside_as(
             &repo.common_dir,
             &index,
             after.as_bytes(),

@@ -24,7 +24,7 @@ use rail_core::change::lock::{
 };
 
 use crate::store::gitguard::{self, IndexLock};
-use crate::store::railfile;
+use crate::sys::railfile;
 use crate::sys::{self, FileId, LockKind};
 
 pub const LOCK_NAME: &str = core_lock::LOCK_NAME;

@@ -12,7 +12,6 @@ pub mod gitguard;
 pub mod heartbeat;
 pub mod lock;
 pub mod notice;
-pub mod railfile;
 
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -28,6 +27,7 @@ use rail_core::text::edit::{self, FileEdits};
 
 use crate::store::gitguard::Receipt;
 use crate::store::lock::RailLock;
+use crate::sys::railfile;
 
 pub const JOURNAL: &str = rail_core::model::JOURNAL;
 

@@ -31,8 +31,8 @@ pub fn post(repo: &Repo, n: &Notice, always: bool) {
         return;
     }
     let dir = folder(repo, &n.session);
-    let made = crate::store::railfile::ensure_dir(&repo.common_dir.join("rail").join(DIR))
-        .and_then(|()| crate::store::railfile::ensure_dir(&dir));
+    let made = crate::sys::railfile::ensure_dir(&repo.common_dir.join("rail").join(DIR))
+        .and_then(|()| crate::sys::railfile::ensure_dir(&dir));
     // Named by time, then process and a counter: sorted by name, the oldest first.
     static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let name = format!(
@@ -42,7 +42,7 @@ pub fn post(repo: &Repo, n: &Notice, always: bool) {
         COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     );
     let written = made.and_then(|()| {
-        crate::store::railfile::write_inside(
+        crate::sys::railfile::write_inside(
             &repo.common_dir,
             &dir.join(name),
             notice::render(n).as_bytes(),
@@ -81,7 +81,7 @@ pub fn pending(repo: &Repo, session: &str) -> Vec<(PathBuf, Notice)> {
     let folder_name = heartbeat::file_name(session);
     let mut out = Vec::new();
     for path in names {
-        let Ok(Some((bytes, _))) = crate::store::railfile::read_max(&path, MAX_BYTES) else {
+        let Ok(Some((bytes, _))) = crate::sys::railfile::read_max(&path, MAX_BYTES) else {
             continue;
         };
         let Some(n) = String::from_utf8(bytes)

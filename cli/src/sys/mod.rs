@@ -18,6 +18,7 @@
 
 pub mod clock;
 pub mod env;
+pub mod railfile;
 
 #[cfg(target_os = "macos")]
 mod macos;

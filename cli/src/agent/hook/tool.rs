@@ -28,7 +28,7 @@ fn actor<'a>(acting: &'a Acting, why: &'a str) -> Actor<'a> {
 }
 
 /// After a tool call: what it wrote into other live sessions' paths is put back where Rail
-/// can, logged, and told to the agent (`crate::after`).
+/// can, logged, and told to the agent (`crate::agent::after`).
 pub fn after_tool(ctx: &Ctx, agent: Agent, call: &agent::Call, here: &Here) -> Outcome {
     let Some(session) = here.session() else {
         return Outcome::Allow;

@@ -468,7 +468,7 @@ fn read_tool(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fai
             let note = before_read(opts, &ctx)?;
             let ready = read::ready_tasks(&ctx, a.all)?;
             Ok(Answer::ok(
-                with_note(render::ready_text(&ready), note),
+                with_note(render::ready_text(ready.backlog, &ready.tasks), note),
                 serde_json::to_value(&ready).unwrap_or_default(),
             ))
         }

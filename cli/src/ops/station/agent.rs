@@ -44,7 +44,7 @@ pub fn for_agent(ctx: &Ctx, agent: Agent, event: &WorktreeEvent) -> Result<Workt
                     .find(|w| same(&w.path, &made.dir))
                     .and_then(|w| w.admin);
                 let marked = admin.is_some_and(|a| {
-                    crate::store::railfile::write_inside(
+                    crate::sys::railfile::write_inside(
                         &repo.common_dir,
                         &a.join(setup::HOOK_MADE_FILE),
                         text.as_bytes(),
@@ -71,7 +71,7 @@ pub fn for_agent(ctx: &Ctx, agent: Agent, event: &WorktreeEvent) -> Result<Workt
                 .get(i)
                 .and_then(|d| d.admin.as_ref())
                 .and_then(|a| {
-                    crate::store::railfile::read_inside(
+                    crate::sys::railfile::read_inside(
                         &repo.common_dir,
                         &a.join(setup::HOOK_MADE_FILE),
                     )
