@@ -520,6 +520,13 @@ fn who_and_check_name_the_holder() {
         stdout(&out),
         "src/auth/token.ts: a (auth, live) via `src/auth/**`\nREADME.md: nobody\n"
     );
+    // A directory names what is under it, as a write of it would (issue 46, item 3: `rail who
+    // src/auth` said nobody while `src/auth/**` was held).
+    let out = repo.rail(&["who", "src/auth", "src", "src/", "web/index.html", "docs"]);
+    assert_eq!(
+        stdout(&out),
+        "src/auth: a (auth, live) via `src/auth/**`\nsrc: a (auth, live) via `src/auth/**`\nsrc: a (auth, live) via `src/auth/**`\nweb/index.html: b (ui, live) via `web/**`\ndocs: nobody\n"
+    );
     let out = repo.rail(&[
         "check",
         "--session",

@@ -14,7 +14,6 @@ use crate::formats::config::HookUnanalysed;
 use crate::model::lease::State;
 use crate::model::scope;
 use crate::model::{Claim, Evaluation};
-use crate::text::glob;
 use crate::text::hint::Hint;
 use crate::text::time::format_duration;
 
@@ -121,14 +120,8 @@ pub fn decide_as(eval: &Evaluation, actor: Actor, targets: &[String]) -> HookVer
         if target.is_empty() {
             continue;
         }
-        // A name no pattern can express (a `,` or `|` in a file name) is matched literally.
-        let pattern = glob::normalize(&target).ok();
-        // The literal-prefix test first: a long script writes hundreds of paths, and the
-        // automaton product of `overlaps` for each of them and every claim is what costs.
-        let touches = |p: &str| match &pattern {
-            Some(t) => glob::may_overlap(p, t) && glob::overlaps(p, t),
-            None => glob::covers(p, &target),
-        };
+        let written = scope::Written::new(&target);
+        let touches = |p: &str| written.touches(p);
         for claim in eval
             .claims
             .iter()

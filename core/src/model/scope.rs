@@ -85,7 +85,38 @@ fn holder(claim: &Claim, pattern: &str) -> Holder {
     }
 }
 
-/// `rail who PATH`: every claim covering the path, stale ones included (marked by state).
+/// A path as a write names it: itself and everything below it (writing a directory writes the
+/// files inside: `cp x src/auth/`, `rm -rf src`), so a claim of `src/auth/**` is touched by
+/// `src/auth/token.ts`, by `src/auth` and by `src`. A name no pattern can express (a `,` or `|`
+/// in a file name) is matched literally. The one rule behind the hook's denial and `rail who`.
+#[derive(Clone, Debug)]
+pub struct Written<'a> {
+    path: &'a str,
+    /// The path as a pattern (itself and below), made once for every claim it is compared with.
+    pattern: Option<String>,
+}
+
+impl<'a> Written<'a> {
+    pub fn new(path: &'a str) -> Written<'a> {
+        Written {
+            path,
+            pattern: glob::normalize(path).ok(),
+        }
+    }
+
+    /// Whether writing this path touches what `pattern` names.
+    pub fn touches(&self, pattern: &str) -> bool {
+        match &self.pattern {
+            // The literal-prefix test first: a long script writes hundreds of paths, and the
+            // automaton product of `overlaps` for each of them and every claim is what costs.
+            Some(t) => glob::may_overlap(pattern, t) && glob::overlaps(pattern, t),
+            None => glob::covers(pattern, self.path),
+        }
+    }
+}
+
+/// `rail who PATH`: every claim the path touches ([`Written`]: a directory names what is under
+/// it), stale ones included (marked by state).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Who {
@@ -94,19 +125,22 @@ pub struct Who {
 }
 
 pub fn who(eval: &Evaluation, paths: &[String]) -> Vec<Who> {
-    let index = PathIndex::new(&eval.claims);
     paths
         .iter()
         .map(|p| {
             let path = normalize_path(p);
-            Who {
-                holders: index
-                    .covering(&path)
-                    .into_iter()
-                    .map(|(c, pat)| holder(c, pat))
-                    .collect(),
-                path,
-            }
+            let written = Written::new(&path);
+            let holders = if path.is_empty() {
+                Vec::new()
+            } else {
+                (eval.claims.iter())
+                    .filter_map(|c| {
+                        let pattern = c.paths.iter().find(|pat| written.touches(pat))?;
+                        Some(holder(c, pattern))
+                    })
+                    .collect()
+            };
+            Who { holders, path }
         })
         .collect()
 }
