@@ -159,7 +159,7 @@ impl Ctx {
 
     /// Takes the rail lock, waiting at most `timeout` (default: the configured lock timeout).
     pub fn lock_within(&self, session: &str, timeout: Option<Duration>) -> Result<RailLock, Fail> {
-        let config_path = self.rail.path(rail_core::model::CONFIG_FILE);
+        let config_path = self.rail.path(rail_core::formats::rail_files::CONFIG_FILE);
         // A rail.yaml that is a link or a FIFO stops here, named, rather than hanging the read.
         let config_text = match crate::railfile::read_text(&config_path) {
             Ok(text) => text,
@@ -170,7 +170,7 @@ impl Ctx {
         };
         let texts = RailTexts {
             config: config_text.map(|text| rail_core::model::input::FileText {
-                path: rail_core::model::CONFIG_FILE.into(),
+                path: rail_core::formats::rail_files::CONFIG_FILE.into(),
                 text,
                 modified: None,
             }),
@@ -280,7 +280,7 @@ pub fn config_of(texts: Option<&RailTexts>) -> rail_core::formats::config::Confi
 /// none), for commands that have not read the rail's texts (the merge driver, a shared round:
 /// rail.yaml is each checkout's own, not the shared tree's).
 pub fn rail_config(ctx: &Ctx) -> rail_core::formats::config::Config {
-    crate::railfile::read_text(&ctx.rail.path(rail_core::model::CONFIG_FILE))
+    crate::railfile::read_text(&ctx.rail.path(rail_core::formats::rail_files::CONFIG_FILE))
         .ok()
         .flatten()
         .map(|t| rail_core::formats::config::parse(&t).0)
@@ -293,7 +293,7 @@ pub fn rail_config(ctx: &Ctx) -> rail_core::formats::config::Config {
 /// alone.
 pub fn probe_owners<'a>(pids: impl Iterator<Item = &'a str>, facts: &mut Facts) {
     for field in pids {
-        let Some(owner) = rail_core::change::lock::Owner::parse(field) else {
+        let Some(owner) = rail_core::formats::pid::OwnerProcess::parse(field) else {
             continue;
         };
         let key = owner.key();
@@ -312,7 +312,7 @@ pub fn probe_owners<'a>(pids: impl Iterator<Item = &'a str>, facts: &mut Facts) 
 }
 
 fn is_rail(dir: &std::path::Path) -> bool {
-    use rail_core::model::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE};
+    use rail_core::formats::rail_files::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE};
     if [CLAIMS_MD, CONFIG_FILE, CLAIMS_DIR]
         .iter()
         .any(|name| std::fs::symlink_metadata(dir.join(name)).is_ok())
@@ -351,7 +351,7 @@ fn put_back(mut texts: RailTexts, restore: &rail_core::change::checkout::Restore
                 Some(claims) => claims.text = text,
                 None => {
                     texts.claims = Some(rail_core::model::input::FileText {
-                        path: rail_core::model::CLAIMS_MD.into(),
+                        path: rail_core::formats::rail_files::CLAIMS_MD.into(),
                         text,
                         modified: None,
                     })

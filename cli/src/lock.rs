@@ -27,7 +27,7 @@ use crate::gitguard::{self, IndexLock};
 use crate::railfile;
 use crate::sys::{self, FileId, LockKind};
 
-pub const LOCK_NAME: &str = core_lock::LOCK_NAME;
+pub const LOCK_NAME: &str = rail_core::formats::rail_files::LOCK_NAME;
 
 /// What the holder of a lock is doing, for its owner record.
 #[derive(Clone, Debug)]
@@ -428,7 +428,7 @@ pub fn acquire(dir: &Path, owner: &Owner, timeout: Duration) -> Result<RailLock,
     cleanup_tmp();
 
     // The lock file is ours. Now exclude flock users of claims.md as well.
-    let claims_path = dir.join(rail_core::model::CLAIMS_MD);
+    let claims_path = dir.join(rail_core::formats::rail_files::CLAIMS_MD);
     let release_lock_file = || {
         let _ = fs::remove_file(&lock_path);
     };

@@ -15,7 +15,7 @@ use rail_core::change::ops::Request;
 use rail_core::change::queue::{self, Decision, Fate, Folding, Move, Op, Record, Verdict};
 use rail_core::change::remote::{fetch_protocol, measure_due, Listing};
 use rail_core::change::snapshot;
-use rail_core::model::{CLAIMS_MD, LOG_FILE};
+use rail_core::formats::rail_files::{CLAIMS_MD, LOG_FILE};
 
 use crate::context::Ctx;
 use crate::exchange::{Job, Outcome, Queue};
@@ -979,7 +979,7 @@ fn keep_marks(ctx: &Ctx, dir: &Path, q: &mut Queues, fetched: &shared::Fetched) 
         reader.borrow_mut().text(
             dir,
             &format!("{commit}:{}", crate::heartbeat::MARKS_FILE),
-            rail_core::agent::heartbeat::MAX_SHARED_BYTES as usize,
+            rail_core::formats::heartbeat::MAX_SHARED_BYTES as usize,
         )
     });
 }

@@ -25,9 +25,9 @@ use chrono::{DateTime, Utc};
 use rail_core::change::ops::{Plan, Request};
 use rail_core::change::snapshot;
 use rail_core::formats::log::{Event, LogEntry};
+use rail_core::formats::rail_files::{CLAIMS_MD, LOG_FILE};
 use rail_core::model::freshness::FreshnessFacts;
 use rail_core::model::input::RailTexts;
-use rail_core::model::{CLAIMS_MD, LOG_FILE};
 
 use crate::context::Ctx;
 use crate::exchange::{self, Job, Outcome, Queue};
@@ -1070,7 +1070,7 @@ fn clear_provisional(ctx: &Ctx, offered: &[String]) {
 pub struct OfferedClaims {
     pub log: Vec<String>,
     pub said: Vec<String>,
-    lost: Vec<rail_core::agent::notice::Notice>,
+    lost: Vec<rail_core::formats::notice::Notice>,
 }
 
 /// Offers the provisional claims to the shared state (core's [`snapshot::offer`]): the new
@@ -1105,11 +1105,11 @@ pub fn offer_provisional(
                 said.push(format!(
                     "{session}'s provisional claim of {task} (made with RAIL_LOCAL=1) is LOST: {holder} holds {task} on the shared rail on {remote}; {session} must stop work on it"
                 ));
-                lost.push(rail_core::agent::notice::Notice {
+                lost.push(rail_core::formats::notice::Notice {
                     session: session.clone(),
                     task: task.clone(),
                     holder: holder.clone(),
-                    why: rail_core::agent::notice::Why::Provisional,
+                    why: rail_core::formats::notice::LossCause::Provisional,
                     at: ctx.now,
                 });
                 log.push(
@@ -1373,7 +1373,7 @@ pub fn mirror(ctx: &Ctx, snapshot: &Snapshot) -> Result<(), Fail> {
     for lost in snapshot::lost_in_mirror(claims_here, &snapshot.files) {
         errln!(
             "{}",
-            rail_core::agent::notice::message(std::slice::from_ref(&lost))
+            rail_core::formats::notice::message(std::slice::from_ref(&lost))
         );
         if let Some(repo) = &ctx.repo {
             crate::notice::post(repo, &lost, false);

@@ -407,7 +407,7 @@ pub fn apply_plan(texts: &RailTexts, plan: &ops::Plan) -> Result<BTreeMap<String
             .claims
             .as_ref()
             .map(|f| f.path.as_str())
-            .unwrap_or(rail_core::model::CLAIMS_MD);
+            .unwrap_or(rail_core::formats::rail_files::CLAIMS_MD);
         let original = if file.file == claims_path {
             texts.claims.as_ref().map(|f| f.text.clone())
         } else {

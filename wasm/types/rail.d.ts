@@ -118,7 +118,7 @@ process_starts?: { [key in string]: number },
  */
 sessions?: { [key in string]: boolean }, worktrees?: Array<Worktree>, 
 /**
- * The last Rail hook call seen per session ([`crate::agent::heartbeat`]): guard status.
+ * The last Rail hook call seen per session ([`crate::formats::heartbeat`]): guard status.
  */
 hooks?: { [key in string]: HookSeen }, };
 
@@ -203,7 +203,7 @@ export type HookUnanalysed = "warn" | "deny";
 
 export type HostConstants = { claims_md: string, claims_dir: string, log_file: string, config_file: string, journal: string, lock_name: string, max_rail_bytes: number, exit: ExitCodes, 
 /**
- * Guard marks: where and how much (`agent::heartbeat`).
+ * Guard marks: where and how much (`formats::heartbeat`).
  */
 marks: MarkFiles, };
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use rail_core::formats::log::{Event, LogEntry};
-use rail_core::model::{CLAIMS_MD, CONFIG_FILE, LOG_FILE};
+use rail_core::formats::rail_files::{CLAIMS_MD, CONFIG_FILE, LOG_FILE};
 use rail_core::text::diagnostic::Located;
 use rail_core::text::LineIndex;
 

@@ -21,7 +21,9 @@ pub fn done(ctx: &Ctx, task: &str, check: Option<String>, base: Option<&str>) ->
     let check = check.or_else(|| rail.config.check.clone()).ok_or_else(|| {
         Fail::usage(format!(
             "no check command: set `check: …` in {} or pass --check CMD",
-            ctx.rail.path(rail_core::model::CONFIG_FILE).display()
+            ctx.rail
+                .path(rail_core::formats::rail_files::CONFIG_FILE)
+                .display()
         ))
     })?;
     let facts = ctx.facts_for(&rail, Commits::IfNeeded);

@@ -114,7 +114,9 @@ fn failure_mode(rail_dir: Option<&Path>) -> HookFailure {
     }
     rail_dir
         // Not a plain read: a rail.yaml that is a FIFO would hang the watchdog itself.
-        .and_then(|d| crate::railfile::read_text(&d.join(rail_core::model::CONFIG_FILE)).ok())
+        .and_then(|d| {
+            crate::railfile::read_text(&d.join(rail_core::formats::rail_files::CONFIG_FILE)).ok()
+        })
         .flatten()
         .map(|t| rail_core::formats::config::parse(&t).0)
         .unwrap_or_default()
@@ -309,7 +311,7 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
     // Guard status: this session's agent runs Rail's hook (shown on the board).
     if let (Ok(ctx), Some(session)) = (&ctx_result, &session) {
         if let Some(repo) = &ctx.repo {
-            let seen = rail_core::agent::heartbeat::HookSeen {
+            let seen = rail_core::formats::heartbeat::HookSeen {
                 agent: call.harness.sender.name().to_string(),
                 version: call.version.clone(),
                 at: ctx.now,
@@ -416,7 +418,7 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
             let (paths, notices): (Vec<_>, Vec<_>) =
                 crate::notice::pending(repo, session).into_iter().unzip();
             told = paths;
-            rail_core::agent::notice::tell(outcome, at, &notices)
+            rail_core::agent::hook::tell(outcome, at, &notices)
         }
         _ => outcome,
     };
@@ -433,8 +435,8 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
 }
 
 /// Where a call stands for a notice: the calls whose answer an agent reads.
-fn notice_call(event: &Event) -> Option<rail_core::agent::notice::Call> {
-    use rail_core::agent::notice::Call;
+fn notice_call(event: &Event) -> Option<rail_core::agent::hook::CallStage> {
+    use rail_core::agent::hook::CallStage as Call;
     match event {
         Event::Tool { .. } => Some(Call::BeforeTool),
         Event::AfterTool { .. } => Some(Call::AfterTool),
@@ -523,9 +525,9 @@ fn pre_tool_use(
         };
         // A repository with no rail has no claims to judge against.
         let has_rail = [
-            rail_core::model::CLAIMS_MD,
-            rail_core::model::CONFIG_FILE,
-            rail_core::model::CLAIMS_DIR,
+            rail_core::formats::rail_files::CLAIMS_MD,
+            rail_core::formats::rail_files::CONFIG_FILE,
+            rail_core::formats::rail_files::CLAIMS_DIR,
         ]
         .iter()
         .any(|f| std::fs::symlink_metadata(other.main_checkout().join(f)).is_ok());

@@ -38,7 +38,7 @@ fn claim_request(task: &str, args: &ClaimArgs) -> Result<ClaimRequest, Fail> {
             // With its start time, so a later process given the same pid is not taken for
             // the owner (issue 28, finding 7). Only for a process alive now: a dead one has
             // no start time to read.
-            let owner = rail_core::change::lock::Owner {
+            let owner = rail_core::formats::pid::OwnerProcess {
                 pid,
                 host: &lock::hostname(),
                 start: lock::process_start(pid),
@@ -226,7 +226,7 @@ fn mutate_then(
     // while the lock is held (issue 28). Under the lock the plan is used as it is when the rail
     // is what it was planned on, byte for byte and time for time, else planned again. Only
     // when nobody holds the lock now: a read would wait for the holder, and then for the lock.
-    let free = crate::lock::free_now(&ctx.rail.path(rail_core::model::CLAIMS_MD));
+    let free = crate::lock::free_now(&ctx.rail.path(rail_core::formats::rail_files::CLAIMS_MD));
     let early = free
         .then(|| ctx.rail.read(false).ok())
         .flatten()
@@ -301,7 +301,7 @@ fn mutate_then(
                 &ctx.repo,
                 plan.log_line
                     .as_deref()
-                    .and_then(rail_core::agent::notice::of_log_line),
+                    .and_then(rail_core::formats::notice::of_log_line),
             ) {
                 crate::notice::post(repo, &lost, false);
             }

@@ -3,7 +3,8 @@
 //!
 //! Before a tool call runs (and only when it is allowed), the host walks the directories that
 //! hold other live sessions' claimed paths ([`watched`], [`roots`]) in the checkout where the
-//! agent works and keeps a [`Snapshot`]: each file's [`Stat`] and how to get its content back
+//! agent works and keeps a [`Snapshot`]: each file's [`Stat`] (git's index compares the same
+//! data, [`crate::formats::gitindex::clean`]) and how to get its content back
 //! ([`Prior`]: its bytes for a file changed or untracked, the index's blob for one git's index
 //! says is unchanged, nothing past the byte cap). After the call it walks the same directories again
 //! and [`verdict`] says, per file in another live session's paths that changed, what to do: put
@@ -12,6 +13,7 @@
 //! holds (stale, dead owner), never the rail's own files. The text of a snapshot is this
 //! module's ([`render`], [`parse`]): length-prefixed, so any bytes and any file name survive.
 
+use crate::formats::gitindex::Stat;
 use crate::model::Evaluation;
 use crate::text::glob;
 
@@ -66,21 +68,6 @@ pub fn roots(watched: &[Watched]) -> Vec<String> {
         }
     }
     out
-}
-
-/// What the file system says of one file: enough to tell that a write happened (a write changes
-/// the change time, which a program cannot set back).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stat {
-    pub size: u64,
-    /// Modification and status-change times, nanoseconds since the epoch.
-    pub mtime_ns: i64,
-    pub ctime_ns: i64,
-    pub ino: u64,
-    /// Executable (kept when the content is put back).
-    pub exec: bool,
-    /// A symbolic link (never followed; its target is not kept).
-    pub link: bool,
 }
 
 /// How a file's content before the call can be had again.

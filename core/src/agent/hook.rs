@@ -6,11 +6,14 @@
 //! - **allow** everything else.
 //!
 //! Paths are repo-relative. Targets written as globs (a Bash `rm src/*`) are compared as
-//! patterns: they are denied when they could touch another session's paths.
+//! patterns: they are denied when they could touch another session's paths. A session's
+//! notices of claims it lost ride on the answer ([`tell`]).
 
 use serde::Serialize;
 
+use crate::agent::Outcome;
 use crate::formats::config::HookUnanalysed;
+use crate::formats::notice::{self, Notice};
 use crate::model::lease::State;
 use crate::model::scope;
 use crate::model::{Claim, Evaluation};
@@ -411,9 +414,60 @@ pub fn repo_relative(worktree: &str, cwd: &str, path: &str) -> Option<String> {
     (!rel.is_empty()).then_some(rel)
 }
 
+/// Where the hook call stands, for [`tell`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallStage {
+    /// Before a tool call.
+    BeforeTool,
+    /// After a tool call.
+    AfterTool,
+    /// A Stop or session end.
+    Lifecycle,
+}
+
+/// The hook's `outcome` with `notices` told (issue 31: a session is told of a claim it lost in
+/// the one place its agent looks). Before a tool, the call is stopped (once: the
+/// host removes the notices it told), its own answer kept after the notice; after a tool, the
+/// notice is the after-tool message (with any of its own); at a Stop or session end it goes to
+/// the person. No notices: the outcome as it was. A denial is how every agent shows its model
+/// a message (a warning, some only show the person), so before a tool the notice stops it.
+pub fn tell(outcome: Outcome, call: CallStage, notices: &[Notice]) -> Outcome {
+    if notices.is_empty() {
+        return outcome;
+    }
+    let said = notice::message(notices);
+    let join = |own: String| {
+        if own.trim().is_empty() {
+            said.clone()
+        } else {
+            format!("{said}\n{own}")
+        }
+    };
+    match (call, outcome) {
+        // A worktree's answer is its path alone (or the refusal): a notice waits for the next call.
+        (_, worktree @ Outcome::Worktree(_)) => worktree,
+        (_, Outcome::Lifecycle(own)) => Outcome::Lifecycle(Some(join(own.unwrap_or_default()))),
+        (CallStage::BeforeTool, Outcome::Deny(own)) => Outcome::Deny(join(own)),
+        (CallStage::BeforeTool, Outcome::Allow) => Outcome::Deny(format!(
+            "{said}\nThis tool call was not run, so that the notice is read; the next one is judged as usual."
+        )),
+        (CallStage::BeforeTool, Outcome::Warn(own)) => Outcome::Deny(format!(
+            "{}\nThis tool call was not run, so that the notice is read; the next one is judged as usual.",
+            join(own)
+        )),
+        (_, Outcome::After(own)) => Outcome::After(join(own)),
+        (CallStage::AfterTool, Outcome::Allow) => Outcome::After(said),
+        (CallStage::AfterTool, Outcome::Warn(own)) | (CallStage::AfterTool, Outcome::Deny(own)) => {
+            Outcome::After(join(own))
+        }
+        (CallStage::Lifecycle, other) => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::notice::LossCause;
 
     #[test]
     fn relative_paths() {
@@ -512,5 +566,52 @@ mod tests {
             landed.unanalysed,
             ["`loop/x` (a symlink Rail cannot resolve: a symlink loop)"]
         );
+    }
+
+    #[test]
+    fn a_notice_stops_the_next_tool_call_once_and_rides_on_every_other_answer() {
+        let ns = [Notice {
+            session: "s5".into(),
+            task: "t5".into(),
+            holder: "bob".into(),
+            why: LossCause::Rewind,
+            at: "2026-12-03T21:40:00Z".parse().unwrap(),
+        }];
+        let said = notice::message(&ns);
+        let deny = |o: Outcome| match o {
+            Outcome::Deny(m) => m,
+            other => panic!("{other:?}"),
+        };
+        let m = deny(tell(Outcome::Allow, CallStage::BeforeTool, &ns));
+        assert!(m.starts_with(&said) && m.contains("was not run"), "{m}");
+        let m = deny(tell(Outcome::Warn("w".into()), CallStage::BeforeTool, &ns));
+        assert!(m.starts_with(&format!("{said}\nw\n")), "{m}");
+        assert_eq!(
+            deny(tell(
+                Outcome::Deny("own".into()),
+                CallStage::BeforeTool,
+                &ns
+            )),
+            format!("{said}\nown")
+        );
+        assert_eq!(
+            tell(Outcome::Allow, CallStage::AfterTool, &ns),
+            Outcome::After(said.clone())
+        );
+        assert_eq!(
+            tell(Outcome::After("put back".into()), CallStage::AfterTool, &ns),
+            Outcome::After(format!("{said}\nput back"))
+        );
+        assert_eq!(
+            tell(Outcome::Lifecycle(None), CallStage::Lifecycle, &ns),
+            Outcome::Lifecycle(Some(said.clone()))
+        );
+        for o in [
+            Outcome::Allow,
+            Outcome::Lifecycle(None),
+            Outcome::Deny("d".into()),
+        ] {
+            assert_eq!(tell(o.clone(), CallStage::BeforeTool, &[]), o);
+        }
     }
 }

@@ -19,8 +19,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::change::lock::{LockRecord, LockVerdict};
 use crate::formats::claims_md::{self, LineKind};
 use crate::formats::log::{self, Event, LogEntry};
+use crate::formats::rail_files::CLAIMS_MD;
 use crate::model::input::RailTexts;
-use crate::model::CLAIMS_MD;
 use crate::text::edit::{self, FileEdits};
 use crate::text::time::Time;
 
@@ -277,7 +277,7 @@ mod tests {
                 modified: None,
             }),
             log: Some(FileText {
-                path: crate::model::LOG_FILE.into(),
+                path: crate::formats::rail_files::LOG_FILE.into(),
                 text: log.into(),
                 modified: None,
             }),

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use crate::change::ops::Plan;
 use crate::formats::rail_files::{self, ForeignPath};
+use crate::formats::rail_files::{CLAIMS_MD, LOG_FILE};
 use crate::model::input::{FileText, RailTexts};
-use crate::model::{CLAIMS_MD, LOG_FILE};
 use crate::text::edit::{self, EditError, FileEdits, TextEdit};
 use crate::text::Span;
 
@@ -322,8 +322,8 @@ pub fn offer(
 /// from: <them>`). Each is a notice for the session that lost it (issue 31: told, not only
 /// found later in the log). The latest log line about a claim decides: one released, or lost
 /// long ago and claimed again since, is not one of them.
-pub fn lost_in_mirror(local: Option<&str>, shared: &Files) -> Vec<crate::agent::notice::Notice> {
-    use crate::agent::notice::{Notice, Why};
+pub fn lost_in_mirror(local: Option<&str>, shared: &Files) -> Vec<crate::formats::notice::Notice> {
+    use crate::formats::notice::{LossCause, Notice};
     let Some(local) = local else {
         return Vec::new();
     };
@@ -349,7 +349,7 @@ pub fn lost_in_mirror(local: Option<&str>, shared: &Files) -> Vec<crate::agent::
         let (session, lost) = match (entry.event.as_str(), entry.details.get("from")) {
             ("taken", Some(from)) => (
                 from.clone(),
-                crate::agent::notice::of_log_line(&entry.render()),
+                crate::formats::notice::of_log_line(&entry.render()),
             ),
             ("dropped", _) if entry.details.get("by").map(String::as_str) == Some("rewind") => {
                 let Some(session) = entry.session.clone() else {
@@ -360,7 +360,7 @@ pub fn lost_in_mirror(local: Option<&str>, shared: &Files) -> Vec<crate::agent::
                     session: session.clone(),
                     task: task.clone(),
                     holder,
-                    why: Why::Rewind,
+                    why: LossCause::Rewind,
                     at: entry.time,
                 };
                 (session, Some(notice))
@@ -411,7 +411,7 @@ mod tests {
 
     #[test]
     fn a_claim_a_rewind_merge_dropped_or_another_took_is_named_for_its_session() {
-        use crate::agent::notice::Why;
+        use crate::formats::notice::LossCause;
         let local = "# Claims\n\nauth | carol | 2026-10-22T10:10Z\nui | carol | 2026-10-22T10:11Z\nold | dave | 2026-10-22T09:00Z\nbill | erin | 2026-10-22T08:00Z\nre | dave | 2026-10-22T09:30Z\n";
         let mut shared = Files::new();
         shared.insert(
@@ -431,15 +431,15 @@ mod tests {
             )
             .into(),
         );
-        let lost: Vec<(String, String, String, Why)> = lost_in_mirror(Some(local), &shared)
+        let lost: Vec<(String, String, String, LossCause)> = lost_in_mirror(Some(local), &shared)
             .into_iter()
             .map(|n| (n.task, n.session, n.holder, n.why))
             .collect();
         assert_eq!(
             lost,
             vec![
-                ("auth".into(), "carol".into(), "alice".into(), Why::Rewind),
-                ("bill".into(), "erin".into(), "bob".into(), Why::Taken("no activity for 2h".into())),
+                ("auth".into(), "carol".into(), "alice".into(), LossCause::Rewind),
+                ("bill".into(), "erin".into(), "bob".into(), LossCause::Taken("no activity for 2h".into())),
             ],
             "dave released old in the ordinary way, and re after claiming it back; erin's ui was never held here"
         );

@@ -4,7 +4,6 @@
 //! clean": not trusted). The after-tool check uses it to know which files are unchanged, whose
 //! prior content is then their blob. Hosts read the index file's bytes and its time.
 
-use crate::agent::after::Stat;
 use crate::formats::gitobject::{self, Oid};
 
 /// One entry of git's index: what git last saw of a tracked file.
@@ -455,6 +454,22 @@ fn write_tree(
     let path = entries.first().map_or("", |e| &e.path[..prefix_len]);
     each_dir(path, oid);
     Some(oid)
+}
+
+/// What the host's walk found of one file (`lstat`): enough to tell that a write happened (a
+/// write changes the change time, which a program cannot set back), and to compare with what
+/// the index recorded ([`clean`]). The after-tool check keeps it per file it watches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stat {
+    pub size: u64,
+    /// Modification and status-change times, nanoseconds since the epoch.
+    pub mtime_ns: i64,
+    pub ctime_ns: i64,
+    pub ino: u64,
+    /// Executable (kept when the content is put back).
+    pub exec: bool,
+    /// A symbolic link (never followed; its target is not kept).
+    pub link: bool,
 }
 
 /// Whether the file as walked is the one git's index recorded (git's own test: the stat data,

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::formats::heartbeat::HookSeen;
 use crate::text::time::Time;
 
 /// One file's text, with its path relative to the rail directory.
@@ -84,10 +85,10 @@ pub struct Facts {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub worktrees: Vec<Worktree>,
-    /// The last Rail hook call seen per session ([`crate::agent::heartbeat`]): guard status.
+    /// The last Rail hook call seen per session ([`crate::formats::heartbeat`]): guard status.
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
-    pub hooks: BTreeMap<String, crate::agent::heartbeat::HookSeen>,
+    pub hooks: BTreeMap<String, HookSeen>,
 }
 
 impl Facts {
@@ -112,7 +113,7 @@ impl Facts {
     /// was given the dead owner's pid): the owner is dead (issue 28, finding 7).
     pub fn owner_alive(&self, pid: Option<&str>, session: &str) -> Option<bool> {
         let by_pid = pid.and_then(|field| {
-            let owner = crate::change::lock::Owner::parse(field);
+            let owner = crate::formats::pid::OwnerProcess::parse(field);
             let key = owner.map(|o| o.key());
             let alive = (self.processes.get(field).copied())
                 .or_else(|| key.as_ref().and_then(|k| self.processes.get(k).copied()))?;
