@@ -87,7 +87,7 @@ pub fn parse(text: &str) -> Option<LockRecord> {
 #[derive(Clone, Debug, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LockFacts {
-    #[serde(with = "crate::model::input::time_str")]
+    #[serde(with = "crate::text::serde_time")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub now: Time,
     /// This machine's host name.
