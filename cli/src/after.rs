@@ -9,9 +9,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use rail_core::agent::after::{self, Done, Entry, Fix, Prior, Snapshot, Violation};
+use rail_core::agent::after::{
+    self, Done, Fix, PreToolSnapshot as Snapshot, Prior, Violation, WatchedFile as Entry,
+};
 use rail_core::formats::gitindex::{self, Stat};
-use rail_core::formats::log::{Event as LogEvent, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent};
 use rail_core::model::Rail;
 
 use crate::context::{Commits, Ctx};

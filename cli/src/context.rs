@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use rail_core::model::input::{Facts, RailTexts, Worktree};
-use rail_core::model::lease::State;
+use rail_core::model::lease::LeaseState as State;
 use rail_core::model::Rail;
 
 use crate::fail::Fail;

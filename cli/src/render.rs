@@ -11,7 +11,7 @@ use std::path::Path;
 
 use rail_core::model::board::{Board, BoardClaim, Column};
 use rail_core::model::conflict::ConflictKind;
-use rail_core::model::lease::State;
+use rail_core::model::lease::LeaseState as State;
 use rail_core::model::scope::ScopeReport;
 
 /// A value from a file, terminal-safe: controls, bidi and invisible characters shown as

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use rail_core::change::ops::Request;
-use rail_core::change::queue::{self, Decision, Fate, Folding, Move, Op, Record, Verdict};
+use rail_core::change::queue::{
+    self, Fate, FoldVerdict as Verdict, Folding, Move, Op, OpDecision as Decision, Record,
+};
 use rail_core::change::remote::{fetch_protocol, measure_due, Listing};
 use rail_core::change::snapshot;
 use rail_core::formats::rail_files::{CLAIMS_MD, LOG_FILE};
@@ -1074,7 +1076,12 @@ fn worded(verdict: &Verdict) -> Outcome {
 
 /// An answer another machine's commit recorded for `job`, checked against the fetched state as
 /// far as it can be: a claim said made must be held there by its session.
-fn learned(outcome: serde_json::Value, by: &str, job: &Job, files: &snapshot::Files) -> Outcome {
+fn learned(
+    outcome: serde_json::Value,
+    by: &str,
+    job: &Job,
+    files: &snapshot::SharedFiles,
+) -> Outcome {
     let outcome: Outcome = match serde_json::from_value(outcome) {
         Ok(o) => o,
         Err(e) => {

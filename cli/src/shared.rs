@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use rail_core::change::ops::{Plan, Request};
 use rail_core::change::snapshot;
-use rail_core::formats::log::{Event, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent as Event};
 use rail_core::formats::rail_files::{CLAIMS_MD, LOG_FILE};
 use rail_core::model::freshness::FreshnessFacts;
 use rail_core::model::input::RailTexts;
@@ -1224,7 +1224,7 @@ pub fn shared_facts(ctx: &Ctx, remote: &str, texts: &RailTexts) -> rail_core::mo
         .evaluate(&facts)
         .claims
         .iter()
-        .any(|c| c.state() != rail_core::model::lease::State::Live);
+        .any(|c| c.state() != rail_core::model::lease::LeaseState::Live);
     if !need {
         return facts;
     }

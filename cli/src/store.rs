@@ -15,7 +15,7 @@ use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
 use rail_core::change::checkout;
-use rail_core::formats::journal::{self, Action, Entry as JournalEntry, Parsed};
+use rail_core::formats::journal::{self, Action, JournalEntry, Parsed};
 use rail_core::formats::rail_files::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE, LOG_FILE};
 use rail_core::model::input::{FileText, RailTexts};
 use rail_core::text::edit::{self, FileEdits};

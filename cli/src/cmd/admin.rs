@@ -4,7 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use rail_core::formats::log::{Event, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent as Event};
 use rail_core::formats::rail_files::{CLAIMS_MD, CONFIG_FILE, LOG_FILE};
 use rail_core::text::diagnostic::Located;
 use rail_core::text::LineIndex;

@@ -3,10 +3,10 @@
 
 use std::process::Command;
 
-use rail_core::agent::gate::{self, CheckOutcome, Verdict};
+use rail_core::agent::gate::{self, CheckOutcome, GateVerdict as Verdict};
 use rail_core::change::ops::Request;
 use rail_core::formats::config::OnDone;
-use rail_core::formats::log::{Event, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent as Event};
 use rail_core::model::scope;
 use rail_core::model::Rail;
 

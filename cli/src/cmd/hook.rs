@@ -21,7 +21,7 @@ use rail_core::agent::{self, Agent, Answer, Event, Harness, Outcome};
 use rail_core::agent::{WorktreeDone, WorktreeEvent};
 use rail_core::change::ops::Request;
 use rail_core::formats::config::{HookFailure, OnStop};
-use rail_core::formats::log::{Event as LogEvent, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent};
 use rail_core::model::Rail;
 
 use crate::context::{Commits, Ctx};

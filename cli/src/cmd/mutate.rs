@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use rail_core::change::ops::{self, ClaimRequest, Request};
-use rail_core::formats::log::{Event, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent as Event};
 use rail_core::model::input::RailTexts;
 
 use crate::context::{Commits, Ctx};

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use rail_core::agent::{setup, Agent, WorktreeDone, WorktreeEvent};
 use rail_core::change::ops::Request;
-use rail_core::formats::log::{Event, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent as Event};
 use rail_core::model::station::{self, Removal, Station, StationFacts};
 use rail_core::model::Rail;
 

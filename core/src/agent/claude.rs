@@ -18,8 +18,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    cursor, field, is_version, mcp_by_name, vscode, Agent, Answer, Event, Found, Harness, Outcome,
-    Spec, WorktreeDone, WorktreeEvent,
+    cursor, field, is_version, mcp_by_name, vscode, Agent, Answer, Event, Harness, Outcome, Spec,
+    ToolWrites, WorktreeDone, WorktreeEvent,
 };
 use crate::agent::setup::{self, FileChanges};
 use crate::formats::jsonc::Change;
@@ -230,8 +230,13 @@ impl Spec for Claude {
         }
     }
 
-    fn tool(&self, tool: &str, input: &Value, _: &Map<String, Value>) -> Result<Found, String> {
-        let mut found = Found::default();
+    fn tool(
+        &self,
+        tool: &str,
+        input: &Value,
+        _: &Map<String, Value>,
+    ) -> Result<ToolWrites, String> {
+        let mut found = ToolWrites::default();
         match tool {
             "Edit" | "Write" | "MultiEdit" => {
                 found.targets.push(field(tool, input, &["file_path"])?)

@@ -9,8 +9,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    field, is_pre_tool, is_version, mcp, non_empty, Agent, Answer, Event, Found, Harness, Outcome,
-    Spec,
+    field, is_pre_tool, is_version, mcp, non_empty, Agent, Answer, Event, Harness, Outcome, Spec,
+    ToolWrites,
 };
 use crate::agent::setup::{self, FileChanges};
 
@@ -54,8 +54,13 @@ impl Spec for Cursor {
         None
     }
 
-    fn tool(&self, tool: &str, input: &Value, _: &Map<String, Value>) -> Result<Found, String> {
-        let mut found = Found::default();
+    fn tool(
+        &self,
+        tool: &str,
+        input: &Value,
+        _: &Map<String, Value>,
+    ) -> Result<ToolWrites, String> {
+        let mut found = ToolWrites::default();
         match tool {
             "Write" | "Delete" | "Edit" | "StrReplace" | "MultiEdit" => {
                 found

@@ -6,7 +6,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    field, mcp, non_empty, Agent, Answer, Event, Found, Harness, Outcome, Spec, TrustEnv, TrustFile,
+    field, mcp, non_empty, Agent, Answer, Event, Harness, Outcome, Spec, ToolWrites, TrustEnv,
+    TrustFile,
 };
 use crate::agent::doctor::{within, Trust};
 use crate::agent::setup::{self, FileChanges};
@@ -47,8 +48,8 @@ impl Spec for Gemini {
         tool: &str,
         input: &Value,
         payload: &Map<String, Value>,
-    ) -> Result<Found, String> {
-        let mut found = Found::default();
+    ) -> Result<ToolWrites, String> {
+        let mut found = ToolWrites::default();
         match tool {
             "write_file" | "replace" | "edit" => {
                 found.targets.push(field(tool, input, &["file_path"])?)

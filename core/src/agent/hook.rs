@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::agent::Outcome;
 use crate::formats::config::HookUnanalysed;
 use crate::formats::notice::{self, Notice};
-use crate::model::lease::State;
+use crate::model::lease::LeaseState;
 use crate::model::scope;
 use crate::model::{Claim, Evaluation};
 use crate::text::glob;
@@ -38,7 +38,7 @@ pub struct Held {
     pub session: String,
     pub task: Option<String>,
     pub pattern: String,
-    pub state: State,
+    pub state: LeaseState,
     pub file: String,
     pub line: u32,
     pub lease_left: Option<String>,

@@ -98,7 +98,7 @@ pub trait Spec: Sync {
         tool: &str,
         input: &Value,
         payload: &Map<String, Value>,
-    ) -> Result<Found, String>;
+    ) -> Result<ToolWrites, String>;
     /// The answer this agent obeys for `outcome`.
     fn answer(&self, outcome: &Outcome) -> Answer;
     /// How long a Stop or session-end hook may take, in milliseconds (the agent's limit for the
@@ -466,12 +466,12 @@ fn workspace_root(root: &str) -> String {
 
 /// Writes found in a tool call, while reading it.
 #[derive(Debug, Default)]
-pub struct Found {
+pub struct ToolWrites {
     pub targets: Vec<String>,
     pub unanalysed: Vec<String>,
 }
 
-impl Found {
+impl ToolWrites {
     /// The tool event, each target once, in the order first found: a path both the shell reader
     /// and the patch scan find, or that a patch names twice, is one write.
     fn event(self, tool: &str) -> Event {
@@ -529,14 +529,19 @@ fn field(tool: &str, input: &Value, names: &[&str]) -> Result<String, String> {
 }
 
 /// A tool's required `command`, read as a shell command run in `dir`.
-fn command(tool: &str, input: &Value, dir: Option<&str>, found: &mut Found) -> Result<(), String> {
+fn command(
+    tool: &str,
+    input: &Value,
+    dir: Option<&str>,
+    found: &mut ToolWrites,
+) -> Result<(), String> {
     let c = field(tool, input, &["command"])?;
     shell_writes(&c, dir, found);
     Ok(())
 }
 
 fn shell_call(tool: &str, command: &str, dir: Option<&str>) -> Event {
-    let mut found = Found::default();
+    let mut found = ToolWrites::default();
     shell_writes(command, dir, &mut found);
     found.event(tool)
 }
@@ -544,7 +549,7 @@ fn shell_call(tool: &str, command: &str, dir: Option<&str>) -> Event {
 /// A shell command's writes: the shell reader's, plus any `apply_patch` envelope written out in
 /// it (heredoc bodies are data to the shell reader). `dir`: where the command runs, relative to
 /// the agent's `cwd` (Gemini's `dir_path`).
-fn shell_writes(command: &str, dir: Option<&str>, found: &mut Found) {
+fn shell_writes(command: &str, dir: Option<&str>, found: &mut ToolWrites) {
     let writes = shell::writes(command);
     let mut targets = writes.targets;
     found.unanalysed.extend(writes.unanalysed);
@@ -568,7 +573,7 @@ fn shell_writes(command: &str, dir: Option<&str>, found: &mut Found) {
     }
 }
 
-fn apply_patch(text: &str, found: &mut Found) -> Result<(), String> {
+fn apply_patch(text: &str, found: &mut ToolWrites) -> Result<(), String> {
     let paths = patch::paths(text).map_err(|why| format!("apply_patch: {why}"))?;
     found.targets.extend(paths);
     Ok(())

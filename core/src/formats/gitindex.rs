@@ -59,7 +59,7 @@ pub fn entries(bytes: &[u8], roots: &[String]) -> Option<Vec<(String, Indexed)>>
 
 /// One entry of git's index, all of what git recorded.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct IndexEntry {
     pub path: String,
     /// `0o100644`, `0o100755`, `0o120000` (a link) or `0o160000` (a submodule).
     pub mode: u32,
@@ -95,7 +95,7 @@ pub struct TreeNode {
 /// An index as read: its entries in order, its cache-tree, and what in it only git can follow.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct IndexFile {
-    pub entries: Vec<Entry>,
+    pub entries: Vec<IndexEntry>,
     pub tree: Vec<TreeNode>,
     /// Set when the file holds something this reader does not follow: a split index, a sparse
     /// index's directory entries, file-system monitor data, an extension git requires readers
@@ -190,7 +190,7 @@ fn read_only(bytes: &[u8], keep: &dyn Fn(&[u8]) -> bool) -> Option<IndexFile> {
         {
             out.asks_git = Some("an index path git would refuse");
         }
-        out.entries.push(Entry {
+        out.entries.push(IndexEntry {
             path,
             ctime: (stat[0], stat[1]),
             mtime: (stat[2], stat[3]),
@@ -264,7 +264,7 @@ fn cache_tree(mut data: &[u8]) -> Option<Vec<TreeNode>> {
 
 /// What the host found at an entry's path (`lstat`: no link followed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Found {
+pub enum OnDisk {
     /// Nothing there, or a link among the folders above it (git counts the file as removed).
     Missing,
     Dir,
@@ -291,7 +291,7 @@ pub struct FileStat {
 
 /// git's verdict on an entry against the file found at its path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub enum StatusVerdict {
     /// `git status` does not list it.
     Unchanged,
     /// `git status` lists it.
@@ -314,27 +314,32 @@ pub enum Verdict {
 /// entry is racily clean when it was written in the same second as the index or later (git's
 /// test when built without nanosecond times, and a superset of it when built with them):
 /// content again. Nanoseconds count when the index recorded them.
-pub fn verdict(e: &Entry, found: &Found, index_mtime: (i64, u32), filemode: bool) -> Verdict {
+pub fn verdict(
+    e: &IndexEntry,
+    found: &OnDisk,
+    index_mtime: (i64, u32),
+    filemode: bool,
+) -> StatusVerdict {
     if e.stage != 0 || e.intent_to_add {
-        return Verdict::Changed;
+        return StatusVerdict::Changed;
     }
     if e.skip_worktree || e.assume_valid {
-        return Verdict::AskGit;
+        return StatusVerdict::AskGit;
     }
     let (fs, link) = match (e.mode, found) {
-        (0o160000, _) => return Verdict::AskGit,
-        (0o100644 | 0o100755 | 0o120000, Found::Missing | Found::Dir | Found::Other) => {
-            return Verdict::Changed
+        (0o160000, _) => return StatusVerdict::AskGit,
+        (0o100644 | 0o100755 | 0o120000, OnDisk::Missing | OnDisk::Dir | OnDisk::Other) => {
+            return StatusVerdict::Changed
         }
-        (0o100644 | 0o100755, Found::Link(_)) | (0o120000, Found::File(_)) => {
-            return Verdict::Changed
+        (0o100644 | 0o100755, OnDisk::Link(_)) | (0o120000, OnDisk::File(_)) => {
+            return StatusVerdict::Changed
         }
-        (0o100644 | 0o100755, Found::File(fs)) => (fs, false),
-        (0o120000, Found::Link(fs)) => (fs, true),
-        _ => return Verdict::AskGit,
+        (0o100644 | 0o100755, OnDisk::File(fs)) => (fs, false),
+        (0o120000, OnDisk::Link(fs)) => (fs, true),
+        _ => return StatusVerdict::AskGit,
     };
     if !link && filemode && (e.mode ^ fs.perm) & 0o100 != 0 {
-        return Verdict::Changed;
+        return StatusVerdict::Changed;
     }
     let ns = e.mtime.1 != 0 || e.ctime.1 != 0;
     let same_time = |(s, n): (i64, u32), (es, en): (u32, u32)| s as u32 == es && (!ns || n == en);
@@ -350,11 +355,11 @@ pub fn verdict(e: &Entry, found: &Found, index_mtime: (i64, u32), filemode: bool
     // clean when the index was written: its content decides.
     let smudged = e.size == 0 && e.oid != gitobject::EMPTY_BLOB;
     if same && !racy && !smudged {
-        Verdict::Unchanged
+        StatusVerdict::Unchanged
     } else if e.size != 0 && fs.size as u32 != e.size {
-        Verdict::Changed
+        StatusVerdict::Changed
     } else {
-        Verdict::CompareContent
+        StatusVerdict::CompareContent
     }
 }
 
@@ -400,7 +405,7 @@ fn cached_dir(nodes: &[TreeNode], at: &mut usize) -> Option<CachedDir> {
 }
 
 fn write_tree(
-    entries: &[Entry],
+    entries: &[IndexEntry],
     prefix_len: usize,
     cached: Option<&CachedDir>,
     each_dir: &mut dyn FnMut(&str, Oid),
@@ -450,7 +455,7 @@ fn write_tree(
     if body.is_empty() && prefix_len > 0 {
         return None;
     }
-    let oid = gitobject::id(gitobject::Kind::Tree, &body);
+    let oid = gitobject::id(gitobject::ObjectKind::Tree, &body);
     let path = entries.first().map_or("", |e| &e.path[..prefix_len]);
     each_dir(path, oid);
     Some(oid)
@@ -615,8 +620,8 @@ mod tests {
         }
     }
 
-    fn entry(mode: u32, size: u32) -> Entry {
-        Entry {
+    fn entry(mode: u32, size: u32) -> IndexEntry {
+        IndexEntry {
             path: "f".into(),
             mode,
             oid: [1; 20],
@@ -634,7 +639,7 @@ mod tests {
         }
     }
 
-    fn stat_of(e: &Entry, perm: u32) -> FileStat {
+    fn stat_of(e: &IndexEntry, perm: u32) -> FileStat {
         FileStat {
             size: u64::from(e.size),
             mtime: (i64::from(e.mtime.0), e.mtime.1),
@@ -653,27 +658,27 @@ mod tests {
         let e = entry(0o100644, 5);
         let same = stat_of(&e, 0o644);
         assert_eq!(
-            verdict(&e, &Found::File(same), later, true),
-            Verdict::Unchanged
+            verdict(&e, &OnDisk::File(same), later, true),
+            StatusVerdict::Unchanged
         );
         // Written in the index's second or after: racily clean, the content decides.
         assert_eq!(
-            verdict(&e, &Found::File(same), (100, 9), true),
-            Verdict::CompareContent
+            verdict(&e, &OnDisk::File(same), (100, 9), true),
+            StatusVerdict::CompareContent
         );
         // Another size: changed without reading; the same size and another time: content.
         let bigger = FileStat { size: 6, ..same };
         assert_eq!(
-            verdict(&e, &Found::File(bigger), later, true),
-            Verdict::Changed
+            verdict(&e, &OnDisk::File(bigger), later, true),
+            StatusVerdict::Changed
         );
         let touched = FileStat {
             mtime: (150, 0),
             ..same
         };
         assert_eq!(
-            verdict(&e, &Found::File(touched), later, true),
-            Verdict::CompareContent
+            verdict(&e, &OnDisk::File(touched), later, true),
+            StatusVerdict::CompareContent
         );
         // Nanoseconds count only when the index has them.
         let ns = FileStat {
@@ -681,14 +686,14 @@ mod tests {
             ..same
         };
         assert_eq!(
-            verdict(&e, &Found::File(ns), later, true),
-            Verdict::CompareContent
+            verdict(&e, &OnDisk::File(ns), later, true),
+            StatusVerdict::CompareContent
         );
         let mut no_ns = e.clone();
         (no_ns.mtime.1, no_ns.ctime.1) = (0, 0);
         assert_eq!(
-            verdict(&no_ns, &Found::File(ns), later, true),
-            Verdict::Unchanged
+            verdict(&no_ns, &OnDisk::File(ns), later, true),
+            StatusVerdict::Unchanged
         );
         // The executable bit, when core.filemode says it counts.
         let exec = FileStat {
@@ -696,71 +701,83 @@ mod tests {
             ..same
         };
         assert_eq!(
-            verdict(&e, &Found::File(exec), later, true),
-            Verdict::Changed
+            verdict(&e, &OnDisk::File(exec), later, true),
+            StatusVerdict::Changed
         );
         assert_eq!(
-            verdict(&e, &Found::File(exec), later, false),
-            Verdict::Unchanged
+            verdict(&e, &OnDisk::File(exec), later, false),
+            StatusVerdict::Unchanged
         );
         // Types: a file that became a link, a folder, nothing.
         assert_eq!(
-            verdict(&e, &Found::Link(same), later, true),
-            Verdict::Changed
+            verdict(&e, &OnDisk::Link(same), later, true),
+            StatusVerdict::Changed
         );
-        assert_eq!(verdict(&e, &Found::Dir, later, true), Verdict::Changed);
-        assert_eq!(verdict(&e, &Found::Missing, later, true), Verdict::Changed);
-        assert_eq!(verdict(&e, &Found::Other, later, true), Verdict::Changed);
+        assert_eq!(
+            verdict(&e, &OnDisk::Dir, later, true),
+            StatusVerdict::Changed
+        );
+        assert_eq!(
+            verdict(&e, &OnDisk::Missing, later, true),
+            StatusVerdict::Changed
+        );
+        assert_eq!(
+            verdict(&e, &OnDisk::Other, later, true),
+            StatusVerdict::Changed
+        );
         // A link entry against a link.
         let l = entry(0o120000, 5);
         assert_eq!(
-            verdict(&l, &Found::Link(stat_of(&l, 0o777)), later, true),
-            Verdict::Unchanged
+            verdict(&l, &OnDisk::Link(stat_of(&l, 0o777)), later, true),
+            StatusVerdict::Unchanged
         );
         // Smudged (size 0, a blob that is not empty): content, whatever the stat says.
         let smudged = entry(0o100644, 0);
         let st = stat_of(&smudged, 0o644);
         assert_eq!(
-            verdict(&smudged, &Found::File(st), later, true),
-            Verdict::CompareContent
+            verdict(&smudged, &OnDisk::File(st), later, true),
+            StatusVerdict::CompareContent
         );
         let mut empty = smudged.clone();
         empty.oid = gitobject::EMPTY_BLOB;
         assert_eq!(
-            verdict(&empty, &Found::File(st), later, true),
-            Verdict::Unchanged
+            verdict(&empty, &OnDisk::File(st), later, true),
+            StatusVerdict::Unchanged
         );
         // Conflicts and intent-to-add entries are listed; what only git follows is git's.
-        let conflict = Entry {
+        let conflict = IndexEntry {
             stage: 2,
             ..e.clone()
         };
         assert_eq!(
-            verdict(&conflict, &Found::Missing, later, true),
-            Verdict::Changed
+            verdict(&conflict, &OnDisk::Missing, later, true),
+            StatusVerdict::Changed
         );
-        let ita = Entry {
+        let ita = IndexEntry {
             intent_to_add: true,
             ..e.clone()
         };
         assert_eq!(
-            verdict(&ita, &Found::File(same), later, true),
-            Verdict::Changed
+            verdict(&ita, &OnDisk::File(same), later, true),
+            StatusVerdict::Changed
         );
         let sub = entry(0o160000, 0);
-        assert_eq!(verdict(&sub, &Found::Dir, later, true), Verdict::AskGit);
-        let skip = Entry {
+        assert_eq!(
+            verdict(&sub, &OnDisk::Dir, later, true),
+            StatusVerdict::AskGit
+        );
+        let skip = IndexEntry {
             skip_worktree: true,
             ..e.clone()
         };
         assert_eq!(
-            verdict(&skip, &Found::Missing, later, true),
-            Verdict::AskGit
+            verdict(&skip, &OnDisk::Missing, later, true),
+            StatusVerdict::AskGit
         );
         let weird = entry(0o100664, 5);
         assert_eq!(
-            verdict(&weird, &Found::File(same), later, true),
-            Verdict::AskGit
+            verdict(&weird, &OnDisk::File(same), later, true),
+            StatusVerdict::AskGit
         );
     }
 

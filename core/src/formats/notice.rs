@@ -120,7 +120,7 @@ pub fn read(folder: &str, text: &str) -> Option<Notice> {
 pub fn of_log_line(line: &str) -> Option<Notice> {
     let log = crate::formats::log::parse(line);
     let entry = log.entries.first()?;
-    if entry.event != crate::formats::log::Event::Taken {
+    if entry.event != crate::formats::log::LogEvent::Taken {
         return None;
     }
     let from = entry.details.get("from")?;

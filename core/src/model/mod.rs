@@ -25,7 +25,7 @@ use crate::text::diagnostic::{Diagnostic, Located};
 use crate::text::time::Time;
 use crate::text::{LineIndex, Span};
 use input::{Facts, FileText, RailTexts};
-use lease::{Lease, LeaseInput, State};
+use lease::{Lease, LeaseInput, LeaseState};
 
 /// The largest rail file a host reads: a bigger one is refused, never truncated.
 pub const MAX_RAIL_BYTES: u64 = 16 * 1024 * 1024;
@@ -351,7 +351,7 @@ fn placeholder_lease() -> Lease {
         end: None,
         left: None,
         activity: lease::Activity::None,
-        state: State::Live,
+        state: LeaseState::Live,
         reason: String::new(),
     }
 }
@@ -402,7 +402,7 @@ impl Claim {
             .map(|t| now - lease::counted_time(t, self.seen_at, now))
     }
 
-    pub fn state(&self) -> State {
+    pub fn state(&self) -> LeaseState {
         self.lease_state.state
     }
 

@@ -10,8 +10,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    apply_patch, field, mcp_by_name, non_empty, Agent, Answer, Event, Found, Harness, Outcome,
-    PerHook, Spec, TrustEnv, TrustFile,
+    apply_patch, field, mcp_by_name, non_empty, Agent, Answer, Event, Harness, Outcome, PerHook,
+    Spec, ToolWrites, TrustEnv, TrustFile,
 };
 use crate::agent::doctor::Trust;
 use crate::agent::setup::{self, FileChanges};
@@ -47,8 +47,13 @@ impl Spec for Codex {
         }
     }
 
-    fn tool(&self, tool: &str, input: &Value, _: &Map<String, Value>) -> Result<Found, String> {
-        let mut found = Found::default();
+    fn tool(
+        &self,
+        tool: &str,
+        input: &Value,
+        _: &Map<String, Value>,
+    ) -> Result<ToolWrites, String> {
+        let mut found = ToolWrites::default();
         match tool {
             "Bash" => super::command(tool, input, None, &mut found)?,
             // `tool_input.command` is the raw patch (function and freeform forms alike).
