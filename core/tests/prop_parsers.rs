@@ -67,7 +67,7 @@ proptest! {
         }
         // And removing it again gives back a line that means what it meant. (Byte for byte only
         // with single spaces around `|`: removal takes the whitespace before its separator; the
-        // canonical case is a unit test in formats/claims_md.rs.)
+        // canonical case is a unit test in formats/claims_md/tests.rs.)
         if before.field("lease").is_none() {
             let removed = apply(&out, &[claims_md::remove_field(&after, n, "lease").unwrap()]).unwrap();
             let again = claims_md::parse(&removed);

@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::Path;
 
-use rail_core::agent::hook::{self, Decision, Landing};
+use rail_core::agent::hook::{self, Actor, Decision, Landing};
 use rail_core::agent::shell;
 use rail_core::formats::config::HookUnanalysed;
 use rail_core::model::input::{Facts, FileText, RailTexts};
@@ -109,9 +109,9 @@ fn every_command_of_the_corpus() {
         let landed = hook::land(&[TOP.to_string()], None, &landings);
         let mut unanalysed = got.unanalysed.clone();
         unanalysed.extend(landed.unanalysed);
-        let verdict = hook::judge(
+        let verdict = hook::judge_as(
             &eval,
-            "web",
+            Actor::Session("web"),
             &landed.targets,
             &unanalysed,
             HookUnanalysed::Warn,
@@ -123,9 +123,9 @@ fn every_command_of_the_corpus() {
             ));
         }
         // With `hook_unanalysed: deny`, anything not judged is denied; the rest is unchanged.
-        let strict = hook::judge(
+        let strict = hook::judge_as(
             &eval,
-            "web",
+            Actor::Session("web"),
             &landed.targets,
             &unanalysed,
             HookUnanalysed::Deny,

@@ -296,8 +296,9 @@ fn trusts(config_json: &str, folder: &str) -> Trust {
 
 #[cfg(test)]
 mod tests {
+    use super::super::answer;
     use super::super::tests::tool;
-    use super::super::{answer, read, read_event};
+    use super::super::tests::{read, read_event};
     use super::*;
     use crate::formats::jsonc;
 
@@ -455,7 +456,7 @@ mod tests {
     #[test]
     fn the_after_tool_event_is_read_and_answered_in_its_own_format() {
         // Copilot's payloads name no event: the installed command does.
-        let call = super::super::read_event(
+        let call = super::super::tests::read_event(
             AGENT,
             r#"{"cwd":"/w","toolName":"bash","toolArgs":"{\"command\":\"python3 x.py\"}","toolResult":{"resultType":"success"}}"#,
             Some("postToolUse"),

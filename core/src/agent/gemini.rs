@@ -211,8 +211,9 @@ fn trusts(trusted_folders: &str, folder: &str) -> Trust {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::read;
     use super::super::tests::tool;
-    use super::super::{answer, read, Harness};
+    use super::super::{answer, Harness};
     use super::*;
 
     #[test]
@@ -255,7 +256,7 @@ mod tests {
     }
     #[test]
     fn the_after_tool_event_is_read_and_answered_in_its_own_format() {
-        let call = super::super::read(
+        let call = super::super::tests::read(
             AGENT,
             r#"{"hook_event_name":"AfterTool","cwd":"/w","tool_name":"run_shell_command","tool_use_id":"toolu_9","tool_input":{"command":"python3 x.py"},"tool_response":{}}"#,
         );

@@ -74,14 +74,6 @@ fn held(path: &str, claim: &Claim, pattern: &str) -> Held {
     }
 }
 
-/// Decides about `targets` (repo-relative paths or globs) written by `session`.
-///
-/// Every target is compared as a pattern covering itself and everything below it, so writing a
-/// directory (`cp x src/auth/`, `rm -rf src`) counts as writing the files inside it.
-pub fn decide(eval: &Evaluation, session: &str, targets: &[String]) -> HookVerdict {
-    decide_as(eval, Actor::Session(session), targets)
-}
-
 /// Who writes: a session, or an agent whose checkout names none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Actor<'a> {
@@ -105,7 +97,10 @@ impl Actor<'_> {
     }
 }
 
-/// [`decide`] for an [`Actor`].
+/// Decides about `targets` (repo-relative paths or globs) written by `actor`.
+///
+/// Every target is compared as a pattern covering itself and everything below it, so writing a
+/// directory (`cp x src/auth/`, `rm -rf src`) counts as writing the files inside it.
 pub fn decide_as(eval: &Evaluation, actor: Actor, targets: &[String]) -> HookVerdict {
     let session = actor.name();
     let mut held_paths: Vec<Held> = Vec::new();
@@ -336,20 +331,9 @@ fn within(root: &str, path: &str) -> Option<String> {
     Some(parts[root.len()..].join("/"))
 }
 
-/// The hook's verdict on a tool call: [`decide`] on the paths it writes, and what to do with
+/// The hook's verdict on a tool call: [`decide_as`] on the paths it writes, and what to do with
 /// the parts Rail could not judge — never a silent allow: a warning that names them, or (rail.yaml
 /// `hook_unanalysed: deny`) a denial. A denial for a held path stays that denial.
-pub fn judge(
-    eval: &Evaluation,
-    session: &str,
-    targets: &[String],
-    unanalysed: &[String],
-    mode: HookUnanalysed,
-) -> HookVerdict {
-    judge_as(eval, Actor::Session(session), targets, unanalysed, mode)
-}
-
-/// [`judge`] for an [`Actor`].
 pub fn judge_as(
     eval: &Evaluation,
     actor: Actor,

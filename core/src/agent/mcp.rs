@@ -210,8 +210,9 @@ pub(super) fn by_verb(tool: &str, input: &Value, found: &mut ToolWrites) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::read;
     use super::super::tests::tool;
-    use super::super::{read, Agent};
+    use super::super::Agent;
 
     /// Issue 28, finding 5: a read verb first is not a read-only name. Each tool below writes
     /// the path it is given, and is judged by it; each tool without one is named.

@@ -1,16 +1,16 @@
 //! Agents: one module per agent, each holding all Rail knows of it, and what they share.
 //!
-//! Each agent's file (`claude.rs`, `codex.rs`, `cursor.rs`, `gemini.rs`, `vscode.rs`,
+//! Each agent's file (`claude.rs`, `codex/`, `cursor.rs`, `gemini.rs`, `vscode.rs`,
 //! `copilot.rs`) implements [`Spec`]: how its hook payloads read (events, tool table), the exact
 //! answer it obeys, how long it allows a Stop or session end, and what `rail init --agents`
 //! installs for it (files, markers, the evidence that it is set up, station paths, the trust it
 //! asks for). [`AGENTS`] lists them; everything else goes over that list, so a new agent is its
 //! file and its entry there.
 //!
-//! A host reads the payload's text from stdin and hands it to [`read`]: the call's event, where
+//! A host reads the payload's text from stdin and hands it to [`read_call`]: the call's event, where
 //! the agent works, and for a tool call the paths it writes and what in it cannot be judged
 //! (shell commands through [`shell`], patches through [`patch`], MCP tools by the shared rules
-//! of `mcp.rs`). The decision itself is [`hook::judge`], the same for every agent. [`answer`]
+//! of `mcp.rs`). The decision itself is [`hook::judge_as`], the same for every agent. [`answer`]
 //! turns the decision into the exact bytes and exit code that agent obeys — each has its own trap
 //! (docs/agents.md; each agent's file says which).
 //!
@@ -339,19 +339,10 @@ pub struct Call {
     pub version: Option<String>,
 }
 
-/// Reads a hook payload sent to `rail hook <agent>`.
-pub fn read(agent: Agent, input: &str) -> Call {
-    read_event(agent, input, None)
-}
-
-/// Reads a hook payload, with the event name the installed command gave (`rail hook copilot
-/// --event preToolUse`) for payloads that carry none. The payload's own name wins.
-pub fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
-    read_call(agent, input, event, &|_| None)
-}
-
-/// [`read_event`], with the hook's environment to look variables up in (`env`), which some
-/// agents name their version in.
+/// Reads a hook payload sent to `rail hook <agent>`: with the event name the installed command
+/// gave (`rail hook copilot --event preToolUse`) for payloads that carry none (the payload's own
+/// name wins), and the hook's environment to look variables up in (`env`), which some agents
+/// name their version in.
 pub fn read_call(
     agent: Agent,
     input: &str,
@@ -674,6 +665,17 @@ pub fn lifecycle_lock_wait_ms(harness: Harness, event: &Event) -> u64 {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// A payload read as `rail hook <agent>` reads it, with no event named by the command and
+    /// no environment.
+    pub(crate) fn read(agent: Agent, input: &str) -> Call {
+        read_call(agent, input, None, &|_| None)
+    }
+
+    /// [`read`], with the event name the installed command gives (`--event preToolUse`).
+    pub(crate) fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
+        read_call(agent, input, event, &|_| None)
+    }
 
     /// A tool call's targets and what could not be judged.
     pub(crate) fn tool(call: &Call) -> (&[String], &[String]) {

@@ -258,8 +258,9 @@ fn toml_key(k: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::read;
     use super::super::tests::tool;
-    use super::super::{answer, read, Harness};
+    use super::super::{answer, Harness};
     use super::*;
 
     #[test]
@@ -352,7 +353,7 @@ mod tests {
     }
     #[test]
     fn the_after_tool_event_is_read_and_answered_in_its_own_format() {
-        let call = super::super::read(
+        let call = super::super::tests::read(
             AGENT,
             r#"{"hook_event_name":"PostToolUse","cwd":"/w","tool_name":"Bash","tool_use_id":"toolu_9","tool_input":{"command":"python3 x.py"},"tool_response":"ok"}"#,
         );
