@@ -24,6 +24,10 @@
 
 pub mod agent;
 pub mod change;
+// The README's example runs as a doctest (`cargo test --doc -p rail-core`), so it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
 pub mod formats;
 pub mod model;
 pub mod text;
