@@ -325,7 +325,10 @@ pub fn paths(tokens: &[Token]) -> Vec<NamedPath> {
                 continue;
             }
             Tok::Ident(first) => {
-                let after_sep = i > 0 && tokens[i - 1].tok == Tok::PathSep;
+                // Inside a path already read (`a::b`), unless the `::` leads it (`::std::fs`).
+                let after_sep = i > 1
+                    && tokens[i - 1].tok == Tok::PathSep
+                    && matches!(tokens[i - 2].tok, Tok::Ident(_));
                 if !after_sep && tokens.get(i + 1).is_some_and(|t| t.tok == Tok::PathSep) {
                     let mut segments = vec![first.clone()];
                     let mut j = i + 1;
@@ -697,7 +700,7 @@ fn d<'a>(x: &'a str) -> &'static str { x }
     fn paths_in_expressions_strings_and_inline_modules_are_found() {
         let src = r#"
 #[serde(with = "crate::model::input::time_str")]
-fn f() { let x = crate::formats::heartbeat::file_name(s); Vec::<u8>::new(); }
+fn f() { let x = crate::formats::heartbeat::file_name(s); Vec::<u8>::new(); ::std::fs::read(p); }
 mod tests {
     mod deeper { fn g() { super::super::read(); } }
     fn h() { super::x::y(); }
@@ -711,6 +714,7 @@ pub(crate) fn k() {}
             .collect();
         assert!(text.contains(&("crate::model::input::time_str".into(), 2, vec![])));
         assert!(text.contains(&("crate::formats::heartbeat::file_name".into(), 3, vec![])));
+        assert!(text.contains(&("std::fs::read".into(), 3, vec![])));
         assert!(text.contains(&(
             "super::super::read".into(),
             5,
