@@ -29,7 +29,7 @@ mod sys;
 
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use crate::cmd::Command;
 use crate::context::{Ctx, Flags};
@@ -112,8 +112,8 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         // The merge driver runs inside git with no rail of its own; shell integration describes
         // the arguments: neither needs a rail.
         Command::MergeDriver(args) => return cmd::merge_driver::run(&args),
-        Command::Completions(args) => return cmd::completions::run(&args),
-        Command::Man(args) => return cmd::man::run(&args),
+        Command::Completions(args) => return cmd::completions::run(&args, Cli::command()),
+        Command::Man(args) => return cmd::man::run(&args, Cli::command()),
         // A hook answers through its exit code, whatever goes wrong.
         Command::Hook { kind } => std::process::exit(cmd::hook::run(&kind, flags)),
         Command::Mcp => return cmd::mcp::run(flags, cli.fetch),

@@ -11,7 +11,9 @@
 //! ([`model::conflict`], [`model::scope`]) and gives the [`model::board`] every front end
 //! shows; [`change`] plans what would be written ([`change::ops`], [`change::merge`] for the
 //! git merge driver, [`change::snapshot`] for a shared rail); [`agent`] holds each agent's
-//! module and the verdicts their hooks return.
+//! module and the verdicts their hooks return. A module uses its own folder and those before
+//! it, never one after (tests/tests/tidy.rs checks it): a concept lives in the lowest folder
+//! that needs it.
 
 // The wasm size lints (clippy.toml) bind the code the wasm build compiles, not unit tests.
 #![cfg_attr(
@@ -24,6 +26,10 @@
 
 pub mod agent;
 pub mod change;
+// The README's example runs as a doctest (`cargo test --doc -p rail-core`), so it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
 pub mod formats;
 pub mod model;
 pub mod text;

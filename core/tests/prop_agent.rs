@@ -104,15 +104,15 @@ proptest! {
         let _ = patch::embedded(&text);
         // Every agent with a hook command of its own.
         for a in AGENTS.iter().copied().filter(|a| a.hook_help().is_some()) {
-            let _ = agent::read(a, &text);
+            let _ = agent::read_call(a, &text, None, &|_| None);
             let wrapped = json!({"hook_event_name": "PreToolUse", "tool_name": "apply_patch",
                                  "tool_input": {"command": text}}).to_string();
-            let _ = agent::read(a, &wrapped);
+            let _ = agent::read_call(a, &wrapped, None, &|_| None);
         }
         // Copilot's arguments are JSON text inside the JSON: any text, for each kind of tool.
         for tool in ["bash", "apply_patch", "edit", "srv-write_file", "view"] {
             let copilot = json!({"cwd": "/w", "toolName": tool, "toolArgs": text}).to_string();
-            let _ = agent::read_event(agent::copilot::AGENT, &copilot, Some("preToolUse"));
+            let _ = agent::read_call(agent::copilot::AGENT, &copilot, Some("preToolUse"), &|_| None);
         }
         if let (Ok(node), Ok(v)) = (jsonc::parse(&text), serde_json::from_str::<Value>(&text)) {
             prop_assert_eq!(node.to_value(), v);

@@ -7,7 +7,7 @@
 mod common;
 
 use proptest::prelude::*;
-use rail_core::formats::journal::{self, Action, Entry, Parsed};
+use rail_core::formats::journal::{self, Action, JournalEntry, Parsed};
 
 fn rail_path() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -19,13 +19,13 @@ fn rail_path() -> impl Strategy<Value = String> {
     ]
 }
 
-fn entry() -> impl Strategy<Value = Entry> {
+fn entry() -> impl Strategy<Value = JournalEntry> {
     (
         prop_oneof![Just(Action::File), Just(Action::Append)],
         rail_path(),
         proptest::collection::vec(any::<u8>(), 0..64),
     )
-        .prop_map(|(action, path, bytes)| Entry {
+        .prop_map(|(action, path, bytes)| JournalEntry {
             action,
             path,
             bytes,
@@ -84,7 +84,7 @@ proptest! {
         ],
     ) {
         let mut all = entries;
-        all.push(Entry { action: Action::File, path: path.clone(), bytes: b"x".to_vec() });
+        all.push(JournalEntry { action: Action::File, path: path.clone(), bytes: b"x".to_vec() });
         match journal::parse(&journal::render(&all)) {
             Parsed::Foreign(f) => prop_assert_eq!(f.path, path),
             other => prop_assert!(false, "{:?} gave {:?}", path, other),

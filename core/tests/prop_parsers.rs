@@ -7,7 +7,7 @@ use common::{assert_spans_fit, claim_file_text, rail_text, rail_text_with_claim,
 use proptest::prelude::*;
 use rail_core::change::lock;
 use rail_core::formats::claims_md::{self, LineKind};
-use rail_core::formats::log::{Event, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent};
 use rail_core::formats::{claim_file, config, log, yaml};
 use rail_core::text::diagnostic::Severity;
 use rail_core::text::edit::apply;
@@ -67,7 +67,7 @@ proptest! {
         }
         // And removing it again gives back a line that means what it meant. (Byte for byte only
         // with single spaces around `|`: removal takes the whitespace before its separator; the
-        // canonical case is a unit test in formats/claims_md.rs.)
+        // canonical case is a unit test in formats/claims_md/tests.rs.)
         if before.field("lease").is_none() {
             let removed = apply(&out, &[claims_md::remove_field(&after, n, "lease").unwrap()]).unwrap();
             let again = claims_md::parse(&removed);
@@ -143,7 +143,7 @@ proptest! {
         session in "[a-z][a-z0-9/-]{0,8}",
         details in prop::collection::btree_map("[a-z_]{1,6}", "[^\n\r]{0,12}", 0..4),
     ) {
-        let mut entry = LogEntry::new(parse_time("2026-10-22T14:05:03Z").unwrap(), Event::Taken, Some(&task), Some(&session));
+        let mut entry = LogEntry::new(parse_time("2026-10-22T14:05:03Z").unwrap(), LogEvent::Taken, Some(&task), Some(&session));
         for (k, v) in &details {
             entry = entry.with(k, v.trim());
         }

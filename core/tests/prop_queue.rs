@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use rail_core::change::ops::{self, ClaimRequest, Request};
 use rail_core::change::queue::{
-    self, Commit, Decision, Fate, Folding, Op, Queue, Record, Recorded,
+    self, Commit, Fate, Folding, Op, OpDecision, Queue, Record, Recorded,
 };
-use rail_core::change::snapshot::{self, Files};
+use rail_core::change::snapshot::{self, SharedFiles};
 use rail_core::model::input::Facts;
 use serde_json::json;
 
@@ -51,7 +51,7 @@ struct Machine {
 #[derive(Debug)]
 struct World {
     /// Commits oldest first, with the files each holds.
-    chain: Vec<(Commit, Files)>,
+    chain: Vec<(Commit, SharedFiles)>,
     queues: BTreeMap<String, Queue>,
     machines: Vec<Machine>,
     facts: Facts,
@@ -72,7 +72,7 @@ impl World {
                     parent: None,
                     record: Recorded::None,
                 },
-                Files::new(),
+                SharedFiles::new(),
             )],
             queues: BTreeMap::new(),
             machines: (0..n)
@@ -241,8 +241,10 @@ impl World {
         }));
         let mut files = base_files.clone();
         let (verdicts, _) = queue::fold(&mut files, &self.facts, &folding);
-        let outcome = |v: &queue::Verdict| match v {
-            queue::Verdict::Planned { changed, .. } => json!({ "done": true, "changed": changed }),
+        let outcome = |v: &queue::FoldVerdict| match v {
+            queue::FoldVerdict::Planned { changed, .. } => {
+                json!({ "done": true, "changed": changed })
+            }
             _ => json!({ "done": false }),
         };
         if view != self.tip() {
@@ -260,7 +262,7 @@ impl World {
                             }
                     }
                 };
-                if matches!(v, queue::Verdict::Refused { on_base: true, .. }) && final_refusal {
+                if matches!(v, queue::FoldVerdict::Refused { on_base: true, .. }) && final_refusal {
                     self.machines[m]
                         .answers
                         .insert(job.id.clone(), Answer::EarlyRefusal);
@@ -272,9 +274,9 @@ impl World {
             self.publish(m);
             return;
         }
-        let mut decided: Vec<Decision> = Vec::new();
+        let mut decided: Vec<OpDecision> = Vec::new();
         for (job, v) in jobs.iter().zip(&verdicts) {
-            decided.push(Decision {
+            decided.push(OpDecision {
                 machine: name.clone(),
                 id: job.id.clone(),
                 outcome: outcome(v),
@@ -284,7 +286,7 @@ impl World {
                 .insert(job.id.clone(), Answer::Decided(outcome(v)));
         }
         for ((machine, op), v) in foreign.iter().zip(&verdicts[jobs.len()..]) {
-            decided.push(Decision {
+            decided.push(OpDecision {
                 machine: machine.clone(),
                 id: op.id.clone(),
                 outcome: outcome(v),

@@ -35,7 +35,7 @@ use rail_core::change::merge;
 use rail_core::change::ops::{self, Request};
 use rail_core::formats::claim_file;
 use rail_core::formats::claims_md::{self, Form, LineKind};
-use rail_core::formats::yaml::{self, Node, Value as YamlValue};
+use rail_core::formats::yaml::{self, Value as YamlValue, YamlNode};
 use rail_core::model::input::{Facts, FileText, RailTexts};
 use rail_core::text::diagnostic::{Located, Severity};
 use rail_core::text::edit;
@@ -356,7 +356,7 @@ pub fn parse_json(text: &str) -> Value {
     })
 }
 
-fn yaml_tree(node: Option<&Node>) -> Value {
+fn yaml_tree(node: Option<&YamlNode>) -> Value {
     let Some(node) = node else {
         return Value::Null;
     };
@@ -407,7 +407,7 @@ pub fn apply_plan(texts: &RailTexts, plan: &ops::Plan) -> Result<BTreeMap<String
             .claims
             .as_ref()
             .map(|f| f.path.as_str())
-            .unwrap_or(rail_core::model::CLAIMS_MD);
+            .unwrap_or(rail_core::formats::rail_files::CLAIMS_MD);
         let original = if file.file == claims_path {
             texts.claims.as_ref().map(|f| f.text.clone())
         } else {

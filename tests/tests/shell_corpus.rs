@@ -11,6 +11,7 @@ use rail_core::agent::shell;
 use rail_core::formats::config::HookUnanalysed;
 use rail_core::model::input::{Facts, FileText, RailTexts};
 use rail_core::model::Rail;
+use rail_core::text::ident::Acting;
 
 /// The station's top, as the host would have resolved it.
 const TOP: &str = "/w/app-web";
@@ -111,7 +112,7 @@ fn every_command_of_the_corpus() {
         unanalysed.extend(landed.unanalysed);
         let verdict = hook::judge(
             &eval,
-            "web",
+            &Acting::Session("web".into()),
             &landed.targets,
             &unanalysed,
             HookUnanalysed::Warn,
@@ -125,7 +126,7 @@ fn every_command_of_the_corpus() {
         // With `hook_unanalysed: deny`, anything not judged is denied; the rest is unchanged.
         let strict = hook::judge(
             &eval,
-            "web",
+            &Acting::Session("web".into()),
             &landed.targets,
             &unanalysed,
             HookUnanalysed::Deny,

@@ -1,15 +1,23 @@
-//! Tidy: the code map in docs/architecture.md names every module of core, the CLI and the wasm
-//! facade, and every module says what it holds in a `//!` header. A new file that neither its
-//! crate's section of the code map nor its own first line explains fails here, so the map stays
-//! the architecture rather than a memory of it.
+//! Tidy: the architecture's rules as tests, so docs/architecture.md cannot drift from the code.
+//! The code map names every module of core, the CLI and the wasm facade, and every module says
+//! what it holds in a `//!` header; core does no I/O; core's folders import only downwards; the
+//! CLI keeps its files, functions and top level small; no two public types share a name. Each
+//! rule fails with every `file:line` that breaks it. `tidy/scan.rs` reads the Rust source
+//! (tokens, paths, public types, functions) for them.
 
 #![allow(
     clippy::disallowed_methods,
     reason = "native only: the wasm size lints of clippy.toml bind core and wasm"
 )]
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+
+#[path = "tidy/scan.rs"]
+mod scan;
+
+use scan::{NamedPath, Tok};
 
 const CRATES: [&str; 3] = ["core", "cli", "wasm"];
 
@@ -223,4 +231,564 @@ fn the_diagram_names_every_core_module_in_its_folder() {
         }
     }
     assert!(missing.is_empty(), "\n{}\n", missing.join("\n"));
+}
+
+/// The text and tokens of every `.rs` file under `krate/src`, by path relative to it.
+fn scanned(krate: &str) -> Vec<(String, String, Vec<scan::Token>)> {
+    let src = root().join(krate).join("src");
+    sources(&src)
+        .into_iter()
+        .map(|rel| {
+            let text = fs::read_to_string(src.join(&rel)).expect("a source file");
+            let tokens = scan::lex(&text);
+            (rel, text, tokens)
+        })
+        .collect()
+}
+
+/// Whether `segments` holds `pattern` as consecutive segments.
+fn holds(segments: &[String], pattern: &[&str]) -> bool {
+    segments
+        .windows(pattern.len())
+        .any(|w| w.iter().zip(pattern).all(|(a, b)| a == b))
+}
+
+/// What core may not name, and the outside world each reaches. A path matches where it holds
+/// these segments in a row, written out (`std::fs::read`) or imported (`use std::{fs, env}`);
+/// in-memory `std::io::{Read, Write, Cursor}` are not I/O and stay allowed.
+const NO_IO: [(&[&str], &str); 17] = [
+    (&["std", "fs"], "the file system"),
+    (&["std", "process"], "processes"),
+    (&["std", "env"], "the environment"),
+    (&["std", "net"], "the network"),
+    (&["std", "os"], "the operating system"),
+    (&["std", "thread", "sleep"], "the clock"),
+    (&["io", "stdin"], "the terminal"),
+    (&["io", "stdout"], "the terminal"),
+    (&["io", "stderr"], "the terminal"),
+    (&["SystemTime"], "the clock"),
+    (&["Instant"], "the clock"),
+    (&["Utc", "now"], "the clock"),
+    (&["Local", "now"], "the clock"),
+    (&["chrono", "Local"], "the local time zone"),
+    (&["File", "open"], "the file system"),
+    (&["File", "create"], "the file system"),
+    (&["OpenOptions"], "the file system"),
+];
+
+/// Macros that print: core returns text, its hosts print it.
+const PRINTING: [&str; 5] = ["print", "println", "eprint", "eprintln", "dbg"];
+
+/// Architecture Invariant: core does no I/O. No file system, process, environment, network,
+/// clock or terminal anywhere in `core/src`: hosts pass texts, times and facts in, so every
+/// rule runs the same natively, in wasm and in a test at a fixed time. Unit tests included: a
+/// test that needs a file or the clock is testing a host, and belongs in the host's tests (or
+/// in `core/tests/`, `core/benches/`, which may read their inputs and are not checked here).
+/// `include_str!` and `include_bytes!` read at compile time, which is no I/O, but only files
+/// inside `core/`: a path outside it would not be in the published crate.
+#[test]
+fn core_does_no_io() {
+    let core = root().join("core");
+    let mut found = Vec::new();
+    for (rel, _, tokens) in scanned("core") {
+        let file_exists = |path: &Path| core.join(path).exists();
+        found.extend(io_in(&rel, &tokens, &file_exists));
+    }
+    assert!(found.is_empty(), "\ncore does I/O:\n{}\n", found.join("\n"));
+}
+
+/// What in the file `core/src/{rel}` reaches the outside world, each as `file:line: what`.
+/// `exists` says whether a path relative to `core/` is a file there.
+fn io_in(rel: &str, tokens: &[scan::Token], exists: &dyn Fn(&Path) -> bool) -> Vec<String> {
+    let mut found = Vec::new();
+    for p in scan::paths(tokens) {
+        for (pattern, what) in NO_IO {
+            if holds(&p.segments, pattern) {
+                found.push(format!(
+                    "core/src/{rel}:{}: `{}` reaches {what}",
+                    p.line,
+                    p.text()
+                ));
+            }
+        }
+    }
+    for (i, t) in tokens.iter().enumerate() {
+        let Tok::Ident(name) = &t.tok else { continue };
+        let bang = tokens.get(i + 1).is_some_and(|t| t.is_punct('!'));
+        let call = tokens
+            .get(i + 2)
+            .is_some_and(|t| t.is_punct('(') || t.is_punct('[') || t.is_punct('{'));
+        if !(bang && call) {
+            continue;
+        }
+        if PRINTING.contains(&name.as_str()) {
+            found.push(format!("core/src/{rel}:{}: `{name}!` prints", t.line));
+        }
+        if name == "include_str" || name == "include_bytes" {
+            let Some(Tok::Str(arg)) = tokens.get(i + 3).map(|t| &t.tok) else {
+                found.push(format!(
+                    "core/src/{rel}:{}: `{name}!` of a path not written out",
+                    t.line
+                ));
+                continue;
+            };
+            let file = Path::new("src").join(rel);
+            let path = file.parent().expect("a file's folder").join(arg);
+            if !inside(&path) || !exists(&path) {
+                found.push(format!(
+                    "core/src/{rel}:{}: `{name}!(\"{arg}\")` is not a file inside core/",
+                    t.line
+                ));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn io_is_found_however_it_is_written() {
+    let src = r#"
+use std::{fs, io::{self, Write}};
+use chrono::Utc;
+fn f(a: &Answer) {
+    let now = Utc::now();
+    let t = std::time::SystemTime::now();
+    io::stdout().flush();
+    println!("x");
+    let said = a.stdout.clone(); // a field, not the terminal: std::env::var("X")
+    let s = "std::process::Command";
+    let ok = include_str!("../README.md");
+    let far = include_str!("../../docs/format.md");
+    if x != y {}
+}
+"#;
+    let readme = |p: &Path| p == Path::new("src/../README.md");
+    let found = io_in("x.rs", &scan::lex(src), &readme);
+    assert_eq!(
+        found,
+        [
+            "core/src/x.rs:2: `std::fs` reaches the file system",
+            "core/src/x.rs:5: `Utc::now` reaches the clock",
+            "core/src/x.rs:6: `std::time::SystemTime::now` reaches the clock",
+            "core/src/x.rs:7: `io::stdout` reaches the terminal",
+            "core/src/x.rs:8: `println!` prints",
+            "core/src/x.rs:12: `include_str!(\"../../docs/format.md\")` is not a file inside core/",
+        ]
+    );
+}
+
+/// Whether a relative path stays inside the folder it is relative to (`..` never climbs out).
+fn inside(path: &Path) -> bool {
+    let mut depth = 0i32;
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => depth -= 1,
+            std::path::Component::Normal(_) => depth += 1,
+            std::path::Component::CurDir => {}
+            _ => return false,
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    true
+}
+
+#[test]
+fn a_path_inside_core_stays_inside() {
+    assert!(inside(Path::new("src/../README.md")));
+    assert!(!inside(Path::new("src/../../docs/x.md")));
+    assert!(!inside(Path::new("/etc/passwd")));
+}
+
+/// core/src's folders in the order they are read (core/src/lib.rs): each builds on those before.
+const FOLDERS: [&str; 5] = ["text", "formats", "model", "change", "agent"];
+
+/// The module a file of core/src is, as segments: `agent/codex/mod.rs` is `agent::codex`.
+fn module_of(rel: &str) -> Vec<String> {
+    let rel = rel.trim_end_matches(".rs");
+    let mut parts: Vec<String> = rel.split('/').map(str::to_string).collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// The top folder of core a path written in `module` names, if it names one: `crate::x::…`
+/// names `x`; `super::…` climbs out of `module` (and the inline modules the path sits in) and
+/// names the folder it lands in, or at the crate root the segment after the last `super`.
+fn folder_named(module: &[String], p: &NamedPath) -> Option<String> {
+    let segs = &p.segments;
+    let named = match segs.first().map(String::as_str) {
+        Some("crate") => segs.get(1).cloned(),
+        Some("super") => {
+            let mut here: Vec<String> = module.to_vec();
+            here.extend(p.inline_mods.iter().cloned());
+            let ups = segs.iter().take_while(|s| *s == "super").count();
+            let base = here.len().checked_sub(ups)?;
+            here.first()
+                .filter(|_| base > 0)
+                .cloned()
+                .or_else(|| segs.get(ups).cloned())
+        }
+        _ => None,
+    }?;
+    FOLDERS.contains(&named.as_str()).then_some(named)
+}
+
+#[test]
+fn super_paths_resolve_to_the_folder_they_land_in() {
+    let p = |text: &str, inline: &[&str]| NamedPath {
+        segments: text.split("::").map(str::to_string).collect(),
+        line: 1,
+        imported: true,
+        inline_mods: inline.iter().map(|s| s.to_string()).collect(),
+    };
+    let m = module_of("agent/codex/mod.rs");
+    assert_eq!(m, ["agent", "codex"]);
+    assert_eq!(
+        folder_named(&m, &p("super::super::tests::tool", &["tests"])).as_deref(),
+        Some("agent")
+    );
+    assert_eq!(
+        folder_named(&m, &p("super::super::model::Rail", &[])).as_deref(),
+        Some("model")
+    );
+    assert_eq!(
+        folder_named(&module_of("formats/mod.rs"), &p("super::agent::x", &[])).as_deref(),
+        Some("agent")
+    );
+    assert_eq!(
+        folder_named(&m, &p("crate::text::Span", &[])).as_deref(),
+        Some("text")
+    );
+    assert_eq!(folder_named(&m, &p("serde::Serialize", &[])), None);
+}
+
+/// Architecture Invariant: core's folders are layers. `text` < `formats` < `model` < `change`
+/// < `agent` (core/src/lib.rs): a module uses its own folder and the folders before it, never
+/// one after, so each folder can be read, tested and reasoned about without those above it, and
+/// a concept lives in the lowest folder that needs it (a type `model` uses lives in `model` or
+/// below). Checked on every `use` (grouped and nested trees expanded), every `crate::folder::`
+/// path in code and in a derive's string (`serde(with = "crate::…")`), and every `super::` that
+/// climbs out of its folder; comments and doc links are not imports and may point anywhere.
+#[test]
+fn core_folders_import_only_folders_before_them() {
+    let wrong: Vec<String> = scanned("core")
+        .iter()
+        .flat_map(|(rel, _, tokens)| against_the_order(rel, tokens))
+        .collect();
+    assert!(wrong.is_empty(), "\n{}\n", wrong.join("\n"));
+}
+
+/// Each path of the file `core/src/{rel}` that names a folder after its own, as `file:line`.
+fn against_the_order(rel: &str, tokens: &[scan::Token]) -> Vec<String> {
+    let module = module_of(rel);
+    let Some(own) = module
+        .first()
+        .and_then(|f| FOLDERS.iter().position(|x| x == f))
+    else {
+        return Vec::new(); // lib.rs
+    };
+    let mut wrong = Vec::new();
+    for p in scan::paths(tokens) {
+        let Some(named) = folder_named(&module, &p) else {
+            continue;
+        };
+        let at = FOLDERS.iter().position(|x| *x == named).expect("a folder");
+        if at > own {
+            wrong.push(format!(
+                "core/src/{rel}:{}: `{}`: {} may not use {named} ({})",
+                p.line,
+                p.text(),
+                FOLDERS[own],
+                FOLDERS.join(" < ")
+            ));
+        }
+    }
+    wrong
+}
+
+#[test]
+fn an_import_of_a_later_folder_is_found_however_it_is_written() {
+    let src = r#"
+//! See [`crate::agent::hook`]: a doc link, not an import.
+use crate::{text::Span, model::{lease::{self, State}, Rail}};
+use super::gitindex::Stat;
+#[serde(with = "crate::change::lock::time")]
+struct S;
+fn f() { let x = crate::agent::hook::land(); }
+mod tests {
+    use super::super::super::agent::read;
+}
+"#;
+    let wrong = against_the_order("formats/log.rs", &scan::lex(src));
+    let lines: Vec<&str> = wrong
+        .iter()
+        .map(|w| w.split(": `").next().unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "core/src/formats/log.rs:3",
+            "core/src/formats/log.rs:3",
+            "core/src/formats/log.rs:3",
+            "core/src/formats/log.rs:5",
+            "core/src/formats/log.rs:7",
+            "core/src/formats/log.rs:9",
+        ]
+    );
+    assert!(wrong[0].contains("`crate::model::lease`: formats may not use model"));
+    assert!(against_the_order("agent/hook.rs", &scan::lex(src)).is_empty());
+}
+
+/// The CLI's files allowed past 800 lines, each with its reason (one parser or table that
+/// splits no further). Empty: every file of the CLI is a concept small enough to read whole.
+const LONG_CLI_FILES: [(&str, &str); 0] = [];
+
+/// The CLI stays as clear as core: no file of `cli/src` past 800 lines but one on
+/// `LONG_CLI_FILES` with its reason (a long file is several concepts, and a reader must hold
+/// it all to change one).
+#[test]
+fn no_cli_file_passes_800_lines() {
+    let mut wrong = Vec::new();
+    for (rel, text, _) in scanned("cli") {
+        let lines = text.lines().count();
+        let listed = LONG_CLI_FILES.iter().any(|(name, _)| *name == rel);
+        if lines > 800 && !listed {
+            wrong.push(format!(
+                "cli/src/{rel}: {lines} lines; split it, or add it to LONG_CLI_FILES with its reason"
+            ));
+        } else if lines <= 800 && listed {
+            wrong.push(format!(
+                "cli/src/{rel}: {lines} lines, no longer past 800: take it off LONG_CLI_FILES"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}\n", wrong.join("\n"));
+}
+
+/// The longest function of `cli/src` without a reason, in lines from `fn` to its closing brace.
+const MAX_FN_LINES: usize = 150;
+
+/// No function of `cli/src` over 150 lines (from `fn` to its closing brace) unless a
+/// `// long: <reason>` comment sits right above it: in the comments directly above the item,
+/// or among its attributes. A long function is steps that want names; where it is one thing
+/// (a table, a match over every command), the reason says so where the next reader looks.
+#[test]
+fn no_cli_function_passes_150_lines_without_a_reason() {
+    let mut wrong = Vec::new();
+    for (rel, text, tokens) in scanned("cli") {
+        let lines: Vec<&str> = text.lines().collect();
+        for f in scan::functions(&tokens) {
+            if f.lines() > MAX_FN_LINES && !scan::marked_long(&lines, &f) {
+                wrong.push(format!(
+                    "cli/src/{rel}:{}: fn {} is {} lines; split it, or say why above it (`// long: <reason>`)",
+                    f.fn_line,
+                    f.name,
+                    f.lines()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}\n", wrong.join("\n"));
+}
+
+/// `cli/src` has at most 12 `.rs` files at its top level: the rest is in folders that say what
+/// they hold (the flat 23-module `src/` was where the CLI's import circles grew).
+#[test]
+fn cli_src_has_at_most_12_top_level_files() {
+    let top: Vec<String> = sources(&root().join("cli/src"))
+        .into_iter()
+        .filter(|rel| !rel.contains('/'))
+        .collect();
+    assert!(
+        top.len() <= 12,
+        "\ncli/src has {} .rs files at its top level (at most 12; move the rest into folders):\n{}\n",
+        top.len(),
+        top.join("\n")
+    );
+}
+
+/// A command never reaches into another: no file `cli/src/cmd/*.rs` but `cmd/mod.rs` (the
+/// dispatcher) names `crate::cmd::…`, in a `use` or in code. What two commands share lives
+/// outside `cmd/`, where both import it, so commands stay leaves and no import circle runs
+/// through them.
+#[test]
+fn commands_do_not_import_each_other() {
+    let mut wrong = Vec::new();
+    for (rel, _, tokens) in scanned("cli") {
+        let Some(file) = rel.strip_prefix("cmd/") else {
+            continue;
+        };
+        if file.contains('/') || file == "mod.rs" {
+            continue;
+        }
+        for p in scan::paths(&tokens) {
+            if p.segments.len() > 1 && p.segments[0] == "crate" && p.segments[1] == "cmd" {
+                wrong.push(format!("cli/src/{rel}:{}: `{}`", p.line, p.text()));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "\ncommands importing crate::cmd:: (move what they share out of cmd/):\n{}\n",
+        wrong.join("\n")
+    );
+}
+
+/// One name per meaning: no two public types (`pub`, or `pub(…)` of any reach: struct, enum,
+/// type, trait, union) share a name across `core/src`, `cli/src` and `wasm/src`. A reader who
+/// meets `Verdict` or `Entry` in an import must know which one it is without looking; a name
+/// that says what the type is (`GateVerdict`, `JournalEntry`) does, and a search finds it.
+#[test]
+fn no_two_public_types_share_a_name() {
+    let mut by_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for krate in CRATES {
+        for (rel, _, tokens) in scanned(krate) {
+            for t in scan::pub_types(&tokens) {
+                by_name
+                    .entry(t.name)
+                    .or_default()
+                    .push(format!("{krate}/src/{rel}:{} ({})", t.line, t.kind));
+            }
+        }
+    }
+    let shared: Vec<String> = by_name
+        .into_iter()
+        .filter(|(_, at)| at.len() > 1)
+        .map(|(name, at)| format!("{name}: {}", at.join(", ")))
+        .collect();
+    assert!(
+        shared.is_empty(),
+        "\npublic types sharing a name (rename each to what it is):\n{}\n",
+        shared.join("\n")
+    );
+}
+
+/// The CLI's layers, bottom up (cli/src/main.rs and docs/architecture.md name them): a module
+/// imports only from its own layer or the ones below it, so what two commands, or a command and
+/// a hook, share lives in a lower module, and nothing imports in a circle.
+const CLI_LAYERS: [&[&str]; 8] = [
+    &["sys", "fail", "faults", "out"],
+    &["git"],
+    &["store"],
+    &["context"],
+    &["shared"],
+    &["ops"],
+    &["agent"],
+    &["cmd"],
+];
+
+/// The layer of a top-level CLI module (`main` is above them all).
+fn cli_layer(module: &str) -> Option<usize> {
+    if module == "main" {
+        return Some(CLI_LAYERS.len());
+    }
+    CLI_LAYERS.iter().position(|l| l.contains(&module))
+}
+
+/// Every `crate::<module>` path a source names (in `use` lines and in code alike), with its
+/// line number; comments are skipped.
+fn crate_paths(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(i) = rest.find("crate::") {
+            let after = &rest[i + "crate::".len()..];
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            // `rail_core::…` and `some_crate::` are not this crate's paths.
+            let joined = rest[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_');
+            if !joined && !name.is_empty() {
+                out.push((n + 1, name));
+            }
+            rest = after;
+        }
+    }
+    out
+}
+
+#[test]
+fn the_cli_imports_only_from_its_own_layer_or_below() {
+    let src = root().join("cli/src");
+    let mut wrong = Vec::new();
+    for rel in sources(&src) {
+        let module = rel
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches(".rs");
+        let Some(own) = cli_layer(module) else {
+            wrong.push(format!(
+                "cli/src/{rel}: `{module}` is in no layer of CLI_LAYERS (tests/tests/tidy.rs)"
+            ));
+            continue;
+        };
+        let text = fs::read_to_string(src.join(&rel)).expect("a source file");
+        for (line, used) in crate_paths(&text) {
+            if used == module {
+                continue;
+            }
+            match cli_layer(&used) {
+                Some(theirs) if theirs <= own => {}
+                _ => wrong.push(format!(
+                    "cli/src/{rel}:{line}: `{module}` imports `crate::{used}`, a layer above it"
+                )),
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}\n", wrong.join("\n"));
+}
+
+#[test]
+fn a_crate_path_is_found_in_code_but_not_in_comments_or_other_crates() {
+    let text = "use crate::git::repo;\nlet x = rail_core::x; // crate::cmd::y\nmy_crate::z();\n(crate::ops::write::claim)(1);";
+    assert_eq!(
+        crate_paths(text),
+        vec![(1, "git".to_string()), (4, "ops".to_string())]
+    );
+}
+
+/// Where the CLI may read the process environment and the wall clock: one module each, so every
+/// setting a command obeys is read once and named in one place, and every time a command judges
+/// by is its context's (`Ctx::now`) or, for what really happens, the clock's.
+#[test]
+fn the_cli_reads_the_environment_and_the_clock_only_in_sys() {
+    let src = root().join("cli/src");
+    let reads: [(&str, &[&str]); 2] = [
+        (
+            "sys/env.rs",
+            &["std::env::var", "use std::env;", "use std::env::"],
+        ),
+        (
+            "sys/clock.rs",
+            &["Utc::now()", "Local::now()", "SystemTime::now()"],
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for rel in sources(&src) {
+        let text = fs::read_to_string(src.join(&rel)).expect("a source file");
+        for (home, calls) in reads {
+            if rel == home {
+                continue;
+            }
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                if let Some(call) = calls.iter().find(|c| code.contains(*c)) {
+                    wrong.push(format!(
+                        "cli/src/{rel}:{}: `{call}` outside cli/src/{home}",
+                        n + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}\n", wrong.join("\n"));
 }

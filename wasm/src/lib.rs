@@ -360,7 +360,7 @@ pub fn hook_marks(
 ) -> Result<JsValue, JsError> {
     let own = pairs_arg("own", own)?;
     let shared = pairs_arg("shared", shared)?;
-    ret(&rail_core::agent::heartbeat::collect(
+    ret(&rail_core::formats::heartbeat::collect(
         own.iter().map(|(a, b)| (a.as_str(), b.as_str())),
         shared.iter().map(|(a, b)| (a.as_str(), b.as_str())),
     ))

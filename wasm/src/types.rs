@@ -42,7 +42,7 @@ pub fn declarations() -> String {
     found.visit::<rail_core::formats::config::Config>();
     found.visit::<rail_core::model::freshness::FreshnessFacts>();
     found.visit::<rail_core::model::freshness::Freshness>();
-    found.visit::<rail_core::agent::heartbeat::Mark>();
+    found.visit::<rail_core::formats::heartbeat::Mark>();
     found.visit::<rail_core::text::ident::ActingView>();
     found.visit::<rail_core::model::HostConstants>();
     // No export returns these any more, but `rail --json` prints them (a plan or a refusal from

@@ -36,7 +36,7 @@ lease_left_secs?: number, lease_left_text?: string,
  * The lease for people: `1h12m left`, `ran out 2h ago`, `stale: owner gone`,
  * `ran out 5m ago; owner alive`, `no time known`.
  */
-lease_text: string, age_secs?: number, age_text?: string, state: State, activity: Activity, reason: string, 
+lease_text: string, age_secs?: number, age_text?: string, state: LeaseState, activity: Activity, reason: string, 
 /**
  * False for a duplicate claim that lost to an earlier one.
  */
@@ -85,8 +85,6 @@ text: string,
  */
 losers: Array<Loser>, refused?: MarkedSide, };
 
-export type Event = "claimed" | "renewed" | "released" | "taken" | "updated" | "lock-broken" | "recovered" | "done" | "bypass" | "refused" | "station-removed" | string;
-
 export type ExitCodes = { done: number, refused: number, bad_input: number, environment: number, };
 
 export type Facts = { 
@@ -118,7 +116,7 @@ process_starts?: { [key in string]: number },
  */
 sessions?: { [key in string]: boolean }, worktrees?: Array<Worktree>, 
 /**
- * The last Rail hook call seen per session ([`crate::agent::heartbeat`]): guard status.
+ * The last Rail hook call seen per session ([`crate::formats::heartbeat`]): guard status.
  */
 hooks?: { [key in string]: HookSeen }, };
 
@@ -176,7 +174,7 @@ fetch_error?: string | null, };
 
 export type Hint = { "kind": "take", task: string, } | { "kind": "claim", task: string, } | { "kind": "renew-or-update", task: string, } | { "kind": "validate" } | { "kind": "merge-driver" } | { "kind": "force-break" } | { "kind": "add-paths", task?: string | null, } | { "kind": "claim-first" } | { "kind": "fix-check", task: string, } | { "kind": "other-work", take?: string | null, } | { "kind": "force-close", station: string, };
 
-export type Holder = { claim: number, session: string, task: string | null, pattern: string, state: State, };
+export type Holder = { claim: number, session: string, task: string | null, pattern: string, state: LeaseState, };
 
 export type HookFailure = "deny" | "warn";
 
@@ -203,9 +201,11 @@ export type HookUnanalysed = "warn" | "deny";
 
 export type HostConstants = { claims_md: string, claims_dir: string, log_file: string, config_file: string, journal: string, lock_name: string, max_rail_bytes: number, exit: ExitCodes, 
 /**
- * Guard marks: where and how much (`agent::heartbeat`).
+ * Guard marks: where and how much (`formats::heartbeat`).
  */
 marks: MarkFiles, };
+
+export type LeaseState = "live" | "expiring" | "stale";
 
 export type Located = { file: string, code: Code, severity: Severity, message: string, span: Span, range: Range, line: number, column: number, };
 
@@ -236,11 +236,13 @@ message: string,
  */
 hint: Hint | null, };
 
-export type LogEntry = { time: string, event: Event, task: string | null, session: string | null, details: { [key in string]: string }, 
+export type LogEntry = { time: string, event: LogEvent, task: string | null, session: string | null, details: { [key in string]: string }, 
 /**
  * Zero-based line in the log (when parsed).
  */
 line?: number | null, };
+
+export type LogEvent = "claimed" | "renewed" | "released" | "taken" | "updated" | "lock-broken" | "recovered" | "done" | "bypass" | "refused" | "station-removed" | string;
 
 export type Loser = { task: string, kept_session: string, lost_session: string, 
 /**
@@ -328,7 +330,7 @@ export type Refusal = { kind: RefusalKind, task: string,
 /**
  * The session that holds what was asked for.
  */
-holder: string | null, holder_claim: number | null, claimed_at: string | null, age_secs: number | null, lease_left_secs: number | null, state: State | null, 
+holder: string | null, holder_claim: number | null, claimed_at: string | null, age_secs: number | null, lease_left_secs: number | null, state: LeaseState | null, 
 /**
  * Why the holder's claim is in its state.
  */
@@ -380,7 +382,7 @@ rescue: string | null,
  */
 message: string, hint: Hint | null, };
 
-export type ResourceHolder = { claim: number, session: string, task: string | null, shared: boolean, state: State, };
+export type ResourceHolder = { claim: number, session: string, task: string | null, shared: boolean, state: LeaseState, };
 
 export type ResourceUse = { 
 /**
@@ -432,8 +434,6 @@ export type Settings = { lease_secs: number, expiring_secs: number, };
 export type Severity = "error" | "warning" | "info";
 
 export type Span = { start: number, end: number, };
-
-export type State = "live" | "expiring" | "stale";
 
 export type Station = { state: StationState, claims: Array<StationClaim>, 
 /**
@@ -487,7 +487,7 @@ head: string | null,
  */
 branch_elsewhere: boolean, };
 
-export type StationClaim = { task: string | null, session: string, state: State, };
+export type StationClaim = { task: string | null, session: string, state: LeaseState, };
 
 export type StationState = "live" | "expiring" | "stale" | "unclaimed";
 

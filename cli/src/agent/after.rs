@@ -9,9 +9,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use rail_core::agent::after::{self, Done, Entry, Fix, Prior, Snapshot, Stat, Violation};
-use rail_core::formats::gitindex;
-use rail_core::formats::log::{Event as LogEvent, LogEntry};
+use rail_core::agent::after::{
+    self, Done, Fix, PreToolSnapshot as Snapshot, Prior, Violation, WatchedFile as Entry,
+};
+use rail_core::formats::gitindex::{self, Stat};
+use rail_core::formats::log::{LogEntry, LogEvent};
 use rail_core::model::Rail;
 
 use crate::context::{Commits, Ctx};
@@ -25,13 +27,13 @@ fn dir_of(repo: &Repo) -> PathBuf {
 
 /// The snapshot's file: one per session and tool call (its id, when the agent sends one).
 fn snapshot_path(repo: &Repo, session: &str, call: Option<&str>) -> PathBuf {
-    let mut name = rail_core::agent::heartbeat::file_name(session);
+    let mut name = rail_core::formats::heartbeat::file_name(session);
     if let Some(id) = call {
         name.push('.');
-        name.push_str(&rail_core::agent::heartbeat::file_name(id));
+        name.push_str(&rail_core::formats::heartbeat::file_name(id));
     }
     // Stations share the common dir: the checkout is part of the name.
-    let wt = rail_core::agent::heartbeat::file_name(&repo.worktree.display().to_string());
+    let wt = rail_core::formats::heartbeat::file_name(&repo.worktree.display().to_string());
     dir_of(repo).join(format!("{name}@{:016x}", fnv(wt.as_bytes())))
 }
 
@@ -299,8 +301,8 @@ fn set_aside(ctx: &Ctx, repo: &Repo, session: &str, rel: &str) -> Result<(), Str
     let name = format!(
         "{}.{}.{}",
         ctx.now.format("%Y%m%dT%H%M%S%.fZ"),
-        rail_core::agent::heartbeat::file_name(session),
-        rail_core::agent::heartbeat::file_name(rel)
+        rail_core::formats::heartbeat::file_name(session),
+        rail_core::formats::heartbeat::file_name(rel)
     );
     crate::sys::railfile::write_inside(&repo.common_dir, &dir.join(name), &bytes, false)
         .map_err(|e| format!("cannot set it aside: {e}"))

@@ -1,10 +1,7 @@
 //! `rail completions SHELL`: the completion script clap_complete derives from the command
 //! definitions, so it never lags a new command or flag.
 
-use clap::CommandFactory;
-
 use crate::fail::Fail;
-use crate::Cli;
 
 #[derive(clap::Args, Debug)]
 pub struct CompletionsArgs {
@@ -13,9 +10,10 @@ pub struct CompletionsArgs {
 }
 
 /// Written through `out!` (a closed pipe is not a crash).
-pub fn run(args: &CompletionsArgs) -> Result<(), Fail> {
+/// `cli`: the command definitions (main's).
+pub fn run(args: &CompletionsArgs, mut cli: clap::Command) -> Result<(), Fail> {
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut Cli::command(), "rail", &mut script);
+    clap_complete::generate(args.shell, &mut cli, "rail", &mut script);
     out!("{}", String::from_utf8_lossy(&script));
     Ok(())
 }

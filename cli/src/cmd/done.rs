@@ -3,10 +3,10 @@
 
 use std::process::Command;
 
-use rail_core::agent::gate::{self, CheckOutcome, Verdict};
+use rail_core::agent::gate::{self, CheckOutcome, GateVerdict as Verdict};
 use rail_core::change::ops::Request;
 use rail_core::formats::config::OnDone;
-use rail_core::formats::log::{Event, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent as Event};
 use rail_core::model::scope;
 use rail_core::model::Rail;
 
@@ -33,7 +33,9 @@ pub fn run(ctx: &Ctx, args: DoneArgs) -> Result<(), Fail> {
     let check = check.or_else(|| rail.config.check.clone()).ok_or_else(|| {
         Fail::usage(format!(
             "no check command: set `check: …` in {} or pass --check CMD",
-            ctx.rail.path(rail_core::model::CONFIG_FILE).display()
+            ctx.rail
+                .path(rail_core::formats::rail_files::CONFIG_FILE)
+                .display()
         ))
     })?;
     let eval = ctx.judge(&rail, Commits::IfNeeded).eval;

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use rail_core::model::{CLAIMS_MD, LOG_FILE};
+use rail_core::formats::rail_files::{CLAIMS_MD, LOG_FILE};
 
 use crate::context::Ctx;
 use crate::fail::Fail;

@@ -1,7 +1,7 @@
 //! `rail lock`: who holds the rail lock and whether that process is alive; `--break` breaks
 //! only a dead holder's (or any, with `--force`), and logs it.
 
-use rail_core::formats::log::{Event, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent};
 
 use crate::context::Ctx;
 use crate::fail::Fail;
@@ -73,7 +73,7 @@ pub fn run(ctx: &Ctx, args: &LockArgs) -> Result<(), Fail> {
                 );
             }
             // Record it, under the lock like every other log line.
-            let line = LogEntry::new(ctx.now, Event::LockBroken, None, Some(&session))
+            let line = LogEntry::new(ctx.now, LogEvent::LockBroken, None, Some(&session))
                 .with("holder", broken.holder)
                 .with("reason", broken.reason)
                 .render();

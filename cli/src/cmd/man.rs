@@ -4,10 +4,7 @@
 
 use std::path::PathBuf;
 
-use clap::CommandFactory;
-
 use crate::fail::Fail;
-use crate::Cli;
 
 #[derive(clap::Args, Debug)]
 pub struct ManArgs {
@@ -16,16 +13,17 @@ pub struct ManArgs {
     pub dir: Option<PathBuf>,
 }
 
-pub fn run(args: &ManArgs) -> Result<(), Fail> {
+/// `cli`: the command definitions (main's).
+pub fn run(args: &ManArgs, cli: clap::Command) -> Result<(), Fail> {
     if let Some(dir) = &args.dir {
         std::fs::create_dir_all(dir)
-            .and_then(|()| clap_mangen::generate_to(Cli::command(), dir))
+            .and_then(|()| clap_mangen::generate_to(cli, dir))
             .map_err(|e| Fail::env(format!("{}: {e}", dir.display())))?;
         outln!("wrote rail.1 and a page per command to {}", dir.display());
         return Ok(());
     }
     let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command())
+    clap_mangen::Man::new(cli)
         .render(&mut page)
         .map_err(|e| Fail::env(format!("cannot render the man page: {e}")))?;
     out!("{}", String::from_utf8_lossy(&page));

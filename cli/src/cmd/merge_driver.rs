@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use rail_core::model::CLAIMS_MD;
+use rail_core::formats::rail_files::CLAIMS_MD;
 
 use crate::context::facts::probe_owners;
 use crate::context::Ctx;

@@ -3,7 +3,7 @@
 //! guard marks and the worktrees. Observations only: what they mean is core's.
 
 use rail_core::model::input::{Facts, RailTexts, Worktree};
-use rail_core::model::lease::State;
+use rail_core::model::lease::LeaseState;
 use rail_core::model::{Evaluation, Rail};
 
 use super::Ctx;
@@ -52,7 +52,8 @@ impl Ctx {
             }
         }
         let eval = rail.evaluate(&facts);
-        if commits == Commits::IfNeeded && eval.claims.iter().any(|c| c.state() != State::Live) {
+        if commits == Commits::IfNeeded && eval.claims.iter().any(|c| c.state() != LeaseState::Live)
+        {
             facts.commits = self.commit_times();
             let eval = rail.evaluate(&facts);
             return Judged { facts, eval };
@@ -77,7 +78,7 @@ impl Ctx {
 /// alone.
 pub fn probe_owners<'a>(pids: impl Iterator<Item = &'a str>, facts: &mut Facts) {
     for field in pids {
-        let Some(owner) = rail_core::change::lock::Owner::parse(field) else {
+        let Some(owner) = rail_core::formats::pid::OwnerProcess::parse(field) else {
             continue;
         };
         let key = owner.key();

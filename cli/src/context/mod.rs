@@ -11,16 +11,16 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use rail_core::formats::config::Config;
+use rail_core::formats::rail_files::CONFIG_FILE;
 use rail_core::model::input::RailTexts;
-use rail_core::model::CONFIG_FILE;
 
 pub use self::facts::Commits;
 use crate::fail::Fail;
 use crate::git::repo::{self, Repo};
 use crate::store::lock::{self, LockOwner, RailLock};
-use crate::sys::railfile;
 use crate::store::{RailDir, StoreError};
 use crate::sys::env::env;
+use crate::sys::railfile;
 
 /// What the command line said before anything was looked up: the global flags.
 #[derive(Clone, Debug, Default)]
@@ -323,7 +323,7 @@ fn put_back(mut texts: RailTexts, restore: &rail_core::change::checkout::Restore
                 Some(claims) => claims.text = text,
                 None => {
                     texts.claims = Some(rail_core::model::input::FileText {
-                        path: rail_core::model::CLAIMS_MD.into(),
+                        path: rail_core::formats::rail_files::CLAIMS_MD.into(),
                         text,
                         modified: None,
                     })

@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use rail_core::formats::gitobject::{self, Base, Kind, Oid};
+use rail_core::formats::gitobject::{self, Base, ObjectKind as Kind, Oid};
 
 use crate::git::repo::Repo;
 

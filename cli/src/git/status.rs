@@ -18,8 +18,10 @@ use std::path::{Path, PathBuf};
 use rail_core::formats::gitattributes;
 use rail_core::formats::gitconfig::{self, Key, Lookup};
 use rail_core::formats::gitignore::{self, Patterns};
-use rail_core::formats::gitindex::{self, Entry, Found, IndexFile, Verdict};
-use rail_core::formats::gitobject::{self, Kind, Oid};
+use rail_core::formats::gitindex::{
+    self, IndexEntry as Entry, IndexFile, OnDisk as Found, StatusVerdict as Verdict,
+};
+use rail_core::formats::gitobject::{self, ObjectKind as Kind, Oid};
 
 use crate::git::objects::{self, Head, ObjectFiles};
 use crate::git::repo::Repo;

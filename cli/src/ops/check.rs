@@ -42,7 +42,7 @@ fn bypass(ctx: &Ctx, session: &str, what: &str) -> Result<bool, Fail> {
     };
     let line = rail_core::formats::log::LogEntry::new(
         ctx.now,
-        rail_core::formats::log::Event::Bypass,
+        rail_core::formats::log::LogEvent::Bypass,
         None,
         named,
     )

@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
+use rail_core::formats::rail_files::CONFIG_FILE;
 use rail_core::model::board;
 use rail_core::model::scope;
 use rail_core::model::Rail;
-use rail_core::model::CONFIG_FILE;
 use rail_core::text::diagnostic::Located;
 use rail_core::text::LineIndex;
 

@@ -12,9 +12,10 @@
 //! run these same functions, under the same lock.
 
 use rail_core::change::ops::{self, ClaimRequest, Request};
-use rail_core::formats::log::{Event, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent};
+use rail_core::formats::rail_files::CLAIMS_MD;
 use rail_core::model::input::RailTexts;
-use rail_core::model::{Rail, CLAIMS_MD};
+use rail_core::model::Rail;
 
 use super::touched::touched_in;
 use crate::context::{Commits, Ctx};
@@ -61,7 +62,7 @@ pub fn claim_request(task: &str, args: &ClaimOptions) -> Result<ClaimRequest, Fa
             // With its start time, so a later process given the same pid is not taken for
             // the owner (issue 28, finding 7). Only for a process alive now: a dead one has
             // no start time to read.
-            let owner = rail_core::change::lock::Owner {
+            let owner = rail_core::formats::pid::OwnerProcess {
                 pid,
                 host: &lock::hostname(),
                 start: lock::process_start(pid),
@@ -250,7 +251,7 @@ fn mutate_then(
     // A take: the session it was taken from hears of it at its next hook call.
     if let (Some(repo), Some(lost)) = (
         &ctx.repo,
-        (plan.log_line.as_deref()).and_then(rail_core::agent::notice::of_log_line),
+        (plan.log_line.as_deref()).and_then(rail_core::formats::notice::of_log_line),
     ) {
         crate::store::notice::post(repo, &lost, false);
     }
@@ -286,7 +287,7 @@ impl Locked {
                 b.reason
             );
             log.push(
-                LogEntry::new(ctx.now, Event::LockBroken, None, Some(session))
+                LogEntry::new(ctx.now, LogEvent::LockBroken, None, Some(session))
                     .with("holder", b.holder.clone())
                     .with("reason", b.reason.clone())
                     .render(),
@@ -299,7 +300,7 @@ impl Locked {
         for note in lock.recovered.iter().cloned().chain(replayed) {
             errln!("rail: {note}");
             log.push(
-                LogEntry::new(ctx.now, Event::Recovered, None, Some(session))
+                LogEntry::new(ctx.now, LogEvent::Recovered, None, Some(session))
                     .with("note", note)
                     .render(),
             );

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use rail_core::model::board::{Board, BoardClaim, Column};
 use rail_core::model::conflict::ConflictKind;
-use rail_core::model::lease::State;
+use rail_core::model::lease::LeaseState;
 use rail_core::model::scope::{self, FileClass, ScopeReport};
 
 /// A value from a file, terminal-safe: controls, bidi and invisible characters shown as
@@ -54,8 +54,8 @@ impl Paint {
 fn claim_line(c: &BoardClaim, p: &Paint, task_w: usize, session_w: usize) -> String {
     let task = safe(&c.task.clone().unwrap_or_else(|| format!("({})", c.file))).into_owned();
     let left = match (&c.lease_left_text, c.state) {
-        (Some(t), State::Live | State::Expiring) => format!("{t} left"),
-        (Some(_), State::Stale) => "stale".to_string(),
+        (Some(t), LeaseState::Live | LeaseState::Expiring) => format!("{t} left"),
+        (Some(_), LeaseState::Stale) => "stale".to_string(),
         (None, _) => "no time".to_string(),
     };
     let mut line = format!(
@@ -224,7 +224,7 @@ fn resources(out: &mut String, board: &Board, p: &Paint) {
                         safe(&h.session),
                         safe(h.task.as_deref().unwrap_or("no task")),
                         if h.shared { ", shared" } else { "" },
-                        if h.state == State::Stale {
+                        if h.state == LeaseState::Stale {
                             ", stale"
                         } else {
                             ""

@@ -17,9 +17,9 @@
 
 pub mod commit;
 pub mod exchange;
+pub mod machine;
 pub mod outbox;
 pub mod provisional;
-pub mod machine;
 pub mod remote;
 pub mod rewind;
 pub mod round;
@@ -31,9 +31,9 @@ use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 use rail_core::change::ops::Request;
+use rail_core::formats::rail_files::{CLAIMS_MD, LOG_FILE};
 use rail_core::model::freshness::FreshnessFacts;
 use rail_core::model::input::RailTexts;
-use rail_core::model::{CLAIMS_MD, LOG_FILE};
 
 pub use self::commit::{commits, NewCommit};
 use self::exchange::{Exchange, Job};
@@ -129,7 +129,7 @@ pub fn shared_facts(ctx: &Ctx, remote: &str, texts: &RailTexts) -> rail_core::mo
         .evaluate(&facts)
         .claims
         .iter()
-        .any(|c| c.state() != rail_core::model::lease::State::Live);
+        .any(|c| c.state() != rail_core::model::lease::LeaseState::Live);
     if !need {
         return facts;
     }

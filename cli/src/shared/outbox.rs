@@ -7,9 +7,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use rail_core::change::snapshot;
-use rail_core::formats::log::{Event, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent};
+use rail_core::formats::rail_files::LOG_FILE;
 use rail_core::model::input::RailTexts;
-use rail_core::model::LOG_FILE;
 
 use super::state::SharedState;
 use super::OUTBOX;
@@ -93,7 +93,7 @@ pub fn mirror(ctx: &Ctx, snapshot: &SharedState) -> Result<(), Fail> {
                 b.holder,
                 b.reason
             );
-            LogEntry::new(ctx.now, Event::LockBroken, None, Some(&session))
+            LogEntry::new(ctx.now, LogEvent::LockBroken, None, Some(&session))
                 .with("holder", b.holder.clone())
                 .with("reason", b.reason.clone())
                 .render()
@@ -106,7 +106,7 @@ pub fn mirror(ctx: &Ctx, snapshot: &SharedState) -> Result<(), Fail> {
     for note in lock.recovered.iter().cloned().chain(recovered) {
         errln!("rail: {note}");
         notes.push(
-            LogEntry::new(ctx.now, Event::Recovered, None, Some(&session))
+            LogEntry::new(ctx.now, LogEvent::Recovered, None, Some(&session))
                 .with("note", note)
                 .render(),
         );
@@ -123,7 +123,7 @@ pub fn mirror(ctx: &Ctx, snapshot: &SharedState) -> Result<(), Fail> {
     for lost in snapshot::lost_in_mirror(claims_here, &snapshot.files) {
         errln!(
             "{}",
-            rail_core::agent::notice::message(std::slice::from_ref(&lost))
+            rail_core::formats::notice::message(std::slice::from_ref(&lost))
         );
         if let Some(repo) = &ctx.repo {
             crate::store::notice::post(repo, &lost, false);

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use rail_core::change::snapshot;
-use rail_core::formats::log::{Event, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent};
 
 use super::PROVISIONAL;
 use crate::context::Ctx;
@@ -57,7 +57,7 @@ fn clear_provisional(ctx: &Ctx, offered: &[String]) {
 pub struct OfferedClaims {
     pub log: Vec<String>,
     pub said: Vec<String>,
-    lost: Vec<rail_core::agent::notice::Notice>,
+    lost: Vec<rail_core::formats::notice::Notice>,
 }
 
 /// Offers the provisional claims to the shared state (core's [`snapshot::offer`]): the new
@@ -92,15 +92,15 @@ pub fn offer_provisional(
                 said.push(format!(
                     "{session}'s provisional claim of {task} (made with RAIL_LOCAL=1) is LOST: {holder} holds {task} on the shared rail on {remote}; {session} must stop work on it"
                 ));
-                lost.push(rail_core::agent::notice::Notice {
+                lost.push(rail_core::formats::notice::Notice {
                     session: session.clone(),
                     task: task.clone(),
                     holder: holder.clone(),
-                    why: rail_core::agent::notice::Why::Provisional,
+                    why: rail_core::formats::notice::LossCause::Provisional,
                     at: ctx.now,
                 });
                 log.push(
-                    LogEntry::new(ctx.now, Event::Other("lost".into()), Some(&task), Some(&session))
+                    LogEntry::new(ctx.now, LogEvent::Other("lost".into()), Some(&task), Some(&session))
                         .with("to", holder)
                         .with("why", "claimed while not on the shared rail")
                         .with("line", line)

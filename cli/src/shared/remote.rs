@@ -315,15 +315,7 @@ pub fn listed_refs(dir: &Path, queues: bool) -> Result<Fetched, RemoteError> {
     Ok(fetched)
 }
 
-/// What became of one ref of a push.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Pushed {
-    Done,
-    /// Someone else moved the ref first.
-    Rejected,
-    /// The server declined it for its own reasons (a hook, a protected ref): its reason.
-    Declined(String),
-}
+pub use rail_core::change::round::Pushed;
 
 /// One ref a push updates: `commit` to `dst`, on condition that the remote still holds
 /// `expect` there when it is given.

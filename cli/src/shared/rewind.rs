@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use rail_core::change::snapshot;
-use rail_core::model::LOG_FILE;
+use rail_core::formats::rail_files::LOG_FILE;
 
 use super::remote::RemoteError;
 use super::state::{read_commit_via, SharedState};

@@ -1,5 +1,5 @@
 //! Guard status on disk: each hook call's mark for its session in `<git common dir>/rail/seen/`
-//! (core's [`rail_core::agent::heartbeat`] writes and reads the text), read back for the board.
+//! (core's [`rail_core::formats::heartbeat`] writes and reads the text), read back for the board.
 //! On a shared rail each machine also shares its own marks (`refs/rail/seen/<machine>`, pushed
 //! with its rail updates when core says they tell something new), and the other machines'
 //! marks, fetched with the rail, are kept in `<git common dir>/rail/seen-shared/<machine>`.
@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use rail_core::agent::heartbeat::{self, HookSeen};
+use rail_core::formats::heartbeat::{self, HookSeen};
 
 use crate::git::repo::Repo;
 
@@ -107,10 +107,9 @@ fn files(dir: &Path, max: u64) -> Vec<(String, String)> {
 /// marks did not (core's `worth_sharing`); `None`: nothing to share.
 pub fn to_share(repo: &Repo) -> Option<String> {
     let own = own(repo);
-    let published =
-        crate::sys::railfile::read_text(&repo.common_dir.join("rail").join(PUBLISHED))
-            .ok()
-            .flatten();
+    let published = crate::sys::railfile::read_text(&repo.common_dir.join("rail").join(PUBLISHED))
+        .ok()
+        .flatten();
     heartbeat::worth_sharing(published.as_deref(), &own).then(|| heartbeat::render_machine(&own))
 }
 

@@ -27,7 +27,7 @@ use crate::store::gitguard::{self, IndexLock};
 use crate::sys::railfile;
 use crate::sys::{self, FileId, LockKind};
 
-pub const LOCK_NAME: &str = core_lock::LOCK_NAME;
+pub const LOCK_NAME: &str = rail_core::formats::rail_files::LOCK_NAME;
 
 /// What the holder of a lock is doing, for its owner record.
 #[derive(Clone, Debug)]
@@ -462,7 +462,7 @@ fn lock_claims(
     deadline: Instant,
     backoff: &mut Backoff,
 ) -> Result<(File, Option<IndexLock>, Vec<String>), LockError> {
-    let claims_path = dir.join(rail_core::model::CLAIMS_MD);
+    let claims_path = dir.join(rail_core::formats::rail_files::CLAIMS_MD);
     // flock on claims.md, by the deadline.
     let flock = |claims: &File, backoff: &mut Backoff| -> Result<(), LockError> {
         loop {

@@ -20,16 +20,16 @@ use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
 use rail_core::change::checkout;
-use rail_core::formats::journal::{self, Action, Entry as JournalEntry, Parsed};
+use rail_core::formats::journal::{self, Action, JournalEntry, Parsed};
+use rail_core::formats::rail_files::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE, LOG_FILE};
 use rail_core::model::input::{FileText, RailTexts};
-use rail_core::model::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE, LOG_FILE};
 use rail_core::text::edit::{self, FileEdits};
 
 use crate::store::gitguard::Receipt;
 use crate::store::lock::RailLock;
 use crate::sys::railfile;
 
-pub const JOURNAL: &str = rail_core::model::JOURNAL;
+pub const JOURNAL: &str = rail_core::formats::rail_files::JOURNAL;
 
 use crate::faults::crash_point;
 

@@ -1,11 +1,11 @@
 //! Notices on disk: a session's lost claims, one file each in `<git common dir>/rail/notices/
 //! <session>/`, made where the loss is found and removed once the session's hook told it (core's
-//! [`rail_core::agent::notice`] writes and reads the text and says how it joins the hook's answer).
+//! [`rail_core::formats::notice`] writes and reads the text and says how it joins the hook's answer).
 
 use std::path::{Path, PathBuf};
 
-use rail_core::agent::heartbeat;
-use rail_core::agent::notice::{self, Notice};
+use rail_core::formats::heartbeat;
+use rail_core::formats::notice::{self, Notice};
 
 use crate::git::repo::Repo;
 

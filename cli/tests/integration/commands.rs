@@ -607,7 +607,7 @@ fn rustix_hostname() -> String {
 /// written by Rail: it is neither replayed nor dropped, and the command says which file.
 #[test]
 fn a_journal_naming_a_file_outside_the_rail_is_never_replayed() {
-    use rail_core::formats::journal::{render, Entry};
+    use rail_core::formats::journal::{render, JournalEntry};
     for hostile in [
         "../escaped.txt",
         ".git/config",
@@ -620,8 +620,8 @@ fn a_journal_naming_a_file_outside_the_rail_is_never_replayed() {
         let claims = repo.read("claims.md");
         let git_config = repo.read(".git/config");
         let journal = render(&[
-            Entry::file("claims.md", "hijacked | evil | 2026-10-22T14:05Z\n"),
-            Entry::file(hostile, "pwned\n"),
+            JournalEntry::file("claims.md", "hijacked | evil | 2026-10-22T14:05Z\n"),
+            JournalEntry::file(hostile, "pwned\n"),
         ]);
         std::fs::write(repo.file("claims.md.journal"), &journal).unwrap();
         let out = repo.rail(&["claim", "b", "--session", "s"]);

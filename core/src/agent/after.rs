@@ -3,7 +3,8 @@
 //!
 //! Before a tool call runs (and only when it is allowed), the host walks the directories that
 //! hold other live sessions' claimed paths ([`watched`], [`roots`]) in the checkout where the
-//! agent works and keeps a [`Snapshot`]: each file's [`Stat`] and how to get its content back
+//! agent works and keeps a [`PreToolSnapshot`]: each file's [`Stat`] (git's index compares the same
+//! data, [`crate::formats::gitindex::clean`]) and how to get its content back
 //! ([`Prior`]: its bytes for a file changed or untracked, the index's blob for one git's index
 //! says is unchanged, nothing past the byte cap). After the call it walks the same directories again
 //! and [`verdict`] says, per file in another live session's paths that changed, what to do: put
@@ -12,6 +13,7 @@
 //! holds (stale, dead owner), never the rail's own files. The text of a snapshot is this
 //! module's ([`render`], [`parse`]): length-prefixed, so any bytes and any file name survive.
 
+use crate::formats::gitindex::Stat;
 use crate::model::Evaluation;
 use crate::text::glob;
 
@@ -68,21 +70,6 @@ pub fn roots(watched: &[Watched]) -> Vec<String> {
     out
 }
 
-/// What the file system says of one file: enough to tell that a write happened (a write changes
-/// the change time, which a program cannot set back).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stat {
-    pub size: u64,
-    /// Modification and status-change times, nanoseconds since the epoch.
-    pub mtime_ns: i64,
-    pub ctime_ns: i64,
-    pub ino: u64,
-    /// Executable (kept when the content is put back).
-    pub exec: bool,
-    /// A symbolic link (never followed; its target is not kept).
-    pub link: bool,
-}
-
 /// How a file's content before the call can be had again.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Prior {
@@ -94,8 +81,9 @@ pub enum Prior {
     Lost(String),
 }
 
+/// One file of a watched path as it was before the call: its stat and how to get it back.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct WatchedFile {
     pub path: String,
     pub stat: Stat,
     pub prior: Prior,
@@ -103,7 +91,7 @@ pub struct Entry {
 
 /// The state of other sessions' paths before a tool call.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Snapshot {
+pub struct PreToolSnapshot {
     /// The call it was taken for (the agent's tool-use id), when the payload has one.
     pub call: Option<String>,
     /// The directories walked.
@@ -111,7 +99,7 @@ pub struct Snapshot {
     /// Every file found there was listed: a file found after the call and not listed did not
     /// exist before it.
     pub complete: bool,
-    pub entries: Vec<Entry>,
+    pub entries: Vec<WatchedFile>,
 }
 
 /// At most this many bytes of content are kept in one snapshot; past it a file's change is
@@ -179,7 +167,7 @@ pub struct Violation {
 /// changed between `before` and `after` (the same roots walked again: each file with its stat),
 /// and what to put back. `rail_here`: the checkout holds the rail (its own files are nobody's).
 pub fn verdict(
-    before: &Snapshot,
+    before: &PreToolSnapshot,
     after: &[(String, Stat)],
     eval: &Evaluation,
     session: &str,
@@ -213,7 +201,7 @@ pub fn verdict(
             });
         }
     };
-    let back = |e: &Entry| match &e.prior {
+    let back = |e: &WatchedFile| match &e.prior {
         _ if e.stat.link => Fix::Report("a symbolic link, whose target Rail does not keep".into()),
         Prior::Bytes(b) => Fix::Write(b.clone(), e.stat.exec),
         Prior::Blob(oid) => Fix::WriteBlob(oid.clone(), e.stat.exec),
@@ -297,7 +285,7 @@ fn put_text(out: &mut Vec<u8>, s: &[u8]) {
 const MAGIC: &[u8] = b"rail-after 1\n";
 
 /// The snapshot's bytes.
-pub fn render(s: &Snapshot) -> Vec<u8> {
+pub fn render(s: &PreToolSnapshot) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     put_text(&mut out, s.call.as_deref().unwrap_or("").as_bytes());
     put_text(&mut out, if s.complete { b"1" } else { b"0" });
@@ -359,7 +347,7 @@ impl<'a> Reader<'a> {
 
 /// A snapshot back from its bytes; `None` for anything else (a snapshot Rail cannot read is no
 /// snapshot: nothing is put back).
-pub fn parse(bytes: &[u8]) -> Option<Snapshot> {
+pub fn parse(bytes: &[u8]) -> Option<PreToolSnapshot> {
     let mut r = Reader(bytes.strip_prefix(MAGIC)?);
     let opt = |s: String| (!s.is_empty()).then_some(s);
     let call = opt(r.text()?);
@@ -391,9 +379,9 @@ pub fn parse(bytes: &[u8]) -> Option<Snapshot> {
             b"l" => Prior::Lost(r.text()?),
             _ => return None,
         };
-        entries.push(Entry { path, stat, prior });
+        entries.push(WatchedFile { path, stat, prior });
     }
-    Some(Snapshot {
+    Some(PreToolSnapshot {
         call,
         roots,
         complete,
@@ -464,37 +452,37 @@ mod tests {
     #[test]
     fn a_changed_file_is_put_back_a_new_one_removed_own_and_stale_paths_left() {
         let e = eval(CLAIMS);
-        let before = Snapshot {
+        let before = PreToolSnapshot {
             call: Some("t1".into()),
             roots: vec!["owned".into(), "mine".into(), "old".into()],
             complete: true,
             entries: vec![
-                Entry {
+                WatchedFile {
                     path: "owned/a.txt".into(),
                     stat: st(5, 1),
                     prior: Prior::Bytes(b"owner".to_vec()),
                 },
-                Entry {
+                WatchedFile {
                     path: "owned/clean.txt".into(),
                     stat: st(3, 1),
                     prior: Prior::Blob("abc".into()),
                 },
-                Entry {
+                WatchedFile {
                     path: "owned/big.bin".into(),
                     stat: st(9, 1),
                     prior: Prior::Lost("past the snapshot's 1 MiB".into()),
                 },
-                Entry {
+                WatchedFile {
                     path: "owned/same.txt".into(),
                     stat: st(3, 1),
                     prior: Prior::Blob("abc".into()),
                 },
-                Entry {
+                WatchedFile {
                     path: "mine/x".into(),
                     stat: st(1, 1),
                     prior: Prior::Blob("abc".into()),
                 },
-                Entry {
+                WatchedFile {
                     path: "old/y".into(),
                     stat: st(1, 1),
                     prior: Prior::Blob("abc".into()),
@@ -525,7 +513,7 @@ mod tests {
         );
         assert!(v.iter().all(|v| v.session == "alpha"));
         // An incomplete walk proves nothing about new files.
-        let partial = Snapshot {
+        let partial = PreToolSnapshot {
             complete: false,
             ..before.clone()
         };
@@ -543,7 +531,7 @@ mod tests {
     #[test]
     fn the_rails_own_files_are_nobodys() {
         let e = eval("all | alpha | 2026-12-01T00:00:00Z | paths: **\n");
-        let before = Snapshot {
+        let before = PreToolSnapshot {
             call: None,
             roots: vec!["".into()],
             complete: true,
@@ -560,17 +548,17 @@ mod tests {
 
     #[test]
     fn snapshots_read_back_byte_for_byte() {
-        let s = Snapshot {
+        let s = PreToolSnapshot {
             call: Some("toolu_1".into()),
             roots: vec!["".into(), "a b".into()],
             complete: false,
             entries: vec![
-                Entry {
+                WatchedFile {
                     path: "a b/\n:x".into(),
                     stat: st(3, -4),
                     prior: Prior::Bytes(vec![0, b'\n', 255]),
                 },
-                Entry {
+                WatchedFile {
                     path: "c".into(),
                     stat: Stat {
                         exec: true,
@@ -579,7 +567,7 @@ mod tests {
                     },
                     prior: Prior::Lost("why: not\n".into()),
                 },
-                Entry {
+                WatchedFile {
                     path: "d".into(),
                     stat: st(1, 1),
                     prior: Prior::Blob("abc".into()),

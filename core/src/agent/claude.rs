@@ -18,8 +18,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    cursor, field, is_version, mcp_by_name, vscode, Agent, Answer, Event, Found, Harness, Outcome,
-    Spec, WorktreeDone, WorktreeEvent,
+    cursor, field, is_version, mcp_by_name, vscode, Agent, Answer, Event, Harness, Outcome, Spec,
+    ToolWrites, WorktreeDone, WorktreeEvent,
 };
 use crate::agent::setup::{self, FileChanges};
 use crate::formats::jsonc::Change;
@@ -230,8 +230,13 @@ impl Spec for Claude {
         }
     }
 
-    fn tool(&self, tool: &str, input: &Value, _: &Map<String, Value>) -> Result<Found, String> {
-        let mut found = Found::default();
+    fn tool(
+        &self,
+        tool: &str,
+        input: &Value,
+        _: &Map<String, Value>,
+    ) -> Result<ToolWrites, String> {
+        let mut found = ToolWrites::default();
         match tool {
             "Edit" | "Write" | "MultiEdit" => {
                 found.targets.push(field(tool, input, &["file_path"])?)
@@ -307,8 +312,9 @@ impl Spec for Claude {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::read;
     use super::super::tests::tool;
-    use super::super::{read, Harness};
+    use super::super::Harness;
     use super::*;
 
     #[test]
@@ -343,7 +349,7 @@ mod tests {
     #[test]
     fn worktree_events_read_a_task_name_or_an_absolute_path_and_nothing_else() {
         let create = |name: &str| {
-            super::super::read(
+            super::super::tests::read(
                 AGENT,
                 &json!({"session_id":"s","cwd":"/r","hook_event_name":"WorktreeCreate","name":name})
                     .to_string(),
@@ -375,7 +381,7 @@ mod tests {
             assert!(why.contains("no station is made"), "{why}");
         }
         // The name as some documentation spells it.
-        let old = super::super::read(
+        let old = super::super::tests::read(
             AGENT,
             r#"{"hook_event_name":"WorktreeCreate","cwd":"/r","worktree_name":"web"}"#,
         );
@@ -384,7 +390,7 @@ mod tests {
             Event::Worktree(Ok(WorktreeEvent::Create { name: "web".into() }))
         );
         let remove = |path: &Value| {
-            super::super::read(
+            super::super::tests::read(
                 AGENT,
                 &json!({"cwd":"/r-auth","hook_event_name":"WorktreeRemove","worktree_path":path})
                     .to_string(),
@@ -435,7 +441,7 @@ mod tests {
     }
     #[test]
     fn the_after_tool_event_is_read_and_answered_in_its_own_format() {
-        let call = super::super::read(
+        let call = super::super::tests::read(
             AGENT,
             r#"{"hook_event_name":"PostToolUse","cwd":"/w","tool_name":"Bash","tool_use_id":"toolu_9","tool_input":{"command":"python3 x.py"},"tool_response":{}}"#,
         );
@@ -455,7 +461,7 @@ mod tests {
         assert!(installed.contains("PostToolUse"), "{installed}");
         // A Bash call that exits non-zero reaches PostToolUseFailure instead (recorded from
         // Claude Code 2.1.332): checked the same way, or a write that then fails goes unseen.
-        let failed = super::super::read(
+        let failed = super::super::tests::read(
             AGENT,
             r#"{"session_id":"cd391bed","transcript_path":"/h/t.jsonl","cwd":"/w","prompt_id":"7c9b4068","permission_mode":"bypassPermissions","effort":{"level":"medium"},"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"python3 -c \"open('owned/a.txt', 'w').write('x')\"; exit 3","description":"e2e"},"tool_use_id":"toolu_9","error":"Exit code 3","is_interrupt":false,"duration_ms":271}"#,
         );

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use super::{
     apply_patch, by_verb, field, is_pre_tool, is_version, mcp, non_empty, shell_writes, vscode,
-    Agent, Answer, Event, Found, Harness, Outcome, Spec, TrustEnv, TrustFile,
+    Agent, Answer, Event, Harness, Outcome, Spec, ToolWrites, TrustEnv, TrustFile,
 };
 use crate::agent::doctor::{within, Trust};
 use crate::agent::setup::{self, FileChanges};
@@ -67,7 +67,12 @@ impl Spec for Copilot {
         }
     }
 
-    fn tool(&self, name: &str, input: &Value, _: &Map<String, Value>) -> Result<Found, String> {
+    fn tool(
+        &self,
+        name: &str,
+        input: &Value,
+        _: &Map<String, Value>,
+    ) -> Result<ToolWrites, String> {
         tool(name, input)
     }
 
@@ -177,7 +182,7 @@ fn call(payload: &Map<String, Value>) -> Event {
     };
     // A reader passes, whatever its arguments.
     if READERS.contains(&tool) {
-        return Found::default().event(tool);
+        return ToolWrites::default().event(tool);
     }
     let parsed;
     let input = match ["toolArgs", "tool_input"]
@@ -223,8 +228,8 @@ const READERS: &[&str] = &[
 
 /// Copilot CLI's built-in tools (snake_case arguments; its readers pass before this), then
 /// `<server>-<tool>` MCP tools.
-fn tool(tool: &str, input: &Value) -> Result<Found, String> {
-    let mut found = Found::default();
+fn tool(tool: &str, input: &Value) -> Result<ToolWrites, String> {
+    let mut found = ToolWrites::default();
     match tool {
         "bash" => shell_writes(&field(tool, input, &["command"])?, None, &mut found),
         // Text typed into a running interactive shell: a command line like any other.
@@ -291,8 +296,9 @@ fn trusts(config_json: &str, folder: &str) -> Trust {
 
 #[cfg(test)]
 mod tests {
+    use super::super::answer;
     use super::super::tests::tool;
-    use super::super::{answer, read, read_event};
+    use super::super::tests::{read, read_event};
     use super::*;
     use crate::formats::jsonc;
 
@@ -450,7 +456,7 @@ mod tests {
     #[test]
     fn the_after_tool_event_is_read_and_answered_in_its_own_format() {
         // Copilot's payloads name no event: the installed command does.
-        let call = super::super::read_event(
+        let call = super::super::tests::read_event(
             AGENT,
             r#"{"cwd":"/w","toolName":"bash","toolArgs":"{\"command\":\"python3 x.py\"}","toolResult":{"resultType":"success"}}"#,
             Some("postToolUse"),

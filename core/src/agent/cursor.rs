@@ -9,8 +9,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    field, is_pre_tool, is_version, mcp, non_empty, Agent, Answer, Event, Found, Harness, Outcome,
-    Spec,
+    field, is_pre_tool, is_version, mcp, non_empty, Agent, Answer, Event, Harness, Outcome, Spec,
+    ToolWrites,
 };
 use crate::agent::setup::{self, FileChanges};
 
@@ -54,8 +54,13 @@ impl Spec for Cursor {
         None
     }
 
-    fn tool(&self, tool: &str, input: &Value, _: &Map<String, Value>) -> Result<Found, String> {
-        let mut found = Found::default();
+    fn tool(
+        &self,
+        tool: &str,
+        input: &Value,
+        _: &Map<String, Value>,
+    ) -> Result<ToolWrites, String> {
+        let mut found = ToolWrites::default();
         match tool {
             "Write" | "Delete" | "Edit" | "StrReplace" | "MultiEdit" => {
                 found
@@ -171,7 +176,7 @@ mod tests {
     }
     #[test]
     fn the_after_tool_event_is_read_and_answered_in_its_own_format() {
-        let call = super::super::read(
+        let call = super::super::tests::read(
             AGENT,
             r#"{"hook_event_name":"postToolUse","conversation_id":"c","workspace_roots":["/w"],"tool_name":"Shell","tool_use_id":"toolu_9","tool_input":{"command":"python3 x.py"}}"#,
         );
@@ -193,7 +198,7 @@ mod tests {
         let installed = format!("{:?}", AGENT.files("rail", "rail"));
         assert!(installed.contains("postToolUse"), "{installed}");
         // A failed call (its own event) is checked the same way.
-        let failed = super::super::read(
+        let failed = super::super::tests::read(
             AGENT,
             r#"{"hook_event_name":"postToolUseFailure","conversation_id":"c","workspace_roots":["/w"],"tool_name":"Shell","tool_use_id":"toolu_9","tool_input":{"command":"python3 x.py; exit 3"},"error_message":"exit 3"}"#,
         );

@@ -31,7 +31,7 @@ pub enum CheckOutcome {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub enum Verdict {
+pub enum GateVerdict {
     Passed,
     Failed,
     NotStarted,
@@ -40,14 +40,14 @@ pub enum Verdict {
     NotClaimed,
 }
 
-impl Verdict {
+impl GateVerdict {
     pub fn as_str(self) -> &'static str {
         match self {
-            Verdict::Passed => "passed",
-            Verdict::Failed => "failed",
-            Verdict::NotStarted => "not-started",
-            Verdict::OutOfScope => "out-of-scope",
-            Verdict::NotClaimed => "not-claimed",
+            GateVerdict::Passed => "passed",
+            GateVerdict::Failed => "failed",
+            GateVerdict::NotStarted => "not-started",
+            GateVerdict::OutOfScope => "out-of-scope",
+            GateVerdict::NotClaimed => "not-claimed",
         }
     }
 }
@@ -55,7 +55,7 @@ impl Verdict {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct GateResult {
-    pub verdict: Verdict,
+    pub verdict: GateVerdict,
     /// Release the claim? Only on `passed`.
     pub release: bool,
     /// Files that keep the task from passing (out of scope, or held by others).
@@ -80,13 +80,13 @@ pub fn outcome_from_exit(code: Option<i32>, signal: Option<i32>, command: &str) 
 }
 
 /// Before the check runs: may `session` finish `task` at all? Only if it holds a claim of it;
-/// otherwise the verdict is [`Verdict::NotClaimed`] and the check is not run.
+/// otherwise the verdict is [`GateVerdict::NotClaimed`] and the check is not run.
 pub fn admit(eval: &Evaluation, task: &str, session: &str) -> Result<(), GateResult> {
     if eval.claims_of(task).iter().any(|c| c.session == session) {
         return Ok(());
     }
     Err(GateResult {
-        verdict: Verdict::NotClaimed,
+        verdict: GateVerdict::NotClaimed,
         release: false,
         files: Vec::new(),
         message: format!("{task} is not claimed by {session}; nothing to finish"),
@@ -100,7 +100,7 @@ pub fn judge(task: &str, check: &str, outcome: &CheckOutcome, scope: &ScopeRepor
     scope_files.extend(scope.out_of_scope.iter().cloned());
     match outcome {
         CheckOutcome::NotStarted { reason } => GateResult {
-            verdict: Verdict::NotStarted,
+            verdict: GateVerdict::NotStarted,
             release: false,
             files: Vec::new(),
             message: format!("the check did not start ({reason}); {task} stays claimed"),
@@ -115,7 +115,7 @@ pub fn judge(task: &str, check: &str, outcome: &CheckOutcome, scope: &ScopeRepor
                 _ => "failed".to_string(),
             };
             GateResult {
-                verdict: Verdict::Failed,
+                verdict: GateVerdict::Failed,
                 release: false,
                 files: Vec::new(),
                 message: format!(
@@ -140,7 +140,7 @@ pub fn judge(task: &str, check: &str, outcome: &CheckOutcome, scope: &ScopeRepor
                 ));
             }
             GateResult {
-                verdict: Verdict::OutOfScope,
+                verdict: GateVerdict::OutOfScope,
                 release: false,
                 files: scope_files,
                 message: format!(
@@ -153,7 +153,7 @@ pub fn judge(task: &str, check: &str, outcome: &CheckOutcome, scope: &ScopeRepor
             }
         }
         CheckOutcome::Passed => GateResult {
-            verdict: Verdict::Passed,
+            verdict: GateVerdict::Passed,
             release: true,
             files: Vec::new(),
             message: format!(
@@ -202,7 +202,7 @@ mod tests {
                 None => assert_eq!(got, Ok(()), "{task} {session}"),
                 Some(message) => {
                     let r = got.expect_err(task);
-                    assert_eq!(r.verdict, Verdict::NotClaimed);
+                    assert_eq!(r.verdict, GateVerdict::NotClaimed);
                     assert!(!r.release);
                     assert_eq!(r.message, message);
                 }

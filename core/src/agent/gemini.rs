@@ -6,7 +6,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    field, mcp, non_empty, Agent, Answer, Event, Found, Harness, Outcome, Spec, TrustEnv, TrustFile,
+    field, mcp, non_empty, Agent, Answer, Event, Harness, Outcome, Spec, ToolWrites, TrustEnv,
+    TrustFile,
 };
 use crate::agent::doctor::{within, Trust};
 use crate::agent::setup::{self, FileChanges};
@@ -47,8 +48,8 @@ impl Spec for Gemini {
         tool: &str,
         input: &Value,
         payload: &Map<String, Value>,
-    ) -> Result<Found, String> {
-        let mut found = Found::default();
+    ) -> Result<ToolWrites, String> {
+        let mut found = ToolWrites::default();
         match tool {
             "write_file" | "replace" | "edit" => {
                 found.targets.push(field(tool, input, &["file_path"])?)
@@ -210,8 +211,9 @@ fn trusts(trusted_folders: &str, folder: &str) -> Trust {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::read;
     use super::super::tests::tool;
-    use super::super::{answer, read, Harness};
+    use super::super::{answer, Harness};
     use super::*;
 
     #[test]
@@ -254,7 +256,7 @@ mod tests {
     }
     #[test]
     fn the_after_tool_event_is_read_and_answered_in_its_own_format() {
-        let call = super::super::read(
+        let call = super::super::tests::read(
             AGENT,
             r#"{"hook_event_name":"AfterTool","cwd":"/w","tool_name":"run_shell_command","tool_use_id":"toolu_9","tool_input":{"command":"python3 x.py"},"tool_response":{}}"#,
         );

@@ -6,15 +6,19 @@
 //! - **allow** everything else.
 //!
 //! Paths are repo-relative. Targets written as globs (a Bash `rm src/*`) are compared as
-//! patterns: they are denied when they could touch another session's paths.
+//! patterns: they are denied when they could touch another session's paths. A session's
+//! notices of claims it lost ride on the answer ([`tell`]).
 
 use serde::Serialize;
 
+use crate::agent::Outcome;
 use crate::formats::config::HookUnanalysed;
-use crate::model::lease::State;
+use crate::formats::notice::{self, Notice};
+use crate::model::lease::LeaseState;
 use crate::model::scope;
 use crate::model::{Claim, Evaluation};
 use crate::text::hint::Hint;
+use crate::text::ident::Acting;
 use crate::text::time::format_duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -34,7 +38,7 @@ pub struct Held {
     pub session: String,
     pub task: Option<String>,
     pub pattern: String,
-    pub state: State,
+    pub state: LeaseState,
     pub file: String,
     pub line: u32,
     pub lease_left: Option<String>,
@@ -70,40 +74,24 @@ fn held(path: &str, claim: &Claim, pattern: &str) -> Held {
     }
 }
 
-/// Decides about `targets` (repo-relative paths or globs) written by `session`.
-///
-/// Every target is compared as a pattern covering itself and everything below it, so writing a
-/// directory (`cp x src/auth/`, `rm -rf src`) counts as writing the files inside it.
-pub fn decide(eval: &Evaluation, session: &str, targets: &[String]) -> HookVerdict {
-    decide_as(eval, Actor::Session(session), targets)
-}
-
-/// Who writes: a session, or an agent whose checkout names none.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Actor<'a> {
-    Session(&'a str),
-    /// The checkout's branch cannot be a session name (`fix$(id)`), or HEAD is detached, and
-    /// no session was set: a valid situation, not a failure. No claim can be held under no
-    /// name, so this agent holds nothing: another session's paths are denied to it, and every
-    /// other write is warned about with what to do.
-    Unnamed {
-        why: &'a str,
-    },
-}
-
-impl Actor<'_> {
-    /// The name claims are compared with; an unnamed actor matches no claim.
-    fn name(&self) -> &str {
-        match self {
-            Actor::Session(s) => s,
-            Actor::Unnamed { .. } => "",
-        }
+/// The name claims are compared with: the acting session's; an agent whose checkout names
+/// none (`ident::Acting::Unnamed`: a branch that cannot be a session name, a detached HEAD, and
+/// no session set — a valid situation, not a failure) matches no claim, so it holds nothing:
+/// another session's paths are denied to it, and every other write is warned about with what to
+/// do.
+fn name_of(acting: &Acting) -> &str {
+    match acting {
+        Acting::Session(s) => s,
+        Acting::Unnamed(_) => "",
     }
 }
 
-/// [`decide`] for an [`Actor`].
-pub fn decide_as(eval: &Evaluation, actor: Actor, targets: &[String]) -> HookVerdict {
-    let session = actor.name();
+/// Decides about `targets` (repo-relative paths or globs) written by `actor`.
+///
+/// Every target is compared as a pattern covering itself and everything below it, so writing a
+/// directory (`cp x src/auth/`, `rm -rf src`) counts as writing the files inside it.
+pub fn decide(eval: &Evaluation, actor: &Acting, targets: &[String]) -> HookVerdict {
+    let session = name_of(actor);
     let mut held_paths: Vec<Held> = Vec::new();
     let mut outside: Vec<String> = Vec::new();
     let own: Vec<&Claim> = eval
@@ -194,11 +182,12 @@ pub fn decide_as(eval: &Evaluation, actor: Actor, targets: &[String]) -> HookVer
         return HookVerdict {
             decision: Decision::Warn,
             message: match actor {
-                Actor::Session(_) => {
+                Acting::Session(_) => {
                     format!("Rail: {session} holds no claim. Claim your task before editing")
                 }
-                Actor::Unnamed { why } => format!(
-                    "Rail: this checkout names no session ({why}), so it holds no claim. Set RAIL_SESSION for this agent, then claim your task before editing"
+                Acting::Unnamed(why) => format!(
+                    "Rail: this checkout names no session ({}), so it holds no claim. Set RAIL_SESSION for this agent, then claim your task before editing",
+                    why.message()
                 ),
             },
             held: held_paths,
@@ -331,23 +320,12 @@ fn within(root: &str, path: &str) -> Option<String> {
 /// `hook_unanalysed: deny`) a denial. A denial for a held path stays that denial.
 pub fn judge(
     eval: &Evaluation,
-    session: &str,
+    actor: &Acting,
     targets: &[String],
     unanalysed: &[String],
     mode: HookUnanalysed,
 ) -> HookVerdict {
-    judge_as(eval, Actor::Session(session), targets, unanalysed, mode)
-}
-
-/// [`judge`] for an [`Actor`].
-pub fn judge_as(
-    eval: &Evaluation,
-    actor: Actor,
-    targets: &[String],
-    unanalysed: &[String],
-    mode: HookUnanalysed,
-) -> HookVerdict {
-    let mut verdict = decide_as(eval, actor, targets);
+    let mut verdict = decide(eval, actor, targets);
     if unanalysed.is_empty() || verdict.decision == Decision::Deny {
         return verdict;
     }
@@ -404,9 +382,60 @@ pub fn repo_relative(worktree: &str, cwd: &str, path: &str) -> Option<String> {
     (!rel.is_empty()).then_some(rel)
 }
 
+/// Where the hook call stands, for [`tell`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallStage {
+    /// Before a tool call.
+    BeforeTool,
+    /// After a tool call.
+    AfterTool,
+    /// A Stop or session end.
+    Lifecycle,
+}
+
+/// The hook's `outcome` with `notices` told (issue 31: a session is told of a claim it lost in
+/// the one place its agent looks). Before a tool, the call is stopped (once: the
+/// host removes the notices it told), its own answer kept after the notice; after a tool, the
+/// notice is the after-tool message (with any of its own); at a Stop or session end it goes to
+/// the person. No notices: the outcome as it was. A denial is how every agent shows its model
+/// a message (a warning, some only show the person), so before a tool the notice stops it.
+pub fn tell(outcome: Outcome, call: CallStage, notices: &[Notice]) -> Outcome {
+    if notices.is_empty() {
+        return outcome;
+    }
+    let said = notice::message(notices);
+    let join = |own: String| {
+        if own.trim().is_empty() {
+            said.clone()
+        } else {
+            format!("{said}\n{own}")
+        }
+    };
+    match (call, outcome) {
+        // A worktree's answer is its path alone (or the refusal): a notice waits for the next call.
+        (_, worktree @ Outcome::Worktree(_)) => worktree,
+        (_, Outcome::Lifecycle(own)) => Outcome::Lifecycle(Some(join(own.unwrap_or_default()))),
+        (CallStage::BeforeTool, Outcome::Deny(own)) => Outcome::Deny(join(own)),
+        (CallStage::BeforeTool, Outcome::Allow) => Outcome::Deny(format!(
+            "{said}\nThis tool call was not run, so that the notice is read; the next one is judged as usual."
+        )),
+        (CallStage::BeforeTool, Outcome::Warn(own)) => Outcome::Deny(format!(
+            "{}\nThis tool call was not run, so that the notice is read; the next one is judged as usual.",
+            join(own)
+        )),
+        (_, Outcome::After(own)) => Outcome::After(join(own)),
+        (CallStage::AfterTool, Outcome::Allow) => Outcome::After(said),
+        (CallStage::AfterTool, Outcome::Warn(own)) | (CallStage::AfterTool, Outcome::Deny(own)) => {
+            Outcome::After(join(own))
+        }
+        (CallStage::Lifecycle, other) => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::notice::LossCause;
 
     #[test]
     fn relative_paths() {
@@ -436,22 +465,30 @@ mod tests {
         };
         let facts = crate::model::input::Facts::at("2026-12-01T00:10:00Z".parse().unwrap());
         let eval = crate::model::Rail::load(&texts).evaluate(&facts);
-        let who = Actor::Unnamed {
-            why: "the branch `fix$(id)` contains `$`",
-        };
-        let held = judge_as(
+        let who = crate::text::ident::acting(None, Some("fix$(id)"));
+        let held = judge(
             &eval,
-            who,
+            &who,
             &["src/auth/a.ts".into()],
             &[],
             HookUnanalysed::Warn,
         );
         assert_eq!(held.decision, Decision::Deny, "{}", held.message);
-        let free = judge_as(&eval, who, &["docs/a.md".into()], &[], HookUnanalysed::Warn);
+        let free = judge(
+            &eval,
+            &who,
+            &["docs/a.md".into()],
+            &[],
+            HookUnanalysed::Warn,
+        );
         assert_eq!(free.decision, Decision::Warn);
-        assert!(free.message.contains("fix$(id)"), "{}", free.message);
+        assert!(
+            free.message.contains("cannot be a session name"),
+            "{}",
+            free.message
+        );
         assert!(free.message.contains("RAIL_SESSION"), "{}", free.message);
-        let nothing = judge_as(&eval, who, &[], &[], HookUnanalysed::Warn);
+        let nothing = judge(&eval, &who, &[], &[], HookUnanalysed::Warn);
         assert_eq!(nothing.decision, Decision::Allow);
     }
 
@@ -505,5 +542,52 @@ mod tests {
             landed.unanalysed,
             ["`loop/x` (a symlink Rail cannot resolve: a symlink loop)"]
         );
+    }
+
+    #[test]
+    fn a_notice_stops_the_next_tool_call_once_and_rides_on_every_other_answer() {
+        let ns = [Notice {
+            session: "s5".into(),
+            task: "t5".into(),
+            holder: "bob".into(),
+            why: LossCause::Rewind,
+            at: "2026-12-03T21:40:00Z".parse().unwrap(),
+        }];
+        let said = notice::message(&ns);
+        let deny = |o: Outcome| match o {
+            Outcome::Deny(m) => m,
+            other => panic!("{other:?}"),
+        };
+        let m = deny(tell(Outcome::Allow, CallStage::BeforeTool, &ns));
+        assert!(m.starts_with(&said) && m.contains("was not run"), "{m}");
+        let m = deny(tell(Outcome::Warn("w".into()), CallStage::BeforeTool, &ns));
+        assert!(m.starts_with(&format!("{said}\nw\n")), "{m}");
+        assert_eq!(
+            deny(tell(
+                Outcome::Deny("own".into()),
+                CallStage::BeforeTool,
+                &ns
+            )),
+            format!("{said}\nown")
+        );
+        assert_eq!(
+            tell(Outcome::Allow, CallStage::AfterTool, &ns),
+            Outcome::After(said.clone())
+        );
+        assert_eq!(
+            tell(Outcome::After("put back".into()), CallStage::AfterTool, &ns),
+            Outcome::After(format!("{said}\nput back"))
+        );
+        assert_eq!(
+            tell(Outcome::Lifecycle(None), CallStage::Lifecycle, &ns),
+            Outcome::Lifecycle(Some(said.clone()))
+        );
+        for o in [
+            Outcome::Allow,
+            Outcome::Lifecycle(None),
+            Outcome::Deny("d".into()),
+        ] {
+            assert_eq!(tell(o.clone(), CallStage::BeforeTool, &[]), o);
+        }
     }
 }

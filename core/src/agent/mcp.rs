@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use super::Found;
+use super::ToolWrites;
 
 /// `mcp__<server>__<tool>` (Claude Code, Codex, VS Code); other names write nothing Rail knows.
-pub(super) fn mcp_by_name(tool: &str, input: &Value, found: &mut Found) {
+pub(super) fn mcp_by_name(tool: &str, input: &Value, found: &mut ToolWrites) {
     if let Some(rest) = tool.strip_prefix("mcp__") {
         let (server, name) = match rest.split_once("__") {
             Some((s, n)) => (Some(s), n),
@@ -165,7 +165,13 @@ pub(super) fn path_arguments(input: &Value) -> Vec<String> {
 /// ([`says_read_only`]: a read verb first is not enough); any other tool with path arguments is
 /// judged by them; the rest cannot be judged (a warning, or a denial with
 /// `hook_unanalysed: deny`).
-pub(super) fn mcp(server: Option<&str>, name: &str, full: &str, input: &Value, found: &mut Found) {
+pub(super) fn mcp(
+    server: Option<&str>,
+    name: &str,
+    full: &str,
+    input: &Value,
+    found: &mut ToolWrites,
+) {
     if server == Some("rail") && RAIL_MCP_TOOLS.contains(&name) {
         return;
     }
@@ -188,7 +194,7 @@ pub(super) fn mcp(server: Option<&str>, name: &str, full: &str, input: &Value, f
 
 /// A tool Rail has no table for: judged by its path arguments if a word of its name says it
 /// writes (`search_replace` too, not only `write_file`).
-pub(super) fn by_verb(tool: &str, input: &Value, found: &mut Found) {
+pub(super) fn by_verb(tool: &str, input: &Value, found: &mut ToolWrites) {
     if !says_write(tool) {
         return;
     }
@@ -204,8 +210,9 @@ pub(super) fn by_verb(tool: &str, input: &Value, found: &mut Found) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::read;
     use super::super::tests::tool;
-    use super::super::{read, Agent};
+    use super::super::Agent;
 
     /// Issue 28, finding 5: a read verb first is not a read-only name. Each tool below writes
     /// the path it is given, and is judged by it; each tool without one is named.

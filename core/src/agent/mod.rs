@@ -1,13 +1,13 @@
 //! Agents: one module per agent, each holding all Rail knows of it, and what they share.
 //!
-//! Each agent's file (`claude.rs`, `codex.rs`, `cursor.rs`, `gemini.rs`, `vscode.rs`,
+//! Each agent's file (`claude.rs`, `codex/`, `cursor.rs`, `gemini.rs`, `vscode.rs`,
 //! `copilot.rs`) implements [`Spec`]: how its hook payloads read (events, tool table), the exact
 //! answer it obeys, how long it allows a Stop or session end, and what `rail init --agents`
 //! installs for it (files, markers, the evidence that it is set up, station paths, the trust it
 //! asks for). [`AGENTS`] lists them; everything else goes over that list, so a new agent is its
 //! file and its entry there.
 //!
-//! A host reads the payload's text from stdin and hands it to [`read`]: the call's event, where
+//! A host reads the payload's text from stdin and hands it to [`read_call`]: the call's event, where
 //! the agent works, and for a tool call the paths it writes and what in it cannot be judged
 //! (shell commands through [`shell`], patches through [`patch`], MCP tools by the shared rules
 //! of `mcp.rs`). The decision itself is [`hook::judge`], the same for every agent. [`answer`]
@@ -44,9 +44,7 @@ pub mod vscode;
 pub mod after;
 pub mod doctor;
 pub mod gate;
-pub mod heartbeat;
 pub mod hook;
-pub mod notice;
 pub mod patch;
 pub mod setup;
 pub mod shell;
@@ -100,7 +98,7 @@ pub trait Spec: Sync {
         tool: &str,
         input: &Value,
         payload: &Map<String, Value>,
-    ) -> Result<Found, String>;
+    ) -> Result<ToolWrites, String>;
     /// The answer this agent obeys for `outcome`.
     fn answer(&self, outcome: &Outcome) -> Answer;
     /// How long a Stop or session-end hook may take, in milliseconds (the agent's limit for the
@@ -341,19 +339,10 @@ pub struct Call {
     pub version: Option<String>,
 }
 
-/// Reads a hook payload sent to `rail hook <agent>`.
-pub fn read(agent: Agent, input: &str) -> Call {
-    read_event(agent, input, None)
-}
-
-/// Reads a hook payload, with the event name the installed command gave (`rail hook copilot
-/// --event preToolUse`) for payloads that carry none. The payload's own name wins.
-pub fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
-    read_call(agent, input, event, &|_| None)
-}
-
-/// [`read_event`], with the hook's environment to look variables up in (`env`), which some
-/// agents name their version in.
+/// Reads a hook payload sent to `rail hook <agent>`: with the event name the installed command
+/// gave (`rail hook copilot --event preToolUse`) for payloads that carry none (the payload's own
+/// name wins), and the hook's environment to look variables up in (`env`), which some agents
+/// name their version in.
 pub fn read_call(
     agent: Agent,
     input: &str,
@@ -468,12 +457,12 @@ fn workspace_root(root: &str) -> String {
 
 /// Writes found in a tool call, while reading it.
 #[derive(Debug, Default)]
-pub struct Found {
+pub struct ToolWrites {
     pub targets: Vec<String>,
     pub unanalysed: Vec<String>,
 }
 
-impl Found {
+impl ToolWrites {
     /// The tool event, each target once, in the order first found: a path both the shell reader
     /// and the patch scan find, or that a patch names twice, is one write.
     fn event(self, tool: &str) -> Event {
@@ -531,14 +520,19 @@ fn field(tool: &str, input: &Value, names: &[&str]) -> Result<String, String> {
 }
 
 /// A tool's required `command`, read as a shell command run in `dir`.
-fn command(tool: &str, input: &Value, dir: Option<&str>, found: &mut Found) -> Result<(), String> {
+fn command(
+    tool: &str,
+    input: &Value,
+    dir: Option<&str>,
+    found: &mut ToolWrites,
+) -> Result<(), String> {
     let c = field(tool, input, &["command"])?;
     shell_writes(&c, dir, found);
     Ok(())
 }
 
 fn shell_call(tool: &str, command: &str, dir: Option<&str>) -> Event {
-    let mut found = Found::default();
+    let mut found = ToolWrites::default();
     shell_writes(command, dir, &mut found);
     found.event(tool)
 }
@@ -546,7 +540,7 @@ fn shell_call(tool: &str, command: &str, dir: Option<&str>) -> Event {
 /// A shell command's writes: the shell reader's, plus any `apply_patch` envelope written out in
 /// it (heredoc bodies are data to the shell reader). `dir`: where the command runs, relative to
 /// the agent's `cwd` (Gemini's `dir_path`).
-fn shell_writes(command: &str, dir: Option<&str>, found: &mut Found) {
+fn shell_writes(command: &str, dir: Option<&str>, found: &mut ToolWrites) {
     let writes = shell::writes(command);
     let mut targets = writes.targets;
     found.unanalysed.extend(writes.unanalysed);
@@ -570,7 +564,7 @@ fn shell_writes(command: &str, dir: Option<&str>, found: &mut Found) {
     }
 }
 
-fn apply_patch(text: &str, found: &mut Found) -> Result<(), String> {
+fn apply_patch(text: &str, found: &mut ToolWrites) -> Result<(), String> {
     let paths = patch::paths(text).map_err(|why| format!("apply_patch: {why}"))?;
     found.targets.extend(paths);
     Ok(())
@@ -671,6 +665,17 @@ pub fn lifecycle_lock_wait_ms(harness: Harness, event: &Event) -> u64 {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// A payload read as `rail hook <agent>` reads it, with no event named by the command and
+    /// no environment.
+    pub(crate) fn read(agent: Agent, input: &str) -> Call {
+        read_call(agent, input, None, &|_| None)
+    }
+
+    /// [`read`], with the event name the installed command gives (`--event preToolUse`).
+    pub(crate) fn read_event(agent: Agent, input: &str, event: Option<&str>) -> Call {
+        read_call(agent, input, event, &|_| None)
+    }
 
     /// A tool call's targets and what could not be judged.
     pub(crate) fn tool(call: &Call) -> (&[String], &[String]) {

@@ -105,7 +105,7 @@ mod read {
         }
     }
 
-    pub(crate) struct Reader<'a> {
+    pub(crate) struct ShellReader<'a> {
         pub src: &'a str,
         pub out: &'a mut Writes,
         pub depth: usize,
@@ -138,7 +138,7 @@ mod read {
                 error_excerpt(root, command)
             ));
         }
-        let mut reader = Reader {
+        let mut reader = ShellReader {
             src: command,
             out,
             depth,
@@ -189,7 +189,7 @@ mod read {
         }
     }
 
-    impl Reader<'_> {
+    impl ShellReader<'_> {
         pub fn text(&self, node: Node) -> &str {
             self.src
                 .get(node.start_byte()..node.end_byte())
@@ -459,7 +459,7 @@ mod read {
                         self.substitutions(*dest, cwd, nest);
                     }
                     // Only the first word is the file: the grammar hangs the words after it
-                    // on the redirection, but they are the command's ([`Reader::operands`]).
+                    // on the redirection, but they are the command's ([`ShellReader::operands`]).
                     for dest in dests.into_iter().take(1) {
                         let val = self.word(dest);
                         let number = !val.dynamic
@@ -800,7 +800,7 @@ mod read {
     }
 
     /// Reads a string run as commands (`bash -c`, `eval`) at the next depth.
-    pub(crate) fn nested(reader: &mut Reader, command: &str, cwd: &mut Cwd, what: &str) {
+    pub(crate) fn nested(reader: &mut ShellReader, command: &str, cwd: &mut Cwd, what: &str) {
         if reader.depth + 1 > MAX_DEPTH {
             reader.note(format!("{what} nested more than {MAX_DEPTH} strings deep"));
             return;

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::{
     apply_patch, by_verb, claude, field, mcp_by_name, path_arguments, shell_writes, Agent, Answer,
-    Event, Found, Harness, Outcome, Spec,
+    Event, Harness, Outcome, Spec, ToolWrites,
 };
 use crate::agent::setup::{self, FileChanges};
 
@@ -31,8 +31,13 @@ impl Spec for VsCode {
         (name == "PreToolUse").then(|| super::tool_call(self, payload, false))
     }
 
-    fn tool(&self, name: &str, input: &Value, _: &Map<String, Value>) -> Result<Found, String> {
-        let mut found = Found::default();
+    fn tool(
+        &self,
+        name: &str,
+        input: &Value,
+        _: &Map<String, Value>,
+    ) -> Result<ToolWrites, String> {
+        let mut found = ToolWrites::default();
         tool(name, input, &mut found)?;
         Ok(found)
     }
@@ -72,7 +77,7 @@ impl Spec for VsCode {
 
 /// VS Code's agent (Local harness): its built-in tools, camelCase arguments. Its hooks run for
 /// every tool (matchers are ignored), so tools that only read must pass quietly.
-fn tool(tool: &str, input: &Value, found: &mut Found) -> Result<(), String> {
+fn tool(tool: &str, input: &Value, found: &mut ToolWrites) -> Result<(), String> {
     match tool {
         "create_file"
         | "createFile"

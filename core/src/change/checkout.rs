@@ -18,9 +18,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::change::lock::{LockRecord, LockVerdict};
 use crate::formats::claims_md::{self, LineKind};
-use crate::formats::log::{self, Event, LogEntry};
+use crate::formats::log::{self, LogEntry, LogEvent};
+use crate::formats::rail_files::CLAIMS_MD;
 use crate::model::input::RailTexts;
-use crate::model::CLAIMS_MD;
 use crate::text::edit::{self, FileEdits};
 use crate::text::time::Time;
 
@@ -94,8 +94,8 @@ impl Restore {
 }
 
 /// Events after which a claim is rightly gone from claims.md.
-fn ends_claim(event: &Event) -> bool {
-    matches!(event, Event::Released | Event::Taken | Event::Done)
+fn ends_claim(event: &LogEvent) -> bool {
+    matches!(event, LogEvent::Released | LogEvent::Taken | LogEvent::Done)
 }
 
 /// Plans restoring the claims of `receipt` (the claims.md text Rail last wrote) that the current
@@ -196,7 +196,7 @@ pub fn restore_as(receipt: &str, texts: &RailTexts, now: Time, git_wrote: bool) 
             out.log_lines.push(
                 LogEntry::new(
                     now,
-                    Event::Released,
+                    LogEvent::Released,
                     Some(&claim.task),
                     Some(&claim.session),
                 )
@@ -222,7 +222,7 @@ pub fn restore_as(receipt: &str, texts: &RailTexts, now: Time, git_wrote: bool) 
         out.log_lines.push(
             LogEntry::new(
                 now,
-                Event::Recovered,
+                LogEvent::Recovered,
                 Some(&claim.task),
                 Some(&claim.session),
             )
@@ -277,7 +277,7 @@ mod tests {
                 modified: None,
             }),
             log: Some(FileText {
-                path: crate::model::LOG_FILE.into(),
+                path: crate::formats::rail_files::LOG_FILE.into(),
                 text: log.into(),
                 modified: None,
             }),

@@ -16,6 +16,7 @@
 use chrono::TimeDelta;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::formats::rail_files::LOCK_NAME;
 use crate::formats::yaml::{self, render_scalar, Value};
 use crate::text::hint::Hint;
 use crate::text::time::{self, Time};
@@ -86,7 +87,7 @@ pub fn parse(text: &str) -> Option<LockRecord> {
 #[derive(Clone, Debug, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LockFacts {
-    #[serde(with = "crate::model::input::time_str")]
+    #[serde(with = "crate::text::serde_time")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub now: Time,
     /// This machine's host name.
@@ -236,60 +237,12 @@ pub fn assess(record: Option<&LockRecord>, facts: &LockFacts) -> LockVerdict {
     }
 }
 
-/// A claim's owner process as its `pid` field records it: `PID@HOST`, or `PID@HOST/START` with
-/// the process's start time as the OS counts it (what a lock record keeps as `proc_start`:
-/// Linux clock ticks since boot, macOS microseconds since the epoch, Windows its creation
-/// time). The start time tells the owner from a later process given the same pid (issue 28,
-/// finding 7); a field without one (written before Rail recorded it) still reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Owner<'a> {
-    pub pid: u32,
-    pub host: &'a str,
-    pub start: Option<u64>,
-}
-
-impl<'a> Owner<'a> {
-    /// Reads a `pid` field; `None` if it is not `PID@HOST[/START]`.
-    pub fn parse(text: &'a str) -> Option<Owner<'a>> {
-        let (pid, rest) = text.split_once('@')?;
-        let pid = pid.parse().ok()?;
-        let (host, start) = match rest.rsplit_once('/') {
-            Some((host, start))
-                if !start.is_empty() && start.bytes().all(|b| b.is_ascii_digit()) =>
-            {
-                (host, Some(start.parse().ok()?))
-            }
-            _ => (rest, None),
-        };
-        if host.is_empty() {
-            return None;
-        }
-        Some(Owner { pid, host, start })
-    }
-
-    /// `PID@HOST`: the process, whatever its start time (how hosts key what they observed).
-    pub fn key(&self) -> String {
-        format!("{}@{}", self.pid, self.host)
-    }
-
-    /// The field as Rail writes it.
-    pub fn render(&self) -> String {
-        match self.start {
-            Some(start) => format!("{}@{}/{start}", self.pid, self.host),
-            None => self.key(),
-        }
-    }
-}
-
 /// Could a lock owner have this pid? Not 0 (no OS gives it to a program: the Unix kernel's
 /// own, Windows' idle process), nor above `i32::MAX` (Unix's `pid_t` is a signed 32-bit int;
 /// Windows ids are multiples of 4 far below it in practice). Other values may be real.
 pub fn plausible_pid(pid: u32) -> bool {
     pid != 0 && i32::try_from(pid).is_ok()
 }
-
-/// The name of the lock file, in the rail directory.
-pub const LOCK_NAME: &str = "claims.md.lock";
 
 /// How many times a tombstone may be superseded (its creator died breaking the lock) before a
 /// waiter stops trying and waits like everyone else.
@@ -385,23 +338,6 @@ mod tests {
             started: time::parse_time("2026-10-22T14:05:03Z").unwrap(),
             nonce: "5f1c2a9e0b7d4c36".into(),
             proc_start: Some(123),
-        }
-    }
-
-    #[test]
-    fn owner_fields_with_and_without_a_start_time() {
-        let o = Owner::parse("4242@devbox/123456").unwrap();
-        assert_eq!((o.pid, o.host, o.start), (4242, "devbox", Some(123456)));
-        assert_eq!(o.key(), "4242@devbox");
-        assert_eq!(o.render(), "4242@devbox/123456");
-        // Written before start times were recorded: still an owner.
-        let old = Owner::parse("4242@build.example.org").unwrap();
-        assert_eq!((old.host, old.start), ("build.example.org", None));
-        assert_eq!(old.render(), "4242@build.example.org");
-        // A host with a `/` that is not a start time stays the host.
-        assert_eq!(Owner::parse("1@a/b").unwrap().host, "a/b");
-        for bad in ["4242", "x@devbox", "4242@", "4242@/12", "@devbox"] {
-            assert_eq!(Owner::parse(bad), None, "{bad}");
         }
     }
 

@@ -49,7 +49,7 @@ impl Loser {
     pub fn log_line(&self, now: crate::text::time::Time, by: &str) -> String {
         crate::formats::log::LogEntry::new(
             now,
-            crate::formats::log::Event::Other("dropped".into()),
+            crate::formats::log::LogEvent::Other("dropped".into()),
             Some(&self.task),
             Some(&self.lost_session),
         )

@@ -9,17 +9,17 @@ use std::collections::BTreeMap;
 
 use crate::change::ops::Plan;
 use crate::formats::rail_files::{self, ForeignPath};
+use crate::formats::rail_files::{CLAIMS_MD, LOG_FILE};
 use crate::model::input::{FileText, RailTexts};
-use crate::model::{CLAIMS_MD, LOG_FILE};
 use crate::text::edit::{self, EditError, FileEdits, TextEdit};
 use crate::text::Span;
 
-/// A snapshot's files: path (relative to the rail directory) → text.
-pub type Files = BTreeMap<String, String>;
+/// A shared rail's files, as a snapshot holds them: path (relative to the rail directory) → text.
+pub type SharedFiles = BTreeMap<String, String>;
 
 /// The texts core plans on, from a snapshot: claims.md, the claim files and claims.log.
 /// rail.yaml stays each checkout's own (`config` is `None`); foreign files are not read.
-pub fn texts(files: &Files) -> RailTexts {
+pub fn texts(files: &SharedFiles) -> RailTexts {
     let file = |path: &str, text: &String| FileText {
         path: path.to_string(),
         text: text.clone(),
@@ -42,8 +42,12 @@ pub fn texts(files: &Files) -> RailTexts {
 /// The files a plan changes, with their new contents: its edits applied to the snapshot's
 /// texts, and `extra_log` then the plan's log line appended to claims.log (after a newline if
 /// the log does not end with one).
-pub fn apply_plan(files: &Files, plan: &Plan, extra_log: &[String]) -> Result<Files, EditError> {
-    let mut changed = Files::new();
+pub fn apply_plan(
+    files: &SharedFiles,
+    plan: &Plan,
+    extra_log: &[String],
+) -> Result<SharedFiles, EditError> {
+    let mut changed = SharedFiles::new();
     for fe in &plan.edits {
         if fe.edits.is_empty() {
             continue;
@@ -119,7 +123,7 @@ pub fn log_with(shared_log: &str, pending: &[String]) -> String {
 /// Plans mirroring `snapshot` into the local rail whose files are `local`. `outbox` is this
 /// machine's log lines not yet known to be shared: the mirrored claims.log is the shared one
 /// followed by those of them it lacks, so mirroring never erases a line recorded here.
-pub fn mirror(snapshot: &Files, local: &RailTexts, outbox: &str) -> Mirror {
+pub fn mirror(snapshot: &SharedFiles, local: &RailTexts, outbox: &str) -> Mirror {
     let current = |path: &str| -> Option<&str> {
         match path {
             CLAIMS_MD => local.claims.as_ref().map(|f| f.text.as_str()),
@@ -179,9 +183,9 @@ pub fn mirror(snapshot: &Files, local: &RailTexts, outbox: &str) -> Mirror {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rejoined {
     /// The merged files (the remote's where nothing was lost).
-    pub files: Files,
+    pub files: SharedFiles,
     /// The files that differ from the remote's, to commit on top of it.
-    pub changed: Files,
+    pub changed: SharedFiles,
     /// Claims of one task held on both sides: the one kept and the one dropped, by the merge
     /// driver's rule (a claim that still holds beats one that does not, then the earliest).
     pub losers: Vec<crate::change::merge::Loser>,
@@ -194,9 +198,9 @@ pub struct Rejoined {
 /// side that did not change it takes the other's; changed on both, the remote's stays). Never
 /// anything outside the rail's data files.
 pub fn rejoin(
-    base: &Files,
-    seen: &Files,
-    remote: &Files,
+    base: &SharedFiles,
+    seen: &SharedFiles,
+    remote: &SharedFiles,
     holding: Option<&crate::change::merge::Holding<'_>>,
 ) -> Rejoined {
     let mut out = Rejoined {
@@ -264,7 +268,7 @@ pub enum Offered {
 /// another session holds is lost to it. Returns the new claims.md (`None` when unchanged) and
 /// what became of each line, in order.
 pub fn offer(
-    files: &Files,
+    files: &SharedFiles,
     lines: &[String],
     holding: &crate::change::merge::Holding<'_>,
 ) -> (Option<String>, Vec<Offered>) {
@@ -322,8 +326,11 @@ pub fn offer(
 /// from: <them>`). Each is a notice for the session that lost it (issue 31: told, not only
 /// found later in the log). The latest log line about a claim decides: one released, or lost
 /// long ago and claimed again since, is not one of them.
-pub fn lost_in_mirror(local: Option<&str>, shared: &Files) -> Vec<crate::agent::notice::Notice> {
-    use crate::agent::notice::{Notice, Why};
+pub fn lost_in_mirror(
+    local: Option<&str>,
+    shared: &SharedFiles,
+) -> Vec<crate::formats::notice::Notice> {
+    use crate::formats::notice::{LossCause, Notice};
     let Some(local) = local else {
         return Vec::new();
     };
@@ -349,7 +356,7 @@ pub fn lost_in_mirror(local: Option<&str>, shared: &Files) -> Vec<crate::agent::
         let (session, lost) = match (entry.event.as_str(), entry.details.get("from")) {
             ("taken", Some(from)) => (
                 from.clone(),
-                crate::agent::notice::of_log_line(&entry.render()),
+                crate::formats::notice::of_log_line(&entry.render()),
             ),
             ("dropped", _) if entry.details.get("by").map(String::as_str) == Some("rewind") => {
                 let Some(session) = entry.session.clone() else {
@@ -360,7 +367,7 @@ pub fn lost_in_mirror(local: Option<&str>, shared: &Files) -> Vec<crate::agent::
                     session: session.clone(),
                     task: task.clone(),
                     holder,
-                    why: Why::Rewind,
+                    why: LossCause::Rewind,
                     at: entry.time,
                 };
                 (session, Some(notice))
@@ -384,8 +391,8 @@ pub fn lost_in_mirror(local: Option<&str>, shared: &Files) -> Vec<crate::agent::
 mod tests {
     use super::*;
 
-    fn files(pairs: &[(&str, &str)]) -> Files {
-        let mut out = Files::new();
+    fn files(pairs: &[(&str, &str)]) -> SharedFiles {
+        let mut out = SharedFiles::new();
         for (p, t) in pairs {
             out.insert(p.to_string(), t.to_string());
         }
@@ -411,9 +418,9 @@ mod tests {
 
     #[test]
     fn a_claim_a_rewind_merge_dropped_or_another_took_is_named_for_its_session() {
-        use crate::agent::notice::Why;
+        use crate::formats::notice::LossCause;
         let local = "# Claims\n\nauth | carol | 2026-10-22T10:10Z\nui | carol | 2026-10-22T10:11Z\nold | dave | 2026-10-22T09:00Z\nbill | erin | 2026-10-22T08:00Z\nre | dave | 2026-10-22T09:30Z\n";
-        let mut shared = Files::new();
+        let mut shared = SharedFiles::new();
         shared.insert(
             CLAIMS_MD.into(),
             "# Claims\n\nauth | alice | 2026-10-22T10:05Z\nui | carol | 2026-10-22T10:11Z\nbill | bob | 2026-10-22T10:12Z\n".into(),
@@ -431,15 +438,15 @@ mod tests {
             )
             .into(),
         );
-        let lost: Vec<(String, String, String, Why)> = lost_in_mirror(Some(local), &shared)
+        let lost: Vec<(String, String, String, LossCause)> = lost_in_mirror(Some(local), &shared)
             .into_iter()
             .map(|n| (n.task, n.session, n.holder, n.why))
             .collect();
         assert_eq!(
             lost,
             vec![
-                ("auth".into(), "carol".into(), "alice".into(), Why::Rewind),
-                ("bill".into(), "erin".into(), "bob".into(), Why::Taken("no activity for 2h".into())),
+                ("auth".into(), "carol".into(), "alice".into(), LossCause::Rewind),
+                ("bill".into(), "erin".into(), "bob".into(), LossCause::Taken("no activity for 2h".into())),
             ],
             "dave released old in the ordinary way, and re after claiming it back; erin's ui was never held here"
         );

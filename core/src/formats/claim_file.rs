@@ -15,7 +15,7 @@
 
 use chrono::TimeDelta;
 
-use crate::formats::yaml::{self, Entry, Style, Value, YamlDoc};
+use crate::formats::yaml::{self, Style, Value, YamlDoc, YamlEntry};
 use crate::text::diagnostic::{Code, Diagnostic};
 use crate::text::edit::TextEdit;
 use crate::text::glob;
@@ -154,7 +154,7 @@ pub fn parse(path: &str, text: &str) -> ClaimFile {
     file
 }
 
-fn scalar(entry: &Entry, diags: &mut Vec<Diagnostic>) -> Option<String> {
+fn scalar(entry: &YamlEntry, diags: &mut Vec<Diagnostic>) -> Option<String> {
     match &entry.value.value {
         Value::Scalar(s) => Some(s.clone()),
         Value::Null => None,
@@ -169,7 +169,7 @@ fn scalar(entry: &Entry, diags: &mut Vec<Diagnostic>) -> Option<String> {
     }
 }
 
-fn strings(entry: &Entry, diags: &mut Vec<Diagnostic>) -> Vec<(String, Span)> {
+fn strings(entry: &YamlEntry, diags: &mut Vec<Diagnostic>) -> Vec<(String, Span)> {
     match yaml::string_list(&entry.value) {
         Ok(items) => items,
         Err(message) => {
@@ -183,7 +183,7 @@ fn strings(entry: &Entry, diags: &mut Vec<Diagnostic>) -> Vec<(String, Span)> {
     }
 }
 
-fn read_time(entry: &Entry, diags: &mut Vec<Diagnostic>) -> Option<Time> {
+fn read_time(entry: &YamlEntry, diags: &mut Vec<Diagnostic>) -> Option<Time> {
     let value = scalar(entry, diags)?;
     match time::parse_time(&value) {
         Ok(t) => Some(t),
@@ -198,7 +198,7 @@ fn read_time(entry: &Entry, diags: &mut Vec<Diagnostic>) -> Option<Time> {
     }
 }
 
-fn read_entry(file: &mut ClaimFile, entry: &Entry, diags: &mut Vec<Diagnostic>) {
+fn read_entry(file: &mut ClaimFile, entry: &YamlEntry, diags: &mut Vec<Diagnostic>) {
     let span = entry.value.span;
     match entry.key.as_str() {
         "owner" => {

@@ -208,7 +208,7 @@ pub fn parse(text: &str) -> (Config, Vec<Diagnostic>) {
 }
 
 /// `stations:`, a mapping of its own settings.
-fn stations(node: &yaml::Node, out: &mut Stations, diags: &mut Vec<Diagnostic>) {
+fn stations(node: &yaml::YamlNode, out: &mut Stations, diags: &mut Vec<Diagnostic>) {
     let entries = match &node.value {
         Value::Map(entries) => entries,
         Value::Null => return,

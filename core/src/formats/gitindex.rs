@@ -4,7 +4,6 @@
 //! clean": not trusted). The after-tool check uses it to know which files are unchanged, whose
 //! prior content is then their blob. Hosts read the index file's bytes and its time.
 
-use crate::agent::after::Stat;
 use crate::formats::gitobject::{self, Oid};
 
 /// One entry of git's index: what git last saw of a tracked file.
@@ -60,7 +59,7 @@ pub fn entries(bytes: &[u8], roots: &[String]) -> Option<Vec<(String, Indexed)>>
 
 /// One entry of git's index, all of what git recorded.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct IndexEntry {
     pub path: String,
     /// `0o100644`, `0o100755`, `0o120000` (a link) or `0o160000` (a submodule).
     pub mode: u32,
@@ -96,7 +95,7 @@ pub struct TreeNode {
 /// An index as read: its entries in order, its cache-tree, and what in it only git can follow.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct IndexFile {
-    pub entries: Vec<Entry>,
+    pub entries: Vec<IndexEntry>,
     pub tree: Vec<TreeNode>,
     /// Set when the file holds something this reader does not follow: a split index, a sparse
     /// index's directory entries, file-system monitor data, an extension git requires readers
@@ -191,7 +190,7 @@ fn read_only(bytes: &[u8], keep: &dyn Fn(&[u8]) -> bool) -> Option<IndexFile> {
         {
             out.asks_git = Some("an index path git would refuse");
         }
-        out.entries.push(Entry {
+        out.entries.push(IndexEntry {
             path,
             ctime: (stat[0], stat[1]),
             mtime: (stat[2], stat[3]),
@@ -265,7 +264,7 @@ fn cache_tree(mut data: &[u8]) -> Option<Vec<TreeNode>> {
 
 /// What the host found at an entry's path (`lstat`: no link followed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Found {
+pub enum OnDisk {
     /// Nothing there, or a link among the folders above it (git counts the file as removed).
     Missing,
     Dir,
@@ -292,7 +291,7 @@ pub struct FileStat {
 
 /// git's verdict on an entry against the file found at its path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub enum StatusVerdict {
     /// `git status` does not list it.
     Unchanged,
     /// `git status` lists it.
@@ -315,27 +314,32 @@ pub enum Verdict {
 /// entry is racily clean when it was written in the same second as the index or later (git's
 /// test when built without nanosecond times, and a superset of it when built with them):
 /// content again. Nanoseconds count when the index recorded them.
-pub fn verdict(e: &Entry, found: &Found, index_mtime: (i64, u32), filemode: bool) -> Verdict {
+pub fn verdict(
+    e: &IndexEntry,
+    found: &OnDisk,
+    index_mtime: (i64, u32),
+    filemode: bool,
+) -> StatusVerdict {
     if e.stage != 0 || e.intent_to_add {
-        return Verdict::Changed;
+        return StatusVerdict::Changed;
     }
     if e.skip_worktree || e.assume_valid {
-        return Verdict::AskGit;
+        return StatusVerdict::AskGit;
     }
     let (fs, link) = match (e.mode, found) {
-        (0o160000, _) => return Verdict::AskGit,
-        (0o100644 | 0o100755 | 0o120000, Found::Missing | Found::Dir | Found::Other) => {
-            return Verdict::Changed
+        (0o160000, _) => return StatusVerdict::AskGit,
+        (0o100644 | 0o100755 | 0o120000, OnDisk::Missing | OnDisk::Dir | OnDisk::Other) => {
+            return StatusVerdict::Changed
         }
-        (0o100644 | 0o100755, Found::Link(_)) | (0o120000, Found::File(_)) => {
-            return Verdict::Changed
+        (0o100644 | 0o100755, OnDisk::Link(_)) | (0o120000, OnDisk::File(_)) => {
+            return StatusVerdict::Changed
         }
-        (0o100644 | 0o100755, Found::File(fs)) => (fs, false),
-        (0o120000, Found::Link(fs)) => (fs, true),
-        _ => return Verdict::AskGit,
+        (0o100644 | 0o100755, OnDisk::File(fs)) => (fs, false),
+        (0o120000, OnDisk::Link(fs)) => (fs, true),
+        _ => return StatusVerdict::AskGit,
     };
     if !link && filemode && (e.mode ^ fs.perm) & 0o100 != 0 {
-        return Verdict::Changed;
+        return StatusVerdict::Changed;
     }
     let ns = e.mtime.1 != 0 || e.ctime.1 != 0;
     let same_time = |(s, n): (i64, u32), (es, en): (u32, u32)| s as u32 == es && (!ns || n == en);
@@ -351,11 +355,11 @@ pub fn verdict(e: &Entry, found: &Found, index_mtime: (i64, u32), filemode: bool
     // clean when the index was written: its content decides.
     let smudged = e.size == 0 && e.oid != gitobject::EMPTY_BLOB;
     if same && !racy && !smudged {
-        Verdict::Unchanged
+        StatusVerdict::Unchanged
     } else if e.size != 0 && fs.size as u32 != e.size {
-        Verdict::Changed
+        StatusVerdict::Changed
     } else {
-        Verdict::CompareContent
+        StatusVerdict::CompareContent
     }
 }
 
@@ -401,7 +405,7 @@ fn cached_dir(nodes: &[TreeNode], at: &mut usize) -> Option<CachedDir> {
 }
 
 fn write_tree(
-    entries: &[Entry],
+    entries: &[IndexEntry],
     prefix_len: usize,
     cached: Option<&CachedDir>,
     each_dir: &mut dyn FnMut(&str, Oid),
@@ -451,10 +455,26 @@ fn write_tree(
     if body.is_empty() && prefix_len > 0 {
         return None;
     }
-    let oid = gitobject::id(gitobject::Kind::Tree, &body);
+    let oid = gitobject::id(gitobject::ObjectKind::Tree, &body);
     let path = entries.first().map_or("", |e| &e.path[..prefix_len]);
     each_dir(path, oid);
     Some(oid)
+}
+
+/// What the host's walk found of one file (`lstat`): enough to tell that a write happened (a
+/// write changes the change time, which a program cannot set back), and to compare with what
+/// the index recorded ([`clean`]). The after-tool check keeps it per file it watches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stat {
+    pub size: u64,
+    /// Modification and status-change times, nanoseconds since the epoch.
+    pub mtime_ns: i64,
+    pub ctime_ns: i64,
+    pub ino: u64,
+    /// Executable (kept when the content is put back).
+    pub exec: bool,
+    /// A symbolic link (never followed; its target is not kept).
+    pub link: bool,
 }
 
 /// Whether the file as walked is the one git's index recorded (git's own test: the stat data,
@@ -473,301 +493,4 @@ pub fn clean(stat: &Stat, e: &Indexed, index_at: (i64, i64)) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A version 2 index of one entry, `a/x` (real indexes are checked against `git ls-files -s`
-    /// in the CLI's tests).
-    fn one_entry() -> Vec<u8> {
-        let mut b = b"DIRC".to_vec();
-        b.extend_from_slice(&2u32.to_be_bytes());
-        b.extend_from_slice(&1u32.to_be_bytes());
-        for word in [1u32, 2, 3, 4, 0, 7, 0o100644, 0, 0, 5] {
-            b.extend_from_slice(&word.to_be_bytes());
-        }
-        b.extend_from_slice(&[0xab; 20]);
-        b.extend_from_slice(&3u16.to_be_bytes());
-        b.extend_from_slice(b"a/x");
-        while !(b.len() - 12).is_multiple_of(8) || b.last() != Some(&0) {
-            b.push(0);
-        }
-        b
-    }
-
-    /// A version 2 index of `(path, mode, blob)` entries (sorted by the caller) and, when
-    /// given, a cache-tree extension, with a checksum's worth of trailer.
-    fn index_of(entries: &[(&str, u32, Oid)], tree: Option<&[u8]>) -> Vec<u8> {
-        let mut b = b"DIRC".to_vec();
-        b.extend_from_slice(&2u32.to_be_bytes());
-        b.extend_from_slice(&(entries.len() as u32).to_be_bytes());
-        for (path, mode, oid) in entries {
-            let start = b.len();
-            for word in [0u32, 0, 0, 0, 0, 0, *mode, 0, 0, 0] {
-                b.extend_from_slice(&word.to_be_bytes());
-            }
-            b.extend_from_slice(oid);
-            b.extend_from_slice(&(path.len() as u16).to_be_bytes());
-            b.extend_from_slice(path.as_bytes());
-            b.push(0);
-            while !(b.len() - start).is_multiple_of(8) {
-                b.push(0);
-            }
-        }
-        if let Some(t) = tree {
-            b.extend_from_slice(b"TREE");
-            b.extend_from_slice(&(t.len() as u32).to_be_bytes());
-            b.extend_from_slice(t);
-        }
-        b.extend_from_slice(&[0; 20]);
-        b
-    }
-
-    fn oid(hex: &str) -> Oid {
-        gitobject::parse_hex(hex.as_bytes()).unwrap()
-    }
-
-    #[test]
-    fn tree_ids_are_git_write_trees() {
-        let e = gitobject::EMPTY_BLOB;
-        // `touch a d/b; chmod +x d/b; git add -A; git write-tree`, then with `a-b` too (it
-        // sorts before `a/`'s would-be place, as in a tree: the index's order is the trees').
-        let two = [("a", 0o100644, e), ("d/b", 0o100755, e)];
-        let index = read(&index_of(&two, None)).unwrap();
-        assert_eq!(
-            tree_id(&index),
-            Some(oid("20f64fb88eb7d7e601ee5741f72ca55f109d889a"))
-        );
-        let mut dirs = Vec::new();
-        tree_ids(&index, &mut |p, o| {
-            dirs.push((p.to_string(), gitobject::hex(&o)))
-        });
-        assert_eq!(
-            dirs,
-            [
-                (
-                    "d/".to_string(),
-                    "8e7e7231639f222f603535b084c897b3195d8128".to_string()
-                ),
-                (
-                    String::new(),
-                    "20f64fb88eb7d7e601ee5741f72ca55f109d889a".to_string()
-                ),
-            ]
-        );
-        let three = [
-            ("a", 0o100644, e),
-            ("a-b", 0o100644, e),
-            ("d/b", 0o100755, e),
-        ];
-        assert_eq!(
-            tree_id(&read(&index_of(&three, None)).unwrap()),
-            Some(oid("d3bcf2cb5f34c443f20a558402bfbd7065480cb8"))
-        );
-        // A valid cache-tree root is taken as it is; an invalid one is recomputed.
-        let mut ext = b"\x001 0\n".to_vec();
-        ext.extend_from_slice(&[7; 20]);
-        let cached = read(&index_of(&two, Some(&ext))).unwrap();
-        assert_eq!(tree_id(&cached), Some([7; 20]));
-        let stale = read(&index_of(&two, Some(b"\0-1 1\nd\0-1 0\n"))).unwrap();
-        assert_eq!(stale.tree.len(), 2);
-        assert_eq!(tree_id(&stale), tree_id(&index));
-        // A name that is a file and a folder at once: git's to say.
-        let both = [("a", 0o100644, e), ("a/b", 0o100644, e)];
-        assert_eq!(tree_id(&read(&index_of(&both, None)).unwrap()), None);
-        assert_eq!(tree_id(&IndexFile::default()), Some(gitobject::EMPTY_TREE));
-    }
-
-    #[test]
-    fn extensions_git_requires_are_named() {
-        let e = [("a", 0o100644, gitobject::EMPTY_BLOB)];
-        let mut bytes = index_of(&e, None);
-        let at = bytes.len() - 20;
-        bytes.splice(at..at, b"link\0\0\0\0".iter().copied());
-        assert_eq!(read(&bytes).unwrap().asks_git, Some("a split index"));
-        let mut bytes = index_of(&e, None);
-        bytes.splice(at..at, b"UNTR\0\0\0\0".iter().copied());
-        assert_eq!(read(&bytes).unwrap().asks_git, None);
-        for hostile in ["../x", "a//b", "a/./b", ".git/config", "a/.GIT/b"] {
-            let index = read(&index_of(
-                &[(hostile, 0o100644, gitobject::EMPTY_BLOB)],
-                None,
-            ));
-            assert_eq!(
-                index.unwrap().asks_git,
-                Some("an index path git would refuse"),
-                "{hostile}"
-            );
-        }
-    }
-
-    fn entry(mode: u32, size: u32) -> Entry {
-        Entry {
-            path: "f".into(),
-            mode,
-            oid: [1; 20],
-            ctime: (100, 5),
-            mtime: (100, 5),
-            dev: 1,
-            ino: 2,
-            uid: 3,
-            gid: 4,
-            size,
-            stage: 0,
-            assume_valid: false,
-            skip_worktree: false,
-            intent_to_add: false,
-        }
-    }
-
-    fn stat_of(e: &Entry, perm: u32) -> FileStat {
-        FileStat {
-            size: u64::from(e.size),
-            mtime: (i64::from(e.mtime.0), e.mtime.1),
-            ctime: (i64::from(e.ctime.0), e.ctime.1),
-            dev: 1,
-            ino: 2,
-            uid: 3,
-            gid: 4,
-            perm,
-        }
-    }
-
-    #[test]
-    fn verdicts_follow_gits_refresh() {
-        let later = (200, 0);
-        let e = entry(0o100644, 5);
-        let same = stat_of(&e, 0o644);
-        assert_eq!(
-            verdict(&e, &Found::File(same), later, true),
-            Verdict::Unchanged
-        );
-        // Written in the index's second or after: racily clean, the content decides.
-        assert_eq!(
-            verdict(&e, &Found::File(same), (100, 9), true),
-            Verdict::CompareContent
-        );
-        // Another size: changed without reading; the same size and another time: content.
-        let bigger = FileStat { size: 6, ..same };
-        assert_eq!(
-            verdict(&e, &Found::File(bigger), later, true),
-            Verdict::Changed
-        );
-        let touched = FileStat {
-            mtime: (150, 0),
-            ..same
-        };
-        assert_eq!(
-            verdict(&e, &Found::File(touched), later, true),
-            Verdict::CompareContent
-        );
-        // Nanoseconds count only when the index has them.
-        let ns = FileStat {
-            mtime: (100, 6),
-            ..same
-        };
-        assert_eq!(
-            verdict(&e, &Found::File(ns), later, true),
-            Verdict::CompareContent
-        );
-        let mut no_ns = e.clone();
-        (no_ns.mtime.1, no_ns.ctime.1) = (0, 0);
-        assert_eq!(
-            verdict(&no_ns, &Found::File(ns), later, true),
-            Verdict::Unchanged
-        );
-        // The executable bit, when core.filemode says it counts.
-        let exec = FileStat {
-            perm: 0o755,
-            ..same
-        };
-        assert_eq!(
-            verdict(&e, &Found::File(exec), later, true),
-            Verdict::Changed
-        );
-        assert_eq!(
-            verdict(&e, &Found::File(exec), later, false),
-            Verdict::Unchanged
-        );
-        // Types: a file that became a link, a folder, nothing.
-        assert_eq!(
-            verdict(&e, &Found::Link(same), later, true),
-            Verdict::Changed
-        );
-        assert_eq!(verdict(&e, &Found::Dir, later, true), Verdict::Changed);
-        assert_eq!(verdict(&e, &Found::Missing, later, true), Verdict::Changed);
-        assert_eq!(verdict(&e, &Found::Other, later, true), Verdict::Changed);
-        // A link entry against a link.
-        let l = entry(0o120000, 5);
-        assert_eq!(
-            verdict(&l, &Found::Link(stat_of(&l, 0o777)), later, true),
-            Verdict::Unchanged
-        );
-        // Smudged (size 0, a blob that is not empty): content, whatever the stat says.
-        let smudged = entry(0o100644, 0);
-        let st = stat_of(&smudged, 0o644);
-        assert_eq!(
-            verdict(&smudged, &Found::File(st), later, true),
-            Verdict::CompareContent
-        );
-        let mut empty = smudged.clone();
-        empty.oid = gitobject::EMPTY_BLOB;
-        assert_eq!(
-            verdict(&empty, &Found::File(st), later, true),
-            Verdict::Unchanged
-        );
-        // Conflicts and intent-to-add entries are listed; what only git follows is git's.
-        let conflict = Entry {
-            stage: 2,
-            ..e.clone()
-        };
-        assert_eq!(
-            verdict(&conflict, &Found::Missing, later, true),
-            Verdict::Changed
-        );
-        let ita = Entry {
-            intent_to_add: true,
-            ..e.clone()
-        };
-        assert_eq!(
-            verdict(&ita, &Found::File(same), later, true),
-            Verdict::Changed
-        );
-        let sub = entry(0o160000, 0);
-        assert_eq!(verdict(&sub, &Found::Dir, later, true), Verdict::AskGit);
-        let skip = Entry {
-            skip_worktree: true,
-            ..e.clone()
-        };
-        assert_eq!(
-            verdict(&skip, &Found::Missing, later, true),
-            Verdict::AskGit
-        );
-        let weird = entry(0o100664, 5);
-        assert_eq!(
-            verdict(&weird, &Found::File(same), later, true),
-            Verdict::AskGit
-        );
-    }
-
-    #[test]
-    fn an_entry_is_read_and_a_short_or_foreign_index_is_none() {
-        let bytes = one_entry();
-        assert_eq!(count(&bytes), 1);
-        let got = entries(&bytes, &["a".into()]).unwrap();
-        assert_eq!(got.len(), 1);
-        assert_eq!(got[0].0, "a/x");
-        assert_eq!(got[0].1.size, 5);
-        assert_eq!(got[0].1.oid, "ab".repeat(20));
-        assert!(entries(&bytes, &["b".into()]).unwrap().is_empty());
-        // Every truncation before the name's end is refused, never read past its end (12 bytes
-        // of header, 62 of entry, the 3 of the name).
-        for end in 0..12 + 62 + 3 {
-            let cut = &bytes[..end];
-            assert!(
-                entries(cut, &["a".into()]).is_none_or(|e| e.is_empty()),
-                "{end}"
-            );
-        }
-        assert_eq!(count(b"PACK\0\0\0\x02\0\0\0\x01"), 0);
-    }
-}
+mod tests;

@@ -23,36 +23,36 @@ pub const EMPTY_TREE: Oid = [
 
 /// The kinds of object a commit's tree is made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum ObjectKind {
     Commit,
     Tree,
     Blob,
     Tag,
 }
 
-impl Kind {
+impl ObjectKind {
     fn name(self) -> &'static str {
         match self {
-            Kind::Commit => "commit",
-            Kind::Tree => "tree",
-            Kind::Blob => "blob",
-            Kind::Tag => "tag",
+            ObjectKind::Commit => "commit",
+            ObjectKind::Tree => "tree",
+            ObjectKind::Blob => "blob",
+            ObjectKind::Tag => "tag",
         }
     }
 
-    fn from_name(name: &[u8]) -> Option<Kind> {
+    fn from_name(name: &[u8]) -> Option<ObjectKind> {
         Some(match name {
-            b"commit" => Kind::Commit,
-            b"tree" => Kind::Tree,
-            b"blob" => Kind::Blob,
-            b"tag" => Kind::Tag,
+            b"commit" => ObjectKind::Commit,
+            b"tree" => ObjectKind::Tree,
+            b"blob" => ObjectKind::Blob,
+            b"tag" => ObjectKind::Tag,
             _ => return None,
         })
     }
 }
 
 /// The id git gives an object of `kind` with this `body`.
-pub fn id(kind: Kind, body: &[u8]) -> Oid {
+pub fn id(kind: ObjectKind, body: &[u8]) -> Oid {
     let mut h = Hasher::new(kind, body.len() as u64);
     h.update(body);
     h.finish()
@@ -64,7 +64,7 @@ pub struct Hasher(Sha1);
 
 impl Hasher {
     /// For an object of `kind` whose body will be `size` bytes.
-    pub fn new(kind: Kind, size: u64) -> Hasher {
+    pub fn new(kind: ObjectKind, size: u64) -> Hasher {
         let mut h = Sha1::new();
         h.update(format!("{} {size}\0", kind.name()).as_bytes());
         Hasher(h)
@@ -109,12 +109,12 @@ pub fn parse_hex(text: &[u8]) -> Option<Oid> {
 }
 
 /// A loose object once inflated: its kind and body (`kind size\0body`, the size checked).
-pub fn loose(inflated: &[u8]) -> Option<(Kind, &[u8])> {
+pub fn loose(inflated: &[u8]) -> Option<(ObjectKind, &[u8])> {
     let nul = inflated.iter().position(|b| *b == 0)?;
     let (kind, size) = inflated[..nul].split_at(inflated[..nul].iter().position(|b| *b == b' ')?);
     let size: usize = std::str::from_utf8(&size[1..]).ok()?.parse().ok()?;
     let body = &inflated[nul + 1..];
-    (body.len() == size).then_some((Kind::from_name(kind)?, body))
+    (body.len() == size).then_some((ObjectKind::from_name(kind)?, body))
 }
 
 /// The tree a commit's body names on its first line (`tree <hex>`).
@@ -172,7 +172,7 @@ pub enum Base {
 /// inflating its data gives, and where that zlib data starts in the bytes given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PackEntry {
-    pub kind: Option<Kind>,
+    pub kind: Option<ObjectKind>,
     pub base: Option<Base>,
     pub size: u64,
     pub data_at: usize,
@@ -198,10 +198,10 @@ pub fn pack_entry(bytes: &[u8], offset: u64) -> Option<PackEntry> {
     }
     at += 1;
     let (kind, base) = match kind_bits {
-        1 => (Some(Kind::Commit), None),
-        2 => (Some(Kind::Tree), None),
-        3 => (Some(Kind::Blob), None),
-        4 => (Some(Kind::Tag), None),
+        1 => (Some(ObjectKind::Commit), None),
+        2 => (Some(ObjectKind::Tree), None),
+        3 => (Some(ObjectKind::Blob), None),
+        4 => (Some(ObjectKind::Tag), None),
         6 => {
             // The distance back to the base: big-endian groups of seven bits, each
             // continuation adding one (so that no two encodings name the same distance).
@@ -325,11 +325,11 @@ mod tests {
 
     #[test]
     fn ids_are_gits() {
-        assert_eq!(id(Kind::Blob, b""), EMPTY_BLOB);
-        assert_eq!(id(Kind::Tree, b""), EMPTY_TREE);
+        assert_eq!(id(ObjectKind::Blob, b""), EMPTY_BLOB);
+        assert_eq!(id(ObjectKind::Tree, b""), EMPTY_TREE);
         // `printf 'hello\n' | git hash-object --stdin`
         assert_eq!(
-            hex(&id(Kind::Blob, b"hello\n")),
+            hex(&id(ObjectKind::Blob, b"hello\n")),
             "ce013625030ba8dba906f756967f9e9ca394464a"
         );
         assert_eq!(parse_hex(hex(&EMPTY_BLOB).as_bytes()), Some(EMPTY_BLOB));
@@ -343,7 +343,7 @@ mod tests {
         let mut obj = format!("commit {}\0", body.len()).into_bytes();
         obj.extend_from_slice(body);
         let (kind, got) = loose(&obj).unwrap();
-        assert_eq!(kind, Kind::Commit);
+        assert_eq!(kind, ObjectKind::Commit);
         assert_eq!(commit_tree(got), Some(EMPTY_TREE));
         // A size that does not match, an unknown kind, no header.
         assert_eq!(loose(b"commit 3\0ab"), None);
@@ -373,7 +373,10 @@ mod tests {
     fn pack_headers() {
         // A commit of 300 bytes: kind 1, size 300 = 0b1_0010_1100.
         let e = pack_entry(&[0x80 | 0x10 | 0x0c, 0x12, 0x78], 100).unwrap();
-        assert_eq!((e.kind, e.size, e.data_at), (Some(Kind::Commit), 300, 2));
+        assert_eq!(
+            (e.kind, e.size, e.data_at),
+            (Some(ObjectKind::Commit), 300, 2)
+        );
         // An offset delta 130 bytes back: 130 = (0 + 1) * 128 + 2.
         let e = pack_entry(&[0x60 | 5, 0x80, 0x02, 0x78], 1000).unwrap();
         assert_eq!((e.kind, e.base), (None, Some(Base::Offset(870))));

@@ -37,24 +37,24 @@ impl Action {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct JournalEntry {
     pub action: Action,
     /// Relative to the rail directory.
     pub path: String,
     pub bytes: Vec<u8>,
 }
 
-impl Entry {
-    pub fn file(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Entry {
-        Entry {
+impl JournalEntry {
+    pub fn file(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> JournalEntry {
+        JournalEntry {
             action: Action::File,
             path: path.into(),
             bytes: bytes.into(),
         }
     }
 
-    pub fn append(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Entry {
-        Entry {
+    pub fn append(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> JournalEntry {
+        JournalEntry {
             action: Action::Append,
             path: path.into(),
             bytes: bytes.into(),
@@ -66,7 +66,7 @@ impl Entry {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Parsed {
     /// Complete, every checksum matches and every path is the rail's: replay it.
-    Complete(Vec<Entry>),
+    Complete(Vec<JournalEntry>),
     /// Torn, garbled or not a journal: its writer died before any file was touched. Drop it.
     Incomplete,
     /// Complete, but a record names a path that is not one of the rail's files. Neither
@@ -76,7 +76,7 @@ pub enum Parsed {
 
 impl Parsed {
     /// The entries of a complete journal; `None` for anything else.
-    pub fn complete(self) -> Option<Vec<Entry>> {
+    pub fn complete(self) -> Option<Vec<JournalEntry>> {
         match self {
             Parsed::Complete(entries) => Some(entries),
             _ => None,
@@ -93,7 +93,7 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// A journal's bytes. Paths are written as given: a path with a space or a newline cannot be
 /// read back ([`parse`] says `Incomplete`), and Rail's own paths have neither.
-pub fn render(entries: &[Entry]) -> Vec<u8> {
+pub fn render(entries: &[JournalEntry]) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     for e in entries {
         out.extend_from_slice(
@@ -142,7 +142,7 @@ fn checksum(text: &str) -> Option<u64> {
     u64::from_str_radix(text, 16).ok()
 }
 
-fn parse_records(bytes: &[u8]) -> Option<Vec<Entry>> {
+fn parse_records(bytes: &[u8]) -> Option<Vec<JournalEntry>> {
     let mut rest = bytes.strip_prefix(MAGIC)?;
     let mut entries = Vec::new();
     loop {
@@ -177,7 +177,7 @@ fn parse_records(bytes: &[u8]) -> Option<Vec<Entry>> {
         if fnv1a(body) != sum || rest.get(end) != Some(&b'\n') {
             return None;
         }
-        entries.push(Entry {
+        entries.push(JournalEntry {
             action,
             path: path.to_string(),
             bytes: body.to_vec(),
@@ -190,17 +190,17 @@ fn parse_records(bytes: &[u8]) -> Option<Vec<Entry>> {
 mod tests {
     use super::*;
 
-    fn sample() -> Vec<Entry> {
+    fn sample() -> Vec<JournalEntry> {
         vec![
-            Entry::file("claims.md", "a | s | 2026-10-22T14:05Z\n"),
-            Entry::file("claims/alice.yaml", "task: a\n"),
-            Entry::append("claims.log", "line\n"),
+            JournalEntry::file("claims.md", "a | s | 2026-10-22T14:05Z\n"),
+            JournalEntry::file("claims/alice.yaml", "task: a\n"),
+            JournalEntry::append("claims.log", "line\n"),
         ]
     }
 
     #[test]
     fn the_documented_bytes() {
-        let bytes = render(&[Entry::append("claims.log", "x\n")]);
+        let bytes = render(&[JournalEntry::append("claims.log", "x\n")]);
         let text = String::from_utf8(bytes.clone()).unwrap();
         let head = "rail-journal 1\nappend claims.log 2 ";
         assert!(text.starts_with(head), "{text}");
@@ -251,8 +251,11 @@ mod tests {
             "src/main.rs",
         ];
         for path in hostile {
-            for entry in [Entry::file(path, "x"), Entry::append(path, "x")] {
-                let bytes = render(&[Entry::file("claims.md", ""), entry]);
+            for entry in [
+                JournalEntry::file(path, "x"),
+                JournalEntry::append(path, "x"),
+            ] {
+                let bytes = render(&[JournalEntry::file("claims.md", ""), entry]);
                 match parse(&bytes) {
                     Parsed::Foreign(f) => assert_eq!(f.path, path),
                     other => panic!("{path:?}: {other:?}"),

@@ -13,16 +13,16 @@ use crate::text::Span;
 
 /// A value and where it is.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Node {
+pub struct JsonNode {
     pub start: usize,
     pub end: usize,
-    pub kind: Kind,
+    pub kind: JsonKind,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum Kind {
+pub enum JsonKind {
     Object(Vec<Member>),
-    Array(Vec<Node>),
+    Array(Vec<JsonNode>),
     /// A string, number, `true`, `false` or `null`, as parsed.
     Scalar(Value),
 }
@@ -30,7 +30,7 @@ pub enum Kind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Member {
     pub key: String,
-    pub value: Node,
+    pub value: JsonNode,
 }
 
 /// Nesting deeper than this is refused (settings files are shallow; no input exhausts the stack).
@@ -76,7 +76,7 @@ impl Parser<'_> {
         self.text.as_bytes().get(self.at).copied()
     }
 
-    fn value(&mut self, depth: usize) -> Result<Node, String> {
+    fn value(&mut self, depth: usize) -> Result<JsonNode, String> {
         if depth > MAX_DEPTH {
             return Err(self.error("nested too deeply"));
         }
@@ -114,10 +114,10 @@ impl Parser<'_> {
                         _ => return Err(self.error("expected `,` or `}`")),
                     }
                 }
-                Ok(Node {
+                Ok(JsonNode {
                     start,
                     end: self.at,
-                    kind: Kind::Object(members),
+                    kind: JsonKind::Object(members),
                 })
             }
             Some(b'[') => {
@@ -137,18 +137,18 @@ impl Parser<'_> {
                         _ => return Err(self.error("expected `,` or `]`")),
                     }
                 }
-                Ok(Node {
+                Ok(JsonNode {
                     start,
                     end: self.at,
-                    kind: Kind::Array(items),
+                    kind: JsonKind::Array(items),
                 })
             }
             Some(_) => {
                 let v = self.scalar()?;
-                Ok(Node {
+                Ok(JsonNode {
                     start,
                     end: self.at,
-                    kind: Kind::Scalar(v),
+                    kind: JsonKind::Scalar(v),
                 })
             }
             None => Err(self.error("expected a value")),
@@ -182,7 +182,7 @@ impl Parser<'_> {
 }
 
 /// The document's top value. Comments (`//`, `/* */`) and trailing commas are accepted.
-pub fn parse(text: &str) -> Result<Node, String> {
+pub fn parse(text: &str) -> Result<JsonNode, String> {
     let text_no_bom = text.strip_prefix('\u{feff}').unwrap_or(text);
     let offset = text.len() - text_no_bom.len();
     let mut p = Parser { text, at: offset };
@@ -194,13 +194,13 @@ pub fn parse(text: &str) -> Result<Node, String> {
     Ok(node)
 }
 
-impl Node {
+impl JsonNode {
     /// The value, comments dropped.
     pub fn to_value(&self) -> Value {
         match &self.kind {
-            Kind::Scalar(v) => v.clone(),
-            Kind::Array(items) => Value::Array(items.iter().map(Node::to_value).collect()),
-            Kind::Object(members) => Value::Object(
+            JsonKind::Scalar(v) => v.clone(),
+            JsonKind::Array(items) => Value::Array(items.iter().map(JsonNode::to_value).collect()),
+            JsonKind::Object(members) => Value::Object(
                 members
                     .iter()
                     .map(|m| (m.key.clone(), m.value.to_value()))
@@ -209,9 +209,9 @@ impl Node {
         }
     }
 
-    fn member(&self, key: &str) -> Option<&Node> {
+    fn member(&self, key: &str) -> Option<&JsonNode> {
         match &self.kind {
-            Kind::Object(members) => members
+            JsonKind::Object(members) => members
                 .iter()
                 .rev()
                 .find(|m| m.key == key)
@@ -282,7 +282,7 @@ fn end_of_line_after(text: &str, end: usize) -> usize {
 
 /// An edit that adds `item` (already rendered) as the last entry of the container `node`
 /// (an object's member text `"key": value`, or an array element).
-fn append(text: &str, node: &Node, last_end: Option<usize>, item: &str) -> Vec<TextEdit> {
+fn append(text: &str, node: &JsonNode, last_end: Option<usize>, item: &str) -> Vec<TextEdit> {
     let u = unit(text);
     let outer = indent_at(text, node.start);
     match last_end {
@@ -464,7 +464,7 @@ fn apply_one(text: &str, change: &Change, beside: &[Value]) -> Result<String, St
     let mut node = &root;
     let u = unit(text);
     for (i, key) in path.iter().enumerate() {
-        if !matches!(node.kind, Kind::Object(_)) {
+        if !matches!(node.kind, JsonKind::Object(_)) {
             return Err(format!("`{}` is not an object", path[..i].join(".")));
         }
         match node.member(key) {
@@ -483,7 +483,7 @@ fn apply_one(text: &str, change: &Change, beside: &[Value]) -> Result<String, St
                     v = Value::Object(m);
                 }
                 let last_end = match &node.kind {
-                    Kind::Object(m) => m.last().map(|m| m.value.end),
+                    JsonKind::Object(m) => m.last().map(|m| m.value.end),
                     _ => None,
                 };
                 let member_indent = match last_end {
@@ -511,7 +511,7 @@ fn apply_one(text: &str, change: &Change, beside: &[Value]) -> Result<String, St
             )
         }
         Change::Upsert { ours, .. } | Change::UpsertAlone { ours, .. } => {
-            let Kind::Array(items) = &node.kind else {
+            let JsonKind::Array(items) = &node.kind else {
                 return Err(format!("`{}` is not a list", path.join(".")));
             };
             match items.iter().find(|n| ours(&n.to_value())) {

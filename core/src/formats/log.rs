@@ -21,12 +21,12 @@ use crate::text::{lines, Span};
 
 /// What happened. Unknown event names from newer versions are kept as they are.
 ///
-/// Deserialized by name through [`Event::from_name`] rather than derived: the derive's untagged
+/// Deserialized by name through [`LogEvent::from_name`] rather than derived: the derive's untagged
 /// fallback buffers every value in serde's `Content`, several KB of the wasm build.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub enum Event {
+pub enum LogEvent {
     Claimed,
     Renewed,
     Released,
@@ -44,45 +44,45 @@ pub enum Event {
     Other(String),
 }
 
-impl Event {
+impl LogEvent {
     pub fn as_str(&self) -> &str {
         match self {
-            Event::Claimed => "claimed",
-            Event::Renewed => "renewed",
-            Event::Released => "released",
-            Event::Taken => "taken",
-            Event::Updated => "updated",
-            Event::LockBroken => "lock-broken",
-            Event::Recovered => "recovered",
-            Event::Done => "done",
-            Event::Bypass => "bypass",
-            Event::Refused => "refused",
-            Event::StationRemoved => "station-removed",
-            Event::Other(s) => s,
+            LogEvent::Claimed => "claimed",
+            LogEvent::Renewed => "renewed",
+            LogEvent::Released => "released",
+            LogEvent::Taken => "taken",
+            LogEvent::Updated => "updated",
+            LogEvent::LockBroken => "lock-broken",
+            LogEvent::Recovered => "recovered",
+            LogEvent::Done => "done",
+            LogEvent::Bypass => "bypass",
+            LogEvent::Refused => "refused",
+            LogEvent::StationRemoved => "station-removed",
+            LogEvent::Other(s) => s,
         }
     }
 
-    pub fn from_name(name: &str) -> Event {
+    pub fn from_name(name: &str) -> LogEvent {
         match name {
-            "claimed" => Event::Claimed,
-            "renewed" => Event::Renewed,
-            "released" => Event::Released,
-            "taken" => Event::Taken,
-            "updated" => Event::Updated,
-            "lock-broken" => Event::LockBroken,
-            "recovered" => Event::Recovered,
-            "done" => Event::Done,
-            "bypass" => Event::Bypass,
-            "refused" => Event::Refused,
-            "station-removed" => Event::StationRemoved,
-            other => Event::Other(other.to_string()),
+            "claimed" => LogEvent::Claimed,
+            "renewed" => LogEvent::Renewed,
+            "released" => LogEvent::Released,
+            "taken" => LogEvent::Taken,
+            "updated" => LogEvent::Updated,
+            "lock-broken" => LogEvent::LockBroken,
+            "recovered" => LogEvent::Recovered,
+            "done" => LogEvent::Done,
+            "bypass" => LogEvent::Bypass,
+            "refused" => LogEvent::Refused,
+            "station-removed" => LogEvent::StationRemoved,
+            other => LogEvent::Other(other.to_string()),
         }
     }
 }
 
-impl<'de> Deserialize<'de> for Event {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Event, D::Error> {
-        Ok(Event::from_name(&String::deserialize(d)?))
+impl<'de> Deserialize<'de> for LogEvent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LogEvent, D::Error> {
+        Ok(LogEvent::from_name(&String::deserialize(d)?))
     }
 }
 
@@ -96,7 +96,7 @@ pub struct LogEntry {
     )]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub time: Time,
-    pub event: Event,
+    pub event: LogEvent,
     pub task: Option<String>,
     pub session: Option<String>,
     #[serde(default)]
@@ -108,7 +108,7 @@ pub struct LogEntry {
 }
 
 impl LogEntry {
-    pub fn new(time: Time, event: Event, task: Option<&str>, session: Option<&str>) -> Self {
+    pub fn new(time: Time, event: LogEvent, task: Option<&str>, session: Option<&str>) -> Self {
         LogEntry {
             time,
             event,
@@ -238,7 +238,7 @@ fn parse_line(line: &str) -> Option<LogEntry> {
     };
     let mut entry = LogEntry {
         time,
-        event: Event::from_name(event),
+        event: LogEvent::from_name(event),
         task: opt(parts[2]),
         session: opt(parts[3]),
         details: BTreeMap::new(),
@@ -264,7 +264,7 @@ mod tests {
             r#"{"time":"2026-10-22T18:02:00Z","event":"frobbed","task":null,"session":"s"}"#,
         )
         .unwrap();
-        assert_eq!(e.event, Event::Other("frobbed".into()));
+        assert_eq!(e.event, LogEvent::Other("frobbed".into()));
         let e: LogEntry = serde_json::from_str(
             r#"{"time":"2026-10-22T18:02:00Z","event":"lock-broken","task":null,"session":"s","details":{"holder":"1@h"}}"#,
         )
@@ -278,7 +278,7 @@ mod tests {
     #[test]
     fn round_trip() {
         let t = time::parse_time("2026-10-22T18:02:00Z").unwrap();
-        let entry = LogEntry::new(t, Event::Taken, Some("billing"), Some("session-b"))
+        let entry = LogEntry::new(t, LogEvent::Taken, Some("billing"), Some("session-b"))
             .with("from", "session-a")
             .with("reason", "no commit | for 2h13m \\ really");
         let line = entry.render();

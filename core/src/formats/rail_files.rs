@@ -1,6 +1,4 @@
-//! Which files are Rail's own.
-//!
-//! Two questions, one place:
+//! Which files are Rail's own: their names, and two questions, one place:
 //!
 //! - [`is_rail_file`]: is a path (relative to the rail directory) part of the rail rather than
 //!   anyone's work? claims.md and its lock, journal and temporary files (`claims.md.*`),
@@ -14,7 +12,17 @@
 
 use serde::Serialize;
 
-use crate::model::{CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE, LOG_FILE};
+/// The rail: one line per claim.
+pub const CLAIMS_MD: &str = "claims.md";
+/// The folder of claim files (`claims/<owner>.yaml`).
+pub const CLAIMS_DIR: &str = "claims";
+pub const LOG_FILE: &str = "claims.log";
+pub const CONFIG_FILE: &str = "rail.yaml";
+/// The redo journal of a write in progress (docs/lock-protocol.md).
+pub const JOURNAL: &str = "claims.md.journal";
+/// The lock file, in the rail directory (docs/lock-protocol.md; `change::lock` says when it
+/// may be broken).
+pub const LOCK_NAME: &str = "claims.md.lock";
 
 /// Is `path` (relative to the rail directory, `/`-separated) one of the rail's own files?
 pub fn is_rail_file(path: &str) -> bool {

@@ -12,7 +12,7 @@ use crate::formats::log::LogEntry;
 use crate::formats::markdown;
 use crate::model::conflict::{self, Blocked, Conflict, ConflictKind};
 use crate::model::input::{Facts, RailTexts};
-use crate::model::lease::{Activity, State};
+use crate::model::lease::{Activity, LeaseState};
 use crate::model::{Claim, Evaluation, Origin, Rail};
 use crate::text::confusable;
 use crate::text::diagnostic::{Code, Diagnostic, Located, Severity};
@@ -80,12 +80,12 @@ pub enum Column {
 
 impl Column {
     /// The column of a claim in `state`, blocked or not.
-    pub fn of(state: State, blocked: bool) -> Column {
+    pub fn of(state: LeaseState, blocked: bool) -> Column {
         match (blocked, state) {
             (true, _) => Column::Blocked,
-            (false, State::Live) => Column::Live,
-            (false, State::Expiring) => Column::Expiring,
-            (false, State::Stale) => Column::Stale,
+            (false, LeaseState::Live) => Column::Live,
+            (false, LeaseState::Expiring) => Column::Expiring,
+            (false, LeaseState::Stale) => Column::Stale,
         }
     }
 
@@ -152,7 +152,7 @@ pub struct BoardClaim {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub age_text: Option<String>,
-    pub state: State,
+    pub state: LeaseState,
     pub activity: Activity,
     pub reason: String,
     /// False for a duplicate claim that lost to an earlier one.
@@ -208,7 +208,7 @@ pub struct ResourceHolder {
     pub session: String,
     pub task: Option<String>,
     pub shared: bool,
-    pub state: State,
+    pub state: LeaseState,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -329,7 +329,7 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
             let purpose_html = c.purpose.as_deref().map(markdown::render);
             let blocked = blocked_by[c.id].is_some();
             let holds = !loser[c.id];
-            let takeable = holds && lease.state == State::Stale && c.task.is_some();
+            let takeable = holds && lease.state == LeaseState::Stale && c.task.is_some();
             BoardClaim {
                 id: c.id,
                 task: c.task,
@@ -383,9 +383,9 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
     };
     for c in &claims {
         match c.state {
-            State::Live => summary.live += 1,
-            State::Expiring => summary.expiring += 1,
-            State::Stale => summary.stale += 1,
+            LeaseState::Live => summary.live += 1,
+            LeaseState::Expiring => summary.expiring += 1,
+            LeaseState::Stale => summary.stale += 1,
         }
     }
     for d in &diagnostics {
@@ -416,12 +416,14 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
     }
 }
 
-fn lease_phrase(left: Option<chrono::TimeDelta>, state: State) -> String {
+fn lease_phrase(left: Option<chrono::TimeDelta>, state: LeaseState) -> String {
     match left {
         None => "no time known".to_string(),
-        Some(l) if l.num_seconds() > 0 && state == State::Stale => "stale: owner gone".to_string(),
+        Some(l) if l.num_seconds() > 0 && state == LeaseState::Stale => {
+            "stale: owner gone".to_string()
+        }
         Some(l) if l.num_seconds() > 0 => format!("{} left", format_duration(l)),
-        Some(l) if state == State::Stale => format!("ran out {} ago", format_duration(-l)),
+        Some(l) if state == LeaseState::Stale => format!("ran out {} ago", format_duration(-l)),
         Some(l) => format!("ran out {} ago; owner alive", format_duration(-l)),
     }
 }
@@ -484,9 +486,9 @@ fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
             });
         view.claims.push(claim.id);
         match claim.state() {
-            State::Live => view.live += 1,
-            State::Expiring => view.expiring += 1,
-            State::Stale => view.stale += 1,
+            LeaseState::Live => view.live += 1,
+            LeaseState::Expiring => view.expiring += 1,
+            LeaseState::Stale => view.stale += 1,
         }
     }
     for wt in &facts.worktrees {

@@ -15,7 +15,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::Serialize;
 
-use crate::formats::log::{Event, Log};
+use crate::formats::log::{Log, LogEvent};
 use crate::model::{precedence, Claim, Evaluation};
 use crate::text::glob;
 use crate::text::ident::resource_key;
@@ -518,8 +518,8 @@ pub fn released_tasks(eval: &Evaluation, log: &Log) -> BTreeSet<String> {
     let mut done: BTreeSet<String> = BTreeSet::new();
     for entry in &log.entries {
         let counts = match entry.event {
-            Event::Released => true,
-            Event::Done => entry.details.get("verdict").map(String::as_str) == Some("passed"),
+            LogEvent::Released => true,
+            LogEvent::Done => entry.details.get("verdict").map(String::as_str) == Some("passed"),
             _ => false,
         };
         if counts {

@@ -20,10 +20,10 @@ pub struct FreshnessFacts {
     /// The git remote the rail is shared through.
     pub remote: String,
     /// When the local copy was last brought up to date with the remote; `None`: never.
-    #[serde(default, with = "crate::model::input::opt_time")]
+    #[serde(default, with = "crate::text::serde_time::opt")]
     #[cfg_attr(feature = "ts", ts(type = "string | null", optional))]
     pub fetched_at: Option<Time>,
-    #[serde(with = "crate::model::input::time_str")]
+    #[serde(with = "crate::text::serde_time")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub now: Time,
     /// What the latest fetch said when it failed; `None` when it worked (or none was tried).

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::formats::heartbeat::HookSeen;
 use crate::text::time::Time;
 
 /// One file's text, with its path relative to the rail directory.
@@ -17,7 +18,7 @@ pub struct FileText {
     pub path: String,
     pub text: String,
     /// Last modification time, used as a claim file's `since` when it has none.
-    #[serde(default, with = "opt_time")]
+    #[serde(default, with = "crate::text::serde_time::opt")]
     #[cfg_attr(feature = "ts", ts(type = "string | null", optional))]
     pub modified: Option<Time>,
 }
@@ -55,7 +56,7 @@ pub struct Worktree {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Facts {
     /// "Now" for every lease decision. Hosts pass the clock; tests and replays pass any time.
-    #[serde(with = "time_str")]
+    #[serde(with = "crate::text::serde_time")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub now: Time,
     /// This machine's host name (to judge `pid@host` owners).
@@ -84,10 +85,10 @@ pub struct Facts {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub worktrees: Vec<Worktree>,
-    /// The last Rail hook call seen per session ([`crate::agent::heartbeat`]): guard status.
+    /// The last Rail hook call seen per session ([`crate::formats::heartbeat`]): guard status.
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
-    pub hooks: BTreeMap<String, crate::agent::heartbeat::HookSeen>,
+    pub hooks: BTreeMap<String, HookSeen>,
 }
 
 impl Facts {
@@ -112,7 +113,7 @@ impl Facts {
     /// was given the dead owner's pid): the owner is dead (issue 28, finding 7).
     pub fn owner_alive(&self, pid: Option<&str>, session: &str) -> Option<bool> {
         let by_pid = pid.and_then(|field| {
-            let owner = crate::change::lock::Owner::parse(field);
+            let owner = crate::formats::pid::OwnerProcess::parse(field);
             let key = owner.map(|o| o.key());
             let alive = (self.processes.get(field).copied())
                 .or_else(|| key.as_ref().and_then(|k| self.processes.get(k).copied()))?;
@@ -126,43 +127,6 @@ impl Facts {
             }
         });
         by_pid.or_else(|| self.sessions.get(session).copied())
-    }
-}
-
-pub(crate) mod time_str {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    use crate::text::time::{format_time, parse_time, Time};
-
-    pub fn serialize<S: Serializer>(t: &Time, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format_time(*t))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Time, D::Error> {
-        let text = String::deserialize(d)?;
-        parse_time(&text).map_err(|e| serde::de::Error::custom(format!("`{text}`: {e}")))
-    }
-}
-
-pub(crate) mod opt_time {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    use crate::text::time::{format_time, parse_time, Time};
-
-    pub fn serialize<S: Serializer>(t: &Option<Time>, s: S) -> Result<S::Ok, S::Error> {
-        match t {
-            Some(t) => s.serialize_str(&format_time(*t)),
-            None => s.serialize_none(),
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Time>, D::Error> {
-        match Option::<String>::deserialize(d)? {
-            None => Ok(None),
-            Some(text) => parse_time(&text)
-                .map(Some)
-                .map_err(|e| serde::de::Error::custom(format!("`{text}`: {e}"))),
-        }
     }
 }
 

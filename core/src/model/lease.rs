@@ -14,24 +14,24 @@ use crate::text::time::{format_duration, format_time, Time};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub enum State {
+pub enum LeaseState {
     Live,
     Expiring,
     Stale,
 }
 
-impl State {
+impl LeaseState {
     pub fn as_str(self) -> &'static str {
         match self {
-            State::Live => "live",
-            State::Expiring => "expiring",
-            State::Stale => "stale",
+            LeaseState::Live => "live",
+            LeaseState::Expiring => "expiring",
+            LeaseState::Stale => "stale",
         }
     }
 
     /// Live and expiring claims hold; stale ones are free to take.
     pub fn holds(self) -> bool {
-        self != State::Stale
+        self != LeaseState::Stale
     }
 }
 
@@ -91,7 +91,7 @@ pub struct Lease {
     /// Negative once the lease ran out.
     pub left: Option<TimeDelta>,
     pub activity: Activity,
-    pub state: State,
+    pub state: LeaseState,
     pub reason: String,
 }
 
@@ -130,11 +130,11 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
     let Some((start, activity)) = latest else {
         // No time at all (a claim file without `since` and no mtime from the host).
         let state = if input.owner_alive == Some(false) {
-            State::Stale
+            LeaseState::Stale
         } else {
-            State::Live
+            LeaseState::Live
         };
-        let reason = if state == State::Stale {
+        let reason = if state == LeaseState::Stale {
             format!("{} is dead", owner())
         } else {
             "no claim time is known (add `since:`), so the lease cannot run out".to_string()
@@ -175,7 +175,7 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
             end: Some(end),
             left: Some(left),
             activity,
-            state: State::Stale,
+            state: LeaseState::Stale,
             reason: format!("{} is dead ({})", owner(), since()),
         };
     }
@@ -186,7 +186,7 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
                 end: Some(end),
                 left: Some(left),
                 activity,
-                state: State::Live,
+                state: LeaseState::Live,
                 reason: format!(
                     "lease of {lease_text} ran out {} ago, but {} is alive",
                     ago(-left),
@@ -216,14 +216,14 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
             end: Some(end),
             left: Some(left),
             activity,
-            state: State::Stale,
+            state: LeaseState::Stale,
             reason,
         };
     }
     let state = if left <= expiring {
-        State::Expiring
+        LeaseState::Expiring
     } else {
-        State::Live
+        LeaseState::Live
     };
     let reason = format!(
         "{} left of {lease_text} (until {}); {}",
@@ -318,17 +318,17 @@ mod tests {
     fn states_over_time() {
         let exp = TimeDelta::minutes(15);
         let live = evaluate(&input(), t("2026-10-22T15:00Z"), exp);
-        assert_eq!(live.state, State::Live);
+        assert_eq!(live.state, LeaseState::Live);
         assert_eq!(
             live.reason,
             "1h5m left of 2h (until 2026-10-22T16:05:00Z); claimed 55m ago"
         );
         assert_eq!(
             evaluate(&input(), t("2026-10-22T15:55Z"), exp).state,
-            State::Expiring
+            LeaseState::Expiring
         );
         let stale = evaluate(&input(), t("2026-10-22T16:18Z"), exp);
-        assert_eq!(stale.state, State::Stale);
+        assert_eq!(stale.state, LeaseState::Stale);
         assert_eq!(
             stale.reason,
             "claimed 2h13m ago with no commit on session-a or renewal since (lease 2h)"
@@ -340,7 +340,7 @@ mod tests {
         let mut i = input();
         i.last_commit_at = Some(t("2026-10-22T15:30Z"));
         let l = evaluate(&i, t("2026-10-22T16:18Z"), TimeDelta::minutes(15));
-        assert_eq!(l.state, State::Live);
+        assert_eq!(l.state, LeaseState::Live);
         assert_eq!(l.activity, Activity::Commit);
         let l = evaluate(&i, t("2026-10-22T17:43Z"), TimeDelta::minutes(15));
         assert_eq!(l.reason, "no commit on session-a for 2h13m (lease 2h)");
@@ -351,7 +351,7 @@ mod tests {
         let mut i = input();
         i.last_commit_at = Some(t("2026-10-22T18:00Z"));
         let l = evaluate(&i, t("2026-10-22T16:18Z"), TimeDelta::minutes(15));
-        assert_eq!(l.state, State::Stale);
+        assert_eq!(l.state, LeaseState::Stale);
         assert_eq!(l.activity, Activity::Claimed);
     }
 
@@ -363,7 +363,7 @@ mod tests {
         i.claimed_at = Some(t("2099-01-01T00:00Z"));
         i.seen_at = Some(t("2026-10-22T14:00Z"));
         let l = evaluate(&i, t("2026-10-22T15:00Z"), exp);
-        assert_eq!(l.state, State::Live);
+        assert_eq!(l.state, LeaseState::Live);
         assert_eq!(l.left, Some(TimeDelta::hours(1)));
         assert_eq!(l.start, Some(t("2026-10-22T14:00Z")));
         assert!(
@@ -373,14 +373,14 @@ mod tests {
         );
         // Its lease runs out by this host's clock.
         let l = evaluate(&i, t("2026-10-22T16:01Z"), exp);
-        assert_eq!(l.state, State::Stale, "{}", l.reason);
+        assert_eq!(l.state, LeaseState::Stale, "{}", l.reason);
         // A renewal from the future is no different.
         let mut r = input();
         r.renewed_at = Some(t("2099-01-01T00:00Z"));
         r.seen_at = Some(t("2026-10-22T15:00Z"));
         assert_eq!(
             evaluate(&r, t("2026-10-22T17:01Z"), exp).state,
-            State::Stale
+            LeaseState::Stale
         );
         // Whatever the host knows, time left never exceeds the lease.
         for seen in [
@@ -397,7 +397,7 @@ mod tests {
         p.seen_at = Some(t("2026-10-22T15:59Z"));
         assert_eq!(
             evaluate(&p, t("2026-10-22T16:18Z"), exp).state,
-            State::Stale
+            LeaseState::Stale
         );
         assert!(is_future(t("2026-10-22T15:06Z"), t("2026-10-22T15:00Z")));
         assert!(!is_future(t("2026-10-22T15:04Z"), t("2026-10-22T15:00Z")));
@@ -408,11 +408,11 @@ mod tests {
         let mut i = input();
         i.owner_alive = Some(false);
         let l = evaluate(&i, t("2026-10-22T14:06Z"), TimeDelta::minutes(15));
-        assert_eq!(l.state, State::Stale);
+        assert_eq!(l.state, LeaseState::Stale);
         assert!(l.reason.starts_with("owner process 4242@devbox is dead"));
         i.owner_alive = Some(true);
         let l = evaluate(&i, t("2026-10-23T14:06Z"), TimeDelta::minutes(15));
-        assert_eq!(l.state, State::Live);
+        assert_eq!(l.state, LeaseState::Live);
         assert!(l.reason.contains("alive"));
         // Without a pid the liveness is the session's (regression: "owner process its owner").
         i.owner = None;

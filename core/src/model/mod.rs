@@ -18,18 +18,15 @@ use crate::formats::claim_file::{self, ClaimFile};
 use crate::formats::claims_md::{self, LineKind, RailDoc};
 use crate::formats::config::{self, Config};
 use crate::formats::log::{self, Log};
+use crate::formats::rail_files::{
+    CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE, JOURNAL, LOCK_NAME, LOG_FILE,
+};
 use crate::text::diagnostic::{Diagnostic, Located};
 use crate::text::time::Time;
 use crate::text::{LineIndex, Span};
 use input::{Facts, FileText, RailTexts};
-use lease::{Lease, LeaseInput, State};
+use lease::{Lease, LeaseInput, LeaseState};
 
-pub const CLAIMS_MD: &str = "claims.md";
-pub const CLAIMS_DIR: &str = "claims";
-pub const LOG_FILE: &str = "claims.log";
-pub const CONFIG_FILE: &str = "rail.yaml";
-/// The redo journal of a write in progress (docs/lock-protocol.md).
-pub const JOURNAL: &str = "claims.md.journal";
 /// The largest rail file a host reads: a bigger one is refused, never truncated.
 pub const MAX_RAIL_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -56,8 +53,8 @@ pub struct HostConstants {
     pub lock_name: &'static str,
     pub max_rail_bytes: u64,
     pub exit: ExitCodes,
-    /// Guard marks: where and how much (`agent::heartbeat`).
-    pub marks: crate::agent::heartbeat::MarkFiles,
+    /// Guard marks: where and how much (`formats::heartbeat`).
+    pub marks: crate::formats::heartbeat::MarkFiles,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -76,7 +73,7 @@ pub fn host_constants() -> HostConstants {
         log_file: LOG_FILE,
         config_file: CONFIG_FILE,
         journal: JOURNAL,
-        lock_name: crate::change::lock::LOCK_NAME,
+        lock_name: LOCK_NAME,
         max_rail_bytes: MAX_RAIL_BYTES,
         exit: ExitCodes {
             done: exit::DONE,
@@ -84,7 +81,7 @@ pub fn host_constants() -> HostConstants {
             bad_input: exit::BAD_INPUT,
             environment: exit::ENVIRONMENT,
         },
-        marks: crate::agent::heartbeat::MARK_FILES,
+        marks: crate::formats::heartbeat::MARK_FILES,
     }
 }
 
@@ -368,7 +365,7 @@ fn placeholder_lease() -> Lease {
         end: None,
         left: None,
         activity: lease::Activity::None,
-        state: State::Live,
+        state: LeaseState::Live,
         reason: String::new(),
     }
 }
@@ -419,7 +416,7 @@ impl Claim {
             .map(|t| now - lease::counted_time(t, self.seen_at, now))
     }
 
-    pub fn state(&self) -> State {
+    pub fn state(&self) -> LeaseState {
         self.lease_state.state
     }
 

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::model::lease::State;
+use crate::model::lease::LeaseState;
 use crate::model::{Claim, Evaluation};
 use crate::text::glob;
 
@@ -72,7 +72,7 @@ pub struct Holder {
     pub session: String,
     pub task: Option<String>,
     pub pattern: String,
-    pub state: State,
+    pub state: LeaseState,
 }
 
 fn holder(claim: &Claim, pattern: &str) -> Holder {

@@ -15,8 +15,8 @@
 
 use serde::Serialize;
 
-use crate::formats::log::{Event, LogEntry};
-use crate::model::lease::State;
+use crate::formats::log::{LogEntry, LogEvent};
+use crate::model::lease::LeaseState;
 use crate::model::Evaluation;
 use crate::text::hint::Hint;
 
@@ -88,7 +88,7 @@ impl StationState {
 pub struct StationClaim {
     pub task: Option<String>,
     pub session: String,
-    pub state: State,
+    pub state: LeaseState,
 }
 
 /// One station with its claims, as listed.
@@ -118,12 +118,12 @@ impl Station {
                 .collect(),
             None => Vec::new(),
         };
-        let has = |s: State| claims.iter().any(|c| c.state == s);
-        let state = if has(State::Live) {
+        let has = |s: LeaseState| claims.iter().any(|c| c.state == s);
+        let state = if has(LeaseState::Live) {
             StationState::Live
-        } else if has(State::Expiring) {
+        } else if has(LeaseState::Expiring) {
             StationState::Expiring
-        } else if has(State::Stale) {
+        } else if has(LeaseState::Stale) {
             StationState::Stale
         } else {
             StationState::Unclaimed
@@ -180,7 +180,7 @@ pub fn find(
             log.iter()
                 .rev()
                 .find(|e| {
-                    matches!(e.event, Event::Released | Event::Done)
+                    matches!(e.event, LogEvent::Released | LogEvent::Done)
                         && e.task.as_deref() == Some(name)
                 })
                 .and_then(|e| e.session.as_deref())

@@ -182,7 +182,7 @@ impl Here {
 /// Guard status: this session's agent runs Rail's hook (shown on the board).
 fn mark(ctx: &Ctx, call: &agent::Call, session: &str) {
     if let Some(repo) = &ctx.repo {
-        let seen = rail_core::agent::heartbeat::HookSeen {
+        let seen = rail_core::formats::heartbeat::HookSeen {
             agent: call.harness.sender.name().to_string(),
             version: call.version.clone(),
             at: ctx.now,
@@ -272,7 +272,7 @@ fn with_notices(
             let (told, notices): (Vec<_>, Vec<_>) = crate::store::notice::pending(repo, session)
                 .into_iter()
                 .unzip();
-            (rail_core::agent::notice::tell(outcome, at, &notices), told)
+            (rail_core::agent::hook::tell(outcome, at, &notices), told)
         }
         _ => (outcome, Vec::new()),
     }

@@ -15,8 +15,8 @@ use crate::context::{Commits, Ctx};
 use crate::git::repo;
 
 /// Where a call stands for a notice: the calls whose answer an agent reads.
-pub fn notice_call(event: &Event) -> Option<rail_core::agent::notice::Call> {
-    use rail_core::agent::notice::Call;
+pub fn notice_call(event: &Event) -> Option<rail_core::agent::hook::CallStage> {
+    use rail_core::agent::hook::CallStage as Call;
     match event {
         Event::Tool { .. } => Some(Call::BeforeTool),
         Event::AfterTool { .. } => Some(Call::AfterTool),

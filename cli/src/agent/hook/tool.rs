@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rail_core::agent::hook::{self, Actor, Decision};
+use rail_core::agent::hook::{self, Decision};
 use rail_core::agent::{self, Agent, Outcome};
-use rail_core::formats::log::{Event as LogEvent, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent};
 use rail_core::model::Rail;
 use rail_core::text::ident::Acting;
 
@@ -18,14 +18,6 @@ use crate::git::repo::{self, Repo};
 
 /// Symlinks followed before Rail gives up on a path (the kernel's own limit is 40).
 const MAX_SYMLINKS: usize = 40;
-
-/// Core's actor for who acts (`why`: the reason in words when nobody does).
-fn actor<'a>(acting: &'a Acting, why: &'a str) -> Actor<'a> {
-    match acting {
-        Acting::Session(s) => Actor::Session(s),
-        Acting::Unnamed(_) => Actor::Unnamed { why },
-    }
-}
 
 /// After a tool call: what it wrote into other live sessions' paths is put back where Rail
 /// can, logged, and told to the agent (`crate::agent::after`).
@@ -181,13 +173,9 @@ fn verdict_in(
     let mode = ctx.settings().hook_unanalysed;
     let rail = Rail::load(&texts);
     let eval = ctx.judge(&rail, Commits::IfNeeded).eval;
-    let why = match acting {
-        Acting::Unnamed(u) => u.message(),
-        Acting::Session(_) => String::new(),
-    };
-    Ok(Some(hook::judge_as(
+    Ok(Some(hook::judge(
         &eval,
-        actor(acting, &why),
+        acting,
         &landed.targets,
         &unanalysed,
         mode,

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use rail_core::change::ops::Request;
-use rail_core::formats::log::{Event, LogEntry};
+use rail_core::formats::log::{LogEntry, LogEvent};
 use rail_core::model::station::{self, Removal, StationFacts};
 
 use super::{repo_of, same, survey, Survey};
@@ -137,7 +137,7 @@ fn removal_line(
 ) -> String {
     let mut entry = LogEntry::new(
         ctx.now,
-        Event::StationRemoved,
+        LogEvent::StationRemoved,
         verdict.release.first().and_then(|c| c.task.as_deref()),
         acting,
     )

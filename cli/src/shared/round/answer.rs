@@ -3,9 +3,9 @@
 //! that end a job — a deadline passed, an unreachable remote, a fate that cannot be read.
 
 use rail_core::change::ops::Request;
-use rail_core::change::queue::Verdict;
+use rail_core::change::queue::FoldVerdict;
 use rail_core::change::snapshot;
-use rail_core::model::CLAIMS_MD;
+use rail_core::formats::rail_files::CLAIMS_MD;
 
 use super::Leader;
 use crate::context::Ctx;
@@ -44,17 +44,17 @@ pub fn failed(fail: &Fail, published: bool, remote: &str) -> Report {
 }
 
 /// A verdict as `rail` answers it.
-pub fn worded(verdict: &Verdict) -> Report {
+pub fn worded(verdict: &FoldVerdict) -> Report {
     match verdict {
-        Verdict::Planned { plan, changed } => crate::out::outcome::Report::planned(plan, *changed),
-        Verdict::Refused { refusal, .. } => {
+        FoldVerdict::Planned { plan, changed } => crate::out::outcome::Report::planned(plan, *changed),
+        FoldVerdict::Refused { refusal, .. } => {
             Report::from_fail(&crate::out::outcome::refused(refusal.clone()))
         }
-        Verdict::Expired => Report::from_fail(&Fail::env(format!(
+        FoldVerdict::Expired => Report::from_fail(&Fail::env(format!(
             "gave up: the operation's deadline of {} s passed before a round could make it; nothing was changed",
             crate::sys::env::env().shared_timeout.as_secs()
         ))),
-        Verdict::Broken(e) => Report::from_fail(&Fail::env(format!(
+        FoldVerdict::Broken(e) => Report::from_fail(&Fail::env(format!(
             "internal error applying a plan's edits: {e}"
         ))),
     }
@@ -62,7 +62,12 @@ pub fn worded(verdict: &Verdict) -> Report {
 
 /// An answer another machine's commit recorded for `job`, checked against the fetched state as
 /// far as it can be: a claim said made must be held there by its session.
-pub fn learned(outcome: serde_json::Value, by: &str, job: &Job, files: &snapshot::Files) -> Report {
+pub fn learned(
+    outcome: serde_json::Value,
+    by: &str,
+    job: &Job,
+    files: &snapshot::SharedFiles,
+) -> Report {
     let outcome: Report = match serde_json::from_value(outcome) {
         Ok(o) => o,
         Err(e) => {

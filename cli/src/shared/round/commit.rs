@@ -8,11 +8,11 @@ use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 use rail_core::change::ops::Request;
-use rail_core::change::queue::{self, Decision, Folding, Op, Record, Verdict};
+use rail_core::change::queue::{self, FoldVerdict, Folding, Op, OpDecision, Record};
 use rail_core::change::round::{self, AfterPush, OwnJob, Settled, Slot, Standing};
 
 use super::look::{Inputs, Looked};
-use super::publish::{core_pushed, queue_ops, share_marks_alone, MarksCommit, QueueCommit};
+use super::publish::{queue_ops, share_marks_alone, MarksCommit, QueueCommit};
 use super::{answer, trace, Leader, Round};
 use crate::fail::Fail;
 use crate::git;
@@ -106,7 +106,7 @@ pub fn commit(
             Ok(pushed) => pushed,
             Err(fail) => return Round::Failed(fail),
         };
-        match round::after_push(core_pushed(&landed.0), looked.own_push.is_some()) {
+        match round::after_push(&landed.0, looked.own_push.is_some()) {
             AfterPush::Landed => {
                 let id = landed.1;
                 let _ = git::run(inputs.dir, &["update-ref", shared::FETCHED, &id]);
@@ -199,17 +199,17 @@ fn folding<'a>(
 /// record; and the operations the commit made, for its message.
 fn record(
     order: &[Slot],
-    verdicts: &[Verdict],
+    verdicts: &[FoldVerdict],
     jobs: &[Job],
     candidates: &[(String, Op)],
     me: &str,
     answers: &mut [Report],
-) -> (Vec<String>, Vec<Decision>) {
+) -> (Vec<String>, Vec<OpDecision>) {
     let mut done = Vec::new();
     let mut decided = Vec::new();
     for (slot, verdict) in order.iter().zip(verdicts) {
         let answer = answer::worded(verdict);
-        if let Verdict::Planned {
+        if let FoldVerdict::Planned {
             plan,
             changed: true,
         } = verdict
@@ -223,7 +223,7 @@ fn record(
             }
             Slot::Foreign(k) => (candidates[k].0.clone(), candidates[k].1.id.clone()),
         };
-        decided.push(Decision {
+        decided.push(OpDecision {
             machine,
             id,
             outcome: serde_json::to_value(&answer).unwrap_or_default(),
@@ -238,7 +238,7 @@ fn message(
     l: &Leader,
     looked: &Looked,
     done: &[String],
-    decided: Vec<Decision>,
+    decided: Vec<OpDecision>,
     foreign_decided: bool,
 ) -> String {
     let summary = match done {
@@ -335,7 +335,7 @@ fn push(
     }
     if let (Some(ops), Some(result)) = (queue_ops, results.get(1)) {
         l.memory
-            .queue_pushed(core_pushed(result), &ids[1], ops, previous, now_ms);
+            .queue_pushed(result, &ids[1], ops, previous, now_ms);
     }
     Ok((results[0].clone(), ids[0].clone()))
 }

@@ -12,8 +12,8 @@ use rail_core::change::queue::{self, Fate, Op, Situation};
 use rail_core::change::remote::Listing;
 use rail_core::change::round::{self, Decide, Decided, Look, Standing, Start};
 use rail_core::change::snapshot;
+use rail_core::formats::rail_files::{CLAIMS_MD, LOG_FILE};
 use rail_core::model::input::{Facts, RailTexts};
-use rail_core::model::{CLAIMS_MD, LOG_FILE};
 
 use super::{answer, trace, Leader};
 use crate::context::Ctx;

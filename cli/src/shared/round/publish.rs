@@ -21,15 +21,6 @@ use crate::shared::remote::{Pushed, Update};
 use crate::shared::{self, NewCommit};
 use crate::sys::clock;
 
-/// Core's reading of a ref's push result.
-pub fn core_pushed(pushed: &Pushed) -> round::Pushed {
-    match pushed {
-        Pushed::Done => round::Pushed::Done,
-        Pushed::Rejected => round::Pushed::Rejected,
-        Pushed::Declined(_) => round::Pushed::Declined,
-    }
-}
-
 /// A round whose move is to publish: the jobs the tip refuses are answered now (never
 /// published, so no other commit can decide them on another state); the rest go on this
 /// machine's queue for the machine chosen to commit.
@@ -116,7 +107,7 @@ pub fn keep_marks(ctx: &Ctx, dir: &Path, l: &mut Leader, fetched: &shared::Fetch
         reader.borrow_mut().text(
             dir,
             &format!("{commit}:{}", crate::store::heartbeat::MARKS_FILE),
-            rail_core::agent::heartbeat::MAX_SHARED_BYTES as usize,
+            rail_core::formats::heartbeat::MAX_SHARED_BYTES as usize,
         )
     });
 }
@@ -252,6 +243,6 @@ pub fn publish_only(dir: &Path, remote: &str, deadline: Instant, l: &mut Leader,
     if let Ok(results) = shared::push_refs(dir, remote, &[update], deadline) {
         l.memory.pushed(t0.elapsed().as_millis() as u64);
         l.memory
-            .queue_pushed(core_pushed(&results[0]), &ids[0], ops, previous, now_ms);
+            .queue_pushed(&results[0], &ids[0], ops, previous, now_ms);
     }
 }

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use crate::agent::doctor::{HookCheck, HookTrust, JudgedHook};
 use crate::agent::setup;
-use crate::formats::jsonc::{self, Kind, Member, Node};
+use crate::formats::jsonc::{self, JsonKind, JsonNode, Member};
 
 /// The keys of a hooks file's `hooks` that Codex 0.171.0 reads (it ignores any other).
 const HOOK_EVENTS: [&str; 14] = [
@@ -266,11 +266,11 @@ fn json_object(mut fields: Vec<(&str, String)>) -> String {
 /// its logs only, every hook in it silent): a comment or trailing comma, a top-level key other
 /// than `description` and `hooks`, a duplicate key, a handler of a type it does not know, a
 /// field of the wrong type. Keys it does not know deeper in are ignored, as Codex ignores them.
-fn codex_reads(text: &str) -> Result<Node, String> {
+fn codex_reads(text: &str) -> Result<JsonNode, String> {
     serde_json::from_str::<serde::de::IgnoredAny>(text)
         .map_err(|e| format!("not strict JSON: {e}"))?;
     let root = jsonc::parse(text)?;
-    let Kind::Object(top) = &root.kind else {
+    let JsonKind::Object(top) = &root.kind else {
         return Err("its top is not an object".into());
     };
     fields(top, &["description", "hooks"], true, "the top")?;
@@ -278,7 +278,7 @@ fn codex_reads(text: &str) -> Result<Node, String> {
     let Some(hooks) = get(top, "hooks") else {
         return Ok(root);
     };
-    let Kind::Object(events) = &hooks.kind else {
+    let JsonKind::Object(events) = &hooks.kind else {
         return Err("`hooks` is not an object".into());
     };
     fields(events, &HOOK_EVENTS, false, "`hooks`")?;
@@ -286,11 +286,11 @@ fn codex_reads(text: &str) -> Result<Node, String> {
         .iter()
         .filter(|m| HOOK_EVENTS.contains(&m.key.as_str()))
     {
-        let Kind::Array(groups) = &m.value.kind else {
+        let JsonKind::Array(groups) = &m.value.kind else {
             return Err(format!("`{}` is not a list", m.key));
         };
         for group in groups {
-            let Kind::Object(g) = &group.kind else {
+            let JsonKind::Object(g) = &group.kind else {
                 return Err(format!("a `{}` entry is not an object", m.key));
             };
             let at = format!("a `{}` entry", m.key);
@@ -298,7 +298,7 @@ fn codex_reads(text: &str) -> Result<Node, String> {
             typed(g, "matcher", Is::Str, &at)?;
             match get(g, "hooks").map(|h| &h.kind) {
                 None => {}
-                Some(Kind::Array(handlers)) => {
+                Some(JsonKind::Array(handlers)) => {
                     for h in handlers {
                         handler_reads(h, &m.key)?;
                     }
@@ -311,13 +311,13 @@ fn codex_reads(text: &str) -> Result<Node, String> {
 }
 
 /// One handler as Codex's typed reading of it accepts it.
-fn handler_reads(h: &Node, event: &str) -> Result<(), String> {
+fn handler_reads(h: &JsonNode, event: &str) -> Result<(), String> {
     let at = format!("a `{event}` hook");
-    let Kind::Object(h) = &h.kind else {
+    let JsonKind::Object(h) = &h.kind else {
         return Err(format!("{at} is not an object"));
     };
     let ty = match get(h, "type").map(|t| &t.kind) {
-        Some(Kind::Scalar(Value::String(t))) => t.as_str(),
+        Some(JsonKind::Scalar(Value::String(t))) => t.as_str(),
         Some(_) => return Err(format!("{at}'s `type` is not a string")),
         None => return Err(format!("{at} has no `type`")),
     };
@@ -391,11 +391,11 @@ fn typed(m: &[Member], key: &str, want: Is, at: &str) -> Result<(), String> {
         return Ok(());
     };
     let ok = match (&v.kind, want) {
-        (Kind::Scalar(Value::Null), Is::Str | Is::U64) => true,
-        (Kind::Scalar(Value::String(_)), Is::Str) => true,
-        (Kind::Scalar(Value::Number(n)), Is::U64) => n.is_u64(),
-        (Kind::Scalar(Value::Bool(_)), Is::Bool) => true,
-        (Kind::Object(_), Is::Object) => true,
+        (JsonKind::Scalar(Value::Null), Is::Str | Is::U64) => true,
+        (JsonKind::Scalar(Value::String(_)), Is::Str) => true,
+        (JsonKind::Scalar(Value::Number(n)), Is::U64) => n.is_u64(),
+        (JsonKind::Scalar(Value::Bool(_)), Is::Bool) => true,
+        (JsonKind::Object(_), Is::Object) => true,
         _ => false,
     };
     if ok {
@@ -436,20 +436,20 @@ fn fields(m: &[Member], known: &[&str], deny_others: bool, at: &str) -> Result<(
     Ok(())
 }
 
-fn get<'a>(m: &'a [Member], key: &str) -> Option<&'a Node> {
+fn get<'a>(m: &'a [Member], key: &str) -> Option<&'a JsonNode> {
     m.iter().find(|x| x.key == key).map(|x| &x.value)
 }
 
-fn object(n: &Node) -> &[Member] {
+fn object(n: &JsonNode) -> &[Member] {
     match &n.kind {
-        Kind::Object(m) => m,
+        JsonKind::Object(m) => m,
         _ => &[],
     }
 }
 
-fn items(n: &Node) -> &[Node] {
+fn items(n: &JsonNode) -> &[JsonNode] {
     match &n.kind {
-        Kind::Array(a) => a,
+        JsonKind::Array(a) => a,
         _ => &[],
     }
 }

@@ -10,8 +10,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    apply_patch, field, mcp_by_name, non_empty, Agent, Answer, Event, Found, Harness, Outcome,
-    PerHook, Spec, TrustEnv, TrustFile,
+    apply_patch, field, mcp_by_name, non_empty, Agent, Answer, Event, Harness, Outcome, PerHook,
+    Spec, ToolWrites, TrustEnv, TrustFile,
 };
 use crate::agent::doctor::Trust;
 use crate::agent::setup::{self, FileChanges};
@@ -47,8 +47,13 @@ impl Spec for Codex {
         }
     }
 
-    fn tool(&self, tool: &str, input: &Value, _: &Map<String, Value>) -> Result<Found, String> {
-        let mut found = Found::default();
+    fn tool(
+        &self,
+        tool: &str,
+        input: &Value,
+        _: &Map<String, Value>,
+    ) -> Result<ToolWrites, String> {
+        let mut found = ToolWrites::default();
         match tool {
             "Bash" => super::command(tool, input, None, &mut found)?,
             // `tool_input.command` is the raw patch (function and freeform forms alike).
@@ -253,8 +258,9 @@ fn toml_key(k: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::read;
     use super::super::tests::tool;
-    use super::super::{answer, read, Harness};
+    use super::super::{answer, Harness};
     use super::*;
 
     #[test]
@@ -347,7 +353,7 @@ mod tests {
     }
     #[test]
     fn the_after_tool_event_is_read_and_answered_in_its_own_format() {
-        let call = super::super::read(
+        let call = super::super::tests::read(
             AGENT,
             r#"{"hook_event_name":"PostToolUse","cwd":"/w","tool_name":"Bash","tool_use_id":"toolu_9","tool_input":{"command":"python3 x.py"},"tool_response":"ok"}"#,
         );

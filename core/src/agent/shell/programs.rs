@@ -4,7 +4,7 @@
 //! or on standard input, or that writes files named by something only known when it runs, adds
 //! a line to `unanalysed`.
 
-use super::read::{join, nested, Cwd, Reader, Val};
+use super::read::{join, nested, Cwd, ShellReader, Val};
 use super::Writes;
 
 /// A command's arguments split into options (with their values) and operands.
@@ -184,7 +184,7 @@ const SHELLS: &[&str] = &[
 ];
 
 /// Applies the table to one simple command.
-pub(super) fn run(r: &mut Reader, words: &[Val], cwd: &mut Cwd) {
+pub(super) fn run(r: &mut ShellReader, words: &[Val], cwd: &mut Cwd) {
     let mut words = words;
     // Wrappers and `env NAME=VALUE`.
     loop {
@@ -346,7 +346,7 @@ fn after_options<'a>(words: &'a [Val], takes: &[&str]) -> &'a [Val] {
 }
 
 /// `cd DIR`: the next commands run there (`None` when Rail cannot follow).
-fn chdir(r: &mut Reader, dir: Option<&Val>, cwd: &mut Cwd, say: bool) {
+fn chdir(r: &mut ShellReader, dir: Option<&Val>, cwd: &mut Cwd, say: bool) {
     *cwd = match (cwd.take(), dir) {
         (Some(cur), Some(d)) if !d.dynamic && d.text != "-" && !d.text.is_empty() => {
             Some(join(&cur, &d.text))
@@ -364,7 +364,7 @@ fn chdir(r: &mut Reader, dir: Option<&Val>, cwd: &mut Cwd, say: bool) {
     };
 }
 
-fn program(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
+fn program(r: &mut ShellReader, name: &str, args: &[Val], cwd: &mut Cwd) {
     match name {
         "cd" | "pushd" | "chdir" => {
             let a = Args::parse(args, &[]);
@@ -651,7 +651,7 @@ fn program(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
 /// Codex's `apply_patch`: its patch is its argument, or its standard input. A patch written out
 /// in the command (a literal, a heredoc, a here-string) is read and its files judged where the
 /// command runs; one Rail cannot see (a file, a pipe, `"$(cat p)"`) is named as not judged.
-fn apply_patch(r: &mut Reader, name: &str, args: &[Val], cwd: &Cwd) {
+fn apply_patch(r: &mut ShellReader, name: &str, args: &[Val], cwd: &Cwd) {
     let text = match args.first() {
         Some(a) if a.dynamic => {
             r.note(format!(
@@ -681,7 +681,7 @@ fn apply_patch(r: &mut Reader, name: &str, args: &[Val], cwd: &Cwd) {
     }
 }
 
-fn patch_targets(r: &mut Reader, a: &Args, cwd: &Cwd) {
+fn patch_targets(r: &mut ShellReader, a: &Args, cwd: &Cwd) {
     for o in a.values(&["-o", "--output"]) {
         r.path(o, cwd, "`patch -o`");
     }
@@ -696,7 +696,7 @@ fn patch_targets(r: &mut Reader, a: &Args, cwd: &Cwd) {
 
 /// `cp`, `mv`, `install`, `ln`, `rsync`, `scp`: the destination (or `-t DIR`); `mv` (and
 /// `rsync --remove-source-files`) also change their sources.
-fn copy(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
+fn copy(r: &mut ShellReader, name: &str, args: &[Val], cwd: &mut Cwd) {
     let takes: &[&str] = match name {
         "install" => &[
             "-t",
@@ -804,7 +804,7 @@ fn copy(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
 
 /// `sed -i`/`--in-place`: its file operands (the script is the first operand unless given with
 /// `-e`/`-f`). BSD's `sed -i '' …` has an empty suffix word, skipped.
-fn sed(r: &mut Reader, args: &[Val], cwd: &Cwd) {
+fn sed(r: &mut ShellReader, args: &[Val], cwd: &Cwd) {
     let mut list: Vec<Val> = Vec::new();
     for (k, a) in args.iter().enumerate() {
         if a.text.is_empty() && !a.dynamic && k > 0 && args[k - 1].text == "-i" {
@@ -878,7 +878,7 @@ fn sed_writes(script: &str) -> bool {
 }
 
 /// `perl -i` / `ruby -i`: the file operands. Code given with `-e` and no `-i` is not read.
-fn perl(r: &mut Reader, name: &str, args: &[Val], cwd: &Cwd) {
+fn perl(r: &mut ShellReader, name: &str, args: &[Val], cwd: &Cwd) {
     let a = Args::parse(
         args,
         &["-e", "-E", "-I", "-M", "-m", "-r", "-C", "-x", "-0"],
@@ -904,7 +904,7 @@ fn perl(r: &mut Reader, name: &str, args: &[Val], cwd: &Cwd) {
 
 /// `awk -i inplace`: its files. An awk program that prints into files or runs commands
 /// (`print > "f"`, `system(…)`, `"cmd" | getline`) is not read.
-fn awk(r: &mut Reader, name: &str, args: &[Val], cwd: &Cwd) {
+fn awk(r: &mut ShellReader, name: &str, args: &[Val], cwd: &Cwd) {
     let a = Args::parse(
         args,
         &[
@@ -965,7 +965,7 @@ fn awk_writes(program: &str) -> bool {
 
 /// `tar`: extracting writes into `-C DIR` (or the current directory); creating writes the
 /// archive (`-f FILE`).
-fn tar(r: &mut Reader, args: &[Val], cwd: &Cwd) {
+fn tar(r: &mut ShellReader, args: &[Val], cwd: &Cwd) {
     let mut list: Vec<Val> = args.to_vec();
     // Old style: `tar xzf a.tgz` is `tar -xzf a.tgz`.
     if let Some(first) = list.first_mut() {
@@ -1037,7 +1037,7 @@ fn tar(r: &mut Reader, args: &[Val], cwd: &Cwd) {
 
 /// `git`: the commands that write the work tree. Those that rewrite files Rail cannot list
 /// from the command line (a branch switch, a merge, a patch) are named as not analysed.
-fn git(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
+fn git(r: &mut ShellReader, args: &[Val], cwd: &mut Cwd) {
     // Global options: `-C DIR` moves, `-c k=v` and the like do not.
     let mut here = cwd.clone();
     let mut i = 0;
@@ -1064,7 +1064,7 @@ fn git(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
     }
     let Some(sub) = args.get(i) else { return };
     let rest = &args[i + 1..];
-    let whole = |r: &mut Reader, what: &str| {
+    let whole = |r: &mut ShellReader, what: &str| {
         r.note(format!(
             "`git {what}` (rewrites files of the work tree Rail cannot list)"
         ))
@@ -1429,7 +1429,7 @@ const GIT_READERS: &[&str] = &[
 
 /// `find`: `-delete` and writers run by `-exec`/`-execdir`/`-ok`/`-okdir` write what it finds,
 /// which is under its starting points; `-fprint FILE` writes FILE.
-fn find(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
+fn find(r: &mut ShellReader, args: &[Val], cwd: &mut Cwd) {
     let mut starts: Vec<Val> = Vec::new();
     let mut i = 0;
     // Options before the starting points.
@@ -1453,7 +1453,7 @@ fn find(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
     if starts.is_empty() {
         starts.push(Val::fixed("."));
     }
-    let found = |r: &mut Reader, cwd: &Cwd, what: &str| {
+    let found = |r: &mut ShellReader, cwd: &Cwd, what: &str| {
         for s in &starts {
             r.path(s, cwd, what);
         }
@@ -1516,8 +1516,8 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn run(&mut self, r: &mut Reader, words: &[Val], cwd: &mut Cwd) {
-        let mut inner = Reader {
+    fn run(&mut self, r: &mut ShellReader, words: &[Val], cwd: &mut Cwd) {
+        let mut inner = ShellReader {
             src: r.src,
             out: &mut self.out,
             depth: r.depth,
@@ -1526,7 +1526,7 @@ impl Scratch {
         run(&mut inner, words, cwd);
     }
 
-    fn finish(self, r: &mut Reader) {
+    fn finish(self, r: &mut ShellReader) {
         r.out.targets.extend(self.out.targets);
         r.out.unanalysed.extend(self.out.unanalysed);
     }
@@ -1534,7 +1534,7 @@ impl Scratch {
 
 /// `xargs CMD`: CMD's operands come from standard input. A command that writes its operands
 /// cannot be judged; one that only reads is harmless.
-fn xargs(r: &mut Reader, args: &[Val], cwd: &mut Cwd) {
+fn xargs(r: &mut ShellReader, args: &[Val], cwd: &mut Cwd) {
     let takes = [
         "-I",
         "-i",
@@ -1628,7 +1628,7 @@ fn is_known(name: &str) -> bool {
 }
 
 /// Code-formatting tools that rewrite their file operands in place.
-fn formatter(r: &mut Reader, name: &str, args: &[Val], cwd: &Cwd) {
+fn formatter(r: &mut ShellReader, name: &str, args: &[Val], cwd: &Cwd) {
     let a = Args::parse(
         args,
         &[
@@ -1676,7 +1676,7 @@ fn formatter(r: &mut Reader, name: &str, args: &[Val], cwd: &Cwd) {
 
 /// `bash -c '…'` (and the other shells): the string is read as a command line, in the same
 /// directory. A script file or standard input is not read.
-fn shell(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
+fn shell(r: &mut ShellReader, name: &str, args: &[Val], cwd: &mut Cwd) {
     let a = Args::parse(args, &["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
     let has_c = a.has(&["-c"]);
     if name == "busybox" {
@@ -1702,7 +1702,7 @@ fn shell(r: &mut Reader, name: &str, args: &[Val], cwd: &mut Cwd) {
 }
 
 /// Interpreters given code on their command line or standard input.
-fn interpreter(r: &mut Reader, name: &str, code_opts: &[&str], args: &[Val]) {
+fn interpreter(r: &mut ShellReader, name: &str, code_opts: &[&str], args: &[Val]) {
     if name == "deno" {
         if args.first().is_some_and(|w| w.text == "eval") {
             r.note("`deno eval` code".into());

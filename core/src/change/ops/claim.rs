@@ -2,7 +2,7 @@
 //! held by another session, overlapping paths and look-alike task ids.
 
 use crate::formats::claims_md::{self, NewClaim};
-use crate::formats::log::Event;
+use crate::formats::log::LogEvent;
 use crate::model::conflict::holder_of;
 use crate::text::ident;
 use crate::text::time;
@@ -136,7 +136,7 @@ impl<'a> Planner<'a> {
         let line = claims_md::render_claim(&new, self.now());
         let edit = self.rail.claims.append_line(&line);
         let log = self
-            .log(Event::Claimed)
+            .log(LogEvent::Claimed)
             .with("paths", paths.join(", "))
             .with("resources", resources.join(", "))
             .with(

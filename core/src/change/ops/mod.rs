@@ -29,11 +29,11 @@ use serde::Serialize;
 
 use crate::formats::claim_file;
 use crate::formats::claims_md::{self, LineKind, NewClaim};
-use crate::formats::log::{Event, LogEntry};
+use crate::formats::log::{LogEntry, LogEvent};
 use crate::formats::markdown;
 use crate::model::conflict::{self, holder_of, Conflict};
 use crate::model::input::{Facts, RailTexts};
-use crate::model::lease::State;
+use crate::model::lease::LeaseState;
 use crate::model::{Claim, Evaluation, Origin, Rail};
 use crate::text::diagnostic::{Code, Diagnostic};
 use crate::text::edit::{self, FileEdits, TextEdit};
@@ -345,7 +345,7 @@ impl<'a> Planner<'a> {
         }
     }
 
-    fn log(&self, event: Event) -> LogEntry {
+    fn log(&self, event: LogEvent) -> LogEntry {
         LogEntry::new(self.now(), event, Some(self.task), Some(self.session))
     }
 
@@ -479,7 +479,7 @@ impl<'a> Planner<'a> {
                 end: None,
                 left: None,
                 activity: crate::model::lease::Activity::Claimed,
-                state: State::Live,
+                state: LeaseState::Live,
                 reason: String::new(),
             },
         }

@@ -5,7 +5,7 @@ use chrono::TimeDelta;
 use serde::Serialize;
 
 use crate::model::conflict::Conflict;
-use crate::model::lease::State;
+use crate::model::lease::LeaseState;
 use crate::model::Claim;
 use crate::text::diagnostic::Located;
 use crate::text::time::{self, format_duration, format_time};
@@ -56,7 +56,7 @@ pub struct Refusal {
     pub claimed_at: Option<String>,
     pub age_secs: Option<i64>,
     pub lease_left_secs: Option<i64>,
-    pub state: Option<State>,
+    pub state: Option<LeaseState>,
     /// Why the holder's claim is in its state.
     pub reason: Option<String>,
     pub conflicts: Vec<Conflict>,
@@ -137,7 +137,7 @@ pub(super) fn describe_holder(claim: &Claim, now: time::Time) -> String {
     // The state decides the wording: a dead owner makes a claim stale with time left, a live
     // owner keeps it holding past its end.
     let lease = match claim.lease_state.left {
-        _ if claim.state() == State::Stale => format!("; stale: {}", claim.lease_state.reason),
+        _ if claim.state() == LeaseState::Stale => format!("; stale: {}", claim.lease_state.reason),
         Some(left) if left > TimeDelta::zero() => format!(
             "; {} left of its {} lease",
             format_duration(left),

@@ -3,7 +3,7 @@
 
 use crate::formats::claim_file::{self, NewValue};
 use crate::formats::claims_md;
-use crate::formats::log::Event;
+use crate::formats::log::LogEvent;
 use crate::model::Origin;
 use crate::text::edit::FileEdits;
 use crate::text::glob;
@@ -64,7 +64,7 @@ impl Planner<'_> {
         }
         edits.extend(files);
         let log = self
-            .log(Event::Released)
+            .log(LogEvent::Released)
             .with("touched", touched_norm.join(", "));
         let n = touched_norm.len();
         Ok(self.plan(

@@ -2,7 +2,7 @@
 
 use crate::formats::claim_file::{self, NewValue};
 use crate::formats::claims_md;
-use crate::formats::log::Event;
+use crate::formats::log::LogEvent;
 use crate::model::Origin;
 use crate::text::edit::FileEdits;
 use crate::text::time::{format_duration, format_time};
@@ -42,7 +42,7 @@ impl Planner<'_> {
         Ok(self.plan(
             "renew",
             edits,
-            self.log(Event::Renewed),
+            self.log(LogEvent::Renewed),
             format!(
                 "renewed {}: lease of {} runs from now",
                 self.task,

@@ -2,7 +2,7 @@
 
 use crate::formats::claim_file::{self, NewValue};
 use crate::formats::claims_md::{self, NewClaim};
-use crate::formats::log::Event;
+use crate::formats::log::LogEvent;
 use crate::model::Origin;
 use crate::text::edit::{FileEdits, TextEdit};
 use crate::text::ident;
@@ -111,7 +111,7 @@ impl Planner<'_> {
             }
         }
         let log = self
-            .log(Event::Taken)
+            .log(LogEvent::Taken)
             .with("from", holder.session.clone())
             .with("reason", why.clone());
         Ok(self.plan(

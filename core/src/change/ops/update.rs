@@ -2,7 +2,7 @@
 
 use crate::formats::claim_file::{self, NewValue};
 use crate::formats::claims_md;
-use crate::formats::log::Event;
+use crate::formats::log::LogEvent;
 use crate::model::Origin;
 use crate::text::edit::FileEdits;
 
@@ -77,7 +77,7 @@ impl Planner<'_> {
                 }]
             }
         };
-        let mut log = self.log(Event::Updated);
+        let mut log = self.log(LogEvent::Updated);
         if let Some(p) = &paths {
             log = log.with("paths", p.join(", "));
         }

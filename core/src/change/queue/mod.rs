@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::change::ops::{self, Plan, Refusal, Request};
-use crate::change::snapshot::{self, Files};
+use crate::change::snapshot::{self, SharedFiles};
 use crate::model::input::{Facts, RailTexts};
 use crate::text::ident;
 
@@ -220,7 +220,7 @@ pub fn parse_queue(machine: &str, text: &str) -> Result<Queue, String> {
 
 /// What one commit decided about one queued operation: the answer its machine gives.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Decision {
+pub struct OpDecision {
     /// The machine whose operation it was.
     pub machine: String,
     pub id: String,
@@ -234,7 +234,7 @@ pub struct Decision {
 pub struct Record {
     pub machine: String,
     #[serde(default)]
-    pub decided: Vec<Decision>,
+    pub decided: Vec<OpDecision>,
 }
 
 /// What a commit of the shared ref says it decided.
@@ -250,7 +250,7 @@ pub enum Recorded {
 
 impl Recorded {
     /// What it decided about `machine`'s operation `id`.
-    pub fn decided(&self, machine: &str, id: &str) -> Option<&Decision> {
+    pub fn decided(&self, machine: &str, id: &str) -> Option<&OpDecision> {
         match self {
             Recorded::Some(r) => r
                 .decided
@@ -449,7 +449,7 @@ pub struct Folding<'a> {
 
 /// What the fold made of one operation.
 #[derive(Clone, Debug)]
-pub enum Verdict {
+pub enum FoldVerdict {
     /// Planned; `changed`: its edits are in the state (false for a no-op).
     Planned { plan: Plan, changed: bool },
     /// Refused; `on_base`: by the round's base state alone, not only after the round's earlier
@@ -463,13 +463,17 @@ pub enum Verdict {
 
 /// A round's operations folded, in order, into `files`: each planned on the state the earlier
 /// ones leave (its facts at the requester's "now"). Returns the verdicts and the files changed.
-pub fn fold(files: &mut Files, facts: &Facts, ops: &[Folding<'_>]) -> (Vec<Verdict>, Files) {
+pub fn fold(
+    files: &mut SharedFiles,
+    facts: &Facts,
+    ops: &[Folding<'_>],
+) -> (Vec<FoldVerdict>, SharedFiles) {
     let base = snapshot::texts(files);
-    let mut changed = Files::new();
+    let mut changed = SharedFiles::new();
     let mut verdicts = Vec::with_capacity(ops.len());
     for op in ops {
         if op.expired {
-            verdicts.push(Verdict::Expired);
+            verdicts.push(FoldVerdict::Expired);
             continue;
         }
         let mut facts = facts.clone();
@@ -479,7 +483,7 @@ pub fn fold(files: &mut Files, facts: &Facts, ops: &[Folding<'_>]) -> (Vec<Verdi
         let on_base = |texts: &RailTexts| ops::plan(texts, &facts, op.session, op.request);
         if op.foreign {
             if let Err(refusal) = on_base(&base) {
-                verdicts.push(Verdict::Refused {
+                verdicts.push(FoldVerdict::Refused {
                     refusal,
                     on_base: true,
                 });
@@ -487,7 +491,7 @@ pub fn fold(files: &mut Files, facts: &Facts, ops: &[Folding<'_>]) -> (Vec<Verdi
             }
         }
         let verdict = match on_base(&snapshot::texts(files)) {
-            Ok(plan) if plan.noop => Verdict::Planned {
+            Ok(plan) if plan.noop => FoldVerdict::Planned {
                 plan,
                 changed: false,
             },
@@ -495,16 +499,16 @@ pub fn fold(files: &mut Files, facts: &Facts, ops: &[Folding<'_>]) -> (Vec<Verdi
                 Ok(new) => {
                     files.extend(new.clone());
                     changed.extend(new);
-                    Verdict::Planned {
+                    FoldVerdict::Planned {
                         plan,
                         changed: true,
                     }
                 }
-                Err(e) => Verdict::Broken(e.to_string()),
+                Err(e) => FoldVerdict::Broken(e.to_string()),
             },
             Err(refusal) => {
                 let on_base = op.foreign || on_base(&base).is_err();
-                Verdict::Refused { refusal, on_base }
+                FoldVerdict::Refused { refusal, on_base }
             }
         };
         verdicts.push(verdict);

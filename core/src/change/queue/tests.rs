@@ -31,7 +31,7 @@ fn record(machine: &str, decided: &[(&str, &str)]) -> Recorded {
         machine: machine.into(),
         decided: decided
             .iter()
-            .map(|(m, id)| Decision {
+            .map(|(m, id)| OpDecision {
                 machine: (*m).into(),
                 id: (*id).into(),
                 outcome: json!({ "code": 0, "id": id }),
@@ -123,7 +123,7 @@ fn a_queue_reads_at_most_its_share_of_operations() {
 fn a_commit_message_carries_its_record_after_the_summary() {
     let rec = Record {
         machine: "m1".into(),
-        decided: vec![Decision {
+        decided: vec![OpDecision {
             machine: "m2".into(),
             id: "op-1".into(),
             outcome: json!({ "code": 1, "text": "t is held by s" }),
@@ -463,8 +463,8 @@ fn contention_leaves_the_commit_to_one_machine_of_those_waiting() {
     assert!(limits.len() > 10, "{limits:?}");
 }
 
-fn texts_with(claims: &str) -> Files {
-    let mut files = Files::new();
+fn texts_with(claims: &str) -> SharedFiles {
+    let mut files = SharedFiles::new();
     files.insert("claims.md".into(), claims.into());
     files
 }
@@ -503,9 +503,9 @@ fn the_fold_refuses_another_machine_s_operation_its_base_refuses() {
             op("them", &claim_t, true),
         ],
     );
-    assert!(matches!(v[0], Verdict::Planned { changed: true, .. }));
-    assert!(matches!(v[1], Verdict::Planned { changed: true, .. }));
-    assert!(matches!(v[2], Verdict::Refused { on_base: true, .. }));
+    assert!(matches!(v[0], FoldVerdict::Planned { changed: true, .. }));
+    assert!(matches!(v[1], FoldVerdict::Planned { changed: true, .. }));
+    assert!(matches!(v[2], FoldVerdict::Refused { on_base: true, .. }));
     assert!(files["claims.md"].contains("t | me |"));
     assert!(changed.contains_key("claims.log"));
     // Refused only after the round's earlier operations: not on the base.
@@ -515,11 +515,11 @@ fn the_fold_refuses_another_machine_s_operation_its_base_refuses() {
         &facts,
         &[op("a", &claim_t, false), op("b", &claim_t, false)],
     );
-    assert!(matches!(v[1], Verdict::Refused { on_base: false, .. }));
+    assert!(matches!(v[1], FoldVerdict::Refused { on_base: false, .. }));
     let mut expired = op("a", &claim_t, true);
     expired.expired = true;
     let (v, changed) = fold(&mut texts_with(""), &facts, &[expired]);
-    assert!(matches!(v[0], Verdict::Expired) && changed.is_empty());
+    assert!(matches!(v[0], FoldVerdict::Expired) && changed.is_empty());
 }
 
 #[test]

@@ -156,7 +156,7 @@ impl Memory {
     /// held before, as far as this machine knows): what the ref now holds.
     pub fn queue_pushed(
         &mut self,
-        outcome: Pushed,
+        outcome: &Pushed,
         commit: &str,
         ops: Vec<Op>,
         previous: Vec<Op>,
@@ -174,7 +174,7 @@ impl Memory {
                 self.published = previous;
             }
             // The server will not take queue refs: commit without them for a while.
-            Pushed::Declined => {
+            Pushed::Declined(_) => {
                 self.declined_at = now_ms;
                 self.queue_tip = None;
                 self.published = previous;
@@ -184,13 +184,13 @@ impl Memory {
 }
 
 /// What became of one ref of a push, as the host read git's answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pushed {
     Done,
     /// Someone else moved the ref first.
     Rejected,
-    /// The server declined it for its own reasons (a hook, a protected ref).
-    Declined,
+    /// The server declined it for its own reasons (a hook, a protected ref): its reason.
+    Declined(String),
 }
 
 /// Whether a job past its deadline at `now_ms` gives up now: unless a copy this machine

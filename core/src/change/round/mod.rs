@@ -24,7 +24,7 @@
 pub mod memory;
 
 use crate::change::ops::Request;
-use crate::change::queue::{self, Candidate, Fate, Move, Op, Situation, Verdict};
+use crate::change::queue::{self, Candidate, Fate, FoldVerdict, Move, Op, Situation};
 use crate::change::remote::{fetch_protocol, measure_due};
 
 pub use self::memory::{Contention, Memory, Pushed};
@@ -269,7 +269,7 @@ pub struct Settled {
 
 impl Settled {
     /// From the fold's verdicts, in `order`, and each job's standing.
-    pub fn of(order: &[Slot], verdicts: &[Verdict], standing: &[Standing]) -> Settled {
+    pub fn of(order: &[Slot], verdicts: &[FoldVerdict], standing: &[Standing]) -> Settled {
         let mut settled = Settled {
             all_changed: true,
             ..Settled::default()
@@ -278,12 +278,12 @@ impl Settled {
             let Slot::Own(i) = *slot else { continue };
             let on_base = matches!(
                 verdict,
-                Verdict::Refused { on_base: true, .. } | Verdict::Expired
+                FoldVerdict::Refused { on_base: true, .. } | FoldVerdict::Expired
             );
             if on_base && standing[i].refusal_is_final() {
                 settled.early.push(i);
             }
-            if !matches!(verdict, Verdict::Planned { changed: true, .. }) {
+            if !matches!(verdict, FoldVerdict::Planned { changed: true, .. }) {
                 settled.all_changed = false;
             }
         }
@@ -364,12 +364,12 @@ pub enum AfterPush {
 
 /// What the push of the round's commit answered (`own_push`: the round planned on this
 /// machine's own last push).
-pub fn after_push(pushed: Pushed, own_push: bool) -> AfterPush {
+pub fn after_push(pushed: &Pushed, own_push: bool) -> AfterPush {
     match pushed {
         Pushed::Done => AfterPush::Landed,
         Pushed::Rejected if own_push => AfterPush::Replan,
         Pushed::Rejected => AfterPush::Lost,
-        Pushed::Declined => AfterPush::Declined,
+        Pushed::Declined(_) => AfterPush::Declined,
     }
 }
 

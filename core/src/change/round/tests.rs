@@ -335,15 +335,15 @@ fn planned_or_refused(task: &str) -> Result<Plan, Refusal> {
     )
 }
 
-fn refused(on_base: bool) -> Verdict {
-    Verdict::Refused {
+fn refused(on_base: bool) -> FoldVerdict {
+    FoldVerdict::Refused {
         refusal: planned_or_refused("not a task!").unwrap_err(),
         on_base,
     }
 }
 
-fn planned(changed: bool) -> Verdict {
-    Verdict::Planned {
+fn planned(changed: bool) -> FoldVerdict {
+    FoldVerdict::Planned {
         plan: planned_or_refused("t").unwrap(),
         changed,
     }
@@ -371,7 +371,7 @@ fn a_lost_push_answers_at_once_only_what_no_other_commit_can_decide() {
     assert!(!noop.all_changed);
     let expired = Settled::of(
         &[Slot::Own(0)],
-        &[Verdict::Expired],
+        &[FoldVerdict::Expired],
         &[Standing::Unpublished],
     );
     assert_eq!(expired.early, vec![0]);
@@ -424,10 +424,13 @@ fn a_queue_keeps_the_copies_still_pending_and_adds_the_new_on_the_tip() {
 
 #[test]
 fn a_push_s_answer_says_whether_the_round_landed_replans_or_lost() {
-    assert_eq!(after_push(Pushed::Done, true), AfterPush::Landed);
-    assert_eq!(after_push(Pushed::Rejected, true), AfterPush::Replan);
-    assert_eq!(after_push(Pushed::Rejected, false), AfterPush::Lost);
-    assert_eq!(after_push(Pushed::Declined, false), AfterPush::Declined);
+    assert_eq!(after_push(&Pushed::Done, true), AfterPush::Landed);
+    assert_eq!(after_push(&Pushed::Rejected, true), AfterPush::Replan);
+    assert_eq!(after_push(&Pushed::Rejected, false), AfterPush::Lost);
+    assert_eq!(
+        after_push(&Pushed::Declined("no".into()), false),
+        AfterPush::Declined
+    );
 }
 
 #[test]
@@ -493,6 +496,12 @@ fn memory_paces_by_the_rounds_it_measured() {
     assert!(m.died.is_empty());
     let previous = m.intend(&[op("a", 1)]);
     assert!(previous.is_empty() && m.published("a").is_some());
-    m.queue_pushed(Pushed::Declined, "c", vec![op("a", 1)], previous, NOW);
+    m.queue_pushed(
+        &Pushed::Declined("no".into()),
+        "c",
+        vec![op("a", 1)],
+        previous,
+        NOW,
+    );
     assert!(!m.can_publish(NOW) && m.published.is_empty() && m.queue_tip.is_none());
 }

@@ -121,7 +121,7 @@ pub(crate) enum Tag {
 
 /// An inline element. Text ranges are offsets into [`Para::text`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Node {
+pub(crate) enum Inline {
     Text(usize, usize),
     /// Text that is not in the paragraph as such (a decoded entity, a kept backslash).
     Owned(String),
@@ -152,7 +152,7 @@ pub(crate) enum Node {
 }
 
 /// Parses a paragraph's inlines. `strike`: `~` and `~~` are strikethrough.
-pub(crate) fn parse(para: &Para<'_>, strike: bool) -> Vec<Node> {
+pub(crate) fn parse(para: &Para<'_>, strike: bool) -> Vec<Inline> {
     let mut p = Inlines {
         b: para.text.as_bytes(),
         para,
@@ -193,7 +193,7 @@ struct Inlines<'a, 'p> {
     b: &'a [u8],
     para: &'a Para<'p>,
     strike: bool,
-    nodes: Vec<Node>,
+    nodes: Vec<Inline>,
     /// Delimiter nodes not yet matched, in order.
     delims: Vec<usize>,
     brackets: Vec<Bracket>,
@@ -213,11 +213,11 @@ fn is_ws_no_nl(c: u8) -> bool {
 impl Inlines<'_, '_> {
     fn flush(&mut self, to: usize) {
         if to > self.text_from {
-            self.nodes.push(Node::Text(self.text_from, to));
+            self.nodes.push(Inline::Text(self.text_from, to));
         }
     }
 
-    fn push(&mut self, at: usize, node: Node, next: usize) {
+    fn push(&mut self, at: usize, node: Inline, next: usize) {
         self.flush(at);
         self.nodes.push(node);
         self.text_from = next;
@@ -234,7 +234,7 @@ impl Inlines<'_, '_> {
                 b'<' => self.angle(i),
                 b'&' => match entity(&b[i..]) {
                     Some((n, value)) => {
-                        self.push(i, Node::Owned(value), i + n);
+                        self.push(i, Inline::Owned(value), i + n);
                         i + n
                     }
                     None => i + 1,
@@ -267,14 +267,14 @@ impl Inlines<'_, '_> {
         let spaces = b[..i].iter().rev().take_while(|&&c| is_ws_no_nl(c)).count();
         if backslashes % 2 == 1 && !last {
             self.flush(i - 1);
-            self.nodes.push(Node::HardBreak(true));
+            self.nodes.push(Inline::HardBreak(true));
         } else {
             self.flush((i - spaces).max(self.text_from));
             if !last {
                 self.nodes.push(if spaces >= 2 {
-                    Node::HardBreak(false)
+                    Inline::HardBreak(false)
                 } else {
-                    Node::SoftBreak
+                    Inline::SoftBreak
                 });
             }
         }
@@ -331,7 +331,7 @@ impl Inlines<'_, '_> {
             code.pop();
             code.remove(0);
         }
-        self.push(open, Node::Code(code), close + want);
+        self.push(open, Inline::Code(code), close + want);
         close + want
     }
 
@@ -369,9 +369,9 @@ impl Inlines<'_, '_> {
             let url = &self.para.text[i + 1..end - 1];
             let href = (!email).then(|| link_href(url)).flatten();
             let kept = href.is_some();
-            self.push(i, Node::LinkStart(href), i + 1);
+            self.push(i, Inline::LinkStart(href), i + 1);
             self.flush(end - 1);
-            self.nodes.push(Node::LinkEnd(kept));
+            self.nodes.push(Inline::LinkEnd(kept));
             self.text_from = end;
             return end;
         }
@@ -388,7 +388,7 @@ impl Inlines<'_, '_> {
         } else {
             self.para.text[i..end].to_string()
         };
-        self.push(i, Node::Html(i, end, shown), end);
+        self.push(i, Inline::Html(i, end, shown), end);
         end
     }
 
@@ -452,7 +452,7 @@ impl Inlines<'_, '_> {
         if (can_open || can_close) && (ch != b'~' || len <= 2) {
             self.flush(i);
             self.delims.push(self.nodes.len());
-            self.nodes.push(Node::Delim {
+            self.nodes.push(Inline::Delim {
                 ch,
                 len,
                 can_open,
@@ -475,7 +475,7 @@ impl Inlines<'_, '_> {
             active: true,
             delims: self.delims.len(),
         });
-        self.nodes.push(Node::Text(i, end));
+        self.nodes.push(Inline::Text(i, end));
         self.text_from = end;
         end
     }
@@ -497,19 +497,19 @@ impl Inlines<'_, '_> {
         if let Some(last) = self
             .nodes
             .last_mut()
-            .filter(|n| **n == Node::HardBreak(true))
+            .filter(|n| **n == Inline::HardBreak(true))
         {
             // As pulldown-cmark: a backslash break that ends a link's text is a backslash when
             // the text has emphasis delimiters (its second inline pass runs over them then).
             if !inner.is_empty() {
-                *last = Node::Owned("\\".to_string());
+                *last = Inline::Owned("\\".to_string());
             }
         }
         emphasis(&mut self.nodes, &inner);
         let href = if open.image { None } else { link_href(&url) };
         let kept = href.is_some();
-        self.nodes[open.node] = Node::LinkStart(href);
-        self.nodes.push(Node::LinkEnd(kept));
+        self.nodes[open.node] = Inline::LinkStart(href);
+        self.nodes.push(Inline::LinkEnd(kept));
         self.text_from = end;
         if !open.image {
             for bracket in &mut self.brackets[self.active_from..] {
@@ -563,7 +563,7 @@ fn flanking(ch: u8, len: usize, before: Option<char>, after: Option<char>) -> (b
 /// closer looks for the nearest opener of its kind (CommonMark's rule of three; `~` only with a
 /// run of its own length) above a lower bound per kind, which a failed search raises to the
 /// top of the stack.
-fn emphasis(nodes: &mut [Node], delims: &[usize]) {
+fn emphasis(nodes: &mut [Inline], delims: &[usize]) {
     #[derive(Clone, Copy)]
     struct Opener {
         node: usize,
@@ -582,7 +582,7 @@ fn emphasis(nodes: &mut [Node], delims: &[usize]) {
     let mut stack: Vec<Opener> = Vec::new();
     let mut bounds = [0usize; 9];
     for &d in delims {
-        let Node::Delim {
+        let Inline::Delim {
             ch,
             len,
             can_open,
@@ -628,7 +628,7 @@ fn emphasis(nodes: &mut [Node], delims: &[usize]) {
                 strong.chain((used % 2 == 1).then_some(Tag::Em)).collect()
             };
             for (node, is_opener) in [(opener.node, true), (d, false)] {
-                if let Node::Delim {
+                if let Inline::Delim {
                     opens,
                     closes,
                     used: u,

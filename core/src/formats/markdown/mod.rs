@@ -23,7 +23,7 @@ mod inline;
 mod punct;
 
 use blocks::{Block, Dialect, Seg};
-use inline::{Node, Para, Tag};
+use inline::{Inline, Para, Tag};
 
 use crate::text::Span;
 
@@ -75,7 +75,7 @@ pub fn excluded_ranges(text: &str) -> Vec<Span> {
                 }
                 let para = Para::new(text, segs);
                 for node in inline::parse(&para, false) {
-                    let Node::Html(start, end, _) = node else {
+                    let Inline::Html(start, end, _) = node else {
                         continue;
                     };
                     let (start, end) = (para.to_source(start), para.to_source(end));
@@ -259,7 +259,7 @@ fn lines(w: &mut Writer, source: &str, segs: &[Seg]) {
     }
 }
 
-fn inlines(w: &mut Writer, para: &Para<'_>, nodes: &[Node]) {
+fn inlines(w: &mut Writer, para: &Para<'_>, nodes: &[Inline]) {
     let tag = |t: &Tag, close: bool| match (t, close) {
         (Tag::Em, false) => "<em>",
         (Tag::Em, true) => "</em>",
@@ -270,16 +270,16 @@ fn inlines(w: &mut Writer, para: &Para<'_>, nodes: &[Node]) {
     };
     for node in nodes {
         match node {
-            Node::Text(start, end) => w.text(&para.text[*start..*end]),
-            Node::Owned(text) | Node::Html(_, _, text) => w.text(text),
-            Node::Code(code) => {
+            Inline::Text(start, end) => w.text(&para.text[*start..*end]),
+            Inline::Owned(text) | Inline::Html(_, _, text) => w.text(text),
+            Inline::Code(code) => {
                 w.raw("<code>");
                 w.text(code);
                 w.raw("</code>");
             }
-            Node::SoftBreak => w.raw("\n"),
-            Node::HardBreak(_) => w.raw("<br />\n"),
-            Node::Delim {
+            Inline::SoftBreak => w.raw("\n"),
+            Inline::HardBreak(_) => w.raw("<br />\n"),
+            Inline::Delim {
                 ch,
                 len,
                 used,
@@ -296,13 +296,13 @@ fn inlines(w: &mut Writer, para: &Para<'_>, nodes: &[Node]) {
                     w.raw(tag(t, false));
                 }
             }
-            Node::LinkStart(Some(href)) => {
+            Inline::LinkStart(Some(href)) => {
                 w.raw("<a href=\"");
                 w.raw(href);
                 w.raw("\" rel=\"noopener noreferrer nofollow\">");
             }
-            Node::LinkStart(None) | Node::LinkEnd(false) => {}
-            Node::LinkEnd(true) => w.raw("</a>"),
+            Inline::LinkStart(None) | Inline::LinkEnd(false) => {}
+            Inline::LinkEnd(true) => w.raw("</a>"),
         }
     }
 }

@@ -29,12 +29,12 @@ use crate::text::{lines, Span};
 pub enum Value {
     Null,
     Scalar(String),
-    Seq(Vec<Node>),
-    Map(Vec<Entry>),
+    Seq(Vec<YamlNode>),
+    Map(Vec<YamlEntry>),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Node {
+pub struct YamlNode {
     pub value: Value,
     /// The value's own text (for a block node, from its first to its last byte).
     pub span: Span,
@@ -56,10 +56,10 @@ pub enum Style {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct YamlEntry {
     pub key: String,
     pub key_span: Span,
-    pub value: Node,
+    pub value: YamlNode,
     /// The whole entry: from the key's line start to the end of its last line (terminator
     /// included). Replacing or deleting this span edits exactly this entry.
     pub lines: Span,
@@ -67,20 +67,20 @@ pub struct Entry {
 
 #[derive(Clone, Debug)]
 pub struct YamlDoc {
-    pub root: Option<Node>,
+    pub root: Option<YamlNode>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
 impl YamlDoc {
     /// The root mapping's entries (empty if the root is not a mapping).
-    pub fn entries(&self) -> &[Entry] {
+    pub fn entries(&self) -> &[YamlEntry] {
         match self.root.as_ref().map(|n| &n.value) {
             Some(Value::Map(entries)) => entries,
             _ => &[],
         }
     }
 
-    pub fn get(&self, key: &str) -> Option<&Entry> {
+    pub fn get(&self, key: &str) -> Option<&YamlEntry> {
         self.entries().iter().find(|e| e.key == key)
     }
 }
@@ -178,7 +178,7 @@ impl<'a> YamlParser<'a> {
             .push(Diagnostic::error(Code::YamlSyntax, span, message.into()));
     }
 
-    fn document(&mut self) -> Option<Node> {
+    fn document(&mut self) -> Option<YamlNode> {
         self.skip_blank();
         if self.pos < self.lines.len() {
             let body = self.body(self.pos);
@@ -218,7 +218,7 @@ impl<'a> YamlParser<'a> {
     }
 
     /// Parses the node starting at the next non-blank line if it is indented at least `min`.
-    fn node(&mut self, min: usize) -> Option<Node> {
+    fn node(&mut self, min: usize) -> Option<YamlNode> {
         self.skip_blank();
         if self.pos >= self.lines.len() {
             return None;
@@ -238,7 +238,7 @@ impl<'a> YamlParser<'a> {
             {
                 self.pos += 1;
             }
-            return Some(Node {
+            return Some(YamlNode {
                 value: Value::Null,
                 span: line.body,
                 style: Style::Empty,
@@ -250,7 +250,7 @@ impl<'a> YamlParser<'a> {
         node
     }
 
-    fn node_at(&mut self, min: usize, line: LineInfo) -> Option<Node> {
+    fn node_at(&mut self, min: usize, line: LineInfo) -> Option<YamlNode> {
         let body = self.body(self.pos);
         if is_seq_item(body) {
             return Some(self.sequence(line.indent));
@@ -263,8 +263,8 @@ impl<'a> YamlParser<'a> {
         Some(node)
     }
 
-    fn mapping(&mut self, indent: usize) -> Node {
-        let mut entries: Vec<Entry> = Vec::new();
+    fn mapping(&mut self, indent: usize) -> YamlNode {
+        let mut entries: Vec<YamlEntry> = Vec::new();
         let start = self.lines[self.pos].body.start;
         let mut end = start;
         loop {
@@ -330,14 +330,14 @@ impl<'a> YamlParser<'a> {
                 self.lines[last_line].full.end,
             );
             end = end.max(value.span.end).max(key_span.end);
-            entries.push(Entry {
+            entries.push(YamlEntry {
                 key,
                 key_span,
                 value,
                 lines: lines_span,
             });
         }
-        Node {
+        YamlNode {
             value: Value::Map(entries),
             span: Span::new(start, end),
             style: Style::Block { indent },
@@ -345,7 +345,7 @@ impl<'a> YamlParser<'a> {
     }
 
     /// The value after `key:` on line `line`; `rest` is what follows the colon.
-    fn entry_value(&mut self, line: usize, rest: Span, indent: usize) -> Node {
+    fn entry_value(&mut self, line: usize, rest: Span, indent: usize) -> YamlNode {
         let rest_text = rest.slice(self.text);
         let trimmed = rest_text.trim_start();
         let rest = Span::new(rest.end - trimmed.len(), rest.end);
@@ -356,7 +356,7 @@ impl<'a> YamlParser<'a> {
                 let next = self.lines[self.pos].clone();
                 let next_body = self.body(self.pos);
                 if next.indent > indent {
-                    return self.node(indent + 1).unwrap_or(Node {
+                    return self.node(indent + 1).unwrap_or(YamlNode {
                         value: Value::Null,
                         span: Span::empty(rest.start),
                         style: Style::Empty,
@@ -368,7 +368,7 @@ impl<'a> YamlParser<'a> {
             }
             // A null value: do not consume the blank lines after it.
             self.pos = line + 1;
-            return Node {
+            return YamlNode {
                 value: Value::Null,
                 span: Span::empty(rest.start),
                 style: Style::Empty,
@@ -382,7 +382,7 @@ impl<'a> YamlParser<'a> {
 
     /// A scalar or flow sequence starting on `line` at `span`; plain scalars may continue on
     /// following lines indented more than `parent_indent`.
-    fn inline_value(&mut self, line: usize, span: Span, parent_indent: usize) -> Node {
+    fn inline_value(&mut self, line: usize, span: Span, parent_indent: usize) -> YamlNode {
         let text = span.slice(self.text);
         self.pos = line + 1;
         let first = text.chars().next().unwrap_or(' ');
@@ -406,13 +406,13 @@ impl<'a> YamlParser<'a> {
                 Ok((rest, items)) if rest.trim().is_empty() => {
                     let nodes = items
                         .into_iter()
-                        .map(|(offset, len, value, style)| Node {
+                        .map(|(offset, len, value, style)| YamlNode {
                             value,
                             span: Span::new(span.start + offset, span.start + offset + len),
                             style,
                         })
                         .collect();
-                    Node {
+                    YamlNode {
                         value: Value::Seq(nodes),
                         span,
                         style: Style::Flow,
@@ -427,7 +427,7 @@ impl<'a> YamlParser<'a> {
                             "a flow list must be `[a, b]` on one line, with quoted items if they contain `,` `[` `]`",
                         );
                     }
-                    Node {
+                    YamlNode {
                         value: Value::Seq(Vec::new()),
                         span,
                         style: Style::Flow,
@@ -450,7 +450,7 @@ impl<'a> YamlParser<'a> {
                             "unexpected text after a quoted value",
                         );
                     }
-                    Node {
+                    YamlNode {
                         value: Value::Scalar(value),
                         span: Span::new(span.start, span.start + used),
                         style: Style::Quoted,
@@ -461,7 +461,7 @@ impl<'a> YamlParser<'a> {
                         span,
                         "unterminated or malformed quoted value (quoted values must end on the same line)",
                     );
-                    Node {
+                    YamlNode {
                         value: Value::Scalar(text.trim_matches(first).to_string()),
                         span,
                         style: Style::Quoted,
@@ -505,14 +505,14 @@ impl<'a> YamlParser<'a> {
         } else {
             Value::Scalar(value)
         };
-        Node {
+        YamlNode {
             value,
             span: Span::new(span.start, end),
             style: Style::Plain,
         }
     }
 
-    fn block_scalar(&mut self, line: usize, header: Span, indent: usize) -> Node {
+    fn block_scalar(&mut self, line: usize, header: Span, indent: usize) -> YamlNode {
         let header_text = header.slice(self.text);
         let literal = header_text.starts_with('|');
         let mut chomp = ' ';
@@ -604,7 +604,7 @@ impl<'a> YamlParser<'a> {
                 }
             }
         }
-        Node {
+        YamlNode {
             value: Value::Scalar(value),
             span: Span::new(header.start, last_content.max(header.end)),
             style: Style::BlockScalar,
@@ -624,7 +624,7 @@ impl<'a> YamlParser<'a> {
         }
     }
 
-    fn sequence(&mut self, indent: usize) -> Node {
+    fn sequence(&mut self, indent: usize) -> YamlNode {
         let mut items = Vec::new();
         let start = self.lines[self.pos].body.start;
         let mut end = start;
@@ -651,7 +651,7 @@ impl<'a> YamlParser<'a> {
             let item_start = line.body.start + 1 + spaces;
             if after_dash.trim().is_empty() {
                 self.pos += 1;
-                let node = self.node(indent + 1).unwrap_or(Node {
+                let node = self.node(indent + 1).unwrap_or(YamlNode {
                     value: Value::Null,
                     span: Span::empty(item_start),
                     style: Style::Empty,
@@ -662,7 +662,7 @@ impl<'a> YamlParser<'a> {
             }
             self.lines[self.pos].indent = item_col;
             self.lines[self.pos].body = Span::new(item_start, line.body.end);
-            let node = self.node(item_col).unwrap_or(Node {
+            let node = self.node(item_col).unwrap_or(YamlNode {
                 value: Value::Null,
                 span: Span::empty(item_start),
                 style: Style::Empty,
@@ -670,7 +670,7 @@ impl<'a> YamlParser<'a> {
             end = end.max(node.span.end);
             items.push(node);
         }
-        Node {
+        YamlNode {
             value: Value::Seq(items),
             span: Span::new(start, end),
             style: Style::Block { indent },
@@ -934,7 +934,7 @@ pub fn render_scalar(value: &str) -> String {
 
 /// A node's strings: a scalar gives one, a sequence of scalars gives each, null gives none.
 /// Anything else is reported through the returned error message.
-pub fn string_list(node: &Node) -> Result<Vec<(String, Span)>, &'static str> {
+pub fn string_list(node: &YamlNode) -> Result<Vec<(String, Span)>, &'static str> {
     match &node.value {
         Value::Null => Ok(Vec::new()),
         Value::Scalar(s) => Ok(vec![(s.clone(), node.span)]),

@@ -7,14 +7,11 @@
 //! place its agent looks — the answer to its next hook call — not only find it later in the log.
 //!
 //! The host keeps one small file per notice under `<git common dir>/rail/notices/<session>/`
-//! (the session's name as [`crate::agent::heartbeat::file_name`] writes it), made where the loss is
+//! (the session's name as [`crate::formats::heartbeat::file_name`] writes it), made where the loss is
 //! found and removed once told. This module writes and reads a notice's text, says which log
-//! lines are such a loss ([`of_log_line`]), and how a notice joins the hook's answer ([`tell`]):
-//! a tool call about to run is stopped once with the notice (every agent shows a denial to its
-//! model; a warning some only show the person), a tool call that ran is answered with it, and a
-//! Stop or session end carries it for the person (the agent always stops).
+//! lines are such a loss ([`of_log_line`]) and words what the session is told ([`message`]);
+//! how a notice joins the hook's answer is the hook's (`agent::hook::tell`).
 
-use crate::agent::Outcome;
 use crate::text::time::{format_time, parse_time, Time};
 
 /// The longest field kept (task, holder, reason): a notice's text is the rail's to fill, but
@@ -25,7 +22,7 @@ pub const MAX_TOLD: usize = 8;
 
 /// Why the claim is no longer the session's.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Why {
+pub enum LossCause {
     /// Claimed with `RAIL_LOCAL=1` while the shared rail could not be reached; the holder got
     /// the task on the shared rail first.
     Provisional,
@@ -44,7 +41,7 @@ pub struct Notice {
     pub task: String,
     /// Who holds the task now.
     pub holder: String,
-    pub why: Why,
+    pub why: LossCause,
     /// When the loss was found.
     pub at: Time,
 }
@@ -62,9 +59,9 @@ fn clean(s: &str) -> String {
 /// The notice file's text: `key value` lines.
 pub fn render(n: &Notice) -> String {
     let (why, reason) = match &n.why {
-        Why::Provisional => ("provisional", None),
-        Why::Rewind => ("rewind", None),
-        Why::Taken(r) => ("taken", Some(r)),
+        LossCause::Provisional => ("provisional", None),
+        LossCause::Rewind => ("rewind", None),
+        LossCause::Taken(r) => ("taken", Some(r)),
     };
     let mut out = format!(
         "session {}\ntask {}\nholder {}\nwhy {why}\nat {}\n",
@@ -98,9 +95,9 @@ pub fn parse(text: &str) -> Option<Notice> {
         }
     }
     let why = match why?.as_str() {
-        "provisional" => Why::Provisional,
-        "rewind" => Why::Rewind,
-        "taken" => Why::Taken(reason.unwrap_or_default()),
+        "provisional" => LossCause::Provisional,
+        "rewind" => LossCause::Rewind,
+        "taken" => LossCause::Taken(reason.unwrap_or_default()),
         _ => return None,
     };
     Some(Notice {
@@ -115,7 +112,7 @@ pub fn parse(text: &str) -> Option<Notice> {
 /// A notice as found on disk in the folder named `folder`: only one addressed to that folder's
 /// session counts (a notice copied into another session's folder stops nobody).
 pub fn read(folder: &str, text: &str) -> Option<Notice> {
-    parse(text).filter(|n| crate::agent::heartbeat::file_name(&n.session) == folder)
+    parse(text).filter(|n| crate::formats::heartbeat::file_name(&n.session) == folder)
 }
 
 /// The loss a log line records, as a notice for the session that lost the claim: a take
@@ -123,7 +120,7 @@ pub fn read(folder: &str, text: &str) -> Option<Notice> {
 pub fn of_log_line(line: &str) -> Option<Notice> {
     let log = crate::formats::log::parse(line);
     let entry = log.entries.first()?;
-    if entry.event != crate::formats::log::Event::Taken {
+    if entry.event != crate::formats::log::LogEvent::Taken {
         return None;
     }
     let from = entry.details.get("from")?;
@@ -135,7 +132,7 @@ pub fn of_log_line(line: &str) -> Option<Notice> {
         session: from.clone(),
         task: entry.task.clone()?,
         holder,
-        why: Why::Taken(entry.details.get("reason").cloned().unwrap_or_default()),
+        why: LossCause::Taken(entry.details.get("reason").cloned().unwrap_or_default()),
         at: entry.time,
     })
 }
@@ -145,16 +142,16 @@ pub fn message(notices: &[Notice]) -> String {
     let mut out = String::new();
     for n in notices.iter().take(MAX_TOLD) {
         let how = match &n.why {
-            Why::Provisional => format!(
+            LossCause::Provisional => format!(
                 "it was claimed while this machine was not on the shared rail, and {} got {} there first",
                 n.holder, n.task
             ),
-            Why::Rewind => format!(
+            LossCause::Rewind => format!(
                 "the shared rail was rewound and merged back, and the merge kept {}'s claim",
                 n.holder
             ),
-            Why::Taken(r) if r.is_empty() => format!("{} took it", n.holder),
-            Why::Taken(r) => format!("{} took it ({r})", n.holder),
+            LossCause::Taken(r) if r.is_empty() => format!("{} took it", n.holder),
+            LossCause::Taken(r) => format!("{} took it ({r})", n.holder),
         };
         if !out.is_empty() {
             out.push('\n');
@@ -173,54 +170,6 @@ pub fn message(notices: &[Notice]) -> String {
     out
 }
 
-/// Where the hook call stands, for [`tell`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Call {
-    /// Before a tool call.
-    BeforeTool,
-    /// After a tool call.
-    AfterTool,
-    /// A Stop or session end.
-    Lifecycle,
-}
-
-/// The hook's `outcome` with `notices` told. Before a tool, the call is stopped (once: the
-/// host removes the notices it told), its own answer kept after the notice; after a tool, the
-/// notice is the after-tool message (with any of its own); at a Stop or session end it goes to
-/// the person. No notices: the outcome as it was.
-pub fn tell(outcome: Outcome, call: Call, notices: &[Notice]) -> Outcome {
-    if notices.is_empty() {
-        return outcome;
-    }
-    let said = message(notices);
-    let join = |own: String| {
-        if own.trim().is_empty() {
-            said.clone()
-        } else {
-            format!("{said}\n{own}")
-        }
-    };
-    match (call, outcome) {
-        // A worktree's answer is its path alone (or the refusal): a notice waits for the next call.
-        (_, worktree @ Outcome::Worktree(_)) => worktree,
-        (_, Outcome::Lifecycle(own)) => Outcome::Lifecycle(Some(join(own.unwrap_or_default()))),
-        (Call::BeforeTool, Outcome::Deny(own)) => Outcome::Deny(join(own)),
-        (Call::BeforeTool, Outcome::Allow) => Outcome::Deny(format!(
-            "{said}\nThis tool call was not run, so that the notice is read; the next one is judged as usual."
-        )),
-        (Call::BeforeTool, Outcome::Warn(own)) => Outcome::Deny(format!(
-            "{}\nThis tool call was not run, so that the notice is read; the next one is judged as usual.",
-            join(own)
-        )),
-        (_, Outcome::After(own)) => Outcome::After(join(own)),
-        (Call::AfterTool, Outcome::Allow) => Outcome::After(said),
-        (Call::AfterTool, Outcome::Warn(own)) | (Call::AfterTool, Outcome::Deny(own)) => {
-            Outcome::After(join(own))
-        }
-        (Call::Lifecycle, other) => other,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,7 +178,7 @@ mod tests {
         parse_time(t).unwrap()
     }
 
-    fn notice(why: Why) -> Notice {
+    fn notice(why: LossCause) -> Notice {
         Notice {
             session: "s5".into(),
             task: "t5".into(),
@@ -242,31 +191,31 @@ mod tests {
     #[test]
     fn a_notice_reads_back_as_written() {
         for why in [
-            Why::Provisional,
-            Why::Rewind,
-            Why::Taken("no activity for 3h".into()),
+            LossCause::Provisional,
+            LossCause::Rewind,
+            LossCause::Taken("no activity for 3h".into()),
         ] {
             let n = notice(why);
             assert_eq!(parse(&render(&n)), Some(n.clone()));
             assert_eq!(read("s5", &render(&n)), Some(n));
         }
         assert_eq!(
-            render(&notice(Why::Taken("stale".into()))),
+            render(&notice(LossCause::Taken("stale".into()))),
             "session s5\ntask t5\nholder bob\nwhy taken\nat 2026-12-03T21:40:00Z\nreason stale\n"
         );
     }
 
     #[test]
     fn hostile_or_misplaced_notices_count_as_none() {
-        let mut n = notice(Why::Rewind);
+        let mut n = notice(LossCause::Rewind);
         n.holder = "bob\nwhy provisional\u{1b}[31m".into();
         let back = parse(&render(&n)).unwrap();
-        assert_eq!(back.why, Why::Rewind);
+        assert_eq!(back.why, LossCause::Rewind);
         assert!(!back.holder.contains('\n') && !back.holder.contains('\u{1b}'));
         n.task = "x".repeat(10_000);
         assert_eq!(parse(&render(&n)).unwrap().task.len(), MAX_FIELD);
         // Someone else's notice, or a file this did not write.
-        assert_eq!(read("alice", &render(&notice(Why::Rewind))), None);
+        assert_eq!(read("alice", &render(&notice(LossCause::Rewind))), None);
         assert_eq!(
             parse("session s5\ntask t5\nholder bob\nwhy bored\nat 2026-12-03T21:40:00Z\n"),
             None
@@ -287,7 +236,7 @@ mod tests {
             (n.session.as_str(), n.task.as_str(), n.holder.as_str()),
             ("session-a", "billing", "session-b")
         );
-        assert_eq!(n.why, Why::Taken("no commit for 2h13m".into()));
+        assert_eq!(n.why, LossCause::Taken("no commit for 2h13m".into()));
         assert_eq!(n.at, at("2026-12-03T18:02:00Z"));
         for other in [
             "2026-12-03T18:02:00Z | claimed | billing | session-b",
@@ -301,7 +250,10 @@ mod tests {
 
     #[test]
     fn the_message_names_the_task_the_holder_and_why() {
-        let said = message(&[notice(Why::Provisional), notice(Why::Taken(String::new()))]);
+        let said = message(&[
+            notice(LossCause::Provisional),
+            notice(LossCause::Taken(String::new())),
+        ]);
         let lines: Vec<&str> = said.lines().collect();
         assert_eq!(lines.len(), 2);
         assert!(lines[0].starts_with("Rail: s5's claim of t5 is no longer theirs (2026-12-03T21:40:00Z, it was claimed while this machine was not on the shared rail, and bob got t5 there first): bob holds t5. Stop work on t5"), "{}", lines[0]);
@@ -310,44 +262,7 @@ mod tests {
             "{}",
             lines[1]
         );
-        let many = vec![notice(Why::Rewind); MAX_TOLD + 3];
+        let many = vec![notice(LossCause::Rewind); MAX_TOLD + 3];
         assert_eq!(message(&many).lines().count(), MAX_TOLD);
-    }
-
-    #[test]
-    fn a_notice_stops_the_next_tool_call_once_and_rides_on_every_other_answer() {
-        let ns = [notice(Why::Rewind)];
-        let said = message(&ns);
-        let deny = |o: Outcome| match o {
-            Outcome::Deny(m) => m,
-            other => panic!("{other:?}"),
-        };
-        let m = deny(tell(Outcome::Allow, Call::BeforeTool, &ns));
-        assert!(m.starts_with(&said) && m.contains("was not run"), "{m}");
-        let m = deny(tell(Outcome::Warn("w".into()), Call::BeforeTool, &ns));
-        assert!(m.starts_with(&format!("{said}\nw\n")), "{m}");
-        assert_eq!(
-            deny(tell(Outcome::Deny("own".into()), Call::BeforeTool, &ns)),
-            format!("{said}\nown")
-        );
-        assert_eq!(
-            tell(Outcome::Allow, Call::AfterTool, &ns),
-            Outcome::After(said.clone())
-        );
-        assert_eq!(
-            tell(Outcome::After("put back".into()), Call::AfterTool, &ns),
-            Outcome::After(format!("{said}\nput back"))
-        );
-        assert_eq!(
-            tell(Outcome::Lifecycle(None), Call::Lifecycle, &ns),
-            Outcome::Lifecycle(Some(said.clone()))
-        );
-        for o in [
-            Outcome::Allow,
-            Outcome::Lifecycle(None),
-            Outcome::Deny("d".into()),
-        ] {
-            assert_eq!(tell(o.clone(), Call::BeforeTool, &[]), o);
-        }
     }
 }

@@ -26,7 +26,7 @@ pub struct HookSeen {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub version: Option<String>,
     /// When the call was seen.
-    #[serde(with = "crate::model::input::time_str")]
+    #[serde(with = "crate::text::serde_time")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub at: Time,
     /// The machine whose hook call it was, for a mark another machine shared (a shared rail);
