@@ -127,8 +127,11 @@ fn request() -> impl Strategy<Value = Request> {
         2 => (task.clone(), subset(&PATHS)).prop_map(|(task, touched)| Request::Release { task, touched, done: false }),
         2 => task.clone().prop_map(|task| Request::Renew { task }),
         2 => task.clone().prop_map(|task| Request::Take { task, reason: None, branch: None }),
-        2 => (task, subset(&PATHS), prop::option::of(subset(&RESOURCES))).prop_map(|(task, paths, resources)| {
-            Request::Update { task, paths: Some(paths), resources, purpose: None }
+        2 => (task.clone(), subset(&PATHS), prop::option::of(subset(&RESOURCES))).prop_map(|(task, paths, resources)| {
+            Request::Update { task, paths: Some(paths), resources, purpose: None, add_paths: Vec::new(), add_resources: Vec::new() }
+        }),
+        1 => (task, subset(&PATHS).prop_filter("something to add", |v| !v.is_empty())).prop_map(|(task, add_paths)| {
+            Request::Update { task, paths: None, resources: None, purpose: None, add_paths, add_resources: Vec::new() }
         }),
     ]
 }
@@ -326,7 +329,7 @@ proptest! {
             Request::Take { .. } => {
                 prop_assert!(mine.iter().any(|cl| cl.claimed_at == Some(now)), "{:?}", after_texts);
             }
-            Request::Update { paths, resources, .. } => {
+            Request::Update { paths, resources, add_paths, .. } => {
                 // The session's first claim of the task is the one updated; a second claim of
                 // the same task by the same session (a duplicate, itself an error) is left as it is.
                 prop_assert!(
@@ -334,6 +337,17 @@ proptest! {
                         && resources.as_ref().is_none_or(|r| &cl.resources == r)),
                     "no claim of {} by {} was updated: {:?}", task, c.session, after_texts
                 );
+                // What is added is held afterwards, and nothing held before is lost.
+                let held_before = Rail::load(&c.texts).evaluate(&c.facts);
+                let before: Vec<String> = held_before.claims.iter()
+                    .find(|cl| cl.session == c.session && cl.task.as_deref() == Some(task.as_str()))
+                    .map(|cl| cl.paths.clone())
+                    .unwrap_or_default();
+                if paths.is_none() && !add_paths.is_empty() {
+                    for p in normalized(add_paths).iter().chain(&before) {
+                        prop_assert!(mine.iter().any(|cl| cl.paths.contains(p)), "{p} not held after adding {:?}: {:?}", add_paths, after_texts);
+                    }
+                }
             }
         }
     }

@@ -105,7 +105,8 @@ its hooks enforce the rules below, so follow them rather than fight them.
 - **Keep your lease**: commit on your branch or run `rail renew TASK`. A claim idle past its lease
   (2h by default) goes stale and may be taken.
 - **Never edit another session's paths** (`rail who PATH` tells who holds a file). If you need a
-  file outside your claim, add it first: `rail update TASK --path …`.
+  file outside your claim, add it first: `rail update TASK --add-path …` (it keeps the
+  paths you hold).
 - **Finish through the gate**: `rail done TASK` runs the checks and releases the claim only when
   they pass and your changes are in scope. If you stop early, `rail release TASK`. Never delete
   your worktree yourself: `rail done` closes the station when rail.yaml asks for it and nothing

@@ -151,12 +151,15 @@ pub fn take(
     )
 }
 
-/// What an update sets: each `None` leaves that part of the claim as it is.
+/// What an update sets: each `None` leaves that part of the claim as it is; what is added is
+/// added to what the claim holds (or to the replacement given beside it).
 #[derive(Debug, Default)]
 pub struct Changes {
     pub paths: Option<Vec<String>>,
     pub resources: Option<Vec<String>>,
     pub purpose: Option<String>,
+    pub add_paths: Vec<String>,
+    pub add_resources: Vec<String>,
 }
 
 pub fn update(ctx: &Ctx, task: &str, changes: Changes) -> Result<Report, Fail> {
@@ -166,6 +169,8 @@ pub fn update(ctx: &Ctx, task: &str, changes: Changes) -> Result<Report, Fail> {
         paths: changes.paths,
         resources: changes.resources,
         purpose: changes.purpose,
+        add_paths: changes.add_paths,
+        add_resources: changes.add_resources,
     };
     mutate(ctx, &session, request)
 }

@@ -27,8 +27,8 @@ pub fn say(message: &str, hint: Option<&Hint>) -> String {
         Hint::ForceBreak => {
             ": break it only with `rail lock --break --force`, after making sure nobody holds it (ask its owner)".to_string()
         }
-        Hint::AddPaths { task: Some(task) } => format!(" (`rail update {task} --path …`)"),
-        Hint::AddPaths { task: None } => ": `rail update TASK --path …`.".to_string(),
+        Hint::AddPaths { task: Some(task) } => format!(" (`rail update {task} --add-path …`)"),
+        Hint::AddPaths { task: None } => ": `rail update TASK --add-path …`.".to_string(),
         Hint::ClaimFirst => ": `rail claim TASK --path GLOB`.".to_string(),
         Hint::FixCheck { task } => format!(
             ". Fix the check command (rail.yaml `check:` or --check) and run `rail done {task}` again"
@@ -101,11 +101,11 @@ mod tests {
             ),
             (
                 Some(Hint::AddPaths { task: Some(task()) }),
-                "m (`rail update auth --path …`)",
+                "m (`rail update auth --add-path …`)",
             ),
             (
                 Some(Hint::AddPaths { task: None }),
-                "m: `rail update TASK --path …`.",
+                "m: `rail update TASK --add-path …`.",
             ),
             (Some(Hint::ClaimFirst), "m: `rail claim TASK --path GLOB`."),
             (

@@ -95,6 +95,29 @@ fn claim_renew_take_update_release_with_a_clock() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(repo.holders("billing")[0]
         .ends_with("| paths: src/billing/**, docs/billing.md | purpose: totals"));
+    // Adding keeps what the claim held, and the answer says what it holds now (issue 46,
+    // item 1: following the hint `--path` had dropped README.md from the claim).
+    let out = repo.rail(&[
+        "update",
+        "billing",
+        "--session",
+        "session-b",
+        "--add-path",
+        "src/tax/**",
+        "--add-path",
+        "docs/billing.md",
+        "--add-resource",
+        "port:4000",
+        &at("2026-10-22T16:05:00Z"),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim(),
+        "updated billing: paths src/billing/**, docs/billing.md, src/tax/**; resources port:4000"
+    );
+    assert!(repo.holders("billing")[0].contains(
+        "| paths: src/billing/**, docs/billing.md, src/tax/** | resources: port:4000 | purpose: totals"
+    ), "{:?}", repo.holders("billing"));
     let out = repo.rail(&[
         "release",
         "billing",

@@ -192,6 +192,12 @@ pub struct UpdateInput {
     /// Replace the purpose.
     #[serde(default)]
     pub purpose: Option<String>,
+    /// Add these paths to those the claim holds (kept), e.g. one more file the task needs.
+    #[serde(default)]
+    pub add_paths: Vec<String>,
+    /// Add these resources to those the claim holds (kept).
+    #[serde(default)]
+    pub add_resources: Vec<String>,
 }
 
 /// Arguments of `who`.
@@ -398,6 +404,8 @@ fn change(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fail> 
                 paths: a.paths,
                 resources: a.resources,
                 purpose: a.purpose,
+                add_paths: a.add_paths,
+                add_resources: a.add_resources,
             };
             write::update(&ctx, &a.task, changes).map(planned)
         }
@@ -571,9 +579,11 @@ fn how(hint: Option<&Value>) -> String {
             ": break it only with `rail lock --break --force` after asking its owner".to_string()
         }
         ("add-paths", Some(t)) => format!(
-            " (call `update` with {{\"task\": {t}, \"paths\": [...]}}, every path the claim needs)"
+            " (call `update` with {{\"task\": {t}, \"add_paths\": [...]}}: it keeps the paths held)"
         ),
-        ("add-paths", None) => ": call `update` with the task and every path it needs.".to_string(),
+        ("add-paths", None) => {
+            ": call `update` with the task and `add_paths` (it keeps the paths held).".to_string()
+        }
         ("claim-first", _) => ": call `claim` with the task and its paths first.".to_string(),
         ("fix-check", Some(t)) => format!(
             ". Fix the check command (rail.yaml `check:`) and run `rail done {}` again",

@@ -22,6 +22,8 @@ mod request;
 mod take;
 mod update;
 
+use update::Update;
+
 #[cfg(test)]
 mod tests;
 
@@ -142,8 +144,16 @@ pub fn plan_evaluated(
             paths,
             resources,
             purpose,
+            add_paths,
+            add_resources,
             ..
-        } => planner.update(paths.as_deref(), resources.as_deref(), purpose.as_deref()),
+        } => planner.update(Update {
+            paths: paths.as_deref(),
+            resources: resources.as_deref(),
+            purpose: purpose.as_deref(),
+            add_paths,
+            add_resources,
+        }),
     }?;
     check_lands(rail, &plan)?;
     Ok(plan)

@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 
 /// What a session asks for. As JSON: `{"op": "claim", "task": "…", "paths": […]}`,
 /// `{"op": "release", "task": "…", "touched": […]}`, `{"op": "renew", "task": "…"}`,
-/// `{"op": "take", "task": "…", "reason": "…"}`, `{"op": "update", "task": "…", "paths": […]}`.
+/// `{"op": "take", "task": "…", "reason": "…"}`, `{"op": "update", "task": "…", "paths": […]}`
+/// (or `"add_paths": […]`, which keeps the paths held).
 ///
 /// Read through [`WireRequest`], one flat struct, rather than serde's internally tagged enum
 /// code, which buffers the whole object in serde's `Content` first (about 7 KB of the wasm
@@ -51,6 +52,15 @@ pub enum Request {
         #[serde(default)]
         #[cfg_attr(feature = "ts", ts(optional = nullable))]
         purpose: Option<String>,
+        /// Paths added to those the claim holds (after `paths`, when it replaces them): an
+        /// agent that needs one more file keeps what it held.
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        add_paths: Vec<String>,
+        /// Resources added to those the claim holds, as [`Request::Update::add_paths`].
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        add_resources: Vec<String>,
     },
 }
 
@@ -103,6 +113,8 @@ struct WireRequest {
     touched: Option<Vec<String>>,
     done: Option<bool>,
     reason: Option<String>,
+    add_paths: Option<Vec<String>>,
+    add_resources: Option<Vec<String>>,
 }
 
 /// The one way a wire request can be wrong once its fields have their types.
@@ -153,6 +165,8 @@ impl TryFrom<WireRequest> for Request {
                 paths: w.paths,
                 resources: w.resources,
                 purpose: w.purpose,
+                add_paths: w.add_paths.unwrap_or_default(),
+                add_resources: w.add_resources.unwrap_or_default(),
             },
         })
     }

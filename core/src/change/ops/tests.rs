@@ -74,6 +74,8 @@ fn requests_round_trip_through_the_wire_form() {
             paths: None,
             resources: Some(vec![]),
             purpose: Some("q".into()),
+            add_paths: vec!["b".into()],
+            add_resources: Vec::new(),
         },
     ];
     for r in all {

@@ -10,19 +10,52 @@ use super::{
     check_purpose, check_resources, merge_inserts, normalize_paths, Plan, Planner, Refusal,
 };
 
+/// What an update sets: `paths` and `resources` replace what the claim holds; `add_paths` and
+/// `add_resources` are added to it (to the replacement, when both are given); `None` and empty
+/// leave it as it is.
+pub(super) struct Update<'a> {
+    pub paths: Option<&'a [String]>,
+    pub resources: Option<&'a [String]>,
+    pub purpose: Option<&'a str>,
+    pub add_paths: &'a [String],
+    pub add_resources: &'a [String],
+}
+
+/// `base` with `added` after it, each once, in order.
+fn with_added(base: &[String], added: &[String]) -> Vec<String> {
+    let mut out = base.to_vec();
+    for a in added {
+        if !out.contains(a) {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
 impl Planner<'_> {
-    pub(super) fn update(
-        &self,
-        paths: Option<&[String]>,
-        resources: Option<&[String]>,
-        purpose: Option<&str>,
-    ) -> Result<Plan, Refusal> {
+    pub(super) fn update(&self, u: Update<'_>) -> Result<Plan, Refusal> {
         let task = self.task;
-        let paths = paths.map(|p| normalize_paths(task, p)).transpose()?;
-        let resources = resources.map(|r| check_resources(task, r)).transpose()?;
-        check_purpose(task, purpose)?;
         let own = self.own_claims()?;
         let mine = own[0];
+        // What is added is added to the replacement, else to what the claim holds now.
+        let paths = match (u.paths, u.add_paths.is_empty()) {
+            (Some(p), _) => Some(with_added(p, u.add_paths)),
+            (None, false) => Some(with_added(&mine.paths, u.add_paths)),
+            (None, true) => None,
+        };
+        let resources = match (u.resources, u.add_resources.is_empty()) {
+            (Some(r), _) => Some(with_added(r, u.add_resources)),
+            (None, false) => Some(with_added(&mine.resources, u.add_resources)),
+            (None, true) => None,
+        };
+        let paths = paths.map(|p| normalize_paths(task, &p)).transpose()?;
+        // Two spellings of one path (`./a`, `a`) are one path once normalized.
+        let paths = paths.map(|p| with_added(&[], &p));
+        let resources = (resources.as_deref())
+            .map(|r| check_resources(task, r))
+            .transpose()?;
+        let purpose = u.purpose;
+        check_purpose(task, purpose)?;
         let mut probe = mine.clone();
         if let Some(p) = &paths {
             probe.paths = p.clone();
@@ -87,6 +120,20 @@ impl Planner<'_> {
         if let Some(p) = purpose {
             log = log.with("purpose", p);
         }
-        Ok(self.plan("update", edits, log, format!("updated {task}")))
+        // What the claim holds now, so an agent sees at once what it kept and what it added.
+        let held = |set: Option<&Vec<String>>, now: &[String]| {
+            let list = set.map_or(now, Vec::as_slice);
+            if list.is_empty() {
+                "none".to_string()
+            } else {
+                list.join(", ")
+            }
+        };
+        let message = format!(
+            "updated {task}: paths {}; resources {}",
+            held(paths.as_ref(), &mine.paths),
+            held(resources.as_ref(), &mine.resources)
+        );
+        Ok(self.plan("update", edits, log, message))
     }
 }
