@@ -308,7 +308,7 @@ noop: boolean,
  */
 hint: Hint | null, };
 
-export type PlannedStatus = "ready" | "blocked" | "claimed" | "done";
+export type PlannedStatus = "ready" | "blocked" | "busy" | "claimed" | "done";
 
 export type PlannedView = { task: string, status: PlannedStatus, file: string, line: number, after: Array<string>, paths: Array<string>, resources: Array<string>, purpose: string | null, 
 /**
@@ -318,7 +318,11 @@ held_by: string | null,
 /**
  * Unreleased dependencies, when blocked.
  */
-waiting_for: Array<Waiting>, };
+waiting_for: Array<Waiting>, 
+/**
+ * The holding claims whose paths or resources it shares, when busy.
+ */
+busy_with: Array<Waiting>, };
 
 export type Position = { line: number, character: number, };
 

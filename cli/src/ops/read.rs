@@ -39,12 +39,15 @@ pub struct Ready {
     pub tasks: Vec<rail_core::model::conflict::PlannedView>,
 }
 
-/// `rail ready`: backlog tasks whose dependencies are released and that nobody holds.
+/// `rail ready`: backlog tasks whose dependencies are released, that nobody holds, and whose
+/// paths and resources no other session's claim holds (with `all`, every one, with its status).
 pub fn ready_tasks(ctx: &Ctx, all: bool) -> Result<Ready, Fail> {
     let texts = ctx.read(false)?;
     let rail = Rail::load(&texts);
     let eval = ctx.judge(&rail, Commits::IfNeeded).eval;
-    let backlog = rail_core::model::conflict::backlog(&eval, rail.log());
+    // Busy is judged for the session asking: its own claims never make a task busy for it.
+    let session = ctx.session().ok();
+    let backlog = rail_core::model::conflict::backlog(&eval, rail.log(), session.as_deref());
     Ok(Ready {
         backlog: backlog.len(),
         tasks: backlog

@@ -251,6 +251,7 @@ fn backlog(out: &mut String, board: &Board, p: &Paint, task_w: usize) {
             let status = match t.status {
                 PlannedStatus::Ready => p.green("ready"),
                 PlannedStatus::Blocked => p.yellow("blocked"),
+                PlannedStatus::Busy => p.yellow("busy"),
                 PlannedStatus::Claimed => "claimed".to_string(),
                 PlannedStatus::Done => p.dim("done"),
             };
@@ -261,6 +262,9 @@ fn backlog(out: &mut String, board: &Board, p: &Paint, task_w: usize) {
             if !t.waiting_for.is_empty() {
                 let w: Vec<&str> = t.waiting_for.iter().map(|w| w.task.as_str()).collect();
                 line.push_str(&format!(", waits for {}", safe(&w.join(", "))));
+            }
+            if !t.busy_with.is_empty() {
+                line.push_str(&format!(": held by {}", safe(&held_list(&t.busy_with))));
             }
             let _ = writeln!(out, "{line}");
         }
@@ -364,35 +368,60 @@ pub fn ready_text(backlog: usize, tasks: &[rail_core::model::conflict::PlannedVi
     let mut text = String::new();
     if tasks.is_empty() {
         text.push_str(
-            "nothing is ready: every planned task is claimed, done or waiting (`rail ready --all`)\n",
+            "nothing is ready: every planned task is claimed, done, waiting or busy (`rail ready --all`)\n",
         );
     }
+    let status = |p: &rail_core::model::conflict::PlannedView| {
+        serde_json::to_value(p.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    };
+    let task_w = tasks
+        .iter()
+        .map(|p| p.task.chars().count())
+        .max()
+        .unwrap_or(0);
+    let status_w = tasks.iter().map(|p| status(p).len()).max().unwrap_or(0);
     for p in tasks {
-        let mut line = format!(
-            "{}  {}",
-            p.task,
-            serde_json::to_value(p.status)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default()
-        );
+        let mut parts = Vec::new();
         if let Some(h) = &p.held_by {
-            line.push_str(&format!(" by {h}"));
+            parts.push(format!("by {h}"));
         }
         if !p.waiting_for.is_empty() {
             let w: Vec<&str> = p.waiting_for.iter().map(|w| w.task.as_str()).collect();
-            line.push_str(&format!(", waits for {}", w.join(", ")));
+            parts.push(format!("waits for {}", w.join(", ")));
+        }
+        if !p.busy_with.is_empty() {
+            parts.push(format!(
+                "its paths or resources are held: {}",
+                held_list(&p.busy_with)
+            ));
         }
         if !p.paths.is_empty() {
-            line.push_str(&format!("  paths: {}", p.paths.join(", ")));
+            parts.push(format!("paths: {}", p.paths.join(", ")));
         }
         if let Some(purpose) = &p.purpose {
-            line.push_str(&format!("  — {purpose}"));
+            parts.push(format!("— {purpose}"));
         }
-        text.push_str(&line);
+        let line = format!(
+            "{:task_w$}  {:status_w$}  {}",
+            p.task,
+            status(p),
+            parts.join("  ")
+        );
+        text.push_str(line.trim_end());
         text.push('\n');
     }
     text
+}
+
+/// Holding claims as `session (task)`, comma-separated.
+fn held_list(held: &[rail_core::model::conflict::Waiting]) -> String {
+    held.iter()
+        .map(|w| format!("{} ({})", w.held_by.as_deref().unwrap_or("someone"), w.task))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

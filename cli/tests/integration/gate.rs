@@ -156,3 +156,46 @@ fn ready_lists_the_backlog_and_a_passing_gate_ticks_it() {
     let out = repo.rail(&["ready"]);
     assert_eq!(stdout(&out), "docs  ready  paths: docs/**\n");
 }
+
+/// `rail ready` offers only work a claim would get (issue 46, item 2: it offered a task whose
+/// paths another session held, and `rail claim` then refused it): such a task is busy, listed
+/// with `--all` naming the holder, in aligned columns; the asking session's own claim makes
+/// nothing busy for it.
+#[test]
+fn ready_leaves_out_a_task_whose_paths_another_session_holds() {
+    let repo = Repo::new();
+    let mut claims = repo.read("claims.md");
+    claims.push_str(
+        "\n## Backlog\n- [ ] ui-dark-mode | paths: src/ui/**\n- [ ] docs | paths: docs/**\n",
+    );
+    std::fs::write(repo.file("claims.md"), claims).unwrap();
+    repo.git(&["commit", "-qam", "backlog"]);
+    let held = repo.rail(&[
+        "claim",
+        "ui-polish",
+        "--session",
+        "session-c",
+        "--path",
+        "src/ui/**",
+    ]);
+    assert_eq!(code(&held), 0, "{}", stderr(&held));
+    let out = repo.rail(&["ready", "--session", "alice"]);
+    assert_eq!(stdout(&out), "docs  ready  paths: docs/**\n");
+    let out = repo.rail(&["ready", "--all", "--session", "alice"]);
+    assert_eq!(
+        stdout(&out),
+        "ui-dark-mode  busy   its paths or resources are held: session-c (ui-polish)  paths: src/ui/**\ndocs          ready  paths: docs/**\n"
+    );
+    // What `ready` offered, a claim gets; what it left out, a claim is refused.
+    assert_eq!(
+        code(&repo.rail(&["claim", "docs", "--session", "alice"])),
+        0
+    );
+    assert_eq!(
+        code(&repo.rail(&["claim", "ui-dark-mode", "--session", "alice"])),
+        1
+    );
+    // For the holder itself the task is not busy.
+    let out = repo.rail(&["ready", "--session", "session-c"]);
+    assert_eq!(stdout(&out), "ui-dark-mode  ready  paths: src/ui/**\n");
+}

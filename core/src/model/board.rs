@@ -272,7 +272,7 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
     let eval = rail.evaluate(facts);
     let conflicts = conflict::detect(&eval);
     let blocked = conflict::blocked(&eval, rail.log());
-    let planned = conflict::backlog(&eval, rail.log());
+    let planned = conflict::backlog(&eval, rail.log(), None);
     let now = facts.now;
 
     // Per claim id: its conflicts, whether it lost a duplicate, what it waits for.

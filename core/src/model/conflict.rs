@@ -16,7 +16,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use serde::Serialize;
 
 use crate::formats::log::{Log, LogEvent};
-use crate::model::{precedence, Claim, Evaluation};
+use crate::model::{precedence, Claim, Evaluation, Planned};
 use crate::text::glob;
 use crate::text::ident::resource_key;
 
@@ -66,6 +66,45 @@ pub fn detect(eval: &Evaluation) -> Vec<Conflict> {
         (a.kind, &a.claims).cmp(&(b.kind, &b.claims))
     });
     out
+}
+
+/// The conflicts a hypothetical claim `probe` would have with `claims`: path overlaps and
+/// resource clashes between holding claims of different sessions, each naming the claims of
+/// `claims` it involves. A probe with the id of one of `claims` stands in for that claim (an
+/// update's changed claim) and is named by that id; any other probe is a claim not written
+/// yet, named nowhere. What a claim, an update and the backlog's `busy` status are judged by.
+pub fn conflicts_of(claims: &[Claim], probe: Claim) -> Vec<Conflict> {
+    let probe_id = probe.id;
+    let replaces = claims.iter().any(|c| c.id == probe_id);
+    let mut all: Vec<Claim> = claims
+        .iter()
+        .filter(|c| c.id != probe_id)
+        .cloned()
+        .collect();
+    let original_ids: Vec<usize> = all.iter().map(|c| c.id).collect();
+    // Ids must be positions for the conflict functions.
+    for (i, c) in all.iter_mut().enumerate() {
+        c.id = i;
+    }
+    let probe_index = all.len();
+    let mut probe = probe;
+    probe.id = probe_index;
+    all.push(probe);
+    let mut found = path_overlaps(&all);
+    found.extend(resource_clashes(&all));
+    found
+        .into_iter()
+        .filter(|c| c.claims.contains(&probe_index))
+        .map(|mut c| {
+            c.claims = (c.claims.iter())
+                .filter_map(|id| match original_ids.get(*id) {
+                    Some(original) => Some(*original),
+                    None => replaces.then_some(probe_id),
+                })
+                .collect();
+            c
+        })
+        .collect()
 }
 
 /// For a task claimed more than once: the claim that holds it. Among claims that still hold
@@ -602,6 +641,8 @@ pub enum PlannedStatus {
     Ready,
     /// It waits for tasks that are not released yet.
     Blocked,
+    /// It could start, but its paths or resources are held by another session's claim.
+    Busy,
     /// Someone claimed it.
     Claimed,
     /// Ticked off.
@@ -624,10 +665,15 @@ pub struct PlannedView {
     pub held_by: Option<String>,
     /// Unreleased dependencies, when blocked.
     pub waiting_for: Vec<Waiting>,
+    /// The holding claims whose paths or resources it shares, when busy.
+    pub busy_with: Vec<Waiting>,
 }
 
-/// The backlog with each task's status; `rail ready` lists the `ready` ones.
-pub fn backlog(eval: &Evaluation, log: &Log) -> Vec<PlannedView> {
+/// The backlog with each task's status; `rail ready` lists the `ready` ones. A task that could
+/// start but whose paths or resources another session's holding claim has (`session`: who asks;
+/// `None`: anyone's claim counts) is `busy`, with those claims named: claiming it would be
+/// refused until they are free.
+pub fn backlog(eval: &Evaluation, log: &Log, session: Option<&str>) -> Vec<PlannedView> {
     let released = released_tasks(eval, log);
     eval.planned
         .iter()
@@ -642,12 +688,18 @@ pub fn backlog(eval: &Evaluation, log: &Log) -> Vec<PlannedView> {
                     held_by: holder_of(&eval.claims_of(dep)).map(|c| c.session.clone()),
                 })
                 .collect();
+            let busy_with = match (p.done, &holder, waiting_for.is_empty()) {
+                (false, None, true) => busy_with(eval, p, session),
+                _ => Vec::new(),
+            };
             let status = if p.done {
                 PlannedStatus::Done
             } else if holder.is_some() {
                 PlannedStatus::Claimed
             } else if !waiting_for.is_empty() {
                 PlannedStatus::Blocked
+            } else if !busy_with.is_empty() {
+                PlannedStatus::Busy
             } else {
                 PlannedStatus::Ready
             };
@@ -662,9 +714,47 @@ pub fn backlog(eval: &Evaluation, log: &Log) -> Vec<PlannedView> {
                 purpose: p.purpose.clone(),
                 held_by: holder,
                 waiting_for,
+                busy_with,
             }
         })
         .collect()
+}
+
+/// The holding claims of other sessions than `session` whose paths or resources a claim of the
+/// planned task `p` would clash with (each claim once, as task and session).
+fn busy_with(eval: &Evaluation, p: &Planned, session: Option<&str>) -> Vec<Waiting> {
+    if p.paths.is_empty() && p.resources.is_empty() {
+        return Vec::new();
+    }
+    let asker = session.unwrap_or("");
+    // Live from whenever: only its paths, resources and session are compared.
+    let mut probe = Claim::probe(
+        &p.task,
+        asker,
+        Default::default(),
+        p.lease.unwrap_or_default(),
+    );
+    probe.paths = p.paths.clone();
+    probe.resources = p.resources.clone();
+    let mut out: Vec<Waiting> = Vec::new();
+    for c in conflicts_of(&eval.claims, probe) {
+        for id in c.claims {
+            let Some(held) = eval.claims.get(id) else {
+                continue;
+            };
+            if held.session == asker || !held.state().holds() {
+                continue;
+            }
+            let w = Waiting {
+                task: held.task.clone().unwrap_or_default(),
+                held_by: Some(held.session.clone()),
+            };
+            if !out.contains(&w) {
+                out.push(w);
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -409,6 +409,41 @@ pub struct Claim {
 }
 
 impl Claim {
+    /// A claim not written yet (a planned claim, the backlog's "could it start"), live from
+    /// `now`: what a claim would be judged by before it is made. Its paths, resources and the
+    /// rest are the caller's to set.
+    pub fn probe(task: &str, session: &str, now: Time, lease: TimeDelta) -> Claim {
+        Claim {
+            id: usize::MAX,
+            task: Some(task.to_string()),
+            session: session.to_string(),
+            origin: Origin::Line(usize::MAX),
+            file: CLAIMS_MD.to_string(),
+            line: 0,
+            span: Default::default(),
+            also: None,
+            claimed_at: Some(now),
+            renewed_at: None,
+            last_commit_at: None,
+            lease,
+            branch: session.to_string(),
+            pid: None,
+            after: Vec::new(),
+            paths: Vec::new(),
+            resources: Vec::new(),
+            purpose: None,
+            seen_at: None,
+            lease_state: lease::Lease {
+                start: Some(now),
+                end: None,
+                left: None,
+                activity: lease::Activity::Claimed,
+                state: lease::LeaseState::Live,
+                reason: String::new(),
+            },
+        }
+    }
+
     /// How long ago it was claimed as of `now`; a claim time in the future counts from when
     /// this host saw it ([`lease::counted_time`]), so an age is never negative.
     pub fn age(&self, now: Time) -> Option<TimeDelta> {

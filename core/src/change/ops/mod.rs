@@ -35,8 +35,7 @@ use crate::formats::log::{LogEntry, LogEvent};
 use crate::formats::markdown;
 use crate::model::conflict::{self, holder_of, Conflict};
 use crate::model::input::{Facts, RailTexts};
-use crate::model::lease::LeaseState;
-use crate::model::{Claim, Evaluation, Origin, Rail};
+use crate::model::{Claim, Evaluation, Rail};
 use crate::text::diagnostic::{Code, Diagnostic};
 use crate::text::edit::{self, FileEdits, TextEdit};
 use crate::text::glob;
@@ -297,9 +296,6 @@ fn check_lands(rail: &Rail, plan: &Plan) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// The id of a claim that is not in the rail yet (a `claim` being planned).
-const NOT_WRITTEN: usize = usize::MAX;
-
 struct Planner<'a> {
     rail: &'a Rail,
     eval: &'a Evaluation,
@@ -380,48 +376,7 @@ impl<'a> Planner<'a> {
 
     /// Conflicts the hypothetical claim `probe` would have with other sessions.
     fn conflicts_with(&self, probe: Claim) -> Vec<Conflict> {
-        let probe_id = probe.id;
-        let mut claims: Vec<Claim> = self
-            .eval
-            .claims
-            .iter()
-            .filter(|c| c.id != probe_id)
-            .cloned()
-            .collect();
-        let probe_index = claims.len();
-        let mut probe = probe;
-        probe.id = probe_index;
-        // Ids must be positions for the conflict functions.
-        for (i, c) in claims.iter_mut().enumerate() {
-            c.id = i;
-        }
-        let original_ids: Vec<usize> = self
-            .eval
-            .claims
-            .iter()
-            .filter(|c| c.id != probe_id)
-            .map(|c| c.id)
-            .collect();
-        claims.push(probe);
-        let mut found = conflict::path_overlaps(&claims);
-        found.extend(conflict::resource_clashes(&claims));
-        found
-            .into_iter()
-            .filter(|c| c.claims.contains(&probe_index))
-            .map(|mut c| {
-                // Ids name claims of the rail as it is; a claim not written yet has none, so it
-                // is left out (an update's probe keeps the id of the claim it changes).
-                c.claims = c
-                    .claims
-                    .iter()
-                    .filter_map(|id| match original_ids.get(*id) {
-                        Some(original) => Some(*original),
-                        None => (probe_id != NOT_WRITTEN).then_some(probe_id),
-                    })
-                    .collect();
-                c
-            })
-            .collect()
+        conflict::conflicts_of(&self.eval.claims, probe)
     }
 
     fn conflict_refusal(&self, conflicts: Vec<Conflict>) -> Refusal {
@@ -464,35 +419,20 @@ impl<'a> Planner<'a> {
 
     /// A claim as it would be evaluated if written now.
     fn probe(&self, new: &NewClaim) -> Claim {
-        Claim {
-            id: NOT_WRITTEN,
-            task: Some(new.task.clone()),
-            session: new.session.clone(),
-            origin: Origin::Line(usize::MAX),
-            file: self.rail.claims_path.clone(),
-            line: 0,
-            span: Default::default(),
-            also: None,
-            claimed_at: Some(self.now()),
-            renewed_at: None,
-            last_commit_at: None,
-            lease: new.lease.unwrap_or(self.rail.config.lease),
-            branch: new.branch.clone().unwrap_or_else(|| new.session.clone()),
-            pid: new.pid.clone(),
-            after: new.after.clone(),
-            paths: new.paths.clone(),
-            resources: new.resources.clone(),
-            purpose: new.purpose.clone(),
-            seen_at: None,
-            lease_state: crate::model::lease::Lease {
-                start: Some(self.now()),
-                end: None,
-                left: None,
-                activity: crate::model::lease::Activity::Claimed,
-                state: LeaseState::Live,
-                reason: String::new(),
-            },
-        }
+        let mut probe = Claim::probe(
+            &new.task,
+            &new.session,
+            self.now(),
+            new.lease.unwrap_or(self.rail.config.lease),
+        );
+        probe.file = self.rail.claims_path.clone();
+        probe.branch = new.branch.clone().unwrap_or_else(|| new.session.clone());
+        probe.pid = new.pid.clone();
+        probe.after = new.after.clone();
+        probe.paths = new.paths.clone();
+        probe.resources = new.resources.clone();
+        probe.purpose = new.purpose.clone();
+        probe
     }
 
     /// This session's claims of the task, or the refusal saying why there are none.
