@@ -292,6 +292,18 @@ example: string,
  */
 undecided?: boolean, };
 
+export type OwnerProbe = { pid: number, 
+/**
+ * `PID@HOST`, the key of what was observed.
+ */
+key: string, 
+/**
+ * Some claim naming this process recorded its start time: only then does the start time
+ * matter (a live process that started at another time is not the owner). Without it the
+ * start need not be read.
+ */
+wants_start: boolean, };
+
 export type Plan = { op: string, task: string, session: string, edits: Array<FileEdits>, 
 /**
  * The line to append to claims.log (without newline); `null` when nothing happens.

@@ -461,6 +461,12 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
+    /// The owner processes a host should probe before judging these claims
+    /// ([`Facts::owner_probes`] over every claim's `pid` field).
+    pub fn owner_probes(&self, facts: &Facts) -> Vec<input::OwnerProbe> {
+        facts.owner_probes(self.claims.iter().filter_map(|c| c.pid.as_deref()))
+    }
+
     /// The backlog entry of a task, if it has one.
     pub fn planned_of(&self, task: &str) -> Option<&Planned> {
         self.planned.iter().find(|p| p.task == task)

@@ -36,7 +36,8 @@ const own: boolean = rail.isRailFile("claims.md");
 const work: string[] = rail.workFiles(["src/a.ts", "claims.md"]);
 const times: Record<string, string> = rail.commitTimes("", "refs/heads/");
 const format: string = rail.forEachRefFormat(null);
-void [own, work, times, format];
+const probes: { pid: number; key: string; wants_start: boolean }[] = rail.ownerProbes(["4242@devbox/900"], facts);
+void [own, work, times, format, probes];
 const offset: number = rail.offsetAt("", rail.positionAt("", 0));
 const end: number = rail.rangeOf("", { start: 0, end: 0 }).end.character;
 const webBoard: Board = web.board(texts, facts);
@@ -52,6 +53,8 @@ rail.plan(texts, facts, "s", { op: "claim", task: "x" });
 rail.applyEdits("", []);
 // @ts-expect-error paths are strings
 rail.who(texts, facts, [1]);
+// @ts-expect-error owner probes need the facts (this host, what was already observed)
+rail.ownerProbes(["4242@devbox"]);
 // @ts-expect-error a position is not a number
 rail.offsetAt("", 3);
 void wrong;

@@ -235,6 +235,9 @@ fn facts(rng: &mut Rng) -> JsValue {
     let alive = Object::new();
     set(&alive, "4242@devbox", &rng.chance(50).into());
     set(&object, "processes", &alive);
+    let starts = Object::new();
+    set(&starts, "4242@devbox", &number(rng));
+    set(&object, "process_starts", &starts);
     let sessions = Object::new();
     set(&sessions, "session-b", &rng.chance(50).into());
     set(&object, "sessions", &sessions);
@@ -420,6 +423,11 @@ fn round(seed: u64) {
         "forEachRefFormat",
         seed,
         rail_wasm::for_each_ref_format(text(rng, 2)),
+    );
+    check(
+        "ownerProbes",
+        seed,
+        rail_wasm::owner_probes(strings(rng), facts(rng)),
     );
     // Every argument garbage.
     check(

@@ -329,6 +329,58 @@ fn commit_times_are_cores_reading_of_for_each_ref_rows() {
 }
 
 #[wasm_bindgen_test]
+fn owner_probes_are_cores() {
+    let fields = json!([
+        "4242@devbox",
+        "4242@devbox/900",
+        "7@devbox",
+        "5@elsewhere/1",
+        "0@devbox",
+        "garbage"
+    ]);
+    let facts = json!({ "now": NOW, "host": "devbox", "processes": { "7@devbox": false } });
+    let got = ok(rail_wasm::owner_probes(js(&fields), js(&facts)));
+    assert_eq!(
+        got,
+        json!([{ "pid": 4242, "key": "4242@devbox", "wants_start": true }])
+    );
+    let native: Vec<&str> = fields
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        got,
+        serde_json::to_value(native_facts(&facts).owner_probes(native)).unwrap()
+    );
+    // What the host then observes frees a reused pid on the board: a claim that recorded
+    // start 900, its pid alive but started at 950.
+    let claims = "t | s | 2026-10-22T14:50Z | pid: 4242@devbox/900\n";
+    let observed = |start: u64| {
+        json!({
+            "now": NOW, "host": "devbox",
+            "processes": { "4242@devbox": true }, "process_starts": { "4242@devbox": start }
+        })
+    };
+    let board = |start| {
+        ok(rail_wasm::board(
+            js(&texts_json(claims)),
+            js(&observed(start)),
+        ))
+    };
+    assert_eq!(board(950)["claims"][0]["state"], "stale");
+    assert_eq!(board(900)["claims"][0]["state"], "live");
+    let m = err(rail_wasm::owner_probes(
+        js(&json!("4242@devbox")),
+        js(&facts),
+    ));
+    assert!(m.starts_with("rail: pidFields:"), "{m}");
+    let m = err(rail_wasm::owner_probes(js(&fields), js(&json!({}))));
+    assert!(m.starts_with("rail: facts:"), "{m}");
+}
+
+#[wasm_bindgen_test]
 fn describe_freshness_says_how_old_the_shared_copy_is() {
     let fresh = ok(rail_wasm::describe_freshness(js(&json!({
         "remote": "origin", "fetched_at": "2026-10-22T14:59:39.250Z", "now": NOW
