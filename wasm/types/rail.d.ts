@@ -103,6 +103,13 @@ host?: string,
  */
 commits?: Record<string, string>, 
 /**
+ * On a shared rail, last commit time per branch as pushed to its remote
+ * (`refs/remotes/<remote>/<branch>`): a session's commits may reach the remote before
+ * this clone's branches or the other way round, and either renews its lease
+ * ([`Facts::last_commit`]).
+ */
+pushed_commits?: Record<string, string>, 
+/**
  * Liveness of owner processes, keyed `pid@host` (a claim's `pid` field without its start
  * time; a key with one is read too).
  */

@@ -500,7 +500,7 @@ fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
                         name: branch.clone(),
                         branch: branch.clone(),
                         worktree: Some(wt.path.clone()),
-                        last_commit_at: time_str(facts.commits.get(branch).copied()),
+                        last_commit_at: time_str(facts.last_commit(branch)),
                         claims: Vec::new(),
                         live: 0,
                         expiring: 0,

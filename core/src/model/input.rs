@@ -66,6 +66,13 @@ pub struct Facts {
     #[serde(default, with = "time_map")]
     #[cfg_attr(feature = "ts", ts(type = "Record<string, string>", optional = nullable))]
     pub commits: BTreeMap<String, Time>,
+    /// On a shared rail, last commit time per branch as pushed to its remote
+    /// (`refs/remotes/<remote>/<branch>`): a session's commits may reach the remote before
+    /// this clone's branches or the other way round, and either renews its lease
+    /// ([`Facts::last_commit`]).
+    #[serde(default, with = "time_map")]
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, string>", optional = nullable))]
+    pub pushed_commits: BTreeMap<String, Time>,
     /// Liveness of owner processes, keyed `pid@host` (a claim's `pid` field without its start
     /// time; a key with one is read too).
     #[serde(default)]
@@ -96,6 +103,7 @@ impl Facts {
             now,
             host: String::new(),
             commits: BTreeMap::new(),
+            pushed_commits: BTreeMap::new(),
             processes: BTreeMap::new(),
             process_starts: BTreeMap::new(),
             sessions: BTreeMap::new(),
@@ -106,6 +114,15 @@ impl Facts {
 }
 
 impl Facts {
+    /// The last commit on `branch` that counts for a lease: the later of the branch's own
+    /// ([`Facts::commits`]) and, on a shared rail, its pushed one ([`Facts::pushed_commits`]).
+    /// Every reader of commit times asks this, so no host merges the two itself.
+    pub fn last_commit(&self, branch: &str) -> Option<Time> {
+        let local = self.commits.get(branch).copied();
+        let pushed = self.pushed_commits.get(branch).copied();
+        local.max(pushed)
+    }
+
     /// Is the owner of a claim alive, as far as this host knows? By its `pid` field when the
     /// host observed that process, else by its session's liveness. A live process under the
     /// recorded pid that started at another time than the recorded start is not the owner (it
@@ -280,6 +297,40 @@ mod tests {
         facts.sessions.insert("a".into(), true);
         assert_eq!(facts.owner_alive(Some("7@elsewhere/1"), "a"), Some(true));
         assert_eq!(facts.owner_alive(None, "b"), None);
+    }
+
+    #[test]
+    fn the_later_of_a_branchs_local_and_pushed_commit_counts() {
+        let t = |s: &str| crate::text::time::parse_time(s).unwrap();
+        let mut facts = Facts::at(t("2026-10-22T15:00Z"));
+        facts
+            .commits
+            .insert("local-later".into(), t("2026-10-22T14:30Z"));
+        facts
+            .pushed_commits
+            .insert("local-later".into(), t("2026-10-22T14:10Z"));
+        facts
+            .commits
+            .insert("pushed-later".into(), t("2026-10-22T14:00Z"));
+        facts
+            .pushed_commits
+            .insert("pushed-later".into(), t("2026-10-22T14:20Z"));
+        facts
+            .commits
+            .insert("local-only".into(), t("2026-10-22T13:00Z"));
+        facts
+            .pushed_commits
+            .insert("pushed-only".into(), t("2026-10-22T12:00Z"));
+        let table = [
+            ("local-later", Some(t("2026-10-22T14:30Z"))),
+            ("pushed-later", Some(t("2026-10-22T14:20Z"))),
+            ("local-only", Some(t("2026-10-22T13:00Z"))),
+            ("pushed-only", Some(t("2026-10-22T12:00Z"))),
+            ("neither", None),
+        ];
+        for (branch, want) in table {
+            assert_eq!(facts.last_commit(branch), want, "{branch}");
+        }
     }
 
     #[test]

@@ -307,7 +307,7 @@ impl Rail {
                 Origin::Line(_) => self.claims_modified,
                 Origin::File(i) => self.file_modified[i],
             };
-            claim.last_commit_at = facts.commits.get(&claim.branch).copied();
+            claim.last_commit_at = facts.last_commit(&claim.branch);
             let owner_alive = facts.owner_alive(claim.pid.as_deref(), &claim.session);
             claim.lease_state = lease::evaluate(
                 &LeaseInput {

@@ -114,6 +114,36 @@ fn board_matches_serde_json_of_core() {
 }
 
 #[wasm_bindgen_test]
+fn pushed_commits_keep_a_lease_as_local_ones_do() {
+    // billing (session-b, claimed 12:00) is stale at 15:00 without a commit since 12:50.
+    let board = |facts: Value| ok(rail_wasm::board(js(&texts_json(CLAIMS)), js(&facts)));
+    let stale = board(json!({ "now": NOW, "commits": { "session-b": "2026-10-22T12:10:00Z" } }));
+    assert_eq!(stale["claims"][1]["state"], "stale");
+    let pushed = board(json!({
+        "now": NOW,
+        "commits": { "session-b": "2026-10-22T12:10:00Z" },
+        "pushed_commits": { "session-b": "2026-10-22T14:50:00Z" },
+    }));
+    assert_eq!(pushed["claims"][1]["state"], "live");
+    assert_eq!(
+        pushed["claims"][1]["last_commit_at"],
+        "2026-10-22T14:50:00Z"
+    );
+    // The later of the two counts, whichever side it is on.
+    let local = board(json!({
+        "now": NOW,
+        "commits": { "session-b": "2026-10-22T14:55:00Z" },
+        "pushed_commits": { "session-b": "2026-10-22T14:50:00Z" },
+    }));
+    assert_eq!(local["claims"][1]["last_commit_at"], "2026-10-22T14:55:00Z");
+    let m = err(rail_wasm::board(
+        js(&texts_json(CLAIMS)),
+        js(&json!({ "now": NOW, "pushed_commits": { "b": "soon" } })),
+    ));
+    assert!(m.starts_with("rail: facts:"), "{m}");
+}
+
+#[wasm_bindgen_test]
 fn board_of_an_empty_rail() {
     let got = ok(rail_wasm::board(js(&json!({})), js(&facts_json())));
     assert_eq!(got["summary"]["claims"], 0);
