@@ -348,8 +348,8 @@ pub fn git_files_suffice(
     ))
 }
 
-/// The rail's file names, the largest file a host reads and `rail`'s exit codes: what a host
-/// shares with the binary, from core.
+/// The rail's file names, the largest file a host reads, a shared rail's stamp, variable and
+/// config key, and `rail`'s exit codes: what a host shares with the binary, from core.
 #[wasm_bindgen(unchecked_return_type = "HostConstants")]
 pub fn constants() -> Result<JsValue, JsError> {
     ret(&rail_core::model::host_constants())
@@ -448,5 +448,36 @@ pub fn owner_probes(
     let fields = strings_arg("pidFields", pid_fields)?;
     let facts = facts_arg(facts)?;
     ret(&facts.owner_probes(fields.iter().map(String::as_str)))
+}
+
+/// The remote a rail is shared through, or `null`: none under `RAIL_LOCAL=1`, else `git config
+/// rail.remote` (as git printed it), else rail.yaml's `remote:`; a blank value is unset.
+#[wasm_bindgen(js_name = sharedRemote, unchecked_return_type = "string | null")]
+pub fn shared_remote(
+    #[wasm_bindgen(unchecked_param_type = "RemoteFacts")] facts: JsValue,
+) -> Result<JsValue, JsError> {
+    if !facts.is_object() {
+        return Err(fail("facts", "expected an object"));
+    }
+    // Three optional strings, read by hand: serde's derive for them cost the module 1.5 KB.
+    let field = |key: &str| -> Result<Option<String>, JsError> {
+        let at = || format!("facts.{key}");
+        let value = js_sys::Reflect::get(&facts, &JsValue::from_str(key))
+            .map_err(|_| fail(&at(), "could not be read"))?;
+        if value.is_null() || value.is_undefined() {
+            return Ok(None);
+        }
+        text_arg(&at(), value).map(Some)
+    };
+    // A struct literal without `..`: a field added to RemoteFacts does not compile here until
+    // it is read here too.
+    let facts = rail_core::model::shared::RemoteFacts {
+        rail_local: field("rail_local")?,
+        git_config: field("git_config")?,
+        config_text: field("config_text")?,
+    };
+    Ok(facts
+        .remote()
+        .map_or(JsValue::NULL, |r| JsValue::from_str(&r)))
 }
 

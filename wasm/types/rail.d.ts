@@ -208,7 +208,20 @@ host?: string, };
 
 export type HookUnanalysed = "warn" | "deny";
 
-export type HostConstants = { claims_md: string, claims_dir: string, log_file: string, config_file: string, journal: string, lock_name: string, max_rail_bytes: number, exit: ExitCodes, 
+export type HostConstants = { claims_md: string, claims_dir: string, log_file: string, config_file: string, journal: string, lock_name: string, max_rail_bytes: number, 
+/**
+ * When the local copy of a shared rail was last synced, in git's common dir
+ * ([`shared::SYNCED_STAMP`]).
+ */
+synced_stamp: string, 
+/**
+ * The environment variable that keeps a host on the local rail ([`shared::LOCAL_ENV`]).
+ */
+local_env: string, 
+/**
+ * The git config key naming a shared rail's remote ([`shared::REMOTE_KEY`]).
+ */
+remote_key: string, exit: ExitCodes, 
 /**
  * Guard marks: where and how much (`agent::heartbeat`).
  */
@@ -366,6 +379,21 @@ hint: Hint | null,
 location: Located | null, };
 
 export type RefusalKind = "held" | "stale-held" | "not-claimed" | "not-yours" | "not-stale" | "path-conflict" | "resource-conflict" | "broken-line" | "conflict-marker" | "hidden-claim" | "confusable" | "bad-input";
+
+export type RemoteFacts = { 
+/**
+ * `RAIL_LOCAL`'s value ([`LOCAL_ENV`]); `null` when unset.
+ */
+rail_local?: string | null, 
+/**
+ * What `git config --get rail.remote` printed in the rail directory ([`REMOTE_KEY`]);
+ * `null` when it is unset or there is no repository.
+ */
+git_config?: string | null, 
+/**
+ * rail.yaml's text; `null` when there is none.
+ */
+config_text?: string | null, };
 
 export type Removal = { allowed: boolean, 
 /**

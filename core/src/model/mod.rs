@@ -10,6 +10,7 @@ pub mod freshness;
 pub mod input;
 pub mod lease;
 pub mod scope;
+pub mod shared;
 pub mod station;
 
 use chrono::TimeDelta;
@@ -44,7 +45,7 @@ pub mod exit {
 }
 
 /// The names and limits a host of the rail shares with the `rail` binary, in one value (the
-/// wasm's `constants()`), so the extension never repeats them.
+/// wasm's `constants()`), so neither the extension nor the web board repeats them.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct HostConstants {
@@ -55,6 +56,13 @@ pub struct HostConstants {
     pub journal: &'static str,
     pub lock_name: &'static str,
     pub max_rail_bytes: u64,
+    /// When the local copy of a shared rail was last synced, in git's common dir
+    /// ([`shared::SYNCED_STAMP`]).
+    pub synced_stamp: &'static str,
+    /// The environment variable that keeps a host on the local rail ([`shared::LOCAL_ENV`]).
+    pub local_env: &'static str,
+    /// The git config key naming a shared rail's remote ([`shared::REMOTE_KEY`]).
+    pub remote_key: &'static str,
     pub exit: ExitCodes,
     /// Guard marks: where and how much (`agent::heartbeat`).
     pub marks: crate::agent::heartbeat::MarkFiles,
@@ -78,6 +86,9 @@ pub fn host_constants() -> HostConstants {
         journal: JOURNAL,
         lock_name: crate::change::lock::LOCK_NAME,
         max_rail_bytes: MAX_RAIL_BYTES,
+        synced_stamp: shared::SYNCED_STAMP,
+        local_env: shared::LOCAL_ENV,
+        remote_key: shared::REMOTE_KEY,
         exit: ExitCodes {
             done: exit::DONE,
             refused: exit::REFUSED,

@@ -37,7 +37,9 @@ const work: string[] = rail.workFiles(["src/a.ts", "claims.md"]);
 const times: Record<string, string> = rail.commitTimes("", "refs/heads/");
 const format: string = rail.forEachRefFormat(null);
 const probes: { pid: number; key: string; wants_start: boolean }[] = rail.ownerProbes(["4242@devbox/900"], facts);
-void [own, work, times, format, probes];
+const remote: string | null = rail.sharedRemote({ git_config: "origin\n", rail_local: null });
+const stamp: string = rail.constants().synced_stamp;
+void [own, work, times, format, probes, remote, stamp];
 const offset: number = rail.offsetAt("", rail.positionAt("", 0));
 const end: number = rail.rangeOf("", { start: 0, end: 0 }).end.character;
 const webBoard: Board = web.board(texts, facts);
@@ -53,6 +55,8 @@ rail.plan(texts, facts, "s", { op: "claim", task: "x" });
 rail.applyEdits("", []);
 // @ts-expect-error paths are strings
 rail.who(texts, facts, [1]);
+// @ts-expect-error the shared remote's facts are named fields, not positional strings
+rail.sharedRemote("1", "origin", null);
 // @ts-expect-error owner probes need the facts (this host, what was already observed)
 rail.ownerProbes(["4242@devbox"]);
 // @ts-expect-error a position is not a number

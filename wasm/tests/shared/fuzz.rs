@@ -431,6 +431,11 @@ fn round(seed: u64) {
     );
     // Every argument garbage.
     check(
+        "sharedRemote",
+        seed,
+        rail_wasm::shared_remote(garbage(rng, 0)),
+    );
+    check(
         "board",
         seed,
         rail_wasm::board(garbage(rng, 0), garbage(rng, 0)),

@@ -411,6 +411,50 @@ fn owner_probes_are_cores() {
 }
 
 #[wasm_bindgen_test]
+fn the_shared_remote_is_cores_lookup() {
+    let remote = |facts: Value| ok(rail_wasm::shared_remote(js(&facts)));
+    let yaml = "remote: upstream\n";
+    assert_eq!(remote(json!({})), Value::Null);
+    assert_eq!(remote(json!({ "config_text": yaml })), json!("upstream"));
+    assert_eq!(
+        remote(json!({ "git_config": "origin\n", "config_text": yaml })),
+        json!("origin")
+    );
+    assert_eq!(
+        remote(json!({ "git_config": "", "config_text": yaml, "rail_local": null })),
+        json!("upstream")
+    );
+    assert_eq!(
+        remote(json!({ "rail_local": "1", "git_config": "origin", "config_text": yaml })),
+        Value::Null
+    );
+    assert_eq!(
+        remote(json!({ "rail_local": "0", "git_config": "origin" })),
+        json!("origin")
+    );
+    let m = err(rail_wasm::shared_remote(js(&json!({ "git_config": 3 }))));
+    assert!(
+        m.starts_with("rail: facts.git_config: expected a string"),
+        "{m}"
+    );
+    let m = err(rail_wasm::shared_remote(js(&json!("origin"))));
+    assert!(m.starts_with("rail: facts: expected an object"), "{m}");
+}
+
+#[wasm_bindgen_test]
+fn constants_are_cores() {
+    let got = ok(rail_wasm::constants());
+    assert_eq!(
+        got,
+        serde_json::to_value(rail_core::model::host_constants()).unwrap()
+    );
+    assert_eq!(got["synced_stamp"], "rail-synced");
+    assert_eq!(got["local_env"], "RAIL_LOCAL");
+    assert_eq!(got["remote_key"], "rail.remote");
+    assert_eq!(got["max_rail_bytes"], 16 * 1024 * 1024);
+}
+
+#[wasm_bindgen_test]
 fn describe_freshness_says_how_old_the_shared_copy_is() {
     let fresh = ok(rail_wasm::describe_freshness(js(&json!({
         "remote": "origin", "fetched_at": "2026-10-22T14:59:39.250Z", "now": NOW
