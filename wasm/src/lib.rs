@@ -481,3 +481,22 @@ pub fn shared_remote(
         .map_or(JsValue::NULL, |r| JsValue::from_str(&r)))
 }
 
+/// A file a person handed over on its own, placed in the rail by its name (`claims.md`, a
+/// claim file, the log, the settings), or `null` when it is not a rail's file.
+#[wasm_bindgen(js_name = handedFile, unchecked_return_type = "RailFile | null")]
+pub fn handed_file(
+    #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+) -> Result<JsValue, JsError> {
+    let name = text_arg("name", name)?;
+    ret(&rail_core::formats::rail_files::handed(&name))
+}
+
+/// The rail's files among a chosen folder's files (`paths` relative to it, `/`-separated): the
+/// shallowest folder holding claims.md or a claim file is the rail, and only its files count.
+#[wasm_bindgen(js_name = railFilesIn, unchecked_return_type = "RailFile[]")]
+pub fn rail_files_in(
+    #[wasm_bindgen(unchecked_param_type = "string[]")] paths: JsValue,
+) -> Result<JsValue, JsError> {
+    let paths = strings_arg("paths", paths)?;
+    ret(&rail_core::formats::rail_files::in_folder(&paths))
+}

@@ -141,6 +141,8 @@ file: string,
  */
 create: boolean, edits: Array<TextEdit>, };
 
+export type FileRole = "claims" | "claim-file" | "log" | "config";
+
 export type FileScope = { path: string, class: FileClass, 
 /**
  * The session's own patterns covering the file.
@@ -351,6 +353,16 @@ held_by: string | null,
 waiting_for: Array<Waiting>, };
 
 export type Position = { line: number, character: number, };
+
+export type RailFile = { 
+/**
+ * The name it was handed under (a path inside the folder chosen, for a folder's files).
+ */
+name: string, 
+/**
+ * Its path in the rail (what diagnostics name): `claims.md`, `claims/<name>.yaml`, …
+ */
+path: string, role: FileRole, };
 
 export type RailTexts = { claims?: FileText, claim_files?: Array<FileText>, log?: FileText, config?: FileText, };
 

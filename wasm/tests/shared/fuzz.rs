@@ -429,6 +429,8 @@ fn round(seed: u64) {
         seed,
         rail_wasm::owner_probes(strings(rng), facts(rng)),
     );
+    check("handedFile", seed, rail_wasm::handed_file(text(rng, 4)));
+    check("railFilesIn", seed, rail_wasm::rail_files_in(strings(rng)));
     // Every argument garbage.
     check(
         "sharedRemote",

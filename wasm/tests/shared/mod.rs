@@ -455,6 +455,40 @@ fn constants_are_cores() {
 }
 
 #[wasm_bindgen_test]
+fn handed_files_and_folders_are_placed_by_core() {
+    let handed = |name: &str| ok(rail_wasm::handed_file(name.into()));
+    assert_eq!(
+        handed("claims.md"),
+        json!({ "name": "claims.md", "path": "claims.md", "role": "claims" })
+    );
+    assert_eq!(
+        handed("dl/session-a.YML"),
+        json!({ "name": "dl/session-a.YML", "path": "claims/session-a.YML", "role": "claim-file" })
+    );
+    assert_eq!(handed("rail.yml")["role"], "config");
+    assert_eq!(handed("old.log")["path"], "claims.log");
+    assert_eq!(handed("claims.md.lock"), Value::Null);
+    let folder = ok(rail_wasm::rail_files_in(js(&json!([
+        "repo/README.md",
+        "repo/claims.md",
+        "repo/claims/a.yaml",
+        "repo/rail.yml",
+        "repo/docs/claims.md"
+    ]))));
+    assert_eq!(
+        folder,
+        json!([
+            { "name": "repo/claims.md", "path": "claims.md", "role": "claims" },
+            { "name": "repo/claims/a.yaml", "path": "claims/a.yaml", "role": "claim-file" }
+        ])
+    );
+    let m = err(rail_wasm::rail_files_in(js(&json!("claims.md"))));
+    assert!(m.starts_with("rail: paths:"), "{m}");
+    let m = err(rail_wasm::handed_file(JsValue::from(1)));
+    assert!(m.starts_with("rail: name:"), "{m}");
+}
+
+#[wasm_bindgen_test]
 fn describe_freshness_says_how_old_the_shared_copy_is() {
     let fresh = ok(rail_wasm::describe_freshness(js(&json!({
         "remote": "origin", "fetched_at": "2026-10-22T14:59:39.250Z", "now": NOW
