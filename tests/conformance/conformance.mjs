@@ -16,7 +16,11 @@
 //                 binary, so a plan is only ever computed natively), and the fixture runner
 //                 (tests/tests/fixtures.rs) checks every plan and its applied files natively;
 //   parse, yaml   the diagnostics (the wasm API exposes a file's diagnostics through `validate`,
-//                 not the parser's internal claim lines or YAML tree).
+//                 not the parser's internal claim lines or YAML tree);
+//   owners        for every board fixture, the owner processes a host would probe (before it
+//                 observed any: the fixture's `processes` left out): natively
+//                 over the evaluation's claims (as the CLI asks), through wasm `ownerProbes`
+//                 over the board's claims' `pid` fields (as the VS Code extension asks).
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -63,7 +67,9 @@ function discover(fixtureRoot) {
       }
     } else if (EVALUATE[kind]) {
       for (const name of entries(kindDir)) {
-        if (isDir(join(kindDir, name))) found.push({ kind, path: join(kindDir, name) });
+        if (!isDir(join(kindDir, name))) continue;
+        found.push({ kind, path: join(kindDir, name) });
+        if (kind === "board") found.push({ kind: "owners", path: join(kindDir, name) });
       }
     } else {
       console.log(`SKIP ${relative(root, kindDir)}: no wasm evaluation for kind "${kind}"`);
@@ -120,6 +126,13 @@ const EVALUATE = {
   rewrite(path) {
     return EVALUATE.board(path);
   },
+  // Before any process was observed: the fixture's `processes` are what a host found after.
+  owners(path) {
+    const { texts, facts } = loadRailDir(path);
+    const before = { ...facts, processes: {} };
+    const pids = wasm.board(texts, before).claims.flatMap((c) => (c.pid ? [c.pid] : []));
+    return wasm.ownerProbes(pids, before);
+  },
   parse(path) {
     const texts = { claims: { path: "claims.md", text: read(path) } };
     return { diagnostics: wasm.validate(texts) };
@@ -135,6 +148,7 @@ const PROJECT = {
   board: (v) => v,
   merge: (v) => v,
   rewrite: (v) => v,
+  owners: (v) => v,
   parse: (v) => ({ diagnostics: v.diagnostics }),
   yaml: (v) => ({ diagnostics: v.diagnostics }),
 };

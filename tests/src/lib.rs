@@ -461,6 +461,17 @@ pub fn board_json(texts: &RailTexts, facts: &Facts) -> Value {
     serde_json::to_value(rail_core::model::board::build(texts, facts)).unwrap()
 }
 
+/// The owner processes a host on `facts.host` would probe for a rail folder's claims before it
+/// observed any (the fixture's `processes` left out), as the CLI asks (over the evaluation);
+/// the conformance check compares it with the wasm `ownerProbes` over the board's claims, as
+/// the VS Code extension asks.
+pub fn owner_probes_json(dir: &Path) -> Value {
+    let (texts, mut facts) = load_rail_dir(dir);
+    facts.processes.clear();
+    let eval = rail_core::model::Rail::load(&texts).evaluate(&facts);
+    canonical(serde_json::to_value(eval.owner_probes(&facts)).unwrap())
+}
+
 pub fn merge_json(base: &str, ours: &str, theirs: &str) -> Value {
     serde_json::to_value(merge::driver(base, ours, theirs)).unwrap()
 }

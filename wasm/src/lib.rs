@@ -62,8 +62,6 @@ fn arg<T: DeserializeOwned>(name: &str, value: JsValue) -> Result<T, JsError> {
     })
 }
 
-/// Decodes a string argument. Checked here rather than by wasm-bindgen's glue, so a wrong type
-/// gives this crate's error instead of whatever the glue happens to do with it.
 /// An argument that must be an array of `[string, string]` pairs, read without serde (its
 /// generic sequence reading costs the module kilobytes for two lists of file names and texts).
 fn pairs_arg(name: &str, value: JsValue) -> Result<Vec<(String, String)>, JsError> {
@@ -90,6 +88,20 @@ fn pairs_arg(name: &str, value: JsValue) -> Result<Vec<(String, String)>, JsErro
         .collect()
 }
 
+/// The facts argument, one copy for every export that takes facts.
+#[inline(never)]
+fn facts_arg(value: JsValue) -> Result<Facts, JsError> {
+    arg("facts", value)
+}
+
+/// A `string[]` argument, one copy for every export that takes one.
+#[inline(never)]
+fn strings_arg(name: &str, value: JsValue) -> Result<Vec<String>, JsError> {
+    arg(name, value)
+}
+
+/// Decodes a string argument. Checked here rather than by wasm-bindgen's glue, so a wrong type
+/// gives this crate's error instead of whatever the glue happens to do with it.
 fn text_arg(name: &str, value: JsValue) -> Result<String, JsError> {
     text_in::text_from_js(&value).ok_or_else(|| fail(name, "expected a string"))
 }
@@ -148,7 +160,7 @@ pub fn board(
     #[wasm_bindgen(unchecked_param_type = "Facts")] facts: JsValue,
 ) -> Result<JsValue, JsError> {
     let texts = texts_arg(texts)?;
-    let facts: Facts = arg("facts", facts)?;
+    let facts = facts_arg(facts)?;
     let board = rail_core::model::board::build(&texts, &facts);
     ret(&board)
 }
@@ -185,8 +197,8 @@ pub fn who(
     #[wasm_bindgen(unchecked_param_type = "string[]")] paths: JsValue,
 ) -> Result<JsValue, JsError> {
     let texts = texts_arg(texts)?;
-    let facts: Facts = arg("facts", facts)?;
-    let paths: Vec<String> = arg("paths", paths)?;
+    let facts = facts_arg(facts)?;
+    let paths = strings_arg("paths", paths)?;
     let eval = Rail::load(&texts).evaluate(&facts);
     ret(&scope::who(&eval, &paths))
 }
@@ -201,9 +213,9 @@ pub fn scope(
     #[wasm_bindgen(unchecked_param_type = "string[]")] changed: JsValue,
 ) -> Result<JsValue, JsError> {
     let texts = texts_arg(texts)?;
-    let facts: Facts = arg("facts", facts)?;
+    let facts = facts_arg(facts)?;
     let session = text_arg("session", session)?;
-    let changed: Vec<String> = arg("changed", changed)?;
+    let changed = strings_arg("changed", changed)?;
     let eval = Rail::load(&texts).evaluate(&facts);
     ret(&scope::classify(&eval, &session, &changed))
 }
@@ -336,8 +348,8 @@ pub fn git_files_suffice(
     ))
 }
 
-/// The rail's file names, the largest file a host reads and `rail`'s exit codes: what a host
-/// shares with the binary, from core.
+/// The rail's file names, the largest file a host reads, a shared rail's stamp, variable and
+/// config key, and `rail`'s exit codes: what a host shares with the binary, from core.
 #[wasm_bindgen(unchecked_return_type = "HostConstants")]
 pub fn constants() -> Result<JsValue, JsError> {
     ret(&rail_core::model::host_constants())
@@ -379,7 +391,6 @@ pub fn is_rail_file(
     ))
 }
 
-/// `paths` without the rail's own files (see `isRailFile`), in their order.
 /// The `git for-each-ref` format whose rows [`commit_times`] reads (`base`: the branch whose
 /// history must not keep claims alive; `null`: none, for git older than 2.41).
 #[wasm_bindgen(js_name = forEachRefFormat, unchecked_return_type = "string")]
@@ -414,10 +425,78 @@ pub fn commit_times(
     ret(&times)
 }
 
+/// `paths` without the rail's own files (see `isRailFile`), in their order.
 #[wasm_bindgen(js_name = workFiles, unchecked_return_type = "string[]")]
 pub fn work_files(
     #[wasm_bindgen(unchecked_param_type = "string[]")] paths: JsValue,
 ) -> Result<JsValue, JsError> {
-    let paths: Vec<String> = arg("paths", paths)?;
+    let paths = strings_arg("paths", paths)?;
     ret(&rail_core::formats::rail_files::work_files(paths))
+}
+
+/// The owner processes this host should probe before the board is built, for the claims'
+/// `pid` fields (`PID@HOST[/START]`, e.g. every `pid` of a first board's claims): each once,
+/// only this host's (`facts.host`), none already in `facts.processes`. The host records each
+/// one's liveness under `key` in `facts.processes` and, when `wants_start`, its start time as
+/// the OS counts it in `facts.process_starts`: a live pid that started at another time than a
+/// claim recorded is not its owner.
+#[wasm_bindgen(js_name = ownerProbes, unchecked_return_type = "OwnerProbe[]")]
+pub fn owner_probes(
+    #[wasm_bindgen(unchecked_param_type = "string[]")] pid_fields: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Facts")] facts: JsValue,
+) -> Result<JsValue, JsError> {
+    let fields = strings_arg("pidFields", pid_fields)?;
+    let facts = facts_arg(facts)?;
+    ret(&facts.owner_probes(fields.iter().map(String::as_str)))
+}
+
+/// The remote a rail is shared through, or `null`: none under `RAIL_LOCAL=1`, else `git config
+/// rail.remote` (as git printed it), else rail.yaml's `remote:`; a blank value is unset.
+#[wasm_bindgen(js_name = sharedRemote, unchecked_return_type = "string | null")]
+pub fn shared_remote(
+    #[wasm_bindgen(unchecked_param_type = "RemoteFacts")] facts: JsValue,
+) -> Result<JsValue, JsError> {
+    if !facts.is_object() {
+        return Err(fail("facts", "expected an object"));
+    }
+    // Three optional strings, read by hand: serde's derive for them cost the module 1.5 KB.
+    let field = |key: &str| -> Result<Option<String>, JsError> {
+        let at = || format!("facts.{key}");
+        let value = js_sys::Reflect::get(&facts, &JsValue::from_str(key))
+            .map_err(|_| fail(&at(), "could not be read"))?;
+        if value.is_null() || value.is_undefined() {
+            return Ok(None);
+        }
+        text_arg(&at(), value).map(Some)
+    };
+    // A struct literal without `..`: a field added to RemoteFacts does not compile here until
+    // it is read here too.
+    let facts = rail_core::model::shared::RemoteFacts {
+        rail_local: field("rail_local")?,
+        git_config: field("git_config")?,
+        config_text: field("config_text")?,
+    };
+    Ok(facts
+        .remote()
+        .map_or(JsValue::NULL, |r| JsValue::from_str(&r)))
+}
+
+/// A file a person handed over on its own, placed in the rail by its name (`claims.md`, a
+/// claim file, the log, the settings), or `null` when it is not a rail's file.
+#[wasm_bindgen(js_name = handedFile, unchecked_return_type = "RailFile | null")]
+pub fn handed_file(
+    #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+) -> Result<JsValue, JsError> {
+    let name = text_arg("name", name)?;
+    ret(&rail_core::formats::rail_files::handed(&name))
+}
+
+/// The rail's files among a chosen folder's files (`paths` relative to it, `/`-separated): the
+/// shallowest folder holding claims.md or a claim file is the rail, and only its files count.
+#[wasm_bindgen(js_name = railFilesIn, unchecked_return_type = "RailFile[]")]
+pub fn rail_files_in(
+    #[wasm_bindgen(unchecked_param_type = "string[]")] paths: JsValue,
+) -> Result<JsValue, JsError> {
+    let paths = strings_arg("paths", paths)?;
+    ret(&rail_core::formats::rail_files::in_folder(&paths))
 }

@@ -45,6 +45,9 @@ pub fn declarations() -> String {
     found.visit::<rail_core::formats::heartbeat::Mark>();
     found.visit::<rail_core::text::ident::ActingView>();
     found.visit::<rail_core::model::HostConstants>();
+    found.visit::<rail_core::model::input::OwnerProbe>();
+    found.visit::<rail_core::model::shared::RemoteFacts>();
+    found.visit::<rail_core::formats::rail_files::RailFile>();
     // No export returns these any more, but `rail --json` prints them (a plan or a refusal from
     // claim, release, renew, take and update; `rail lock`'s record and verdict), and the
     // extension types the binary's answers with them (vscode-extension/src/host/native.ts).

@@ -101,6 +101,13 @@ host?: string,
  */
 commits?: Record<string, string>, 
 /**
+ * On a shared rail, last commit time per branch as pushed to its remote
+ * (`refs/remotes/<remote>/<branch>`): a session's commits may reach the remote before
+ * this clone's branches or the other way round, and either renews its lease
+ * ([`Facts::last_commit`]).
+ */
+pushed_commits?: Record<string, string>, 
+/**
  * Liveness of owner processes, keyed `pid@host` (a claim's `pid` field without its start
  * time; a key with one is read too).
  */
@@ -131,6 +138,8 @@ file: string,
  * True when the file does not exist yet and the edits create it.
  */
 create: boolean, edits: Array<TextEdit>, };
+
+export type FileRole = "claims" | "claim-file" | "log" | "config";
 
 export type FileScope = { path: string, class: FileClass, 
 /**
@@ -199,7 +208,20 @@ host?: string, };
 
 export type HookUnanalysed = "warn" | "deny";
 
-export type HostConstants = { claims_md: string, claims_dir: string, log_file: string, config_file: string, journal: string, lock_name: string, max_rail_bytes: number, exit: ExitCodes, 
+export type HostConstants = { claims_md: string, claims_dir: string, log_file: string, config_file: string, journal: string, lock_name: string, max_rail_bytes: number, 
+/**
+ * When the local copy of a shared rail was last synced, in git's common dir
+ * ([`shared::SYNCED_STAMP`]).
+ */
+synced_stamp: string, 
+/**
+ * The environment variable that keeps a host on the local rail ([`shared::LOCAL_ENV`]).
+ */
+local_env: string, 
+/**
+ * The git config key naming a shared rail's remote ([`shared::REMOTE_KEY`]).
+ */
+remote_key: string, exit: ExitCodes, 
 /**
  * Guard marks: where and how much (`formats::heartbeat`).
  */
@@ -294,6 +316,18 @@ example: string,
  */
 undecided?: boolean, };
 
+export type OwnerProbe = { pid: number, 
+/**
+ * `PID@HOST`, the key of what was observed.
+ */
+key: string, 
+/**
+ * Some claim naming this process recorded its start time: only then does the start time
+ * matter (a live process that started at another time is not the owner). Without it the
+ * start need not be read.
+ */
+wants_start: boolean, };
+
 export type Plan = { op: string, task: string, session: string, edits: Array<FileEdits>, 
 /**
  * The line to append to claims.log (without newline); `null` when nothing happens.
@@ -326,6 +360,16 @@ busy_with: Array<Waiting>, };
 
 export type Position = { line: number, character: number, };
 
+export type RailFile = { 
+/**
+ * The name it was handed under (a path inside the folder chosen, for a folder's files).
+ */
+name: string, 
+/**
+ * Its path in the rail (what diagnostics name): `claims.md`, `claims/<name>.yaml`, …
+ */
+path: string, role: FileRole, };
+
 export type RailTexts = { claims?: FileText, claim_files?: Array<FileText>, log?: FileText, config?: FileText, };
 
 export type Range = { start: Position, end: Position, };
@@ -353,6 +397,21 @@ hint: Hint | null,
 location: Located | null, };
 
 export type RefusalKind = "held" | "stale-held" | "not-claimed" | "not-yours" | "not-stale" | "path-conflict" | "resource-conflict" | "broken-line" | "conflict-marker" | "hidden-claim" | "confusable" | "bad-input";
+
+export type RemoteFacts = { 
+/**
+ * `RAIL_LOCAL`'s value ([`LOCAL_ENV`]); `null` when unset.
+ */
+rail_local?: string | null, 
+/**
+ * What `git config --get rail.remote` printed in the rail directory ([`REMOTE_KEY`]);
+ * `null` when it is unset or there is no repository.
+ */
+git_config?: string | null, 
+/**
+ * rail.yaml's text; `null` when there is none.
+ */
+config_text?: string | null, };
 
 export type Removal = { allowed: boolean, 
 /**

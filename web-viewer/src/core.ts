@@ -1,9 +1,16 @@
 // The one door to rail-core. Every state, lease, conflict and rendered purpose on this page comes
-// from these calls; the page only shows what they return (Architecture Invariant: one rule, one
-// place). Types are the wasm build's generated declarations, never copies.
+// from these calls, and so do which files are the rail's and how large one may be; the page only
+// shows what they return (Architecture Invariant: one rule, one place). Types are the wasm
+// build's generated declarations, never copies.
 
-import init, { board as coreBoard, who as coreWho } from '../../wasm/pkg/web/rail_wasm.js';
-import type { Board, Facts, RailTexts, Who } from '../../wasm/pkg/web/rail_wasm.js';
+import init, {
+  board as coreBoard,
+  constants as coreConstants,
+  handedFile as coreHandedFile,
+  railFilesIn as coreRailFilesIn,
+  who as coreWho,
+} from '../../wasm/pkg/web/rail_wasm.js';
+import type { Board, Facts, HostConstants, RailFile, RailTexts, Who } from '../../wasm/pkg/web/rail_wasm.js';
 
 export type {
   Board,
@@ -11,12 +18,14 @@ export type {
   BoardReleased,
   Conflict,
   Facts,
+  FileRole,
   FileText,
   HookSeen,
   LeaseState,
   Located,
   LogEntry,
   PlannedView,
+  RailFile,
   RailTexts,
   ResourceUse,
   SessionView,
@@ -45,4 +54,21 @@ export function computeBoard(texts: RailTexts, facts: Facts): Board {
 /** Which claims cover these paths, by core's glob rules (used by the `path:` filter). */
 export function whoHolds(texts: RailTexts, facts: Facts, paths: string[]): Who[] {
   return coreWho(texts, facts, paths);
+}
+
+/** The rail's names and the largest file Rail reads, as the `rail` binary has them. */
+export function railConstants(): HostConstants {
+  return coreConstants();
+}
+
+/** Where a file the reader hands over on its own goes in the rail, by its name; `null`: not a
+ * rail's file. */
+export function handedFile(name: string): RailFile | null {
+  return coreHandedFile(name);
+}
+
+/** The rail's files among a chosen folder's files (paths relative to it): the shallowest folder
+ * holding claims.md or a claim file is the rail, and only the files Rail reads there count. */
+export function railFilesIn(paths: string[]): RailFile[] {
+  return coreRailFilesIn(paths);
 }

@@ -38,6 +38,16 @@ function stringMap<T>(value: unknown, where: string, item: (v: unknown, w: strin
   return out;
 }
 
+/** A process start time as a host measured it: a whole number of the OS's units. A number JS
+ * cannot hold exactly (Windows' creation times, 100 ns since 1601, are beyond 2^53) arrives
+ * rounded and would no longer equal the claim's recorded start, so a live owner would read as
+ * a reused pid: such a start is left out (unknown: the pid's liveness decides, as where a host
+ * cannot tell the start), never passed on as a guess. */
+function start(value: unknown, where: string): number | undefined {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new InputError(`${where}: expected a whole number`);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
 function bool(value: unknown, where: string): boolean {
   if (typeof value !== 'boolean') throw new InputError(`${where}: expected true or false`);
   return value;
@@ -65,7 +75,15 @@ export function toFacts(value: unknown): Facts {
   const facts: Facts = { now: str(value.now, 'facts.now') };
   if (value.host !== undefined && value.host !== null) facts.host = str(value.host, 'facts.host');
   if (value.commits != null) facts.commits = stringMap(value.commits, 'facts.commits', str);
+  if (value.pushed_commits != null) facts.pushed_commits = stringMap(value.pushed_commits, 'facts.pushed_commits', str);
   if (value.processes != null) facts.processes = stringMap(value.processes, 'facts.processes', bool);
+  if (value.process_starts != null) {
+    const starts: Record<string, number> = {};
+    for (const [key, at] of Object.entries(stringMap(value.process_starts, 'facts.process_starts', start))) {
+      if (at !== undefined) starts[key] = at;
+    }
+    facts.process_starts = starts;
+  }
   if (value.sessions != null) facts.sessions = stringMap(value.sessions, 'facts.sessions', bool);
   if (value.worktrees != null) {
     if (!Array.isArray(value.worktrees)) throw new InputError('facts.worktrees: expected an array');

@@ -72,26 +72,18 @@ impl Ctx {
     }
 }
 
-/// Records in `facts` whether each owner process named by `pids` (`PID@HOST[/START]`) that runs
-/// on this host is alive and, for a live one whose claim recorded a start time, when it started
-/// (core decides whether it is the owner); other hosts' pids and pids already known are left
-/// alone.
+/// Records in `facts` whether each owner process core names for the `pid` fields `pids`
+/// (`Facts::owner_probes`: this host's, each once) is alive and, for a live one a claim
+/// recorded a start time for, when it started: core decides whether it is the owner.
 pub fn probe_owners<'a>(pids: impl Iterator<Item = &'a str>, facts: &mut Facts) {
-    for field in pids {
-        let Some(owner) = rail_core::formats::pid::OwnerProcess::parse(field) else {
-            continue;
-        };
-        let key = owner.key();
-        if owner.host != facts.host || facts.processes.contains_key(&key) {
-            continue;
-        }
-        if let Some(alive) = lock::pid_alive(owner.pid, None) {
-            facts.processes.insert(key.clone(), alive);
-            if alive && owner.start.is_some() {
-                if let Some(start) = lock::process_start(owner.pid) {
-                    facts.process_starts.insert(key, start);
+    for probe in facts.owner_probes(pids) {
+        if let Some(alive) = lock::pid_alive(probe.pid, None) {
+            if alive && probe.wants_start {
+                if let Some(start) = lock::process_start(probe.pid) {
+                    facts.process_starts.insert(probe.key.clone(), start);
                 }
             }
+            facts.processes.insert(probe.key, alive);
         }
     }
 }

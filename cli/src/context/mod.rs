@@ -176,13 +176,15 @@ impl Ctx {
     pub fn configured_remote(&self) -> Option<&str> {
         self.remote
             .get_or_init(|| {
-                crate::git::config::get(self.repo.as_ref(), &self.rail.root, "rail.remote")
-                    .or_else(|| self.settings().remote)
+                let key = rail_core::model::shared::REMOTE_KEY;
+                let git = crate::git::config::get(self.repo.as_ref(), &self.rail.root, key);
+                rail_core::model::shared::configured_remote(git.as_deref(), &self.settings())
             })
             .as_deref()
     }
 
-    /// The remote this command shares the rail through: none with `RAIL_LOCAL=1`.
+    /// The remote this command shares the rail through: none with `RAIL_LOCAL=1` (core's
+    /// `shared::remote`).
     pub fn remote(&self) -> Option<&str> {
         if env().local {
             return None;

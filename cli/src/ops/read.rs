@@ -36,7 +36,7 @@ pub struct Ready {
     /// How many tasks the backlog has in all.
     pub backlog: usize,
     /// The ready ones (with `all`, every one, each with its status).
-    pub tasks: Vec<rail_core::model::conflict::PlannedView>,
+    pub tasks: Vec<rail_core::model::backlog::PlannedView>,
 }
 
 /// `rail ready`: backlog tasks whose dependencies are released, that nobody holds, and whose
@@ -47,12 +47,12 @@ pub fn ready_tasks(ctx: &Ctx, all: bool) -> Result<Ready, Fail> {
     let eval = ctx.judge(&rail, Commits::IfNeeded).eval;
     // Busy is judged for the session asking: its own claims never make a task busy for it.
     let session = ctx.session().ok();
-    let backlog = rail_core::model::conflict::backlog(&eval, rail.log(), session.as_deref());
+    let backlog = rail_core::model::backlog::backlog(&eval, rail.log(), session.as_deref());
     Ok(Ready {
         backlog: backlog.len(),
         tasks: backlog
             .into_iter()
-            .filter(|p| all || p.status == rail_core::model::conflict::PlannedStatus::Ready)
+            .filter(|p| all || p.status == rail_core::model::backlog::PlannedStatus::Ready)
             .collect(),
     })
 }

@@ -245,7 +245,7 @@ fn resources(out: &mut String, board: &Board, p: &Paint) {
 
 fn backlog(out: &mut String, board: &Board, p: &Paint, task_w: usize) {
     if !board.planned.is_empty() {
-        use rail_core::model::conflict::PlannedStatus;
+        use rail_core::model::backlog::PlannedStatus;
         let _ = writeln!(out, "\n{}", p.bold("BACKLOG"));
         for t in &board.planned {
             let status = match t.status {
@@ -360,7 +360,7 @@ pub fn who_text(answers: &[scope::Who]) -> String {
 }
 
 /// `rail ready`'s text.
-pub fn ready_text(backlog: usize, tasks: &[rail_core::model::conflict::PlannedView]) -> String {
+pub fn ready_text(backlog: usize, tasks: &[rail_core::model::backlog::PlannedView]) -> String {
     if backlog == 0 {
         return "no backlog: list tasks in claims.md as `- [ ] task | after: other | paths: src/**`\n"
             .to_string();
@@ -371,7 +371,7 @@ pub fn ready_text(backlog: usize, tasks: &[rail_core::model::conflict::PlannedVi
             "nothing is ready: every planned task is claimed, done, waiting or busy (`rail ready --all`)\n",
         );
     }
-    let status = |p: &rail_core::model::conflict::PlannedView| {
+    let status = |p: &rail_core::model::backlog::PlannedView| {
         serde_json::to_value(p.status)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
@@ -417,7 +417,7 @@ pub fn ready_text(backlog: usize, tasks: &[rail_core::model::conflict::PlannedVi
 }
 
 /// Holding claims as `session (task)`, comma-separated.
-fn held_list(held: &[rail_core::model::conflict::Waiting]) -> String {
+fn held_list(held: &[rail_core::model::backlog::Waiting]) -> String {
     held.iter()
         .map(|w| format!("{} ({})", w.held_by.as_deref().unwrap_or("someone"), w.task))
         .collect::<Vec<_>>()

@@ -57,7 +57,6 @@ pub const REF: &str = "refs/rail/claims";
 pub const FETCHED: &str = "refs/rail/fetched";
 /// Where a new commit is made before it is pushed.
 pub const NEW: &str = "refs/rail/new";
-const SYNCED_STAMP: &str = "rail-synced";
 /// The state this machine had seen when it found the remote rewound, kept until it is merged
 /// back and pushed (a failed round must not lose it: the fetched ref has moved on).
 pub const BEFORE_REWIND: &str = "refs/rail/before-rewind";
@@ -122,14 +121,15 @@ fn rail_key(ctx: &Ctx) -> PathBuf {
 /// Facts for the shared rail: leases run on the branches as pushed to the remote (remote-
 /// tracking refs, commits not on the remote's main branch), together with local branches.
 pub fn shared_facts(ctx: &Ctx, remote: &str, texts: &RailTexts) -> rail_core::model::input::Facts {
-    let mut facts = ctx.facts(texts, crate::context::Commits::IfNeeded);
+    let judged = ctx.judge(
+        &rail_core::model::Rail::load(texts),
+        crate::context::Commits::IfNeeded,
+    );
+    let mut facts = judged.facts;
     // As for local branches: commit times only when a lease could depend on them (a claim
     // that is not live without them). Two git processes fewer in the race window otherwise.
-    let need = rail_core::model::Rail::load(texts)
-        .evaluate(&facts)
-        .claims
-        .iter()
-        .any(|c| c.state() != rail_core::model::lease::LeaseState::Live);
+    let need =
+        (judged.eval.claims.iter()).any(|c| c.state() != rail_core::model::lease::LeaseState::Live);
     if !need {
         return facts;
     }
@@ -145,17 +145,15 @@ pub fn shared_facts(ctx: &Ctx, remote: &str, texts: &RailTexts) -> rail_core::mo
     .ok()
     .map(|s| s.trim().to_string())
     .or_else(|| Some(format!("{remote}/main")));
-    for (branch, time) in git::remote_commit_times(&dir, remote, base.as_deref()) {
-        let entry = facts.commits.entry(branch).or_insert(time);
-        if *entry < time {
-            *entry = time;
-        }
-    }
+    // Core takes each branch's later commit, its own or as pushed (`Facts::last_commit`).
+    facts.pushed_commits = git::remote_commit_times(&dir, remote, base.as_deref());
     facts
 }
 
 fn stamp_path(ctx: &Ctx) -> Option<PathBuf> {
-    ctx.repo.as_ref().map(|r| r.common_dir.join(SYNCED_STAMP))
+    ctx.repo
+        .as_ref()
+        .map(|r| r.common_dir.join(rail_core::model::shared::SYNCED_STAMP))
 }
 
 pub fn mark_synced(ctx: &Ctx) {

@@ -91,7 +91,9 @@ impl Env {
                 _ => None,
             },
             bypass: non_empty("RAIL_BYPASS"),
-            local: text("RAIL_LOCAL").is_some_and(|v| v == "1"),
+            local: rail_core::model::shared::local_only(
+                text(rail_core::model::shared::LOCAL_ENV).as_deref(),
+            ),
             shared_trust: millis("RAIL_SHARED_TRUST_MS").unwrap_or(Duration::from_secs(30)),
             shared_timeout: millis("RAIL_SHARED_TIMEOUT_MS").unwrap_or(Duration::from_secs(60)),
             shared_queues: text("RAIL_SHARED_QUEUES").is_none_or(|v| v != "off" && v != "0"),

@@ -97,7 +97,7 @@ pub fn process_alive(pid: u32, started: Option<u64>) -> Option<bool> {
     // Never ask the OS about pid 0 (or one outside `pid_t`): `kill(0, 0)` signals our own
     // process group and succeeds, so a lock file naming pid 0 would read as held by a live
     // process forever. No process can be judged by such a pid; core says what to do.
-    if !rail_core::change::lock::plausible_pid(pid) {
+    if !rail_core::formats::pid::plausible_pid(pid) {
         return None;
     }
     let alive = os::process_exists(pid)?;

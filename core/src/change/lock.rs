@@ -187,7 +187,7 @@ pub fn assess(record: Option<&LockRecord>, facts: &LockFacts) -> LockVerdict {
         time::format_time(record.started)
     );
     // Checked before the host: such a record is no more judgeable on another machine.
-    if !plausible_pid(record.pid) {
+    if !crate::formats::pid::plausible_pid(record.pid) {
         return LockVerdict {
             state: LockState::Unjudgeable,
             breakable: false,
@@ -235,13 +235,6 @@ pub fn assess(record: Option<&LockRecord>, facts: &LockFacts) -> LockVerdict {
             ),
         },
     }
-}
-
-/// Could a lock owner have this pid? Not 0 (no OS gives it to a program: the Unix kernel's
-/// own, Windows' idle process), nor above `i32::MAX` (Unix's `pid_t` is a signed 32-bit int;
-/// Windows ids are multiples of 4 far below it in practice). Other values may be real.
-pub fn plausible_pid(pid: u32) -> bool {
-    pid != 0 && i32::try_from(pid).is_ok()
 }
 
 /// How many times a tombstone may be superseded (its creator died breaking the lock) before a
@@ -405,7 +398,7 @@ mod tests {
                 }
             }
         }
-        assert!(plausible_pid(1) && plausible_pid(4242) && plausible_pid(i32::MAX as u32));
+        assert!(crate::formats::pid::plausible_pid(1) && crate::formats::pid::plausible_pid(4242));
     }
 
     fn verdict_of(state: LockState) -> LockVerdict {

@@ -154,7 +154,7 @@ impl Holding<'_> {
             &LeaseInput {
                 claimed_at: Some(c.time),
                 renewed_at: c.renewed,
-                last_commit_at: self.facts.commits.get(branch).copied(),
+                last_commit_at: self.facts.last_commit(branch),
                 lease: c.lease.unwrap_or(self.lease),
                 branch,
                 owner: c.pid.as_deref(),

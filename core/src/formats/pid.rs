@@ -48,6 +48,13 @@ impl<'a> OwnerProcess<'a> {
     }
 }
 
+/// Could a process have this pid (a lock owner, a claim's `pid`)? Not 0 (no OS gives it to a program: the Unix kernel's
+/// own, Windows' idle process), nor above `i32::MAX` (Unix's `pid_t` is a signed 32-bit int;
+/// Windows ids are multiples of 4 far below it in practice). Other values may be real.
+pub fn plausible_pid(pid: u32) -> bool {
+    pid != 0 && i32::try_from(pid).is_ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

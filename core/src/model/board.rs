@@ -10,7 +10,8 @@ use serde::Serialize;
 
 use crate::formats::log::LogEntry;
 use crate::formats::markdown;
-use crate::model::conflict::{self, Blocked, Conflict, ConflictKind};
+use crate::model::backlog::{self, Blocked};
+use crate::model::conflict::{self, Conflict, ConflictKind};
 use crate::model::input::{Facts, RailTexts};
 use crate::model::lease::{Activity, LeaseState};
 use crate::model::{Claim, Evaluation, Origin, Rail};
@@ -38,7 +39,7 @@ pub struct Board {
     pub conflicts: Vec<Conflict>,
     pub blocked: Vec<Blocked>,
     /// The backlog (`- [ ] task` lines of claims.md) and where each task stands.
-    pub planned: Vec<conflict::PlannedView>,
+    pub planned: Vec<backlog::PlannedView>,
     pub resources: Vec<ResourceUse>,
     pub sessions: Vec<SessionView>,
     pub diagnostics: Vec<Located>,
@@ -271,8 +272,8 @@ pub fn build(texts: &RailTexts, facts: &Facts) -> Board {
 pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
     let eval = rail.evaluate(facts);
     let conflicts = conflict::detect(&eval);
-    let blocked = conflict::blocked(&eval, rail.log());
-    let planned = conflict::backlog(&eval, rail.log(), None);
+    let blocked = backlog::blocked(&eval, rail.log());
+    let planned = backlog::backlog(&eval, rail.log(), None);
     let now = facts.now;
 
     // Per claim id: its conflicts, whether it lost a duplicate, what it waits for.
@@ -502,7 +503,7 @@ fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
                         name: branch.clone(),
                         branch: branch.clone(),
                         worktree: Some(wt.path.clone()),
-                        last_commit_at: time_str(facts.commits.get(branch).copied()),
+                        last_commit_at: time_str(facts.last_commit(branch)),
                         claims: Vec::new(),
                         live: 0,
                         expiring: 0,

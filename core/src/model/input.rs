@@ -67,6 +67,13 @@ pub struct Facts {
     #[serde(default, with = "time_map")]
     #[cfg_attr(feature = "ts", ts(type = "Record<string, string>", optional = nullable))]
     pub commits: BTreeMap<String, Time>,
+    /// On a shared rail, last commit time per branch as pushed to its remote
+    /// (`refs/remotes/<remote>/<branch>`): a session's commits may reach the remote before
+    /// this clone's branches or the other way round, and either renews its lease
+    /// ([`Facts::last_commit`]).
+    #[serde(default, with = "time_map")]
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, string>", optional = nullable))]
+    pub pushed_commits: BTreeMap<String, Time>,
     /// Liveness of owner processes, keyed `pid@host` (a claim's `pid` field without its start
     /// time; a key with one is read too).
     #[serde(default)]
@@ -97,6 +104,7 @@ impl Facts {
             now,
             host: String::new(),
             commits: BTreeMap::new(),
+            pushed_commits: BTreeMap::new(),
             processes: BTreeMap::new(),
             process_starts: BTreeMap::new(),
             sessions: BTreeMap::new(),
@@ -107,6 +115,15 @@ impl Facts {
 }
 
 impl Facts {
+    /// The last commit on `branch` that counts for a lease: the later of the branch's own
+    /// ([`Facts::commits`]) and, on a shared rail, its pushed one ([`Facts::pushed_commits`]).
+    /// Every reader of commit times asks this, so no host merges the two itself.
+    pub fn last_commit(&self, branch: &str) -> Option<Time> {
+        let local = self.commits.get(branch).copied();
+        let pushed = self.pushed_commits.get(branch).copied();
+        local.max(pushed)
+    }
+
     /// Is the owner of a claim alive, as far as this host knows? By its `pid` field when the
     /// host observed that process, else by its session's liveness. A live process under the
     /// recorded pid that started at another time than the recorded start is not the owner (it
@@ -127,6 +144,66 @@ impl Facts {
             }
         });
         by_pid.or_else(|| self.sessions.get(session).copied())
+    }
+}
+
+/// One owner process a host should look at before the board is built: a claim's `pid` field
+/// names it on this host (`PID@HOST[/START]`). The host records what it finds under `key`:
+/// in [`Facts::processes`] whether the process lives, and in [`Facts::process_starts`] when it
+/// started (as the OS counts it: the unit of the claims' `/START`). The host reports; core
+/// decides, in [`Facts::owner_alive`], whether that process is the claim's owner.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct OwnerProbe {
+    pub pid: u32,
+    /// `PID@HOST`, the key of what was observed.
+    pub key: String,
+    /// Some claim naming this process recorded its start time: only then does the start time
+    /// matter (a live process that started at another time is not the owner). Without it the
+    /// start need not be read.
+    pub wants_start: bool,
+}
+
+impl Facts {
+    /// The owner processes a host should probe for these claims' `pid` fields: each process
+    /// once, only on this host (another host's cannot be checked from here), only a pid a
+    /// process can have ([`crate::formats::pid::plausible_pid`]: `kill(0, 0)` would signal the
+    /// host's own process group and read as alive), and none already observed in
+    /// [`Facts::processes`]; ordered by pid. The CLI's reads and the VS Code extension's board
+    /// both ask this, so a reused pid frees a dead owner in both.
+    pub fn owner_probes<'a>(
+        &self,
+        pid_fields: impl IntoIterator<Item = &'a str>,
+    ) -> Vec<OwnerProbe> {
+        let mut named: Vec<OwnerProbe> = Vec::new();
+        for field in pid_fields {
+            let Some(owner) = crate::formats::pid::OwnerProcess::parse(field) else {
+                continue;
+            };
+            if owner.host != self.host || !crate::formats::pid::plausible_pid(owner.pid) {
+                continue;
+            }
+            let key = owner.key();
+            if !self.processes.contains_key(&key) {
+                named.push(OwnerProbe {
+                    pid: owner.pid,
+                    key,
+                    wants_start: owner.start.is_some(),
+                });
+            }
+        }
+        // Every pid is on this host, so the pid alone names the process: sorted by it, the
+        // claims naming one process are neighbours (linear, where a search per claim was not).
+        crate::text::sort::sort_by(&mut named, |a, b| a.pid.cmp(&b.pid));
+        let mut probes: Vec<OwnerProbe> = Vec::with_capacity(named.len());
+        for probe in named {
+            match probes.last_mut() {
+                // Two claims naming one process: its start is wanted if either recorded one.
+                Some(last) if last.pid == probe.pid => last.wants_start |= probe.wants_start,
+                _ => probes.push(probe),
+            }
+        }
+        probes
     }
 }
 
@@ -184,5 +261,88 @@ mod tests {
         facts.sessions.insert("a".into(), true);
         assert_eq!(facts.owner_alive(Some("7@elsewhere/1"), "a"), Some(true));
         assert_eq!(facts.owner_alive(None, "b"), None);
+    }
+
+    #[test]
+    fn the_later_of_a_branchs_local_and_pushed_commit_counts() {
+        let t = |s: &str| crate::text::time::parse_time(s).unwrap();
+        let mut facts = Facts::at(t("2026-10-22T15:00Z"));
+        facts
+            .commits
+            .insert("local-later".into(), t("2026-10-22T14:30Z"));
+        facts
+            .pushed_commits
+            .insert("local-later".into(), t("2026-10-22T14:10Z"));
+        facts
+            .commits
+            .insert("pushed-later".into(), t("2026-10-22T14:00Z"));
+        facts
+            .pushed_commits
+            .insert("pushed-later".into(), t("2026-10-22T14:20Z"));
+        facts
+            .commits
+            .insert("local-only".into(), t("2026-10-22T13:00Z"));
+        facts
+            .pushed_commits
+            .insert("pushed-only".into(), t("2026-10-22T12:00Z"));
+        let table = [
+            ("local-later", Some(t("2026-10-22T14:30Z"))),
+            ("pushed-later", Some(t("2026-10-22T14:20Z"))),
+            ("local-only", Some(t("2026-10-22T13:00Z"))),
+            ("pushed-only", Some(t("2026-10-22T12:00Z"))),
+            ("neither", None),
+        ];
+        for (branch, want) in table {
+            assert_eq!(facts.last_commit(branch), want, "{branch}");
+        }
+    }
+
+    #[test]
+    fn owner_probes_name_each_process_of_this_host_once() {
+        let mut facts = Facts::at(crate::text::time::parse_time("2026-10-22T14:00Z").unwrap());
+        facts.host = "devbox".into();
+        facts.processes.insert("77@devbox".into(), true);
+        let fields = [
+            "4242@devbox",
+            "4242@devbox/900", // the same process, and this claim recorded its start
+            "31@devbox/12",
+            "31@devbox/12",
+            "5@elsewhere/1", // another host: cannot be checked here
+            "77@devbox/3",   // already observed
+            "0@devbox",      // no process has pid 0: kill(0, 0) is the own process group
+            "2147483648@devbox",
+            "not a pid",
+            "9@devbox",
+        ];
+        let probe = |pid: u32, wants_start: bool| OwnerProbe {
+            pid,
+            key: format!("{pid}@devbox"),
+            wants_start,
+        };
+        assert_eq!(
+            facts.owner_probes(fields),
+            vec![probe(9, false), probe(31, true), probe(4242, true)]
+        );
+        // An unknown host name matches no claim's.
+        facts.host.clear();
+        assert_eq!(facts.owner_probes(fields), vec![]);
+    }
+
+    /// What a host observes for the probes, recorded as they say, is what `owner_alive`
+    /// judges: a live pid that started at another time than recorded is not the owner.
+    #[test]
+    fn probed_facts_free_a_reused_pid() {
+        let mut facts = Facts::at(crate::text::time::parse_time("2026-10-22T14:00Z").unwrap());
+        facts.host = "devbox".into();
+        let claim = "4242@devbox/900";
+        for probe in facts.owner_probes([claim]) {
+            facts.processes.insert(probe.key.clone(), true);
+            if probe.wants_start {
+                facts.process_starts.insert(probe.key, 950);
+            }
+        }
+        assert_eq!(facts.owner_alive(Some(claim), "a"), Some(false));
+        facts.process_starts.insert("4242@devbox".into(), 900);
+        assert_eq!(facts.owner_alive(Some(claim), "a"), Some(true));
     }
 }

@@ -4,12 +4,14 @@
 //! files into [`Claim`]s with their lease state. Board, operations, scope and `who` all start
 //! from here, so a rule is applied the same way everywhere.
 
+pub mod backlog;
 pub mod board;
 pub mod conflict;
 pub mod freshness;
 pub mod input;
 pub mod lease;
 pub mod scope;
+pub mod shared;
 pub mod station;
 
 use chrono::TimeDelta;
@@ -41,7 +43,7 @@ pub mod exit {
 }
 
 /// The names and limits a host of the rail shares with the `rail` binary, in one value (the
-/// wasm's `constants()`), so the extension never repeats them.
+/// wasm's `constants()`), so neither the extension nor the web board repeats them.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct HostConstants {
@@ -52,6 +54,13 @@ pub struct HostConstants {
     pub journal: &'static str,
     pub lock_name: &'static str,
     pub max_rail_bytes: u64,
+    /// When the local copy of a shared rail was last synced, in git's common dir
+    /// ([`shared::SYNCED_STAMP`]).
+    pub synced_stamp: &'static str,
+    /// The environment variable that keeps a host on the local rail ([`shared::LOCAL_ENV`]).
+    pub local_env: &'static str,
+    /// The git config key naming a shared rail's remote ([`shared::REMOTE_KEY`]).
+    pub remote_key: &'static str,
     pub exit: ExitCodes,
     /// Guard marks: where and how much (`formats::heartbeat`).
     pub marks: crate::formats::heartbeat::MarkFiles,
@@ -75,6 +84,9 @@ pub fn host_constants() -> HostConstants {
         journal: JOURNAL,
         lock_name: LOCK_NAME,
         max_rail_bytes: MAX_RAIL_BYTES,
+        synced_stamp: shared::SYNCED_STAMP,
+        local_env: shared::LOCAL_ENV,
+        remote_key: shared::REMOTE_KEY,
         exit: ExitCodes {
             done: exit::DONE,
             refused: exit::REFUSED,
@@ -318,7 +330,7 @@ impl Rail {
                 Origin::Line(_) => self.claims_modified,
                 Origin::File(i) => self.file_modified[i],
             };
-            claim.last_commit_at = facts.commits.get(&claim.branch).copied();
+            claim.last_commit_at = facts.last_commit(&claim.branch);
             let owner_alive = facts.owner_alive(claim.pid.as_deref(), &claim.session);
             claim.lease_state = lease::evaluate(
                 &LeaseInput {
@@ -507,6 +519,12 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
+    /// The owner processes a host should probe before judging these claims
+    /// ([`Facts::owner_probes`] over every claim's `pid` field).
+    pub fn owner_probes(&self, facts: &Facts) -> Vec<input::OwnerProbe> {
+        facts.owner_probes(self.claims.iter().filter_map(|c| c.pid.as_deref()))
+    }
+
     /// The backlog entry of a task, if it has one.
     pub fn planned_of(&self, task: &str) -> Option<&Planned> {
         self.planned.iter().find(|p| p.task == task)

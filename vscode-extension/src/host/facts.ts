@@ -1,13 +1,13 @@
 // The facts core needs besides the texts (cli/src/context/): now, this host, commit times per
-// branch, liveness of processes named by claims, and the worktrees. Observations only: what they
-// mean for a lease is core's business.
+// branch, liveness and start times of the processes claims name, and the worktrees.
+// Observations only: what they mean for a lease is core's business.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { core, type Board, type Facts, type HookSeen, type RailTexts } from './core';
 import { branchCommitTimes, memoized, refsStamp } from './git';
-import { hostname, pidAlive } from './proc';
+import { hostname, observeProcess } from './proc';
 import { headBranch, worktrees, type Repo } from './repo';
 
 /** Where a rail is, and the repository it belongs to (absent for a rail directory outside git). */
@@ -76,23 +76,28 @@ export function hookMarks(commonDir: string): Record<string, HookSeen> {
 
 /**
  * The board for these texts, with every fact it depends on. Claims may name their owner process
- * (`pid: 4242@devbox`); which pids those are is known only once core has read the claims, so the
- * board is built once, and again with their liveness only when a claim on this host names one.
+ * (`pid: 4242@devbox/1234567`); which processes to look at is core's answer over the claims
+ * (`ownerProbes`: each of this host's once, and its start time where a claim recorded one),
+ * known only once core has read them, so the board is built once, and again with what this host
+ * saw of those processes — liveness in `processes`, start times in `process_starts`, exactly
+ * the facts the CLI supplies (cli/src/context.rs) — only when a claim names one here.
  */
 export function boardWithProcesses(texts: RailTexts, facts: Facts): { board: Board; facts: Facts } {
   let board = core().board(texts, facts);
-  const processes: Record<string, boolean> = {};
-  for (const claim of board.claims) {
-    const pid = claim.pid;
-    if (pid === undefined) continue;
-    const at = pid.indexOf('@');
-    // `PID@HOST/START` records the owner's start time; the host is what comes before it.
-    if (at < 0 || pid.slice(at + 1).replace(/\/\d+$/, '') !== facts.host) continue;
-    const alive = pidAlive(Number(pid.slice(0, at)));
-    if (alive !== undefined) processes[pid] = alive;
+  const pids = board.claims.flatMap((claim) => (claim.pid === undefined ? [] : [claim.pid]));
+  const probes = pids.length > 0 ? core().ownerProbes(pids, facts) : [];
+  const processes: Record<string, boolean> = { ...(facts.processes ?? {}) };
+  const starts: Record<string, number> = { ...(facts.process_starts ?? {}) };
+  let seen = 0;
+  for (const probe of probes) {
+    const { alive, start } = observeProcess(probe.pid, probe.wants_start);
+    if (alive === undefined) continue;
+    seen++;
+    processes[probe.key] = alive;
+    if (start !== undefined) starts[probe.key] = start;
   }
-  if (Object.keys(processes).length > 0) {
-    facts = { ...facts, processes };
+  if (seen > 0) {
+    facts = { ...facts, processes, process_starts: starts };
     board = core().board(texts, facts);
   }
   return { board, facts };

@@ -14,33 +14,31 @@ import { configStamp, git, memoized, refsStamp, remoteCommitTimes } from './git'
 import { discover } from './repo';
 import { CONFIG_FILE } from './store';
 
-/** The stamp the CLI writes when the mirror was last synced. */
-const SYNCED_STAMP = 'rail-synced';
-
 /**
- * The remote this rail is shared through, if any — found exactly like the CLI: `RAIL_LOCAL=1`
- * turns shared mode off; else `git config rail.remote`; else rail.yaml's `remote:`.
+ * The remote this rail is shared through, if any — core decides (`sharedRemote`, as for the
+ * CLI): `RAIL_LOCAL=1` turns shared mode off; else `git config rail.remote`; else rail.yaml's
+ * `remote:`. This host only reads the three.
  */
 export async function remoteOf(loc: RailLocation, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  if (env.RAIL_LOCAL === '1') return undefined;
+  const names = core().constants();
   // `git config` runs in the rail directory: its repository's config decides (asked again only
   // when a config file changes).
   const repo = loc.repo !== undefined && loc.repo.worktree === loc.root ? loc.repo : discover(loc.root, env);
   const configured = await memoized(`remote:${loc.root}`, configStamp(repo?.commonDir), async () => {
     try {
-      return (await git(loc.root, ['config', '--get', 'rail.remote'])).trim();
+      return await git(loc.root, ['config', '--get', names.remote_key]);
     } catch {
-      return ''; // Not set (exit 1), or not a git repository: rail.yaml may still name one.
+      return null; // Not set (exit 1), or not a git repository: rail.yaml may still name one.
     }
   });
-  if (configured) return configured;
-  let text: string;
+  let configText: string | null = null;
   try {
-    text = fs.readFileSync(path.join(loc.root, CONFIG_FILE), 'utf8');
+    configText = fs.readFileSync(path.join(loc.root, CONFIG_FILE), 'utf8');
   } catch {
-    return undefined;
+    // No rail.yaml.
   }
-  return core().parseConfig(text).remote ?? undefined;
+  const remote = core().sharedRemote({ rail_local: env[names.local_env] ?? null, git_config: configured, config_text: configText });
+  return remote ?? undefined;
 }
 
 /** Where git runs: the workspace's worktree (its remotes and refs), else the rail directory. */
@@ -48,29 +46,22 @@ function repoDir(loc: RailLocation): string {
   return loc.repo?.worktree ?? loc.root;
 }
 
-/** Commit times merged: the later of the two per branch (a branch may be local and pushed). */
-export function mergeCommitTimes(facts: Facts, extra: Record<string, string>): Facts {
-  const commits: Record<string, string> = { ...(facts.commits ?? {}) };
-  for (const [branch, time] of Object.entries(extra)) {
-    const have = commits[branch];
-    if (have === undefined || Date.parse(have) < Date.parse(time)) commits[branch] = time;
-  }
-  return { ...facts, commits };
-}
-
 /**
  * Facts for a shared rail: leases run on the branches as pushed to the remote (remote-tracking
  * refs, commits not on the remote's main branch) together with the local branches — the local
- * facts `facts`, with the pushed branches' commit times merged in.
+ * facts `facts`, with the pushed branches' commit times beside them (`pushed_commits`; core
+ * counts the later of the two per branch).
  */
 export async function withPushedCommits(loc: RailLocation, remote: string, facts: Facts): Promise<Facts> {
   const dir = repoDir(loc);
   const stamp = loc.repo ? refsStamp(loc.repo.commonDir) : undefined;
-  return mergeCommitTimes(facts, await memoized(`pushed:${dir}:${remote}`, stamp, () => remoteCommitTimes(dir, remote)));
+  const pushed = await memoized(`pushed:${dir}:${remote}`, stamp, () => remoteCommitTimes(dir, remote));
+  return { ...facts, pushed_commits: pushed };
 }
 
+/** The stamp `rail` leaves in git's common dir when it last synced the mirror (core's name). */
 function stampPath(loc: RailLocation): string | undefined {
-  return loc.repo ? path.join(loc.repo.commonDir, SYNCED_STAMP) : undefined;
+  return loc.repo ? path.join(loc.repo.commonDir, core().constants().synced_stamp) : undefined;
 }
 
 /** When the local mirror was last synced with the remote (by the extension or the CLI). */

@@ -105,7 +105,7 @@ export class RailStore {
         throw new StoreError(name, 'is not a regular file (a FIFO, a device or a directory); Rail does not read it', true);
       }
       if (before.size > BigInt(MAX_RAIL_BYTES)) {
-        throw new StoreError(name, `is ${before.size} bytes, more than the 16 MB Rail reads`, true);
+        throw new StoreError(name, `is ${before.size} bytes, more than the ${MAX_RAIL_BYTES / 1024 / 1024} MB Rail reads`, true);
       }
       const bytes = fs.readFileSync(full);
       const after = statOrUndefined(full);

@@ -7,13 +7,15 @@
 // - a claim another machine's CLI holds refuses the extension with holder, age and lease;
 // - `rail sync` through the runner brings other machines' claims in; with the remote gone it
 //   fails as an environment error (exit 3), and the board says stale in core's words;
-// - leases count the commits other machines pushed.
+// - leases count the commits other machines pushed (core counts the later of a branch's local
+//   and pushed commit).
 
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
+import { core } from '../../src/host/core';
 import type { RailLocation } from '../../src/host/facts';
 import { NativeRail, RailError } from '../../src/host/native';
 import { discover } from '../../src/host/repo';
@@ -46,9 +48,12 @@ test('shared mode is found like the CLI finds it: git config, rail.yaml, RAIL_LO
   assert.equal(await remoteOf(loc), undefined, 'a local rail');
   fs.writeFileSync(path.join(dir, 'rail.yaml'), 'remote: upstream\n');
   assert.equal(await remoteOf(loc), 'upstream', 'rail.yaml remote:');
+  git(dir, 'config', 'rail.remote', '');
+  assert.equal(await remoteOf(loc), 'upstream', 'a blank rail.remote is unset, as for the CLI');
   git(dir, 'config', 'rail.remote', 'origin');
   assert.equal(await remoteOf(loc), 'origin', 'git config wins over rail.yaml');
   assert.equal(await remoteOf(loc, { ...process.env, RAIL_LOCAL: '1' }), undefined, 'RAIL_LOCAL=1 turns it off');
+  assert.equal(await remoteOf(loc, { ...process.env, RAIL_LOCAL: '0' }), 'origin', 'only 1 does');
   const outside = fs.mkdtempSync(path.join(path.dirname(dir), 'rail-nogit-'));
   try {
     fs.writeFileSync(path.join(outside, 'rail.yaml'), 'remote: origin\n');
@@ -148,14 +153,22 @@ test('leases count commits pushed from other machines (remote-tracking branches)
   git(a, 'push', '-q', 'origin', 'alice');
   const unix = Number(git(a, 'log', '-1', '--format=%ct').trim());
   await native(b).sync('bob');
-  const facts = await withPushedCommits(at(b), 'origin', { now: new Date().toISOString() });
-  assert.deepEqual(Object.keys(facts.commits ?? {}), ['alice'], 'main has no commits of its own');
-  assert.equal(facts.commits?.alice, new Date(unix * 1000).toISOString().replace(/\.\d+Z$/, 'Z'));
-  const merged = await withPushedCommits(at(b), 'origin', {
-    now: '',
-    commits: { alice: '2999-01-01T00:00:00Z', other: '2000-01-01T00:00:00Z' },
-  });
-  assert.deepEqual(merged.commits, { alice: '2999-01-01T00:00:00Z', other: '2000-01-01T00:00:00Z' }, 'the later time wins');
+  const pushedAt = new Date(unix * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+  const now = new Date(Math.max(Date.now(), (unix + 1) * 1000));
+  const facts = await withPushedCommits(at(b), 'origin', { now: now.toISOString() });
+  assert.deepEqual(facts.pushed_commits, { alice: pushedAt }, 'main has no commits of its own');
+  assert.equal(facts.commits, undefined, "this clone's own branches are read apart");
+  // Core counts the later of a branch's local and pushed commits (`Facts::last_commit`): a claim
+  // of alice's 3 hours old lives on the commit she pushed, not on this clone's older one.
+  const hoursAgo = (h: number): string => new Date(now.getTime() - h * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+  const texts = { claims: { path: 'claims.md', text: `work | alice | ${hoursAgo(3)}\n` } };
+  const local = { ...facts, pushed_commits: {}, commits: { alice: hoursAgo(4) } };
+  const claim = (f: typeof facts) => core().board(texts, f).claims[0];
+  assert.equal(claim(local)?.state, 'stale', 'by the local commit alone');
+  const both = { ...facts, commits: { alice: hoursAgo(4) } };
+  assert.deepEqual([claim(both)?.state, claim(both)?.last_commit_at], ['live', pushedAt], 'the pushed one counts');
+  const latest = new Date(Math.floor(now.getTime() / 1000) * 1000).toISOString().replace(/\.\d+Z$/, 'Z'); // after the push
+  assert.equal(claim({ ...facts, commits: { alice: latest } })?.last_commit_at, latest, 'and a later local one');
 });
 
 test('the shared status line comes from core', () => {

@@ -36,7 +36,12 @@ const own: boolean = rail.isRailFile("claims.md");
 const work: string[] = rail.workFiles(["src/a.ts", "claims.md"]);
 const times: Record<string, string> = rail.commitTimes("", "refs/heads/");
 const format: string = rail.forEachRefFormat(null);
-void [own, work, times, format];
+const probes: { pid: number; key: string; wants_start: boolean }[] = rail.ownerProbes(["4242@devbox/900"], facts);
+const remote: string | null = rail.sharedRemote({ git_config: "origin\n", rail_local: null });
+const stamp: string = rail.constants().synced_stamp;
+const handed: "claims" | "claim-file" | "log" | "config" | undefined = rail.handedFile("claims.md")?.role;
+const inFolder: string[] = rail.railFilesIn(["repo/claims.md"]).map((f) => f.path);
+void [own, work, times, format, probes, remote, stamp, handed, inFolder];
 const offset: number = rail.offsetAt("", rail.positionAt("", 0));
 const end: number = rail.rangeOf("", { start: 0, end: 0 }).end.character;
 const webBoard: Board = web.board(texts, facts);
@@ -52,6 +57,10 @@ rail.plan(texts, facts, "s", { op: "claim", task: "x" });
 rail.applyEdits("", []);
 // @ts-expect-error paths are strings
 rail.who(texts, facts, [1]);
+// @ts-expect-error the shared remote's facts are named fields, not positional strings
+rail.sharedRemote("1", "origin", null);
+// @ts-expect-error owner probes need the facts (this host, what was already observed)
+rail.ownerProbes(["4242@devbox"]);
 // @ts-expect-error a position is not a number
 rail.offsetAt("", 3);
 void wrong;

@@ -235,6 +235,9 @@ fn facts(rng: &mut Rng) -> JsValue {
     let alive = Object::new();
     set(&alive, "4242@devbox", &rng.chance(50).into());
     set(&object, "processes", &alive);
+    let starts = Object::new();
+    set(&starts, "4242@devbox", &number(rng));
+    set(&object, "process_starts", &starts);
     let sessions = Object::new();
     set(&sessions, "session-b", &rng.chance(50).into());
     set(&object, "sessions", &sessions);
@@ -421,7 +424,19 @@ fn round(seed: u64) {
         seed,
         rail_wasm::for_each_ref_format(text(rng, 2)),
     );
+    check(
+        "ownerProbes",
+        seed,
+        rail_wasm::owner_probes(strings(rng), facts(rng)),
+    );
+    check("handedFile", seed, rail_wasm::handed_file(text(rng, 4)));
+    check("railFilesIn", seed, rail_wasm::rail_files_in(strings(rng)));
     // Every argument garbage.
+    check(
+        "sharedRemote",
+        seed,
+        rail_wasm::shared_remote(garbage(rng, 0)),
+    );
     check(
         "board",
         seed,

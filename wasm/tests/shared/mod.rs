@@ -114,6 +114,36 @@ fn board_matches_serde_json_of_core() {
 }
 
 #[wasm_bindgen_test]
+fn pushed_commits_keep_a_lease_as_local_ones_do() {
+    // billing (session-b, claimed 12:00) is stale at 15:00 without a commit since 12:50.
+    let board = |facts: Value| ok(rail_wasm::board(js(&texts_json(CLAIMS)), js(&facts)));
+    let stale = board(json!({ "now": NOW, "commits": { "session-b": "2026-10-22T12:10:00Z" } }));
+    assert_eq!(stale["claims"][1]["state"], "stale");
+    let pushed = board(json!({
+        "now": NOW,
+        "commits": { "session-b": "2026-10-22T12:10:00Z" },
+        "pushed_commits": { "session-b": "2026-10-22T14:50:00Z" },
+    }));
+    assert_eq!(pushed["claims"][1]["state"], "live");
+    assert_eq!(
+        pushed["claims"][1]["last_commit_at"],
+        "2026-10-22T14:50:00Z"
+    );
+    // The later of the two counts, whichever side it is on.
+    let local = board(json!({
+        "now": NOW,
+        "commits": { "session-b": "2026-10-22T14:55:00Z" },
+        "pushed_commits": { "session-b": "2026-10-22T14:50:00Z" },
+    }));
+    assert_eq!(local["claims"][1]["last_commit_at"], "2026-10-22T14:55:00Z");
+    let m = err(rail_wasm::board(
+        js(&texts_json(CLAIMS)),
+        js(&json!({ "now": NOW, "pushed_commits": { "b": "soon" } })),
+    ));
+    assert!(m.starts_with("rail: facts:"), "{m}");
+}
+
+#[wasm_bindgen_test]
 fn board_of_an_empty_rail() {
     let got = ok(rail_wasm::board(js(&json!({})), js(&facts_json())));
     assert_eq!(got["summary"]["claims"], 0);
@@ -326,6 +356,136 @@ fn commit_times_are_cores_reading_of_for_each_ref_rows() {
         "refs/heads/".into(),
     ));
     assert!(m.starts_with("rail: rows:"), "{m}");
+}
+
+#[wasm_bindgen_test]
+fn owner_probes_are_cores() {
+    let fields = json!([
+        "4242@devbox",
+        "4242@devbox/900",
+        "7@devbox",
+        "5@elsewhere/1",
+        "0@devbox",
+        "garbage"
+    ]);
+    let facts = json!({ "now": NOW, "host": "devbox", "processes": { "7@devbox": false } });
+    let got = ok(rail_wasm::owner_probes(js(&fields), js(&facts)));
+    assert_eq!(
+        got,
+        json!([{ "pid": 4242, "key": "4242@devbox", "wants_start": true }])
+    );
+    let native: Vec<&str> = fields
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        got,
+        serde_json::to_value(native_facts(&facts).owner_probes(native)).unwrap()
+    );
+    // What the host then observes frees a reused pid on the board: a claim that recorded
+    // start 900, its pid alive but started at 950.
+    let claims = "t | s | 2026-10-22T14:50Z | pid: 4242@devbox/900\n";
+    let observed = |start: u64| {
+        json!({
+            "now": NOW, "host": "devbox",
+            "processes": { "4242@devbox": true }, "process_starts": { "4242@devbox": start }
+        })
+    };
+    let board = |start| {
+        ok(rail_wasm::board(
+            js(&texts_json(claims)),
+            js(&observed(start)),
+        ))
+    };
+    assert_eq!(board(950)["claims"][0]["state"], "stale");
+    assert_eq!(board(900)["claims"][0]["state"], "live");
+    let m = err(rail_wasm::owner_probes(
+        js(&json!("4242@devbox")),
+        js(&facts),
+    ));
+    assert!(m.starts_with("rail: pidFields:"), "{m}");
+    let m = err(rail_wasm::owner_probes(js(&fields), js(&json!({}))));
+    assert!(m.starts_with("rail: facts:"), "{m}");
+}
+
+#[wasm_bindgen_test]
+fn the_shared_remote_is_cores_lookup() {
+    let remote = |facts: Value| ok(rail_wasm::shared_remote(js(&facts)));
+    let yaml = "remote: upstream\n";
+    assert_eq!(remote(json!({})), Value::Null);
+    assert_eq!(remote(json!({ "config_text": yaml })), json!("upstream"));
+    assert_eq!(
+        remote(json!({ "git_config": "origin\n", "config_text": yaml })),
+        json!("origin")
+    );
+    assert_eq!(
+        remote(json!({ "git_config": "", "config_text": yaml, "rail_local": null })),
+        json!("upstream")
+    );
+    assert_eq!(
+        remote(json!({ "rail_local": "1", "git_config": "origin", "config_text": yaml })),
+        Value::Null
+    );
+    assert_eq!(
+        remote(json!({ "rail_local": "0", "git_config": "origin" })),
+        json!("origin")
+    );
+    let m = err(rail_wasm::shared_remote(js(&json!({ "git_config": 3 }))));
+    assert!(
+        m.starts_with("rail: facts.git_config: expected a string"),
+        "{m}"
+    );
+    let m = err(rail_wasm::shared_remote(js(&json!("origin"))));
+    assert!(m.starts_with("rail: facts: expected an object"), "{m}");
+}
+
+#[wasm_bindgen_test]
+fn constants_are_cores() {
+    let got = ok(rail_wasm::constants());
+    assert_eq!(
+        got,
+        serde_json::to_value(rail_core::model::host_constants()).unwrap()
+    );
+    assert_eq!(got["synced_stamp"], "rail-synced");
+    assert_eq!(got["local_env"], "RAIL_LOCAL");
+    assert_eq!(got["remote_key"], "rail.remote");
+    assert_eq!(got["max_rail_bytes"], 16 * 1024 * 1024);
+}
+
+#[wasm_bindgen_test]
+fn handed_files_and_folders_are_placed_by_core() {
+    let handed = |name: &str| ok(rail_wasm::handed_file(name.into()));
+    assert_eq!(
+        handed("claims.md"),
+        json!({ "name": "claims.md", "path": "claims.md", "role": "claims" })
+    );
+    assert_eq!(
+        handed("dl/session-a.YML"),
+        json!({ "name": "dl/session-a.YML", "path": "claims/session-a.YML", "role": "claim-file" })
+    );
+    assert_eq!(handed("rail.yml")["role"], "config");
+    assert_eq!(handed("old.log")["path"], "claims.log");
+    assert_eq!(handed("claims.md.lock"), Value::Null);
+    let folder = ok(rail_wasm::rail_files_in(js(&json!([
+        "repo/README.md",
+        "repo/claims.md",
+        "repo/claims/a.yaml",
+        "repo/rail.yml",
+        "repo/docs/claims.md"
+    ]))));
+    assert_eq!(
+        folder,
+        json!([
+            { "name": "repo/claims.md", "path": "claims.md", "role": "claims" },
+            { "name": "repo/claims/a.yaml", "path": "claims/a.yaml", "role": "claim-file" }
+        ])
+    );
+    let m = err(rail_wasm::rail_files_in(js(&json!("claims.md"))));
+    assert!(m.starts_with("rail: paths:"), "{m}");
+    let m = err(rail_wasm::handed_file(JsValue::from(1)));
+    assert!(m.starts_with("rail: name:"), "{m}");
 }
 
 #[wasm_bindgen_test]

@@ -1,43 +1,22 @@
-// Which role a file the user hands us plays in the rail, by its name, as Rail lays the files out
-// (docs/format.md): claims.md, claims/<owner>.yaml, claims.log, rail.yaml.
+// Which file of the rail each file the user hands us is. Core decides (`handedFile`, the rules
+// of rail-core's formats/rail_files.rs): a rail path is that file; otherwise the name says it —
+// rail.yaml the settings, other .yaml/.yml a claim file, .log the log, .md/.markdown/.txt
+// claims.md. A folder's files come already placed (`railFilesIn`, sources/files.ts).
 
-import type { FileText, RailTexts } from '../core.js';
-
-export type Role = 'claims' | 'claim-file' | 'log' | 'config';
+import { handedFile, railConstants, type FileText, type RailFile, type RailTexts } from '../core.js';
 
 /** A file as read: its name (possibly with folders) and text. */
 export interface RawFile {
   name: string;
   text: string;
   modified?: string;
+  /** Where it goes in the rail, when core placed it already (a folder's files). */
+  rail?: RailFile;
 }
 
 function baseName(name: string): string {
   const parts = name.split(/[\\/]/);
   return parts[parts.length - 1] ?? name;
-}
-
-export function roleOf(name: string): Role | null {
-  const base = baseName(name).toLowerCase();
-  if (base === 'rail.yaml' || base === 'rail.yml') return 'config';
-  if (base.endsWith('.yaml') || base.endsWith('.yml')) return 'claim-file';
-  if (base.endsWith('.log')) return 'log';
-  if (base.endsWith('.md') || base.endsWith('.markdown') || base.endsWith('.txt')) return 'claims';
-  return null;
-}
-
-/** The rail-relative path core reports diagnostics against. */
-export function railPath(role: Role, name: string): string {
-  switch (role) {
-    case 'claims':
-      return 'claims.md';
-    case 'log':
-      return 'claims.log';
-    case 'config':
-      return 'rail.yaml';
-    case 'claim-file':
-      return `claims/${baseName(name)}`;
-  }
 }
 
 /** Files chosen at once, merged into what is loaded: a file replaces the one at the same rail
@@ -46,14 +25,17 @@ export function mergeFiles(current: RailTexts, files: RawFile[]): { texts: RailT
   const texts: RailTexts = { ...current, claim_files: [...(current.claim_files ?? [])] };
   const ignored: string[] = [];
   // claims.md itself wins over other markdown when several are chosen.
-  const ordered = [...files].sort((a, b) => Number(baseName(a.name) === 'claims.md') - Number(baseName(b.name) === 'claims.md'));
+  const claimsMd = railConstants().claims_md;
+  const named = (f: RawFile) => Number(baseName(f.name) === claimsMd);
+  const ordered = [...files].sort((a, b) => named(a) - named(b));
   for (const file of ordered) {
-    const role = roleOf(file.name);
-    if (!role) {
+    const placed = file.rail ?? handedFile(file.name);
+    if (!placed) {
       ignored.push(file.name);
       continue;
     }
-    const entry: FileText = { path: railPath(role, file.name), text: file.text };
+    const role = placed.role;
+    const entry: FileText = { path: placed.path, text: file.text };
     if (file.modified) entry.modified = file.modified;
     if (role === 'claims') texts.claims = entry;
     else if (role === 'log') texts.log = entry;

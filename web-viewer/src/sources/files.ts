@@ -1,28 +1,22 @@
 // Files from the user's machine: the file picker, a folder picker and drag-and-drop (files or a
 // whole folder). A file's lastModified becomes `modified`, which core uses as a claim file's
-// `since` when the file has none, as the CLI uses the file's mtime.
+// `since` when the file has none, as the CLI uses the file's mtime. Which of a folder's files
+// are the rail's, and how large a rail file may be, are core's (`railFilesIn`, `constants()`),
+// as for the `rail` binary.
 
+import { railConstants, railFilesIn, type RailFile } from '../core.js';
 import type { RawFile } from './classify.js';
 
-/** Files larger than this are refused: a rail is text, and a huge file would only freeze the tab. */
-const MAX_FILE_BYTES = 64 * 1024 * 1024;
-
-export async function readFile(file: File, name = file.name): Promise<RawFile> {
-  if (file.size > MAX_FILE_BYTES) throw new Error(`${name}: larger than 64 MB, not a rail file`);
-  return { name, text: await file.text(), modified: new Date(file.lastModified).toISOString() };
-}
-
-/** In a folder (a repository's main checkout, or the rail folder itself), only the rail's own
- * files count: <root>/claims.md, <root>/claims/*.yaml, <root>/claims.log, <root>/rail.yaml, where
- * <root> is the shallowest folder holding claims.md or a claims/ folder. */
-export function pickRailFiles(paths: string[]): string[] {
-  const roots = paths
-    .map((p) => p.match(/^(.*?)(?:claims\.md|claims\/[^/]+\.ya?ml)$/)?.[1])
-    .filter((r): r is string => r !== undefined && (r === '' || r.endsWith('/')));
-  if (roots.length === 0) return [];
-  const root = roots.reduce((a, b) => (b.split('/').length < a.split('/').length ? b : a));
-  const wanted = new RegExp(`^${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(claims\\.md|claims\\.log|rail\\.ya?ml|claims/[^/]+\\.ya?ml)$`);
-  return paths.filter((p) => wanted.test(p));
+/** Reads one file, refusing one larger than core's limit: Rail reads no bigger rail file (a rail
+ * is text; a huge file would only freeze the tab), and the board shows what `rail` would. */
+export async function readFile(file: File, name = file.name, rail?: RailFile): Promise<RawFile> {
+  const max = railConstants().max_rail_bytes;
+  if (file.size > max) {
+    throw new Error(`${name} is ${file.size} bytes, more than the ${max / 1024 / 1024} MB Rail reads; it was not read`);
+  }
+  const raw: RawFile = { name, text: await file.text(), modified: new Date(file.lastModified).toISOString() };
+  if (rail) raw.rail = rail;
+  return raw;
 }
 
 /** Files from an <input type=file>, with or without webkitdirectory. */
@@ -30,8 +24,8 @@ export async function readInput(list: FileList): Promise<RawFile[]> {
   const files = Array.from(list);
   const relative = (f: File) => f.webkitRelativePath || f.name;
   if (files.some((f) => f.webkitRelativePath)) {
-    const keep = new Set(pickRailFiles(files.map(relative)));
-    return Promise.all(files.filter((f) => keep.has(relative(f))).map((f) => readFile(f, relative(f))));
+    const byPath = new Map(files.map((f) => [relative(f), f]));
+    return Promise.all(railFilesIn([...byPath.keys()]).map((r) => readFile(byPath.get(r.name)!, r.name, r)));
   }
   return Promise.all(files.map((f) => readFile(f)));
 }
@@ -66,8 +60,9 @@ async function walk(entry: FileSystemEntry, prefix: string, depth: number, out: 
   }
   if (!entry.isDirectory || depth > 2) return;
   const children = await readEntries(entry as FileSystemDirectoryEntry);
+  const claimsDir = railConstants().claims_dir;
   for (const child of children) {
-    if (child.isDirectory && child.name !== 'claims' && depth >= 1) continue;
+    if (child.isDirectory && child.name !== claimsDir && depth >= 1) continue;
     if (child.isDirectory && child.name.startsWith('.')) continue;
     await walk(child, `${prefix}${entry.name}/`, depth + 1, out);
   }
@@ -81,8 +76,8 @@ export async function readDrop(data: DataTransfer): Promise<RawFile[]> {
   if (entries.some((e) => e?.isDirectory)) {
     const found = new Map<string, FileSystemFileEntry>();
     for (const entry of entries) if (entry) await walk(entry, '', 0, found);
-    const keep = pickRailFiles([...found.keys()]);
-    return Promise.all(keep.map(async (path) => readFile(await entryFile(found.get(path)!), path)));
+    const keep = railFilesIn([...found.keys()]);
+    return Promise.all(keep.map(async (r) => readFile(await entryFile(found.get(r.name)!), r.name, r)));
   }
   return Promise.all(Array.from(data.files).map((f) => readFile(f)));
 }

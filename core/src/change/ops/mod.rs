@@ -22,7 +22,7 @@ mod request;
 mod take;
 mod update;
 
-use update::Update;
+use update::ClaimChanges;
 
 #[cfg(test)]
 mod tests;
@@ -146,7 +146,7 @@ pub fn plan_evaluated(
             add_paths,
             add_resources,
             ..
-        } => planner.update(Update {
+        } => planner.update(ClaimChanges {
             paths: paths.as_deref(),
             resources: resources.as_deref(),
             purpose: purpose.as_deref(),

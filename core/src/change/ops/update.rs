@@ -13,7 +13,7 @@ use super::{
 /// What an update sets: `paths` and `resources` replace what the claim holds; `add_paths` and
 /// `add_resources` are added to it (to the replacement, when both are given); `None` and empty
 /// leave it as it is.
-pub(super) struct Update<'a> {
+pub(super) struct ClaimChanges<'a> {
     pub paths: Option<&'a [String]>,
     pub resources: Option<&'a [String]>,
     pub purpose: Option<&'a str>,
@@ -33,7 +33,7 @@ fn with_added(base: &[String], added: &[String]) -> Vec<String> {
 }
 
 impl Planner<'_> {
-    pub(super) fn update(&self, u: Update<'_>) -> Result<Plan, Refusal> {
+    pub(super) fn update(&self, u: ClaimChanges<'_>) -> Result<Plan, Refusal> {
         let task = self.task;
         let own = self.own_claims()?;
         let mine = own[0];
