@@ -367,6 +367,36 @@ fn write_record(tmp: &Path, me: &LockRecord) -> Result<(), LockError> {
     Ok(())
 }
 
+/// After this long waiting for the lock, a waiter says who holds it (once): a lock held by a
+/// `flock` one-liner or a slow command otherwise left `rail claim` silent until its timeout.
+const WAIT_NOTICE: Duration = Duration::from_secs(1);
+
+/// Says once, on stderr, what a wait is for, when it has lasted [`WAIT_NOTICE`].
+struct WaitNotice {
+    since: Instant,
+    said: bool,
+}
+
+impl WaitNotice {
+    fn new() -> WaitNotice {
+        WaitNotice {
+            since: Instant::now(),
+            said: false,
+        }
+    }
+
+    fn tell(&mut self, deadline: Instant, what: impl FnOnce() -> String) {
+        if self.said || self.since.elapsed() < WAIT_NOTICE {
+            return;
+        }
+        self.said = true;
+        let left = deadline
+            .saturating_duration_since(Instant::now())
+            .as_secs_f32();
+        errln!("rail: waiting for {} (at most {left:.0} s more)", what());
+    }
+}
+
 /// Links the complete record `tmp` into place as the lock file, until `deadline`: a holder core
 /// judges breakable is broken (each one broken is returned, for the log), any other is waited
 /// for.
@@ -380,6 +410,7 @@ fn link(
 ) -> Result<Vec<Broken>, LockError> {
     let host = &me.host;
     let mut broken = Vec::new();
+    let mut notice = WaitNotice::new();
     loop {
         match fs::hard_link(tmp, lock_path) {
             Ok(()) => return Ok(broken),
@@ -449,6 +480,12 @@ fn link(
                 what: format!("the rail lock {}", lock_path.display()),
             });
         }
+        notice.tell(deadline, || {
+            format!(
+                "the rail lock: it is {}",
+                crate::out::hint::say(&verdict.message, verdict.hint.as_ref())
+            )
+        });
         backoff.sleep(deadline);
     }
 }
@@ -465,6 +502,7 @@ fn lock_claims(
     let claims_path = dir.join(rail_core::formats::rail_files::CLAIMS_MD);
     // flock on claims.md, by the deadline.
     let flock = |claims: &File, backoff: &mut Backoff| -> Result<(), LockError> {
+        let mut notice = WaitNotice::new();
         loop {
             match sys::try_lock(claims, LockKind::Exclusive) {
                 Ok(true) => return Ok(()),
@@ -478,6 +516,12 @@ fn lock_claims(
                             ),
                         });
                     }
+                    notice.tell(deadline, || {
+                        format!(
+                            "{}: another process holds its flock (a `flock claims.md …` one-liner, or a tool that locks it)",
+                            claims_path.display()
+                        )
+                    });
                     backoff.sleep(deadline);
                 }
                 Err(e) => return Err(LockError::Io(format!("flock {}", claims_path.display()), e)),

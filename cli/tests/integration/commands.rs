@@ -343,6 +343,91 @@ fn environment_problems_exit_3() {
     holder.wait().unwrap();
 }
 
+/// A waiter says who holds the lock while it waits (issue 46, item 5: `rail claim` was silent
+/// for the whole lock timeout behind a holder): the line comes once, after a second, and the
+/// claim goes through when the holder is gone.
+#[test]
+fn a_waiter_says_who_holds_the_lock_while_it_waits() {
+    use std::io::{BufRead, BufReader};
+    let repo = Repo::new();
+    let mut holder = std::process::Command::new(rail_bin())
+        .args(["claim", "slow", "--session", "holder"])
+        .current_dir(repo.path())
+        .env("RAIL_TEST_HOLD_MS", "600000")
+        .spawn()
+        .unwrap();
+    wait_for(
+        "the holder never locked",
+        std::time::Duration::from_secs(60),
+        || repo.file("claims.md.lock").exists(),
+    );
+    let mut waiter = std::process::Command::new(rail_bin())
+        .args(["claim", "other", "--session", "waiter"])
+        .current_dir(repo.path())
+        .env("RAIL_LOCK_TIMEOUT_MS", "600000")
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(waiter.stderr.take().unwrap()).lines();
+    let said = lines.next().unwrap().unwrap();
+    assert!(
+        said.starts_with("rail: waiting for the rail lock: it is held by"),
+        "{said}"
+    );
+    assert!(said.contains(&format!("{}@", holder.id())), "{said}");
+    assert!(said.contains("is alive"), "{said}");
+    // The holder dies; its lock is broken as a dead owner's, and the claim is made.
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let rest: Vec<String> = lines.map(|l| l.unwrap()).collect();
+    assert!(waiter.wait().unwrap().success(), "{rest:?}");
+    assert!(
+        !rest.iter().any(|l| l.contains("waiting for")),
+        "said once: {rest:?}"
+    );
+    assert_eq!(repo.holders("other").len(), 1);
+}
+
+/// The same while a `flock claims.md …` one-liner holds claims.md: the waiter says so, and
+/// claims once the one-liner is done.
+#[cfg(unix)]
+#[test]
+fn a_waiter_says_a_flock_holds_claims_md() {
+    use std::io::{BufRead, BufReader};
+    let repo = Repo::new();
+    // `flock claims.md cat`: holds the lock until its stdin closes.
+    let mut one_liner = std::process::Command::new("flock")
+        .args(["claims.md", "-c", "echo locked; cat"])
+        .current_dir(repo.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(one_liner.stdout.take().unwrap()).lines();
+    assert_eq!(out.next().unwrap().unwrap(), "locked");
+    let mut waiter = std::process::Command::new(rail_bin())
+        .args(["claim", "other", "--session", "waiter"])
+        .current_dir(repo.path())
+        .env("RAIL_LOCK_TIMEOUT_MS", "600000")
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(waiter.stderr.take().unwrap()).lines();
+    let said = lines.next().unwrap().unwrap();
+    assert!(said.starts_with("rail: waiting for "), "{said}");
+    assert!(
+        said.contains("claims.md: another process holds its flock"),
+        "{said}"
+    );
+    drop(one_liner.stdin.take());
+    one_liner.wait().unwrap();
+    let rest: Vec<String> = lines.map(|l| l.unwrap()).collect();
+    assert!(waiter.wait().unwrap().success(), "{rest:?}");
+    assert_eq!(repo.holders("other").len(), 1);
+}
+
 #[test]
 fn merges_through_the_driver_are_clean_and_order_independent() {
     let repo = Repo::new();
