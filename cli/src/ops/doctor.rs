@@ -229,32 +229,61 @@ pub fn findings(ctx: &Ctx) -> Result<Vec<Finding>, Fail> {
             unguarded: false,
         });
     }
-    // The git side: the pre-commit check and the merge driver.
-    let hooks = crate::ops::git_hooks::hooks_dir(repo);
-    for name in ["pre-commit", "pre-push"] {
+    out.extend(git_side(repo, &main));
+    Ok(out)
+}
+
+/// The git side: the pre-commit and pre-push checks there, every hook Rail installed and the
+/// merge driver running a program that resolves (a `rail` gone from PATH fails every commit).
+fn git_side(repo: &crate::git::repo::Repo, main: &Path) -> Vec<Finding> {
+    use crate::ops::git_hooks::{first_word, hooks_dir, program_of, HOOKS};
+    let mut out = Vec::new();
+    let hooks = hooks_dir(repo);
+    for (name, _) in HOOKS {
         let path = hooks.join(name);
-        let ours = read(&path)
-            .ok()
-            .flatten()
-            .is_some_and(|t| t.contains(" check "));
-        if !ours {
-            out.push(Finding {
+        let text = read(&path).ok().flatten();
+        let program = text.as_deref().and_then(program_of);
+        let checks = matches!(name, "pre-commit" | "pre-push");
+        match program {
+            Some(p) if !resolves(&p) => out.push(Finding {
+                agent: None,
+                place: path.display().to_string(),
+                problem: format!("git's {name} hook runs `{p}`, which does not resolve (not on PATH, or no longer there): {}", if checks { "every commit or push it checks fails" } else { "claims git drops are not put back" }),
+                fix: format!("put `{p}` on PATH, or run `rail init --hooks` again with the rail you use"),
+                unguarded: true,
+            }),
+            Some(_) => {}
+            // Not Rail's hook (or none): the checks are missing; the reconciles are optional
+            // (every change puts back lost claims itself).
+            None if checks && !text.as_deref().is_some_and(|t| t.contains(" check ")) => out.push(Finding {
                 agent: None,
                 place: path.display().to_string(),
                 problem: format!("git's {name} hook does not run `rail check`: a commit into another session's paths is not caught"),
                 fix: "rail init --hooks".into(),
                 unguarded: false,
-            });
+            }),
+            None => {}
         }
     }
-    if crate::git::config::get(Some(repo), &main, "merge.rail.driver").is_none() {
-        out.push(Finding {
+    match crate::git::config::get(Some(repo), main, "merge.rail.driver") {
+        None => out.push(Finding {
             agent: None,
             place: main.join(".git/config").display().to_string(),
             problem: "the merge driver is not configured: a git merge of claims.md can conflict or drop a claim".into(),
             fix: "rail init".into(),
             unguarded: false,
-        });
+        }),
+        Some(driver) => {
+            if let Some(p) = first_word(&driver).filter(|p| !resolves(p)) {
+                out.push(Finding {
+                    agent: None,
+                    place: main.join(".git/config").display().to_string(),
+                    problem: format!("the merge driver runs `{p}`, which does not resolve: git fails every merge of claims.md"),
+                    fix: format!("put `{p}` on PATH, or run `rail init` again with the rail you use"),
+                    unguarded: true,
+                });
+            }
+        }
     }
-    Ok(out)
+    out
 }

@@ -2308,3 +2308,67 @@ fn doctor_reads_codex_hook_trust() {
     assert_eq!(c, 1);
     assert!(found.iter().any(|f| f.contains("cannot tell")), "{found:?}");
 }
+
+/// `rail doctor` checks what Rail installed for git resolves (issue 46, item 4): hooks written
+/// with `rail` on PATH fail every commit in a shell where it is not, and said only `exec: rail:
+/// not found`. Now the hook says what is wrong and doctor names the hook and the merge driver,
+/// exit 1.
+#[test]
+fn doctor_names_git_hooks_and_a_merge_driver_whose_rail_is_gone() {
+    let repo = Repo::new();
+    let with_rail = path_with_rail();
+    let out = repo.rail_env(&["init", "--hooks"], &[("PATH", with_rail.as_str())]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let hook = repo.read(".git/hooks/pre-commit");
+    assert!(hook.contains("exec rail check --staged"), "{hook}");
+    let doctor = |path: &str| {
+        let out = repo.rail_env(&["doctor", "--json"], &[("PATH", path)]);
+        let doc: serde_json::Value = serde_json::from_str(&stdout(&out))
+            .unwrap_or_else(|e| panic!("{e}: {} {}", stdout(&out), stderr(&out)));
+        (code(&out), doc.to_string())
+    };
+    let (_, fine) = doctor(&with_rail);
+    assert!(!fine.contains("does not resolve"), "{fine}");
+    // A PATH without rail (git and sh still on it).
+    let without: String = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .filter(|d| !d.join("rail").exists())
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":");
+    let (c, said) = doctor(&without);
+    assert_eq!(c, 1, "{said}");
+    for name in ["pre-commit", "pre-push", "post-checkout"] {
+        assert!(
+            said.contains(&format!(
+                "git's {name} hook runs `rail`, which does not resolve"
+            )),
+            "{name}: {said}"
+        );
+    }
+    // The commit such a hook blocks says why, in words.
+    std::fs::write(repo.file("x.txt"), "x\n").unwrap();
+    repo.git(&["add", "x.txt"]);
+    let commit = std::process::Command::new("git")
+        .args(["commit", "-qm", "x"])
+        .current_dir(repo.path())
+        .env("PATH", &without)
+        .output()
+        .unwrap();
+    assert!(!commit.status.success());
+    let told = String::from_utf8_lossy(&commit.stderr);
+    assert!(
+        told.contains("this pre-commit hook runs rail, which is not found"),
+        "{told}"
+    );
+    // The merge driver the same way.
+    repo.git(&[
+        "config",
+        "merge.rail.driver",
+        "/nowhere/rail merge-driver %O %A %B %P",
+    ]);
+    let (_, said) = doctor(&with_rail);
+    assert!(
+        said.contains("the merge driver runs `/nowhere/rail`, which does not resolve"),
+        "{said}"
+    );
+}
