@@ -129,3 +129,35 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
     }
     cli.command.run(&ctx)
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every command, argument and option says what it is in `--help` (issue 46, item 6:
+    /// `rail update --help` showed a bare `<TASK>` and `--purpose`).
+    #[test]
+    fn every_command_and_argument_has_a_description() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            if cmd.get_about().is_none() && !path.is_empty() {
+                missing.push(format!("`rail {path}` has no description"));
+            }
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if arg.is_hide_set() || matches!(id, "help" | "version") {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("`rail {path}`: `{id}` has no description"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                let name = format!("{path} {}", sub.get_name()).trim().to_string();
+                walk(sub, &name, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&super::Cli::command(), "", &mut missing);
+        assert!(missing.is_empty(), "\n{}\n", missing.join("\n"));
+    }
+}

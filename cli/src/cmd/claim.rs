@@ -6,6 +6,7 @@ use crate::ops::write::{self, ClaimOptions};
 
 #[derive(clap::Args, Debug)]
 pub struct ClaimArgs {
+    /// The task id to claim, e.g. auth-refresh (letters, digits, `-`, `_`, `.`, `/`).
     pub task: String,
     #[command(flatten)]
     pub claim: ClaimOptions,

@@ -5,6 +5,7 @@ use crate::fail::Fail;
 
 #[derive(clap::Args, Debug)]
 pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, powershell or elvish.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
 }

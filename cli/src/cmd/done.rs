@@ -15,6 +15,7 @@ use crate::fail::{self, Fail};
 
 #[derive(clap::Args, Debug)]
 pub struct DoneArgs {
+    /// The task this session holds and has finished.
     pub task: String,
     /// The check command (default: rail.yaml `check`).
     #[arg(long, value_name = "CMD")]

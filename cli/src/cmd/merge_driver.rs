@@ -15,9 +15,13 @@ use crate::store::lock;
 
 #[derive(clap::Args, Debug)]
 pub struct MergeDriverArgs {
+    /// The common ancestor's claims.md (git's %O).
     pub base: PathBuf,
+    /// Ours (git's %A): the merge is written here.
     pub ours: PathBuf,
+    /// Theirs (git's %B).
     pub theirs: PathBuf,
+    /// The merged file's path in the repository (git's %P), for messages.
     pub pathname: Option<String>,
 }
 

@@ -6,6 +6,7 @@ use crate::ops::write::{self, Touched};
 
 #[derive(clap::Args, Debug)]
 pub struct ReleaseArgs {
+    /// The task this session holds.
     pub task: String,
     /// Record these files instead of asking git (repeatable).
     #[arg(long = "touched", value_name = "FILE")]

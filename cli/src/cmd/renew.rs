@@ -5,6 +5,7 @@ use crate::fail::Fail;
 
 #[derive(clap::Args, Debug)]
 pub struct RenewArgs {
+    /// The task this session holds.
     pub task: String,
 }
 

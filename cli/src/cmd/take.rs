@@ -5,6 +5,7 @@ use crate::fail::Fail;
 
 #[derive(clap::Args, Debug)]
 pub struct TakeArgs {
+    /// The stale claim's task.
     pub task: String,
     /// Why (recorded in the log; default: why the claim is stale).
     #[arg(long, value_name = "TEXT")]

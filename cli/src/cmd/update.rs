@@ -7,6 +7,7 @@ use crate::ops::write::{self, Changes};
 
 #[derive(clap::Args, Debug)]
 pub struct UpdateArgs {
+    /// The task this session holds.
     pub task: String,
     /// Add a path, directory or glob to those the claim holds, keeping them (repeatable).
     #[arg(long = "add-path", value_name = "GLOB")]

@@ -6,6 +6,7 @@ use crate::out::{print_json, render};
 
 #[derive(clap::Args, Debug)]
 pub struct WhoArgs {
+    /// Files, directories or globs, relative to the repository (a directory: anything under it).
     #[arg(required = true)]
     pub paths: Vec<String>,
 }

@@ -37,9 +37,6 @@ pub enum WorktreeAction {
         #[arg(long, value_name = "BRANCH")]
         base: Option<String>,
     },
-    /// Close a station: refused while it holds uncommitted changes or commits not in the base
-    /// branch (unless --force); never the main checkout. Releases its claims, removes the
-    /// worktree, deletes the branch only when merged.
     /// Give a worktree (one another tool made, or a station made before Rail's agent files
     /// existed) each agent's hooks, MCP server and rail section, as `rail worktree TASK` does:
     /// only files its branch does not track, kept out of git (docs/agents.md, "Stations").
@@ -47,6 +44,9 @@ pub enum WorktreeAction {
         /// The worktree's path, a task id or a branch.
         station: String,
     },
+    /// Close a station: refused while it holds uncommitted changes or commits not in the base
+    /// branch (unless --force); never the main checkout. Releases its claims, removes the
+    /// worktree, deletes the branch only when merged.
     #[command(alias = "rm")]
     Remove {
         /// A task id, a branch, or the station's path (`./name` for one in this directory).
