@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use rail_core::model::input::{Facts, RailTexts};
+use rail_core::text::diagnostic::Severity;
 
 use crate::context::{Commits, Ctx};
 use crate::fail::Fail;
@@ -25,8 +26,24 @@ pub fn run(ctx: &Ctx, args: &BoardArgs) -> Result<(), Fail> {
         return write_board_html(&texts, &facts, path);
     }
     let board = crate::ops::read::board_model(ctx)?;
+    // Exit 1 on the errors `rail validate` fails on (a broken line, a claim made twice…), as
+    // validate does; with `--json` the board is then the failure's document (one on stdout).
+    let errors = (board.diagnostics.iter())
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    let failure = (errors > 0).then(|| Fail {
+        code: crate::fail::REFUSED,
+        message: format!(
+            "the rail has {errors} error{} (`rail validate` lists {})",
+            if errors == 1 { "" } else { "s" },
+            if errors == 1 { "it" } else { "them" }
+        ),
+        json: Some(serde_json::to_value(&board).unwrap_or_default()),
+    });
     if ctx.json {
-        print_json(&board);
+        if failure.is_none() {
+            print_json(&board);
+        }
     } else {
         // The board escapes each value itself, so its colour codes survive.
         out_raw!(
@@ -34,7 +51,7 @@ pub fn run(ctx: &Ctx, args: &BoardArgs) -> Result<(), Fail> {
             render::board(&board, &ctx.rail.root, render::use_color())
         );
     }
-    Ok(())
+    failure.map_or(Ok(()), Err)
 }
 
 /// The placeholder the web board's standalone page reads its data from.

@@ -35,7 +35,11 @@ pub fn run(ctx: &Ctx) -> Result<(), Fail> {
                 .unwrap_or_default()
         );
     } else if restore.lost.is_empty() {
-        outln!("claims.md has every claim Rail wrote");
+        // Git's post-checkout, post-merge and post-rewrite hooks run this after every such
+        // command: nothing lost is said only to a person who asked.
+        if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            outln!("claims.md has every claim Rail wrote");
+        }
     } else {
         outln!(
             "restored {} of {} claims claims.md lost outside Rail",

@@ -51,6 +51,15 @@ impl Paint {
     }
 }
 
+/// `n` things, in the singular for one.
+fn count(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
 fn claim_line(c: &BoardClaim, p: &Paint, task_w: usize, session_w: usize) -> String {
     let task = safe(&c.task.clone().unwrap_or_else(|| format!("({})", c.file))).into_owned();
     let left = match (&c.lease_left_text, c.state) {
@@ -58,12 +67,16 @@ fn claim_line(c: &BoardClaim, p: &Paint, task_w: usize, session_w: usize) -> Str
         (Some(_), LeaseState::Stale) => "stale".to_string(),
         (None, _) => "no time".to_string(),
     };
+    // Core's reason starts with the time left the column already shows: said once.
+    let reason = (c.lease_left_text.as_deref())
+        .and_then(|t| c.reason.strip_prefix(&format!("{t} left")))
+        .map_or(c.reason.as_str(), str::trim_start);
     let mut line = format!(
         "  {:task_w$}  {:session_w$}  {:>10}  {}",
         task,
         safe(&c.session),
         left,
-        p.dim(&safe(&c.reason))
+        p.dim(&safe(reason))
     );
     if !c.holds {
         line.push_str(&p.red("  [duplicate: does not hold]"));
@@ -98,14 +111,14 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
     let s = &board.summary;
     let _ = writeln!(
         out,
-        "{} {}  ({} claims: {} live, {} expiring, {} stale; {} conflicts) at {}",
+        "{} {}  ({}: {} live, {} expiring, {} stale; {}) at {}",
         p.bold("Rail"),
         safe(&root.display().to_string()),
-        s.claims,
+        count(s.claims, "claim"),
         s.live,
         s.expiring,
         s.stale,
-        s.conflicts,
+        count(s.conflicts, "conflict"),
         board.now
     );
     let (task_w, session_w) = widths(board);
@@ -186,8 +199,21 @@ fn sessions(out: &mut String, board: &Board, p: &Paint, session_w: usize) {
         .iter()
         .filter(|v| !v.claims.is_empty())
         .collect();
-    if !holders.is_empty() {
-        let _ = writeln!(out, "\n{}", p.bold("SESSIONS"));
+    if holders.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n{}", p.bold("SESSIONS"));
+    // No hook seen anywhere yet (the agents are not set up, or have not run): one line says
+    // it, rather than a red line per session that reads as breakage.
+    if holders.iter().all(|v| v.hook.is_none()) {
+        let _ = writeln!(
+            out,
+            "  {}",
+            p.dim("no agent's Rail hook has run yet: `rail init --agents` sets them up, `rail doctor` checks")
+        );
+        return;
+    }
+    {
         for v in holders {
             let guard = match &v.hook {
                 Some(h) => format!(
@@ -273,9 +299,20 @@ fn backlog(out: &mut String, board: &Board, p: &Paint, task_w: usize) {
 
 /// The diagnostics and the recent log.
 fn notes(out: &mut String, board: &Board, p: &Paint) {
-    if !board.diagnostics.is_empty() {
+    use rail_core::text::diagnostic::Code;
+    // A conflict is on the board once, under CONFLICTS: its diagnostics (one per claim line
+    // involved, for editors) would say it twice more here.
+    let notes: Vec<_> = (board.diagnostics.iter())
+        .filter(|d| {
+            !matches!(
+                d.code,
+                Code::DuplicateClaim | Code::PathOverlap | Code::ResourceClash
+            )
+        })
+        .collect();
+    if !notes.is_empty() {
         let _ = writeln!(out, "\n{}", p.bold("DIAGNOSTICS"));
-        for d in &board.diagnostics {
+        for d in notes {
             let _ = writeln!(out, "  {}", safe(&crate::out::hint::one_line(d)));
         }
     }
@@ -293,7 +330,28 @@ pub fn scope(report: &ScopeReport) -> String {
         out.push_str("no changed files\n");
         return out;
     }
+    // Files of a session that declared nothing are said in one line, not one each (the setup
+    // commit of a repository: every file `no declared scope`).
+    let undeclared: Vec<&str> = (report.files.iter())
+        .filter(|f| f.class == FileClass::Undeclared && f.others.is_empty())
+        .map(|f| f.path.as_str())
+        .collect();
+    if undeclared.len() > 1 {
+        let who = if report.session.is_empty() {
+            "this checkout names no session".to_string()
+        } else {
+            format!("{} declared no paths", report.session)
+        };
+        out.push_str(&format!(
+            "{} files with no declared scope ({who}): {}\n",
+            undeclared.len(),
+            undeclared.join(", ")
+        ));
+    }
     for f in &report.files {
+        if undeclared.len() > 1 && f.class == FileClass::Undeclared && f.others.is_empty() {
+            continue;
+        }
         let mut line = format!("{}: {}", class_label(f.class), f.path);
         if !f.others.is_empty() {
             let who = f

@@ -1494,3 +1494,80 @@ fn a_session_whose_claim_was_taken_is_told_at_its_next_hook_call() {
         "no notice left where session-c's hook never ran"
     );
 }
+
+/// The board says each thing once (issue 46, item 6): a claim's time once, each conflict once
+/// (not again under DIAGNOSTICS), a pattern two sessions both claim as such, no resource held by
+/// a claim that lost its task, one line for sessions no hook was seen for, counts in the
+/// singular for one; and it exits 1 on the errors `rail validate` fails on.
+#[test]
+fn the_board_says_each_thing_once() {
+    let repo = Repo::new();
+    let mut claims = repo.read("claims.md");
+    claims.push_str(
+        "ui-x | session-e | 2026-10-22T14:00Z | paths: src/ui/**\n\
+         ui-x | session-f | 2026-10-22T14:01Z | resources: port:3000\n\
+         server | session-g | 2026-10-22T14:02Z | resources: port:3000\n\
+         dark | session-i | 2026-10-22T14:04Z | paths: src/ui/**\n",
+    );
+    std::fs::write(repo.file("claims.md"), claims).unwrap();
+    let out = repo.rail_env(
+        &["board", "--now", "2026-10-22T15:00:00Z"],
+        &[("NO_COLOR", "1")],
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "rail: the rail has 2 errors (`rail validate` lists them)\n"
+    );
+    let text = stdout(&out);
+    let body = text.split_once('\n').unwrap().1;
+    assert!(
+        text.starts_with("Rail ")
+            && text.lines().next().unwrap().ends_with(
+                "(4 claims: 4 live, 0 expiring, 0 stale; 2 conflicts) at 2026-10-22T15:00:00Z"
+            ),
+        "{text}"
+    );
+    assert_eq!(
+        body,
+        "
+LIVE
+  ui-x    session-e     1h left  of 2h (until 2026-10-22T16:00:00Z); claimed 1h ago  [conflict]
+          paths: src/ui/**
+  ui-x    session-f   1h1m left  of 2h (until 2026-10-22T16:01:00Z); claimed 59m ago  [duplicate: does not hold]  [conflict]
+          resources: port:3000
+  server  session-g   1h2m left  of 2h (until 2026-10-22T16:02:00Z); claimed 58m ago
+          resources: port:3000
+  dark    session-i   1h4m left  of 2h (until 2026-10-22T16:04:00Z); claimed 56m ago  [conflict]
+          paths: src/ui/**
+
+CONFLICTS
+  ! same task twice: task ui-x is claimed more than once: session-e (claims.md:5) holds it; also claimed by session-f (claims.md:6)
+  ! paths overlap: session-e (ui-x) and session-i (dark) both claim `src/ui/**`
+
+SESSIONS
+  no agent's Rail hook has run yet: `rail init --agents` sets them up, `rail doctor` checks
+
+RESOURCES
+  port:3000                 session-g (server)
+"
+    );
+    // With --json the board is the one document on stdout, and the exit code the same.
+    let out = repo.rail(&["board", "--json", "--now", "2026-10-22T15:00:00Z"]);
+    assert_eq!(code(&out), 1);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["summary"]["claims"], 4);
+    // A task name one slip from a claimed one is suggested.
+    let out = repo.rail(&["release", "servr", "--session", "session-g"]);
+    assert!(
+        stderr(&out).contains("servr is not claimed by anyone; did you mean server?"),
+        "{}",
+        stderr(&out)
+    );
+    // One claim, no error: "1 claim", exit 0.
+    let one = Repo::new();
+    assert_eq!(code(&one.rail(&["claim", "t", "--session", "s"])), 0);
+    let out = one.rail(&["board"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("(1 claim: 1 live, 0 expiring, 0 stale; 0 conflicts)"));
+}

@@ -255,14 +255,17 @@ pub fn message(done: &[(Violation, Done)]) -> String {
     let lines: Vec<String> = done
         .iter()
         .map(|(v, d)| {
-            let task = v.task.as_deref().unwrap_or("no task");
+            let task = v
+                .task
+                .as_deref()
+                .map_or("no task".to_string(), |t| format!("task {t}"));
             let what = match d {
                 Done::PutBack => "its previous content is back".to_string(),
                 Done::Removed => "it did not exist before the call and was removed".to_string(),
                 Done::Left(why) => format!("left as it is ({why}): tell {}", v.session),
             };
             format!(
-                "{} is claimed by {} (task {task}, via `{}`): {what}",
+                "{} is claimed by {} ({task}, via `{}`): {what}",
                 v.path, v.session, v.pattern
             )
         })

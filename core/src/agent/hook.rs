@@ -129,14 +129,17 @@ pub fn decide(eval: &Evaluation, actor: &Acting, targets: &[String]) -> HookVerd
         let lines: Vec<String> = held_paths
             .iter()
             .map(|h| {
-                let task = h.task.as_deref().unwrap_or("no task");
+                let task = h
+                    .task
+                    .as_deref()
+                    .map_or("no task".to_string(), |t| format!("task {t}"));
                 let left = h
                     .lease_left
                     .as_ref()
                     .map(|l| format!(", {l} left"))
                     .unwrap_or_default();
                 format!(
-                    "{} is claimed by {} (task {task}, {}{left}, {}:{}, via `{}`)",
+                    "{} is claimed by {} ({task}, {}{left}, {}:{}, via `{}`)",
                     h.path,
                     h.session,
                     h.state.as_str(),

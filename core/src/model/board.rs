@@ -431,7 +431,9 @@ fn lease_phrase(left: Option<chrono::TimeDelta>, state: LeaseState) -> String {
 
 fn resources(eval: &Evaluation) -> Vec<ResourceUse> {
     let mut by_name: BTreeMap<String, Vec<ResourceHolder>> = BTreeMap::new();
-    for claim in &eval.claims {
+    // A claim that lost its task to another claim of it holds no resource.
+    let lost = conflict::losers(&eval.claims);
+    for claim in (eval.claims.iter()).filter(|c| !lost.get(c.id).copied().unwrap_or(false)) {
         for r in &claim.resources {
             let (name, shared) = resource_key(r);
             by_name

@@ -105,6 +105,30 @@ pub fn conflicts_of(claims: &[Claim], probe: Claim) -> Vec<Conflict> {
         .collect()
 }
 
+/// Per claim (its id is its position): whether it lost its task to another claim of it (a
+/// duplicate that does not hold). A loser holds nothing — neither paths nor resources — so it
+/// is in no other conflict, and a resource does not count it among its holders.
+pub fn losers(claims: &[Claim]) -> Vec<bool> {
+    let mut by_task: BTreeMap<&str, Vec<&Claim>> = BTreeMap::new();
+    for claim in claims {
+        if let Some(task) = &claim.task {
+            by_task.entry(task).or_default().push(claim);
+        }
+    }
+    let mut lost = vec![false; claims.len()];
+    for group in by_task.values().filter(|g| g.len() > 1) {
+        let holder = holder_of(group).map(|h| h.id);
+        for c in group {
+            if Some(c.id) != holder {
+                if let Some(l) = lost.get_mut(c.id) {
+                    *l = true;
+                }
+            }
+        }
+    }
+    lost
+}
+
 /// For a task claimed more than once: the claim that holds it. Among claims that still hold
 /// (live or expiring) the earliest wins; if all are stale, the earliest overall.
 pub fn holder_of<'a>(claims: &[&'a Claim]) -> Option<&'a Claim> {
@@ -203,7 +227,10 @@ fn path_overlaps_within(claims: &[Claim], budget: &mut glob::Budget) -> Vec<Conf
     // cost more than every comparison.
     let mut texts: Vec<&str> = Vec::new();
     let mut entries: Vec<PathEntry<'_>> = Vec::new();
-    for c in claims.iter().filter(|c| c.state().holds()) {
+    let lost = losers(claims);
+    for c in
+        (claims.iter()).filter(|c| c.state().holds() && !lost.get(c.id).copied().unwrap_or(false))
+    {
         for p in &c.paths {
             let id = *ids.entry(p).or_insert_with(|| {
                 texts.push(p);
@@ -338,6 +365,15 @@ fn path_overlaps_within(claims: &[Claim], budget: &mut glob::Budget) -> Vec<Conf
                     what(cb),
                     first.left,
                     first.right
+                )
+            } else if first.left == first.right {
+                format!(
+                    "{} ({}) and {} ({}) both claim `{}`{more}",
+                    ca.session,
+                    what(ca),
+                    cb.session,
+                    what(cb),
+                    first.left
                 )
             } else {
                 format!(
@@ -480,7 +516,10 @@ fn ancestors(prefix: &str) -> impl Iterator<Item = &str> {
 /// One exclusive resource held by several sessions, or an exclusive holder beside shared ones.
 pub fn resource_clashes(claims: &[Claim]) -> Vec<Conflict> {
     let mut by_key: BTreeMap<&str, Vec<(&Claim, bool)>> = BTreeMap::new();
-    for claim in claims.iter().filter(|c| c.state().holds()) {
+    let lost = losers(claims);
+    for claim in
+        (claims.iter()).filter(|c| c.state().holds() && !lost.get(c.id).copied().unwrap_or(false))
+    {
         for resource in &claim.resources {
             let (key, shared) = resource_key(resource);
             by_key.entry(key).or_default().push((claim, shared));

@@ -236,6 +236,44 @@ pub fn owner_from_file_name(file_name: &str) -> Option<String> {
     Some(stem.replace("%2F", "/").replace("%2f", "/"))
 }
 
+/// The name among `names` closest to `name` when it is one slip away: at most two edits
+/// (insert, delete, replace, or swap two neighbours) for names of eight characters or more, one
+/// below (a short name is too easily near anything); the first such name, or `None`.
+pub fn closest<'a>(name: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let a: Vec<char> = name.chars().collect();
+    let limit = if a.len() >= 8 { 2 } else { 1 };
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in names {
+        let b: Vec<char> = candidate.chars().collect();
+        if candidate == name || a.len().abs_diff(b.len()) > limit {
+            continue;
+        }
+        let d = edits(&a, &b);
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, candidate));
+        }
+    }
+    best.map(|(_, n)| n)
+}
+
+/// The optimal-string-alignment distance of `a` and `b` (Levenshtein with neighbour swaps).
+fn edits(a: &[char], b: &[char]) -> usize {
+    let mut prev2: Vec<usize> = Vec::new();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut row = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            row[j] = (prev[j] + 1).min(row[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(prev2[j - 2] + 1);
+            }
+        }
+        prev2 = std::mem::replace(&mut prev, row);
+    }
+    prev[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -259,6 +297,31 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_name_one_slip_away_is_suggested() {
+        let names = ["auth-refresh", "billing", "ui-dark-mode"];
+        assert_eq!(closest("auth-refesh", names), Some("auth-refresh"));
+        assert_eq!(closest("auth-rxyzesh", names), None, "three edits");
+        assert_eq!(
+            closest("auth-rfeersh", names),
+            Some("auth-refresh"),
+            "two swaps"
+        );
+        assert_eq!(closest("biling", names), Some("billing"));
+        assert_eq!(closest("bilingg", names), None, "two edits on a short name");
+        assert_eq!(
+            closest("ui-drak-mode", names),
+            Some("ui-dark-mode"),
+            "a swap is one edit"
+        );
+        assert_eq!(
+            closest("billing", names),
+            None,
+            "the name itself is no suggestion"
+        );
+        assert_eq!(closest("zz", names), None);
+    }
 
     #[test]
     fn tasks() {

@@ -148,7 +148,12 @@ impl<'a> Planner<'a> {
             "claim",
             vec![self.claims_md_edits(vec![edit])],
             log,
-            format!("claimed {task} for {}", self.session),
+            // A station's session is named after its task: `claimed auth for auth` said nothing.
+            if self.session == task {
+                format!("claimed {task}")
+            } else {
+                format!("claimed {task} for {}", self.session)
+            },
         ))
     }
 

@@ -436,6 +436,21 @@ impl<'a> Planner<'a> {
     }
 
     /// This session's claims of the task, or the refusal saying why there are none.
+    /// `; did you mean auth-refresh?` when a claimed or planned task is one slip from the task
+    /// asked for (a session's own first); else nothing.
+    fn did_you_mean(&self) -> String {
+        let own = (self.eval.claims.iter())
+            .filter(|c| c.session == self.session)
+            .filter_map(|c| c.task.as_deref());
+        let others = (self.eval.claims.iter())
+            .filter(|c| c.session != self.session)
+            .filter_map(|c| c.task.as_deref());
+        let planned = self.eval.planned.iter().map(|p| p.task.as_str());
+        ident::closest(self.task, own.chain(others).chain(planned))
+            .map(|t| format!("; did you mean {t}?"))
+            .unwrap_or_default()
+    }
+
     fn own_claims(&self) -> Result<Vec<&'a Claim>, Refusal> {
         let (holder, own) = self.holder();
         if !own.is_empty() {
@@ -455,7 +470,11 @@ impl<'a> Planner<'a> {
             ),
             None => Refusal {
                 kind: RefusalKind::NotClaimed,
-                message: format!("{} is not claimed by anyone", self.task),
+                message: format!(
+                    "{} is not claimed by anyone{}",
+                    self.task,
+                    self.did_you_mean()
+                ),
                 ..Refusal::bad(self.task, "")
             },
         })

@@ -23,7 +23,11 @@ impl Planner<'_> {
         let Some(holder) = holder else {
             return Err(Refusal {
                 kind: RefusalKind::NotClaimed,
-                message: format!("{} is not claimed by anyone", self.task),
+                message: format!(
+                    "{} is not claimed by anyone{}",
+                    self.task,
+                    self.did_you_mean()
+                ),
                 hint: Some(Hint::Claim {
                     task: self.task.to_string(),
                 }),
