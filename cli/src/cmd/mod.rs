@@ -67,7 +67,7 @@ pub enum Command {
     /// Fetch the shared rail (and the remote's branches) and mirror it into the main checkout.
     Sync,
     /// Put back claims that claims.md lost outside Rail (a git reset, stash, checkout or merge).
-    Reconcile,
+    Reconcile(reconcile::ReconcileArgs),
     /// Backlog tasks (`- [ ] task` lines) whose dependencies are released and nobody holds.
     Ready(ready::ReadyArgs),
     /// Agent hooks: `rail hook <agent>` reads that agent's payload on stdin.
@@ -129,7 +129,7 @@ impl Command {
             Command::Worktree(args) => worktree::run(ctx, args),
             Command::Done(args) => done::run(ctx, args),
             Command::Sync => sync::run(ctx),
-            Command::Reconcile => reconcile::run(ctx),
+            Command::Reconcile(args) => reconcile::run(ctx, &args),
             Command::Ready(args) => ready::run(ctx, &args),
             Command::MergeDriver(_)
             | Command::Hook { .. }

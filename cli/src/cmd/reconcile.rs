@@ -1,12 +1,22 @@
 //! `rail reconcile`: put back claims Rail wrote that claims.md lost outside Rail (a git reset,
 //! stash, checkout or merge; the post-checkout, post-merge and post-rewrite hooks run it).
 
+use clap::Args;
+
 use crate::context::Ctx;
 use crate::fail::Fail;
 
+#[derive(Args, Debug)]
+pub struct ReconcileArgs {
+    /// Say nothing when nothing was lost (git's hooks run it after every checkout, merge and
+    /// rewrite).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
 /// `rail reconcile`: puts back claims Rail wrote that claims.md lost outside Rail (the
 /// post-checkout, post-merge and post-rewrite hooks run it; every change runs it first anyway).
-pub fn run(ctx: &Ctx) -> Result<(), Fail> {
+pub fn run(ctx: &Ctx, args: &ReconcileArgs) -> Result<(), Fail> {
     let session = ctx.session().unwrap_or_else(|_| "reconcile".to_string());
     let lock = ctx.lock(&session)?;
     match ctx.rail.recover(&lock) {
@@ -35,9 +45,7 @@ pub fn run(ctx: &Ctx) -> Result<(), Fail> {
                 .unwrap_or_default()
         );
     } else if restore.lost.is_empty() {
-        // Git's post-checkout, post-merge and post-rewrite hooks run this after every such
-        // command: nothing lost is said only to a person who asked.
-        if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        if !args.quiet {
             outln!("claims.md has every claim Rail wrote");
         }
     } else {

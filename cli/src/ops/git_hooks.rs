@@ -14,10 +14,11 @@ const HOOK_MARK: &str = "# installed by rail init --hooks";
 pub const HOOKS: [(&str, &str); 5] = [
     ("pre-commit", "check --staged"),
     ("pre-push", "check --pre-push"),
-    // git rewrites claims.md in these without Rail's lock: put back what they dropped.
-    ("post-checkout", "reconcile"),
-    ("post-merge", "reconcile"),
-    ("post-rewrite", "reconcile"),
+    // git rewrites claims.md in these without Rail's lock: put back what they dropped, and
+    // say nothing after every checkout when nothing was.
+    ("post-checkout", "reconcile --quiet"),
+    ("post-merge", "reconcile --quiet"),
+    ("post-rewrite", "reconcile --quiet"),
 ];
 
 /// The program one of Rail's hook scripts runs (its `exec PROGRAM …` line), `None` for a hook

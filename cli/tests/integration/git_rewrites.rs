@@ -115,6 +115,15 @@ fn claims_dropped_by_stash_reset_and_checkout_come_back() {
     repo.git(&["stash", "-q"]);
     repo.git(&["checkout", "-q", "elsewhere"]);
     assert_eq!(repo.holders("a"), line, "{}", repo.read("claims.md"));
+    // Back and forth with nothing lost: the hook says nothing on every checkout.
+    let back = std::process::Command::new("git")
+        .args(["checkout", "-q", "-"])
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    assert!(back.status.success(), "{}", stderr(&back));
+    assert_eq!(stdout(&back), "", "the post-checkout hook spoke");
+    assert_eq!(stderr(&back), "", "the post-checkout hook spoke");
 
     // A release is not undone: the receipt follows Rail's own writes.
     let out = repo.rail(&["release", "a", "--session", "s1", "--no-touched"]);
