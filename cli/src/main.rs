@@ -122,7 +122,17 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
     let ctx = Ctx::new(flags, cli.command.creates())?;
     // Reads of a shared rail say how old it is. Only reads ask (a change asks for itself): each
     // asking is a git process.
-    if let Some(remote) = cli.command.reads().then(|| ctx.remote()).flatten() {
+    // A remote that is refused (not a remote's name) stops every change; a read shows the local
+    // copy and says why it is not the shared one (validate names the line of rail.yaml).
+    let remote = match cli.command.reads().then(|| ctx.remote()) {
+        Some(Ok(remote)) => remote,
+        Some(Err(refused)) => {
+            errln!("rail: {}; showing the local rail", refused.message);
+            None
+        }
+        None => None,
+    };
+    if let Some(remote) = remote {
         if let Some(note) = shared::before_read(&ctx, remote, cli.fetch)? {
             errln!("rail: {note}");
         }

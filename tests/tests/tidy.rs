@@ -792,3 +792,95 @@ fn the_cli_reads_the_environment_and_the_clock_only_in_sys() {
     }
     assert!(wrong.is_empty(), "\n{}\n", wrong.join("\n"));
 }
+
+/// The tokens of a file outside its test modules (`#[cfg(test)] mod …` and `#[cfg(all(test,
+/// …))] mod …`, to their closing brace): what the program itself runs.
+fn outside_test_modules(tokens: &[scan::Token]) -> Vec<&scan::Token> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        // `# [ cfg ( … test … ) ]` then `mod name {`.
+        if tokens[i].is_punct('#')
+            && tokens.get(i + 1).is_some_and(|t| t.is_punct('['))
+            && tokens.get(i + 2).is_some_and(|t| t.is_ident("cfg"))
+        {
+            let close = (i + 3..tokens.len()).find(|&j| tokens[j].is_punct(']'));
+            if let Some(close) = close {
+                let tested = tokens[i + 3..close].iter().any(|t| t.is_ident("test"));
+                let module = tokens.get(close + 1).is_some_and(|t| t.is_ident("mod"))
+                    || (tokens.get(close + 1).is_some_and(|t| t.is_ident("pub"))
+                        && tokens.get(close + 2).is_some_and(|t| t.is_ident("mod")));
+                let open = (close + 1..tokens.len()).find(|&j| tokens[j].is_punct('{'));
+                if let (true, true, Some(open)) = (tested, module, open) {
+                    let mut depth = 0usize;
+                    let mut j = open;
+                    while j < tokens.len() {
+                        if tokens[j].is_punct('{') {
+                            depth += 1;
+                        } else if tokens[j].is_punct('}') {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        j += 1;
+                    }
+                    i = j + 1;
+                    continue;
+                }
+            }
+        }
+        out.push(&tokens[i]);
+        i += 1;
+    }
+    out
+}
+
+/// Architecture Invariant: no value from outside Rail reaches a git command line as an option
+/// (issue 41: `rail check --base=--output=F` emptied F, rail.yaml's `remote:
+/// --upload-pack=CMD` ran CMD). Every git process of the CLI starts in `cli/src/git/line.rs`,
+/// from a `GitLine` that takes options only as Rail's own `&'static str` words and every other
+/// value as an operand after `--end-of-options`, refused if it still looks like an option; a
+/// started `GitProcess` cannot be given another argument. So: `Command::new("git")` and the
+/// `--end-of-options` word appear nowhere else in `cli/src` (test modules aside).
+#[test]
+fn git_starts_only_from_a_git_line() {
+    let mut wrong = Vec::new();
+    for (rel, _, tokens) in scanned("cli") {
+        if rel == "git/line.rs" {
+            continue;
+        }
+        let code = outside_test_modules(&tokens);
+        for (k, t) in code.iter().enumerate() {
+            let starts_git = matches!(&t.tok, scan::Tok::Str(s) if s == "git")
+                && k >= 2
+                && code[k - 1].is_punct('(')
+                && code[k - 2].is_ident("new");
+            let ends_options = matches!(&t.tok, scan::Tok::Str(s) if s == "--end-of-options");
+            if starts_git || ends_options {
+                wrong.push(format!("cli/src/{rel}:{}", t.line));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "\ngit started, or its options ended, outside cli/src/git/line.rs (build a GitLine and run it through git::run or git::line::process):\n{}\n",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn a_git_start_is_found_outside_test_modules_only() {
+    let src = "fn a() { Command::new(\"git\"); }\n#[cfg(test)]\nmod tests { fn b() { Command::new(\"git\"); } }\nfn c() { std::process::Command::new(\n \"git\") }";
+    let tokens = scan::lex(src);
+    let code = outside_test_modules(&tokens);
+    let lines: Vec<usize> = code
+        .iter()
+        .enumerate()
+        .filter(|(k, t)| {
+            matches!(&t.tok, scan::Tok::Str(s) if s == "git") && code[k - 2].is_ident("new")
+        })
+        .map(|(_, t)| t.line)
+        .collect();
+    assert_eq!(lines, vec![1, 5]);
+}

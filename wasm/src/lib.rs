@@ -451,7 +451,8 @@ pub fn owner_probes(
 }
 
 /// The remote a rail is shared through, or `null`: none under `RAIL_LOCAL=1`, else `git config
-/// rail.remote` (as git printed it), else rail.yaml's `remote:`; a blank value is unset.
+/// rail.remote` (as git printed it), else rail.yaml's `remote:`; a blank value is unset. Throws
+/// where the configured value is not a remote's name (an option, a URL, a path).
 #[wasm_bindgen(js_name = sharedRemote, unchecked_return_type = "string | null")]
 pub fn shared_remote(
     #[wasm_bindgen(unchecked_param_type = "RemoteFacts")] facts: JsValue,
@@ -476,9 +477,12 @@ pub fn shared_remote(
         git_config: field("git_config")?,
         config_text: field("config_text")?,
     };
-    Ok(facts
+    // A configured remote that is not a remote's name throws, as the CLI refuses it: the
+    // board must not show such a rail as unshared.
+    let remote = facts
         .remote()
-        .map_or(JsValue::NULL, |r| JsValue::from_str(&r)))
+        .map_err(|e| JsError::new(&format!("rail: {e}")))?;
+    Ok(remote.map_or(JsValue::NULL, |r| JsValue::from_str(&r)))
 }
 
 /// A file a person handed over on its own, placed in the rail by its name (`claims.md`, a

@@ -7,7 +7,6 @@
 //! per file. The rules are core's; this module is only the file system's and git's answers.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use rail_core::agent::after::{
     self, Done, Fix, PreToolSnapshot as Snapshot, Prior, Violation, WatchedFile as Entry,
@@ -322,13 +321,14 @@ fn fix(ctx: &Ctx, repo: &Repo, session: &str, v: &Violation) -> Done {
     match &v.fix {
         Fix::Write(bytes, exec) => write(bytes, *exec),
         Fix::WriteBlob(oid, exec) => {
-            let out = Command::new("git")
-                .current_dir(&repo.worktree)
-                .args(["cat-file", "blob", oid])
-                .stderr(std::process::Stdio::null())
-                .output();
+            let blob = crate::git::GitLine::new(&["cat-file", "blob"]).operand(oid.as_str());
+            let out = crate::git::line::process(&repo.worktree, &blob).map(|p| {
+                p.stderr(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::piped())
+                    .output()
+            });
             match out {
-                Ok(o) if o.status.success() => write(&o.stdout, *exec),
+                Ok(Ok(o)) if o.status.success() => write(&o.stdout, *exec),
                 _ => Done::Left("git has no previous content for it".into()),
             }
         }

@@ -27,6 +27,7 @@ pub struct DoneArgs {
 
 pub fn run(ctx: &Ctx, args: DoneArgs) -> Result<(), Fail> {
     let (task, check, base) = (args.task.as_str(), args.check, args.base.as_deref());
+    crate::ops::touched::given_base(base)?;
     let session = ctx.session()?;
     rail_core::text::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
     let texts = ctx.read(false)?;

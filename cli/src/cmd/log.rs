@@ -21,7 +21,7 @@ pub fn run(ctx: &Ctx, args: &LogArgs) -> Result<(), Fail> {
         .unwrap_or_default();
     // In a shared rail, lines this machine recorded and has not delivered yet are shown too
     // (the mirror keeps them in claims.log; this covers a claims.log replaced since, by git).
-    if ctx.remote().is_some() {
+    if ctx.remote().ok().flatten().is_some() {
         let pending = crate::shared::undelivered_lines(ctx, &text);
         text = rail_core::change::snapshot::log_with(&text, &pending);
     }

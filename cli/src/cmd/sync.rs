@@ -5,7 +5,7 @@ use crate::context::Ctx;
 use crate::fail::Fail;
 
 pub fn run(ctx: &Ctx) -> Result<(), Fail> {
-    let remote = ctx.remote().ok_or_else(|| {
+    let remote = ctx.remote()?.ok_or_else(|| {
         Fail::usage(
             "this rail is not shared; `rail init --remote NAME` shares it through a git remote",
         )

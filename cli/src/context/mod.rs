@@ -46,8 +46,8 @@ pub struct Ctx {
     session: OnceLock<Result<String, Fail>>,
     /// rail.yaml's settings, once read (from the file, or from the texts a command read first).
     config: OnceLock<Result<Config, Fail>>,
-    /// The remote the rail is configured to share through, once looked up.
-    remote: OnceLock<Option<String>>,
+    /// The remote the rail is configured to share through, once looked up (or why none can be).
+    remote: OnceLock<Result<Option<String>, Fail>>,
 }
 
 impl Ctx {
@@ -173,21 +173,48 @@ impl Ctx {
 
     /// The remote this rail is configured to share through, whether or not `RAIL_LOCAL` is set:
     /// `git config rail.remote`, else rail.yaml's `remote:`.
-    pub fn configured_remote(&self) -> Option<&str> {
+    ///
+    /// Refused (core's `shared::configured_remote`) where it is not a remote's name, or names no
+    /// remote of this clone: rail.yaml is committed, and every fetch and push hands the name to
+    /// git, so a URL or path there would share the rail with whoever it names.
+    pub fn configured_remote(&self) -> Result<Option<&str>, Fail> {
         self.remote
             .get_or_init(|| {
-                let key = rail_core::model::shared::REMOTE_KEY;
-                let git = crate::git::config::get(self.repo.as_ref(), &self.rail.root, key);
-                rail_core::model::shared::configured_remote(git.as_deref(), &self.settings())
+                use rail_core::model::shared::{self, RemoteSource};
+                let repo = self.repo.as_ref();
+                let git = crate::git::config::get(repo, &self.rail.root, shared::REMOTE_KEY);
+                let name = shared::configured_remote(git.as_deref(), &self.settings())
+                    .map_err(|e| Fail::env(e.to_string()))?;
+                let Some(name) = name else {
+                    return Ok(None);
+                };
+                let url = format!("remote.{name}.url");
+                if crate::git::config::get(repo, &self.rail.root, &url).is_none() {
+                    let from = if git.as_deref().is_some_and(|g| !g.trim().is_empty()) {
+                        RemoteSource::GitConfig
+                    } else {
+                        RemoteSource::RailYaml
+                    };
+                    let place = match from {
+                        RemoteSource::GitConfig => "git config rail.remote",
+                        RemoteSource::RailYaml => "rail.yaml's `remote:`",
+                    };
+                    return Err(Fail::env(format!(
+                        "{place} names `{name}`, which is not a remote of this clone (git remote -v); nothing was changed: add it (git remote add {name} URL), or set RAIL_LOCAL=1 to work on the local rail"
+                    )));
+                }
+                Ok(Some(name))
             })
-            .as_deref()
+            .as_ref()
+            .map(Option::as_deref)
+            .map_err(Clone::clone)
     }
 
     /// The remote this command shares the rail through: none with `RAIL_LOCAL=1` (core's
     /// `shared::remote`).
-    pub fn remote(&self) -> Option<&str> {
+    pub fn remote(&self) -> Result<Option<&str>, Fail> {
         if env().local {
-            return None;
+            return Ok(None);
         }
         self.configured_remote()
     }

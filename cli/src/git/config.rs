@@ -150,7 +150,7 @@ fn places(common_dir: &Path) -> Option<Places> {
             return gitconfig::places(rest);
         }
     }
-    let out = git::run(common_dir, &["var", "-l"]).ok()?;
+    let out = git::run(common_dir, &git::GitLine::new(&["var", "-l"])).ok()?;
     let lines: String = out
         .lines()
         .filter(|l| {

@@ -5,22 +5,23 @@
 //! answer itself.
 
 pub mod config;
+pub mod line;
 pub mod objects;
 pub mod repo;
 pub mod status;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use chrono::{DateTime, Utc};
 use rail_core::model::lease;
 
+pub use self::line::GitLine;
 use crate::git::repo::Repo;
 
 /// Runs git in `dir`; stdout on success, a readable error otherwise.
-pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
-    finish(started(dir, args), args)
+pub fn run(dir: &Path, line: &GitLine) -> Result<String, String> {
+    finish(started(dir, line), line)
 }
 
 /// Time of the last commit each local branch has of its own: the tip's commit time, for
@@ -29,15 +30,14 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
 /// (no `ahead-behind`) falls back to plain tips.
 pub fn branch_commit_times(dir: &Path, base: Option<&str>) -> BTreeMap<String, DateTime<Utc>> {
     let prefix = "refs/heads/";
-    let out = base
-        .and_then(|b| {
-            let fmt = lease::for_each_ref_format(Some(b));
-            run(dir, &["for-each-ref", &fmt, prefix]).ok()
-        })
-        .or_else(|| {
-            let fmt = lease::for_each_ref_format(None);
-            run(dir, &["for-each-ref", &fmt, prefix]).ok()
-        });
+    let rows = |base: Option<&str>| {
+        let fmt = lease::for_each_ref_format(base);
+        let line = GitLine::new(&["for-each-ref"])
+            .set("--format=", format_of(&fmt))
+            .operand(prefix);
+        run(dir, &line).ok()
+    };
+    let out = base.and_then(|b| rows(Some(b))).or_else(|| rows(None));
     out.map(|rows| lease::commit_times(&rows, prefix))
         .unwrap_or_default()
 }
@@ -51,10 +51,18 @@ pub fn remote_commit_times(
 ) -> BTreeMap<String, DateTime<Utc>> {
     let prefix = format!("refs/remotes/{remote}/");
     let fmt = lease::for_each_ref_format(base);
-    match run(dir, &["for-each-ref", &fmt, &prefix]) {
+    let line = GitLine::new(&["for-each-ref"])
+        .set("--format=", format_of(&fmt))
+        .operand(prefix.as_str());
+    match run(dir, &line) {
         Ok(rows) => lease::commit_times(&rows, &prefix),
         Err(_) => BTreeMap::new(),
     }
+}
+
+/// The format of core's `--format=…` word (it is one word either way).
+fn format_of(word: &str) -> &str {
+    word.strip_prefix("--format=").unwrap_or(word)
 }
 
 fn nul_list(text: &str) -> Vec<String> {
@@ -66,18 +74,15 @@ fn nul_list(text: &str) -> Vec<String> {
 
 /// Files staged for commit in the worktree at `dir`.
 pub fn staged_files(dir: &Path) -> Result<Vec<String>, String> {
-    run(
-        dir,
-        &[
-            "diff",
-            "--cached",
-            "--name-only",
-            "-z",
-            "--no-renames",
-            "--diff-filter=ACDMRTUXB",
-        ],
-    )
-    .map(|s| nul_list(&s))
+    let line = GitLine::new(&[
+        "diff",
+        "--cached",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--diff-filter=ACDMRTUXB",
+    ]);
+    run(dir, &line).map(|s| nul_list(&s))
 }
 
 /// Everything the session changed: commits on its branch since it forked from `base`, plus
@@ -86,24 +91,21 @@ pub fn session_changes(dir: &Path, base: Option<&str>) -> Result<Vec<String>, St
     // No base (the main checkout releasing): uncommitted and untracked files are all there is,
     // and one `git status` lists both: one process instead of two (every release runs this).
     let Some(b) = base else {
-        return run(dir, &UNCOMMITTED).map(|out| status_paths(&out));
+        return run(dir, &GitLine::new(&UNCOMMITTED)).map(|out| status_paths(&out));
     };
+    // The base is a user's or an agent's word: refused before any git starts if it is not one.
+    let since_fork =
+        GitLine::new(&["diff", "--name-only", "-z", "--no-renames", "--merge-base"]).operand(b);
+    since_fork.argv()?;
     // Two git processes at once: untracked files, and the diff since the fork point — found by
     // the diff itself (`--merge-base`, one process instead of `git merge-base` and `git diff`).
-    let untracked = started(dir, &["ls-files", "--others", "--exclude-standard", "-z"]);
-    let diff_head = ["diff", "--name-only", "-z", "--no-renames", "HEAD"];
-    let since_fork = [
-        "diff",
-        "--name-only",
-        "-z",
-        "--no-renames",
-        "--merge-base",
-        b,
-    ];
+    let others = GitLine::new(&["ls-files", "--others", "--exclude-standard", "-z"]);
+    let untracked = started(dir, &others);
+    let diff_head = GitLine::new(&["diff", "--name-only", "-z", "--no-renames", "HEAD"]);
     // No common history with the base: uncommitted changes only, as without a base.
     let mut files = run(dir, &since_fork).or_else(|_| run(dir, &diff_head))?;
     files.push('\0');
-    files.push_str(&finish(untracked, &["ls-files", "--others"])?);
+    files.push_str(&finish(untracked, &others)?);
     let mut list = nul_list(&files);
     list.sort();
     list.dedup();
@@ -162,21 +164,31 @@ const HEAD: [&str; 4] = ["rev-parse", "--verify", "--quiet", "HEAD"];
 
 /// The state of the worktree at `dir`, its commits judged against `base`.
 pub fn worktree_state(dir: &Path, base: Option<&str>) -> WorktreeState {
-    let range = base.map(|b| format!("{b}..HEAD"));
-    let count_args = range
-        .as_deref()
-        .map(|r| ["rev-list", "--count", "--end-of-options", r]);
-    let status = started(dir, &STATUS);
-    let count = count_args.map(|args| (started(dir, &args), args));
-    let head = started(dir, &HEAD);
-    let uncommitted = finish(status, &STATUS).map(|out| status_paths(&out));
-    let not_in_base = count.map(|(child, args)| {
-        let out = finish(child, &args)?;
+    let count_line = base.map(|b| {
+        // `^BASE HEAD`, not `BASE..HEAD`: the base is checked as an operand of its own.
+        GitLine::new(&["rev-list", "--count"])
+            .operand(format!("^{b}"))
+            .operand("HEAD")
+    });
+    let status_line = GitLine::new(&STATUS);
+    let head_line = GitLine::new(&HEAD);
+    let status = started(dir, &status_line);
+    let count = count_line.map(|line| {
+        let refused = base.map(rail_core::text::ident::validate_operand);
+        (started(dir, &line), line, refused)
+    });
+    let head = started(dir, &head_line);
+    let uncommitted = finish(status, &status_line).map(|out| status_paths(&out));
+    let not_in_base = count.map(|(child, line, refused)| {
+        if let Some(Err(e)) = refused {
+            return Err(format!("the base: {e}"));
+        }
+        let out = finish(child, &line)?;
         out.trim()
             .parse::<u32>()
             .map_err(|_| format!("git rev-list --count printed `{}`", out.trim()))
     });
-    let head = finish(head, &HEAD)
+    let head = finish(head, &head_line)
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty());
@@ -206,27 +218,25 @@ fn status_paths(out: &str) -> Vec<String> {
 
 /// A git process started in the background (stdin closed, output captured, as
 /// `Command::output` does); [`finish`] waits for it and reads its result.
-fn started(dir: &Path, args: &[&str]) -> std::io::Result<std::process::Child> {
-    Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
+fn started(dir: &Path, line: &GitLine) -> Result<std::process::Child, String> {
+    line::process(dir, line)?
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
+        .map_err(|e| format!("cannot run git: {e}"))
 }
 
 /// stdout of a git process on success, a readable error otherwise.
-fn finish(child: std::io::Result<std::process::Child>, args: &[&str]) -> Result<String, String> {
-    let out = child
-        .and_then(|c| c.wait_with_output())
+fn finish(child: Result<std::process::Child, String>, line: &GitLine) -> Result<String, String> {
+    let out = child?
+        .wait_with_output()
         .map_err(|e| format!("cannot run git: {e}"))?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
         Err(format!(
             "git {} failed: {}",
-            args.join(" "),
+            line.shown(),
             String::from_utf8_lossy(&out.stderr).trim()
         ))
     }
@@ -234,14 +244,14 @@ fn finish(child: std::io::Result<std::process::Child>, args: &[&str]) -> Result<
 
 /// A git config value of the repository at `dir`.
 pub fn config_get(dir: &Path, key: &str) -> Option<String> {
-    run(dir, &["config", "--get", key])
+    run(dir, &GitLine::new(&["config", "--get"]).operand(key))
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
 }
 
 pub fn config_set(dir: &Path, key: &str, value: &str) -> Result<(), String> {
-    run(dir, &["config", key, value]).map(|_| ())
+    run(dir, &GitLine::new(&["config"]).operand(key).operand(value)).map(|_| ())
 }
 
 /// One `git cat-file --batch` process answering object names one at a time (`<commit>`,
@@ -274,9 +284,7 @@ pub enum Object {
 
 impl CatFile {
     pub fn start(dir: &Path) -> Result<CatFile, String> {
-        let mut child = Command::new("git")
-            .args(["cat-file", "--batch"])
-            .current_dir(dir)
+        let mut child = line::process(dir, &GitLine::new(&["cat-file", "--batch"]))?
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
@@ -351,9 +359,11 @@ pub fn refs_of(dir: &Path, names: &[&str]) -> Result<Vec<(String, String)>, Stri
     if let Some(refs) = from_files {
         return Ok(refs);
     }
-    let mut args = vec!["for-each-ref", "--format=%(refname) %(objectname)"];
-    args.extend(names);
-    Ok(run(dir, &args)?
+    let mut line = GitLine::new(&["for-each-ref", "--format=%(refname) %(objectname)"]);
+    for name in names {
+        line = line.operand(*name);
+    }
+    Ok(run(dir, &line)?
         .lines()
         .filter_map(|l| l.split_once(' '))
         .map(|(name, id)| (name.to_string(), id.to_string()))

@@ -9,7 +9,6 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use rail_core::formats::gitdir;
 
@@ -105,10 +104,10 @@ pub fn discover(start: &Path) -> Option<Repo> {
     }
 }
 
-fn git_path(start: &Path, args: &[&str]) -> Option<PathBuf> {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(start)
+fn git_path(start: &Path, words: &[&'static str]) -> Option<PathBuf> {
+    let out = super::line::process(start, &super::GitLine::new(words))
+        .ok()?
+        .stdout(std::process::Stdio::piped())
         .output()
         .ok()?;
     if !out.status.success() {

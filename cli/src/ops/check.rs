@@ -73,25 +73,22 @@ fn pushed_files(repo: &crate::git::repo::Repo) -> Result<Vec<String>, Fail> {
         if zero(local) {
             continue; // a deletion pushes no files
         }
-        let not = if zero(remote) {
-            "--remotes".to_string()
+        // The ids come on stdin (git's, or whoever runs `rail check --pre-push`): operands.
+        for id in [local, remote] {
+            rail_core::text::ident::validate_operand(id)
+                .map_err(|e| Fail::usage(format!("pre-push input: {e}; nothing was checked")))?;
+        }
+        let log = git::GitLine::new(&["log", "--format=", "--name-only", "-z", "--no-renames"]);
+        let line = if zero(remote) {
+            // `--not --remotes --not`: what no remote-tracking branch has, then LOCAL itself.
+            log.opt("--not")
+                .opt("--remotes")
+                .opt("--not")
+                .operand(*local)
         } else {
-            remote.to_string()
+            log.operand(*local).operand(format!("^{remote}"))
         };
-        let out = git::run(
-            &repo.worktree,
-            &[
-                "log",
-                "--format=",
-                "--name-only",
-                "-z",
-                "--no-renames",
-                local,
-                "--not",
-                &not,
-            ],
-        )
-        .map_err(Fail::env)?;
+        let out = git::run(&repo.worktree, &line).map_err(Fail::env)?;
         files.extend(
             out.split(['\0', '\n'])
                 .filter(|s| !s.is_empty())
@@ -117,6 +114,7 @@ pub enum Checked {
 
 /// Checks the session's changes (or `args.files`) against its claims.
 pub fn check_scope(ctx: &Ctx, args: &CheckArgs) -> Result<Checked, Fail> {
+    super::touched::given_base(args.base.as_deref())?;
     // A checkout whose branch cannot name a session (`fix$(id)`), or a detached HEAD (a commit
     // in the middle of a rebase), is a valid place to commit: it holds no claim, so only other
     // sessions' paths are refused — never every commit.

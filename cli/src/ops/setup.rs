@@ -367,9 +367,9 @@ fn tracked(top: &Path, paths: &[String]) -> Result<Vec<String>, Fail> {
     if paths.is_empty() {
         return Ok(Vec::new());
     }
-    let mut args = vec!["--literal-pathspecs", "ls-files", "-z", "--"];
-    args.extend(paths.iter().map(String::as_str));
-    let out = crate::git::run(top, &args).map_err(Fail::env)?;
+    let line = crate::git::GitLine::new(&["--literal-pathspecs", "ls-files", "-z"])
+        .paths(paths.iter().map(String::as_str));
+    let out = crate::git::run(top, &line).map_err(Fail::env)?;
     Ok(out
         .split('\0')
         .filter(|p| !p.is_empty())

@@ -27,6 +27,17 @@ pub fn touched_in(repo: Option<&Repo>, rail_root: &Path, base: Option<&str>) -> 
     }
 }
 
+/// A `--base` (or an MCP call's `base`) as it was given: refused, before anything is read or
+/// changed, when git would take it for an option (core's `ident::validate_operand`).
+pub fn given_base(base: Option<&str>) -> Result<(), crate::fail::Fail> {
+    match base.map(rail_core::text::ident::validate_operand) {
+        Some(Err(e)) => Err(crate::fail::Fail::usage(format!(
+            "--base: {e}; nothing was changed"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The branch a session's changes are judged against: `base`, else the main checkout's branch
 /// when the session works on another one.
 pub fn base_of(repo: &Repo, base: Option<&str>) -> Option<String> {

@@ -111,6 +111,7 @@ pub fn release(ctx: &Ctx, task: &str, touched: Touched<'_>) -> Result<Report, Fa
         Touched::Nothing => return mutate(ctx, &session, release(Vec::new())),
         Touched::Changed { base } => base,
     };
+    crate::ops::touched::given_base(base)?;
     // git lists the touched files in a thread of its own while this one reads the rail and
     // gathers its facts: the release waits for the slower of the two, not for both.
     let (repo, root) = (ctx.repo.clone(), ctx.rail.root.clone());
@@ -206,7 +207,7 @@ fn mutate_then(
     // Refused here, at the edge, before the lock or the shared rail's queue is touched; core's
     // plan checks the request again for the hosts that have no edge of their own (wasm).
     rail_core::text::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
-    if let Some(remote) = ctx.remote() {
+    if let Some(remote) = ctx.remote()? {
         return crate::shared::mutate(ctx, remote, session, make(), &extra_log);
     }
     // Planned before the lock, on the rail as it is now: the plan (overlap searches, commit

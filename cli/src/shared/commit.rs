@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use super::remote::RemoteError;
 use super::NEW;
@@ -53,9 +53,9 @@ pub fn commits(dir: &Path, new: &[NewCommit<'_>]) -> Result<Vec<String>, RemoteE
         let _ = writeln!(stream, "get-mark :{}", i + 1);
     }
     let _ = writeln!(stream, "done");
-    let mut child = Command::new("git")
-        .args(["fast-import", "--quiet", "--done", "--force"])
-        .current_dir(dir)
+    let import = crate::git::GitLine::new(&["fast-import", "--quiet", "--done", "--force"]);
+    let mut child = crate::git::line::process(dir, &import)
+        .map_err(RemoteError::Git)?
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -134,13 +134,10 @@ pub fn shared_facts(ctx: &Ctx, remote: &str, texts: &RailTexts) -> rail_core::mo
         return facts;
     }
     let dir = ctx.repo_dir();
+    let head = format!("refs/remotes/{remote}/HEAD");
     let base = git::run(
         &dir,
-        &[
-            "symbolic-ref",
-            "--short",
-            &format!("refs/remotes/{remote}/HEAD"),
-        ],
+        &git::GitLine::new(&["symbolic-ref", "--short"]).operand(head),
     )
     .ok()
     .map(|s| s.trim().to_string())
@@ -181,8 +178,17 @@ pub fn sync(ctx: &Ctx, remote: &str) -> Result<Report, Fail> {
 /// Makes a repository share its rail through `remote`: records it, and publishes the local
 /// rail as the first shared state if the remote has none.
 pub fn init_remote(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
+    rail_core::text::ident::validate_remote(remote).map_err(|e| {
+        Fail::usage(format!(
+            "--remote: {e} (name one of `git remote`'s remotes)"
+        ))
+    })?;
     let dir = ctx.repo_dir();
-    git::run(&dir, &["remote", "get-url", remote]).map_err(|_| {
+    git::run(
+        &dir,
+        &git::GitLine::new(&["remote", "get-url"]).operand(remote),
+    )
+    .map_err(|_| {
         Fail::usage(format!(
             "there is no git remote named `{remote}` (see `git remote -v`)"
         ))

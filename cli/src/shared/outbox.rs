@@ -43,7 +43,7 @@ pub fn record_local(
     if lines.is_empty() {
         return Ok(());
     }
-    if ctx.remote().is_some() {
+    if ctx.remote().map_err(|e| e.message)?.is_some() {
         append_outbox(ctx, lines)?;
     }
     ctx.rail.apply(lock, texts, &[], lines)

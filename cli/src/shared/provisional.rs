@@ -135,7 +135,7 @@ pub fn record_provisional(
     task: &str,
     log_lines: &[String],
 ) -> Option<String> {
-    let remote = ctx.configured_remote()?;
+    let remote = ctx.configured_remote().ok().flatten()?;
     // Called under the rail lock this claim was written with.
     let texts = ctx.read(true).ok()?;
     let claims = texts.claims.as_ref()?;

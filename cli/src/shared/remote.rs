@@ -6,7 +6,7 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use super::{FETCHED, REF};
@@ -14,7 +14,7 @@ use super::{FETCHED, REF};
 /// How an unreachable remote's failure starts; reads show only what git said after it.
 pub const UNREACHABLE: &str = "the shared rail's remote is unreachable, nothing was changed: ";
 use crate::fail::Fail;
-use crate::git;
+use crate::git::{self, GitLine};
 
 /// Why talking to the remote failed.
 #[derive(Debug)]
@@ -41,22 +41,15 @@ impl RemoteError {
 /// and cannot keep the output pipes open.
 fn git_remote(
     dir: &Path,
-    args: &[&str],
+    line: &GitLine,
     deadline: Instant,
 ) -> Result<Option<std::process::Output>, RemoteError> {
-    let mut cmd = Command::new("git");
-    cmd.args(args)
-        .current_dir(dir)
+    let mut child = crate::git::line::process(dir, line)
+        .map_err(RemoteError::Git)?
         .env("GIT_TERMINAL_PROMPT", "0")
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    let mut child = cmd
+        .stderr(Stdio::piped())
+        .own_group()
         .spawn()
         .map_err(|e| RemoteError::Git(format!("cannot run git: {e}")))?;
     // Each pipe is read to its end on a thread that then says so: git (and the transport
@@ -183,8 +176,11 @@ pub fn measure_listing(
     let (dir, remote) = (dir.to_path_buf(), remote.to_string());
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let args = ["-c", "protocol.version=0", "ls-remote", remote.as_str()];
-        let size = match git_remote(&dir, &args, deadline) {
+        let line = GitLine::default()
+            .config("protocol.version", "0")
+            .opt("ls-remote")
+            .operand(remote.as_str());
+        let size = match git_remote(&dir, &line, deadline) {
             Ok(Some(out)) if out.status.success() => Some(out.stdout.len() as u64),
             _ => None,
         };
@@ -221,39 +217,32 @@ pub fn fetch_with(
     // refs per process were how concurrent fetches were kept apart before; each cost two more
     // git processes inside the race window.)
     // Rail fetches often: no automatic gc or maintenance after each of them.
-    let mut args = vec![
-        "-c".to_string(),
-        "gc.auto=0".into(),
-        "-c".into(),
-        "maintenance.auto=false".into(),
-        "-c".into(),
-        format!("protocol.version={version}"),
-        "fetch".to_string(),
-        "--quiet".into(),
-        "--no-write-fetch-head".into(),
-        "--no-tags".into(),
-        remote.to_string(),
-        format!("+{REF}:{FETCHED}"),
-    ];
+    let mut line = GitLine::new(&["-c", "gc.auto=0", "-c", "maintenance.auto=false"])
+        .config("protocol.version", &version.to_string())
+        .opt("fetch")
+        .opt("--quiet")
+        .opt("--no-write-fetch-head")
+        .opt("--no-tags")
+        .operand(remote)
+        .operand(format!("+{REF}:{FETCHED}"));
     if branches {
-        args.push(format!("+refs/heads/*:refs/remotes/{remote}/*"));
+        line = line.operand(format!("+refs/heads/*:refs/remotes/{remote}/*"));
     }
     // Every machine's guard marks, for the board (cli/src/store/heartbeat.rs).
-    args.push(format!(
+    line = line.operand(format!(
         "+{}*:{}*",
         crate::store::heartbeat::SHARED_REFS,
         crate::store::heartbeat::FETCHED_REFS
     ));
     if queues {
-        args.push(format!(
+        line = line.operand(format!(
             "+{}*:{}*",
             rail_core::change::queue::QUEUE_REFS,
             crate::shared::machine::FETCHED_QUEUES
         ));
     }
-    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let unanswered = || RemoteError::Unreachable(no_answer(remote, "a fetch"));
-    let mut out = git_remote(dir, &argv, deadline)?.ok_or_else(unanswered)?;
+    let mut out = git_remote(dir, &line, deadline)?.ok_or_else(unanswered)?;
     // Rail's own fetches are serialised per repository (the exchange lock), but a person's
     // `git fetch` or `git gc` may hold a ref's lock for a moment.
     let mut wait_ms = 15;
@@ -263,14 +252,15 @@ pub fn fetch_with(
     {
         std::thread::sleep(Duration::from_millis(wait_ms));
         wait_ms = (wait_ms * 2).min(250);
-        out = git_remote(dir, &argv, deadline)?.ok_or_else(unanswered)?;
+        out = git_remote(dir, &line, deadline)?.ok_or_else(unanswered)?;
     }
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     if !out.status.success() {
         if stderr.contains("couldn't find remote ref") {
             // No shared state yet; but the remote is there.
             if branches {
-                let _ = git_remote(dir, &["fetch", "--quiet", "--no-tags", remote], deadline);
+                let branch_heads = GitLine::new(&["fetch", "--quiet", "--no-tags"]).operand(remote);
+                let _ = git_remote(dir, &branch_heads, deadline);
             }
             return Ok(Fetched::default());
         }
@@ -363,20 +353,21 @@ pub fn push_refs(
     crate::faults::pause_before_push();
     let leases: Vec<String> = updates
         .iter()
-        .filter_map(|u| {
-            u.expect
-                .map(|k| format!("--force-with-lease={}:{k}", u.dst))
-        })
+        .filter_map(|u| u.expect.map(|k| format!("{}:{k}", u.dst)))
         .collect();
     let refspecs: Vec<String> = updates
         .iter()
         .map(|u| format!("{}:{}", u.commit, u.dst))
         .collect();
-    let mut argv = vec!["push", "--porcelain", "--quiet"];
-    argv.extend(leases.iter().map(String::as_str));
-    argv.push(remote);
-    argv.extend(refspecs.iter().map(String::as_str));
-    let Some(out) = git_remote(dir, &argv, deadline)? else {
+    let mut line = GitLine::new(&["push", "--porcelain", "--quiet"]);
+    for lease in &leases {
+        line = line.set("--force-with-lease=", lease);
+    }
+    line = line.operand(remote);
+    for refspec in &refspecs {
+        line = line.operand(refspec.as_str());
+    }
+    let Some(out) = git_remote(dir, &line, deadline)? else {
         // The push may have landed before the remote went quiet: not "nothing was changed".
         return Err(RemoteError::Git(format!(
             "{}; the operation may or may not have reached the remote: `rail sync` and look",

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use rail_core::change::snapshot;
 use rail_core::formats::rail_files::LOG_FILE;
@@ -12,7 +11,7 @@ use super::remote::RemoteError;
 use super::state::{read_commit_via, SharedState};
 use super::{BEFORE_REWIND, FETCHED};
 use crate::context::Ctx;
-use crate::git;
+use crate::git::{self, GitLine};
 
 /// The states this machine last saw of the shared rail: the state kept when an earlier round
 /// found the remote rewound and did not finish merging it back, and the fetched ref
@@ -75,11 +74,13 @@ pub fn rewind(
     }
     // `git merge-base OLD NEW`: OLD itself when the remote only moved on; exit 1 when the two
     // share no history.
-    let base = match Command::new("git")
-        .args(["merge-base", old, new])
-        .current_dir(dir)
-        .output()
-    {
+    let merge_base = GitLine::new(&["merge-base"])
+        .operand(old.as_str())
+        .operand(new);
+    let output = git::line::process(dir, &merge_base)
+        .map_err(RemoteError::Git)?
+        .output();
+    let base = match output {
         Ok(out) if out.status.success() => {
             Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
         }
@@ -91,11 +92,14 @@ pub fn rewind(
     if base.as_deref() == Some(old.as_str()) {
         // The remote only moved on (and holds any state kept from an earlier rewind).
         if seen.kept.is_some() {
-            let _ = git::run(dir, &["update-ref", "-d", BEFORE_REWIND]);
+            let _ = git::run(dir, &GitLine::new(&["update-ref", "-d", BEFORE_REWIND]));
         }
         return Ok(None);
     }
-    let _ = git::run(dir, &["update-ref", BEFORE_REWIND, old]);
+    let _ = git::run(
+        dir,
+        &GitLine::new(&["update-ref", BEFORE_REWIND]).operand(old.as_str()),
+    );
     let objects = reader.objects(dir).map_err(RemoteError::Git)?;
     let seen_files = read_commit_via(objects, dir, Some(old))?.files;
     let base_files = match &base {

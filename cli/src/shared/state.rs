@@ -62,7 +62,11 @@ fn is_rail_file(path: &str, blob: bool) -> bool {
 
 /// `git ls-tree -r` of commit `id`, as a [`Listing`].
 fn listing_by_git(dir: &Path, id: &str) -> Result<Listing, RemoteError> {
-    let listing = git::run(dir, &["ls-tree", "-r", "-z", id]).map_err(RemoteError::Git)?;
+    let listing = git::run(
+        dir,
+        &git::GitLine::new(&["ls-tree", "-r", "-z"]).operand(id),
+    )
+    .map_err(RemoteError::Git)?;
     let (mut entries, mut foreign) = (Vec::new(), Vec::new());
     for entry in listing.split('\0').filter(|e| !e.is_empty()) {
         let Some((meta, path)) = entry.split_once('\t') else {

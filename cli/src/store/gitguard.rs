@@ -196,11 +196,12 @@ pub fn git_wrote(root: &Path, name: &str) -> bool {
     let Ok(meta) = fs::symlink_metadata(root.join(name)) else {
         return true;
     };
-    let Ok(out) = std::process::Command::new("git")
-        .args(["ls-files", "--debug", "--", name])
-        .current_dir(root)
-        .output()
-    else {
+    let debug = crate::git::GitLine::new(&["ls-files", "--debug"]).paths([name]);
+    let Ok(out) = crate::git::line::process(root, &debug).and_then(|p| {
+        p.stdout(std::process::Stdio::piped())
+            .output()
+            .map_err(|e| e.to_string())
+    }) else {
         return true;
     };
     let text = String::from_utf8_lossy(&out.stdout);

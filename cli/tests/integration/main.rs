@@ -11,6 +11,7 @@ mod common;
 
 mod after_tool;
 mod agents;
+mod arguments;
 mod commands;
 mod gate;
 mod git_rewrites;

@@ -457,3 +457,35 @@ fn the_stateless_revision_needs_no_handshake() {
     );
     assert_eq!(server.end(), Some(0));
 }
+
+/// Issue 41, finding 1: `check` is advertised read-only, and agents' hooks let Rail's own tools
+/// through; its `base` went to `git diff --merge-base` as is, and `--output=F` made git empty F
+/// before it rejected the command. Another session's uncommitted file, and claims.md (every
+/// live claim), were emptied that way. Now no value reaches git as an option: the call is an
+/// error that says why, and every file is as it was.
+#[test]
+fn a_base_that_is_a_git_option_empties_no_file() {
+    let repo = Repo::new();
+    let (mut server, _) = Server::ready(&repo, &[], &[("RAIL_SESSION", "mallory")]);
+    let claimed = server.call("claim", json!({ "task": "held", "paths": ["src/**"] }));
+    assert!(!is_error(&claimed), "{claimed}");
+    std::fs::write(repo.file("work.txt"), "someone's uncommitted work\n").unwrap();
+    let claims = repo.read("claims.md");
+    assert!(claims.contains("held | mallory |"), "{claims}");
+    for (tool, target) in [("check", "work.txt"), ("release", "claims.md")] {
+        let base = format!("--output={}", repo.file(target).display());
+        let mut args = json!({ "base": base });
+        if tool == "release" {
+            args["task"] = json!("held");
+        }
+        let answer = server.call(tool, args);
+        assert!(is_error(&answer), "{tool}: {answer}");
+        assert!(
+            text(&answer).contains("would reach git as an option"),
+            "{tool}: {answer}"
+        );
+    }
+    assert_eq!(repo.read("work.txt"), "someone's uncommitted work\n");
+    assert_eq!(repo.read("claims.md"), claims, "claims.md was touched");
+    assert_eq!(server.end(), Some(0));
+}

@@ -177,7 +177,20 @@ pub fn parse(text: &str) -> (Config, Vec<Diagnostic>) {
                 Err(e) => bad(format!("lock_timeout: {e}")),
             },
             "check" => config.check = Some(value),
-            "remote" => config.remote = Some(value),
+            "remote" => {
+                // Kept as written, so the hosts refuse it by name (core's
+                // `shared::configured_remote`) instead of taking the rail for an unshared one.
+                let name = value.trim();
+                let refused = (!name.is_empty())
+                    .then(|| crate::text::ident::validate_remote(name).err())
+                    .flatten();
+                if let Some(e) = refused {
+                    bad(format!(
+                        "remote: {e} (a remote's name, never a URL or a path)"
+                    ));
+                }
+                config.remote = Some(value);
+            }
             "on_stop" => match value.as_str() {
                 "release" => config.on_stop = OnStop::Release,
                 "renew" => config.on_stop = OnStop::Renew,
@@ -314,5 +327,27 @@ mod tests {
         assert_eq!(c.stations.on_done, OnDone::Keep);
         assert_eq!(d.len(), 1);
         assert!(d[0].message.contains("expects settings below it"));
+    }
+
+    #[test]
+    fn a_remote_that_is_not_a_name_is_an_error_on_its_value_and_kept() {
+        let text = "lease: 1h\nremote: --upload-pack=touch x\n";
+        let (c, d) = parse(text);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(
+            &text[d[0].span.start..d[0].span.end],
+            "--upload-pack=touch x"
+        );
+        assert!(
+            d[0].message
+                .starts_with("remote: remote name `--upload-pack"),
+            "{}",
+            d[0].message
+        );
+        // Kept, so the hosts refuse it by name rather than run unshared.
+        assert_eq!(c.remote.as_deref(), Some("--upload-pack=touch x"));
+        for fine in ["remote: origin\n", "remote: ''\n", "remote:\n"] {
+            assert!(parse(fine).1.is_empty(), "{fine}");
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! reads the environment, git's config and rail.yaml, core decides what they mean.
 
 use crate::formats::config::{self, Config};
+use crate::text::ident;
 
 /// The stamp `rail` leaves in git's common dir when it last synced the local mirror with the
 /// remote (its text is that time, RFC 3339): how old the shown copy is, for every host.
@@ -25,11 +26,61 @@ pub fn local_only(rail_local: Option<&str>) -> bool {
 /// `git config rail.remote` (each clone may name its own), else rail.yaml's `remote:` (the
 /// repository's). A blank value counts as unset, as git's `rail.remote=` does; surrounding
 /// white space (the line end `git config --get` prints) is not part of a remote's name.
-pub fn configured_remote(git_config: Option<&str>, config: &Config) -> Option<String> {
-    named(git_config)
-        .or_else(|| named(config.remote.as_deref()))
-        .map(str::to_string)
+///
+/// The name is refused, with where it came from, unless it is a remote's name
+/// ([`ident::validate_remote`]): rail.yaml is committed, so any branch merged in may write it,
+/// and every fetch passes it to git (`remote: --upload-pack=CMD` would run CMD; a URL would
+/// share the rail with whoever it names). A refused remote is never read as "not shared".
+pub fn configured_remote(
+    git_config: Option<&str>,
+    config: &Config,
+) -> Result<Option<String>, RemoteRefused> {
+    let (name, from) = match (named(git_config), named(config.remote.as_deref())) {
+        (Some(name), _) => (name, RemoteSource::GitConfig),
+        (None, Some(name)) => (name, RemoteSource::RailYaml),
+        (None, None) => return Ok(None),
+    };
+    match ident::validate_remote(name) {
+        Ok(()) => Ok(Some(name.to_string())),
+        Err(why) => Err(RemoteRefused { from, why: why.0 }),
+    }
 }
+
+/// Where a remote's name was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RemoteSource {
+    GitConfig,
+    RailYaml,
+}
+
+/// A configured remote that is not a remote's name, and where it was configured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemoteRefused {
+    pub from: RemoteSource,
+    pub why: String,
+}
+
+impl std::fmt::Display for RemoteRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (place, fix) = match self.from {
+            RemoteSource::GitConfig => (
+                "git config rail.remote",
+                "set it to the name of one of `git remote`'s remotes (git config rail.remote origin)",
+            ),
+            RemoteSource::RailYaml => (
+                "rail.yaml's `remote:`",
+                "name one of `git remote`'s remotes there (remote: origin); a URL or path is added with git remote add first",
+            ),
+        };
+        write!(
+            f,
+            "{place} is not a git remote's name: {}; nothing was changed: {fix}",
+            self.why
+        )
+    }
+}
+
+impl std::error::Error for RemoteRefused {}
 
 /// A setting's value as a remote's name: trimmed, and none when blank.
 fn named(value: Option<&str>) -> Option<&str> {
@@ -42,9 +93,9 @@ pub fn remote(
     rail_local: Option<&str>,
     git_config: Option<&str>,
     config: &Config,
-) -> Option<String> {
+) -> Result<Option<String>, RemoteRefused> {
     if local_only(rail_local) {
-        return None;
+        return Ok(None);
     }
     configured_remote(git_config, config)
 }
@@ -69,15 +120,17 @@ pub struct RemoteFacts {
 
 impl RemoteFacts {
     /// [`remote`] of these facts; rail.yaml is parsed only when git's config names no remote.
-    pub fn remote(&self) -> Option<String> {
+    pub fn remote(&self) -> Result<Option<String>, RemoteRefused> {
         if local_only(self.rail_local.as_deref()) {
-            return None;
+            return Ok(None);
         }
-        let from_git = configured_remote(self.git_config.as_deref(), &Config::default());
-        from_git.or_else(|| {
-            let text = self.config_text.as_deref()?;
-            configured_remote(None, &config::parse(text).0)
-        })
+        if let Some(from_git) = configured_remote(self.git_config.as_deref(), &Config::default())? {
+            return Ok(Some(from_git));
+        }
+        match self.config_text.as_deref() {
+            Some(text) => configured_remote(None, &config::parse(text).0),
+            None => Ok(None),
+        }
     }
 }
 
@@ -113,7 +166,7 @@ mod tests {
             ((Some("yes"), Some("origin"), None), Some("origin")),
         ];
         for ((local, git, yaml), want) in table {
-            let got = remote(local, git, &config(yaml));
+            let got = remote(local, git, &config(yaml)).unwrap();
             assert_eq!(got.as_deref(), want, "{local:?} {git:?} {yaml:?}");
             // The configured remote ignores RAIL_LOCAL.
             let configured = configured_remote(git, &config(yaml));
@@ -124,7 +177,7 @@ mod tests {
                 git_config: git.map(str::to_string),
                 config_text: yaml.map(|r| format!("lease: 1h\nremote: '{r}'\n")),
             };
-            assert_eq!(facts.remote().as_deref(), want, "{facts:?}");
+            assert_eq!(facts.remote().unwrap().as_deref(), want, "{facts:?}");
         }
     }
 
@@ -134,6 +187,35 @@ mod tests {
             config_text: Some("remote: [a, b]\n".into()),
             ..RemoteFacts::default()
         };
-        assert_eq!(facts.remote(), None);
+        assert_eq!(facts.remote(), Ok(None));
+    }
+
+    /// rail.yaml is committed: a branch merged in may name anything there. What is not a
+    /// remote's name is refused, from either place, and never taken for "not shared".
+    #[test]
+    fn a_remote_that_is_an_option_url_or_path_is_refused_not_ignored() {
+        for bad in [
+            "--upload-pack=touch /tmp/x",
+            "ext::sh -c x",
+            "https://h/r.git",
+            "/srv/r",
+        ] {
+            let e = configured_remote(None, &config(Some(bad))).unwrap_err();
+            assert_eq!(e.from, RemoteSource::RailYaml, "{bad}");
+            assert!(
+                e.to_string()
+                    .starts_with("rail.yaml's `remote:` is not a git remote's name"),
+                "{e}"
+            );
+            let e = configured_remote(Some(bad), &config(None)).unwrap_err();
+            assert_eq!(e.from, RemoteSource::GitConfig);
+            let facts = RemoteFacts {
+                config_text: Some(format!("remote: '{bad}'\n")),
+                ..RemoteFacts::default()
+            };
+            assert!(facts.remote().is_err(), "{bad}");
+            // RAIL_LOCAL=1 asks for no remote at all: nothing to refuse.
+            assert_eq!(remote(Some("1"), Some(bad), &config(None)), Ok(None));
+        }
     }
 }

@@ -147,31 +147,78 @@ pub fn acting(explicit: Option<&str>, branch: Option<&str>) -> Acting {
 /// and `. _ - + @ /`; no empty `//` segment, no segment starting with `.`, no trailing `/` or
 /// `.lock`.
 pub fn validate_session(session: &str) -> Result<(), NameError> {
-    common("session name", session)?;
-    if let Some(c) = session
+    branch_like("session name", session)
+}
+
+/// A git remote's name as Rail takes it from `git config rail.remote` or rail.yaml's `remote:`:
+/// shaped as a branch name is (a letter or digit first; letters, digits and `. _ - + @ /`), so
+/// never an option (`--upload-pack=…`), a URL (`ext::…`, `host:path`) or an absolute path.
+/// Whether this clone has a remote of that name is the host's to find out.
+pub fn validate_remote(remote: &str) -> Result<(), NameError> {
+    branch_like("remote name", remote)
+}
+
+/// A name git could take as a branch's: what sessions and remotes share.
+fn branch_like(kind: &str, name: &str) -> Result<(), NameError> {
+    common(kind, name)?;
+    if let Some(c) = name
         .chars()
         .find(|c| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+' | '@' | '/')))
     {
+        return Err(NameError(format!("{kind} `{name}` contains `{c}`")));
+    }
+    if name.ends_with('/') || has_pair(name, b"//") {
         return Err(NameError(format!(
-            "session name `{session}` contains `{c}`"
+            "{kind} `{name}` has an empty path segment"
         )));
     }
-    if session.ends_with('/') || has_pair(session, b"//") {
+    if name.split('/').any(|seg| seg.starts_with('.')) {
         return Err(NameError(format!(
-            "session name `{session}` has an empty path segment"
+            "{kind} `{name}` has a segment starting with `.`"
         )));
     }
-    if session.split('/').any(|seg| seg.starts_with('.')) {
+    if name.ends_with(".lock") || name.ends_with('.') {
         return Err(NameError(format!(
-            "session name `{session}` has a segment starting with `.`"
-        )));
-    }
-    if session.ends_with(".lock") || session.ends_with('.') {
-        return Err(NameError(format!(
-            "session name `{session}` may not end with `.lock` or `.`"
+            "{kind} `{name}` may not end with `.lock` or `.`"
         )));
     }
     Ok(())
+}
+
+/// A value Rail passes to git as an operand (a revision, a ref, a remote, a refspec, a
+/// directory) that came from outside Rail: a user's `--base`, an agent's MCP argument, a rail
+/// file, the remote. It may not look like an option — git parses some operands as options even
+/// after them (`git diff --merge-base --output=F` empties F) — nor hold a control character. The
+/// hosts put such values after `--end-of-options` too; this rule is what holds on every git.
+pub fn validate_operand(value: &str) -> Result<(), NameError> {
+    if value.starts_with('-') {
+        return Err(NameError(format!(
+            "`{}` would reach git as an option (it begins with `-`); a branch, commit or remote never does",
+            shown(value)
+        )));
+    }
+    if let Some(c) = value.chars().find(|c| c.is_control()) {
+        return Err(NameError(format!(
+            "`{}` contains a control character (U+{:04X})",
+            shown(value),
+            c as u32
+        )));
+    }
+    Ok(())
+}
+
+/// At most 80 characters of `value`, control characters escaped: a refused value is named in a
+/// message without carrying its payload along.
+fn shown(value: &str) -> String {
+    let mut out: String = value
+        .chars()
+        .take(80)
+        .flat_map(char::escape_debug)
+        .collect();
+    if value.chars().nth(80).is_some() {
+        out.push('…');
+    }
+    out
 }
 
 /// A resource: one token, `kind:name` by convention (`port:3000`, `checkout:test-lock`,
@@ -370,5 +417,60 @@ mod tests {
             Some("feature/x")
         );
         assert_eq!(owner_from_file_name("notes.txt"), None);
+    }
+
+    #[test]
+    fn a_remote_is_a_name_never_an_option_url_or_path() {
+        use super::validate_remote;
+        for fine in ["origin", "upstream", "team/shared", "my-remote_2", "a+b@c"] {
+            assert_eq!(validate_remote(fine), Ok(()), "{fine}");
+        }
+        for bad in [
+            "--upload-pack=touch x",
+            "-x",
+            "ext::sh -c touch% x",
+            "https://example.com/r.git",
+            "git@host:r.git",
+            "/srv/repo",
+            "../other",
+            "./here",
+            "a b",
+            "",
+            "origin/",
+        ] {
+            assert!(validate_remote(bad).is_err(), "{bad:?}");
+        }
+        assert!(validate_remote("--upload-pack=x")
+            .unwrap_err()
+            .0
+            .starts_with("remote name `--upload-pack=x`"));
+    }
+
+    #[test]
+    fn an_operand_never_looks_like_an_option() {
+        use super::validate_operand;
+        for fine in [
+            "main",
+            "origin/main",
+            "HEAD~2",
+            "v1.0^{commit}",
+            "",
+            "+refs/a:refs/b",
+        ] {
+            assert_eq!(validate_operand(fine), Ok(()), "{fine}");
+        }
+        let e = validate_operand("--output=/tmp/F").unwrap_err().0;
+        assert_eq!(
+            e,
+            "`--output=/tmp/F` would reach git as an option (it begins with `-`); a branch, commit or remote never does"
+        );
+        let e = validate_operand("main\n--output=x").unwrap_err().0;
+        assert!(e.contains("U+000A"), "{e}");
+        assert!(e.contains("main\\n--output"), "named escaped: {e}");
+        let long = format!("-{}", "x".repeat(500));
+        assert!(
+            validate_operand(&long).unwrap_err().0.len() < 200,
+            "named shortly"
+        );
     }
 }

@@ -69,7 +69,7 @@ export async function sessionChanges(worktree: string, base: string | undefined)
   let fork: string | undefined;
   if (base !== undefined) {
     try {
-      fork = (await git(worktree, ['merge-base', 'HEAD', base])).trim() || undefined;
+      fork = (await git(worktree, ['merge-base', '--end-of-options', 'HEAD', base])).trim() || undefined;
     } catch {
       fork = undefined;
     }

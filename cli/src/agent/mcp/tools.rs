@@ -508,8 +508,10 @@ fn read_tool(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fai
 /// as the CLI's reads do.
 fn before_read(opts: &Options, ctx: &Ctx) -> Result<Option<String>, Fail> {
     match ctx.remote() {
-        Some(remote) => crate::shared::before_read(ctx, remote, opts.fetch),
-        None => Ok(None),
+        Ok(Some(remote)) => crate::shared::before_read(ctx, remote, opts.fetch),
+        Ok(None) => Ok(None),
+        // Refused: the local copy is shown, and why it is not the shared one.
+        Err(refused) => Ok(Some(format!("{}; showing the local rail", refused.message))),
     }
 }
 

@@ -77,12 +77,11 @@ pub fn close(
     };
     // git checks again and refuses a tree with changes unless forced: what appeared since the
     // verdict is never lost without --force.
-    let mut args = vec!["worktree", "remove"];
+    let mut line = git::GitLine::new(&["worktree", "remove"]);
     if verdict.forced {
-        args.push("--force");
+        line = line.opt("--force");
     }
-    args.push(&f.path);
-    git::run(&main, &args).map_err(|e| {
+    git::run(&main, &line.operand(f.path.as_str())).map_err(|e| {
         Fail::env(format!(
             "removing the worktree {}: {e}; nothing was changed{}",
             f.path,
@@ -100,7 +99,12 @@ pub fn close(
     if let (true, Some(branch), Some(head)) = (verdict.delete_branch, &f.branch, &f.head) {
         // Only if it still points where it was judged merged: a commit made since keeps it.
         let refname = format!("refs/heads/{branch}");
-        match git::run(&main, &["update-ref", "-d", &refname, head]) {
+        match git::run(
+            &main,
+            &git::GitLine::new(&["update-ref", "-d"])
+                .operand(refname.as_str())
+                .operand(head),
+        ) {
             Ok(_) => branch_deleted = true,
             Err(e) => branch_kept = Some(format!("it could not be deleted: {e}")),
         }
@@ -262,10 +266,11 @@ fn rescue(main: &Path, name: &str, head: Option<&str>, path: &str) -> Result<Str
     for branch in [name.to_string(), format!("{name}-{short}")] {
         let refname = format!("refs/heads/{branch}");
         // The empty old value: create only, never overwrite.
-        match git::run(
-            main,
-            &["update-ref", "-m", "rail: rescue", &refname, head, ""],
-        ) {
+        let line = git::GitLine::new(&["update-ref", "-m", "rail: rescue"])
+            .operand(refname.as_str())
+            .operand(head)
+            .operand("");
+        match git::run(main, &line) {
             Ok(_) => return Ok(branch),
             Err(e) => last = e,
         }

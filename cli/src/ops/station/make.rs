@@ -57,6 +57,7 @@ pub fn station(
     existing: Existing,
 ) -> Result<Made, Fail> {
     rail_core::text::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
+    super::valid_base(base)?;
     let repo = ctx
         .repo
         .as_ref()
@@ -96,11 +97,13 @@ pub fn station(
     let claim = mutate_with_log(ctx, &branch, Request::Claim(branch_for_claim), Vec::new())?;
     let dir_s = dir.display().to_string();
     if !reentered {
-        let mut git_args = vec!["worktree", "add", "-b", branch.as_str(), dir_s.as_str()];
+        let mut line = git::GitLine::new(&["worktree", "add"])
+            .set("-b", &branch)
+            .operand(dir_s.as_str());
         if let Some(b) = base {
-            git_args.push(b);
+            line = line.operand(b);
         }
-        if let Err(e) = git::run(&main, &git_args) {
+        if let Err(e) = git::run(&main, &line) {
             // Undo the claim so a failed station does not hold the task; but only a claim this
             // command made: a task the session already held stays held.
             let undone = claim.changed

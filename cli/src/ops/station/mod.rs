@@ -40,7 +40,8 @@ pub fn repo_of(ctx: &Ctx) -> Result<&Repo, Fail> {
         .ok_or_else(|| Fail::env("rail worktree needs a git repository"))
 }
 
-fn valid_base(base: Option<&str>) -> Result<(), Fail> {
+pub fn valid_base(base: Option<&str>) -> Result<(), Fail> {
+    crate::ops::touched::given_base(base)?;
     match base {
         Some(b) => rail_core::text::ident::validate_session(b).map_err(|e| {
             Fail::usage(format!(
@@ -75,13 +76,7 @@ pub fn survey(ctx: &Ctx, base: Option<&str>) -> Result<Survey, Fail> {
         let spec = format!("{b}^{{commit}}");
         git::run(
             &main,
-            &[
-                "rev-parse",
-                "--verify",
-                "--quiet",
-                "--end-of-options",
-                &spec,
-            ],
+            &git::GitLine::new(&["rev-parse", "--verify", "--quiet"]).operand(spec),
         )
         .ok()
         .map(|s| s.trim().to_string())

@@ -23,6 +23,9 @@ use crate::shared::state::SharedState;
 use crate::shared::{self, NewCommit};
 use crate::sys::clock;
 
+/// Drops the state kept from before a rewind.
+const DROP_REWIND: [&str; 3] = ["update-ref", "-d", shared::BEFORE_REWIND];
+
 /// Folds, commits and pushes (with this machine's queue when `publish`, so a lost push still
 /// leaves the jobs for the winner's next commit).
 pub fn commit(
@@ -80,7 +83,7 @@ pub fn commit(
         }
         shared::settle_provisional(ctx, &looked.provisional, &looked.offered);
         if looked.rewound.is_some() {
-            let _ = git::run(inputs.dir, &["update-ref", "-d", shared::BEFORE_REWIND]);
+            let _ = git::run(inputs.dir, &git::GitLine::new(&DROP_REWIND));
         }
         (looked.state.commit.clone(), None)
     } else {
@@ -109,7 +112,10 @@ pub fn commit(
         match round::after_push(&landed.0, looked.own_push.is_some()) {
             AfterPush::Landed => {
                 let id = landed.1;
-                let _ = git::run(inputs.dir, &["update-ref", shared::FETCHED, &id]);
+                let _ = git::run(
+                    inputs.dir,
+                    &git::GitLine::new(&["update-ref", shared::FETCHED]).operand(id.as_str()),
+                );
                 l.seen = (looked.rewound.is_none()).then(|| shared::Seen {
                     kept: None,
                     fetched: Some(id.clone()),
@@ -117,7 +123,7 @@ pub fn commit(
                 l.memory.landed(&id, now_ms);
                 shared::settle_provisional(ctx, &looked.provisional, &looked.offered);
                 if looked.rewound.is_some() {
-                    let _ = git::run(inputs.dir, &["update-ref", "-d", shared::BEFORE_REWIND]);
+                    let _ = git::run(inputs.dir, &git::GitLine::new(&DROP_REWIND));
                 }
                 (Some(id.clone()), Some(id))
             }

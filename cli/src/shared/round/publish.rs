@@ -21,6 +21,9 @@ use crate::shared::remote::{Pushed, Update};
 use crate::shared::{self, NewCommit};
 use crate::sys::clock;
 
+/// `git rev-parse` of one name, nothing printed when it names nothing.
+const VERIFY: [&str; 3] = ["rev-parse", "--verify", "--quiet"];
+
 /// A round whose move is to publish: the jobs the tip refuses are answered now (never
 /// published, so no other commit can decide them on another state); the rest go on this
 /// machine's queue for the machine chosen to commit.
@@ -127,7 +130,7 @@ impl MarksCommit {
         let me = machine::machine(&l.dir).ok()?;
         let text = crate::store::heartbeat::to_share(repo)?;
         let fetched = format!("{}{me}", crate::store::heartbeat::FETCHED_REFS);
-        let parent = git::run(dir, &["rev-parse", "--verify", "--quiet", &fetched])
+        let parent = git::run(dir, &git::GitLine::new(&VERIFY).operand(fetched.as_str()))
             .ok()
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty());
@@ -162,7 +165,12 @@ impl MarksCommit {
                 crate::store::heartbeat::FETCHED_REFS,
                 1,
             );
-            let _ = git::run(dir, &["update-ref", &fetched, commit]);
+            let _ = git::run(
+                dir,
+                &git::GitLine::new(&["update-ref"])
+                    .operand(fetched.as_str())
+                    .operand(commit),
+            );
         }
     }
 }
@@ -197,7 +205,7 @@ impl QueueCommit {
     pub fn of(dir: &Path, l: &Leader, ops: &[Op]) -> QueueCommit {
         let fetched = || {
             let name = format!("{}{}", machine::FETCHED_QUEUES, l.machine);
-            git::run(dir, &["rev-parse", "--verify", "--quiet", &name])
+            git::run(dir, &git::GitLine::new(&VERIFY).operand(name.as_str()))
                 .ok()
                 .map(|s| s.trim().to_string())
                 .filter(|s| !s.is_empty())
