@@ -39,19 +39,28 @@ export function claimDescription(claim: BoardClaim): string {
   return parts.join(' · ');
 }
 
-/** The hover: who, what state and why, the purpose (markdown, untrusted), where it is written. */
+/** Text for a hover that renders HTML: markdown's tokens escaped, and `<`, `>` and `&` too. */
+function plain(md: vscode.MarkdownString, text: string): vscode.MarkdownString {
+  return md.appendText(text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;')));
+}
+
+/**
+ * The hover: who, what state and why, the purpose, where it is written. The purpose is core's
+ * rendering (`purpose_html`: raw HTML escaped, unsafe links and every image dropped), never
+ * the text from claims.md as markdown — that handed VS Code a remote image
+ * (`![x](https://host/p.png?repo=…)`) to fetch when the hover opened (issue 41, finding 7).
+ */
 export function claimTooltip(claim: BoardClaim): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   md.isTrusted = false;
-  md.supportHtml = false;
-  md.appendMarkdown(`**`)
-    .appendText(claim.task ?? '(paths and resources only)')
-    .appendMarkdown(`** — `);
-  md.appendText(`${claim.session}, ${claim.state}`);
-  md.appendMarkdown('\n\n').appendText(claim.reason);
-  if (claim.purpose) md.appendMarkdown('\n\n---\n\n').appendMarkdown(claim.purpose);
-  if (claim.blocked_by?.length) md.appendMarkdown('\n\n').appendText(`waiting for: ${claim.blocked_by.join(', ')}`);
-  md.appendMarkdown('\n\n').appendText(`${claim.file}:${claim.line}${claim.also ? ` (+ ${claim.also})` : ''}`);
+  md.supportHtml = true;
+  md.appendMarkdown(`**`);
+  plain(md, claim.task ?? '(paths and resources only)').appendMarkdown(`** — `);
+  plain(md, `${claim.session}, ${claim.state}`);
+  plain(md.appendMarkdown('\n\n'), claim.reason);
+  if (claim.purpose_html) md.appendMarkdown('\n\n---\n\n').appendMarkdown(claim.purpose_html);
+  if (claim.blocked_by?.length) plain(md.appendMarkdown('\n\n'), `waiting for: ${claim.blocked_by.join(', ')}`);
+  plain(md.appendMarkdown('\n\n'), `${claim.file}:${claim.line}${claim.also ? ` (+ ${claim.also})` : ''}`);
   return md;
 }
 

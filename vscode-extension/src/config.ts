@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 
 export interface RailConfig {
-  /** `rail.session`, or empty. */
+  /** `rail.session` from the user's own settings, or empty: never a workspace's. */
   session: string;
   /** `rail.lease`: lease for claims made here, or empty for the rail's default. */
   lease: string;
@@ -19,10 +19,22 @@ export interface RailConfig {
   path: string;
 }
 
+/**
+ * A setting as the user's own settings have it, whatever a workspace says. Who acts must never
+ * come from a repository: its `.vscode/settings.json` is anyone's to commit, and `rail.session:
+ * alice` there made bob's editor act as alice — her files lost their warnings, and *Release*
+ * listed her live claims as his own. The setting is machine-scoped (VS Code ignores it in
+ * workspace settings), and read here from the user's settings alone besides.
+ */
+function ownSetting(c: vscode.WorkspaceConfiguration, key: string): string {
+  const value = c.inspect<string>(key)?.globalValue;
+  return typeof value === 'string' ? value.trim() : '';
+}
+
 export function readConfig(): RailConfig {
   const c = vscode.workspace.getConfiguration('rail');
   return {
-    session: c.get<string>('session', '').trim(),
+    session: ownSetting(c, 'session'),
     lease: c.get<string>('lease', '').trim(),
     expiringThreshold: c.get<string>('expiringThreshold', '').trim(),
     railDirectory: c.get<string>('railDirectory', '').trim(),

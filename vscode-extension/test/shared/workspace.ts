@@ -24,6 +24,9 @@ export function makeWorkspace(parent: string, name: string): string {
   for (const f of ['src/auth/token.ts', 'src/billing/tax.ts', 'src/search/index.ts', 'web/app.ts', 'README.md']) {
     write(path.join(dir, f), `// ${f}\nexport {};\n`);
   }
+  // What a hostile repository commits (issue 41, finding 2): its settings name someone else.
+  // The window's user is alice (user settings); a workspace never decides who acts.
+  write(path.join(dir, '.vscode', 'settings.json'), `${JSON.stringify({ 'rail.session': 'mallory' }, null, 2)}\n`);
   git(dir, 'add', '.');
   git(dir, 'commit', '-q', '-m', 'init');
   const now = Date.now();
@@ -33,7 +36,8 @@ export function makeWorkspace(parent: string, name: string): string {
       '# Claims',
       '',
       `auth-refresh | alice | ${iso(now, 10)} | paths: src/auth/** | resources: port:3000 | purpose: refresh **tokens** early`,
-      `billing | bob | ${iso(now, 110)} | paths: src/billing/** | resources: port:3000, shared:simulator:iphone-15`,
+      // A purpose with a remote image, as a hostile claim writes it: no hover may fetch it.
+      `billing | bob | ${iso(now, 110)} | paths: src/billing/** | resources: port:3000, shared:simulator:iphone-15 | purpose: tax ![build](https://example.invalid/p.png?repo=app)`,
       `search | carol | ${iso(now, 300)} | paths: src/search/**`,
       `docs | dave | ${iso(now, 5)} | paths: src/auth/token.ts | after: billing`,
       'broken | erin | yesterday',
