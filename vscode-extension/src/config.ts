@@ -23,8 +23,8 @@ export interface RailConfig {
  * A setting as the user's own settings have it, whatever a workspace says. Who acts must never
  * come from a repository: its `.vscode/settings.json` is anyone's to commit, and `rail.session:
  * alice` there made bob's editor act as alice — her files lost their warnings, and *Release*
- * listed her live claims as his own. The setting is machine-scoped (VS Code ignores it in
- * workspace settings), and read here from the user's settings alone besides.
+ * listed her live claims as his own. So it is read from the user's settings alone
+ * (`globalValue`); a workspace or folder value is never looked at.
  */
 function ownSetting(c: vscode.WorkspaceConfiguration, key: string): string {
   const value = c.inspect<string>(key)?.globalValue;
