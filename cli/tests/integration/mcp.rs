@@ -489,3 +489,108 @@ fn a_base_that_is_a_git_option_empties_no_file() {
     assert_eq!(repo.read("claims.md"), claims, "claims.md was touched");
     assert_eq!(server.end(), Some(0));
 }
+
+/// A field of `/proc/PID/status` in kB (`VmRSS`, `VmHWM`).
+#[cfg(target_os = "linux")]
+fn status_kb(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
+        .unwrap_or(0)
+}
+
+/// Issue 41, finding 6: a client that sends faster than it reads made the server keep every
+/// answer (607 MB after 40,000 unread requests, and growing). Now the server stops reading once
+/// 32 requests are unanswered on stdout: the client's writes block (seen in the kernel: its
+/// writing thread waits in `pipe_write`) while the server stays small; and once the client
+/// reads, every request gets its answer, none lost.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_client_that_does_not_read_is_not_read_either_and_nothing_is_lost() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    const REQUESTS: usize = 12_000;
+    let repo = Repo::new();
+    let mut child = Command::new(rail_bin())
+        .arg("mcp")
+        .current_dir(repo.path())
+        .env("RAIL_SESSION", "flood")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let written = std::sync::Arc::new(AtomicUsize::new(0));
+    let (tid_tx, tid_rx) = mpsc::channel();
+    let writer = {
+        let written = written.clone();
+        std::thread::spawn(move || {
+            let _ = tid_tx.send(std::fs::read_link("/proc/thread-self").unwrap());
+            let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "flood", "version": "0"}}});
+            writeln!(stdin, "{init}").unwrap();
+            writeln!(
+                stdin,
+                r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+            )
+            .unwrap();
+            for id in 1..=REQUESTS {
+                // tools/list: a few kB of answer each, and no work: only the answers weigh.
+                let line =
+                    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{}}}}"#);
+                if writeln!(stdin, "{line}").is_err() {
+                    return None;
+                }
+                written.store(id, Ordering::SeqCst);
+            }
+            // Kept open until the server's peak is read: it ends when its input does.
+            Some(stdin)
+        })
+    };
+    let thread = tid_rx.recv().unwrap();
+    let wchan = format!("/proc/{}/wchan", thread.display());
+    // The observable event: the writing thread waits in the kernel for the server to read.
+    crate::common::wait_for(
+        "the client's writes to block, or all of them to go through",
+        NO_ANSWER,
+        || {
+            written.load(Ordering::SeqCst) == REQUESTS
+                || std::fs::read_to_string(&wchan).is_ok_and(|w| w.contains("pipe_write"))
+        },
+    );
+    let sent = written.load(Ordering::SeqCst);
+    assert!(
+        sent < REQUESTS,
+        "the server read all {REQUESTS} requests while no answer was read"
+    );
+    let rss_blocked = status_kb(pid, "VmRSS");
+
+    // Now read: every request is answered, once.
+    let mut ids = std::collections::BTreeSet::new();
+    for line in BufReader::new(stdout).lines() {
+        let message: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        assert!(message.get("error").is_none(), "{message}");
+        let id = message["id"].as_u64().unwrap();
+        assert!(ids.insert(id), "answered twice: {id}");
+        if ids.len() == REQUESTS + 1 {
+            break;
+        }
+    }
+    let stdin = writer.join().unwrap();
+    assert!(stdin.is_some(), "a write failed");
+    let peak = status_kb(pid, "VmHWM");
+    drop(stdin);
+    assert_eq!(ids.len(), REQUESTS + 1);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    // 12,000 answers of 9 kB each are 108 MB; 32 of them are 0.3 MB.
+    eprintln!("rail mcp under a flood: {rss_blocked} kB while blocked, {peak} kB at its peak");
+    assert!(
+        peak > 0 && rss_blocked < 48 * 1024 && peak < 48 * 1024,
+        "the server held {rss_blocked} kB while blocked, {peak} kB at its peak"
+    );
+}

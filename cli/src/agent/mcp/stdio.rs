@@ -6,24 +6,37 @@
 //! JSON-RPC 2.0 specification asks, and goes on reading: an agent or a person typing at the
 //! server learns what was wrong. A line that is JSON but not a message gets `-32600` with its
 //! id when it has one; a notification that is not understood gets no answer (notifications are
-//! never answered). Lines are bounded ([`MAX_LINE`]) so a runaway client cannot make the server
-//! hold gigabytes.
+//! never answered). Lines are bounded ([`MAX_LINE`]), and so are the requests in hand
+//! ([`MAX_PENDING`]): a request is read only while fewer than that are read and not yet answered
+//! on stdout, so a client that sends without reading stops being read instead of making the
+//! server keep every answer (issue 41: 607 MB after 40,000 unread requests, and growing). Two
+//! rules keep "answered" exact: a request whose id is still pending is refused at once
+//! (`-32600`; JSON-RPC ids are unique among pending requests), and a cancellation
+//! (`notifications/cancelled`) is not passed on, so every request read gets its answer — the MCP
+//! specification lets a server answer a cancelled request, and the client ignores that answer;
+//! Rail's tools are short and do not stop halfway anyway.
 //!
 //! One writer owns stdout ([`Writer`]): rmcp's answers and the transport's own error answers
 //! each go out as one whole line under its lock, never interleaved.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::sync::Arc;
 
+use rmcp::model::{ClientNotification, JsonRpcMessage, RequestId};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, Mutex};
+use tokio::sync::{mpsc, Mutex, OwnedSemaphorePermit, Semaphore};
 
 /// The longest message read: 4 MiB (a tool call's arguments are a few hundred bytes).
 pub const MAX_LINE: usize = 4 << 20;
+
+/// The most requests read and not yet answered: past it the server reads no more until an
+/// answer has been written (an agent waits for each answer; 32 is far more than any sends).
+pub const MAX_PENDING: usize = 32;
 
 /// JSON-RPC's "Parse error".
 pub const PARSE_ERROR: i64 = -32700;
@@ -51,6 +64,52 @@ const NEEDS_PARAMS: &[&str] = &[
 pub struct Lines<W> {
     incoming: mpsc::Receiver<RxJsonRpcMessage<RoleServer>>,
     out: Writer<W>,
+    pending: Pending,
+}
+
+/// The requests read and not yet answered, each holding one of [`MAX_PENDING`] permits until
+/// its answer is written.
+#[derive(Clone, Debug)]
+struct Pending {
+    permits: Arc<Semaphore>,
+    by_id: Arc<std::sync::Mutex<HashMap<String, OwnedSemaphorePermit>>>,
+}
+
+impl Pending {
+    fn new() -> Pending {
+        Pending {
+            permits: Arc::new(Semaphore::new(MAX_PENDING)),
+            by_id: Arc::default(),
+        }
+    }
+
+    /// A request id as a key: JSON's `1` and `"1"` are two ids.
+    fn key(id: &RequestId) -> String {
+        serde_json::to_string(id).unwrap_or_default()
+    }
+
+    fn holds(&self, id: &RequestId) -> bool {
+        self.by_id
+            .lock()
+            .map(|m| m.contains_key(&Pending::key(id)))
+            .unwrap_or(false)
+    }
+
+    /// Waits for a free place, then keeps it for `id`. `None`: the server is shutting down.
+    async fn enter(&self, id: &RequestId) -> Option<()> {
+        let permit = self.permits.clone().acquire_owned().await.ok()?;
+        if let Ok(mut map) = self.by_id.lock() {
+            map.insert(Pending::key(id), permit);
+        }
+        Some(())
+    }
+
+    /// `id` is answered: its place is free again.
+    fn leave(&self, id: &RequestId) {
+        if let Ok(mut map) = self.by_id.lock() {
+            map.remove(&Pending::key(id));
+        }
+    }
 }
 
 /// The one writer of the output stream; cloning shares it.
@@ -80,8 +139,18 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Lines<W> {
     pub fn start<R: AsyncRead + Unpin + Send + 'static>(input: R, output: W) -> Lines<W> {
         let out = Writer(Arc::new(Mutex::new(output)));
         let (tx, rx) = mpsc::channel(16);
-        tokio::spawn(read_loop(BufReader::new(input), tx, out.clone()));
-        Lines { incoming: rx, out }
+        let pending = Pending::new();
+        tokio::spawn(read_loop(
+            BufReader::new(input),
+            tx,
+            out.clone(),
+            pending.clone(),
+        ));
+        Lines {
+            incoming: rx,
+            out,
+            pending,
+        }
     }
 }
 
@@ -93,9 +162,24 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Transport<RoleServer> for Lines<W> 
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
         let out = self.out.clone();
+        let answered = match &item {
+            JsonRpcMessage::Response(r) => Some(r.id.clone()),
+            JsonRpcMessage::Error(e) => e.id.clone(),
+            _ => None,
+        };
+        let pending = self.pending.clone();
         async move {
-            let bytes = serde_json::to_vec(&item).map_err(io::Error::other)?;
-            out.line(&bytes).await
+            let bytes = serde_json::to_vec(&item).map_err(io::Error::other);
+            drop(item);
+            let written = match bytes {
+                Ok(bytes) => out.line(&bytes).await,
+                Err(e) => Err(e),
+            };
+            // Written (or never to be: stdout is gone): the request's place is free.
+            if let Some(id) = answered {
+                pending.leave(&id);
+            }
+            written
         }
     }
 
@@ -165,6 +249,7 @@ async fn read_loop<R, W>(
     mut input: R,
     tx: mpsc::Sender<RxJsonRpcMessage<RoleServer>>,
     out: Writer<W>,
+    pending: Pending,
 ) where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin + Send,
@@ -201,7 +286,29 @@ async fn read_loop<R, W>(
             continue;
         }
         match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line) {
+            Ok(JsonRpcMessage::Notification(n))
+                if matches!(n.notification, ClientNotification::CancelledNotification(_)) =>
+            {
+                // Not passed on: the request it names is answered as every request is.
+            }
+            Ok(JsonRpcMessage::Request(request)) if pending.holds(&request.id) => {
+                let answer = error_answer(
+                    serde_json::to_value(&request.id).unwrap_or(Value::Null),
+                    INVALID_REQUEST,
+                    "Invalid Request: a request with this id is still pending (ids are unique among pending requests)",
+                );
+                if out.line(answer.as_bytes()).await.is_err() {
+                    return;
+                }
+            }
             Ok(message) => {
+                if let JsonRpcMessage::Request(request) = &message {
+                    // Past MAX_PENDING unanswered requests, nothing more is read until an
+                    // answer is written.
+                    if pending.enter(&request.id).await.is_none() {
+                        return;
+                    }
+                }
                 if tx.send(message).await.is_err() {
                     return; // the service has stopped
                 }
@@ -313,6 +420,60 @@ mod tests {
                 (Read::Line, b"cd".to_vec()),
             ]
         );
+    }
+
+    /// A request whose id is still pending is refused at once; a cancellation is not passed
+    /// on (so the request it names is answered as every one is); answering frees the id.
+    #[test]
+    fn pending_ids_are_unique_and_cancellations_stay_here() {
+        use tokio::io::AsyncWriteExt;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (mut client, server_in) = tokio::io::duplex(1 << 16);
+            let (server_out, client_out) = tokio::io::duplex(1 << 16);
+            let mut lines = Lines::start(server_in, server_out);
+            let mut answers = BufReader::new(client_out);
+            let request =
+                |id: u64| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
+            let id_of = |m: &RxJsonRpcMessage<RoleServer>| match m {
+                JsonRpcMessage::Request(r) => Some(r.id.clone()),
+                _ => None,
+            };
+            client.write_all(request(1).as_bytes()).await.unwrap();
+            let first = lines.receive().await.unwrap();
+            assert_eq!(id_of(&first), Some(RequestId::Number(1)));
+            // 1 is pending: the same id again is refused here, 2 goes on.
+            client.write_all(request(1).as_bytes()).await.unwrap();
+            let cancel =
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+            client
+                .write_all(format!("{cancel}\n").as_bytes())
+                .await
+                .unwrap();
+            client.write_all(request(2).as_bytes()).await.unwrap();
+            let mut line = String::new();
+            answers.read_line(&mut line).await.unwrap();
+            let refused: Value = serde_json::from_str(&line).unwrap();
+            assert_eq!(refused["id"], 1);
+            assert_eq!(refused["error"]["code"], INVALID_REQUEST);
+            // The cancellation was not passed on: the next message is request 2.
+            let second = lines.receive().await.unwrap();
+            assert_eq!(id_of(&second), Some(RequestId::Number(2)));
+            // Answering 1 frees its id.
+            let answer: TxJsonRpcMessage<RoleServer> = serde_json::from_value(
+                serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {}}),
+            )
+            .unwrap();
+            lines.send(answer).await.unwrap();
+            line.clear();
+            answers.read_line(&mut line).await.unwrap();
+            assert!(line.contains("\"id\":1"), "{line}");
+            client.write_all(request(1).as_bytes()).await.unwrap();
+            let again = lines.receive().await.unwrap();
+            assert_eq!(id_of(&again), Some(RequestId::Number(1)));
+        });
     }
 
     #[test]
