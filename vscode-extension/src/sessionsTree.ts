@@ -47,16 +47,14 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode> {
     const counts = [s.live ? `${s.live} live` : '', s.expiring ? `${s.expiring} expiring` : '', s.stale ? `${s.stale} stale` : ''].filter(
       Boolean,
     );
-    // Guard status, as core decided it: which agent's Rail hook was last seen for the session.
-    const guard = s.hook
-      ? `guarded: ${s.hook.agent} ${s.hook.seen_text}${s.hook.host ? ` on ${s.hook.host}` : ''}`
-      : s.unguarded
-        ? 'no Rail hook seen'
-        : '';
+    // Guard status in core's words: which agent's Rail hook was last seen for the session, and
+    // whether that was since it made its claims.
+    const guard = s.hook || s.unguarded ? s.guard_text : '';
     item.description = [me ? 'you' : '', counts.join(', ') || 'no claims', guard, s.worktree ?? ''].filter(Boolean).join(' · ');
     const tip = [`session ${s.name}`, `branch ${s.branch}`];
     if (s.hook) {
       tip.push(`Rail hook of ${s.hook.agent}${s.hook.version ? ` ${s.hook.version}` : ''} last seen ${s.hook.seen_at}`);
+      if (s.unguarded) tip.push(s.guard_text);
     } else if (s.unguarded) {
       tip.push('no Rail hook seen for this session: its agent may write anywhere unguarded (rail init --agents)');
     }

@@ -487,10 +487,18 @@ export type SessionView = { name: string, branch: string, worktree: string | nul
  */
 hook: SessionHook | null, 
 /**
- * Holds claims that hold (live or expiring) and no Rail hook was ever seen for it: its
- * agent works unguarded, or it works outside any agent.
+ * Holds claims that hold (live or expiring) and no Rail hook was seen for it since it
+ * made them ([`MARK_VOUCHES`] of slack): its agent works unguarded, or it works outside
+ * any agent. A mark speaks for the claims it could have seen, not for claims made long
+ * after it (a hook call 14 days ago vouched for every later claim of that name).
  */
-unguarded: boolean, };
+unguarded: boolean, 
+/**
+ * Core's words for the guard status, for every host to show as they are: `guarded: claude
+ * 3m ago`, `Rail hook last seen 14d ago, before its claims: …`, `no Rail hook seen…`; empty
+ * for a session that holds nothing and was never seen.
+ */
+guard_text: string, };
 
 export type Settings = { lease_secs: number, expiring_secs: number, };
 

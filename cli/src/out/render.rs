@@ -215,22 +215,14 @@ fn sessions(out: &mut String, board: &Board, p: &Paint, session_w: usize) {
     }
     {
         for v in holders {
-            let guard = match &v.hook {
-                Some(h) => format!(
-                    "guarded: {} hook{} seen {}{}",
-                    safe(&h.agent),
-                    h.version
-                        .as_deref()
-                        .map(|v| format!(" ({})", safe(v)))
-                        .unwrap_or_default(),
-                    h.seen_text,
-                    h.host
-                        .as_deref()
-                        .map(|m| format!(" on {}", safe(m)))
-                        .unwrap_or_default()
-                ),
-                None if v.unguarded => p.red("no Rail hook seen: its agent may work unguarded"),
-                None => p.dim("no Rail hook seen"),
+            // Core's words; the colour says how much they matter.
+            let text = safe(&v.guard_text);
+            let guard = if v.unguarded {
+                p.red(&text)
+            } else if v.hook.is_none() {
+                p.dim(&text)
+            } else {
+                text.into_owned()
             };
             let _ = writeln!(out, "  {:session_w$}  {guard}", safe(&v.name));
         }

@@ -189,9 +189,13 @@ impl Receipt {
 
 /// Did a git command write `name` (in `root`'s work tree) as it is now? git records the stat of
 /// every file it writes (checkout, reset, stash, merge) in its index entry; a file rewritten
-/// since by anyone else (an editor, `sed -i`) has another mtime or inode. Unknown (no git, the
-/// file untracked or missing, git's answer unreadable) counts as written by git: a lost claim is
-/// then put back, as before, rather than taken for a release.
+/// since by anyone else (an editor, `sed -i`) has another mtime or inode. A file git does not
+/// track, there as it is, git did not write: a reset, stash or checkout that leaves an untracked
+/// file in place does not touch it (`git stash -u` and `git clean` remove it, and a missing file
+/// is judged as below), so what it lost was taken out by hand — the seed's own `sed -i` release,
+/// where claims.md is never committed (issue 41, finding 9). Unknown (no git, the file missing,
+/// git's answer unreadable) counts as written by git: a lost claim is then put back, as before,
+/// rather than taken for a release.
 pub fn git_wrote(root: &Path, name: &str) -> bool {
     let Ok(meta) = fs::symlink_metadata(root.join(name)) else {
         return true;
@@ -205,6 +209,9 @@ pub fn git_wrote(root: &Path, name: &str) -> bool {
         return true;
     };
     let text = String::from_utf8_lossy(&out.stdout);
+    if out.status.success() && text.trim().is_empty() {
+        return false; // untracked, and in place: git never wrote it
+    }
     let field = |key: &str| {
         // `  dev: 2049\tino: 1234`: several fields a line, split by tabs.
         text.lines()

@@ -1982,10 +1982,7 @@ fn the_board_names_each_sessions_guard_or_that_none_was_seen() {
     assert!(auth["hook"].is_null(), "{auth}");
     assert_eq!(auth["unguarded"], true);
     let text = stdout(&repo.rail(&["board"]));
-    assert!(
-        text.contains("guarded: claude hook (2.1.332) seen"),
-        "{text}"
-    );
+    assert!(text.contains("guarded: claude just now"), "{text}");
     assert!(text.contains("no Rail hook seen"), "{text}");
     // A mark another session's name was written under vouches for nobody.
     let seen = repo.file(".git/rail/seen");
@@ -2004,6 +2001,37 @@ fn the_board_names_each_sessions_guard_or_that_none_was_seen() {
         .cloned()
         .unwrap();
     assert_eq!(auth["unguarded"], true, "{auth}");
+
+    // Issue 41, finding 8: a mark speaks for the claims it could have seen. web's agent last
+    // ran Rail's hook two weeks before web claims again: that call vouches for nothing since.
+    let two_weeks_ago = chrono::Utc::now() - chrono::TimeDelta::days(14);
+    std::fs::write(
+        seen.join("web"),
+        format!(
+            "session web\nagent claude\nversion 2.1.332\nat {}\n",
+            two_weeks_ago.format("%Y-%m-%dT%H:%M:%SZ")
+        ),
+    )
+    .unwrap();
+    let out = repo.rail(&[
+        "claim",
+        "web-later",
+        "--session",
+        "web",
+        "--path",
+        "web/later/**",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = repo.rail(&["board", "--json"]);
+    let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let web = board_session(&board, "web");
+    assert_eq!(web["hook"]["agent"], "claude", "{web}");
+    assert_eq!(web["unguarded"], true, "a two-week-old mark vouched: {web}");
+    let text = stdout(&repo.rail(&["board"]));
+    assert!(
+        text.contains("Rail hook last seen 14d ago, before its claims"),
+        "{text}"
+    );
 }
 
 /// `rail doctor` (issue 27, item 3): on a repository set up as the README says, with each agent

@@ -252,3 +252,53 @@ fn a_hand_release_is_a_release_and_a_git_drop_is_put_back() {
         );
     }
 }
+
+/// Issue 41, finding 9: the articles never commit claims.md. With it untracked, the seed's hand
+/// release (`flock claims.md sed -i '/^t1 |/d' claims.md`) was undone ("restored a's claim of
+/// t1") and the task refused to the next session: an untracked file was taken for one git may
+/// have rewritten. No git reset, stash or checkout rewrites an untracked file it leaves in
+/// place, so the loss is a hand release.
+#[test]
+fn a_hand_release_of_an_untracked_claims_md_is_a_release() {
+    let repo = Repo::new();
+    repo.git(&["rm", "-q", "--cached", "claims.md"]);
+    repo.git(&[
+        "commit",
+        "-qm",
+        "claims.md is not committed, as in the articles",
+    ]);
+    let out = repo.rail(&["claim", "t1", "--session", "a"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.git(&["ls-files", "claims.md"]).is_empty(), "tracked");
+    let out = Command::new("flock")
+        .args(["claims.md", "sed", "-i", "/^t1 |/d", "claims.md"])
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = repo.rail(&["claim", "t1", "--session", "b"]);
+    assert_eq!(
+        code(&out),
+        0,
+        "the hand release was undone: {}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("restored"), "{}", stderr(&out));
+    let holders = repo.holders("t1");
+    assert!(
+        holders.len() == 1 && holders[0].starts_with("t1 | b |"),
+        "{}",
+        repo.read("claims.md")
+    );
+    let log = repo.read("claims.log");
+    assert!(
+        log.lines()
+            .any(|l| l.contains("| released | t1 | a |") && l.contains("by: hand")),
+        "{log}"
+    );
+    // git leaves an untracked claims.md where it is: a stash and a checkout lose nothing.
+    repo.git(&["branch", "other"]);
+    repo.git(&["stash", "-q"]);
+    repo.git(&["checkout", "-q", "other"]);
+    assert_eq!(repo.holders("t1"), holders);
+}

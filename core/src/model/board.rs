@@ -237,10 +237,22 @@ pub struct SessionView {
     pub stale: usize,
     /// The agent whose Rail hook was last seen for this session, and when (`None`: never).
     pub hook: Option<SessionHook>,
-    /// Holds claims that hold (live or expiring) and no Rail hook was ever seen for it: its
-    /// agent works unguarded, or it works outside any agent.
+    /// Holds claims that hold (live or expiring) and no Rail hook was seen for it since it
+    /// made them ([`MARK_VOUCHES`] of slack): its agent works unguarded, or it works outside
+    /// any agent. A mark speaks for the claims it could have seen, not for claims made long
+    /// after it (a hook call 14 days ago vouched for every later claim of that name).
     pub unguarded: bool,
+    /// Core's words for the guard status, for every host to show as they are: `guarded: claude
+    /// 3m ago`, `Rail hook last seen 14d ago, before its claims: …`, `no Rail hook seen…`; empty
+    /// for a session that holds nothing and was never seen.
+    pub guard_text: String,
 }
+
+/// How long after a session's last Rail hook mark a claim it makes is still covered by that
+/// mark: a mark is rewritten at most every 30 s on its machine and shared at most every 5 min
+/// (`formats::heartbeat`), so a claim made just after a hook call is not called unguarded until
+/// the next mark lands.
+pub const MARK_VOUCHES: chrono::TimeDelta = chrono::TimeDelta::minutes(10);
 
 /// A session's last Rail hook call, as the board shows it.
 #[derive(Clone, Debug, Serialize)]
@@ -472,6 +484,8 @@ fn resources(eval: &Evaluation) -> Vec<ResourceUse> {
 
 fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
     let mut by_name: BTreeMap<String, SessionView> = BTreeMap::new();
+    // Each session's newest claim that holds (live or expiring), by its claim time.
+    let mut newest_holding: BTreeMap<String, Time> = BTreeMap::new();
     for claim in &eval.claims {
         let view = by_name
             .entry(claim.session.clone())
@@ -486,8 +500,15 @@ fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
                 stale: 0,
                 hook: None,
                 unguarded: false,
+                guard_text: String::new(),
             });
         view.claims.push(claim.id);
+        if claim.state() != LeaseState::Stale {
+            if let Some(at) = claim.claimed_at {
+                let newest = newest_holding.entry(claim.session.clone()).or_insert(at);
+                *newest = (*newest).max(at);
+            }
+        }
         match claim.state() {
             LeaseState::Live => view.live += 1,
             LeaseState::Expiring => view.expiring += 1,
@@ -512,6 +533,7 @@ fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
                         stale: 0,
                         hook: None,
                         unguarded: false,
+                        guard_text: String::new(),
                     },
                 );
             }
@@ -532,9 +554,37 @@ fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
                 host: seen.host.clone(),
             }
         });
-        view.unguarded = view.hook.is_none() && view.live + view.expiring > 0;
+        // The newest claim that holds: a mark older than it (less the slack) never saw it.
+        let newest = newest_holding.get(&view.name).copied();
+        let seen = facts.hooks.get(&view.name).map(|s| s.at);
+        let holds = view.live + view.expiring > 0;
+        let before_claims = matches!((seen, newest), (Some(s), Some(n)) if s + MARK_VOUCHES < n);
+        view.unguarded = holds && (seen.is_none() || before_claims);
+        view.guard_text = guard_text(view, holds, before_claims);
     }
     by_name.into_values().collect()
+}
+
+/// Core's words for a session's guard status (see [`SessionView::guard_text`]).
+fn guard_text(view: &SessionView, holds: bool, before_claims: bool) -> String {
+    match &view.hook {
+        Some(h) if before_claims => format!(
+            "Rail hook last seen {}, before its claims: its agent may work unguarded",
+            h.seen_text
+        ),
+        Some(h) => format!(
+            "guarded: {} {}{}",
+            h.agent,
+            h.seen_text,
+            h.host
+                .as_deref()
+                .map(|m| format!(" on {m}"))
+                .unwrap_or_default()
+        ),
+        None if holds => "no Rail hook seen: its agent may work unguarded".to_string(),
+        None if view.claims.is_empty() => String::new(),
+        None => "no Rail hook seen".to_string(),
+    }
 }
 
 /// Conflicts and blocks as diagnostics on the lines involved, for Problems panels and

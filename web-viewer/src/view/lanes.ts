@@ -107,23 +107,30 @@ export class LanesView {
           h('span', { class: 'count state-expiring' }, `${session.expiring} expiring`),
           h('span', { class: 'count state-stale' }, `${session.stale} stale`),
         ),
-        // Guard status, as core decided it.
-        session.hook
+        // Guard status, in core's words.
+        session.unguarded
           ? h(
               'span',
               {
-                class: 'lane-guard guarded',
+                class: 'lane-guard unguarded',
                 attrs: {
-                  title: `Rail hook of ${session.hook.agent}${session.hook.version ? ` ${session.hook.version}` : ''} last seen ${session.hook.seen_at}`,
+                  title: session.hook
+                    ? `Rail hook of ${session.hook.agent} last seen ${session.hook.seen_at}, before this session's claims`
+                    : 'No Rail hook was seen for this session: its agent may work unguarded',
                 },
               },
-              `guarded: ${session.hook.agent} ${session.hook.seen_text}${session.hook.host ? ` on ${session.hook.host}` : ''}`,
+              `⚠ ${session.guard_text}`,
             )
-          : session.unguarded
+          : session.hook
             ? h(
                 'span',
-                { class: 'lane-guard unguarded', attrs: { title: 'No Rail hook was seen for this session: its agent may work unguarded' } },
-                '⚠ no Rail hook seen',
+                {
+                  class: 'lane-guard guarded',
+                  attrs: {
+                    title: `Rail hook of ${session.hook.agent}${session.hook.version ? ` ${session.hook.version}` : ''} last seen ${session.hook.seen_at}`,
+                  },
+                },
+                session.guard_text,
               )
             : null,
         h('span', { class: 'lane-facts' }, facts.join(' · ')),
