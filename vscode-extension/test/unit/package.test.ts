@@ -56,8 +56,9 @@ test('Restricted Mode and virtual workspaces are stated as the code behaves', ()
   assert.equal(untrusted.supported, 'limited');
   assert.match(untrusted.description, /no rail CLI/);
   assert.match(untrusted.description, /no git/);
-  // A workspace's settings must not choose the program Rail runs once trusted... or before.
-  assert.deepEqual(untrusted.restrictedConfigurations, ['rail.path']);
+  // A workspace's settings must not choose the program Rail runs once trusted... or before,
+  // nor, untrusted, which rail is shown (who acts is never a workspace's: config.ts).
+  assert.deepEqual(untrusted.restrictedConfigurations, ['rail.path', 'rail.railDirectory']);
   assert.equal(pkg.capabilities.virtualWorkspaces.supported, false);
   // The one gate: every process the extension starts goes through git.ts, repo.ts or native.ts,
   // and each asks host/trust.ts first.
