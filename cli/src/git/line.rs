@@ -142,12 +142,16 @@ impl GitProcess {
 
     /// Starts it in a process group of its own on Unix, so a transport helper it starts (`ssh`,
     /// `git-remote-https`) can be stopped with it.
+    #[cfg(unix)]
     pub fn own_group(mut self) -> GitProcess {
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            self.0.process_group(0);
-        }
+        use std::os::unix::process::CommandExt;
+        self.0.process_group(0);
+        self
+    }
+
+    /// Elsewhere a child stays in Rail's group: Windows has no process groups to join.
+    #[cfg(not(unix))]
+    pub fn own_group(self) -> GitProcess {
         self
     }
 
