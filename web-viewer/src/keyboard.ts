@@ -26,6 +26,9 @@ export const SHORTCUT_HELP: [string, string][] = [
   ['?', 'this help'],
 ];
 
+/** The shortcuts that open or paste local files; a snapshot has none. */
+export const LOCAL_INPUT_KEYS = ['o', 'p'];
+
 function typing(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   return target.isContentEditable || target.matches('input, textarea, select');

@@ -10,7 +10,7 @@ import { App, type Loaded } from './app.js';
 import { loadCore, type Facts, type WasmSource } from './core.js';
 import { byId, fill, h } from './dom.js';
 import { browserFacts } from './facts.js';
-import { installShortcuts, SHORTCUT_HELP } from './keyboard.js';
+import { installShortcuts, LOCAL_INPUT_KEYS, SHORTCUT_HELP } from './keyboard.js';
 import { fileList, mergeFiles, type RawFile } from './sources/classify.js';
 import { installDrop } from './sources/drop.js';
 import { embedMode, listenForHost, postToHost } from './sources/embed.js';
@@ -41,12 +41,17 @@ function setMode(text: string): void {
 async function main(): Promise<void> {
   const toggleTheme = initTheme(params.get('theme'), byId('theme-toggle'));
   const embed = embedMode(params);
+  // A snapshot is one fixed rail, written by `rail board --html`: it offers no way to open or
+  // paste other files (buttons, shortcuts, drop, Ctrl+V), which read as if it could.
+  const snapshot = isSnapshot();
+  document.documentElement.classList.toggle('snapshot', snapshot);
   const app = new App({
     initialQuery: params.get('q') ?? '',
     reveal: embed ? (file, line, column) => postToHost({ type: 'rail-reveal', file, line, column }) : null,
   });
   if (params.get('view') === 'lanes') app.setView('lanes');
-  fill(byId('help-list'), ...SHORTCUT_HELP.flatMap(([key, what]) => [h('dt', {}, h('kbd', {}, key)), h('dd', {}, what)]));
+  const shortcuts = SHORTCUT_HELP.filter(([key]) => !(snapshot && LOCAL_INPUT_KEYS.includes(key)));
+  fill(byId('help-list'), ...shortcuts.flatMap(([key, what]) => [h('dt', {}, h('kbd', {}, key)), h('dd', {}, what)]));
 
   try {
     await loadCore(wasmSource());
@@ -75,7 +80,7 @@ async function main(): Promise<void> {
 
   const fileInput = byId<HTMLInputElement>('file-input');
   const folderInput = byId<HTMLInputElement>('folder-input');
-  for (const input of [fileInput, folderInput]) {
+  for (const input of snapshot ? [] : [fileInput, folderInput]) {
     input.addEventListener('change', () => {
       if (!input.files?.length) return;
       readInput(input.files).then(
@@ -86,11 +91,13 @@ async function main(): Promise<void> {
       input.value = '';
     });
   }
-  byId('open-files').addEventListener('click', () => fileInput.click());
-  byId('open-folder').addEventListener('click', () => folderInput.click());
-  const paste = installPaste((files) => loadLocal(files));
-  byId('paste').addEventListener('click', () => paste.open());
-  installDrop(loadLocal, (m) => app.showError(m));
+  const paste = snapshot ? null : installPaste((files) => loadLocal(files));
+  if (!snapshot) {
+    byId('open-files').addEventListener('click', () => fileInput.click());
+    byId('open-folder').addEventListener('click', () => folderInput.click());
+    byId('paste').addEventListener('click', () => paste?.open());
+    installDrop(loadLocal, (m) => app.showError(m));
+  }
   byId('example').addEventListener('click', () => {
     origin = 'other';
     app.load({ texts: exampleRail(new Date()), facts: browserFacts(null), source: 'example rail', clock: 'live', removable: false });
@@ -116,8 +123,10 @@ async function main(): Promise<void> {
     escape: () => app.escape(),
     toggleView: () => app.toggleView(),
     toggleTheme,
-    openFiles: () => fileInput.click(),
-    paste: () => paste.open(),
+    openFiles: () => {
+      if (!snapshot) fileInput.click();
+    },
+    paste: () => paste?.open(),
     reload: () => void reloadUrls(),
     help: () => helpDialog.showModal(),
     focusBoard: () => app.focusBoard(),
@@ -134,7 +143,7 @@ async function main(): Promise<void> {
   // Every input is wired: tests and hosts may now drop, pick, paste or post.
   document.documentElement.dataset.ready = 'true';
 
-  if (isSnapshot()) {
+  if (snapshot) {
     setMode('snapshot (standalone file)');
     const data = snapshotData();
     if (data.kind === 'empty') {
