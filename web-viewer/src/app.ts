@@ -288,6 +288,9 @@ export class App {
     toggle.setAttribute('aria-pressed', String(view === 'lanes'));
     toggle.textContent = view === 'lanes' ? 'Columns by state' : 'Lanes by session';
     document.documentElement.dataset.view = view;
+    // The hidden view keeps no elements: a large rail's DOM stays one view's worth.
+    if (view === 'lanes') this.columns.clear();
+    else this.lanes.clear();
     if (this.board) this.renderBoard();
   }
 

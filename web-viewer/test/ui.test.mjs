@@ -130,24 +130,15 @@ describe('views and themes', () => {
     const board = await viaEmbed(page, server, demo);
     await page.keyboard.press('v');
     await page.waitForSelector('.lane');
-    // Nine sessions hold claims; lanes are virtualized, so the spacer holds nine lane heights
-    // and scrolling to the end brings the last one in.
-    assert.equal(await page.evaluate(() => document.querySelector('.lanes-body .v-spacer').style.height), `${9 * 112}px`);
+    // Nine sessions hold claims: nine lanes, in core's session order, on the page (it scrolls,
+    // not the lanes).
     const lanes = await page.locator('.lane .lane-name').allInnerTexts();
     assert.deepEqual(
-      lanes.slice(0, 4),
-      board.sessions.slice(0, 4).map((s) => s.name),
+      lanes,
+      board.sessions.filter((s) => s.claims.length > 0).map((s) => s.name),
       'lanes in core’s session order',
     );
-    await page.evaluate(() => {
-      const b = document.querySelector('.lanes-body');
-      b.scrollTop = b.scrollHeight;
-    });
-    await page.waitForSelector('.lane[data-session="session-h"]');
-    await page.evaluate(() => {
-      document.querySelector('.lanes-body').scrollTop = 0;
-    });
-    await page.waitForSelector('.lane[data-session="session-a"]');
+    assert.equal(lanes.length, 9);
     // Guard status per lane, as core decided it: a hook seen here, one seen on another machine
     // of a shared rail, none.
     assert.equal(await page.locator('.lane[data-session="session-b"] .lane-guard.guarded').innerText(), 'guarded: codex 5m ago');

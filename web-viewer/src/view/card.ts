@@ -1,26 +1,33 @@
-// One claim as a card of fixed height (the columns virtualize on it): task, session, lease left,
-// state, a two-line purpose, and badges for conflicts, blocks and duplicates. Everything from
-// the data is text, except the purpose, which goes through security.ts.
+// One claim as a card: task, session, lease left, state, a preview of the purpose, and chips for
+// its conflicts (each naming the claims on the other side), blocks, duplicates, resources and
+// paths. A card grows with what it holds: chips wrap, and a long path or resource breaks inside
+// its chip rather than being cut. Everything from the data is text, except the purpose, which
+// goes through security.ts.
 
-import type { BoardClaim } from '../core.js';
-import { h } from '../dom.js';
+import type { BoardClaim, Conflict } from '../core.js';
+import { type Child, h } from '../dom.js';
 import { purposeFragment } from '../security.js';
 import { CONFLICT_LABEL, STATE_LABEL, claimName, leaseLeft, type ViewContext } from './context.js';
 
-export const CARD_HEIGHT = 118;
+/** One chip per conflict: what kind, on what, and with whom (task and session of each other
+ * claim), so a card says who it collides with without opening it. */
+function conflictChip(claim: BoardClaim, conflict: Conflict, ctx: ViewContext): HTMLElement {
+  const others = conflict.claims
+    .filter((id) => id !== claim.id)
+    .map((id) => ctx.byId.get(id))
+    .filter((c): c is BoardClaim => c !== undefined)
+    .map((c) => `${claimName(c)} (${c.session})`);
+  const kind = CONFLICT_LABEL[conflict.kind] ?? conflict.kind;
+  const on = conflict.kind === 'resource-clash' && conflict.resource ? ` on ${conflict.resource}` : '';
+  return h('span', { class: 'badge badge-conflict', title: conflict.message }, `⚠ ${kind}${on} with `, others.join(', '));
+}
 
-function conflictBadge(claim: BoardClaim, ctx: ViewContext): HTMLElement | null {
-  const conflicts = claim.conflicts ?? [];
-  if (conflicts.length === 0) return null;
-  const first = ctx.board.conflicts[conflicts[0]!];
-  const others = new Set<string>();
-  for (const i of conflicts) for (const s of ctx.board.conflicts[i]?.sessions ?? []) if (s !== claim.session) others.add(s);
-  const label =
-    conflicts.length === 1 && first
-      ? `${CONFLICT_LABEL[first.kind] ?? first.kind}${others.size ? ` · ${[...others].join(', ')}` : ''}`
-      : `${conflicts.length} conflicts`;
-  const messages = conflicts.map((i) => ctx.board.conflicts[i]?.message ?? '').join('\n');
-  return h('span', { class: 'badge badge-conflict', title: messages }, '⚠ ', label);
+/** A long path or resource with a line-break opportunity after each `/` and `:` (not before a
+ * short tail like `**`), so it wraps at its separators, and inside a part only where that part is
+ * wider than the card. A short one (most) fits a line as it is. */
+function breakable(text: string): Child[] {
+  if (text.length <= 24) return [text];
+  return text.split(/(?<=[/:])/).flatMap((part, i) => (i && part.length > 2 ? [h('wbr'), part] : [part]));
 }
 
 export function renderCard(claim: BoardClaim, ctx: ViewContext): HTMLElement {
@@ -36,17 +43,17 @@ export function renderCard(claim: BoardClaim, ctx: ViewContext): HTMLElement {
   // Links inside a card stay clickable but out of the tab order: the card is one stop.
   for (const a of purpose.querySelectorAll('a')) a.setAttribute('tabindex', '-1');
 
-  const paths = claim.paths?.length ? h('span', { class: 'card-paths', title: claim.paths.join('\n') }, claim.paths.join(', ')) : null;
+  const conflicts = (claim.conflicts ?? []).map((i) => ctx.board.conflicts[i]).filter((c): c is Conflict => c !== undefined);
   const foot = h(
     'div',
     { class: 'card-foot' },
-    conflictBadge(claim, ctx),
+    ...conflicts.map((c) => conflictChip(claim, c, ctx)),
     claim.blocked
       ? h('span', { class: 'badge badge-blocked', title: claim.reason }, 'waits for ', (claim.blocked_by ?? []).join(', '))
       : null,
     claim.holds ? null : h('span', { class: 'badge badge-unheld', title: 'a duplicate claim that lost to an earlier one' }, 'not held'),
-    claim.resources?.length ? h('span', { class: 'badge badge-res', title: claim.resources.join('\n') }, claim.resources.join(', ')) : null,
-    paths,
+    ...(claim.resources ?? []).map((r) => h('code', { class: 'badge badge-res' }, ...breakable(r))),
+    ...(claim.paths ?? []).map((p) => h('code', { class: 'card-path' }, ...breakable(p))),
   );
 
   const card = h(
@@ -69,13 +76,13 @@ export function renderCard(claim: BoardClaim, ctx: ViewContext): HTMLElement {
     h(
       'div',
       { class: 'card-top' },
-      h('span', { class: claim.task ? 'card-task' : 'card-task no-task', title: claimName(claim) }, claimName(claim)),
+      h('span', { class: claim.task ? 'card-task' : 'card-task no-task' }, claimName(claim)),
       h('span', { class: `badge badge-state state-${claim.state}` }, STATE_LABEL[claim.state]),
     ),
     h(
       'div',
       { class: 'card-meta' },
-      h('span', { class: 'card-session', title: `session ${claim.session}` }, claim.session),
+      h('span', { class: 'card-session' }, claim.session),
       h('span', { class: 'card-left', title: claim.reason }, leaseLeft(claim)),
     ),
     purpose,

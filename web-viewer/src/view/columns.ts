@@ -1,13 +1,15 @@
 // The board by state: live, expiring, stale (free to take) and blocked. Which column a claim is
 // in is core's `column`, decided once for every board.
-// Each column is a virtual list; arrow keys move between cards and columns (one tab stop per
-// column, roving focus), Enter or Space selects.
+// Columns grow with their cards and the page scrolls (a column never scrolls inside itself); a
+// column takes width in proportion to its cards, lays them out in as many rows as that width
+// holds, and an empty one shrinks to its heading. Arrow keys move between cards and columns (one
+// tab stop per column, roving focus), Enter or Space selects.
 
 import type { BoardClaim } from '../core.js';
 import { h } from '../dom.js';
-import { CARD_HEIGHT, renderCard, restyleCards } from './card.js';
+import { renderCard, restyleCards } from './card.js';
+import { ChunkedList } from './chunked.js';
 import type { ViewContext } from './context.js';
-import { VirtualList } from './virtual.js';
 
 export type ColumnId = BoardClaim['column'];
 
@@ -18,13 +20,16 @@ const COLUMNS: { id: ColumnId; title: string; hint: string }[] = [
   { id: 'blocked', title: 'Blocked', hint: 'waiting for other tasks' },
 ];
 
-const GAP = 8;
+/** A card's height before any was measured, for the length of chunks not drawn yet. */
+const CARD_ESTIMATE = 150;
 
 interface Column {
   id: ColumnId;
-  list: VirtualList<BoardClaim>;
+  list: ChunkedList<BoardClaim>;
   count: HTMLElement;
-  scroller: HTMLElement;
+  section: HTMLElement;
+  /** The list of cards: the column's one tab stop. */
+  body: HTMLElement;
   /** The card index that holds the column's tab stop. */
   active: number;
 }
@@ -37,42 +42,44 @@ export class ColumnsView {
     root.replaceChildren();
     this.columns = COLUMNS.map(({ id, title, hint }, columnIndex) => {
       const count = h('span', { class: 'col-count' }, '0');
-      const scroller = h('div', {
+      const body = h('div', {
         class: 'col-body',
         attrs: { role: 'listbox', 'aria-label': `${title} claims`, tabindex: 0 },
       });
+      const section = h(
+        'section',
+        { class: `column col-${id}`, attrs: { 'aria-label': title }, data: { column: id } },
+        h('header', { class: 'col-head' }, h('h2', {}, title), count, h('span', { class: 'col-hint' }, hint)),
+        body,
+      );
       const column: Column = {
         id,
         count,
-        scroller,
+        section,
+        body,
         active: 0,
-        list: new VirtualList<BoardClaim>({
-          scroller,
-          rowHeight: CARD_HEIGHT + GAP,
+        list: new ChunkedList<BoardClaim>({
+          root: body,
+          chunkClass: 'col-chunk',
+          estimate: CARD_ESTIMATE,
+          chunkSize: 16,
+          eager: 96,
           key: (c) => c.id,
           render: (c, i) => this.card(column, c, i),
         }),
       };
-      scroller.addEventListener('keydown', (e) => this.onKey(e, columnIndex));
-      scroller.addEventListener('focus', (e) => {
+      body.addEventListener('keydown', (e) => this.onKey(e, columnIndex));
+      body.addEventListener('focus', (e) => {
         // Focus landing on the list itself moves on to its active card.
-        if (e.target === scroller && column.list.length > 0) this.focusCard(columnIndex, column.active);
+        if (e.target === body && column.list.length > 0) this.focusCard(columnIndex, column.active);
       });
-      root.append(
-        h(
-          'section',
-          { class: `column col-${id}`, attrs: { 'aria-label': title }, data: { column: id } },
-          h('header', { class: 'col-head' }, h('h2', {}, title), count, h('span', { class: 'col-hint' }, hint)),
-          scroller,
-        ),
-      );
+      root.append(section);
       return column;
     });
   }
 
   private card(column: Column, claim: BoardClaim, index: number): HTMLElement {
     const card = renderCard(claim, this.ctx!);
-    card.style.height = `${CARD_HEIGHT}px`;
     card.dataset.index = String(index);
     if (index === column.active) card.tabIndex = 0;
     return card;
@@ -87,19 +94,27 @@ export class ColumnsView {
     for (const column of this.columns) {
       const items = groups.get(column.id)!;
       column.active = Math.min(column.active, Math.max(0, items.length - 1));
-      column.list.setItems(items);
       const all = totals.get(column.id)!;
       column.count.textContent = items.length === all || claims.length === total ? String(items.length) : `${items.length} of ${all}`;
-      column.scroller.classList.toggle('empty', items.length === 0);
-      column.scroller.tabIndex = items.length === 0 ? -1 : 0;
+      // Width in proportion to the cards; an empty column keeps only its heading.
+      column.section.classList.toggle('is-empty', items.length === 0);
+      column.section.style.flexGrow = String(items.length);
+      column.body.tabIndex = items.length === 0 ? -1 : 0;
     }
+    // Sized first, then filled: the list draws the chunks that land in view.
+    for (const column of this.columns) column.list.setItems(groups.get(column.id)!);
+  }
+
+  /** Drops the cards while the lanes are shown (update draws them again). */
+  clear(): void {
+    for (const column of this.columns) column.list.clear();
   }
 
   /** Marks the selection and conflict partners on the cards in view, in place (re-rendering
    * would take focus away from the card being hovered or focused). */
   restyle(ctx: ViewContext): void {
     this.ctx = ctx;
-    for (const column of this.columns) restyleCards(column.scroller, ctx);
+    for (const column of this.columns) restyleCards(column.body, ctx);
   }
 
   /** Scrolls a claim into view and focuses it; false when the filter hides it. */
@@ -108,8 +123,7 @@ export class ColumnsView {
       const index = column.list.indexOf(id);
       if (index < 0) continue;
       column.active = index;
-      const el = column.list.scrollToIndex(index);
-      el?.scrollIntoView({ block: 'nearest' });
+      column.list.elementAt(index)?.scrollIntoView({ block: 'nearest' });
       if (focus) this.focusCard(ci, index);
       return true;
     }
@@ -120,18 +134,21 @@ export class ColumnsView {
     const column = this.columns[columnIndex];
     if (!column || column.list.length === 0) return;
     const i = Math.max(0, Math.min(index, column.list.length - 1));
-    column.scroller.querySelector<HTMLElement>('.card[tabindex="0"]')?.setAttribute('tabindex', '-1');
+    column.body.querySelector<HTMLElement>('.card[tabindex="0"]')?.setAttribute('tabindex', '-1');
     column.active = i;
-    const el = column.list.scrollToIndex(i);
+    const el = column.list.elementAt(i);
     if (el) {
       el.tabIndex = 0;
       el.focus({ preventScroll: true });
+      el.scrollIntoView({ block: 'nearest' });
     }
   }
 
   private onKey(e: KeyboardEvent, columnIndex: number): void {
     const column = this.columns[columnIndex]!;
-    const page = Math.max(1, Math.floor(column.scroller.clientHeight / (CARD_HEIGHT + GAP)));
+    // A screenful of cards, counted on the active card's height.
+    const cardHeight = column.list.elementAt(column.active)?.offsetHeight || CARD_ESTIMATE;
+    const page = Math.max(1, Math.floor(innerHeight / cardHeight));
     const moves: Record<string, () => void> = {
       ArrowDown: () => this.focusCard(columnIndex, column.active + 1),
       ArrowUp: () => this.focusCard(columnIndex, column.active - 1),

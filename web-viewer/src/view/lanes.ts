@@ -1,15 +1,17 @@
 // The board by session: one lane per session (core's `sessions`, in its order) with its branch,
-// worktree, last commit and lease counts, and its claims as small chips. Lanes are virtualized
-// and each shows at most CHIPS claims, so a session with 5,000 claims costs one lane; "+N more"
-// narrows the board to that session instead.
+// worktree, last commit and lease counts, and its claims as chips that wrap (a task's name is
+// never cut). Lanes grow with their chips and the page scrolls; only lanes near the viewport are
+// drawn, and each shows at most CHIPS claims, so a session with 5,000 claims costs one lane;
+// "+N more" narrows the board to that session instead.
 
 import type { BoardClaim, SessionView } from '../core.js';
 import { h } from '../dom.js';
 import { restyleCards } from './card.js';
 import { localTime, leaseLeft, type ViewContext } from './context.js';
-import { VirtualList } from './virtual.js';
+import { ChunkedList } from './chunked.js';
 
-const LANE_HEIGHT = 112;
+/** A lane's height before any was measured. */
+const LANE_ESTIMATE = 112;
 const CHIPS = 40;
 
 interface Lane {
@@ -19,7 +21,7 @@ interface Lane {
 }
 
 export class LanesView {
-  private readonly list: VirtualList<Lane>;
+  private readonly list: ChunkedList<Lane>;
   private ctx: ViewContext | null = null;
 
   constructor(
@@ -27,14 +29,16 @@ export class LanesView {
     private readonly onlySession: (session: string) => void,
   ) {
     root.replaceChildren();
-    const scroller = h('div', { class: 'lanes-body', attrs: { role: 'list', 'aria-label': 'Sessions' } });
-    root.append(scroller);
-    this.list = new VirtualList<Lane>({
-      scroller,
-      rowHeight: LANE_HEIGHT,
+    const body = h('div', { class: 'lanes-body', attrs: { role: 'list', 'aria-label': 'Sessions' } });
+    root.append(body);
+    this.list = new ChunkedList<Lane>({
+      root: body,
+      chunkClass: 'lane-chunk',
+      estimate: LANE_ESTIMATE,
+      chunkSize: 4,
+      eager: 24,
       key: (lane) => lane.index,
       render: (lane) => this.lane(lane),
-      overscan: 2,
     });
   }
 
@@ -50,6 +54,11 @@ export class LanesView {
       if (own.length > 0) lanes.push({ session, index, claims: own });
     }
     this.list.setItems(lanes);
+  }
+
+  /** Drops the lanes while the columns are shown (update draws them again). */
+  clear(): void {
+    this.list.clear();
   }
 
   restyle(ctx: ViewContext): void {
@@ -148,7 +157,6 @@ export class LanesView {
           : null,
       ),
     );
-    lane.style.height = `${LANE_HEIGHT - 8}px`;
     return lane;
   }
 }

@@ -1,7 +1,10 @@
 // The lease timeline: every claim a bar from its lease start to its lease end (core's
 // `lease_start`/`lease_end`), a thin line before it from the claim time when a renewal or commit
 // moved the start, and "now" marked across all rows, so how long each lease has left reads at a
-// glance. Rows are virtualized like the columns; the axis stays on top.
+// glance. Each row names its claim in full (`task · session`): the label column is as wide as the
+// longest name, and where that would take more than two fifths of the width (a phone) the name
+// goes on a line of its own above the bar. Rows are virtualized (only those in view are drawn);
+// the axis stays on top.
 
 import type { BoardClaim } from '../core.js';
 import { fill, h, svg } from '../dom.js';
@@ -9,6 +12,10 @@ import { restyleCards } from './card.js';
 import { STATE_LABEL, type ViewContext } from './context.js';
 
 const ROW = 22;
+/** A row with its name on a line above the bar. */
+const STACKED_ROW = 36;
+/** Width of a label character, in px (11.5 px monospace), when the page cannot measure it. */
+const CHAR = 7;
 const AXIS = 34;
 const OVERSCAN = 6;
 const MINUTE = 60_000;
@@ -39,8 +46,14 @@ function zoneName(at: number): string {
   return `UTC${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
+/** Only for a name wider than the whole timeline; the bar's tooltip keeps it whole. */
 function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** How a row names its claim. */
+function label(claim: BoardClaim): string {
+  return `${claim.task ?? '(no task)'} · ${claim.session}`;
 }
 
 export class TimelineView {
@@ -91,8 +104,29 @@ export class TimelineView {
     return row ? Number(row.dataset.claimId) : null;
   }
 
+  /** The longest `task · session` label (monospace: the widest), and its width as drawn. */
+  private longest = '';
+  private longestPx = 0;
+
+  private get stacked(): boolean {
+    return this.longestPx + 16 > this.width * 0.4;
+  }
+
+  private get row(): number {
+    return this.stacked ? STACKED_ROW : ROW;
+  }
+
   private get labelWidth(): number {
-    return Math.min(240, Math.max(120, Math.round(this.width * 0.24)));
+    if (this.stacked) return 8;
+    return Math.ceil(Math.max(this.longestPx + 16, Math.min(160, this.width * 0.24)));
+  }
+
+  /** Measures the longest label once per update (a hidden timeline falls back to an estimate). */
+  private measureLongest(): void {
+    const probe = svg('text', { class: 'tl-label', x: 0, y: 0 }, this.longest);
+    this.rowsSvg.append(probe);
+    this.longestPx = probe.getComputedTextLength() || this.longest.length * CHAR;
+    probe.remove();
   }
 
   private x(t: number): number {
@@ -114,6 +148,12 @@ export class TimelineView {
     }
     rows.sort((a, b) => a.start - b.start || a.end - b.end || a.claim.id - b.claim.id);
     this.rows = rows;
+    this.longest = '';
+    for (const r of rows) {
+      const name = label(r.claim);
+      if (name.length > this.longest.length) this.longest = name;
+    }
+    this.measureLongest();
 
     const windowMin = this.windowMinutes();
     if (windowMin !== null) {
@@ -143,8 +183,6 @@ export class TimelineView {
       'aria-label',
       `Lease timeline of ${rows.length} claims; now is ${hhmm.format(this.now)}. The claims are listed on the board above.`,
     );
-    this.spacer.style.height = `${rows.length * ROW}px`;
-    this.scroller.style.height = `${Math.min(rows.length * ROW, 14 * ROW) + 2}px`;
     if (this.scroller.clientWidth > 0) this.width = this.scroller.clientWidth;
     this.draw();
   }
@@ -158,8 +196,8 @@ export class TimelineView {
   reveal(id: number): void {
     const index = this.rows.findIndex((r) => r.claim.id === id);
     if (index < 0) return;
-    const top = index * ROW;
-    if (top < this.scroller.scrollTop || top + ROW > this.scroller.scrollTop + this.scroller.clientHeight) {
+    const top = index * this.row;
+    if (top < this.scroller.scrollTop || top + this.row > this.scroller.scrollTop + this.scroller.clientHeight) {
       this.scroller.scrollTop = Math.max(0, top - this.scroller.clientHeight / 2);
     }
   }
@@ -173,6 +211,9 @@ export class TimelineView {
   }
 
   private draw(): void {
+    // The row height depends on the width (stacked or not): the window of 14 rows follows it.
+    this.spacer.style.height = `${this.rows.length * this.row}px`;
+    this.scroller.style.height = `${Math.min(this.rows.length, 14) * this.row + 2}px`;
     this.drawAxis();
     const nowX = this.x(this.now);
     this.nowLine.style.left = `${nowX}px`;
@@ -212,23 +253,31 @@ export class TimelineView {
         ),
       );
     }
-    items.push(svg('text', { class: 'tl-head-label', x: 8, y: 24 }, 'task · session'));
+    if (!this.stacked) items.push(svg('text', { class: 'tl-head-label', x: 8, y: 24 }, 'task · session'));
     this.axis.setAttribute('width', String(this.width));
     this.axis.setAttribute('viewBox', `0 0 ${this.width} ${AXIS}`);
     this.axis.replaceChildren(...items);
   }
 
   private drawRows(force: boolean): void {
-    const height = this.scroller.clientHeight || 14 * ROW;
-    const first = Math.max(0, Math.floor(this.scroller.scrollTop / ROW) - OVERSCAN);
-    const last = Math.min(this.rows.length - 1, Math.ceil((this.scroller.scrollTop + height) / ROW) + OVERSCAN);
+    const row = this.row;
+    const height = this.scroller.clientHeight || 14 * row;
+    const first = Math.max(0, Math.floor(this.scroller.scrollTop / row) - OVERSCAN);
+    const last = Math.min(this.rows.length - 1, Math.ceil((this.scroller.scrollTop + height) / row) + OVERSCAN);
     if (!force && first === this.first && last === this.last) return;
     this.first = first;
     this.last = last;
     const ctx = this.ctx;
     const left = this.labelWidth;
     const right = this.width - 14;
-    const maxChars = Math.floor((left - 12) / 6.6);
+    const stacked = this.stacked;
+    // Beside the bar every name fits (the label column is as wide as the longest); stacked, one
+    // wider than the whole timeline is cut, its bar's tooltip keeping it whole.
+    const room = this.width - 12;
+    const maxChars =
+      stacked && this.longestPx > room ? Math.floor((this.longest.length * room) / this.longestPx) : Number.POSITIVE_INFINITY;
+    // Stacked: the name on top, the bar below it; else the name left of the bar.
+    const barY = stacked ? 19 : 5;
     const groups: SVGElement[] = [];
     for (let i = first; i <= last; i++) {
       const { claim, start, end, claimed } = this.rows[i]!;
@@ -239,27 +288,27 @@ export class TimelineView {
       if (ctx?.partners.has(claim.id)) classes.push('partner');
       const x1 = Math.max(left, Math.min(right, this.x(start)));
       const x2 = Math.max(left, Math.min(right, this.x(end)));
-      const name = `${claim.task ?? '(no task)'} · ${claim.session}`;
+      const name = label(claim);
       const parts: SVGElement[] = [
-        svg('rect', { class: 'tl-hit', x: 0, y: 0, width: this.width, height: ROW }),
-        svg('text', { class: 'tl-label', x: 8, y: 15 }, truncate(name, maxChars)),
+        svg('rect', { class: 'tl-hit', x: 0, y: 0, width: this.width, height: row }),
+        svg('text', { class: 'tl-label', x: 8, y: stacked ? 13 : 15 }, truncate(name, maxChars)),
       ];
       if (claimed !== null) {
         const hx = Math.max(left, Math.min(right, this.x(claimed)));
-        parts.push(svg('line', { class: 'tl-history', x1: hx, x2: x1, y1: 11, y2: 11 }));
-        parts.push(svg('circle', { class: 'tl-history', cx: hx, cy: 11, r: 2.5 }));
+        parts.push(svg('line', { class: 'tl-history', x1: hx, x2: x1, y1: barY + 6, y2: barY + 6 }));
+        parts.push(svg('circle', { class: 'tl-history', cx: hx, cy: barY + 6, r: 2.5 }));
       }
       parts.push(
         svg(
           'rect',
-          { class: 'tl-bar', x: x1, y: 5, width: Math.max(2, x2 - x1), height: 12, rx: 3 },
+          { class: 'tl-bar', x: x1, y: barY, width: Math.max(2, x2 - x1), height: 12, rx: 3 },
           svg('title', {}, `${name}\n${STATE_LABEL[claim.state]}: ${claim.reason}`),
         ),
       );
-      groups.push(svg('g', { class: classes.join(' '), transform: `translate(0 ${i * ROW})`, 'data-claim-id': claim.id }, ...parts));
+      groups.push(svg('g', { class: classes.join(' '), transform: `translate(0 ${i * row})`, 'data-claim-id': claim.id }, ...parts));
     }
     this.rowsSvg.setAttribute('width', String(this.width));
-    this.rowsSvg.setAttribute('height', String(Math.max(0, this.rows.length * ROW)));
+    this.rowsSvg.setAttribute('height', String(Math.max(0, this.rows.length * row)));
     this.rowsSvg.replaceChildren(...groups);
   }
 }
