@@ -48,6 +48,7 @@ fi
 
 wasm_opt=$("$root/scripts/wasm-tools.sh" wasm-opt)
 
+# Not --quiet: the first build takes minutes, and cargo's progress says how far it is.
 say "cargo build (profile wasm)"
 # The inliner's threshold goes with the profile's opt-level 2 (Cargo.toml): LLVM's default for
 # opt-level 2 makes the module about 10% larger than the budget allows, opt-level "s" makes it
@@ -55,7 +56,7 @@ say "cargo build (profile wasm)"
 # their defaults. Added to RUSTFLAGS (with --target, those reach only the wasm code, not build
 # scripts) rather than given as a --config, which a RUSTFLAGS in the environment would override.
 RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-Cllvm-args=-inline-threshold=50" \
-    cargo build -p rail-wasm --target wasm32-unknown-unknown --profile wasm --quiet
+    cargo build -p rail-wasm --target wasm32-unknown-unknown --profile wasm
 
 for target in nodejs web; do
     out="$pkg/${target/nodejs/node}"

@@ -1,13 +1,32 @@
 #!/usr/bin/env bash
 # The built-in demo: a throw-away repository with stations (worktrees) and a rail holding a
 # live claim, a stale one, a conflicting one, one with resources (and an expiring and a blocked
-# one), then its board. Nothing outside $DEMO_DIR (default: a new temp dir) is touched.
+# one), then its board in the terminal and as a web page (`rail board --html`). Nothing outside
+# $DEMO_DIR (default: a new temp dir) is touched.
+#
+#   scripts/demo.sh            builds `rail` only: the web page is compiled into it
+#   scripts/demo.sh --serve    also builds the live web board (the wasm core, the page) and
+#                              serves the demo rail with it, reloading as the rail changes
+#                              (or DEMO_SERVE=1)
+#
+# It says what it does before every step that can take more than a few seconds, and cargo shows
+# its progress; a second run rebuilds nothing (bench/README.md has the times).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+SERVE=${DEMO_SERVE:-0}
+[ "${1:-}" = "--serve" ] && SERVE=1
 
-cargo build --quiet -p rail-cli
-RAIL="$ROOT/target/debug/rail"
+say() { printf '\033[1mdemo:\033[0m %s\n' "$*"; }
+
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+RAIL="$TARGET_DIR/debug/rail"
+if [ -x "$RAIL" ]; then
+  say "building rail (cargo build -p rail-cli: only what changed)"
+else
+  say "building rail (cargo build -p rail-cli): the first build in a clone compiles every dependency, about 3 minutes on 2 cores; later runs take seconds"
+fi
+cargo build -p rail-cli
 
 DEMO_DIR=${DEMO_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/rail-demo-XXXXXX")}
 APP="$DEMO_DIR/app"
@@ -87,12 +106,25 @@ echo
 echo "The demo rail is in $APP (claims.md, claims/, claims.log); stations: $DEMO_DIR/app-*."
 echo "Try:  cd $APP && $RAIL ready && $RAIL who src/auth/token.ts && $RAIL take billing-totals --session you"
 
-# The web board: a self-contained snapshot file, and (in a terminal) the live page.
+# The web board: a self-contained snapshot file (the page is built into rail: cli/assets).
 echo
-"$RAIL" board --html "$DEMO_DIR/board.html"   # the page is built into rail (cli/assets)
-echo "Open it from disk: file://$DEMO_DIR/board.html"
-if [ -t 1 ] && [ "${DEMO_SERVE:-1}" = "1" ]; then
-  (cd "$ROOT" && npm run --silent build -w web-viewer >/dev/null)
-  echo "Serving the live board of the demo rail (it reloads as the rail changes):"
-  exec node "$ROOT/web-viewer/scripts/serve.mjs" --rail "$APP" --port "${DEMO_PORT:-8080}"
+"$RAIL" board --html "$DEMO_DIR/board.html"
+echo "The web board of this rail, one file: file://$DEMO_DIR/board.html"
+if [ "$SERVE" != 1 ]; then
+  echo "The live web board, reloading as the rail changes: npm run demo -- --serve (builds the wasm core first)"
+  exit 0
 fi
+
+# The live page: the wasm core and the page, built once (bootstrap's `web` profile installs the
+# wasm tools and the board's npm packages, nothing else).
+echo
+say "the live web board needs the wasm tools and the board's npm packages"
+bash "$ROOT/scripts/bootstrap.sh" web
+if [ -f "$ROOT/web-viewer/dist/index.html" ]; then
+  say "building the web board (only what changed)"
+else
+  say "building the web board: the wasm core (cargo, about 3 minutes the first time), then the page"
+fi
+(cd "$ROOT" && npm run --silent build -w web-viewer)
+echo "Serving the live board of the demo rail (it reloads as the rail changes):"
+exec node "$ROOT/web-viewer/scripts/serve.mjs" --rail "$APP" --port "${DEMO_PORT:-8080}"

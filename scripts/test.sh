@@ -28,6 +28,16 @@ scripts/check-release.sh
 stage "native Rust tests (core, CLI races, fixtures)"
 cargo test --workspace --quiet
 
+stage "the demo (scripts/demo.sh, as npm run demo runs it: rail only, no wasm or npm)"
+demo_dir=$(mktemp -d "${TMPDIR:-/tmp}/rail-demo-test-XXXXXX")
+if ! DEMO_DIR="$demo_dir" DEMO_SERVE=0 bash scripts/demo.sh >"$demo_dir/out.txt" 2>&1 ||
+  ! grep -q '^STALE' "$demo_dir/out.txt" || ! grep -q 'billing-totals' "$demo_dir/board.html"; then
+  cat "$demo_dir/out.txt"
+  echo "test: the demo failed, or showed no board, or wrote no board.html ($demo_dir)" >&2
+  exit 1
+fi
+rm -rf "$demo_dir"
+
 stage "real agents end to end (tests/agents/, pinned agents from npm, scripted model)"
 scripts/test-agents.sh
 
