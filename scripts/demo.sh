@@ -24,7 +24,7 @@ RAIL="$TARGET_DIR/debug/rail"
 if [ -x "$RAIL" ]; then
   say "building rail (cargo build -p rail-cli: only what changed)"
 else
-  say "building rail (cargo build -p rail-cli): the first build in a clone compiles every dependency, about 3 minutes on 2 cores; later runs take seconds"
+  say "building rail (cargo build -p rail-cli): the first build in a clone compiles about 100 crates, 2 to 3 minutes on 2 busy cores; later runs take seconds"
 fi
 cargo build -p rail-cli
 
