@@ -301,7 +301,7 @@ pub fn acting(
     };
     let explicit = opt("explicit", explicit)?;
     let branch = opt("branch", branch)?;
-    ret(&rail_core::text::ident::acting(explicit.as_deref(), branch.as_deref()).view())
+    ret(&rail_core::text::ident::acting(explicit.as_deref(), branch.as_deref(), None).view())
 }
 
 /// What one of git's own files says, for finding the repository from files as the CLI does

@@ -123,7 +123,8 @@ impl Ctx {
         }
     }
 
-    /// The acting session: `--session`, else `RAIL_SESSION`, else the current branch.
+    /// The acting session: `--session`, else `RAIL_SESSION`, else the current branch — or,
+    /// run by an agent, that agent's own session under it (`main~claude-9fd28a1b`).
     pub fn session(&self) -> Result<String, Fail> {
         self.session
             .get_or_init(|| {
@@ -302,7 +303,7 @@ fn parse_config(text: Option<&str>) -> Config {
 /// reads them; a usage failure when neither names one.
 fn session_of(explicit: Option<&str>, branch: Option<&str>) -> Result<String, Fail> {
     use rail_core::text::ident::{acting, Acting, Unnamed};
-    match acting(explicit, branch) {
+    match acting(explicit, branch, crate::sys::env::env().agent_self()) {
         Acting::Session(s) => Ok(s),
         Acting::Unnamed(Unnamed::NoBranch) => Err(Fail::usage(
             "no session: HEAD is detached or this is not a git checkout; pass --session NAME or set RAIL_SESSION",

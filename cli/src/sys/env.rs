@@ -60,6 +60,10 @@ pub struct Env {
     pub github_actions: bool,
     /// `NO_COLOR` set: the board is never coloured.
     pub no_color: bool,
+    /// The agent this process was started by, and that agent's session id, from the variables
+    /// agents give their children (core's `agent::SESSION_VARS`: `CLAUDE_CODE_SESSION_ID`, …):
+    /// without `RAIL_SESSION`, `rail` acts as that agent's own session.
+    pub agent: Option<(&'static str, String)>,
 }
 
 fn text(name: &str) -> Option<String> {
@@ -103,11 +107,23 @@ impl Env {
             standalone_html: std::env::var_os("RAIL_STANDALONE_HTML").map(PathBuf::from),
             github_actions: text("GITHUB_ACTIONS").is_some_and(|v| v == "true"),
             no_color: std::env::var_os("NO_COLOR").is_some(),
+            agent: rail_core::agent::agent_of_env(&text),
         }
     }
 }
 
 impl Env {
+    /// [`Env::agent`] as core takes it.
+    pub fn agent_self(&self) -> Option<rail_core::text::ident::AgentSelf<'_>> {
+        self.agent
+            .as_ref()
+            .map(|(agent, id)| rail_core::text::ident::AgentSelf {
+                agent,
+                id,
+                sub: None,
+            })
+    }
+
     /// The tracked-file count above which the after-tool check is skipped:
     /// `RAIL_AFTER_MAX_TRACKED`, else core's.
     pub fn after_limit(&self) -> u32 {

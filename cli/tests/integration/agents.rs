@@ -150,7 +150,7 @@ fn each_tool_is_denied_warned_or_allowed() {
     assert_eq!(code(&out), 2);
     // Denials are logged.
     assert!(repo.read("claims.log").contains(
-        "| refused | auth-refresh | web | by: hook claude | holder: auth | path: src/auth/token.ts"
+        "| refused | auth-refresh | web~claude-6a0c4e11 | by: hook claude | holder: auth | path: src/auth/token.ts"
     ));
 }
 
@@ -296,7 +296,7 @@ fn stop_renews_and_session_end_releases() {
     assert!(repo.holders("web-ui").is_empty());
     assert!(repo
         .read("claims.log")
-        .contains("| released | web-ui | web | touched: web/app.ts"));
+        .contains("| released | web-ui | web | by: web~claude-6a0c4e11 | touched: web/app.ts"));
     // on_stop: renew keeps the claim at session end.
     assert_eq!(
         code(&repo.rail_in(&station, &["claim", "web-ui-2", "--path", "web/**"], &[])),
@@ -707,8 +707,9 @@ fn what_cannot_be_judged_is_named_or_denied_never_allowed_silently() {
         );
     }
     assert!(
-        repo.read("claims.log")
-            .contains("| refused | - | web | by: hook claude | reason: not analysed"),
+        repo.read("claims.log").contains(
+            "| refused | - | web~claude-6a0c4e11 | by: hook claude | reason: not analysed"
+        ),
         "{}",
         repo.read("claims.log")
     );
@@ -1985,10 +1986,12 @@ fn the_board_names_each_sessions_guard_or_that_none_was_seen() {
     assert!(text.contains("guarded: claude just now"), "{text}");
     assert!(text.contains("no Rail hook seen"), "{text}");
     // A mark another session's name was written under vouches for nobody.
+    // (The agent's hooks mark its own session, web~claude-… from its payload's session id, which
+    // vouches for web's claims it works on.)
     let seen = repo.file(".git/rail/seen");
     std::fs::write(
         seen.join("auth"),
-        std::fs::read_to_string(seen.join("web")).unwrap(),
+        std::fs::read_to_string(seen.join("web%7Eclaude-6a0c4e11")).unwrap(),
     )
     .unwrap();
     let out = repo.rail(&["board", "--json"]);
@@ -2006,9 +2009,9 @@ fn the_board_names_each_sessions_guard_or_that_none_was_seen() {
     // ran Rail's hook two weeks before web claims again: that call vouches for nothing since.
     let two_weeks_ago = chrono::Utc::now() - chrono::TimeDelta::days(14);
     std::fs::write(
-        seen.join("web"),
+        seen.join("web%7Eclaude-6a0c4e11"),
         format!(
-            "session web\nagent claude\nversion 2.1.332\nat {}\n",
+            "session web~claude-6a0c4e11\nagent claude\nversion 2.1.332\nat {}\n",
             two_weeks_ago.format("%Y-%m-%dT%H:%M:%SZ")
         ),
     )

@@ -75,6 +75,7 @@ impl Repo {
             .env_remove("RAIL_SESSION")
             .env_remove("RAIL_DIR")
             .env_remove("RAIL_NOW");
+        not_an_agents_child(&mut cmd);
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -198,6 +199,7 @@ pub fn hook_call(
         .args(agent.split_whitespace())
         .current_dir(dir)
         .env_remove("RAIL_SESSION");
+    not_an_agents_child(&mut cmd);
     if let Some(s) = session {
         cmd.env("RAIL_SESSION", s);
     }
@@ -223,4 +225,12 @@ pub fn claude_bash(cwd: &Path, command: &str) -> String {
         "tool_input": { "command": command },
     })
     .to_string()
+}
+
+/// Without the variables an agent gives its children (`CLAUDE_CODE_SESSION_ID`, …): a test run
+/// from inside an agent's shell acts as a person's terminal would, unless it sets one itself.
+pub fn not_an_agents_child(cmd: &mut Command) {
+    for (var, _) in rail_core::agent::SESSION_VARS {
+        cmd.env_remove(var);
+    }
 }

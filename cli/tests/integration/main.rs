@@ -18,6 +18,7 @@ mod git_rewrites;
 mod hostile;
 mod mcp;
 mod race;
+mod sessions;
 mod shared;
 mod shell;
 mod status;

@@ -40,6 +40,7 @@ impl Server {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
+        crate::common::not_an_agents_child(&mut cmd);
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -593,4 +594,36 @@ fn a_client_that_does_not_read_is_not_read_either_and_nothing_is_lost() {
         peak > 0 && rss_blocked < 48 * 1024 && peak < 48 * 1024,
         "the server held {rss_blocked} kB while blocked, {peak} kB at its peak"
     );
+}
+
+/// Issue 44: an agent's MCP server acts as that agent's own session (Claude Code gives its MCP
+/// servers `CLAUDE_CODE_SESSION_ID`, as it gives its shell commands), so its claims are the ones
+/// its hooks protect, and another agent on the same branch is refused them.
+#[test]
+fn an_agents_mcp_server_claims_as_that_agent() {
+    let repo = Repo::new();
+    let env_a = [(
+        "CLAUDE_CODE_SESSION_ID",
+        "5f0c2d1e-7a4b-4c39-9f1e-2b8d6a0c4e11",
+    )];
+    let env_b = [(
+        "CLAUDE_CODE_SESSION_ID",
+        "7d1e9a00-1b2c-4d3e-8f40-5a6b7c8d9e0f",
+    )];
+    let (mut a, _) = Server::ready(&repo, &[], &env_a);
+    let result = a.call("claim", json!({ "task": "auth", "paths": ["src/auth/**"] }));
+    assert_ne!(result["isError"], true, "{result}");
+    assert!(repo.holders("auth")[0].starts_with("auth | main~claude-6a0c4e11 |"));
+    let (mut b, _) = Server::ready(&repo, &[], &env_b);
+    let result = b.call(
+        "claim",
+        json!({ "task": "auth2", "paths": ["src/auth/**"] }),
+    );
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(
+        result.to_string().contains("main~claude-6a0c4e11"),
+        "the refusal names the other agent: {result}"
+    );
+    assert_eq!(a.end(), Some(0));
+    assert_eq!(b.end(), Some(0));
 }

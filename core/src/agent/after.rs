@@ -25,11 +25,12 @@ pub struct Watched {
     pub task: Option<String>,
 }
 
-/// The patterns of every claim that holds (live or expiring) and is not `session`'s.
+/// The patterns of every claim that holds (live or expiring) and that `session` does not act
+/// for ([`crate::text::ident::acts_for`]).
 pub fn watched(eval: &Evaluation, session: &str) -> Vec<Watched> {
     eval.claims
         .iter()
-        .filter(|c| c.session != session && c.state().holds())
+        .filter(|c| !crate::text::ident::acts_for(session, &c.session) && c.state().holds())
         .flat_map(|c| {
             c.paths.iter().map(|p| Watched {
                 pattern: p.clone(),
@@ -177,7 +178,7 @@ pub fn verdict(
     let own: Vec<&str> = eval
         .claims
         .iter()
-        .filter(|c| c.session == session)
+        .filter(|c| crate::text::ident::acts_for(session, &c.session))
         .flat_map(|c| c.paths.iter().map(String::as_str))
         .collect();
     let owner = |path: &str| -> Option<&Watched> {

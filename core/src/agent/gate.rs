@@ -79,10 +79,14 @@ pub fn outcome_from_exit(code: Option<i32>, signal: Option<i32>, command: &str) 
     }
 }
 
-/// Before the check runs: may `session` finish `task` at all? Only if it holds a claim of it;
-/// otherwise the verdict is [`GateVerdict::NotClaimed`] and the check is not run.
+/// Before the check runs: may `session` finish `task` at all? Only if it holds a claim of it,
+/// or acts for a session that does (an agent finishing its branch's task); otherwise the verdict is [`GateVerdict::NotClaimed`] and the check is not run.
 pub fn admit(eval: &Evaluation, task: &str, session: &str) -> Result<(), GateResult> {
-    if eval.claims_of(task).iter().any(|c| c.session == session) {
+    if eval
+        .claims_of(task)
+        .iter()
+        .any(|c| crate::text::ident::acts_for(session, &c.session))
+    {
         return Ok(());
     }
     Err(GateResult {

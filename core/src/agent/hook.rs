@@ -18,7 +18,7 @@ use crate::model::lease::LeaseState;
 use crate::model::scope;
 use crate::model::{Claim, Evaluation};
 use crate::text::hint::Hint;
-use crate::text::ident::Acting;
+use crate::text::ident::{acts_for, Acting};
 use crate::text::time::format_duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -97,7 +97,7 @@ pub fn decide(eval: &Evaluation, actor: &Acting, targets: &[String]) -> HookVerd
     let own: Vec<&Claim> = eval
         .claims
         .iter()
-        .filter(|c| c.session == session)
+        .filter(|c| acts_for(session, &c.session))
         .collect();
     let declared: Vec<&str> = own
         .iter()
@@ -113,7 +113,7 @@ pub fn decide(eval: &Evaluation, actor: &Acting, targets: &[String]) -> HookVerd
         for claim in eval
             .claims
             .iter()
-            .filter(|c| c.session != session && c.state().holds())
+            .filter(|c| !acts_for(session, &c.session) && c.state().holds())
         {
             if let Some(p) = claim.paths.iter().find(|p| touches(p)) {
                 held_paths.push(held(&target, claim, p));
@@ -166,10 +166,19 @@ pub fn decide(eval: &Evaluation, actor: &Acting, targets: &[String]) -> HookVerd
         };
     }
     if !outside.is_empty() {
+        // Whose paths they are: the agent's own, or the branch's it works on (`web`, not
+        // `web~claude-6a0c4e11`) when every one it may write is that session's.
+        let mut owners: Vec<&str> = own.iter().map(|c| c.session.as_str()).collect();
+        crate::text::sort::sort_by(&mut owners, |a, b| a.cmp(b));
+        owners.dedup();
+        let whose = match owners.as_slice() {
+            [one] => *one,
+            _ => session,
+        };
         return HookVerdict {
             decision: Decision::Warn,
             message: format!(
-                "Rail: {} {} outside {session}'s claimed paths ({}). If the task needs {}, add {} to its claim first",
+                "Rail: {} {} outside {whose}'s claimed paths ({}). If the task needs {}, add {} to its claim first",
                 outside.join(", "),
                 if outside.len() == 1 { "is" } else { "are" },
                 report_declared.join(", "),
@@ -222,6 +231,41 @@ pub enum Landing {
 pub struct Landed {
     pub targets: Vec<String>,
     pub unanalysed: Vec<String>,
+}
+
+/// The tasks an agent's Stop renews or its session end releases: the claims of `session` and
+/// of the subagents below it, and of the sessions above it (its branch's, its agent's) — those
+/// it works on. A session end releases only its own line's: the claims of its branch too when
+/// it is an agent right under its branch (a station's claim ends with the agent working in
+/// it), unless another agent under that branch holds a claim — that sibling may be working on
+/// the branch's claims too, and its own end or lease decides. A subagent's end leaves its
+/// agent's claims: that agent still works. Sorted, each task once.
+pub fn lifecycle_tasks(eval: &Evaluation, session: &str, end: bool) -> Vec<String> {
+    use crate::text::ident::{is_above, parent_session, AGENT_SEP};
+    let branch = parent_session(session).filter(|p| !p.contains(AGENT_SEP));
+    let siblings_hold = branch.is_some_and(|branch| {
+        eval.claims.iter().any(|c| {
+            is_above(branch, &c.session)
+                && c.session != session
+                && !is_above(session, &c.session)
+                && c.state().holds()
+        })
+    });
+    let mut tasks: Vec<String> = eval
+        .claims
+        .iter()
+        .filter(|c| {
+            let above = is_above(&c.session, session);
+            c.session == session
+                || is_above(session, &c.session)
+                || above && !end
+                || above && Some(c.session.as_str()) == branch && !siblings_hold
+        })
+        .filter_map(|c| c.task.clone())
+        .collect();
+    crate::text::sort::sort_by(&mut tasks, |a, b| a.cmp(b));
+    tasks.dedup();
+    tasks
 }
 
 /// Judges written paths where they land: `worktrees` are the repository's checkouts (main and
@@ -440,6 +484,74 @@ mod tests {
     use super::*;
     use crate::formats::notice::LossCause;
 
+    /// Two agents on `main` (each its own session), and the branch's own claim.
+    fn two_agents() -> Evaluation {
+        let texts = crate::model::input::RailTexts {
+            claims: Some(crate::model::input::FileText {
+                path: "claims.md".into(),
+                text: "# Claims\n\n\
+                       docs | main | 2026-12-01T00:00:00Z | paths: docs/**\n\
+                       auth | main~claude-aaaa | 2026-12-01T00:00:00Z | paths: src/auth/**\n\
+                       ui | main~claude-bbbb | 2026-12-01T00:00:00Z | paths: src/ui/**\n\
+                       ui-test | main~claude-bbbb~sub-cccc | 2026-12-01T00:00:00Z | paths: test/ui/**\n"
+                    .into(),
+                modified: None,
+            }),
+            ..Default::default()
+        };
+        let facts = crate::model::input::Facts::at("2026-12-01T00:10:00Z".parse().unwrap());
+        crate::model::Rail::load(&texts).evaluate(&facts)
+    }
+
+    #[test]
+    fn two_agents_on_one_branch_are_denied_each_others_paths_not_the_branchs() {
+        let eval = two_agents();
+        let a = Acting::Session("main~claude-aaaa".into());
+        let b_sub = Acting::Session("main~claude-bbbb~sub-cccc".into());
+        let verdict = |who: &Acting, path: &str| decide(&eval, who, &[path.to_string()]).decision;
+        assert_eq!(verdict(&a, "src/ui/a.ts"), Decision::Deny);
+        assert_eq!(verdict(&a, "test/ui/a.ts"), Decision::Deny);
+        assert_eq!(verdict(&b_sub, "src/auth/a.ts"), Decision::Deny);
+        assert_ne!(verdict(&a, "src/auth/a.ts"), Decision::Deny);
+        assert_ne!(
+            verdict(&a, "docs/a.md"),
+            Decision::Deny,
+            "the branch's claim"
+        );
+        assert_ne!(
+            verdict(&b_sub, "src/ui/a.ts"),
+            Decision::Deny,
+            "its agent's"
+        );
+        let main = Acting::Session("main".into());
+        assert_ne!(verdict(&main, "src/ui/a.ts"), Decision::Deny, "its agents'");
+    }
+
+    #[test]
+    fn an_agents_end_releases_its_own_and_leaves_a_siblings_and_their_branch() {
+        let eval = two_agents();
+        assert_eq!(
+            lifecycle_tasks(&eval, "main~claude-aaaa", true),
+            ["auth"],
+            "b still works on main: main's docs stay"
+        );
+        assert_eq!(
+            lifecycle_tasks(&eval, "main~claude-aaaa", false),
+            ["auth", "docs"],
+            "a Stop renews what it works on"
+        );
+        assert_eq!(
+            lifecycle_tasks(&eval, "main~claude-bbbb", true),
+            ["ui", "ui-test"],
+            "its subagent's go with it"
+        );
+        assert_eq!(
+            lifecycle_tasks(&eval, "main~claude-bbbb~sub-cccc", true),
+            ["ui-test"],
+            "its agent holds ui: a subagent's end leaves its agent's claims"
+        );
+    }
+
     #[test]
     fn relative_paths() {
         assert_eq!(
@@ -468,7 +580,7 @@ mod tests {
         };
         let facts = crate::model::input::Facts::at("2026-12-01T00:10:00Z".parse().unwrap());
         let eval = crate::model::Rail::load(&texts).evaluate(&facts);
-        let who = crate::text::ident::acting(None, Some("fix$(id)"));
+        let who = crate::text::ident::acting(None, Some("fix$(id)"), None);
         let held = judge(
             &eval,
             &who,

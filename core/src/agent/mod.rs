@@ -337,6 +337,47 @@ pub struct Call {
     /// The sending agent's version, where the payload or its environment says
     /// ([`Spec::version`]).
     pub version: Option<String>,
+    /// The agent's own session id (`session_id`, `sessionId`, Cursor's `conversation_id`) and,
+    /// for a call a subagent makes, that subagent's id (`agent_id`): who acts, below the branch
+    /// ([`Call::agent_self`]).
+    pub agent_session: Option<String>,
+    pub subagent: Option<String>,
+}
+
+impl Call {
+    /// The agent acting in this call, for [`crate::text::ident::acting`]: the sender and the
+    /// ids its payload carries.
+    pub fn agent_self(&self) -> Option<crate::text::ident::AgentSelf<'_>> {
+        self.agent_session
+            .as_deref()
+            .map(|id| crate::text::ident::AgentSelf {
+                agent: self.harness.sender.name(),
+                id,
+                sub: self.subagent.as_deref(),
+            })
+    }
+}
+
+/// The variables an agent gives the processes it starts (its shell commands; its MCP servers
+/// where noted) naming its own session, each with the agent's name: `rail` run by an agent acts
+/// as the session that agent's hooks act as. Read from the real programs (docs/agents.md,
+/// "Sessions"): Claude Code and Copilot CLI give them to shell commands and MCP servers, Codex
+/// to shell commands only, Gemini CLI to its hooks only. When several are set (one agent run
+/// inside another) the first in this order is taken.
+pub const SESSION_VARS: &[(&str, &str)] = &[
+    ("CLAUDE_CODE_SESSION_ID", "claude"),
+    ("COPILOT_AGENT_SESSION_ID", "copilot"),
+    ("CODEX_THREAD_ID", "codex"),
+    ("GEMINI_SESSION_ID", "gemini"),
+];
+
+/// The agent whose child this process is, and its session id, as [`SESSION_VARS`] say.
+pub fn agent_of_env(env: &dyn Fn(&str) -> Option<String>) -> Option<(&'static str, String)> {
+    SESSION_VARS.iter().find_map(|(var, agent)| {
+        env(var)
+            .filter(|id| !id.is_empty())
+            .map(|id| (*agent, id.chars().take(256).collect()))
+    })
 }
 
 /// Reads a hook payload sent to `rail hook <agent>`: with the event name the installed command
@@ -357,6 +398,8 @@ pub fn read_call(
         cwd: None,
         call_id: None,
         version: None,
+        agent_session: None,
+        subagent: None,
     };
     // Cursor on Windows starts each payload with a byte-order mark.
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
@@ -388,9 +431,19 @@ pub fn read_call(
         .find_map(|k| text(k))
         .filter(|id| !id.is_empty())
         .map(str::to_string);
+    let id_at = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| text(k))
+            .filter(|id| !id.is_empty())
+            .map(|id| id.chars().take(256).collect::<String>())
+    };
+    let agent_session = id_at(&["session_id", "sessionId", "conversation_id"]);
+    let subagent = id_at(&["agent_id", "agentId"]);
     if event_name.is_empty() {
         return Call {
             cwd,
+            agent_session,
+            subagent,
             ..malformed("the hook input has no hook_event_name".into())
         };
     }
@@ -413,6 +466,8 @@ pub fn read_call(
         cwd,
         call_id,
         version: harness.sender.version(&payload, env),
+        agent_session,
+        subagent,
     }
 }
 

@@ -220,7 +220,7 @@ fn busy_with(eval: &Evaluation, p: &Planned, session: Option<&str>) -> Vec<Waiti
             let Some(held) = eval.claims.get(id) else {
                 continue;
             };
-            if held.session == asker || !held.state().holds() {
+            if crate::text::ident::acts_for(asker, &held.session) || !held.state().holds() {
                 continue;
             }
             let w = Waiting {

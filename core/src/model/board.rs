@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::formats::heartbeat::HookSeen;
 use crate::formats::log::LogEntry;
 use crate::formats::markdown;
 use crate::model::backlog::{self, Blocked};
@@ -540,7 +541,8 @@ fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
         }
     }
     for view in by_name.values_mut() {
-        view.hook = facts.hooks.get(&view.name).map(|seen| {
+        let mark = guard_mark(facts, &view.name);
+        view.hook = mark.map(|seen| {
             let ago = facts.now - seen.at;
             SessionHook {
                 agent: seen.agent.clone(),
@@ -556,13 +558,30 @@ fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
         });
         // The newest claim that holds: a mark older than it (less the slack) never saw it.
         let newest = newest_holding.get(&view.name).copied();
-        let seen = facts.hooks.get(&view.name).map(|s| s.at);
+        let seen = mark.map(|s| s.at);
         let holds = view.live + view.expiring > 0;
         let before_claims = matches!((seen, newest), (Some(s), Some(n)) if s + MARK_VOUCHES < n);
         view.unguarded = holds && (seen.is_none() || before_claims);
         view.guard_text = guard_text(view, holds, before_claims);
     }
     by_name.into_values().collect()
+}
+
+/// The newest hook mark that speaks for `session`: its own, or one of an agent working under
+/// it (an agent's hooks mark its own session, `main~claude-…`, while the claims it works on may
+/// be its branch's, `main`).
+fn guard_mark<'f>(facts: &'f Facts, session: &str) -> Option<&'f HookSeen> {
+    let own = facts.hooks.get(session);
+    let below = facts
+        .hooks
+        .range::<str, _>((
+            std::ops::Bound::Excluded(session),
+            std::ops::Bound::Unbounded,
+        ))
+        .take_while(|(name, _)| name.starts_with(session))
+        .filter(|(name, _)| crate::text::ident::is_above(session, name))
+        .map(|(_, seen)| seen);
+    own.into_iter().chain(below).max_by_key(|seen| seen.at)
 }
 
 /// Core's words for a session's guard status (see [`SessionView::guard_text`]).

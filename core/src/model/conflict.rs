@@ -299,7 +299,7 @@ fn path_overlaps_within(claims: &[Claim], budget: &mut glob::Budget) -> Vec<Conf
         }
         for &j in &candidates {
             let f = &entries[j];
-            if f.claim.session == e.claim.session {
+            if crate::text::ident::acts_for(&f.claim.session, &e.claim.session) {
                 continue;
             }
             let key = if f.claim.id < e.claim.id {

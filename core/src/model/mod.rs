@@ -24,6 +24,7 @@ use crate::formats::rail_files::{
     CLAIMS_DIR, CLAIMS_MD, CONFIG_FILE, JOURNAL, LOCK_NAME, LOG_FILE,
 };
 use crate::text::diagnostic::{Diagnostic, Located};
+use crate::text::ident::branch_session;
 use crate::text::time::Time;
 use crate::text::{LineIndex, Span};
 use input::{Facts, FileText, RailTexts};
@@ -235,7 +236,10 @@ impl Rail {
                         renewed_at: c.renewed,
                         last_commit_at: None,
                         lease: c.lease.unwrap_or(self.config.lease),
-                        branch: c.branch.clone().unwrap_or_else(|| c.session.clone()),
+                        branch: c
+                            .branch
+                            .clone()
+                            .unwrap_or_else(|| branch_session(&c.session).to_string()),
                         pid: c.pid.clone(),
                         after: c.after.clone(),
                         paths: c.paths.clone(),
@@ -313,7 +317,10 @@ impl Rail {
                 renewed_at: file.renewed,
                 last_commit_at: None,
                 lease: file.lease.unwrap_or(self.config.lease),
-                branch: file.branch.clone().unwrap_or(owner),
+                branch: file
+                    .branch
+                    .clone()
+                    .unwrap_or_else(|| branch_session(&owner).to_string()),
                 pid: file.pid.clone(),
                 after: file.after.clone(),
                 paths: file.paths.clone(),
@@ -438,7 +445,7 @@ impl Claim {
             renewed_at: None,
             last_commit_at: None,
             lease,
-            branch: session.to_string(),
+            branch: branch_session(session).to_string(),
             pid: None,
             after: Vec::new(),
             paths: Vec::new(),

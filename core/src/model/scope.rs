@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::model::lease::LeaseState;
 use crate::model::{Claim, Evaluation};
 use crate::text::glob;
+use crate::text::ident::acts_for;
 
 /// Patterns filed by literal prefix; a path only needs the patterns under its ancestors.
 #[derive(Debug)]
@@ -187,7 +188,7 @@ pub struct ScopeReport {
 pub fn classify(eval: &Evaluation, session: &str, changed: &[String]) -> ScopeReport {
     let index = PathIndex::new(&eval.claims);
     let mut declared: Vec<String> = Vec::new();
-    for claim in eval.claims.iter().filter(|c| c.session == session) {
+    for claim in eval.claims.iter().filter(|c| acts_for(session, &c.session)) {
         for p in &claim.paths {
             if !declared.contains(p) {
                 declared.push(p.clone());
@@ -214,12 +215,12 @@ pub fn classify(eval: &Evaluation, session: &str, changed: &[String]) -> ScopeRe
         let covering = index.covering(&path);
         let own: Vec<String> = covering
             .iter()
-            .filter(|(c, _)| c.session == session)
+            .filter(|(c, _)| acts_for(session, &c.session))
             .map(|(_, p)| p.to_string())
             .collect();
         let others: Vec<Holder> = covering
             .iter()
-            .filter(|(c, _)| c.session != session && c.state().holds())
+            .filter(|(c, _)| !acts_for(session, &c.session) && c.state().holds())
             .map(|(c, p)| holder(c, p))
             .collect();
         let class = if !others.is_empty() {

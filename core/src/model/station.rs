@@ -109,7 +109,9 @@ impl Station {
             Some(branch) => eval
                 .claims
                 .iter()
-                .filter(|c| &c.branch == branch || &c.session == branch)
+                .filter(|c| {
+                    &c.branch == branch || crate::text::ident::branch_session(&c.session) == branch
+                })
                 .map(|c| StationClaim {
                     task: c.task.clone(),
                     session: c.session.clone(),

@@ -130,24 +130,152 @@ impl Unnamed {
 }
 
 /// The acting session: the name given explicitly (`--session`, `RAIL_SESSION`, an editor
-/// setting) wins; else the checkout's branch. Either must be a valid session name.
-pub fn acting(explicit: Option<&str>, branch: Option<&str>) -> Acting {
+/// setting) wins; else the checkout's branch, and under it the agent's own session when an
+/// agent acts ([`AgentSelf`]: its hook payload or the variables it gives its children). Either
+/// must be a valid session name.
+pub fn acting(explicit: Option<&str>, branch: Option<&str>, agent: Option<AgentSelf>) -> Acting {
     let (name, bad): (&str, fn(NameError) -> Unnamed) = match (explicit, branch) {
         (Some(s), _) => (s, Unnamed::BadExplicit),
         (None, Some(b)) => (b, Unnamed::BadBranch),
         (None, None) => return Acting::Unnamed(Unnamed::NoBranch),
     };
-    match validate_session(name) {
-        Ok(()) => Acting::Session(name.to_string()),
-        Err(e) => Acting::Unnamed(bad(e)),
+    if let Err(e) = validate_session(name) {
+        return Acting::Unnamed(bad(e));
     }
+    match (explicit, agent) {
+        (None, Some(agent)) => Acting::Session(agent.session_under(name)),
+        _ => Acting::Session(name.to_string()),
+    }
+}
+
+/// Separates a branch's session from the session of an agent working on that branch
+/// (`main~claude-9fd28a1b`), and an agent's from its subagent's
+/// (`main~claude-9fd28a1b~sub-2c41aa07`). Git refuses `~` in a branch name, so no branch's
+/// session ever looks like an agent's.
+pub const AGENT_SEP: char = '~';
+
+/// How many hops below its branch an agent's session may be: the agent, its subagent and that
+/// one's.
+pub const MAX_AGENT_DEPTH: usize = 3;
+
+/// The longest short id a hop keeps of its agent's session id.
+const SHORT_ID: usize = 8;
+
+/// An agent acting on its own: which agent (`claude`), the session id it reports (in its hook
+/// payload, or in the variable it gives its child processes), and the id of the subagent or
+/// teammate making the call, where the payload names one. Ids are foreign text: only their
+/// ASCII letters and digits are kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AgentSelf<'a> {
+    pub agent: &'a str,
+    pub id: &'a str,
+    pub sub: Option<&'a str>,
+}
+
+impl AgentSelf<'_> {
+    /// The agent's session under the branch's session `base`, when its id has anything to keep
+    /// and the name fits; else `base` itself (the agent then acts as its branch does, as every
+    /// agent did before it had a session of its own).
+    pub fn session_under(self, base: &str) -> String {
+        let Some(hop) = agent_hop(self.agent, self.id) else {
+            return base.to_string();
+        };
+        let mut name = format!("{base}{hop}");
+        if let Some(sub) = self.sub.and_then(|s| agent_hop("sub", s)) {
+            name.push_str(&sub);
+        }
+        if validate_session(&name).is_ok() {
+            name
+        } else {
+            base.to_string()
+        }
+    }
+}
+
+/// One hop of an agent's session: `~claude-9fd28a1b`: the agent's name (letters only), then
+/// the last [`SHORT_ID`] letters and digits of its id (lowercase: the last, since some ids
+/// start with a timestamp — two Codex sessions begun in the same minute share their first eight).
+fn agent_hop(agent: &str, id: &str) -> Option<String> {
+    let agent: String = agent
+        .chars()
+        .filter(char::is_ascii_alphabetic)
+        .map(|c| c.to_ascii_lowercase())
+        .take(16)
+        .collect();
+    let kept: Vec<char> = id
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    if agent.is_empty() || kept.is_empty() {
+        return None;
+    }
+    let short: String = kept[kept.len().saturating_sub(SHORT_ID)..].iter().collect();
+    Some(format!("{AGENT_SEP}{agent}-{short}"))
+}
+
+/// The session of the branch a session works on: itself, or the part before its first
+/// [`AGENT_SEP`] for an agent's session. Git refs, stations and commit activity use this.
+pub fn branch_session(session: &str) -> &str {
+    session
+        .split_once(AGENT_SEP)
+        .map_or(session, |(base, _)| base)
+}
+
+/// The session one hop up: an agent's branch session, a subagent's agent; `None` for a branch's.
+pub fn parent_session(session: &str) -> Option<&str> {
+    session.rsplit_once(AGENT_SEP).map(|(parent, _)| parent)
+}
+
+/// Whether `ancestor` is `session`'s branch session or an agent above it (not itself).
+pub fn is_above(ancestor: &str, session: &str) -> bool {
+    session.len() > ancestor.len()
+        && session.starts_with(ancestor)
+        && session[ancestor.len()..].starts_with(AGENT_SEP)
+}
+
+/// Whether `actor` may act on what `holder` holds (edit its paths, renew, release, finish its
+/// task) as on its own: the same session, one above it (an agent works on its branch's claims,
+/// a subagent on its agent's), or one below it (a branch's session answers for its agents).
+/// Siblings — two agents on one branch — are each other's others.
+pub fn acts_for(actor: &str, holder: &str) -> bool {
+    actor == holder || is_above(holder, actor) || is_above(actor, holder)
 }
 
 /// A session name: like a git branch name. Starts with a letter or digit; then letters, digits
 /// and `. _ - + @ /`; no empty `//` segment, no segment starting with `.`, no trailing `/` or
-/// `.lock`.
+/// `.lock`. An agent's session adds up to [`MAX_AGENT_DEPTH`] hops of `~agent-id` (lowercase
+/// letters, then letters and digits).
 pub fn validate_session(session: &str) -> Result<(), NameError> {
-    branch_like("session name", session)
+    let mut hops = session.split(AGENT_SEP);
+    let base = hops.next().unwrap_or("");
+    if base.len() < session.len() {
+        common("session name", session)?;
+    }
+    branch_like("session name", base)?;
+    let mut depth = 0;
+    for hop in hops {
+        depth += 1;
+        let ok = hop.split_once('-').is_some_and(|(agent, id)| {
+            !agent.is_empty()
+                && agent.bytes().all(|b| b.is_ascii_lowercase())
+                && !id.is_empty()
+                && id
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        });
+        if !ok {
+            return Err(NameError(format!(
+                "session name `{session}`: after `{AGENT_SEP}` comes an agent and its id (`main~claude-9fd28a1b`)"
+            )));
+        }
+    }
+    if depth > MAX_AGENT_DEPTH {
+        return Err(NameError(format!(
+            "session name `{session}` is more than {MAX_AGENT_DEPTH} agents deep"
+        )));
+    }
+    Ok(())
 }
 
 /// A git remote's name as Rail takes it from `git config rail.remote` or rail.yaml's `remote:`:
@@ -326,16 +454,19 @@ mod tests {
     #[test]
     fn the_explicit_name_wins_then_the_branch_each_checked() {
         use super::{acting, Acting, Unnamed};
-        assert_eq!(acting(Some("a"), Some("b")), Acting::Session("a".into()));
-        assert_eq!(acting(None, Some("b")), Acting::Session("b".into()));
-        assert_eq!(acting(None, None), Acting::Unnamed(Unnamed::NoBranch));
-        let Acting::Unnamed(why) = acting(Some("a b"), Some("b")) else {
+        assert_eq!(
+            acting(Some("a"), Some("b"), None),
+            Acting::Session("a".into())
+        );
+        assert_eq!(acting(None, Some("b"), None), Acting::Session("b".into()));
+        assert_eq!(acting(None, None, None), Acting::Unnamed(Unnamed::NoBranch));
+        let Acting::Unnamed(why) = acting(Some("a b"), Some("b"), None) else {
             panic!("a bad explicit name is not replaced by the branch")
         };
         assert!(why
             .message()
             .starts_with("RAIL_SESSION: session name `a b`"));
-        let Acting::Unnamed(why) = acting(None, Some("fix$(id)")) else {
+        let Acting::Unnamed(why) = acting(None, Some("fix$(id)"), None) else {
             panic!("a branch that cannot be a name acts unnamed")
         };
         assert!(why
@@ -344,6 +475,102 @@ mod tests {
     }
 
     use super::*;
+
+    const CLAUDE: AgentSelf = AgentSelf {
+        agent: "claude",
+        id: "4267e419-4b3b-421a-9fd6-f75489fd28a1",
+        sub: None,
+    };
+
+    #[test]
+    fn an_agent_acts_under_its_branch_unless_a_name_is_given() {
+        assert_eq!(
+            acting(None, Some("main"), Some(CLAUDE)),
+            Acting::Session("main~claude-89fd28a1".into())
+        );
+        // A Codex id begins with its time: two sessions of one minute differ at the end.
+        let codex = |id| AgentSelf {
+            agent: "codex",
+            id,
+            sub: None,
+        };
+        assert_ne!(
+            codex("01a249ca-861d-7ac0-bfa1-006ebdef1f22").session_under("main"),
+            codex("01a249ca-9911-7ac0-bfa1-77aa0c3d9e01").session_under("main")
+        );
+        assert_eq!(
+            acting(Some("alice"), Some("main"), Some(CLAUDE)),
+            Acting::Session("alice".into()),
+            "RAIL_SESSION wins over the agent"
+        );
+        let sub = AgentSelf {
+            sub: Some("a1b2c3d4e5f6"),
+            ..CLAUDE
+        };
+        assert_eq!(
+            sub.session_under("fix/x"),
+            "fix/x~claude-89fd28a1~sub-c3d4e5f6"
+        );
+        assert!(validate_session(&sub.session_under("fix/x")).is_ok());
+    }
+
+    #[test]
+    fn a_hostile_or_empty_id_never_shapes_a_name() {
+        for id in ["", "../..", "| |", "\u{1b}~", "---", "üï"] {
+            let agent = AgentSelf { id, ..CLAUDE };
+            assert_eq!(agent.session_under("main"), "main", "{id:?}");
+        }
+        let odd = AgentSelf {
+            agent: "Cl4ude~x",
+            id: "AB|C\n",
+            sub: None,
+        };
+        assert_eq!(odd.session_under("main"), "main~cludex-abc");
+        let escape = AgentSelf {
+            id: "\u{1b}[2J | x",
+            ..CLAUDE
+        };
+        assert_eq!(escape.session_under("main"), "main~claude-2jx");
+        // Too long to fit: the agent acts as its branch.
+        let long = "b".repeat(MAX_NAME_LEN - 4);
+        assert_eq!(CLAUDE.session_under(&long), long);
+    }
+
+    #[test]
+    fn an_agent_acts_for_its_branch_and_subagents_not_its_siblings() {
+        let a = "main~claude-aaaa";
+        let b = "main~claude-bbbb";
+        let a_sub = "main~claude-aaaa~sub-1234";
+        assert!(acts_for(a, "main"), "an agent works on its branch's claims");
+        assert!(acts_for("main", a), "the branch answers for its agents");
+        assert!(acts_for(a, a_sub) && acts_for(a_sub, a) && acts_for(a_sub, "main"));
+        assert!(
+            !acts_for(a, b) && !acts_for(b, a_sub),
+            "siblings are others"
+        );
+        assert!(!acts_for("main", "main2~claude-aaaa"));
+        assert!(!acts_for("mai", "main"));
+        assert_eq!(branch_session(a_sub), "main");
+        assert_eq!(parent_session(a_sub), Some(a));
+        assert_eq!(parent_session("main"), None);
+    }
+
+    #[test]
+    fn an_agent_hop_is_checked_like_the_rest_of_a_name() {
+        for bad in [
+            "main~",
+            "main~claude",
+            "main~Claude-1",
+            "main~claude-",
+            "main~claude-a.b",
+            "~claude-1",
+            "main~claude-1~x-1~y-1~z-1",
+            "fix$(id)~claude-1",
+        ] {
+            assert!(validate_session(bad).is_err(), "{bad}");
+        }
+        assert!(validate_session("main~claude-1~x-1~y-1").is_ok());
+    }
 
     #[test]
     fn a_name_one_slip_away_is_suggested() {

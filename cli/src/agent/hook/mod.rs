@@ -166,7 +166,7 @@ impl Here {
         let cwd = call_cwd(call);
         let acting = ctx
             .filter(|_| !matches!(call.event, Event::Worktree(_)))
-            .map(|ctx| session::acting_at(ctx, &cwd));
+            .map(|ctx| session::acting_at(ctx, call, &cwd));
         Here { cwd, acting }
     }
 

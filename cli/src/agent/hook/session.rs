@@ -51,18 +51,23 @@ pub fn call_cwd(call: &agent::Call) -> PathBuf {
         .unwrap_or_default()
 }
 
-/// Who acts in `cwd`: RAIL_SESSION / --session, else that checkout's branch. A branch that
-/// cannot be a session name (`fix$(id)`) and a detached HEAD are valid situations, not
+/// Who acts in `cwd`: RAIL_SESSION / --session, else the calling agent's own session under that
+/// checkout's branch (its payload's session id; the branch alone when it sends none). A branch
+/// that cannot be a session name (`fix$(id)`) and a detached HEAD are valid situations, not
 /// failures: that agent simply holds no claim. `Err` only when `cwd` is not in a git checkout
 /// at all.
-pub fn acting_at(ctx: &Ctx, cwd: &Path) -> Result<Acting, String> {
+pub fn acting_at(ctx: &Ctx, call: &agent::Call, cwd: &Path) -> Result<Acting, String> {
     let branch = match ctx.explicit_session() {
         Some(_) => None,
         None => repo::discover(cwd)
             .ok_or_else(|| format!("{} is not in a git checkout", cwd.display()))?
             .branch(),
     };
-    Ok(ident::acting(ctx.explicit_session(), branch.as_deref()))
+    Ok(ident::acting(
+        ctx.explicit_session(),
+        branch.as_deref(),
+        call.agent_self(),
+    ))
 }
 
 /// Stop renews every claim of the session (the agent is active); session end releases them, or
@@ -82,12 +87,8 @@ pub fn on_lifecycle(ctx: &Ctx, call: &agent::Call, here: &Here) -> Result<(), St
     };
     let rail = Rail::load(&texts);
     let eval = ctx.judge(&rail, Commits::IfNeeded).eval;
-    let tasks: Vec<String> = eval
-        .claims
-        .iter()
-        .filter(|c| &c.session == session)
-        .filter_map(|c| c.task.clone())
-        .collect();
+    let tasks =
+        rail_core::agent::hook::lifecycle_tasks(&eval, session, call.event == Event::SessionEnd);
     for task in tasks {
         let request = match what {
             OnStop::Nothing => return Ok(()),

@@ -66,7 +66,7 @@ impl<'a> Planner<'a> {
         self.refuse_confusable()?;
         let (holder, own) = self.holder();
         if let Some(holder) = holder {
-            if holder.session != self.session {
+            if !ident::acts_for(self.session, &holder.session) {
                 let now = self.now();
                 return Err(if holder.state().holds() {
                     Refusal::about(

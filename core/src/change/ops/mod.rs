@@ -355,6 +355,20 @@ impl<'a> Planner<'a> {
         LogEntry::new(self.now(), event, Some(self.task), Some(self.session))
     }
 
+    /// The log line of a change to `own` claims: it names their session, and the acting one
+    /// (`by:`) when that is another it acts for — an agent releasing its branch's claim is logged
+    /// as `main`'s release by `main~claude-…`, so every reader of the log finds the claim's end
+    /// under the session that held it.
+    fn log_of(&self, event: LogEvent, own: &[&Claim]) -> LogEntry {
+        match own.first().map(|c| c.session.as_str()) {
+            Some(holder) if holder != self.session && own.iter().all(|c| c.session == holder) => {
+                LogEntry::new(self.now(), event, Some(self.task), Some(holder))
+                    .with("by", self.session.to_string())
+            }
+            _ => self.log(event),
+        }
+    }
+
     fn claims_md_edits(&self, edits: Vec<TextEdit>) -> FileEdits {
         FileEdits {
             file: self.rail.claims_path.clone(),
@@ -363,13 +377,14 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// The claim of this task that holds it, and this session's own claims of it.
+    /// The claim of this task that holds it, and this session's own claims of it: its own and
+    /// those of a session it acts for (an agent's branch, a subagent's agent).
     fn holder(&self) -> (Option<&'a Claim>, Vec<&'a Claim>) {
         let all = self.eval.claims_of(self.task);
         let own = all
             .iter()
             .copied()
-            .filter(|c| c.session == self.session)
+            .filter(|c| ident::acts_for(self.session, &c.session))
             .collect();
         (holder_of(&all), own)
     }
@@ -392,7 +407,7 @@ impl<'a> Planner<'a> {
             .iter()
             .flat_map(|c| c.claims.iter())
             .filter_map(|id| self.eval.claims.get(*id))
-            .find(|c| c.session != self.session);
+            .find(|c| !ident::acts_for(self.session, &c.session));
         let details = conflicts
             .iter()
             .map(|c| c.message.clone())
@@ -426,7 +441,8 @@ impl<'a> Planner<'a> {
             new.lease.unwrap_or(self.rail.config.lease),
         );
         probe.file = self.rail.claims_path.clone();
-        probe.branch = new.branch.clone().unwrap_or_else(|| new.session.clone());
+        probe.branch =
+            (new.branch.clone()).unwrap_or_else(|| ident::branch_session(&new.session).to_string());
         probe.pid = new.pid.clone();
         probe.after = new.after.clone();
         probe.paths = new.paths.clone();

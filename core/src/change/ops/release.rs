@@ -64,7 +64,7 @@ impl Planner<'_> {
         }
         edits.extend(files);
         let log = self
-            .log(LogEvent::Released)
+            .log_of(LogEvent::Released, &own)
             .with("touched", touched_norm.join(", "));
         let n = touched_norm.len();
         Ok(self.plan(

@@ -42,7 +42,7 @@ impl Planner<'_> {
         Ok(self.plan(
             "renew",
             edits,
-            self.log(LogEvent::Renewed),
+            self.log_of(LogEvent::Renewed, &own),
             format!(
                 "renewed {}: lease of {} runs from now",
                 self.task,

@@ -35,7 +35,9 @@ impl Planner<'_> {
             });
         };
         let now = self.now();
-        if holder.session == self.session || !own.is_empty() && holder.state().holds() {
+        if ident::acts_for(self.session, &holder.session)
+            || !own.is_empty() && holder.state().holds()
+        {
             return Ok(Plan {
                 op: "take".into(),
                 task: self.task.into(),

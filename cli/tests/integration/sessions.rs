@@ -1,0 +1,116 @@
+//! Every agent its own session (issue 44): two Claude Code sessions in one checkout on `main`,
+//! no RAIL_SESSION. Each acts as `main~claude-<id>`: its hooks from their payload's
+//! `session_id`, its shell commands' `rail` from `CLAUDE_CODE_SESSION_ID` (the variable Claude
+//! Code gives them). Two sessions on the board, each denied the other's paths, both free in the
+//! branch's own claims, and one's session end leaving the other's claims alone.
+
+use std::path::Path;
+
+use crate::common::{board_session, code, hook_call, stderr, stdout, Repo};
+
+const A: &str = "5f0c2d1e-7a4b-4c39-9f1e-2b8d6a0c4e11";
+const B: &str = "7d1e9a00-1b2c-4d3e-8f40-5a6b7c8d9e0f";
+const A_SESSION: &str = "main~claude-6a0c4e11";
+const B_SESSION: &str = "main~claude-7c8d9e0f";
+
+/// A real Claude Code payload (tests/fixtures/hooks/claude) sent by session `id`.
+fn payload(fixture: &str, id: &str, cwd: &Path, file: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/hooks/claude")
+        .join(fixture);
+    std::fs::read_to_string(path)
+        .unwrap()
+        .replace(A, id)
+        .replace("{{CWD}}", &cwd.display().to_string())
+        .replace("{{FILE}}", file)
+}
+
+fn write(repo: &Repo, id: &str, file: &str) -> std::process::Output {
+    let file = repo.file(file).display().to_string();
+    hook_call(
+        "claude",
+        repo.path(),
+        &payload("write.json", id, repo.path(), &file),
+        None,
+        &[],
+    )
+}
+
+/// `rail …` as a shell command of session `id` runs it.
+fn shell(repo: &Repo, id: &str, args: &[&str]) -> std::process::Output {
+    repo.rail_env(args, &[("CLAUDE_CODE_SESSION_ID", id)])
+}
+
+#[test]
+fn two_agents_in_one_checkout_are_two_sessions() {
+    let repo = Repo::new();
+    for (id, task, path) in [(A, "auth", "src/auth/**"), (B, "ui", "src/ui/**")] {
+        let out = shell(&repo, id, &["claim", task, "--path", path]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    // The person's own terminal is the branch, as before.
+    let out = repo.rail(&["claim", "docs", "--path", "docs/**"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.holders("auth")[0].starts_with(&format!("auth | {A_SESSION} |")));
+    assert!(repo.holders("ui")[0].starts_with(&format!("ui | {B_SESSION} |")));
+    assert!(repo.holders("docs")[0].starts_with("docs | main |"));
+
+    let board: serde_json::Value =
+        serde_json::from_str(&stdout(&repo.rail(&["board", "--json"]))).unwrap();
+    for name in [A_SESSION, B_SESSION, "main"] {
+        assert_eq!(board_session(&board, name)["live"], 1, "{name}");
+    }
+
+    // Each is denied the other's paths, naming it; each writes its own and the branch's.
+    let out = write(&repo, A, "src/ui/view.ts");
+    assert_eq!(code(&out), 2, "a writes b's path: {}", stdout(&out));
+    assert!(stderr(&out).contains(B_SESSION), "{}", stderr(&out));
+    let out = write(&repo, B, "src/auth/token.ts");
+    assert_eq!(code(&out), 2, "b writes a's path: {}", stdout(&out));
+    assert!(stderr(&out).contains(A_SESSION), "{}", stderr(&out));
+    for (id, file) in [(A, "src/auth/token.ts"), (A, "docs/a.md"), (B, "docs/b.md")] {
+        let out = write(&repo, id, file);
+        assert_eq!(code(&out), 0, "{file}: {}", stderr(&out));
+    }
+    // A shell command's `rail` knows its agent: b may not release a's claim.
+    let out = shell(&repo, B, &["release", "auth"]);
+    assert_ne!(code(&out), 0, "{}", stdout(&out));
+    assert!(!repo.holders("auth").is_empty());
+
+    // a's session ends: its claim goes; b's stays, and so does the branch's while b holds one.
+    let end = |id: &str| {
+        hook_call(
+            "claude",
+            repo.path(),
+            &payload("session-end.json", id, repo.path(), ""),
+            None,
+            &[],
+        )
+    };
+    let out = end(A);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.holders("auth").is_empty());
+    assert_eq!(repo.holders("ui").len(), 1);
+    assert_eq!(repo.holders("docs").len(), 1);
+    // The last agent on the branch ends: its claim and the branch's go, as one agent's did.
+    let out = end(B);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.holders("ui").is_empty() && repo.holders("docs").is_empty());
+    let log = repo.read("claims.log");
+    assert!(
+        log.contains(&format!("| released | docs | main | by: {B_SESSION}")),
+        "{log}"
+    );
+}
+
+/// An explicit RAIL_SESSION still wins over the agent's own session.
+#[test]
+fn rail_session_wins_over_the_agents_id() {
+    let repo = Repo::new();
+    let out = repo.rail_env(
+        &["claim", "auth", "--path", "src/auth/**"],
+        &[("CLAUDE_CODE_SESSION_ID", A), ("RAIL_SESSION", "alice")],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.holders("auth")[0].starts_with("auth | alice |"));
+}
