@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 
-import type { BoardClaim } from './host/core';
+import { isMine, type BoardClaim } from './host/core';
 
 /** A detail row under a claim: one path, resource or dependency. */
 export interface DetailNode {
@@ -70,7 +70,7 @@ export function claimTooltip(claim: BoardClaim): vscode.MarkdownString {
  * others' claims core marked takeable.
  */
 export function claimContext(claim: BoardClaim, session: string | undefined): string {
-  const who = claim.session === session ? 'mine' : 'other';
+  const who = isMine(claim, session) ? 'mine' : 'other';
   return `rail.claim.${who}.${claim.state}${claim.task === undefined ? '.notask' : ''}${claim.takeable ? '.takeable' : ''}`;
 }
 

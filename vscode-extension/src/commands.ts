@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { BoardPanel } from './boardWebview';
 import type { RailContext } from './ctx';
 import { repoRelative } from './decorations';
-import { core, type BoardClaim, type Located, type ScopeReport, type Who } from './host/core';
+import { core, isMine, type BoardClaim, type Located, type ScopeReport, type Who } from './host/core';
 import { sessionChanges } from './host/git';
 import { installCli as copyCli, installPlace, onPath, pathAdvice } from './host/install';
 import { bundledBinary, type LockStatus } from './host/native';
@@ -266,7 +266,7 @@ const takeOver: Command = async ({ rail }, arg) => {
   if (!session) return undefined;
   const a = argsOf(arg);
   const board = rail.snapshot?.board;
-  const stale = board?.claims.filter((c) => c.takeable && c.session !== session) ?? [];
+  const stale = board?.claims.filter((c) => c.takeable && !isMine(c, session)) ?? [];
   const claim = claimFromArg(arg) ?? (a.task ? stale.find((c) => c.task === a.task) : await pickClaim(stale, 'Take Over'));
   const task = claim?.task ?? a.task;
   if (!task) return undefined;

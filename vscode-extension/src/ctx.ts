@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 import { readConfig, type RailConfig } from './config';
-import { core, type ActingView, type Board, type BoardClaim, type Facts, type FileScope, type Hint, type RailTexts } from './host/core';
+import { core, isMine, type ActingView, type Board, type BoardClaim, type Facts, type FileScope, type Hint, type RailTexts } from './host/core';
 import { baseFacts, boardWithProcesses, type RailLocation } from './host/facts';
 import { forgetGitAnswers } from './host/git';
 import { NativeRail, RailError, resolveRail } from './host/native';
@@ -216,10 +216,11 @@ export class RailContext implements vscode.Disposable {
     this.stats.activationMs = performance.now() - this.activatedAt;
   }
 
-  /** This session's claims on the current board. */
+  /** This session's claims on the current board: its own and those it acts for (core's
+   * `acts_for`: the branch's session answers for its agents', `main~claude-…`). */
   myClaims(): BoardClaim[] {
     const me = this.session;
-    return this.snapshot?.board.claims.filter((c) => c.session === me && c.task !== undefined) ?? [];
+    return this.snapshot?.board.claims.filter((c) => isMine(c, me) && c.task !== undefined) ?? [];
   }
 
   /**
@@ -350,11 +351,11 @@ export class RailContext implements vscode.Disposable {
     const set = (key: string, value: boolean): Thenable<unknown> => vscode.commands.executeCommand('setContext', key, value);
     void set(
       'rail.hasMyClaims',
-      board.claims.some((c) => c.session === me && c.task !== undefined),
+      board.claims.some((c) => isMine(c, me) && c.task !== undefined),
     );
     void set(
       'rail.hasStaleClaims',
-      board.claims.some((c) => c.takeable && c.session !== me),
+      board.claims.some((c) => c.takeable && !isMine(c, me)),
     );
     // Only whether the lock file is there; who holds it and whether it may be broken is `rail lock`'s.
     void set('rail.lockHeld', store.lockPresent());

@@ -391,6 +391,21 @@ pub fn is_rail_file(
     ))
 }
 
+/// Whether `actor` may act on what `holder` holds as on its own (`ident::acts_for`): the same
+/// session, an agent's branch (`main` for `main~claude-…`), or one of the branch's agents. The
+/// editor's "mine" and "other" follow it.
+#[wasm_bindgen(js_name = actsFor, unchecked_return_type = "boolean")]
+pub fn acts_for(
+    #[wasm_bindgen(unchecked_param_type = "string")] actor: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] holder: JsValue,
+) -> Result<JsValue, JsError> {
+    let actor = text_arg("actor", actor)?;
+    let holder = text_arg("holder", holder)?;
+    Ok(JsValue::from_bool(rail_core::text::ident::acts_for(
+        &actor, &holder,
+    )))
+}
+
 /// The `git for-each-ref` format whose rows [`commit_times`] reads (`base`: the branch whose
 /// history must not keep claims alive; `null`: none, for git older than 2.41).
 #[wasm_bindgen(js_name = forEachRefFormat, unchecked_return_type = "string")]

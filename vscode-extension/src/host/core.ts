@@ -36,6 +36,8 @@ export type {
   Worktree,
 } from '../../../wasm/pkg/node/rail_wasm';
 
+import type { BoardClaim } from '../../../wasm/pkg/node/rail_wasm';
+
 type CoreModule = typeof import('../../../wasm/pkg/node/rail_wasm');
 
 let loaded: CoreModule | undefined;
@@ -46,4 +48,10 @@ export function core(): CoreModule {
   // before the first board is actually wanted. esbuild bundles this require like any other.
   loaded ??= require('../../../wasm/pkg/node/rail_wasm.js') as CoreModule;
   return loaded;
+}
+
+/** Whether `me` acts for the session holding `claim`, as core decides it (`ident::acts_for`):
+ * its own, or an agent's of its branch (`main~claude-…` for `main`), or its branch's. */
+export function isMine(claim: BoardClaim, me: string | undefined): boolean {
+  return me !== undefined && core().actsFor(me, claim.session);
 }
