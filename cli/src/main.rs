@@ -43,7 +43,8 @@ use crate::fail::Fail;
     after_help = "Exit codes: 0 done · 1 refused or conflict found · 2 bad input or usage · 3 environment (not a git repo, lock wait timed out, I/O error)"
 )]
 pub struct Cli {
-    /// Act as this session (default: $RAIL_SESSION, else the current branch).
+    /// Act as this session (default: $RAIL_SESSION, else the current branch; run by an agent, that
+    /// agent's own session under the branch, e.g. main~claude-6a0c4e11).
     #[arg(long, global = true, value_name = "NAME")]
     session: Option<String>,
     /// The directory holding claims.md (default: $RAIL_DIR, else the main checkout).

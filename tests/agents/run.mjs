@@ -577,7 +577,78 @@ const scenarios = [
   },
 ];
 
-// `rail doctor` with the agent's environment, so it reads the trust files the agent read.
+// Issue 44: two Claude Code processes at once in one checkout on `main`, no RAIL_SESSION, each
+// with a model of its own. A claims alpha/** from its shell, then waits in a shell command on a
+// FIFO the runner opens only after B is done; B, started once A's claim is on the rail, is
+// denied A's path (naming A's session), claims beta/** and ends. Then: two sessions were on the
+// board, B's end released B's claim and left A's; A, let go, writes its own path and its end
+// releases its claim.
+async function twoClaudeSessions() {
+  const d = drivers.claude;
+  const cwd = repo('two-sessions', 'claude');
+  const gate = path.join(tmpRoot, 'two-sessions.fifo');
+  execFileSync('mkfifo', [gate]);
+  const models = [await startModel(), await startModel()];
+  models[0].state.script = [
+    d.shell('rail claim alpha --path "alpha/**" --purpose e2e'),
+    { tool: 'Bash', input: { command: `cat '${gate}' > /dev/null`, description: 'e2e wait', timeout: 600000 } },
+    d.file(path.join(cwd, 'alpha/a.txt'), 'a\n'),
+  ];
+  models[1].state.script = [
+    d.file(path.join(cwd, 'alpha/b.txt'), 'b\n'),
+    d.shell('rail claim beta --path "beta/**" --purpose e2e'),
+    d.file(path.join(cwd, 'beta/b.txt'), 'b\n'),
+  ];
+  for (const m of models) m.state.results = [];
+  const env = (i) => ({ ...d.env(models[i].port), HOME: path.join(tmpRoot, `home-claude-${i}`) });
+  const claims = () => read(path.join(cwd, 'claims.md')) ?? '';
+  const holder = (task) => new RegExp(`^${task} \\| (\\S+) \\|`, 'm').exec(claims())?.[1];
+  const a = d.run(cwd, env(0));
+  // Waits for A's claim to be on the rail: claims.md is replaced on every write, so its
+  // directory is watched (and read once first, in case the claim landed before the watch).
+  await new Promise((resolve) => {
+    const watcher = fs.watch(cwd, () => {
+      if (holder('alpha')) {
+        watcher.close();
+        resolve();
+      }
+    });
+    if (holder('alpha')) {
+      watcher.close();
+      resolve();
+    }
+    // A that ends without claiming fails the checks below rather than hanging the suite.
+    a.then(() => {
+      watcher.close();
+      resolve();
+    });
+  });
+  const aSession = holder('alpha');
+  const b = await d.run(cwd, env(1));
+  const afterB = claims();
+  const board = JSON.parse(sh(cwd, 'rail', ['board', '--json']));
+  fs.writeFileSync(gate, 'go\n');
+  const aRun = await a;
+  for (const m of models) m.close();
+  const bResults = models[1].state.results;
+  const log = read(path.join(cwd, 'claims.log')) ?? '';
+  const bSession = /\| claimed \| beta \| (\S+) \|/.exec(log)?.[1];
+  const live = board.sessions.filter((x) => x.live > 0).map((x) => x.name);
+  const esc = (t) => (t ?? '').replace(/[.*+?^${}()|[\]\\~]/g, '\\$&');
+  return [
+    ["A's claim is its own session, main~claude-<id>", /^main~claude-[a-z0-9]{8}$/.test(aSession ?? ''), aSession],
+    ["B's claim is another session of its own", /^main~claude-[a-z0-9]{8}$/.test(bSession ?? '') && bSession !== aSession, { aSession, bSession }],
+    ["B was denied A's path, naming A", read(path.join(cwd, 'alpha/b.txt')) === null && (bResults[0]?.text ?? '').includes(aSession), bResults[0]?.text],
+    ['B wrote its own path', read(path.join(cwd, 'beta/b.txt')) === 'b\n', bResults],
+    ["B's end released B's claim and left A's", !/^beta \|/m.test(afterB) && new RegExp(`^alpha \\| ${esc(aSession)} \\|`, 'm').test(afterB), afterB],
+    ["the board shows A's session live after B's end", live.includes(aSession), live],
+    ['A, let go, wrote its own path', read(path.join(cwd, 'alpha/a.txt')) === 'a\n', { code: aRun.code, out: aRun.out.slice(-400) }],
+    ["A's end released A's claim; other's claim kept", !/^alpha \|/m.test(claims()) && /owned-work/.test(claims()), claims()],
+    ['both agents exited 0', aRun.code === 0 && b.code === 0, { a: aRun.code, b: b.code, bOut: b.out.slice(-400) }],
+  ];
+}
+
+// `rail doctor` with the agent's environment// `rail doctor` with the agent's environment, so it reads the trust files the agent read.
 function railDoctor(cwd, run, ...args) {
   return spawnSync('rail', ['doctor', ...args], { cwd, env: agentEnv(run.env), encoding: 'utf8' });
 }
@@ -618,6 +689,14 @@ for (const agent of agents) {
       if (process.env.RAIL_E2E_VERBOSE === '1') console.log(`     ${JSON.stringify(detail ?? null)}`);
       if (!ok) console.log(`     got: ${JSON.stringify(detail ?? null)}\n     agent exit ${run.code}, last output: ${run.out.slice(-600)}`);
     }
+  }
+}
+if (agents.includes('claude')) {
+  for (const [name, ok, detail] of await twoClaudeSessions()) {
+    total++;
+    if (ok) passed++;
+    console.log(`${ok ? 'ok  ' : 'FAIL'} claude: two sessions at once in one checkout on main: ${name}`);
+    if (!ok || process.env.RAIL_E2E_VERBOSE === '1') console.log(`     got: ${JSON.stringify(detail ?? null)}`);
   }
 }
 model.close();

@@ -571,17 +571,12 @@ fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
 /// it (an agent's hooks mark its own session, `main~claude-…`, while the claims it works on may
 /// be its branch's, `main`).
 fn guard_mark<'f>(facts: &'f Facts, session: &str) -> Option<&'f HookSeen> {
-    let own = facts.hooks.get(session);
-    let below = facts
+    facts
         .hooks
-        .range::<str, _>((
-            std::ops::Bound::Excluded(session),
-            std::ops::Bound::Unbounded,
-        ))
-        .take_while(|(name, _)| name.starts_with(session))
-        .filter(|(name, _)| crate::text::ident::is_above(session, name))
-        .map(|(_, seen)| seen);
-    own.into_iter().chain(below).max_by_key(|seen| seen.at)
+        .iter()
+        .filter(|(name, _)| *name == session || crate::text::ident::is_above(session, name))
+        .map(|(_, seen)| seen)
+        .max_by_key(|seen| seen.at)
 }
 
 /// Core's words for a session's guard status (see [`SessionView::guard_text`]).
