@@ -637,10 +637,22 @@ async function twoClaudeSessions() {
   const esc = (t) => (t ?? '').replace(/[.*+?^${}()|[\]\\~]/g, '\\$&');
   return [
     ["A's claim is its own session, main~claude-<id>", /^main~claude-[a-z0-9]{8}$/.test(aSession ?? ''), aSession],
-    ["B's claim is another session of its own", /^main~claude-[a-z0-9]{8}$/.test(bSession ?? '') && bSession !== aSession, { aSession, bSession }],
-    ["B was denied A's path, naming A", read(path.join(cwd, 'alpha/b.txt')) === null && (bResults[0]?.text ?? '').includes(aSession), bResults[0]?.text],
+    [
+      "B's claim is another session of its own",
+      /^main~claude-[a-z0-9]{8}$/.test(bSession ?? '') && bSession !== aSession,
+      { aSession, bSession },
+    ],
+    [
+      "B was denied A's path, naming A",
+      read(path.join(cwd, 'alpha/b.txt')) === null && (bResults[0]?.text ?? '').includes(aSession),
+      bResults[0]?.text,
+    ],
     ['B wrote its own path', read(path.join(cwd, 'beta/b.txt')) === 'b\n', bResults],
-    ["B's end released B's claim and left A's", !/^beta \|/m.test(afterB) && new RegExp(`^alpha \\| ${esc(aSession)} \\|`, 'm').test(afterB), afterB],
+    [
+      "B's end released B's claim and left A's",
+      !/^beta \|/m.test(afterB) && new RegExp(`^alpha \\| ${esc(aSession)} \\|`, 'm').test(afterB),
+      afterB,
+    ],
     ["the board shows A's session live after B's end", live.includes(aSession), live],
     ['A, let go, wrote its own path', read(path.join(cwd, 'alpha/a.txt')) === 'a\n', { code: aRun.code, out: aRun.out.slice(-400) }],
     ["A's end released A's claim; other's claim kept", !/^alpha \|/m.test(claims()) && /owned-work/.test(claims()), claims()],
