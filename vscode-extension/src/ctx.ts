@@ -17,7 +17,17 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 import { readConfig, type RailConfig } from './config';
-import { core, isMine, type ActingView, type Board, type BoardClaim, type Facts, type FileScope, type Hint, type RailTexts } from './host/core';
+import {
+  core,
+  isMine,
+  type ActingView,
+  type Board,
+  type BoardClaim,
+  type Facts,
+  type FileScope,
+  type Hint,
+  type RailTexts,
+} from './host/core';
 import { baseFacts, boardWithProcesses, type RailLocation } from './host/facts';
 import { forgetGitAnswers } from './host/git';
 import { NativeRail, RailError, resolveRail } from './host/native';
