@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::formats::heartbeat::HookSeen;
 use crate::formats::log::LogEntry;
 use crate::formats::markdown;
 use crate::model::backlog::{self, Blocked};
@@ -249,11 +248,7 @@ pub struct SessionView {
     pub guard_text: String,
 }
 
-/// How long after a session's last Rail hook mark a claim it makes is still covered by that
-/// mark: a mark is rewritten at most every 30 s on its machine and shared at most every 5 min
-/// (`formats::heartbeat`), so a claim made just after a hook call is not called unguarded until
-/// the next mark lands.
-pub const MARK_VOUCHES: chrono::TimeDelta = chrono::TimeDelta::minutes(10);
+pub use super::guard::MARK_VOUCHES;
 
 /// A session's last Rail hook call, as the board shows it.
 #[derive(Clone, Debug, Serialize)]
@@ -541,65 +536,12 @@ fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
         }
     }
     for view in by_name.values_mut() {
-        let mark = guard_mark(facts, &view.name);
-        view.hook = mark.map(|seen| {
-            let ago = facts.now - seen.at;
-            SessionHook {
-                agent: seen.agent.clone(),
-                version: seen.version.clone(),
-                seen_at: format_time(seen.at),
-                seen_text: if ago < chrono::TimeDelta::minutes(1) {
-                    "just now".to_string()
-                } else {
-                    format!("{} ago", format_duration(ago))
-                },
-                host: seen.host.clone(),
-            }
-        });
-        // The newest claim that holds: a mark older than it (less the slack) never saw it.
         let newest = newest_holding.get(&view.name).copied();
-        let seen = mark.map(|s| s.at);
-        let holds = view.live + view.expiring > 0;
-        let before_claims = matches!((seen, newest), (Some(s), Some(n)) if s + MARK_VOUCHES < n);
-        view.unguarded = holds && (seen.is_none() || before_claims);
-        view.guard_text = guard_text(view, holds, before_claims);
+        super::guard::judge(view, facts, newest);
     }
     by_name.into_values().collect()
 }
 
-/// The newest hook mark that speaks for `session`: its own, or one of an agent working under
-/// it (an agent's hooks mark its own session, `main~claude-…`, while the claims it works on may
-/// be its branch's, `main`).
-fn guard_mark<'f>(facts: &'f Facts, session: &str) -> Option<&'f HookSeen> {
-    facts
-        .hooks
-        .iter()
-        .filter(|(name, _)| *name == session || crate::text::ident::is_above(session, name))
-        .map(|(_, seen)| seen)
-        .max_by_key(|seen| seen.at)
-}
-
-/// Core's words for a session's guard status (see [`SessionView::guard_text`]).
-fn guard_text(view: &SessionView, holds: bool, before_claims: bool) -> String {
-    match &view.hook {
-        Some(h) if before_claims => format!(
-            "Rail hook last seen {}, before its claims: its agent may work unguarded",
-            h.seen_text
-        ),
-        Some(h) => format!(
-            "guarded: {} {}{}",
-            h.agent,
-            h.seen_text,
-            h.host
-                .as_deref()
-                .map(|m| format!(" on {m}"))
-                .unwrap_or_default()
-        ),
-        None if holds => "no Rail hook seen: its agent may work unguarded".to_string(),
-        None if view.claims.is_empty() => String::new(),
-        None => "no Rail hook seen".to_string(),
-    }
-}
 
 /// Conflicts and blocks as diagnostics on the lines involved, for Problems panels and
 /// `rail validate`.

@@ -8,6 +8,7 @@ pub mod backlog;
 pub mod board;
 pub mod conflict;
 pub mod freshness;
+mod guard;
 pub mod input;
 pub mod lease;
 pub mod scope;
