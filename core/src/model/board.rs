@@ -542,7 +542,6 @@ fn sessions(eval: &Evaluation, facts: &Facts) -> Vec<SessionView> {
     by_name.into_values().collect()
 }
 
-
 /// Conflicts and blocks as diagnostics on the lines involved, for Problems panels and
 /// `rail validate`.
 fn semantic_diagnostics(
