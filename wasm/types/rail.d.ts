@@ -264,7 +264,7 @@ export type LogEntry = { time: string, event: LogEvent, task: string | null, ses
  */
 line?: number | null, };
 
-export type LogEvent = "claimed" | "renewed" | "released" | "taken" | "updated" | "lock-broken" | "recovered" | "done" | "bypass" | "refused" | "station-removed" | string;
+export type LogEvent = "claimed" | "renewed" | "released" | "taken" | "updated" | "lock-broken" | "recovered" | "done" | "bypass" | "refused" | "station-removed" | "sealed" | string;
 
 export type Loser = { task: string, kept_session: string, lost_session: string, 
 /**
@@ -396,7 +396,7 @@ hint: Hint | null,
  */
 location: Located | null, };
 
-export type RefusalKind = "held" | "stale-held" | "not-claimed" | "not-yours" | "not-stale" | "path-conflict" | "resource-conflict" | "broken-line" | "conflict-marker" | "hidden-claim" | "confusable" | "bad-input";
+export type RefusalKind = "held" | "stale-held" | "not-claimed" | "not-yours" | "not-stale" | "path-conflict" | "resource-conflict" | "broken-line" | "conflict-marker" | "hidden-claim" | "confusable" | "bad-input" | "too-large";
 
 export type RemoteFacts = { 
 /**

@@ -71,7 +71,7 @@ pub fn run(ctx: &Ctx, args: DoneArgs) -> Result<(), Fail> {
     let line = line.render();
 
     if result.release {
-        let touched = changed.clone();
+        let touched = crate::ops::touched::recorded(changed.clone());
         let outcome = crate::ops::write::mutate_with_log(
             ctx,
             &session,

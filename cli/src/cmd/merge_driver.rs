@@ -76,6 +76,12 @@ pub fn run(args: &MergeDriverArgs) -> Result<(), Fail> {
         );
         return Err(Fail::refused(String::new(), None));
     }
+    // A merge that would make claims.md larger than Rail reads is left to a person, as a
+    // conflict: written, it would stop every command of every session.
+    if let Err(e) = rail_core::text::limits::check_file(name, result.text.len()) {
+        errln!("rail merge {name}: {e}; not merging: resolve claims.md by hand");
+        return Err(Fail::refused(String::new(), None));
+    }
     // A dropped claim is named in claims.log, its line as written, so it can be put back;
     // written before the merge result: if the log cannot be written, the merge is refused
     // (git reports a conflict) rather than a claim dropped with only a note on stderr.

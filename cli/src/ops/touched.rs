@@ -38,6 +38,25 @@ pub fn given_base(base: Option<&str>) -> Result<(), crate::fail::Fail> {
     }
 }
 
+/// git's list of touched files as a release records it: what fits the limit (core's
+/// `limits::TOUCHED`), the rest counted on stderr. Judging uses the whole list; only the record
+/// is bounded. (A list an MCP client names itself is its own to shorten: over the limit, the
+/// release is refused, naming it.)
+pub fn recorded(files: Vec<String>) -> Vec<String> {
+    use rail_core::text::limits::{self, TOUCHED};
+    let (kept, left) = limits::fit(files, TOUCHED);
+    if left > 0 {
+        errln!(
+            "rail: {} touched files recorded, {} more left out (a release records at most {} files, {} bytes)",
+            limits::count(kept.len()),
+            limits::count(left),
+            limits::count(TOUCHED.items),
+            limits::count(TOUCHED.bytes)
+        );
+    }
+    kept
+}
+
 /// The branch a session's changes are judged against: `base`, else the main checkout's branch
 /// when the session works on another one.
 pub fn base_of(repo: &Repo, base: Option<&str>) -> Option<String> {

@@ -17,7 +17,7 @@ use rail_core::formats::rail_files::CLAIMS_MD;
 use rail_core::model::input::RailTexts;
 use rail_core::model::Rail;
 
-use super::touched::touched_in;
+use super::touched::{recorded, touched_in};
 use crate::context::{Commits, Ctx};
 use crate::fail::Fail;
 use crate::out::outcome::{refused, Report};
@@ -116,7 +116,7 @@ pub fn release(ctx: &Ctx, task: &str, touched: Touched<'_>) -> Result<Report, Fa
     // gathers its facts: the release waits for the slower of the two, not for both.
     let (repo, root) = (ctx.repo.clone(), ctx.rail.root.clone());
     std::thread::scope(|scope| {
-        let lister = scope.spawn(|| touched_in(repo.as_ref(), &root, base));
+        let lister = scope.spawn(|| recorded(touched_in(repo.as_ref(), &root, base)));
         mutate_then(
             ctx,
             &session,
@@ -208,7 +208,12 @@ fn mutate_then(
     // plan checks the request again for the hosts that have no edge of their own (wasm).
     rail_core::text::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
     if let Some(remote) = ctx.remote()? {
-        return crate::shared::mutate(ctx, remote, session, make(), &extra_log);
+        // A value over its limit never reaches the queue other machines read.
+        let request = make();
+        request
+            .check_limits()
+            .map_err(|e| Fail::usage(format!("{task}: {e}; nothing changed")))?;
+        return crate::shared::mutate(ctx, remote, session, request, &extra_log);
     }
     // Planned before the lock, on the rail as it is now: the plan (overlap searches, commit
     // times, owner probes) is the expensive part, and every other claim and git command waits

@@ -240,26 +240,37 @@ pub fn restore_as(receipt: &str, texts: &RailTexts, now: Time, git_wrote: bool) 
     // The lines must count as claims where they land (not inside an unclosed code block or
     // comment at the end of the file); if they would not, restore nothing and say so.
     let after = edit::apply(current_text, std::slice::from_ref(&insert)).unwrap_or_default();
+    // Nor may they make claims.md larger than Rail reads (`text::limits`).
+    if let Err(e) = crate::text::limits::check_file(CLAIMS_MD, after.len()) {
+        return not_restored(out, &format!("{e}. Make room, then run `rail reconcile`"));
+    }
     let landed = claims_md::parse(&after).claims().count();
     let expected = current.claims().count() + out.lost.iter().filter(|l| l.restored).count();
     if landed != expected {
-        out.log_lines.clear();
-        for lost in out.lost.iter_mut().filter(|l| l.restored) {
-            lost.restored = false;
-            lost.note = format!(
-                "claims.md lost {}'s claim of {} outside Rail; not restored: claims.md ends \
-                 inside an unclosed code block or comment, where a line is not a claim. Close \
-                 it, then run `rail reconcile`",
-                lost.session, lost.task
-            );
-        }
-        return out;
+        return not_restored(
+            out,
+            "claims.md ends inside an unclosed code block or comment, where a line is not a \
+             claim. Close it, then run `rail reconcile`",
+        );
     }
     out.edits.push(FileEdits {
         file: CLAIMS_MD.to_string(),
         create: texts.claims.is_none(),
         edits: vec![insert],
     });
+    out
+}
+
+/// `out` with its claims to put back not put back, each saying `why`; nothing is logged.
+fn not_restored(mut out: Restore, why: &str) -> Restore {
+    out.log_lines.clear();
+    for lost in out.lost.iter_mut().filter(|l| l.restored) {
+        lost.restored = false;
+        lost.note = format!(
+            "claims.md lost {}'s claim of {} outside Rail; not restored: {why}",
+            lost.session, lost.task
+        );
+    }
     out
 }
 

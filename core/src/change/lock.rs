@@ -66,9 +66,15 @@ impl LockRecord {
 
 /// Reads a record; `None` if the text is empty or not a complete record.
 pub fn parse(text: &str) -> Option<LockRecord> {
+    use crate::text::limits::{LOCK_FIELD_BYTES, LOCK_RECORD_BYTES};
+    // Rail's records are a few hundred bytes: anything much bigger is not one Rail wrote, and
+    // its fields would go into messages and log lines.
+    if text.len() > LOCK_RECORD_BYTES {
+        return None;
+    }
     let doc = yaml::parse(text);
     let get = |key: &str| match doc.get(key).map(|e| &e.value.value) {
-        Some(Value::Scalar(s)) => Some(s.clone()),
+        Some(Value::Scalar(s)) if s.len() <= LOCK_FIELD_BYTES => Some(s.clone()),
         _ => None,
     };
     Some(LockRecord {

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::text::diagnostic::{Code, Diagnostic};
+use crate::text::limits;
 use crate::text::time::{self, Time};
 use crate::text::{lines, Span};
 
@@ -40,6 +41,9 @@ pub enum LogEvent {
     /// `rail worktree remove` (or `rail done` with `stations: on_done: remove`) removed a
     /// station; `forced` names what `--force` overrode.
     StationRemoved,
+    /// claims.log was sealed into a segment (`formats::segments`); the first line of every
+    /// claims.log after a seal, naming the segment that holds the lines before it.
+    Sealed,
     #[serde(untagged)]
     Other(String),
 }
@@ -58,6 +62,7 @@ impl LogEvent {
             LogEvent::Bypass => "bypass",
             LogEvent::Refused => "refused",
             LogEvent::StationRemoved => "station-removed",
+            LogEvent::Sealed => "sealed",
             LogEvent::Other(s) => s,
         }
     }
@@ -75,6 +80,7 @@ impl LogEvent {
             "bypass" => LogEvent::Bypass,
             "refused" => LogEvent::Refused,
             "station-removed" => LogEvent::StationRemoved,
+            "sealed" => LogEvent::Sealed,
             other => LogEvent::Other(other.to_string()),
         }
     }
@@ -127,17 +133,37 @@ impl LogEntry {
         self
     }
 
-    /// The line to append (without the newline).
+    /// The line to append (without the newline), at most [`limits::LOG_LINE_BYTES`]: a
+    /// request's values are within their limits already; a value a host took from a file it
+    /// did not write (a lock record, a hand-written claim line, a hook's payload) is cut, with
+    /// a note of how much, so one line can never make the log unreadable.
     pub fn render(&self) -> String {
+        let value = |v: &str, max: usize| limits::cut(&escape(v), max).into_owned();
         let mut out = format!(
             "{} | {} | {} | {}",
             time::format_time(self.time),
             self.event.as_str(),
-            escape(self.task.as_deref().unwrap_or("-")),
-            escape(self.session.as_deref().unwrap_or("-")),
+            value(self.task.as_deref().unwrap_or("-"), limits::LOG_VALUE_BYTES),
+            value(
+                self.session.as_deref().unwrap_or("-"),
+                limits::LOG_VALUE_BYTES
+            ),
         );
-        for (key, value) in &self.details {
-            out.push_str(&format!(" | {key}: {}", escape(value)));
+        let escaped: Vec<(String, String)> = (self.details.iter())
+            .map(|(k, v)| (value(k, 256), escape(v)))
+            .collect();
+        let keys: usize = escaped.iter().map(|(k, _)| k.len() + 5).sum();
+        let room = limits::LOG_LINE_BYTES.saturating_sub(out.len() + keys);
+        let capped: usize = (escaped.iter())
+            .map(|(_, v)| v.len().min(limits::LOG_VALUE_BYTES))
+            .sum();
+        // Each value gets an equal share of the room when together they would not fit.
+        let share = match escaped.len() {
+            n if n > 0 && capped > room => room / n,
+            _ => limits::LOG_VALUE_BYTES,
+        };
+        for (key, v) in &escaped {
+            out.push_str(&format!(" | {key}: {}", limits::cut(v, share)));
         }
         out
     }
@@ -273,6 +299,26 @@ mod tests {
             e.render(),
             "2026-10-22T18:02:00Z | lock-broken | - | s | holder: 1@h"
         );
+    }
+
+    #[test]
+    fn no_line_passes_its_limit_whatever_its_values() {
+        let t = time::parse_time("2026-10-22T18:02:00Z").unwrap();
+        let huge = "x|".repeat(3 << 20);
+        let entry = LogEntry::new(t, LogEvent::LockBroken, Some(&huge), Some("s"))
+            .with("holder", huge.clone())
+            .with("reason", huge.clone())
+            .with("note", "short");
+        let line = entry.render();
+        assert!(line.len() <= limits::LOG_LINE_BYTES, "{}", line.len());
+        assert!(line.contains("bytes cut)"), "the cut is said");
+        let back = parse(&line);
+        assert_eq!(back.entries.len(), 1, "a cut line still parses");
+        assert_eq!(back.entries[0].details["note"], "short");
+        // Values within their limits are never cut.
+        let ok = LogEntry::new(t, LogEvent::Released, Some("a"), Some("s"))
+            .with("touched", "f.rs, ".repeat(10_000));
+        assert!(!ok.render().contains("bytes cut"));
     }
 
     #[test]

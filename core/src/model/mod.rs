@@ -31,8 +31,9 @@ use crate::text::{LineIndex, Span};
 use input::{Facts, FileText, RailTexts};
 use lease::{Lease, LeaseInput, LeaseState};
 
-/// The largest rail file a host reads: a bigger one is refused, never truncated.
-pub const MAX_RAIL_BYTES: u64 = 16 * 1024 * 1024;
+/// The largest rail file a host reads: a bigger one is refused, never truncated
+/// (`text::limits`, where every limit of what Rail writes is).
+pub const MAX_RAIL_BYTES: u64 = crate::text::limits::RAIL_FILE_BYTES as u64;
 
 /// What `rail` exits with, for every host that runs it (cli/src/fail.rs returns them, the
 /// extension reads them): 0 done; 1 refused or a conflict found (the output says who holds

@@ -10,6 +10,7 @@ pub mod edit;
 pub mod glob;
 pub mod hint;
 pub mod ident;
+pub mod limits;
 pub mod serde_time;
 pub mod sort;
 pub mod time;

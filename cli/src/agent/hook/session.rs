@@ -94,7 +94,9 @@ pub fn on_lifecycle(ctx: &Ctx, call: &agent::Call, here: &Here) -> Result<(), St
             OnStop::Nothing => return Ok(()),
             OnStop::Renew => Request::Renew { task },
             OnStop::Release => Request::Release {
-                touched: crate::ops::touched::touched_files(ctx, None),
+                touched: crate::ops::touched::recorded(crate::ops::touched::touched_files(
+                    ctx, None,
+                )),
                 task,
                 done: false,
             },

@@ -179,7 +179,7 @@ fn release_all(
             &claim.session,
             Request::Release {
                 task: task.clone(),
-                touched: touched.to_vec(),
+                touched: crate::ops::touched::recorded(touched.to_vec()),
                 done: false,
             },
             if logged {

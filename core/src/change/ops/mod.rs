@@ -98,6 +98,9 @@ pub fn plan_evaluated(
     let task = request.task();
     ident::validate_task(task).map_err(|e| Refusal::bad(task, e.0))?;
     ident::validate_session(session).map_err(|e| Refusal::bad(task, e.0))?;
+    request
+        .check_limits()
+        .map_err(|e| Refusal::too_large(task, format!("{e}; nothing changed")))?;
     if let Some(marker) = rail
         .claims
         .diagnostics
@@ -158,6 +161,40 @@ pub fn plan_evaluated(
     Ok(plan)
 }
 
+/// Every file a plan writes must stay within what every host reads (`text::limits`), its log
+/// line within a log line's limit: no sequence of accepted operations leaves a rail that Rail
+/// refuses to read (issue 41, finding 3: five claims with 4 MB purposes took claims.md past
+/// 16 MiB, and from then on every command of every session failed). Counted from the edits,
+/// without applying them.
+fn check_sizes(rail: &Rail, plan: &Plan) -> Result<(), Refusal> {
+    use crate::text::limits;
+    for fe in &plan.edits {
+        let old = if fe.file == rail.claims_path {
+            rail.claims.text().len()
+        } else {
+            (rail.files.iter())
+                .find(|f| f.path == fe.file)
+                .map_or(0, |f| f.text().len())
+        };
+        let removed: usize = fe.edits.iter().map(|e| e.span.len()).sum();
+        let added: usize = fe.edits.iter().map(|e| e.text.len()).sum();
+        let len = (old + added).saturating_sub(removed);
+        if len > old {
+            limits::check_file(&fe.file, len).map_err(|e| {
+                Refusal::too_large(
+                    &plan.task,
+                    format!("{e}; nothing changed: release claims or remove lines from it first"),
+                )
+            })?;
+        }
+    }
+    if let Some(line) = &plan.log_line {
+        limits::check_text("the log line", line, limits::LOG_LINE_BYTES)
+            .map_err(|e| Refusal::too_large(&plan.task, format!("{e}; nothing changed")))?;
+    }
+    Ok(())
+}
+
 /// An edited claim file must read back as the same claim with what the plan set: no error the
 /// file did not have before, the same owner and task, and `released` set by a release. A file
 /// in a shape the edit does not keep (issue 28, finding 6: keys appended at column 0 of an
@@ -205,6 +242,7 @@ fn check_claim_files(rail: &Rail, plan: &Plan) -> Result<(), Refusal> {
 /// claim: `rail claim` said yes, and the next session was given the same task (issue 17,
 /// finding 4). Refusing is the safe answer: closing the block would rewrite what a person wrote.
 fn check_lands(rail: &Rail, plan: &Plan) -> Result<(), Refusal> {
+    check_sizes(rail, plan)?;
     check_claim_files(rail, plan)?;
     let Some(md) = plan.edits.iter().find(|f| f.file == rail.claims_path) else {
         return Ok(());

@@ -43,6 +43,10 @@ pub enum RefusalKind {
     Confusable,
     /// The request itself is invalid (bad task id, path, duration...).
     BadInput,
+    /// A value of the request is over its limit, or the change would make a rail file larger
+    /// than Rail reads (`text::limits`): nothing is written that would leave the rail
+    /// unreadable.
+    TooLarge,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -74,7 +78,10 @@ impl Refusal {
     pub fn exit_code(&self) -> i32 {
         if matches!(
             self.kind,
-            RefusalKind::BadInput | RefusalKind::ConflictMarker | RefusalKind::HiddenClaim
+            RefusalKind::BadInput
+                | RefusalKind::ConflictMarker
+                | RefusalKind::HiddenClaim
+                | RefusalKind::TooLarge
         ) {
             2
         } else {
@@ -97,6 +104,14 @@ impl Refusal {
             message: message.into(),
             hint: None,
             location: None,
+        }
+    }
+
+    /// A value over its limit, or a file the change would make too large to read.
+    pub(super) fn too_large(task: &str, message: impl Into<String>) -> Refusal {
+        Refusal {
+            kind: RefusalKind::TooLarge,
+            ..Refusal::bad(task, message)
         }
     }
 

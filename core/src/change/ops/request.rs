@@ -173,6 +173,52 @@ impl TryFrom<WireRequest> for Request {
 }
 
 impl Request {
+    /// Each value against its limit (`text::limits`): the field, its size and the limit named.
+    /// The planner checks this before anything else; a host that queues a request for another
+    /// machine (a shared rail) checks it before it publishes anything.
+    pub fn check_limits(&self) -> Result<(), String> {
+        use crate::text::limits::{self, check_list, check_text};
+        let text = |field: &str, value: &Option<String>, max: usize| match value {
+            Some(v) => check_text(field, v, max),
+            None => Ok(()),
+        };
+        let list = |field: &str, values: &Option<Vec<String>>, limit| match values {
+            Some(v) => check_list(field, v, limit),
+            None => Ok(()),
+        };
+        match self {
+            Request::Claim(c) => {
+                check_list("paths", &c.paths, limits::PATHS)?;
+                check_list("resources", &c.resources, limits::RESOURCES)?;
+                check_list("after", &c.after, limits::AFTER)?;
+                text("purpose", &c.purpose, limits::PURPOSE_BYTES)?;
+                text("lease", &c.lease, limits::LEASE_BYTES)?;
+                text("pid", &c.pid, limits::PID_BYTES)?;
+                text("branch", &c.branch, crate::text::ident::MAX_NAME_LEN)
+            }
+            Request::Release { touched, .. } => check_list("touched", touched, limits::TOUCHED),
+            Request::Renew { .. } => Ok(()),
+            Request::Take { reason, branch, .. } => {
+                text("reason", reason, limits::REASON_BYTES)?;
+                text("branch", branch, crate::text::ident::MAX_NAME_LEN)
+            }
+            Request::Update {
+                paths,
+                resources,
+                purpose,
+                add_paths,
+                add_resources,
+                ..
+            } => {
+                list("paths", paths, limits::PATHS)?;
+                list("resources", resources, limits::RESOURCES)?;
+                check_list("add_paths", add_paths, limits::PATHS)?;
+                check_list("add_resources", add_resources, limits::RESOURCES)?;
+                text("purpose", purpose, limits::PURPOSE_BYTES)
+            }
+        }
+    }
+
     pub fn task(&self) -> &str {
         match self {
             Request::Claim(c) => &c.task,

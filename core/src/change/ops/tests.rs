@@ -158,3 +158,132 @@ fn a_conflict_marker_refuses_every_operation_with_its_location() {
     let fenced = "```\n<<<<<<< HEAD\n```\n";
     assert!(plan(&texts(fenced), &Facts::at(now), "s", &requests[0]).is_ok());
 }
+
+fn claims(text: &str) -> RailTexts {
+    RailTexts {
+        claims: Some(crate::model::input::FileText {
+            path: "claims.md".into(),
+            text: text.into(),
+            modified: None,
+        }),
+        ..Default::default()
+    }
+}
+
+fn now() -> Facts {
+    Facts::at(crate::text::time::parse_time("2026-12-01T10:00Z").unwrap())
+}
+
+/// Every value of a request has a limit, and a request over one is refused naming the field,
+/// its size and the limit, before anything is planned (issue 41, finding 3).
+#[test]
+fn a_value_over_its_limit_is_refused_naming_it() {
+    let texts = claims("# Claims\n\nmine | alice | 2026-12-01T09:00Z\n");
+    let claim = |f: &dyn Fn(&mut ClaimRequest)| {
+        let mut req = ClaimRequest {
+            task: "t".into(),
+            ..Default::default()
+        };
+        f(&mut req);
+        plan(&texts, &now(), "alice", &Request::Claim(req))
+    };
+    type Set<'a> = &'a dyn Fn(&mut ClaimRequest);
+    let cases: [(Set, &str); 5] = [
+        (
+            &|r| r.purpose = Some("p".repeat(4097)),
+            "purpose is 4,097 bytes, over the limit of 4,096 bytes",
+        ),
+        (
+            &|r| r.paths = (0..1001).map(|i| format!("p{i}")).collect(),
+            "paths has 1,001 entries",
+        ),
+        (
+            &|r| r.resources = vec!["r".repeat(100); 100],
+            "resources is 10,000 bytes in all",
+        ),
+        (
+            &|r| r.after = (0..257).map(|i| format!("t{i}")).collect(),
+            "after has 257 entries",
+        ),
+        (
+            &|r| r.lease = Some("1".repeat(100)),
+            "lease is 100 bytes, over the limit of 64 bytes",
+        ),
+    ];
+    for (set, said) in cases {
+        let err = claim(set).unwrap_err();
+        assert_eq!(err.kind, RefusalKind::TooLarge);
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.message.contains(said), "{}", err.message);
+    }
+    assert!(claim(&|r| r.purpose = Some("p".repeat(4096))).is_ok());
+    let take = Request::Take {
+        task: "mine".into(),
+        reason: Some("r".repeat(2000)),
+        branch: None,
+    };
+    let err = plan(&texts, &now(), "bob", &take).unwrap_err();
+    assert!(
+        err.message.contains("reason is 2,000 bytes"),
+        "{}",
+        err.message
+    );
+    let release = Request::Release {
+        task: "mine".into(),
+        touched: vec!["f".repeat(100); 1000],
+        done: false,
+    };
+    let err = plan(&texts, &now(), "alice", &release).unwrap_err();
+    assert!(
+        err.message.contains("touched is 100,000 bytes in all"),
+        "{}",
+        err.message
+    );
+    let update = Request::Update {
+        task: "mine".into(),
+        paths: None,
+        resources: None,
+        purpose: Some("p".repeat(5000)),
+        add_paths: Vec::new(),
+        add_resources: Vec::new(),
+    };
+    assert_eq!(
+        plan(&texts, &now(), "alice", &update).unwrap_err().kind,
+        RefusalKind::TooLarge
+    );
+}
+
+/// No plan takes a rail file past what Rail reads, whatever its fields: the file is counted
+/// as it would be written. A plan that makes it smaller is always allowed (a release of a
+/// claims.md people filled past the limit by hand frees it).
+#[test]
+fn no_plan_makes_a_file_larger_than_rail_reads() {
+    let limit = crate::text::limits::RAIL_FILE_BYTES;
+    let mut text = String::from("# Claims\n\nmine | alice | 2026-12-01T09:00Z\n");
+    let filler = format!("{}\n", "x".repeat(1023));
+    while text.len() + filler.len() < limit - 100 {
+        text.push_str(&filler);
+    }
+    let texts = claims(&text);
+    let claim = |purpose: &str| {
+        Request::Claim(ClaimRequest {
+            task: "t".into(),
+            purpose: Some(purpose.into()),
+            ..Default::default()
+        })
+    };
+    let err = plan(&texts, &now(), "alice", &claim(&"p".repeat(2000))).unwrap_err();
+    assert_eq!(err.kind, RefusalKind::TooLarge);
+    assert!(
+        err.message.starts_with("claims.md would be 16,7"),
+        "{}",
+        err.message
+    );
+    assert!(plan(&texts, &now(), "alice", &claim("short")).is_ok());
+    let release = Request::Release {
+        task: "mine".into(),
+        touched: Vec::new(),
+        done: false,
+    };
+    assert!(plan(&texts, &now(), "alice", &release).is_ok());
+}
