@@ -49,6 +49,8 @@ pub struct RailLock {
     pub recovered: Vec<String>,
     /// git's `index.lock` of the work tree holding the rail, while the rail lock is held.
     index: Option<IndexLock>,
+    /// The session the lock was taken for (a seal's log line names it).
+    pub session: String,
 }
 
 /// A stale lock that was broken.
@@ -135,8 +137,10 @@ impl Observed {
             .map(|d| d.as_nanos() as i128)
             .unwrap_or(0);
         let mut text = String::new();
-        // An owner record is a few hundred bytes; a bigger file is unreadable as a record.
-        let record = match (&file).take(64 * 1024).read_to_string(&mut text) {
+        // An owner record is a few hundred bytes; a bigger file is unreadable as a record
+        // (core's `limits::LOCK_RECORD_BYTES`), and is not read past that.
+        let max = rail_core::text::limits::LOCK_RECORD_BYTES as u64;
+        let record = match (&file).take(max + 1).read_to_string(&mut text) {
             Ok(_) => core_lock::parse(&text),
             Err(_) => None,
         };
@@ -343,6 +347,7 @@ pub fn acquire(dir: &Path, owner: &LockOwner, timeout: Duration) -> Result<RailL
         broken,
         recovered,
         index,
+        session: owner.session.clone(),
     })
 }
 

@@ -11,6 +11,7 @@
 pub mod gitguard;
 pub mod heartbeat;
 pub mod lock;
+mod log;
 pub mod notice;
 
 use std::fs::{self, File};
@@ -136,11 +137,7 @@ impl RailDir {
         let mut texts = RailTexts {
             claims: self.read_file(CLAIMS_MD, !locked)?,
             claim_files: Vec::new(),
-            log: if log {
-                self.read_file(LOG_FILE, false)?
-            } else {
-                None
-            },
+            log: if log { self.read_log()? } else { None },
             config: self.read_file(CONFIG_FILE, false)?,
         };
         // An unlocked reader that finds a crashed writer's complete journal reads what the
@@ -300,6 +297,8 @@ impl RailDir {
             Err(e) => return Err(format!("recovering an interrupted write: {e}")),
         }
         let nothing = "; nothing was changed";
+        self.seal_if_due(lock, texts, &mut entries)
+            .map_err(|e| format!("{e}{nothing}"))?;
         let mut targets = self
             .prepare(lock, &entries, Replay::No)
             .map_err(|e| format!("{e}{nothing}"))?;
@@ -371,7 +370,7 @@ impl RailDir {
         };
         let current = texts.claims.as_ref().map(|c| c.text.as_str()).unwrap_or("");
         if receipt != current {
-            texts.log = self.read_file(LOG_FILE, false)?;
+            texts.log = self.read_log()?;
         }
         let git_wrote = self.git_wrote_claims(&receipt, texts);
         Ok(checkout::restore_as(&receipt, texts, now, git_wrote))
@@ -420,11 +419,14 @@ impl RailDir {
                         if let Some(parent) = path.parent().filter(|p| *p != self.root) {
                             railfile::ensure_dir(parent)?;
                         }
-                        let old = railfile::read(&path)?.map(|(bytes, _)| bytes);
-                        // Claim files are nobody's flock target: replaced atomically through a
-                        // temp file. A stale one from a crash is removed (it is Rail's own; a
-                        // link there is removed as a name, its target untouched).
-                        let tmp = path.with_extension("yaml.rail-tmp");
+                        let old = self.old_of(rel, entry)?;
+                        // Claim files (and a sealed claims.log) are nobody's flock target:
+                        // replaced atomically through a temp file. A stale one from a crash is
+                        // removed (it is Rail's own; a link there is removed as a name, its
+                        // target untouched).
+                        let mut tmp = path.clone().into_os_string();
+                        tmp.push(".rail-tmp");
+                        let tmp = PathBuf::from(tmp);
                         match fs::remove_file(&tmp) {
                             Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
                             _ => {}
@@ -476,6 +478,14 @@ impl RailDir {
         }
         Ok(targets)
     }
+}
+
+/// What a replaced file held, to put it back.
+enum Old {
+    Missing,
+    Bytes(Vec<u8>),
+    /// The same bytes, in this file (a sealed segment).
+    CopyIn(PathBuf),
 }
 
 /// Bound on the journal: it holds every file a change writes.
@@ -542,7 +552,7 @@ enum Target<'a> {
         /// Closed before the rename (Windows renames a closed file most reliably).
         file: Option<File>,
         tmp: PathBuf,
-        old: Option<Vec<u8>>,
+        old: Old,
         renamed: bool,
         entry: &'a JournalEntry,
         path: PathBuf,
@@ -676,14 +686,24 @@ impl Target<'_> {
             Target::Replace { renamed: false, .. } => Ok(()),
             Target::Replace { old, path, tmp, .. } => match old {
                 // Written and renamed into place: put the old content back the same way.
-                Some(old) => {
+                Old::Bytes(old) => {
                     let _ = fs::remove_file(&*tmp);
                     let mut f = railfile::create_new(tmp)?;
                     f.write_all(old)?;
                     drop(f);
                     fs::rename(&*tmp, &*path)
                 }
-                None => fs::remove_file(&*path),
+                Old::CopyIn(copy) => {
+                    let _ = fs::remove_file(&*tmp);
+                    let mut f = railfile::create_new(tmp)?;
+                    io::copy(
+                        &mut railfile::open_read(copy)?.ok_or(io::ErrorKind::NotFound)?,
+                        &mut f,
+                    )?;
+                    drop(f);
+                    fs::rename(&*tmp, &*path)
+                }
+                Old::Missing => fs::remove_file(&*path),
             },
             Target::Append {
                 old_len,

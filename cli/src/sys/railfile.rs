@@ -218,6 +218,25 @@ pub fn read_max(path: &Path, max: u64) -> io::Result<Option<(Vec<u8>, SystemTime
     Ok(Some((bytes, modified)))
 }
 
+/// Reads the end of a rail file: all of it up to `max` bytes, else its last `max` bytes from
+/// the first whole line there (`segments::tail_start`), with its length on disk. claims.log
+/// is read this way: it only grows, and what an operation reads of it must not.
+pub fn read_tail(path: &Path, max: u64) -> io::Result<Option<(Vec<u8>, SystemTime, u64)>> {
+    let Some(mut file) = open_read(path)? else {
+        return Ok(None);
+    };
+    let meta = file.metadata()?;
+    let len = meta.len();
+    let from = len.saturating_sub(max);
+    file.seek(SeekFrom::Start(from))?;
+    let mut bytes = Vec::with_capacity(len.min(max) as usize + 1);
+    // Bounded on the read: a file that grows meanwhile is still read no further.
+    (&file).take(max).read_to_end(&mut bytes)?;
+    let start = rail_core::formats::segments::tail_start(&bytes, from == 0);
+    bytes.drain(..start);
+    Ok(Some((bytes, meta.modified()?, len)))
+}
+
 /// Reads a small rail file as text (rail.yaml for a setting): `None` if missing or not UTF-8.
 pub fn read_text(path: &Path) -> io::Result<Option<String>> {
     Ok(read(path)?.and_then(|(bytes, _)| String::from_utf8(bytes).ok()))

@@ -16,6 +16,7 @@ mod commands;
 mod gate;
 mod git_rewrites;
 mod hostile;
+mod limits;
 mod mcp;
 mod race;
 mod sessions;

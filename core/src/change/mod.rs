@@ -11,4 +11,5 @@ pub mod ops;
 pub mod queue;
 pub mod remote;
 pub mod round;
+pub mod seal;
 pub mod snapshot;

@@ -21,4 +21,5 @@ pub mod markdown;
 pub mod notice;
 pub mod pid;
 pub mod rail_files;
+pub mod segments;
 pub mod yaml;

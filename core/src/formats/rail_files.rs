@@ -34,6 +34,7 @@ pub fn is_rail_file(path: &str) -> bool {
         || path.starts_with("claims.md.")
         || path == LOG_FILE
         || path == CONFIG_FILE
+        || crate::formats::segments::is_segment_path(path)
         || path
             .strip_prefix(CLAIMS_DIR)
             .is_some_and(|rest| rest.starts_with('/'))

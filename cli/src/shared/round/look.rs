@@ -145,6 +145,7 @@ pub fn look(inputs: &Inputs<'_>, live: &mut Vec<Job>, l: &mut Leader) -> Result<
     let view = view(inputs, &fetched, rewound.is_some(), live, l)?;
     let still_ms = l.memory.note_tip(fetched.commit.as_deref(), now_ms);
     let (standing, answered) = learn(remote, live, &view, rewound.is_some(), &state, l);
+    seal_log(ctx, &state.foreign, &mut files, &mut changed);
     deliver_outbox(ctx, &mut files, &mut changed);
     let mut looked = Looked {
         state,
@@ -338,6 +339,23 @@ fn learn(
         }
     }
     (standing, answered)
+}
+
+/// The shared log sealed into a segment when it is due (core's `seal::shared`), before this
+/// round's lines join it: the segment is written beside it in the shared tree, which every
+/// later commit keeps and no round reads.
+fn seal_log(
+    ctx: &Ctx,
+    foreign: &[String],
+    files: &mut BTreeMap<String, String>,
+    changed: &mut BTreeMap<String, String>,
+) {
+    let session = ctx.session().unwrap_or_else(|_| "rail".to_string());
+    if let Some(seal) = rail_core::change::seal::shared(files, foreign, ctx.now, &session) {
+        changed.insert(seal.segment, seal.segment_text);
+        files.insert(LOG_FILE.to_string(), seal.log.clone());
+        changed.insert(LOG_FILE.to_string(), seal.log);
+    }
 }
 
 /// The log lines this machine recorded that the shared log lacks, delivered with the round.
