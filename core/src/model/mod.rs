@@ -11,6 +11,7 @@ pub mod freshness;
 mod guard;
 pub mod input;
 pub mod lease;
+pub mod prune;
 pub mod scope;
 pub mod shared;
 pub mod station;
