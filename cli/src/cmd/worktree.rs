@@ -1,6 +1,7 @@
 //! `rail worktree`: stations. `rail worktree TASK` makes one (the claim, a new worktree and
 //! branch, its guard); `list` shows every worktree with its state; `guard` gives one the
-//! agents' hooks; `remove` closes one (`ops::station` gathers and carries out, core decides).
+//! agents' hooks; `remove` closes one; `prune` removes every worktree that may go, whoever made
+//! it (`ops::station` gathers and carries out, core decides).
 
 use std::path::{Path, PathBuf};
 
@@ -59,12 +60,28 @@ pub enum WorktreeAction {
         #[arg(long, value_name = "BRANCH")]
         base: Option<String>,
     },
+    /// Remove every worktree, whoever made it (Rail, `claude --worktree`, Codex, Cursor, by
+    /// hand), that is clean, merged and has nobody working in it; keep, and say why, each with
+    /// uncommitted or untracked files, commits not in the base, a live claim, a lock, a process
+    /// inside (this command's included), or a part Rail cannot read; never the main checkout.
+    /// Says what it freed, in bytes. Never forced.
+    Prune {
+        /// Say what would go and what it would free; remove nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Judge commits against this branch (default: rail.yaml `stations.base`, else the main checkout's branch).
+        #[arg(long, value_name = "BRANCH")]
+        base: Option<String>,
+    },
 }
 
 impl WorktreeArgs {
-    /// `rail worktree list` only reads the rail.
+    /// `rail worktree list` and `rail worktree prune --dry-run` only read the rail.
     pub fn lists(&self) -> bool {
-        matches!(self.action, Some(WorktreeAction::List { .. }))
+        matches!(
+            self.action,
+            Some(WorktreeAction::List { .. } | WorktreeAction::Prune { dry_run: true, .. })
+        )
     }
 }
 
@@ -80,9 +97,10 @@ pub fn run(ctx: &Ctx, w: WorktreeArgs) -> Result<(), Fail> {
             }),
             _,
         ) => remove(ctx, &station, force, base.as_deref()),
+        (Some(WorktreeAction::Prune { dry_run, base }), _) => prune(ctx, base.as_deref(), dry_run),
         (None, Some(task)) => make(ctx, &task, w.base.as_deref(), w.dir, &w.claim),
         (None, None) => Err(Fail::usage(
-            "rail worktree needs a TASK, `list`, `guard` or `remove`",
+            "rail worktree needs a TASK, `list`, `guard`, `remove` or `prune`",
         )),
     }
 }
@@ -309,6 +327,34 @@ fn remove(ctx: &Ctx, arg: &str, force: bool, base: Option<&str>) -> Result<(), F
         );
     } else {
         outln!("{}", closed.message);
+    }
+    Ok(())
+}
+
+/// `rail worktree prune [--dry-run]`.
+fn prune(ctx: &Ctx, base: Option<&str>, dry_run: bool) -> Result<(), Fail> {
+    let report = station::prune::prune(ctx, base, dry_run)?;
+    if let Some(fail) = station::prune::failed(&report) {
+        if !ctx.json {
+            for line in station::prune::lines(&report) {
+                outln!("{line}");
+            }
+        }
+        return Err(fail);
+    }
+    if ctx.json {
+        outln_raw!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "ok": true, "report": report }))
+                .unwrap_or_default()
+        );
+    } else {
+        for line in station::prune::lines(&report) {
+            outln!("{line}");
+        }
+        for note in &report.notes {
+            errln!("rail: {note}");
+        }
     }
     Ok(())
 }

@@ -12,6 +12,8 @@
 //! | file identity | device + inode | device + inode | device + inode | volume serial + file index |
 //! | claims.md lock | `flock(2)` through std's `File::lock` | the same | the same | `LockFileEx` on one byte past any content |
 //! | opening a rail file | `O_NOFOLLOW \| O_NONBLOCK`, then `fstat` | the same | the same | `FILE_FLAG_OPEN_REPARSE_POINT`, then the handle's attributes |
+//! | processes' current directories | `/proc/<pid>/cwd` | `proc_pidinfo(PROC_PIDVNODEPATHINFO)` (compiled, not run here) | unknown | unknown |
+//! | bytes a file takes on disk | `st_blocks` × 512 | the same | the same | its length |
 //!
 //! A start time is only ever compared with another read on the same host, so each OS may use its
 //! own unit.
@@ -110,6 +112,39 @@ pub fn process_alive(pid: u32, started: Option<u64>) -> Option<bool> {
         }
     }
     Some(true)
+}
+
+/// A process and the directory it works in.
+#[derive(Clone, Debug)]
+pub struct ProcessDir {
+    pub pid: u32,
+    /// Its program's name, as the OS reports it.
+    pub name: String,
+    pub cwd: std::path::PathBuf,
+}
+
+/// Every process this user may look at, with its current directory (another user's processes
+/// are not seen, except by root). `None` where the OS gives Rail no way to ask, or where the
+/// answer is not to be trusted: it must at least show this process's own directory.
+pub fn process_dirs() -> Option<Vec<ProcessDir>> {
+    let all = os::process_dirs()?;
+    let me = std::process::id();
+    let here = std::env::current_dir().ok()?.canonicalize().ok()?;
+    all.iter()
+        .any(|p| p.pid == me && p.cwd == here)
+        .then_some(all)
+}
+
+/// The bytes a file (or directory entry) takes on disk: allocated blocks where the OS says,
+/// else its length.
+pub fn disk_bytes(meta: &Metadata) -> u64 {
+    os::disk_bytes(meta)
+}
+
+/// What tells hard links to one file apart from separate files (device and inode), for a file
+/// with more than one link; `None` otherwise or where the OS does not say.
+pub fn hard_link_id(meta: &Metadata) -> Option<(u64, u64)> {
+    os::hard_link_id(meta)
 }
 
 /// What names one file on one machine, however it was reached: two opens of the same file give

@@ -67,6 +67,48 @@ pub fn process_start(_pid: u32) -> Option<u64> {
     None
 }
 
+/// Every process whose current directory this user may read: `/proc/<pid>/cwd`.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub fn process_dirs() -> Option<Vec<super::ProcessDir>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        // Another user's process (EACCES), a zombie, or one that just ended: not seen.
+        let Ok(cwd) = std::fs::read_link(entry.path().join("cwd")) else {
+            continue;
+        };
+        let name = std::fs::read_to_string(entry.path().join("comm"))
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+        out.push(super::ProcessDir { pid, name, cwd });
+    }
+    Some(out)
+}
+
+#[cfg(target_os = "macos")]
+pub fn process_dirs() -> Option<Vec<super::ProcessDir>> {
+    super::macos::process_dirs()
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android", target_os = "macos")))]
+pub fn process_dirs() -> Option<Vec<super::ProcessDir>> {
+    None
+}
+
+pub fn disk_bytes(meta: &Metadata) -> u64 {
+    meta.blocks().saturating_mul(512)
+}
+
+pub fn hard_link_id(meta: &Metadata) -> Option<(u64, u64)> {
+    (meta.nlink() > 1).then(|| (meta.dev(), meta.ino()))
+}
+
 pub fn file_id(file: &File) -> io::Result<FileId> {
     let meta = file.metadata()?;
     Ok(FileId {

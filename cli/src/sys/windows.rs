@@ -99,6 +99,19 @@ pub fn process_start(pid: u32) -> Option<u64> {
     (ok != 0).then(|| (u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime))
 }
 
+/// Windows gives no supported way to read another process's current directory.
+pub fn process_dirs() -> Option<Vec<super::ProcessDir>> {
+    None
+}
+
+pub fn disk_bytes(meta: &Metadata) -> u64 {
+    meta.len()
+}
+
+pub fn hard_link_id(_meta: &Metadata) -> Option<(u64, u64)> {
+    None
+}
+
 pub fn file_id(file: &File) -> io::Result<FileId> {
     // SAFETY: an all-zero BY_HANDLE_FILE_INFORMATION is valid (integers and FILETIMEs).
     let mut info: BY_HANDLE_FILE_INFORMATION = unsafe { std::mem::zeroed() };

@@ -50,6 +50,18 @@ pub fn close(
     force: bool,
     named: &str,
 ) -> Result<Closed, Fail> {
+    close_logged(ctx, survey, i, force, named, &[])
+}
+
+/// [`close`], with `details` added to the log line of the removal (`rail worktree prune`'s).
+pub fn close_logged(
+    ctx: &Ctx,
+    survey: &Survey,
+    i: usize,
+    force: bool,
+    named: &str,
+    details: &[(&str, String)],
+) -> Result<Closed, Fail> {
     let repo = repo_of(ctx)?;
     let station = survey
         .stations
@@ -92,7 +104,14 @@ pub fn close(
         ))
     })?;
 
-    let line = removal_line(ctx, &verdict, f, rescued.as_deref(), acting.as_deref());
+    let line = removal_line(
+        ctx,
+        &verdict,
+        f,
+        rescued.as_deref(),
+        acting.as_deref(),
+        details,
+    );
     let (released, notes) = release_all(ctx, &verdict, &touched, line, acting.as_deref());
     let mut branch_deleted = false;
     let mut branch_kept = verdict.keep_branch.clone();
@@ -138,6 +157,7 @@ fn removal_line(
     f: &StationFacts,
     rescued: Option<&str>,
     acting: Option<&str>,
+    details: &[(&str, String)],
 ) -> String {
     let mut entry = LogEntry::new(
         ctx.now,
@@ -153,6 +173,9 @@ fn removal_line(
     if verdict.forced {
         let overridden: Vec<String> = verdict.blockers.iter().map(|b| b.describe()).collect();
         entry = entry.with("forced", overridden.join("; "));
+    }
+    for (key, value) in details {
+        entry = entry.with(key, value.clone());
     }
     entry.render()
 }

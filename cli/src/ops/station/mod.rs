@@ -1,12 +1,14 @@
 //! Stations: every worktree of the repository with the facts core judges it by — which
 //! worktrees git recorded, whether each path is a link or another checkout, what `git status`
 //! shows uncommitted, how many commits are not in the base — and, in the modules below,
-//! making one ([`make`]), closing one ([`close`]) and an agent's worktree hook ([`agent`]).
+//! making one ([`make`]), closing one ([`close`]), pruning every one that may go ([`prune`]) and an
+//! agent's worktree hook ([`agent`]).
 //! Core's `station` decides; this gathers and carries out.
 
 pub mod agent;
 pub mod close;
 pub mod make;
+pub mod prune;
 
 use std::path::{Path, PathBuf};
 
