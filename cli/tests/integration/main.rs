@@ -25,3 +25,4 @@ mod shell;
 mod status;
 mod worktree;
 mod worktree_hook;
+mod worktree_prune;
