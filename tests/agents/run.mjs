@@ -390,6 +390,9 @@ const scenarios = [
       const log = read(path.join(main, 'claims.log')) ?? '';
       const lines = log.split('\n');
       const claimed = lines.findIndex((l) => /\| claimed \| hooked \| hooked\b/.test(l));
+      // Its session over, the station holds the agent's untracked mine.txt: prune keeps it.
+      const pruned = JSON.parse(sh(main, 'rail', ['--json', 'worktree', 'prune'])).report;
+      const prunedKept = pruned.kept.find((k) => k.path === station)?.reasons.map((r) => r.kind);
       return [
         ['the agent worked in the station, on its branch', where.includes(`${station}\nhooked\n`), where],
         ["the task's claim was held by the station's session while it worked", /^hooked \| hooked \|/m.test(where), where],
@@ -413,6 +416,11 @@ const scenarios = [
           log,
         ],
         ["other's claim kept", /owned-work/.test(read(path.join(main, 'claims.md')) ?? '')],
+        [
+          '`rail worktree prune` after the session keeps the station for the file it left uncommitted',
+          JSON.stringify(prunedKept) === '["dirty"]' && pruned.removed.length === 0 && read(path.join(station, 'mine.txt')) === 'mine\n',
+          pruned,
+        ],
       ];
     },
   },
@@ -436,6 +444,68 @@ const scenarios = [
       ['the model was never asked to act', results.length === 0 && read(path.join(main, 'never.txt')) === null, results],
       ["the holder's claim kept", /^taken \| other \|/m.test(read(path.join(main, 'claims.md')) ?? '')],
     ],
+  },
+  {
+    // Claude Code's own worktree (no Rail hook made it): `.claude/worktrees/NAME` on branch
+    // worktree-NAME, locked by Claude Code with its session's pid, the lock left when it exits.
+    name: "`claude --worktree fix` without Rail's hooks: `rail worktree prune` keeps its worktree while the session runs and while it holds work, removes it once merged and clean",
+    agents: ['claude'],
+    setup: () => {
+      const main = path.join(tmpRoot, 'claude-prune');
+      fs.mkdirSync(main);
+      git(main, 'init', '-q', '-b', 'main');
+      git(main, 'config', 'user.email', 'e2e@example.com');
+      git(main, 'config', 'user.name', 'e2e');
+      git(main, 'commit', '-q', '--allow-empty', '-m', 'init');
+      sh(main, 'rail', ['init']);
+      git(main, 'add', '-A');
+      git(main, 'commit', '-q', '-m', 'rail init');
+      return { cwd: main, main, worktree: 'fix', wt: path.join(main, '.claude/worktrees/fix') };
+    },
+    script: (d, cwd) => [d.shell('rail worktree prune --json'), d.file(path.join(cwd, '.claude/worktrees/fix/wip.txt'), 'wip\n')],
+    checks: ({ main, wt }, results) => {
+      const during = results[0]?.text ?? '';
+      const existed = fs.existsSync(wt);
+      const prune = () => JSON.parse(sh(main, 'rail', ['--json', 'worktree', 'prune'])).report;
+      const keptFor = (report) => (report.kept.find((k) => k.path === wt)?.reasons ?? []).map((r) => r.kind);
+      const lockedBefore = git(main, 'worktree', 'list', '--porcelain');
+      const afterExit = prune();
+      const exists1 = fs.existsSync(path.join(wt, 'wip.txt'));
+      git(wt, 'add', 'wip.txt');
+      git(wt, 'commit', '-q', '-m', 'wip');
+      const committed = prune();
+      const exists2 = fs.existsSync(path.join(wt, 'wip.txt'));
+      git(main, 'merge', '-q', 'worktree-fix');
+      const merged = prune();
+      const log = read(path.join(main, 'claims.log')) ?? '';
+      return [
+        [
+          'inside the running session: kept, as its directory, its process and its live Claude Code lock',
+          /"removed": \[\]/.test(during) &&
+            /"kind": "here"/.test(during) &&
+            /"kind": "locked-by-session"/.test(during) &&
+            /"kind": "processes"/.test(during) &&
+            existed,
+          during,
+        ],
+        ['Claude Code left its session lock after it exited', /locked claude session fix \(pid \d+/.test(lockedBefore), lockedBefore],
+        [
+          "after the session: kept for its untracked file, the gone session's lock no reason",
+          JSON.stringify(keptFor(afterExit)) === '["dirty"]' && exists1,
+          afterExit,
+        ],
+        ['committed, not merged: kept for its commit', JSON.stringify(keptFor(committed)) === '["unmerged"]' && exists2, committed],
+        [
+          'merged and clean: removed, its bytes counted, its branch deleted, the removal logged with the lock lifted',
+          merged.removed.some((r) => r.path === wt && r.bytes > 0) &&
+            merged.freed_bytes > 0 &&
+            !fs.existsSync(wt) &&
+            git(main, 'branch', '--list', 'worktree-fix') === '' &&
+            log.split('\n').some((l) => /\| station-removed \|/.test(l) && l.includes(wt) && /unlocked: Claude Code session pid/.test(l)),
+          { merged, log },
+        ],
+      ];
+    },
   },
   {
     name: "Stop renews the station's claim: its time moves (rail.yaml `on_stop: nothing`, so session end keeps it)",
@@ -679,15 +749,19 @@ function stopThenEnd(log) {
   return renewed >= 0 && lines.slice(renewed + 1).some((l) => /\| released \| mine \| mine\b/.test(l));
 }
 
-// RAIL_E2E_ONLY=codex (or a comma list) drives only those agents.
+// RAIL_E2E_ONLY=codex (or a comma list) drives only those agents; RAIL_E2E_SCENARIO=TEXT only
+// the scenarios whose name holds TEXT.
 const only = process.env.RAIL_E2E_ONLY?.split(',').filter(Boolean);
+const scenarioText = process.env.RAIL_E2E_SCENARIO;
 const agents = Object.keys(agentBin).filter((a) => !only || only.includes(a));
 let passed = 0;
 let total = 0;
 const model = await startModel();
 for (const agent of agents) {
   const d = drivers[agent];
-  for (const sc of scenarios.filter((sc) => !sc.agents || sc.agents.includes(agent))) {
+  for (const sc of scenarios.filter(
+    (sc) => (!sc.agents || sc.agents.includes(agent)) && (!scenarioText || sc.name.includes(scenarioText)),
+  )) {
     const ctx = sc.setup(agent);
     model.state.script = sc.script(d, ctx.cwd);
     model.state.results = [];
