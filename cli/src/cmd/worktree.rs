@@ -60,11 +60,14 @@ pub enum WorktreeAction {
         #[arg(long, value_name = "BRANCH")]
         base: Option<String>,
     },
-    /// Remove every worktree, whoever made it (Rail, `claude --worktree`, Codex, Cursor, by
-    /// hand), that is clean, merged and has nobody working in it; keep, and say why, each with
-    /// uncommitted or untracked files, commits not in the base, a live claim, a lock, a process
-    /// inside (this command's included), or a part Rail cannot read; never the main checkout.
-    /// Says what it freed, in bytes. Never forced.
+    /// Remove every worktree that is clean, merged and has nobody in it, whoever made it; say
+    /// what it kept, why, and what it freed.
+    ///
+    /// Any tool's worktrees (Rail, `claude --worktree`, Codex, Cursor, by hand), each closed as
+    /// `rail worktree remove` closes one, never forced. Kept, with the reason: uncommitted or
+    /// untracked files, commits not in the base, a live claim, a lock (Claude Code's own session
+    /// lock only while its process runs), a process working inside (this command's included), a
+    /// part Rail cannot read, the main checkout. Freed space is measured in bytes on disk.
     Prune {
         /// Say what would go and what it would free; remove nothing.
         #[arg(long)]
