@@ -378,6 +378,7 @@ fn a_process_inside_or_a_live_sessions_lock_keeps_it() {
 
 /// A process's start time as Claude Code writes it in its lock (Linux: field 22 of
 /// /proc/PID/stat); elsewhere none.
+#[cfg(any(target_os = "linux", target_os = "macos"))]
 fn proc_start(pid: u32) -> Option<String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = &stat[stat.rfind(')')? + 1..];

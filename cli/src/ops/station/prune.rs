@@ -125,9 +125,12 @@ pub fn prune(ctx: &Ctx, base: Option<&str>, dry_run: bool) -> Result<Report, Fai
             }
         }
         if verdict.remove && !dry_run {
-            // Looked at again just before it goes: a session may have started there since.
-            occupancy.processes = Processes::look().inside(&canonical(&survey, i));
-            verdict = prune::pruning(&survey.stations[i], &occupancy);
+            // Looked at again just before it goes: a session may have started there since. (A
+            // second look that fails keeps what the first saw.)
+            if let Some(inside) = Processes::look().inside(&canonical(&survey, i)) {
+                occupancy.processes = Some(inside);
+                verdict = prune::pruning(&survey.stations[i], &occupancy);
+            }
         }
         let f = &survey.stations[i].facts;
         let (path, branch) = (f.path.clone(), f.branch.clone());
