@@ -20,13 +20,13 @@ use crate::sys::{self, ProcessDir};
 
 /// What a prune did (or, dry, would do).
 #[derive(Debug, serde::Serialize)]
-pub struct Report {
+pub struct PruneReport {
     pub dry_run: bool,
     pub base: Option<String>,
     pub removed: Vec<Removed>,
     pub kept: Vec<Kept>,
     /// Worktrees core allowed to go whose removal then failed: each is left as git left it.
-    pub failed: Vec<Failed>,
+    pub failed: Vec<PruneFailure>,
     /// The bytes the removed worktrees took on disk (measured before each went).
     pub freed_bytes: u64,
     /// What this prune could not look at (processes on this system).
@@ -52,7 +52,7 @@ pub struct Kept {
 }
 
 #[derive(Debug, serde::Serialize)]
-pub struct Failed {
+pub struct PruneFailure {
     pub path: String,
     pub branch: Option<String>,
     pub error: String,
@@ -89,7 +89,7 @@ impl Processes {
 }
 
 /// Prunes every worktree core allows (none when `dry_run`: only says which would go).
-pub fn prune(ctx: &Ctx, base: Option<&str>, dry_run: bool) -> Result<Report, Fail> {
+pub fn prune(ctx: &Ctx, base: Option<&str>, dry_run: bool) -> Result<PruneReport, Fail> {
     repo_of(ctx)?;
     let mut survey = survey(ctx, base)?;
     for i in 0..survey.stations.len() {
@@ -97,7 +97,7 @@ pub fn prune(ctx: &Ctx, base: Option<&str>, dry_run: bool) -> Result<Report, Fai
     }
     let here = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
     let processes = Processes::look();
-    let mut report = Report {
+    let mut report = PruneReport {
         dry_run,
         base: survey.base.clone(),
         removed: Vec::new(),
@@ -179,7 +179,7 @@ pub fn prune(ctx: &Ctx, base: Option<&str>, dry_run: bool) -> Result<Report, Fai
                     closed: Some(closed),
                 });
             }
-            Err(e) => report.failed.push(Failed {
+            Err(e) => report.failed.push(PruneFailure {
                 path,
                 branch,
                 error: e.message,
@@ -312,7 +312,7 @@ fn disk_usage(dir: &Path) -> Result<u64, PathBuf> {
 }
 
 /// The report as `rail worktree prune` prints it, one line per worktree, then the sum.
-pub fn lines(report: &Report) -> Vec<String> {
+pub fn lines(report: &PruneReport) -> Vec<String> {
     let mut out: Vec<String> = report.kept.iter().map(|k| k.message.clone()).collect();
     out.extend(report.removed.iter().map(|r| r.message.clone()));
     out.extend(
@@ -355,7 +355,7 @@ pub fn lines(report: &Report) -> Vec<String> {
 }
 
 /// A prune whose removals failed: exit 3, the report as its JSON.
-pub fn failed(report: &Report) -> Option<Fail> {
+pub fn failed(report: &PruneReport) -> Option<Fail> {
     (!report.failed.is_empty()).then(|| Fail {
         code: fail::ENVIRONMENT,
         message: format!(
