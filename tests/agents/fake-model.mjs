@@ -44,13 +44,22 @@ export function startModel() {
       if (main) record(state, messages);
       if (main && process.env.RAIL_E2E_DUMP) fs.appendFileSync(process.env.RAIL_E2E_DUMP, `${JSON.stringify(messages)}\n`);
       const step = main ? messages.filter((m) => m.role === 'assistant').length : -1;
-      const call = step >= 0 ? state.script[step] : undefined;
+      const call = step >= 0 ? scriptOf(state, messages)[step] : undefined;
       anthropicStream(res, json.model, call, step);
     });
   });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => resolve({ state, port: server.address().port, close: () => server.close() }));
   });
+}
+
+// The script of one conversation: `state.scripts` ([{ when, script }]) holds one per agent of a
+// team or subagent, chosen by a text its first user message carries (the prompt it was given);
+// any other conversation follows `state.script`.
+function scriptOf(state, messages) {
+  const first = messages.find((m) => m.role === 'user');
+  const text = typeof first?.content === 'string' ? first.content : (first?.content ?? []).map((p) => p.text ?? '').join('\n');
+  return (state.scripts ?? []).find((s) => text.includes(s.when))?.script ?? state.script;
 }
 
 // Each tool result, with the text the agent sent after it before the model's next turn (in the

@@ -114,3 +114,37 @@ fn rail_session_wins_over_the_agents_id() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(repo.holders("auth")[0].starts_with("auth | alice |"));
 }
+
+/// A subagent's tool call (Claude Code 2.1.332 sends `agent_id` in it, its lead's `session_id`)
+/// acts one hop below its agent: denied a sibling subagent's claimed paths, free in its own and
+/// its agent's; its agent, and the person on the branch, act for it.
+#[test]
+fn a_subagent_is_told_from_its_siblings_by_its_agent_id() {
+    let repo = Repo::new();
+    let x = "main~claude-6a0c4e11~sub-18e98e4a"; // agent_id a5c9704e718e98e4a, the fixture's
+    let y = "main~claude-6a0c4e11~sub-00000002";
+    for (session, task, path) in [(x, "x", "src/x/**"), (y, "y", "src/y/**")] {
+        let out = repo.rail(&["claim", task, "--session", session, "--path", path]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    let bash = |agent_id: &str, command: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/hooks/claude/bash-subagent.json");
+        let payload = std::fs::read_to_string(path)
+            .unwrap()
+            .replace("a5c9704e718e98e4a", agent_id)
+            .replace("{{CWD}}", &repo.path().display().to_string())
+            .replace("{{COMMAND}}", command);
+        hook_call("claude", repo.path(), &payload, None, &[])
+    };
+    let out = bash("a5c9704e718e98e4a", "echo x > src/y/a.ts");
+    assert_eq!(code(&out), 2, "x writes y's path: {}", stdout(&out));
+    assert!(stderr(&out).contains(y), "{}", stderr(&out));
+    let out = bash("a5c9704e718e98e4a", "echo x > src/x/a.ts");
+    assert_eq!(code(&out), 0, "x writes its own: {}", stderr(&out));
+    let out = bash("b000000000000002", "echo x > src/x/a.ts");
+    assert_eq!(code(&out), 2, "y writes x's path: {}", stdout(&out));
+    // The lead (no agent_id) acts for both.
+    let out = write(&repo, A, "src/y/b.ts");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
