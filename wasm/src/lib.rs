@@ -189,7 +189,8 @@ pub fn merge(
     ret(&rail_core::change::merge::driver(&base, &ours, &theirs))
 }
 
-/// `rail who`: for each path, every claim covering it (stale ones too, marked by state).
+/// `rail who`: for each path, the claims covering it (stale ones too, marked by state): all of
+/// them for one path; of many, about as many in all as the rail has claims, and how many more.
 #[wasm_bindgen(unchecked_return_type = "Who[]")]
 pub fn who(
     #[wasm_bindgen(unchecked_param_type = "RailTexts")] texts: JsValue,

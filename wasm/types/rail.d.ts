@@ -51,9 +51,13 @@ column: Column,
  */
 takeable: boolean, blocked_by?: Array<string>, 
 /**
- * Indexes into `conflicts`.
+ * Indexes into `conflicts`: the first four conflicts the claim is in.
  */
-conflicts?: Array<number>, paths?: Array<string>, resources?: Array<string>, after?: Array<string>, purpose?: string, 
+conflicts?: Array<number>, 
+/**
+ * How many more conflicts the claim is in than `conflicts` lists.
+ */
+conflicts_unlisted?: number, paths?: Array<string>, resources?: Array<string>, after?: Array<string>, purpose?: string, 
 /**
  * `purpose` rendered from markdown; safe to insert as HTML.
  */
@@ -69,9 +73,24 @@ export type Config = { lease: number, expiring: number, check: string | null, on
 
 export type Conflict = { kind: ConflictKind, 
 /**
- * Claim ids; for a duplicate task the holder comes first.
+ * Claim ids, at most six ([`LISTED_CLAIMS`]), ascending; for a duplicate task the holder
+ * comes first.
  */
-claims: Array<number>, sessions: Array<string>, task: string | null, resource: string | null, overlaps: Array<Overlap>, message: string, };
+claims: Array<number>, 
+/**
+ * The session of each of `claims` (in a refusal, also the session asking: a claim not
+ * written yet has no id in `claims`).
+ */
+sessions: Array<string>, 
+/**
+ * How many more claims are in this conflict than `claims` lists. Present only when some
+ * are left out.
+ */
+claims_unlisted?: number, task: string | null, resource: string | null, 
+/**
+ * For a path overlap: the overlapping pattern pairs, at most 16.
+ */
+overlaps: Array<Overlap>, message: string, };
 
 export type ConflictKind = "duplicate-task" | "path-overlap" | "resource-clash";
 
@@ -147,9 +166,13 @@ export type FileScope = { path: string, class: FileClass,
  */
 own: Array<string>, 
 /**
- * Other sessions' holding claims covering the file.
+ * Other sessions' holding claims covering the file: the first sixteen ([`LISTED_HOLDERS`]).
  */
 others: Array<Holder>, 
+/**
+ * How many more of them cover it. Present only when some are left out.
+ */
+others_unlisted?: number, 
 /**
  * No claim at all covers it.
  */
@@ -354,9 +377,14 @@ held_by: string | null,
  */
 waiting_for: Array<Waiting>, 
 /**
- * The holding claims whose paths or resources it shares, when busy.
+ * The holding claims whose paths or resources it shares, when busy: the first six.
  */
-busy_with: Array<Waiting>, };
+busy_with: Array<Waiting>, 
+/**
+ * How many more claims it is busy with than `busy_with` lists. Present only when some
+ * are left out.
+ */
+busy_unlisted?: number, };
 
 export type Position = { line: number, character: number, };
 
@@ -382,7 +410,17 @@ holder: string | null, holder_claim: number | null, claimed_at: string | null, a
 /**
  * Why the holder's claim is in its state.
  */
-reason: string | null, conflicts: Array<Conflict>, 
+reason: string | null, 
+/**
+ * The conflicts the claim would have, at most four (a claim's conflicts as the board lists
+ * them).
+ */
+conflicts: Array<Conflict>, 
+/**
+ * How many more conflicts it would have than `conflicts` lists. Present only when some
+ * are left out.
+ */
+conflicts_unlisted?: number, 
 /**
  * What happened, without the how-to: that is `hint`, which each host words its own way.
  */
@@ -569,7 +607,13 @@ export type Stations = { on_done: OnDone,
  */
 base: string | null, };
 
-export type Summary = { claims: number, live: number, expiring: number, stale: number, blocked: number, conflicts: number, errors: number, warnings: number, };
+export type Summary = { claims: number, live: number, expiring: number, stale: number, blocked: number, conflicts: number, 
+/**
+ * Overlapping pattern pairs with no conflict of their own (each pattern already has eight,
+ * `conflict::LISTED_PER_PATTERN`): their claims are in other conflicts. Present only when
+ * there are some.
+ */
+overlaps_unlisted?: number, errors: number, warnings: number, };
 
 export type TextEdit = { span: Span, text: string, };
 
@@ -579,6 +623,16 @@ export type Waiting = { task: string,
  */
 held_by: string | null, };
 
-export type Who = { path: string, holders: Array<Holder>, };
+export type Who = { path: string, 
+/**
+ * The claims it touches, in claim order: all of them when one path is asked; of many
+ * paths, each lists up to the rail's claims divided by the paths, at least sixteen
+ * ([`LISTED_HOLDERS`]).
+ */
+holders: Array<Holder>, 
+/**
+ * How many more claims it touches. Present only when some are left out.
+ */
+holders_unlisted?: number, };
 
 export type Worktree = { path: string, branch?: string, };

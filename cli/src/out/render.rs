@@ -189,6 +189,16 @@ fn conflicts(out: &mut String, board: &Board, p: &Paint) {
             };
             let _ = writeln!(out, "  {} {}: {}", p.red("!"), kind, safe(&c.message));
         }
+        let unlisted = board.summary.overlaps_unlisted;
+        if unlisted > 0 {
+            let _ = writeln!(
+                out,
+                "  {} {} between patterns that each have {} conflicts above already",
+                p.red("!"),
+                count(unlisted, "more path overlap"),
+                rail_core::model::conflict::LISTED_PER_PATTERN
+            );
+        }
     }
 }
 
@@ -282,7 +292,10 @@ fn backlog(out: &mut String, board: &Board, p: &Paint, task_w: usize) {
                 line.push_str(&format!(", waits for {}", safe(&w.join(", "))));
             }
             if !t.busy_with.is_empty() {
-                line.push_str(&format!(": held by {}", safe(&held_list(&t.busy_with))));
+                line.push_str(&format!(
+                    ": held by {}",
+                    safe(&held_list(&t.busy_with, t.busy_unlisted))
+                ));
             }
             let _ = writeln!(out, "{line}");
         }
@@ -359,7 +372,7 @@ pub fn scope(report: &ScopeReport) -> String {
                 })
                 .collect::<Vec<_>>()
                 .join(", ");
-            line.push_str(&format!(" — held by {who}"));
+            line.push_str(&format!(" — held by {who}{}", more(f.others_unlisted)));
         }
         if f.unclaimed {
             line.push_str(" (unclaimed)");
@@ -405,6 +418,12 @@ pub fn who_text(answers: &[scope::Who]) -> String {
                 h.pattern
             ));
         }
+        if answer.holders_unlisted > 0 {
+            text.push_str(&format!(
+                "{}: and {} more claims\n",
+                answer.path, answer.holders_unlisted
+            ));
+        }
     }
     text
 }
@@ -445,7 +464,7 @@ pub fn ready_text(backlog: usize, tasks: &[rail_core::model::backlog::PlannedVie
         if !p.busy_with.is_empty() {
             parts.push(format!(
                 "its paths or resources are held: {}",
-                held_list(&p.busy_with)
+                held_list(&p.busy_with, p.busy_unlisted)
             ));
         }
         if !p.paths.is_empty() {
@@ -466,12 +485,24 @@ pub fn ready_text(backlog: usize, tasks: &[rail_core::model::backlog::PlannedVie
     text
 }
 
-/// Holding claims as `session (task)`, comma-separated.
-fn held_list(held: &[rail_core::model::backlog::Waiting]) -> String {
-    held.iter()
+/// Holding claims as `session (task)`, comma-separated, those not listed counted.
+fn held_list(held: &[rail_core::model::backlog::Waiting], unlisted: usize) -> String {
+    let mut list = held
+        .iter()
         .map(|w| format!("{} ({})", w.held_by.as_deref().unwrap_or("someone"), w.task))
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    list.push_str(&more(unlisted));
+    list
+}
+
+/// ` and 12 more` for what a list leaves out, or nothing.
+fn more(unlisted: usize) -> String {
+    if unlisted > 0 {
+        format!(" and {unlisted} more")
+    } else {
+        String::new()
+    }
 }
 
 #[cfg(test)]

@@ -50,7 +50,13 @@ pub struct HookVerdict {
     pub decision: Decision,
     /// What to tell the agent: who holds what, and what to do.
     pub message: String,
+    /// Paths another session holds, with the claim: the first sixteen (`scope::LISTED_HOLDERS`).
     pub held: Vec<Held>,
+    /// How many more (path, claim) pairs are held than `held` lists. Present only when some are
+    /// left out.
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<usize>", optional))]
+    pub held_unlisted: usize,
     /// Paths outside the session's own declared scope.
     pub outside: Vec<String>,
     /// What the agent can do instead (each host words it: the CLI as command lines).
@@ -93,6 +99,9 @@ fn name_of(acting: &Acting) -> &str {
 pub fn decide(eval: &Evaluation, actor: &Acting, targets: &[String]) -> HookVerdict {
     let session = name_of(actor);
     let mut held_paths: Vec<Held> = Vec::new();
+    // A patch of many files under a pattern many sessions claim would name every file with
+    // every claim: the first few are named, the rest counted.
+    let mut held_unlisted = 0;
     let mut outside: Vec<String> = Vec::new();
     let own: Vec<&Claim> = eval
         .claims
@@ -116,7 +125,11 @@ pub fn decide(eval: &Evaluation, actor: &Acting, targets: &[String]) -> HookVerd
             .filter(|c| !acts_for(session, &c.session) && c.state().holds())
         {
             if let Some(p) = claim.paths.iter().find(|p| touches(p)) {
-                held_paths.push(held(&target, claim, p));
+                if held_paths.len() < scope::LISTED_HOLDERS {
+                    held_paths.push(held(&target, claim, p));
+                } else {
+                    held_unlisted += 1;
+                }
             }
         }
         if !declared.is_empty() && !declared.iter().any(|p| touches(p)) {
@@ -153,14 +166,20 @@ pub fn decide(eval: &Evaluation, actor: &Acting, targets: &[String]) -> HookVerd
         let hint = Hint::OtherWork {
             take: first.task.clone(),
         };
+        let more = if held_unlisted > 0 {
+            format!("; and {held_unlisted} more held")
+        } else {
+            String::new()
+        };
         return HookVerdict {
             decision: Decision::Deny,
             message: format!(
-                "Rail: {}. Do not edit another session's paths: work on something else, or ask {} to release it",
+                "Rail: {}{more}. Do not edit another session's paths: work on something else, or ask {} to release it",
                 lines.join("; "),
                 first.session
             ),
             held: held_paths,
+            held_unlisted,
             outside,
             hint: Some(hint),
         };
@@ -186,6 +205,7 @@ pub fn decide(eval: &Evaluation, actor: &Acting, targets: &[String]) -> HookVerd
                 if outside.len() == 1 { "it" } else { "them" }
             ),
             held: held_paths,
+            held_unlisted,
             outside,
             hint: Some(Hint::AddPaths { task: None }),
         };
@@ -203,6 +223,7 @@ pub fn decide(eval: &Evaluation, actor: &Acting, targets: &[String]) -> HookVerd
                 ),
             },
             held: held_paths,
+            held_unlisted,
             outside,
             hint: Some(Hint::ClaimFirst),
         };
@@ -211,6 +232,7 @@ pub fn decide(eval: &Evaluation, actor: &Acting, targets: &[String]) -> HookVerd
         decision: Decision::Allow,
         message: String::new(),
         held: held_paths,
+        held_unlisted,
         outside,
         hint: None,
     }
@@ -323,6 +345,7 @@ pub fn combine(verdicts: Vec<HookVerdict>) -> HookVerdict {
                     o.message.push_str(&v.message);
                 }
                 o.held.extend(v.held);
+                o.held_unlisted += v.held_unlisted;
                 o.outside.extend(v.outside);
                 if o.hint.is_none() {
                     o.hint = v.hint;
@@ -334,6 +357,7 @@ pub fn combine(verdicts: Vec<HookVerdict>) -> HookVerdict {
         decision: Decision::Allow,
         message: String::new(),
         held: Vec::new(),
+        held_unlisted: 0,
         outside: Vec::new(),
         hint: None,
     })
@@ -613,6 +637,7 @@ mod tests {
             decision,
             message: message.into(),
             held: Vec::new(),
+            held_unlisted: 0,
             outside: Vec::new(),
             hint: None,
         };

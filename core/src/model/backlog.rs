@@ -7,8 +7,8 @@ use std::collections::{BTreeSet, HashMap};
 use serde::Serialize;
 
 use crate::formats::log::{Log, LogEvent};
-use crate::model::conflict::{conflicts_of, holder_of};
-use crate::model::{Claim, Evaluation, Planned};
+use crate::model::conflict::{clashing, holder_of, LISTED_CLAIMS};
+use crate::model::{Claim, Evaluation};
 
 /// A claim waiting for tasks that are not released yet.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -65,15 +65,30 @@ pub fn released_tasks(eval: &Evaluation, log: &Log) -> BTreeSet<String> {
     done
 }
 
+/// The claims of each task, found once: looking a task up among every claim for each
+/// dependency and each backlog line is quadratic.
+struct Holders<'a>(HashMap<&'a str, Vec<&'a Claim>>);
+
+impl<'a> Holders<'a> {
+    fn new(eval: &'a Evaluation) -> Holders<'a> {
+        let mut by_task: HashMap<&str, Vec<&Claim>> = HashMap::new();
+        for claim in &eval.claims {
+            if let Some(task) = &claim.task {
+                by_task.entry(task).or_default().push(claim);
+            }
+        }
+        Holders(by_task)
+    }
+
+    /// The session holding `task`, if anyone does.
+    fn of(&self, task: &str) -> Option<String> {
+        Some(holder_of(self.0.get(task)?)?.session.clone())
+    }
+}
+
 pub fn blocked(eval: &Evaluation, log: &Log) -> Vec<Blocked> {
     let released = released_tasks(eval, log);
-    // Claims by task, built once: scanning every claim for each dependency is quadratic.
-    let mut by_task: HashMap<&str, Vec<&Claim>> = HashMap::new();
-    for claim in &eval.claims {
-        if let Some(task) = &claim.task {
-            by_task.entry(task).or_default().push(claim);
-        }
-    }
+    let holders = Holders::new(eval);
     let mut out = Vec::new();
     for claim in &eval.claims {
         let waiting: Vec<Waiting> = claim
@@ -82,10 +97,7 @@ pub fn blocked(eval: &Evaluation, log: &Log) -> Vec<Blocked> {
             .filter(|dep| !released.contains(*dep))
             .map(|dep| Waiting {
                 task: dep.clone(),
-                held_by: by_task
-                    .get(dep.as_str())
-                    .and_then(|claims| holder_of(claims))
-                    .map(|c| c.session.clone()),
+                held_by: holders.of(dep),
             })
             .collect();
         if waiting.is_empty() {
@@ -143,8 +155,13 @@ pub struct PlannedView {
     pub held_by: Option<String>,
     /// Unreleased dependencies, when blocked.
     pub waiting_for: Vec<Waiting>,
-    /// The holding claims whose paths or resources it shares, when busy.
+    /// The holding claims whose paths or resources it shares, when busy: the first six.
     pub busy_with: Vec<Waiting>,
+    /// How many more claims it is busy with than `busy_with` lists. Present only when some
+    /// are left out.
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<usize>", optional))]
+    pub busy_unlisted: usize,
 }
 
 /// The backlog with each task's status; `rail ready` lists the `ready` ones. A task that could
@@ -153,31 +170,28 @@ pub struct PlannedView {
 /// refused until they are free.
 pub fn backlog(eval: &Evaluation, log: &Log, session: Option<&str>) -> Vec<PlannedView> {
     let released = released_tasks(eval, log);
-    eval.planned
+    let holders = Holders::new(eval);
+    let asker = session.unwrap_or("");
+    let mut views: Vec<PlannedView> = eval
+        .planned
         .iter()
         .map(|p| {
-            let holder = holder_of(&eval.claims_of(&p.task)).map(|c| c.session.clone());
+            let holder = holders.of(&p.task);
             let waiting_for: Vec<Waiting> = p
                 .after
                 .iter()
                 .filter(|dep| !released.contains(*dep))
                 .map(|dep| Waiting {
                     task: dep.clone(),
-                    held_by: holder_of(&eval.claims_of(dep)).map(|c| c.session.clone()),
+                    held_by: holders.of(dep),
                 })
                 .collect();
-            let busy_with = match (p.done, &holder, waiting_for.is_empty()) {
-                (false, None, true) => busy_with(eval, p, session),
-                _ => Vec::new(),
-            };
             let status = if p.done {
                 PlannedStatus::Done
             } else if holder.is_some() {
                 PlannedStatus::Claimed
             } else if !waiting_for.is_empty() {
                 PlannedStatus::Blocked
-            } else if !busy_with.is_empty() {
-                PlannedStatus::Busy
             } else {
                 PlannedStatus::Ready
             };
@@ -192,45 +206,66 @@ pub fn backlog(eval: &Evaluation, log: &Log, session: Option<&str>) -> Vec<Plann
                 purpose: p.purpose.clone(),
                 held_by: holder,
                 waiting_for,
-                busy_with,
+                busy_with: Vec::new(),
+                busy_unlisted: 0,
             }
         })
-        .collect()
+        .collect();
+    // Every task that could start, judged at once as a claim of it would be: a probe each, of
+    // the asking session (so probes never clash with one another), live from whenever (only
+    // paths, resources and session are compared), and of no task (so two lines of one task are
+    // not a duplicate).
+    let mut ready: Vec<usize> = Vec::new();
+    let mut probes: Vec<Claim> = Vec::new();
+    for (i, p) in eval.planned.iter().enumerate() {
+        if views[i].status != PlannedStatus::Ready || (p.paths.is_empty() && p.resources.is_empty())
+        {
+            continue;
+        }
+        let lease = p.lease.unwrap_or_default();
+        let mut probe = Claim::probe(&p.task, asker, Default::default(), lease);
+        probe.task = None;
+        probe.paths = p.paths.clone();
+        probe.resources = p.resources.clone();
+        ready.push(i);
+        probes.push(probe);
+    }
+    for (i, ids) in ready.into_iter().zip(clashing(&eval.claims, probes)) {
+        let (busy_with, busy_unlisted) = busy_with(eval, &ids, asker);
+        let view = &mut views[i];
+        if !busy_with.is_empty() {
+            view.status = PlannedStatus::Busy;
+        }
+        (view.busy_with, view.busy_unlisted) = (busy_with, busy_unlisted);
+    }
+    views
 }
 
-/// The holding claims of other sessions than `session` whose paths or resources a claim of the
-/// planned task `p` would clash with (each claim once, as task and session).
-fn busy_with(eval: &Evaluation, p: &Planned, session: Option<&str>) -> Vec<Waiting> {
-    if p.paths.is_empty() && p.resources.is_empty() {
-        return Vec::new();
-    }
-    let asker = session.unwrap_or("");
-    // Live from whenever: only its paths, resources and session are compared.
-    let mut probe = Claim::probe(
-        &p.task,
-        asker,
-        Default::default(),
-        p.lease.unwrap_or_default(),
-    );
-    probe.paths = p.paths.clone();
-    probe.resources = p.resources.clone();
+/// The holding claims of other sessions than `asker` among `ids`, each claim once as task and
+/// session: the first [`LISTED_CLAIMS`], and how many more.
+fn busy_with(eval: &Evaluation, ids: &[usize], asker: &str) -> (Vec<Waiting>, usize) {
     let mut out: Vec<Waiting> = Vec::new();
-    for c in conflicts_of(&eval.claims, probe) {
-        for id in c.claims {
-            let Some(held) = eval.claims.get(id) else {
-                continue;
-            };
-            if crate::text::ident::acts_for(asker, &held.session) || !held.state().holds() {
-                continue;
-            }
-            let w = Waiting {
-                task: held.task.clone().unwrap_or_default(),
-                held_by: Some(held.session.clone()),
-            };
-            if !out.contains(&w) {
-                out.push(w);
-            }
+    let mut unlisted = 0;
+    for id in ids {
+        let Some(held) = eval.claims.get(*id) else {
+            continue;
+        };
+        if crate::text::ident::acts_for(asker, &held.session) || !held.state().holds() {
+            continue;
+        }
+        let w = Waiting {
+            task: held.task.clone().unwrap_or_default(),
+            held_by: Some(held.session.clone()),
+        };
+        if out.contains(&w) {
+            continue;
+        }
+        // Named up to a conflict's few; the rest counted.
+        if out.len() < LISTED_CLAIMS {
+            out.push(w);
+        } else {
+            unlisted += 1;
         }
     }
-    out
+    (out, unlisted)
 }

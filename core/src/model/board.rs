@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::formats::log::LogEntry;
 use crate::formats::markdown;
 use crate::model::backlog::{self, Blocked};
-use crate::model::conflict::{self, Conflict, ConflictKind};
+use crate::model::conflict::{self, Conflict, ConflictKind, LISTED_CLAIMS};
 use crate::model::input::{Facts, RailTexts};
 use crate::model::lease::{Activity, LeaseState};
 use crate::model::{Claim, Evaluation, Origin, Rail};
@@ -62,6 +62,12 @@ pub struct Summary {
     pub stale: usize,
     pub blocked: usize,
     pub conflicts: usize,
+    /// Overlapping pattern pairs with no conflict of their own (each pattern already has eight,
+    /// `conflict::LISTED_PER_PATTERN`): their claims are in other conflicts. Present only when
+    /// there are some.
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<usize>", optional))]
+    pub overlaps_unlisted: usize,
     pub errors: usize,
     pub warnings: usize,
 }
@@ -167,10 +173,14 @@ pub struct BoardClaim {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
     pub blocked_by: Vec<String>,
-    /// Indexes into `conflicts`.
+    /// Indexes into `conflicts`: the first four conflicts the claim is in.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "ts", ts(as = "Option<Vec<usize>>", optional))]
     pub conflicts: Vec<usize>,
+    /// How many more conflicts the claim is in than `conflicts` lists.
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<usize>", optional))]
+    pub conflicts_unlisted: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
     pub paths: Vec<String>,
@@ -279,29 +289,16 @@ pub fn build(texts: &RailTexts, facts: &Facts) -> Board {
 
 pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
     let eval = rail.evaluate(facts);
-    let conflicts = conflict::detect(&eval);
+    let mut conflicts = conflict::detect(&eval);
     let blocked = backlog::blocked(&eval, rail.log());
     let planned = backlog::backlog(&eval, rail.log(), None);
     let now = facts.now;
 
     // Per claim id: its conflicts, whether it lost a duplicate, what it waits for.
     let n = eval.claims.len();
-    let mut claim_conflicts: Vec<Vec<usize>> = vec![Vec::new(); n];
-    let mut loser = vec![false; n];
-    for (i, c) in conflicts.iter().enumerate() {
-        for id in &c.claims {
-            if let Some(list) = claim_conflicts.get_mut(*id) {
-                list.push(i);
-            }
-        }
-        if c.kind == ConflictKind::DuplicateTask {
-            for id in c.claims.iter().skip(1) {
-                if let Some(l) = loser.get_mut(*id) {
-                    *l = true;
-                }
-            }
-        }
-    }
+    let mut claim_conflicts = std::mem::take(&mut conflicts.of_claim);
+    claim_conflicts.resize_with(n, Default::default);
+    let loser = conflict::losers(&eval.claims);
     let mut blocked_by: Vec<Option<Vec<String>>> = vec![None; n];
     for b in &blocked {
         if let Some(slot) = blocked_by.get_mut(b.claim) {
@@ -325,7 +322,12 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
     let sessions = sessions(&eval, facts);
     let mut diagnostics = rail.diagnostics();
     diagnostics.extend(semantic_diagnostics(
-        rail, &eval, &conflicts, &blocked, facts.now,
+        rail,
+        &eval,
+        &conflicts.list,
+        &claim_conflicts,
+        &blocked,
+        facts.now,
     ));
 
     // Last: the claims' strings move into the board instead of being copied.
@@ -366,7 +368,8 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
                 column: Column::of(lease.state, blocked),
                 takeable,
                 blocked_by: blocked_by[c.id].take().unwrap_or_default(),
-                conflicts: std::mem::take(&mut claim_conflicts[c.id]),
+                conflicts: std::mem::take(&mut claim_conflicts[c.id].listed),
+                conflicts_unlisted: claim_conflicts[c.id].unlisted,
                 paths: c.paths,
                 resources: c.resources,
                 after: c.after,
@@ -387,7 +390,8 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
     let mut summary = Summary {
         claims: claims.len(),
         blocked: blocked.len(),
-        conflicts: conflicts.len(),
+        conflicts: conflicts.list.len(),
+        overlaps_unlisted: conflicts.overlaps_unlisted,
         ..Summary::default()
     };
     for c in &claims {
@@ -415,7 +419,7 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
         summary,
         claims,
         released,
-        conflicts,
+        conflicts: conflicts.list,
         blocked,
         planned,
         resources,
@@ -548,6 +552,7 @@ fn semantic_diagnostics(
     rail: &Rail,
     eval: &Evaluation,
     conflicts: &[Conflict],
+    of_claim: &[conflict::ClaimConflicts],
     blocked: &[Blocked],
     now: Time,
 ) -> Vec<Located> {
@@ -564,23 +569,44 @@ fn semantic_diagnostics(
             }
         }
     };
-    let mut out = Vec::new();
-    for conflict in conflicts {
-        let (code, severity) = match conflict.kind {
-            ConflictKind::DuplicateTask => (Code::DuplicateClaim, Severity::Error),
-            ConflictKind::PathOverlap => (Code::PathOverlap, Severity::Warning),
-            ConflictKind::ResourceClash => (Code::ResourceClash, Severity::Warning),
+    // A diagnostic on each claim for each conflict it lists (the last one saying how many more
+    // it is in): as many as the claims, however many pairs of them clash. In the order of the
+    // conflicts, each one's claims as it lists them.
+    let mut conflicted: Vec<(usize, usize, &Claim, Diagnostic)> = Vec::new();
+    for claim in &eval.claims {
+        let Some(mine) = of_claim.get(claim.id) else {
+            continue;
         };
-        for id in &conflict.claims {
-            let claim = &eval.claims[*id];
+        for (k, &index) in mine.listed.iter().enumerate() {
+            let conflict = &conflicts[index];
+            let (code, severity) = match conflict.kind {
+                ConflictKind::DuplicateTask => (Code::DuplicateClaim, Severity::Error),
+                ConflictKind::PathOverlap => (Code::PathOverlap, Severity::Warning),
+                ConflictKind::ResourceClash => (Code::ResourceClash, Severity::Warning),
+            };
+            let mut message = conflict.message.clone();
+            if k + 1 == mine.listed.len() && mine.unlisted > 0 {
+                message.push_str(&format!(
+                    " (this claim is in {} more conflicts)",
+                    mine.unlisted
+                ));
+            }
+            let at = (conflict.claims.iter())
+                .position(|id| *id == claim.id)
+                .unwrap_or(conflict.claims.len() + claim.id);
             let d = Diagnostic {
                 code,
                 severity,
                 span: claim.span,
-                message: conflict.message.clone(),
+                message,
             };
-            out.push(locate(claim, d));
+            conflicted.push((index, at, claim, d));
         }
+    }
+    crate::text::sort::sort_by(&mut conflicted, |a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    let mut out = Vec::new();
+    for (_, _, claim, d) in conflicted {
+        out.push(locate(claim, d));
     }
     for b in blocked {
         let claim = &eval.claims[b.claim];
@@ -674,31 +700,50 @@ fn confusable_diagnostics<'a>(rail: &Rail, eval: &'a Evaluation) -> Vec<(&'a Cla
         };
         let names: Vec<&str> = eval.claims.iter().filter_map(name_of).collect();
         let groups = confusable::groups(&names);
+        // Each name's group and the first claim naming it, looked up once (in lists sorted by
+        // name, searched by halves): a claim per name searched among all claims was quadratic,
+        // and a group of hundreds of look-alikes named in every one of their messages more so.
+        let mut group_of: Vec<(&str, usize)> = Vec::new();
+        for (g, group) in groups.iter().enumerate() {
+            group_of.extend(group.iter().map(|n| (*n, g)));
+        }
+        crate::text::sort::sort_by(&mut group_of, |a, b| a.cmp(b));
+        let mut first_of: Vec<(&str, usize)> = (eval.claims.iter())
+            .filter_map(|c| Some((name_of(c)?, c.id)))
+            .collect();
+        crate::text::sort::sort_by(&mut first_of, |a, b| a.cmp(b));
+        let find = |list: &[(&str, usize)], name: &str| -> Option<usize> {
+            let at = list.partition_point(|(n, _)| *n < name);
+            list.get(at).filter(|(n, _)| *n == name).map(|(_, i)| *i)
+        };
         for claim in &eval.claims {
             let Some(name) = name_of(claim) else {
                 continue;
             };
             // An ASCII name is flagged only when a look-alike of it is on the rail.
-            let group = groups.iter().find(|g| g.contains(&name));
+            let group = find(&group_of, name).map(|g| &groups[g]);
             if group.is_none() && name.is_ascii() {
                 continue;
             }
             let span = name_span(rail, claim, kind == "task id");
             let message = match group {
                 Some(group) => {
-                    let others: Vec<String> = group
+                    let mut others: Vec<String> = group
                         .iter()
                         .filter(|n| **n != name)
+                        .take(LISTED_CLAIMS)
                         .map(|other| {
-                            let at = eval
-                                .claims
-                                .iter()
-                                .find(|c| name_of(c) == Some(*other))
+                            let at = find(&first_of, other)
+                                .map(|i| &eval.claims[i])
                                 .map(|c| format!(" ({}:{})", c.file, c.line))
                                 .unwrap_or_default();
                             format!("`{other}`{at}")
                         })
                         .collect();
+                    let unlisted = group.len() - 1 - others.len();
+                    if unlisted > 0 {
+                        others.push(format!("{unlisted} more"));
+                    }
                     let odd = group
                         .iter()
                         .find(|n| !n.is_ascii())

@@ -553,6 +553,15 @@ impl Evaluation {
     }
 }
 
+/// For `skip_serializing_if`: a count of things left unlisted is said only when some are.
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
+pub(crate) fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// Who holds a task claimed twice: the earlier claim, then the smaller session name, then the
 /// one written first.
 pub fn precedence(a: &Claim, b: &Claim) -> std::cmp::Ordering {

@@ -122,26 +122,72 @@ impl<'a> Written<'a> {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Who {
     pub path: String,
+    /// The claims it touches, in claim order: all of them when one path is asked; of many
+    /// paths, each lists up to the rail's claims divided by the paths, at least sixteen
+    /// ([`LISTED_HOLDERS`]).
     pub holders: Vec<Holder>,
+    /// How many more claims it touches. Present only when some are left out.
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<usize>", optional))]
+    pub holders_unlisted: usize,
+}
+
+/// How many holders one path lists (`rail check`, the edit hook's denial; `rail who` when asked
+/// about many paths); the rest are counted. A path under 1,500 claims of `src/**` named every
+/// one of them, and every file of a change did: the answers grew with files times claims.
+pub const LISTED_HOLDERS: usize = 16;
+
+/// The first [`LISTED_HOLDERS`] of `all`, and how many more there are.
+pub fn listed<T>(all: impl Iterator<Item = T>) -> (Vec<T>, usize) {
+    listed_up_to(LISTED_HOLDERS, all)
+}
+
+/// The first `most` of `all`, and how many more there are.
+fn listed_up_to<T>(most: usize, all: impl Iterator<Item = T>) -> (Vec<T>, usize) {
+    let mut listed = Vec::new();
+    let mut unlisted = 0;
+    for item in all {
+        if listed.len() < most {
+            listed.push(item);
+        } else {
+            unlisted += 1;
+        }
+    }
+    (listed, unlisted)
 }
 
 pub fn who(eval: &Evaluation, paths: &[String]) -> Vec<Who> {
+    // About as many holders in all as the rail has claims, however many paths are asked: one
+    // path names every claim it touches (what the web board filters by), a hundred paths
+    // sixteen each.
+    let most = LISTED_HOLDERS.max(eval.claims.len().div_ceil(paths.len().max(1)));
     paths
         .iter()
         .map(|p| {
             let path = normalize_path(p);
-            let written = Written::new(&path);
-            let holders = if path.is_empty() {
-                Vec::new()
-            } else {
-                (eval.claims.iter())
-                    .filter_map(|c| {
-                        let pattern = c.paths.iter().find(|pat| written.touches(pat))?;
-                        Some(holder(c, pattern))
-                    })
-                    .collect()
-            };
-            Who { holders, path }
+            let (holders, holders_unlisted) = listed_up_to(most, touched(eval, &path).into_iter());
+            Who {
+                holders: (holders.into_iter())
+                    .map(|(c, pattern)| holder(c, pattern))
+                    .collect(),
+                holders_unlisted,
+                path,
+            }
+        })
+        .collect()
+}
+
+/// The claims a normalized path touches ([`Written`]: a directory names what is under it),
+/// each with its first pattern that does.
+fn touched<'a>(eval: &'a Evaluation, path: &str) -> Vec<(&'a Claim, &'a str)> {
+    if path.is_empty() {
+        return Vec::new();
+    }
+    let written = Written::new(path);
+    (eval.claims.iter())
+        .filter_map(|c| {
+            let pattern = c.paths.iter().find(|pat| written.touches(pat))?;
+            Some((c, pattern.as_str()))
         })
         .collect()
 }
@@ -163,8 +209,12 @@ pub struct FileScope {
     pub class: FileClass,
     /// The session's own patterns covering the file.
     pub own: Vec<String>,
-    /// Other sessions' holding claims covering the file.
+    /// Other sessions' holding claims covering the file: the first sixteen ([`LISTED_HOLDERS`]).
     pub others: Vec<Holder>,
+    /// How many more of them cover it. Present only when some are left out.
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<usize>", optional))]
+    pub others_unlisted: usize,
     /// No claim at all covers it.
     pub unclaimed: bool,
 }
@@ -218,11 +268,10 @@ pub fn classify(eval: &Evaluation, session: &str, changed: &[String]) -> ScopeRe
             .filter(|(c, _)| acts_for(session, &c.session))
             .map(|(_, p)| p.to_string())
             .collect();
-        let others: Vec<Holder> = covering
-            .iter()
-            .filter(|(c, _)| !acts_for(session, &c.session) && c.state().holds())
-            .map(|(c, p)| holder(c, p))
-            .collect();
+        let (others, others_unlisted) = listed(
+            (covering.iter()).filter(|(c, _)| !acts_for(session, &c.session) && c.state().holds()),
+        );
+        let others: Vec<Holder> = others.into_iter().map(|(c, p)| holder(c, p)).collect();
         let class = if !others.is_empty() {
             FileClass::Conflict
         } else if !own.is_empty() {
@@ -247,6 +296,7 @@ pub fn classify(eval: &Evaluation, session: &str, changed: &[String]) -> ScopeRe
             class,
             own,
             others,
+            others_unlisted,
             unclaimed,
         });
     }

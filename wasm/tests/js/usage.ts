@@ -28,6 +28,7 @@ const diagnostics: Located[] = rail.validate(texts);
 const column: number = diagnostics[0].range.start.character;
 const merged: string = rail.merge("", "", "").text;
 const holders: number = rail.who(texts, facts, ["src/a.ts"])[0].holders.length;
+const unlisted: number | undefined = rail.who(texts, facts, ["src/a.ts"])[0].holders_unlisted;
 const clean: boolean = rail.scope(texts, facts, "s", ["src/a.ts"]).clean;
 const lease: number = rail.parseConfig("lease: 45m\n").lease;
 const stale: boolean = rail.describeFreshness({ remote: "origin", now: "2026-10-22T15:00:00Z" }).stale;
@@ -45,7 +46,7 @@ void [own, work, times, format, probes, remote, stamp, handed, inFolder];
 const offset: number = rail.offsetAt("", rail.positionAt("", 0));
 const end: number = rail.rangeOf("", { start: 0, end: 0 }).end.character;
 const webBoard: Board = web.board(texts, facts);
-void [claims, state, html, column, merged, holders, clean, lease, stale, html2, offset, end, webBoard];
+void [claims, state, html, column, merged, holders, unlisted, clean, lease, stale, html2, offset, end, webBoard];
 
 // @ts-expect-error a board is not a string
 const wrong: string = rail.board(texts, facts);

@@ -432,7 +432,7 @@ impl<'a> Planner<'a> {
         conflict::conflicts_of(&self.eval.claims, probe)
     }
 
-    fn conflict_refusal(&self, conflicts: Vec<Conflict>) -> Refusal {
+    fn conflict_refusal(&self, mut conflicts: Vec<Conflict>) -> Refusal {
         let kind = if conflicts
             .iter()
             .any(|c| c.kind == conflict::ConflictKind::PathOverlap)
@@ -446,11 +446,18 @@ impl<'a> Planner<'a> {
             .flat_map(|c| c.claims.iter())
             .filter_map(|id| self.eval.claims.get(*id))
             .find(|c| !ident::acts_for(self.session, &c.session));
-        let details = conflicts
+        // A claim of `src/**` on a rail of 1,500 claims of it would clash with every one: the
+        // refusal lists as many as a claim on the board does, and counts the rest.
+        let unlisted = conflicts.len().saturating_sub(conflict::LISTED_PER_CLAIM);
+        conflicts.truncate(conflict::LISTED_PER_CLAIM);
+        let mut details = conflicts
             .iter()
             .map(|c| c.message.clone())
             .collect::<Vec<_>>()
             .join("; ");
+        if unlisted > 0 {
+            details.push_str(&format!("; and {unlisted} more conflicts"));
+        }
         let mut refusal = match first {
             Some(holder) => Refusal::about(
                 kind,
@@ -467,6 +474,7 @@ impl<'a> Planner<'a> {
         refusal.kind = kind;
         refusal.task = self.task.to_string();
         refusal.conflicts = conflicts;
+        refusal.conflicts_unlisted = unlisted;
         refusal
     }
 

@@ -63,7 +63,14 @@ pub struct Refusal {
     pub state: Option<LeaseState>,
     /// Why the holder's claim is in its state.
     pub reason: Option<String>,
+    /// The conflicts the claim would have, at most four (a claim's conflicts as the board lists
+    /// them).
     pub conflicts: Vec<Conflict>,
+    /// How many more conflicts it would have than `conflicts` lists. Present only when some
+    /// are left out.
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<usize>", optional))]
+    pub conflicts_unlisted: usize,
     /// What happened, without the how-to: that is `hint`, which each host words its own way.
     pub message: String,
     /// What the session can do about it, if there is something to do.
@@ -101,6 +108,7 @@ impl Refusal {
             state: None,
             reason: None,
             conflicts: Vec::new(),
+            conflicts_unlisted: 0,
             message: message.into(),
             hint: None,
             location: None,
@@ -132,6 +140,7 @@ impl Refusal {
             state: Some(claim.state()),
             reason: Some(claim.lease_state.reason.clone()),
             conflicts: Vec::new(),
+            conflicts_unlisted: 0,
             message,
             hint: None,
             location: None,
