@@ -13,6 +13,7 @@ mod after_tool;
 mod agents;
 mod arguments;
 mod commands;
+mod crowded;
 mod gate;
 mod git_rewrites;
 mod hostile;
