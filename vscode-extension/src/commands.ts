@@ -557,8 +557,9 @@ const whoHolds: Command = async ({ rail }, arg) => {
   }
   const answers: Who[] = core().who(snap.texts, snap.facts, [rel]);
   const holders = answers[0]?.holders ?? [];
+  const more = answers[0]?.holders_unlisted ? `; and ${answers[0].holders_unlisted} more` : '';
   const text = holders.length
-    ? holders.map((h) => `${h.session} (${h.task ?? 'no task'}, ${h.state}) via ${h.pattern}`).join('; ')
+    ? holders.map((h) => `${h.session} (${h.task ?? 'no task'}, ${h.state}) via ${h.pattern}`).join('; ') + more
     : 'nobody';
   void vscode.window.showInformationMessage(`Rail: ${rel}: ${text}`);
   return answers;

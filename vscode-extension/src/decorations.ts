@@ -21,9 +21,11 @@ export function repoRelative(ctx: RailContext, uri: vscode.Uri): string | undefi
   return posix;
 }
 
-/** `bob (billing, live)` for each other session holding the file. */
+/** `bob (billing, live)` for each other session holding the file (core lists the first few and
+ * counts the rest). */
 export function holdersText(scope: FileScope): string {
-  return scope.others.map((h) => `${h.session} (${h.task ?? 'no task'}, ${h.state}) via ${h.pattern}`).join('; ');
+  const listed = scope.others.map((h) => `${h.session} (${h.task ?? 'no task'}, ${h.state}) via ${h.pattern}`).join('; ');
+  return scope.others_unlisted ? `${listed}; and ${scope.others_unlisted} more` : listed;
 }
 
 export class HeldFileDecorations implements vscode.FileDecorationProvider, vscode.Disposable {

@@ -207,8 +207,12 @@ export class App {
       this.covering = new Map();
       if (query.paths.length) {
         try {
-          for (const who of whoHolds(this.loaded.texts, this.loaded.facts, query.paths)) {
-            this.covering.set(who.path, new Set(who.holders.map((holder) => holder.claim)));
+          // One path per call: asked alone, core names every claim a path touches (asked about
+          // many, it names a share of the rail's claims for each).
+          for (const path of query.paths) {
+            for (const who of whoHolds(this.loaded.texts, this.loaded.facts, [path])) {
+              this.covering.set(who.path, new Set(who.holders.map((holder) => holder.claim)));
+            }
           }
         } catch {
           // A path core refuses (e.g. absolute) covers nothing; the text match still applies.

@@ -51,7 +51,8 @@ export function computeBoard(texts: RailTexts, facts: Facts): Board {
   return coreBoard(texts, facts);
 }
 
-/** Which claims cover these paths, by core's glob rules (used by the `path:` filter). */
+/** Which claims cover these paths, by core's glob rules (used by the `path:` filter, one path at
+ * a time: then every claim covering it is named). */
 export function whoHolds(texts: RailTexts, facts: Facts, paths: string[]): Who[] {
   return coreWho(texts, facts, paths);
 }

@@ -17,6 +17,9 @@ function conflictChip(claim: BoardClaim, conflict: Conflict, ctx: ViewContext): 
     .map((id) => ctx.byId.get(id))
     .filter((c): c is BoardClaim => c !== undefined)
     .map((c) => `${claimName(c)} (${c.session})`);
+  // A conflict names a few of its claims and counts the rest (this one among them when unnamed).
+  const more = (conflict.claims_unlisted ?? 0) - (conflict.claims.includes(claim.id) ? 0 : 1);
+  if (more > 0) others.push(`${more} more`);
   const kind = CONFLICT_LABEL[conflict.kind] ?? conflict.kind;
   const on = conflict.kind === 'resource-clash' && conflict.resource ? ` on ${conflict.resource}` : '';
   return h('span', { class: 'badge badge-conflict', title: conflict.message }, `⚠ ${kind}${on} with `, others.join(', '));
@@ -48,6 +51,8 @@ export function renderCard(claim: BoardClaim, ctx: ViewContext): HTMLElement {
     'div',
     { class: 'card-foot' },
     ...conflicts.map((c) => conflictChip(claim, c, ctx)),
+    // A claim lists its first few conflicts and counts the rest.
+    claim.conflicts_unlisted ? h('span', { class: 'badge badge-conflict' }, `⚠ ${claim.conflicts_unlisted} more conflicts`) : null,
     claim.blocked
       ? h('span', { class: 'badge badge-blocked', title: claim.reason }, 'waits for ', (claim.blocked_by ?? []).join(', '))
       : null,

@@ -10,8 +10,11 @@ import { pagedList } from './more.js';
 export function renderConflicts(root: HTMLElement, ctx: ViewContext, shown: ReadonlySet<number>): void {
   const board: Board = ctx.board;
   root.replaceChildren();
-  // Only conflicts that involve a claim the filter shows.
-  const conflicts = board.conflicts.filter((c) => c.claims.some((id) => shown.has(id)));
+  // Only conflicts that involve a claim the filter shows: one it lists, or one a shown claim
+  // lists (a conflict names a few of its claims and counts the rest).
+  const listedByShown = new Set<number>();
+  for (const id of shown) for (const i of ctx.byId.get(id)?.conflicts ?? []) listedByShown.add(i);
+  const conflicts = board.conflicts.filter((c, i) => listedByShown.has(i) || c.claims.some((id) => shown.has(id)));
   const blocked = board.blocked.filter((b) => shown.has(b.claim));
   if (conflicts.length === 0 && blocked.length === 0) {
     root.append(h('p', { class: 'muted' }, board.conflicts.length ? 'No conflicts among the claims shown.' : 'No conflicts.'));
@@ -25,7 +28,12 @@ export function renderConflicts(root: HTMLElement, ctx: ViewContext, shown: Read
         h('span', { class: 'badge badge-conflict' }, CONFLICT_LABEL[c.kind] ?? c.kind),
         ' ',
         h('span', { class: 'msg' }, c.message),
-        h('div', { class: 'with' }, ...c.claims.flatMap((id, i) => [i ? ' ↔ ' : '', claimButton(ctx, id)])),
+        h(
+          'div',
+          { class: 'with' },
+          ...c.claims.flatMap((id, i) => [i ? ' ↔ ' : '', claimButton(ctx, id)]),
+          c.claims_unlisted ? ` and ${c.claims_unlisted} more` : '',
+        ),
       ),
     );
   }

@@ -54,6 +54,7 @@ export function renderDetail(root: HTMLElement, ctx: ViewContext, onClose: () =>
     return;
   }
   const conflicts = (claim.conflicts ?? []).map((i) => ctx.board.conflicts[i]).filter((c) => c !== undefined);
+  const total = conflicts.length + (claim.conflicts_unlisted ?? 0);
   const purpose = h('div', { class: 'purpose' });
   if (claim.purpose_html) purpose.append(purposeFragment(claim.purpose_html, claim.purpose ?? ''));
 
@@ -95,7 +96,7 @@ export function renderDetail(root: HTMLElement, ctx: ViewContext, onClose: () =>
       ? h(
           'section',
           { class: 'detail-conflicts' },
-          h('h3', {}, `⚠ ${conflicts.length} ${conflicts.length === 1 ? 'conflict' : 'conflicts'}`),
+          h('h3', {}, `⚠ ${total} ${total === 1 ? 'conflict' : 'conflicts'}`),
           h(
             'ul',
             { class: 'plain' },
@@ -111,6 +112,7 @@ export function renderDetail(root: HTMLElement, ctx: ViewContext, onClose: () =>
                   { class: 'with' },
                   'with ',
                   ...c.claims.filter((id) => id !== claim.id).flatMap((id, i) => [i ? ', ' : '', claimButton(ctx, id)]),
+                  c.claims_unlisted ? ` and ${c.claims_unlisted} more` : '',
                 ),
                 c.overlaps.length
                   ? h(
@@ -123,6 +125,7 @@ export function renderDetail(root: HTMLElement, ctx: ViewContext, onClose: () =>
                   : null,
               ),
             ),
+            claim.conflicts_unlisted ? h('li', { class: 'muted' }, `and ${claim.conflicts_unlisted} more`) : null,
           ),
         )
       : null,
