@@ -7,7 +7,9 @@
 #   3. chromium         the same tests in headless Chromium (wasm/tests/browser.rs)
 #   4. types            wasm/types/rail.d.ts is what the Rust structs generate today
 #   5. package          the built pkg/node and pkg/web from JavaScript: exotic inputs, the web
-#                       build, and `tsc --strict` over the .d.ts (wasm/tests/js/package.mjs)
+#                       build, and `tsc --strict` over the .d.ts (wasm/tests/js/package.mjs);
+#                       a crowded rail's board, who and scope grow with it, not its pairs
+#                       (wasm/tests/js/crowded.mjs)
 #   6. conformance      every fixture gives the same JSON through wasm and natively, also with
 #                       the results built the way a host that forbids `new Function` builds them
 #   7. size             the optimised .wasm within budget (scripts/wasm-size.sh)
@@ -57,7 +59,7 @@ lint() {
         cargo clippy -p rail-wasm --features ts --all-targets --quiet -- -D warnings
 }
 types() { cargo test -p rail-wasm --features ts --test types --quiet; }
-package() { node wasm/tests/js/package.mjs; }
+package() { node wasm/tests/js/package.mjs && node wasm/tests/js/crowded.mjs; }
 conformance() {
     local native="$target_dir/debug/rail-conformance-native"
     cargo build -p rail-conformance --quiet &&
