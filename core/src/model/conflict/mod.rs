@@ -327,6 +327,10 @@ pub fn conflicts_of(claims: &[Claim], probe: Claim) -> Vec<Conflict> {
 /// one of them: the backlog's `busy`, judged as [`conflicts_of`] judges a claim, for all its
 /// tasks at once.
 pub fn clashing(claims: &[Claim], probes: Vec<Claim>) -> Vec<Vec<usize>> {
+    // No task to judge (most boards): no detection at all.
+    if probes.is_empty() {
+        return Vec::new();
+    }
     let first = claims.len();
     let all = with_probes(claims, probes);
     let found = detect_in(&all, &mut glob::Budget::rail(), true, first);

@@ -130,6 +130,7 @@ pub(super) fn find(
         claimed: &claimed,
         units: Vec::new(),
         by_first: vec![Vec::new(); claims.len()],
+        set: Vec::new(),
         conflicts_of_pattern: vec![0; n],
         overlaps_unlisted: 0,
         probes,
@@ -175,6 +176,8 @@ struct Grouping<'a, 'c> {
     /// bring the same few claims together are one conflict. (A list per claim rather than a
     /// map keyed by the claims: one more map type is kilobytes of wasm.)
     by_first: Vec<Vec<usize>>,
+    /// The claims of the pair being met, when few (see `meet`).
+    set: Vec<usize>,
     /// Per pattern: the conflicts made for it.
     conflicts_of_pattern: Vec<usize>,
     overlaps_unlisted: usize,
@@ -188,12 +191,16 @@ impl Grouping<'_, '_> {
         let holders = &self.claimed.holders;
         let pair = if i == j { 0 } else { holders[i].len() };
         let few = holders[j].len() + pair <= LISTED_CLAIMS;
-        let set = if few {
-            union(&holders[j], &holders[i])
-        } else {
-            Vec::new()
-        };
+        // The few claims, merged into a buffer kept between calls: two wide claims meet in
+        // every pair of their patterns, and a list made per pair cost more than the search.
+        let mut set = std::mem::take(&mut self.set);
+        set.clear();
+        if few {
+            union_into(&holders[j], &holders[i], &mut set);
+        }
         let known = if few { self.unit_of(&set) } else { None };
+        self.set = set;
+        let set = &self.set;
         // Claims already in conflict need no more searches (they would spend the rail's budget
         // on a verdict already known), and list at most LISTED_OVERLAPS overlaps.
         if known.is_some_and(|u| self.units[u].conflict.overlaps.len() >= LISTED_OVERLAPS) {
@@ -240,6 +247,7 @@ impl Grouping<'_, '_> {
             self.conflicts_of_pattern[i] += 1;
         }
         let (listed, unlisted, members) = if few {
+            let set = set.clone();
             self.by_first[set[0]].push(self.units.len());
             (set.clone(), 0, Members::Claims(set))
         } else {
@@ -289,12 +297,28 @@ impl Grouping<'_, '_> {
     }
 }
 
-/// Two ascending lists as one, ascending, each id once.
-fn union(a: &[usize], b: &[usize]) -> Vec<usize> {
-    let mut out: Vec<usize> = a.iter().chain(b).copied().collect();
-    crate::text::sort::sort_by_key(&mut out, |id| *id);
-    out.dedup();
-    out
+/// Two ascending lists as one into `out`, ascending, each id once.
+fn union_into(a: &[usize], b: &[usize], out: &mut Vec<usize>) {
+    let (mut x, mut y) = (0, 0);
+    while x < a.len() || y < b.len() {
+        let next = match (a.get(x), b.get(y)) {
+            (Some(p), Some(q)) if p <= q => {
+                x += 1;
+                y += usize::from(p == q);
+                *p
+            }
+            (Some(p), None) => {
+                x += 1;
+                *p
+            }
+            (_, Some(q)) => {
+                y += 1;
+                *q
+            }
+            (None, None) => break,
+        };
+        out.push(next);
+    }
 }
 
 /// How many ids two ascending lists share (each of the shorter one looked up in the other).
