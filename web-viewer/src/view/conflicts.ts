@@ -36,6 +36,9 @@ export function renderConflicts(root: HTMLElement, ctx: ViewContext, shown: Read
         ),
       ),
     );
+    // Overlapping pattern pairs past core's cap, counted (their claims are in the conflicts above).
+    const unlisted = board.summary.overlaps_unlisted ?? 0;
+    if (unlisted) root.append(h('p', { class: 'muted' }, `and ${unlisted} more path overlaps between patterns that have conflicts above`));
   }
   if (blocked.length) {
     root.append(h('h3', {}, `${blocked.length} blocked`));

@@ -3,7 +3,8 @@
 import type { Summary } from '../core.js';
 import { h } from '../dom.js';
 
-const ITEMS: { key: keyof Summary; label: string; query: string | null }[] = [
+// `overlaps_unlisted` is no button: the conflicts panel says it (present only when not 0).
+const ITEMS: { key: Exclude<keyof Summary, 'overlaps_unlisted'>; label: string; query: string | null }[] = [
   { key: 'claims', label: 'claims', query: null },
   { key: 'live', label: 'live', query: 'is:live' },
   { key: 'expiring', label: 'expiring', query: 'is:expiring' },
