@@ -1,5 +1,5 @@
 """What the benchmark scripts share: the rail binary they measure and the repository they start
-from. Imported by after_tool.py, cli_latency.py, hook_latency.py and wide_claims.py."""
+from. Imported by after_tool.py, cli_latency.py, crowded_claims.py, hook_latency.py and wide_claims.py."""
 import os
 import subprocess
 import tempfile
