@@ -161,3 +161,35 @@ fn a_probe_meets_every_pattern_it_overlaps() {
     // The backlog's judgement of the same task names the same claims.
     assert_eq!(clashing(&eval.claims, vec![probe]), [vec![7, 9]]);
 }
+
+/// A branch's session and its agents act for one another (`ident::acts_for`): their claims of
+/// one pattern are no conflict, two sibling agents' are, and the branch's own new claim is not
+/// refused for the group its agents are in.
+#[test]
+fn a_branch_and_its_agents_are_one_side_and_siblings_two() {
+    let eval = evaluate(
+        "# Claims\n\n\
+         a | main | 2026-10-22T14:00Z | paths: src/**\n\
+         b | main~claude-a1 | 2026-10-22T14:00Z | paths: src/**\n"
+            .to_string(),
+    );
+    assert!(detect(&eval).list.is_empty());
+    let eval = evaluate(
+        "# Claims\n\n\
+         a | main~claude-a1 | 2026-10-22T14:00Z | paths: src/**\n\
+         b | main~claude-b2 | 2026-10-22T14:00Z | paths: src/**\n"
+            .to_string(),
+    );
+    assert_eq!(detect(&eval).list.len(), 1);
+    let at = crate::text::time::parse_time("2026-10-22T14:30:00Z").unwrap();
+    let mut probe = Claim::probe("c", "main", at, chrono::TimeDelta::hours(2));
+    probe.paths = vec!["src/x.ts".to_string()];
+    assert!(conflicts_of(&eval.claims, probe.clone()).is_empty());
+    assert_eq!(
+        clashing(&eval.claims, vec![probe.clone()]),
+        [Vec::<usize>::new()]
+    );
+    probe.session = "bob".to_string();
+    assert_eq!(conflicts_of(&eval.claims, probe.clone()).len(), 1);
+    assert_eq!(clashing(&eval.claims, vec![probe]), [vec![0, 1]]);
+}
