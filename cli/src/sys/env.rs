@@ -62,8 +62,10 @@ pub struct Env {
     pub no_color: bool,
     /// The agent this process was started by, and that agent's session id, from the variables
     /// agents give their children (core's `agent::SESSION_VARS`: `CLAUDE_CODE_SESSION_ID`, …):
-    /// without `RAIL_SESSION`, `rail` acts as that agent's own session.
+    /// without `RAIL_SESSION`, `rail` acts as that agent's own session. As a shell command
+    /// takes them, and as `rail mcp` does ([`serving_mcp`]).
     pub agent: Option<(&'static str, String)>,
+    pub agent_mcp: Option<(&'static str, String)>,
 }
 
 fn text(name: &str) -> Option<String> {
@@ -107,15 +109,21 @@ impl Env {
             standalone_html: std::env::var_os("RAIL_STANDALONE_HTML").map(PathBuf::from),
             github_actions: text("GITHUB_ACTIONS").is_some_and(|v| v == "true"),
             no_color: std::env::var_os("NO_COLOR").is_some(),
-            agent: rail_core::agent::agent_of_env(&text),
+            agent: rail_core::agent::agent_of_env(&text, false),
+            agent_mcp: rail_core::agent::agent_of_env(&text, true),
         }
     }
 }
 
 impl Env {
-    /// [`Env::agent`] as core takes it.
+    /// [`Env::agent`] (or, in `rail mcp`, [`Env::agent_mcp`]) as core takes it.
     pub fn agent_self(&self) -> Option<rail_core::text::ident::AgentSelf<'_>> {
-        self.agent
+        let agent = if SERVING_MCP.get().is_some() {
+            &self.agent_mcp
+        } else {
+            &self.agent
+        };
+        agent
             .as_ref()
             .map(|(agent, id)| rail_core::text::ident::AgentSelf {
                 agent,
@@ -130,6 +138,14 @@ impl Env {
         self.after_max_tracked
             .unwrap_or(rail_core::agent::after::MAX_TRACKED)
     }
+}
+
+static SERVING_MCP: OnceLock<()> = OnceLock::new();
+
+/// This process is `rail mcp`: an agent's MCP server, which takes the agent's session from the
+/// variables an agent gives its MCP servers ([`Env::agent_mcp`]).
+pub fn serving_mcp() {
+    let _ = SERVING_MCP.set(());
 }
 
 /// This process's settings, read from the environment on first use.

@@ -230,7 +230,7 @@ pub fn claude_bash(cwd: &Path, command: &str) -> String {
 /// Without the variables an agent gives its children (`CLAUDE_CODE_SESSION_ID`, …): a test run
 /// from inside an agent's shell acts as a person's terminal would, unless it sets one itself.
 pub fn not_an_agents_child(cmd: &mut Command) {
-    for (var, _) in rail_core::agent::SESSION_VARS {
+    for (var, _, _) in rail_core::agent::SESSION_VARS {
         cmd.env_remove(var);
     }
 }

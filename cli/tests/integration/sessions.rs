@@ -148,3 +148,64 @@ fn a_subagent_is_told_from_its_siblings_by_its_agent_id() {
     let out = write(&repo, A, "src/y/b.ts");
     assert_eq!(code(&out), 0, "{}", stderr(&out));
 }
+
+/// A Copilot CLI subagent (its `task` tool, what `/fleet` runs; payload recorded from copilot
+/// 1.0.102) sends its own id as `sessionId` and `agentId` and its lead's as `parentAgentId`: it
+/// acts below its lead, free in the lead's claimed paths, not beside it, where the lead's
+/// claims would have been another session's and its own work denied.
+#[test]
+fn a_copilot_subagent_acts_below_its_lead() {
+    let repo = Repo::new();
+    // The lead's claim, as its MCP server makes it (Copilot gives MCP servers the hook's id).
+    let lead = "main~copilot-2e244028"; // parentAgentId 1029f8ee-…-9c35-08c82e244028
+    let out = repo.rail(&[
+        "claim",
+        "lead-work",
+        "--session",
+        lead,
+        "--path",
+        "src/lead/**",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = repo.rail(&["claim", "other", "--session", "bob", "--path", "src/bob/**"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let bash = |command: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/hooks/copilot/bash-subagent.json");
+        let payload = std::fs::read_to_string(path)
+            .unwrap()
+            .replace("{{CWD}}", &repo.path().display().to_string())
+            .replace("{{COMMAND}}", command);
+        hook_call(
+            "copilot --event preToolUse",
+            repo.path(),
+            &payload,
+            None,
+            &[],
+        )
+    };
+    // Copilot's deny is its JSON answer on stdout (exit 0).
+    let denied =
+        |out: &std::process::Output| stdout(out).contains(r#""permissionDecision":"deny""#);
+    let out = bash("echo x > src/lead/a.ts");
+    assert!(
+        !denied(&out),
+        "the subagent works on its lead's claim: {}",
+        stdout(&out)
+    );
+    let out = bash("echo x > src/bob/a.ts");
+    assert!(denied(&out), "another session's path: {}", stdout(&out));
+    // Its shell's `rail` does not take COPILOT_AGENT_SESSION_ID (a subagent's names no hook's
+    // session): it acts as the branch, which its lead and it act for.
+    let out = repo.rail_env(
+        &["claim", "sub-work", "--path", "src/sub/**"],
+        &[(
+            "COPILOT_AGENT_SESSION_ID",
+            "da794a00-ddcf-49ce-8ea2-545fa120ce64",
+        )],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(repo.holders("sub-work")[0].starts_with("sub-work | main |"));
+    let out = bash("echo x > src/sub/a.ts");
+    assert!(!denied(&out), "{}", stdout(&out));
+}

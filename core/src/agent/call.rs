@@ -43,26 +43,36 @@ impl Call {
     }
 }
 
-/// The variables an agent gives the processes it starts (its shell commands; its MCP servers
-/// where noted) naming its own session, each with the agent's name: `rail` run by an agent acts
-/// as the session that agent's hooks act as. Read from the real programs (docs/agents.md,
-/// "Sessions"): Claude Code and Copilot CLI give them to shell commands and MCP servers, Codex
-/// to shell commands only, Gemini CLI to its hooks only. When several are set (one agent run
-/// inside another) the first in this order is taken.
-pub const SESSION_VARS: &[(&str, &str)] = &[
-    ("CLAUDE_CODE_SESSION_ID", "claude"),
-    ("COPILOT_AGENT_SESSION_ID", "copilot"),
-    ("CODEX_THREAD_ID", "codex"),
-    ("GEMINI_SESSION_ID", "gemini"),
+/// The variables an agent gives the processes it starts naming its own session, each with the
+/// agent's name and whether a shell command may take it (else only an MCP server: `rail mcp`):
+/// `rail` run by an agent acts as the session that agent's hooks act as. Read from the real
+/// programs (docs/agents.md, "Every agent its own session"): Claude Code gives its session id
+/// to shell commands (a subagent's too: its lead's) and MCP servers, Codex to shell commands
+/// only, Gemini CLI to its hooks only. Copilot CLI gives its MCP servers the session id its
+/// hooks carry, but a subagent's shell commands (`task`, what `/fleet` runs) an id no hook ever
+/// names: taken there, a subagent's claim would be nobody's it acts for, and its own edits
+/// denied. When several are set (one agent run inside another) the first in this order is taken.
+pub const SESSION_VARS: &[(&str, &str, bool)] = &[
+    ("CLAUDE_CODE_SESSION_ID", "claude", true),
+    ("COPILOT_AGENT_SESSION_ID", "copilot", false),
+    ("CODEX_THREAD_ID", "codex", true),
+    ("GEMINI_SESSION_ID", "gemini", true),
 ];
 
-/// The agent whose child this process is, and its session id, as [`SESSION_VARS`] say.
-pub fn agent_of_env(env: &dyn Fn(&str) -> Option<String>) -> Option<(&'static str, String)> {
-    SESSION_VARS.iter().find_map(|(var, agent)| {
-        env(var)
-            .filter(|id| !id.is_empty())
-            .map(|id| (*agent, id.chars().take(256).collect()))
-    })
+/// The agent whose child this process is, and its session id, as [`SESSION_VARS`] say for a
+/// shell command (`mcp_server: false`) or an MCP server.
+pub fn agent_of_env(
+    env: &dyn Fn(&str) -> Option<String>,
+    mcp_server: bool,
+) -> Option<(&'static str, String)> {
+    SESSION_VARS
+        .iter()
+        .filter(|(_, _, shells)| *shells || mcp_server)
+        .find_map(|(var, agent, _)| {
+            env(var)
+                .filter(|id| !id.is_empty())
+                .map(|id| (*agent, id.chars().take(256).collect()))
+        })
 }
 
 /// Reads a hook payload sent to `rail hook <agent>`: with the event name the installed command
@@ -122,8 +132,15 @@ pub fn read_call(
             .filter(|id| !id.is_empty())
             .map(|id| id.chars().take(256).collect::<String>())
     };
-    let agent_session = id_at(&["session_id", "sessionId", "conversation_id"]);
-    let subagent = id_at(&["agent_id", "agentId"]);
+    // A Copilot CLI subagent's payload carries its own id as `sessionId` and `agentId`, and its
+    // lead's as `parentAgentId`: it acts below its lead, as a Claude Code subagent does.
+    let agent_session = id_at(&[
+        "parentAgentId",
+        "session_id",
+        "sessionId",
+        "conversation_id",
+    ]);
+    let subagent = id_at(&["agent_id", "agentId"]).filter(|id| Some(id) != agent_session.as_ref());
     if event_name.is_empty() {
         return Call {
             cwd,
