@@ -130,8 +130,11 @@ fn request() -> impl Strategy<Value = Request> {
         2 => (task.clone(), subset(&PATHS), prop::option::of(subset(&RESOURCES))).prop_map(|(task, paths, resources)| {
             Request::Update { task, paths: Some(paths), resources, purpose: None, add_paths: Vec::new(), add_resources: Vec::new() }
         }),
-        1 => (task, subset(&PATHS).prop_filter("something to add", |v| !v.is_empty())).prop_map(|(task, add_paths)| {
+        1 => (task.clone(), subset(&PATHS).prop_filter("something to add", |v| !v.is_empty())).prop_map(|(task, add_paths)| {
             Request::Update { task, paths: None, resources: None, purpose: None, add_paths, add_resources: Vec::new() }
+        }),
+        1 => (task, subset(&PATHS)).prop_map(|(task, paths)| {
+            Request::Plan { task, paths, purpose: Some("planned".into()) }
         }),
     ]
 }
@@ -212,7 +215,8 @@ fn case() -> impl Strategy<Value = Case> {
                         Request::Release { task: t, .. }
                         | Request::Renew { task: t }
                         | Request::Take { task: t, .. }
-                        | Request::Update { task: t, .. } => *t = task,
+                        | Request::Update { task: t, .. }
+                        | Request::Plan { task: t, .. } => *t = task,
                     }
                 }
                 Case {
@@ -245,7 +249,12 @@ fn errors(doc: &RailDoc) -> usize {
 fn other_lines(doc: &RailDoc, task: &str) -> Vec<String> {
     doc.lines
         .iter()
-        .filter(|l| !matches!(&l.kind, LineKind::Claim(c) if c.task == task))
+        .filter(|l| match &l.kind {
+            LineKind::Claim(c) => c.task != task,
+            // The task's own backlog entry (a plan appends it, a passing gate ticks it).
+            LineKind::Planned(p) => p.task != task,
+            _ => true,
+        })
         .map(|l| l.content.slice(doc.text()).to_string())
         .collect()
 }
@@ -328,6 +337,12 @@ proptest! {
             }
             Request::Take { .. } => {
                 prop_assert!(mine.iter().any(|cl| cl.claimed_at == Some(now)), "{:?}", after_texts);
+            }
+            Request::Plan { .. } => {
+                prop_assert!(
+                    eval.planned_of(&task).is_some() || !eval.claims_of(&task).is_empty(),
+                    "{:?}", after_texts
+                );
             }
             Request::Update { paths, resources, add_paths, .. } => {
                 // The session's first claim of the task is the one updated; a second claim of

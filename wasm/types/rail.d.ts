@@ -287,7 +287,7 @@ export type LogEntry = { time: string, event: LogEvent, task: string | null, ses
  */
 line?: number | null, };
 
-export type LogEvent = "claimed" | "renewed" | "released" | "taken" | "updated" | "lock-broken" | "recovered" | "done" | "bypass" | "refused" | "station-removed" | "sealed" | string;
+export type LogEvent = "claimed" | "renewed" | "released" | "taken" | "updated" | "lock-broken" | "recovered" | "done" | "bypass" | "refused" | "station-removed" | "sealed" | "planned" | string;
 
 export type Loser = { task: string, kept_session: string, lost_session: string, 
 /**

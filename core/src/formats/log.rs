@@ -44,6 +44,8 @@ pub enum LogEvent {
     /// claims.log was sealed into a segment (`formats::segments`); the first line of every
     /// claims.log after a seal, naming the segment that holds the lines before it.
     Sealed,
+    /// A task put on the backlog by an agent's task list (`Request::Plan`).
+    Planned,
     #[serde(untagged)]
     Other(String),
 }
@@ -63,6 +65,7 @@ impl LogEvent {
             LogEvent::Refused => "refused",
             LogEvent::StationRemoved => "station-removed",
             LogEvent::Sealed => "sealed",
+            LogEvent::Planned => "planned",
             LogEvent::Other(s) => s,
         }
     }
@@ -81,6 +84,7 @@ impl LogEvent {
             "refused" => LogEvent::Refused,
             "station-removed" => LogEvent::StationRemoved,
             "sealed" => LogEvent::Sealed,
+            "planned" => LogEvent::Planned,
             other => LogEvent::Other(other.to_string()),
         }
     }

@@ -161,7 +161,7 @@ impl<'a> Planner<'a> {
     /// on the backlog) without being it (issue 17, finding 8): `аuth` beside `auth`. Without
     /// this, a second session could claim "the same" task and neither would know. No escape
     /// hatch: a look-alike name is never needed, a clearly different one always works.
-    fn refuse_confusable(&self) -> Result<(), Refusal> {
+    pub(super) fn refuse_confusable(&self) -> Result<(), Refusal> {
         let task = self.task;
         let claimed = self.eval.claims.iter().filter_map(|c| c.task.as_deref());
         let planned = self.eval.planned.iter().map(|p| p.task.as_str());

@@ -1,4 +1,4 @@
-//! Operations as pure planners: claim, release, renew, take, update.
+//! Operations as pure planners: claim, release, renew, take, update, plan (a backlog entry).
 //!
 //! Each takes the rail's texts, the facts, the acting session and the request, and returns
 //! either a [`Plan`] — the minimal edits per file plus the log line to append — or a
@@ -6,7 +6,7 @@
 //! changes nothing. Hosts apply plans under the rail lock, re-reading the files first, so the
 //! plan always matches the text it was made from.
 //!
-//! One file per operation (`claim`, `release`, `renew`, `take`, `update`), each an
+//! One file per operation (`claim`, `release`, `renew`, `take`, `update`, `plan`), each an
 //! `impl Planner` block; the request and refusal types in `request` and `refusal`; the
 //! planner, the checks every plan passes and [`plan`] itself here.
 
@@ -15,6 +15,7 @@
 #![allow(clippy::result_large_err)]
 
 mod claim;
+mod plan;
 mod refusal;
 mod release;
 mod renew;
@@ -156,6 +157,7 @@ pub fn plan_evaluated(
             add_paths,
             add_resources,
         }),
+        Request::Plan { paths, purpose, .. } => planner.plan_backlog(paths, purpose.as_deref()),
     }?;
     check_lands(rail, &plan)?;
     Ok(plan)
@@ -299,7 +301,11 @@ fn check_lands(rail: &Rail, plan: &Plan) -> Result<(), Refusal> {
         kept += 1;
     }
     for line in new.lines.iter().skip(kept) {
-        let counts = matches!(&line.kind, LineKind::Claim(c) if c.task == plan.task);
+        let counts = match &line.kind {
+            LineKind::Claim(c) => c.task == plan.task,
+            LineKind::Planned(p) => p.task == plan.task && plan.op == "plan",
+            _ => false,
+        };
         if counts && !line.in_markup {
             continue;
         }

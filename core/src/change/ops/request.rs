@@ -1,4 +1,4 @@
-//! What a session asks for: [`Request`] (claim, release, renew, take, update) and how it reads
+//! What a session asks for: [`Request`] (claim, release, renew, take, update, plan) and how it reads
 //! from JSON through one flat wire struct.
 
 use serde::{Deserialize, Serialize};
@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 /// What a session asks for. As JSON: `{"op": "claim", "task": "…", "paths": […]}`,
 /// `{"op": "release", "task": "…", "touched": […]}`, `{"op": "renew", "task": "…"}`,
 /// `{"op": "take", "task": "…", "reason": "…"}`, `{"op": "update", "task": "…", "paths": […]}`
-/// (or `"add_paths": […]`, which keeps the paths held).
+/// (or `"add_paths": […]`, which keeps the paths held), `{"op": "plan", "task": "…", "paths": […],
+/// "purpose": "…"}` (a backlog entry).
 ///
 /// Read through [`WireRequest`], one flat struct, rather than serde's internally tagged enum
 /// code, which buffers the whole object in serde's `Content` first (about 7 KB of the wasm
@@ -62,6 +63,18 @@ pub enum Request {
         #[cfg_attr(feature = "ts", ts(optional = nullable))]
         add_resources: Vec<String>,
     },
+    /// Put the task on the backlog (`- [ ] task | paths: … | purpose: …` in claims.md), unless
+    /// it is on the rail already (planned, or claimed in any state): an agent's task list
+    /// (Claude Code's TaskCreated) becomes the rail's.
+    Plan {
+        task: String,
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        paths: Vec<String>,
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        purpose: Option<String>,
+    },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,6 +109,7 @@ enum Op {
     Renew,
     Take,
     Update,
+    Plan,
 }
 
 /// Every field any op has, as they come over the wire (`null` and absent alike).
@@ -168,6 +182,11 @@ impl TryFrom<WireRequest> for Request {
                 add_paths: w.add_paths.unwrap_or_default(),
                 add_resources: w.add_resources.unwrap_or_default(),
             },
+            Op::Plan => Request::Plan {
+                task,
+                paths: w.paths.unwrap_or_default(),
+                purpose: w.purpose,
+            },
         })
     }
 }
@@ -216,6 +235,10 @@ impl Request {
                 check_list("add_resources", add_resources, limits::RESOURCES)?;
                 text("purpose", purpose, limits::PURPOSE_BYTES)
             }
+            Request::Plan { paths, purpose, .. } => {
+                check_list("paths", paths, limits::PATHS)?;
+                text("purpose", purpose, limits::PURPOSE_BYTES)
+            }
         }
     }
 
@@ -225,7 +248,8 @@ impl Request {
             Request::Release { task, .. }
             | Request::Renew { task }
             | Request::Take { task, .. }
-            | Request::Update { task, .. } => task,
+            | Request::Update { task, .. }
+            | Request::Plan { task, .. } => task,
         }
     }
 
@@ -236,6 +260,7 @@ impl Request {
             Request::Renew { .. } => "renew",
             Request::Take { .. } => "take",
             Request::Update { .. } => "update",
+            Request::Plan { .. } => "plan",
         }
     }
 }

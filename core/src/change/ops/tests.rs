@@ -77,6 +77,11 @@ fn requests_round_trip_through_the_wire_form() {
             add_paths: vec!["b".into()],
             add_resources: Vec::new(),
         },
+        Request::Plan {
+            task: "a".into(),
+            paths: vec!["a/**".into()],
+            purpose: Some("p".into()),
+        },
     ];
     for r in all {
         let json = serde_json::to_string(&r).unwrap();
@@ -286,4 +291,48 @@ fn no_plan_makes_a_file_larger_than_rail_reads() {
         done: false,
     };
     assert!(plan(&texts, &now(), "alice", &release).is_ok());
+}
+
+/// A task put on the backlog reads back as a planned task that `rail ready` lists and `rail
+/// claim` takes its paths from; planned again, or once claimed, nothing changes.
+#[test]
+fn a_planned_task_goes_on_the_backlog_once() {
+    let texts = claims("# Claims\n\nbeta | bob | 2026-12-01T09:00Z\n");
+    let request = |task: &str| Request::Plan {
+        task: task.into(),
+        paths: vec!["alpha/**".into(), "alpha/**".into()],
+        purpose: Some("the alpha part".into()),
+    };
+    let plan = super::plan(&texts, &now(), "main~claude-1", &request("alpha")).unwrap();
+    assert!(!plan.noop);
+    let text = crate::text::edit::apply(
+        texts.claims.as_ref().unwrap().text.as_str(),
+        &plan.edits[0].edits,
+    )
+    .unwrap();
+    assert!(
+        text.ends_with("beta | bob | 2026-12-01T09:00Z\n- [ ] alpha | paths: alpha/** | purpose: the alpha part\n"),
+        "{text}"
+    );
+    assert!(
+        plan.log_line.as_deref().unwrap().contains("planned"),
+        "{:?}",
+        plan.log_line
+    );
+    let after = claims(&text);
+    let eval = crate::model::Rail::load(&after).evaluate(&now());
+    let planned = eval.planned_of("alpha").expect("on the backlog");
+    assert_eq!(planned.paths, ["alpha/**"]);
+    assert_eq!(planned.purpose.as_deref(), Some("the alpha part"));
+    for (texts, task) in [(&after, "alpha"), (&texts, "beta")] {
+        let again = super::plan(texts, &now(), "main~claude-1", &request(task)).unwrap();
+        assert!(again.noop && again.edits.is_empty(), "{task}: {again:?}");
+    }
+    // A purpose that would end the entry early is refused, not cut.
+    let bad = Request::Plan {
+        task: "gamma".into(),
+        paths: Vec::new(),
+        purpose: Some("a | b".into()),
+    };
+    assert!(super::plan(&texts, &now(), "main~claude-1", &bad).is_err());
 }

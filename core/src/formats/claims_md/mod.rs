@@ -781,6 +781,19 @@ pub fn render_claim(claim: &NewClaim, now: Time) -> String {
     line
 }
 
+/// Renders a backlog entry Rail writes: `- [ ] task | paths: … | purpose: …`, purpose last
+/// (the form `rail ready` reads; docs/format.md, "The backlog").
+pub fn render_planned(task: &str, paths: &[String], purpose: Option<&str>) -> String {
+    let mut line = format!("- [ ] {task}");
+    if !paths.is_empty() {
+        line.push_str(&format!(" | paths: {}", paths.join(", ")));
+    }
+    if let Some(p) = purpose.filter(|p| !p.is_empty()) {
+        line.push_str(&format!(" | purpose: {p}"));
+    }
+    line
+}
+
 /// The edit that sets field `key` of the claim on `line` to `value`: replaces the value if the
 /// field exists, inserts a field otherwise (before `purpose`, which runs to the end of a plain
 /// line). Nothing else on the line changes.
