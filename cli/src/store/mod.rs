@@ -13,6 +13,7 @@ pub mod heartbeat;
 pub mod lock;
 mod log;
 pub mod notice;
+pub mod tasks;
 
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};

@@ -24,6 +24,7 @@ mod sessions;
 mod shared;
 mod shell;
 mod status;
+mod teams;
 mod worktree;
 mod worktree_hook;
 mod worktree_prune;

@@ -1,6 +1,7 @@
 //! Claude Code: its hook payloads (PreToolUse, PostToolUse and PostToolUseFailure for Edit,
 //! Write, MultiEdit, NotebookEdit, Bash and `mcp__*` tools; Stop; SessionEnd; WorktreeCreate and
-//! WorktreeRemove), its answer — a block is
+//! WorktreeRemove; an agent team's TaskCreated, TaskUpdate, TaskCompleted, TeammateIdle and
+//! SubagentStop), its answer — a block is
 //! exit 2 with the reason on stderr; a worktree made is its path alone on stdout — and what `rail
 //! init --agents` installs (`.claude/settings.json`, `.mcp.json`).
 //!
@@ -43,9 +44,10 @@ pub fn hooks(rail: &str) -> Vec<(&'static str, Value)> {
     let hook = |timeout: u32| json!({ "type": "command", "command": command, "timeout": timeout });
     let tools = "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*";
     vec![
+        // TaskUpdate too: a teammate setting a task in progress takes its claim.
         (
             "PreToolUse",
-            json!({ "matcher": tools, "hooks": [hook(10)] }),
+            json!({ "matcher": format!("{tools}|TaskUpdate"), "hooks": [hook(10)] }),
         ),
         // After the tool: what it changed in other sessions' paths is checked and put back.
         (
@@ -60,6 +62,13 @@ pub fn hooks(rail: &str) -> Vec<(&'static str, Value)> {
         ),
         ("Stop", json!({ "hooks": [hook(10)] })),
         ("SessionEnd", json!({ "hooks": [hook(30)] })),
+        // An agent team's task list: a task created is on the backlog; its completion passes
+        // Rail's gate, which runs the check (the bound is the hook's own, GATE_BUDGET_MS).
+        ("TaskCreated", json!({ "hooks": [hook(10)] })),
+        (TASK_COMPLETED, json!({ "hooks": [hook(GATE_TIMEOUT_S)] })),
+        // An idle teammate renews like a Stop; a subagent's end releases its own claims.
+        ("TeammateIdle", json!({ "hooks": [hook(10)] })),
+        ("SubagentStop", json!({ "hooks": [hook(30)] })),
         // `claude --worktree NAME` makes a Rail station (a fresh checkout of a large repository
         // takes a while: the bound is the hook's own, WORKTREE_BUDGET_MS).
         (
@@ -74,6 +83,12 @@ pub fn hooks(rail: &str) -> Vec<(&'static str, Value)> {
 }
 
 const WORKTREE_CREATE: &str = "WorktreeCreate";
+const TASK_COMPLETED: &str = "TaskCompleted";
+
+/// The timeout Rail installs on TaskCompleted (the gate runs rail.yaml's check), and the time
+/// it allows itself within it.
+const GATE_TIMEOUT_S: u32 = 600;
+const GATE_BUDGET_MS: u64 = 590_000;
 const WORKTREE_REMOVE: &str = "WorktreeRemove";
 
 /// The timeout Rail installs on its worktree hooks, and the time it allows itself within it.
@@ -203,7 +218,7 @@ impl Spec for Claude {
     }
 
     fn hook_help(&self) -> Option<&'static str> {
-        Some("Claude Code: PreToolUse, PostToolUse and PostToolUseFailure (Edit, Write, MultiEdit, NotebookEdit, Bash, MCP), Stop, SessionEnd, WorktreeCreate and WorktreeRemove (`claude --worktree NAME` makes a Rail station); also VS Code's agent and Cursor, which load Claude Code's settings file")
+        Some("Claude Code: PreToolUse, PostToolUse and PostToolUseFailure (Edit, Write, MultiEdit, NotebookEdit, Bash, MCP), Stop, SessionEnd, WorktreeCreate and WorktreeRemove (`claude --worktree NAME` makes a Rail station), an agent team's TaskCreated (the backlog), TaskUpdate (the claim), TaskCompleted (the gate), TeammateIdle and SubagentStop; also VS Code's agent and Cursor, which load Claude Code's settings file")
     }
 
     /// VS Code's agent writes camelCase (`hookEventName`, `sessionId`); Cursor sends
@@ -223,7 +238,27 @@ impl Spec for Claude {
 
     fn event(&self, _: Harness, name: &str, payload: &Map<String, Value>) -> Option<Event> {
         match name {
+            "PreToolUse"
+                if payload.get("tool_name").and_then(Value::as_str) == Some("TaskUpdate") =>
+            {
+                Some(super::team::update_event(
+                    payload.get("tool_input").unwrap_or(&Value::Null),
+                ))
+            }
             "PreToolUse" => Some(super::tool_call(self, payload, false)),
+            "TaskCreated" | TASK_COMPLETED => Some(super::team::list_event(name, payload)),
+            // An idle teammate is a turn's end; a subagent's end (its `agent_id`) is that
+            // session's end. A SubagentStop without one would read as the lead's end: passed.
+            "TeammateIdle" => Some(Event::Stop),
+            "SubagentStop"
+                if payload
+                    .get("agent_id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|a| !a.is_empty()) =>
+            {
+                Some(Event::SessionEnd)
+            }
+            "SubagentStop" => Some(Event::Pass),
             "PostToolUse" | "PostToolUseFailure" => Some(super::after_tool(payload, "tool_name")),
             WORKTREE_CREATE | WORKTREE_REMOVE => Some(Event::Worktree(worktree(name, payload))),
             _ => None,
@@ -257,6 +292,7 @@ impl Spec for Claude {
     fn lifecycle_budget_ms(&self, event: &Event) -> u64 {
         match event {
             Event::Worktree(_) => WORKTREE_BUDGET_MS,
+            Event::Task(super::team::TaskEvent::Completed { .. }) => GATE_BUDGET_MS,
             _ => 5_000,
         }
     }

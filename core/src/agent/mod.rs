@@ -48,6 +48,7 @@ pub mod hook;
 pub mod patch;
 pub mod setup;
 pub mod shell;
+pub mod team;
 
 mod call;
 pub(crate) use call::is_version;
@@ -306,6 +307,9 @@ pub enum Event {
     /// and WorktreeRemove): a Rail station. `Err`: the payload names no usable worktree (the
     /// reason, worded for the person whose agent does not start).
     Worktree(Result<WorktreeEvent, String>),
+    /// The agent's own task list (Claude Code's agent teams): a task created, taken or
+    /// completed ([`team`]).
+    Task(team::TaskEvent),
     /// An event Rail has nothing to do with (answered with the agent's plain "go on").
     Pass,
     /// The payload cannot be read: the hook cannot judge (never a silent allow).

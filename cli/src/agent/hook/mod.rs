@@ -8,12 +8,14 @@
 //! worded. Whatever happens it answers, and within a bound ([`watchdog`]).
 
 pub mod session;
+pub mod team;
 pub mod tool;
 pub mod watchdog;
 
 use std::io::Read;
 use std::time::Duration;
 
+use rail_core::agent::team::TaskEvent;
 use rail_core::agent::{self, Agent, Event, Harness, Outcome};
 use rail_core::text::ident::Acting;
 
@@ -117,8 +119,9 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
         let _ = std::env::set_current_dir(dir);
     }
     let ctx = make_ctx().map(|mut ctx| {
-        if call.event.is_lifecycle() {
-            // A Stop or session end must answer within its agent's limit, lock wait included.
+        if call.event.is_lifecycle() || matches!(call.event, Event::Task(_)) {
+            // A Stop, a session end or a task-list event must answer within its agent's limit,
+            // lock wait included.
             let wait = agent::lifecycle_lock_wait_ms(call.harness, &call.event);
             ctx.lock_cap = Some(Duration::from_millis(wait));
         }
@@ -205,6 +208,15 @@ fn watch(dog: &Watchdog, call: &agent::Call) {
     } else if let Event::Worktree(_) = call.event {
         let budget = Duration::from_millis(agent::lifecycle_budget_ms(harness, &call.event));
         dog.watch(harness, Awaited::Worktree, budget);
+    } else if let Event::Task(task) = &call.event {
+        let budget = Duration::from_millis(agent::lifecycle_budget_ms(harness, &call.event));
+        let kind = match task {
+            // A task created is never blocked: a note, and the task is made.
+            TaskEvent::Created { .. } => Awaited::Lifecycle(call.event_name.clone()),
+            TaskEvent::Started { .. } => Awaited::Tool,
+            TaskEvent::Completed { .. } => Awaited::Gate,
+        };
+        dog.watch(harness, kind, budget);
     } else {
         dog.watch(harness, Awaited::Tool, timeout);
     }
@@ -245,6 +257,15 @@ fn judge(
         } => match ctx {
             Ok(ctx) => tool::pre_tool_use(ctx, agent, here, targets, unanalysed),
             Err(f) => fail_safe(&f.message),
+        },
+        Event::Task(task) => match ctx {
+            Ok(ctx) => team::on_task(ctx, call, here, task),
+            Err(f) => match task {
+                TaskEvent::Created { .. } => {
+                    Outcome::Lifecycle(Some(format!("Rail: at {}: {}", call.event_name, f.message)))
+                }
+                _ => fail_safe(&f.message),
+            },
         },
         Event::Stop | Event::SessionEnd => Outcome::Lifecycle(match ctx {
             Ok(ctx) => session::on_lifecycle(ctx, call, here).err().map(|e| {

@@ -21,7 +21,8 @@ pub fn notice_call(event: &Event) -> Option<rail_core::agent::hook::CallStage> {
         Event::Tool { .. } => Some(Call::BeforeTool),
         Event::AfterTool { .. } => Some(Call::AfterTool),
         Event::Stop | Event::SessionEnd => Some(Call::Lifecycle),
-        Event::Pass | Event::Malformed(_) | Event::Worktree(_) => None,
+        // A task-list event answers for itself (a notice waits for the next tool call).
+        Event::Pass | Event::Malformed(_) | Event::Worktree(_) | Event::Task(_) => None,
     }
 }
 

@@ -88,6 +88,8 @@ pub enum Awaited {
     Lifecycle(String),
     /// A worktree event: refused, and the station maybe half made.
     Worktree,
+    /// A task's completion at Rail's gate: refused, the task kept pending.
+    Gate,
 }
 
 /// The watchdog of one hook call: told what the call turned out to be, it answers when that
@@ -139,6 +141,9 @@ fn failure_outcome(watch: &Watch, why: &str) -> Outcome {
         Awaited::Worktree => Outcome::Worktree(Err(format!(
             "Rail: the station was not finished ({why}); see `rail worktree list` for what is there"
         ))),
+        Awaited::Gate => Outcome::Deny(format!(
+            "Rail: the gate did not finish ({why}); the task stays pending: run `rail done TASK` to see why"
+        )),
         Awaited::Tool => fail_safe(why),
     }
 }
@@ -182,6 +187,7 @@ fn watchdog(mut watch: Watch, updates: mpsc::Receiver<Watch>) {
     }
     let took = watch.bound.as_millis();
     let why = match &watch.kind {
+        Awaited::Gate => format!("the check took longer than {took} ms"),
         Awaited::Lifecycle(_) | Awaited::Worktree => format!(
             "it took longer than {took} ms: the rail lock is busy or the rail is slow to read"
         ),
