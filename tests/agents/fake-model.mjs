@@ -44,8 +44,9 @@ export function startModel() {
       if (main) record(state, messages);
       if (main && process.env.RAIL_E2E_DUMP) fs.appendFileSync(process.env.RAIL_E2E_DUMP, `${JSON.stringify(messages)}\n`);
       const step = main ? messages.filter((m) => m.role === 'assistant').length : -1;
-      const call = step >= 0 ? scriptOf(state, messages)[step] : undefined;
-      anthropicStream(res, json.model, call, step);
+      const { script, tag } = scriptOf(state, messages);
+      const call = step >= 0 ? script[step] : undefined;
+      anthropicStream(res, json.model, call, step, tag);
     });
   });
   return new Promise((resolve) => {
@@ -55,11 +56,14 @@ export function startModel() {
 
 // The script of one conversation: `state.scripts` ([{ when, script }]) holds one per agent of a
 // team or subagent, chosen by a text its first user message carries (the prompt it was given);
-// any other conversation follows `state.script`.
+// any other conversation follows `state.script`. Its tag goes into its tool calls' ids
+// (`toolu_s0step2`), so two conversations' calls are never one id (a recorded result, Rail's
+// after-tool snapshot).
 function scriptOf(state, messages) {
   const first = messages.find((m) => m.role === 'user');
   const text = typeof first?.content === 'string' ? first.content : (first?.content ?? []).map((p) => p.text ?? '').join('\n');
-  return (state.scripts ?? []).find((s) => text.includes(s.when))?.script ?? state.script;
+  const i = (state.scripts ?? []).findIndex((s) => text.includes(s.when));
+  return i >= 0 ? { script: state.scripts[i].script, tag: `s${i}` } : { script: state.script, tag: '' };
 }
 
 // Each tool result, with the text the agent sent after it before the model's next turn (in the
@@ -86,7 +90,7 @@ function record(state, messages) {
   });
 }
 
-function anthropicStream(res, model, call, step) {
+function anthropicStream(res, model, call, step, tag = '') {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const send = (event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
   send('message_start', {
@@ -104,7 +108,7 @@ function anthropicStream(res, model, call, step) {
   if (call) {
     send('content_block_start', {
       index: 0,
-      content_block: { type: 'tool_use', id: `toolu_step${step}`, name: call.tool, input: {} },
+      content_block: { type: 'tool_use', id: `toolu_${tag}step${step}`, name: call.tool, input: {} },
     });
     send('content_block_delta', {
       index: 0,

@@ -645,6 +645,72 @@ const scenarios = [
       ];
     },
   },
+  // Issue 44: an agent team drives the rail. The lead creates task "alpha" (`paths: alpha/**`)
+  // in its task list, sees it in `rail ready`, and spawns a teammate (its own script, chosen by
+  // its prompt) that sets the task in progress (its claim), writes a file outside the claim and
+  // tries to complete it (Rail's gate refuses, the reason reaches the model), removes that file
+  // and completes it (allowed: the claim released, the backlog entry ticked).
+  {
+    name: 'agent team: a task on the backlog, claimed by its teammate, gated at completion',
+    agents: ['claude'],
+    env: { CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS: '1', CLAUDE_CODE_ENABLE_TODO_TOOLS: '1' },
+    setup: (agent) => {
+      const cwd = repo('team', agent);
+      fs.writeFileSync(path.join(cwd, 'rail.yaml'), 'check: test -f alpha/a.txt\n');
+      git(cwd, 'add', '-A');
+      git(cwd, 'commit', '-q', '-m', 'agent configs and the check');
+      return { cwd };
+    },
+    script: (d) => [
+      { tool: 'ToolSearch', input: { query: 'select:TaskCreate,TaskUpdate,TaskList' } },
+      { tool: 'TaskCreate', input: { subject: 'alpha', description: 'paths: alpha/**' } },
+      d.shell('rail ready'),
+      {
+        tool: 'Agent',
+        input: { description: 'alpha worker', prompt: 'TEAMMATE-ALPHA: take task 1 and finish it', name: 'mate', run_in_background: false },
+      },
+    ],
+    scripts: (d, cwd) => [
+      {
+        when: 'TEAMMATE-ALPHA',
+        script: [
+          { tool: 'ToolSearch', input: { query: 'select:TaskUpdate' } },
+          { tool: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } },
+          d.file(path.join(cwd, 'beta.txt'), 'outside\n'),
+          d.file(path.join(cwd, 'alpha/a.txt'), 'inside\n'),
+          { tool: 'TaskUpdate', input: { taskId: '1', status: 'completed' } },
+          d.shell('rm beta.txt'),
+          { tool: 'TaskUpdate', input: { taskId: '1', status: 'completed' } },
+        ],
+      },
+    ],
+    checks: ({ cwd }, results) => {
+      const log = read(path.join(cwd, 'claims.log')) ?? '';
+      const claims = read(path.join(cwd, 'claims.md')) ?? '';
+      const mate = (step) => results.find((r) => r.id === `toolu_s0step${step}`);
+      const lead = (step) => results.find((r) => r.id === `toolu_step${step}`);
+      const claimer = /\| claimed \| alpha \| (\S+) \|/.exec(log)?.[1];
+      return [
+        ['the task went on the backlog from TaskCreated', /\| planned \| alpha \| main~claude-[a-z0-9]{8} \|/.test(log), log],
+        ['`rail ready` listed it', /alpha/.test(lead(2)?.text ?? ''), lead(2)?.text],
+        [
+          "the teammate's in_progress claimed it as the teammate's session",
+          /^main~claude-[a-z0-9]{8}~sub-[a-z0-9]{8}$/.test(claimer ?? ''),
+          log,
+        ],
+        ['the claim took the paths from the description', /\| claimed \| alpha \| \S+ \|.*paths: alpha\/\*\*/.test(log), log],
+        [
+          'the gate refused the completion, its reason naming the file outside the claim reached the model',
+          /beta\.txt/.test(mate(4)?.text ?? '') && /alpha is not done/.test(mate(4)?.text ?? ''),
+          mate(4)?.text,
+        ],
+        ['the refusal is logged as out of scope', /\| done \| alpha \| \S+ \|.*verdict: out-of-scope/.test(log), log],
+        ['the second completion passed the gate', /\| done \| alpha \| \S+ \|.*verdict: passed/.test(log), log],
+        ['the claim is released and the backlog entry ticked', !/^alpha \|/m.test(claims) && /^- \[x\] alpha \|/m.test(claims), claims],
+        ["the teammate's second completion was not refused", !/not done/.test(mate(6)?.text ?? 'missing'), mate(6)?.text],
+      ];
+    },
+  },
 ];
 
 // Issue 44: two Claude Code processes at once in one checkout on `main`, no RAIL_SESSION, each
@@ -764,8 +830,9 @@ for (const agent of agents) {
   )) {
     const ctx = sc.setup(agent);
     model.state.script = sc.script(d, ctx.cwd);
+    model.state.scripts = sc.scripts ? sc.scripts(d, ctx.cwd) : [];
     model.state.results = [];
-    const env = d.env(model.port, ctx);
+    const env = { ...d.env(model.port, ctx), ...(sc.env ?? {}) };
     if (sc.prepare) await sc.prepare(ctx, env);
     const run = await d.run(ctx.cwd, env, ctx);
     for (const [name, ok, detail] of sc.checks(ctx, model.state.results, { ...run, env, agent })) {
@@ -777,11 +844,12 @@ for (const agent of agents) {
     }
   }
 }
-if (agents.includes('claude')) {
+const twoSessions = 'two sessions at once in one checkout on main';
+if (agents.includes('claude') && (!scenarioText || twoSessions.includes(scenarioText))) {
   for (const [name, ok, detail] of await twoClaudeSessions()) {
     total++;
     if (ok) passed++;
-    console.log(`${ok ? 'ok  ' : 'FAIL'} claude: two sessions at once in one checkout on main: ${name}`);
+    console.log(`${ok ? 'ok  ' : 'FAIL'} claude: ${twoSessions}: ${name}`);
     if (!ok || process.env.RAIL_E2E_VERBOSE === '1') console.log(`     got: ${JSON.stringify(detail ?? null)}`);
   }
 }
