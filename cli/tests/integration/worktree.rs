@@ -12,14 +12,15 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{code, commit, git_in, stderr, stdout, Repo};
 
-/// A repository and a directory for its stations (removed with it).
-struct Site {
-    repo: Repo,
+/// A repository and a directory for its stations (removed with it); worktree_prune.rs adds
+/// its own steps.
+pub(crate) struct Site {
+    pub(crate) repo: Repo,
     stations: tempfile::TempDir,
 }
 
 impl Site {
-    fn new() -> Site {
+    pub(crate) fn new() -> Site {
         Site {
             repo: Repo::new(),
             stations: tempfile::Builder::new()
@@ -29,12 +30,12 @@ impl Site {
         }
     }
 
-    fn dir(&self, name: &str) -> PathBuf {
+    pub(crate) fn dir(&self, name: &str) -> PathBuf {
         self.stations.path().join(name)
     }
 
     /// `rail worktree TASK --dir …` (the branch and session are the task).
-    fn station(&self, task: &str, env: &[(&str, &str)]) -> PathBuf {
+    pub(crate) fn station(&self, task: &str, env: &[(&str, &str)]) -> PathBuf {
         let dir = self.dir(task);
         let out = self.repo.rail_env(
             &[
@@ -51,12 +52,12 @@ impl Site {
         dir
     }
 
-    fn rail(&self, args: &[&str]) -> std::process::Output {
+    pub(crate) fn rail(&self, args: &[&str]) -> std::process::Output {
         self.repo.rail(args)
     }
 
     /// The commit a branch is at, or `None` when it does not exist.
-    fn branch(&self, name: &str) -> Option<String> {
+    pub(crate) fn branch(&self, name: &str) -> Option<String> {
         let out = std::process::Command::new("git")
             .args([
                 "rev-parse",
@@ -72,11 +73,11 @@ impl Site {
             .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
     }
 
-    fn worktrees(&self) -> String {
+    pub(crate) fn worktrees(&self) -> String {
         self.repo.git(&["worktree", "list", "--porcelain"])
     }
 
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         self.repo.read("claims.log")
     }
 }

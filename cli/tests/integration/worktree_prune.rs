@@ -10,38 +10,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{code, commit, git_in, stderr, stdout, Repo};
-
-/// A repository and a directory for its worktrees (removed with it).
-struct Site {
-    repo: Repo,
-    dirs: tempfile::TempDir,
-}
+use crate::common::{code, commit, git_in, stderr, stdout};
+use crate::worktree::Site;
 
 impl Site {
-    fn new() -> Site {
-        Site {
-            repo: Repo::new(),
-            dirs: tempfile::Builder::new()
-                .prefix("rail-prune-")
-                .tempdir()
-                .unwrap(),
-        }
-    }
-
-    /// `rail worktree TASK` (branch and session TASK, a live claim).
-    fn station(&self, task: &str) -> PathBuf {
-        let dir = self.dirs.path().join(task);
-        let out = self
-            .repo
-            .rail(&["worktree", task, "--dir", dir.to_str().unwrap()]);
-        assert_eq!(code(&out), 0, "{}", stderr(&out));
-        dir
-    }
-
     /// `git worktree add -b BRANCH` by hand.
     fn by_hand(&self, branch: &str) -> PathBuf {
-        let dir = self.dirs.path().join(branch);
+        let dir = self.dir(branch);
         self.repo
             .git(&["worktree", "add", "-q", "-b", branch, dir.to_str().unwrap()]);
         dir
@@ -51,21 +26,6 @@ impl Site {
     fn merged(&self, dir: &Path, branch: &str, file: &str) {
         commit(dir, file, "done\n");
         self.repo.git(&["merge", "-q", branch]);
-    }
-
-    fn branch(&self, name: &str) -> bool {
-        std::process::Command::new("git")
-            .args([
-                "rev-parse",
-                "--verify",
-                "--quiet",
-                &format!("refs/heads/{name}"),
-            ])
-            .current_dir(self.repo.path())
-            .output()
-            .unwrap()
-            .status
-            .success()
     }
 
     fn prune(&self, args: &[&str]) -> serde_json::Value {
@@ -126,7 +86,7 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn merged_clean_worktrees_go_whoever_made_them_and_their_bytes_are_counted() {
     let site = Site::new();
-    let station = site.station("auth");
+    let station = site.station("auth", &[]);
     site.merged(&station, "auth", "auth.rs");
     let out = site.repo.rail(&["release", "auth", "--session", "auth"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -148,7 +108,7 @@ fn merged_clean_worktrees_go_whoever_made_them_and_their_bytes_are_counted() {
     expected.sort();
     assert_eq!(removed, expected, "{dry:#}");
     assert_eq!(site.repo.git(&["worktree", "list", "--porcelain"]), before);
-    assert!(station.exists() && hand.exists() && site.branch("hand"));
+    assert!(station.exists() && hand.exists() && site.branch("hand").is_some());
 
     let report = site.prune(&[]);
     let mut removed = paths(&report, "removed");
@@ -160,7 +120,7 @@ fn merged_clean_worktrees_go_whoever_made_them_and_their_bytes_are_counted() {
     );
     assert!(!station.exists() && !hand.exists());
     assert!(
-        !site.branch("auth") && !site.branch("hand"),
+        !site.branch("auth").is_some() && !site.branch("hand").is_some(),
         "merged branches deleted"
     );
     let freed = report["report"]["freed_bytes"].as_u64().unwrap();
@@ -218,10 +178,10 @@ fn each_worktree_with_work_or_a_session_in_it_is_kept_as_it_was() {
     ]);
     let cwd = site.by_hand("cwd");
     // Rail's own: a station whose claim is live, merged and clean.
-    let claimed = site.station("claimed");
+    let claimed = site.station("claimed", &[]);
     site.merged(&claimed, "claimed", "c.rs");
     // Rail's own, with uncommitted work and a released claim.
-    let station_dirty = site.station("station-dirty");
+    let station_dirty = site.station("station-dirty", &[]);
     site.repo
         .rail(&["release", "station-dirty", "--session", "station-dirty"]);
     std::fs::write(station_dirty.join("wip.rs"), "wip\n").unwrap();
@@ -397,7 +357,7 @@ fn a_missing_directory_and_an_unreadable_one_are_kept() {
         .repo
         .git(&["worktree", "list", "--porcelain"])
         .contains(gone.to_str().unwrap()));
-    assert!(site.branch("gone"));
+    assert!(site.branch("gone").is_some());
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
