@@ -120,7 +120,7 @@ fn merged_clean_worktrees_go_whoever_made_them_and_their_bytes_are_counted() {
     );
     assert!(!station.exists() && !hand.exists());
     assert!(
-        !site.branch("auth").is_some() && !site.branch("hand").is_some(),
+        site.branch("auth").is_none() && site.branch("hand").is_none(),
         "merged branches deleted"
     );
     let freed = report["report"]["freed_bytes"].as_u64().unwrap();
