@@ -2,6 +2,7 @@
 //! fail-safe behaviour, the instruction snippet and settings merge on disk, stations guarded
 //! for every agent, guard status and `rail doctor`.
 
+use crate::common::NoSession;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -38,7 +39,7 @@ fn run_hook(agent: &str, dir: &Path, stdin: &str, env: &[(&str, &str)]) -> Outpu
 /// its input.
 fn feed(mut cmd: Command, dir: &Path, stdin: &str, env: &[(&str, &str)]) -> Output {
     cmd.current_dir(dir)
-        .env_remove("RAIL_SESSION")
+        .no_session()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -4,6 +4,7 @@
 //! emptied by `git diff --output=F`, a command run by `git fetch --upload-pack=CMD`. Each must
 //! fail with words, and leave every file as it was.
 
+use crate::common::NoSession;
 use std::process::{Command, Stdio};
 
 use crate::common::{code, stderr, Repo};
@@ -68,7 +69,7 @@ fn pre_push_ids_are_operands() {
         let mut child = Command::new(crate::common::rail_bin())
             .args(["check", "--pre-push", "--session", "s"])
             .current_dir(repo.path())
-            .env_remove("RAIL_SESSION")
+            .no_session()
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

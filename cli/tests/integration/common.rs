@@ -72,10 +72,9 @@ impl Repo {
         let mut cmd = Command::new(rail_bin());
         cmd.args(args)
             .current_dir(dir)
-            .env_remove("RAIL_SESSION")
+            .no_session()
             .env_remove("RAIL_DIR")
             .env_remove("RAIL_NOW");
-        not_an_agents_child(&mut cmd);
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -198,8 +197,7 @@ pub fn hook_call(
     cmd.arg("hook")
         .args(agent.split_whitespace())
         .current_dir(dir)
-        .env_remove("RAIL_SESSION");
-    not_an_agents_child(&mut cmd);
+        .no_session();
     if let Some(s) = session {
         cmd.env("RAIL_SESSION", s);
     }
@@ -227,10 +225,19 @@ pub fn claude_bash(cwd: &Path, command: &str) -> String {
     .to_string()
 }
 
-/// Without the variables an agent gives its children (`CLAUDE_CODE_SESSION_ID`, …): a test run
-/// from inside an agent's shell acts as a person's terminal would, unless it sets one itself.
-pub fn not_an_agents_child(cmd: &mut Command) {
-    for (var, _, _) in rail_core::agent::SESSION_VARS {
-        cmd.env_remove(var);
+/// A `rail` started as from a person's terminal: no `RAIL_SESSION`, and none of the variables
+/// an agent gives its children (`CLAUDE_CODE_SESSION_ID`, …), so a test run from inside an
+/// agent's shell acts as the branch unless it names a session itself.
+pub trait NoSession {
+    fn no_session(&mut self) -> &mut Self;
+}
+
+impl NoSession for Command {
+    fn no_session(&mut self) -> &mut Self {
+        self.env_remove("RAIL_SESSION");
+        for (var, _, _) in rail_core::agent::SESSION_VARS {
+            self.env_remove(var);
+        }
+        self
     }
 }

@@ -7,6 +7,7 @@
 //! suite.
 #![cfg(unix)]
 
+use crate::common::NoSession;
 use std::collections::BTreeMap;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
@@ -39,7 +40,7 @@ fn with_file_limit(dir: &Path, blocks: u32, args: &[&str], env: &[(&str, &str)])
 
 fn run_bounded(mut cmd: Command, dir: &Path, env: &[(&str, &str)]) -> Output {
     cmd.current_dir(dir)
-        .env_remove("RAIL_SESSION")
+        .no_session()
         .env_remove("RAIL_DIR")
         .env_remove("RAIL_NOW")
         .env_remove("RAIL_TEST_CRASH")

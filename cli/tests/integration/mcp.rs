@@ -3,6 +3,7 @@
 //! naming the holder, what a malformed line gets (an error, and the server keeps serving), and
 //! the end of input ending the server with exit 0. Every stdout line must be a JSON-RPC message.
 
+use crate::common::NoSession;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -33,14 +34,13 @@ impl Server {
         cmd.arg("mcp")
             .args(args)
             .current_dir(dir)
-            .env_remove("RAIL_SESSION")
+            .no_session()
             .env_remove("RAIL_DIR")
             .env_remove("RAIL_NOW")
             .env_remove("RAIL_OWNER_PID")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
-        crate::common::not_an_agents_child(&mut cmd);
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -394,7 +394,7 @@ fn on_a_shared_rail_refusals_name_the_holder_and_the_tool_to_call() {
         let init = Command::new(rail_bin())
             .args(["init", "--remote", "origin"])
             .current_dir(dir.path())
-            .env_remove("RAIL_SESSION")
+            .no_session()
             .output()
             .unwrap();
         assert!(init.status.success(), "{init:?}");

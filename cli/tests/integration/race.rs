@@ -1,6 +1,7 @@
 //! Real processes racing on one rail: claims, stale locks, releases and the seed's flock
 //! one-liner. Every test checks the rail afterwards: one holder per task, nothing lost or torn.
 
+use crate::common::NoSession;
 use std::collections::BTreeMap;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -13,7 +14,7 @@ fn spawn_sh(repo: &Repo, script: &str) -> Child {
         .arg(script)
         .current_dir(repo.path())
         .env("RAIL", rail_bin())
-        .env_remove("RAIL_SESSION")
+        .no_session()
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -10,6 +10,7 @@
     reason = "native only: the wasm size lints of clippy.toml bind core and wasm"
 )]
 
+use crate::common::NoSession;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -71,7 +72,7 @@ impl Home {
         std::process::Command::new(rail_bin())
             .args(args)
             .current_dir(self.main())
-            .env_remove("RAIL_SESSION")
+            .no_session()
             .env_remove("RAIL_DIR")
             .env_remove("RAIL_NOW")
             .output()

@@ -1,6 +1,7 @@
 //! One rail across machines on a git remote: a bare repository served by path and by
 //! `git daemon` on 127.0.0.1, and clones as machines.
 
+use crate::common::NoSession;
 use std::collections::BTreeMap;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -121,9 +122,7 @@ impl Machine {
 
     fn rail(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
         let mut cmd = Command::new(rail_bin());
-        cmd.args(args)
-            .current_dir(self.path())
-            .env_remove("RAIL_SESSION");
+        cmd.args(args).current_dir(self.path()).no_session();
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -178,7 +177,7 @@ fn race(remote: &Remote) {
                     .arg(script)
                     .current_dir(m.path())
                     .env("RAIL", rail_bin())
-                    .env_remove("RAIL_SESSION")
+                    .no_session()
                     .stdout(Stdio::piped())
                     .spawn()
                     .unwrap(),
@@ -285,7 +284,7 @@ fn one_machines_processes_never_fail_each_other() {
                 .arg(script)
                 .current_dir(m.path())
                 .env("RAIL", rail_bin())
-                .env_remove("RAIL_SESSION")
+                .no_session()
                 .stdout(Stdio::piped())
                 .spawn()
                 .unwrap(),
@@ -328,7 +327,7 @@ fn jobs_queued_while_a_round_fetches_share_its_commit() {
         let mut cmd = Command::new(rail_bin());
         cmd.args(["claim", task, "--session", task])
             .current_dir(m.path())
-            .env_remove("RAIL_SESSION")
+            .no_session()
             // Fetch first: the round under test is one that fetches.
             .env("RAIL_SHARED_TRUST_MS", "0")
             .stdout(Stdio::piped())
@@ -653,7 +652,7 @@ fn a_remote_that_accepts_and_never_answers_ends_at_the_deadline() {
         let mut cmd = Command::new(rail_bin());
         cmd.args(args)
             .current_dir(m.path())
-            .env_remove("RAIL_SESSION")
+            .no_session()
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         for (k, v) in env {

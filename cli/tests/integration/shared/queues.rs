@@ -4,6 +4,7 @@
 //! its commits decide nothing of the others'; forged and malformed queues are skipped without
 //! stopping a round.
 
+use crate::common::NoSession;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -57,7 +58,7 @@ fn claim_then_die(m: &Machine, task: &str, session: &str, pause: &Path) -> std::
     Command::new(rail_bin())
         .args(["claim", task, "--session", session])
         .current_dir(m.path())
-        .env_remove("RAIL_SESSION")
+        .no_session()
         .env("RAIL_TEST_PAUSE_BEFORE_PUSH", pause)
         .env("RAIL_TEST_PUBLISH", "1")
         .env("RAIL_TEST_DIE_AFTER_PUSH", "1")
