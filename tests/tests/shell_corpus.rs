@@ -116,6 +116,7 @@ fn every_command_of_the_corpus() {
             &landed.targets,
             &unanalysed,
             HookUnanalysed::Warn,
+            &[],
         );
         if verdict.decision != row.verdict {
             failures.push(format!(
@@ -130,6 +131,7 @@ fn every_command_of_the_corpus() {
             &landed.targets,
             &unanalysed,
             HookUnanalysed::Deny,
+            &[],
         );
         let expected = if unanalysed.is_empty() {
             row.verdict

@@ -48,7 +48,7 @@ fn sha256(repo: &Repo) -> bool {
         .is_some_and(|f| f.eq_ignore_ascii_case("sha256"))
 }
 
-fn stat_of(m: &std::fs::Metadata) -> Stat {
+pub(crate) fn stat_of(m: &std::fs::Metadata) -> Stat {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;

@@ -40,7 +40,11 @@ fn dir_of(repo: &Repo) -> PathBuf {
 /// on its mark (a failed write leaves the old mark, and the board says how old it is).
 pub fn mark(repo: &Repo, session: &str, seen: &HookSeen) {
     let dir = dir_of(repo);
-    if crate::sys::railfile::ensure_dir(&dir).is_err() {
+    // `rail/` first: in a repository where nothing made it yet, the mark would never be left.
+    let rail = repo.common_dir.join("rail");
+    if crate::sys::railfile::ensure_dir(&rail).is_err()
+        || crate::sys::railfile::ensure_dir(&dir).is_err()
+    {
         return;
     }
     let path = dir.join(heartbeat::file_name(session));

@@ -8,6 +8,7 @@
 //! journal and replays it, or an incomplete one (the crash happened before any file was touched)
 //! and drops it. So after SIGKILL at any point, the rail is the old version or the new one.
 
+pub mod flight;
 pub mod gitguard;
 pub mod heartbeat;
 pub mod lock;

@@ -17,6 +17,7 @@ mod crowded;
 mod gate;
 mod git_rewrites;
 mod hostile;
+mod in_flight;
 mod limits;
 mod mcp;
 mod race;

@@ -11,6 +11,7 @@
 
 use serde::Serialize;
 
+use crate::agent::flight::FlightHit;
 use crate::agent::Outcome;
 use crate::formats::config::HookUnanalysed;
 use crate::formats::notice::{self, Notice};
@@ -389,14 +390,28 @@ fn within(root: &str, path: &str) -> Option<String> {
 /// The hook's verdict on a tool call: [`decide`] on the paths it writes, and what to do with
 /// the parts Rail could not judge — never a silent allow: a warning that names them, or (rail.yaml
 /// `hook_unanalysed: deny`) a denial. A denial for a held path stays that denial.
+///
+/// `in_flight`: other sessions' uncommitted files in this checkout that the call writes
+/// (`flight::collisions`, judged by the host's facts): a live session's is denied, named; a
+/// stale or ended one's is named (`flight::join`).
 pub fn judge(
     eval: &Evaluation,
     actor: &Acting,
     targets: &[String],
     unanalysed: &[String],
     mode: HookUnanalysed,
+    in_flight: &[FlightHit],
 ) -> HookVerdict {
-    let mut verdict = decide(eval, actor, targets);
+    let verdict = decide(eval, actor, targets);
+    crate::agent::flight::join(with_unanalysed(verdict, unanalysed, mode), in_flight)
+}
+
+/// What could not be judged joined to `verdict` (a denial stays that denial).
+fn with_unanalysed(
+    mut verdict: HookVerdict,
+    unanalysed: &[String],
+    mode: HookUnanalysed,
+) -> HookVerdict {
     if unanalysed.is_empty() || verdict.decision == Decision::Deny {
         return verdict;
     }
@@ -611,6 +626,7 @@ mod tests {
             &["src/auth/a.ts".into()],
             &[],
             HookUnanalysed::Warn,
+            &[],
         );
         assert_eq!(held.decision, Decision::Deny, "{}", held.message);
         let free = judge(
@@ -619,6 +635,7 @@ mod tests {
             &["docs/a.md".into()],
             &[],
             HookUnanalysed::Warn,
+            &[],
         );
         assert_eq!(free.decision, Decision::Warn);
         assert!(
@@ -627,7 +644,7 @@ mod tests {
             free.message
         );
         assert!(free.message.contains("RAIL_SESSION"), "{}", free.message);
-        let nothing = judge(&eval, &who, &[], &[], HookUnanalysed::Warn);
+        let nothing = judge(&eval, &who, &[], &[], HookUnanalysed::Warn, &[]);
         assert_eq!(nothing.decision, Decision::Allow);
     }
 

@@ -43,6 +43,7 @@ pub mod vscode;
 // What every agent shares: the hook's verdicts and what they read.
 pub mod after;
 pub mod doctor;
+pub mod flight;
 pub mod gate;
 pub mod hook;
 pub mod patch;

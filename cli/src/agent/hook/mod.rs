@@ -138,9 +138,14 @@ pub fn run(kind: &HookCall, make_ctx: impl FnOnce() -> Result<Ctx, Fail>) -> i32
     // now, at this call, in the answer it reads (core decides how it joins the answer).
     let (outcome, told) = with_notices(outcome, &call, &ctx, here.session());
     // Before an allowed tool call: the snapshot its after-tool call is judged from.
-    if let (Event::Tool { .. }, Ok(ctx), Some(session)) = (&call.event, &ctx, here.session()) {
+    // And the note of what it may write, recorded after it as this session's work in flight.
+    if let (Event::Tool { targets, .. }, Ok(ctx), Some(session)) =
+        (&call.event, &ctx, here.session())
+    {
         if !matches!(outcome, Outcome::Deny(_)) {
-            crate::agent::after::before(ctx, session, &here.cwd, call.call_id.as_deref());
+            let id = call.call_id.as_deref();
+            crate::agent::after::before(ctx, session, &here.cwd, id);
+            crate::agent::flight::before(session, &here.cwd, id, targets);
         }
     }
     let code = answer(&outcome, call.harness);

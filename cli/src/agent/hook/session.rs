@@ -81,6 +81,10 @@ pub fn on_lifecycle(ctx: &Ctx, call: &agent::Call, here: &Here) -> Result<(), St
         // Nothing can be held under no name: nothing to renew or release.
         _ => return Ok(()),
     };
+    if call.event == Event::SessionEnd {
+        // What it leaves uncommitted stays named to the others, no longer blocking them.
+        crate::agent::flight::end(ctx, session);
+    }
     let texts = ctx.read(false).map_err(|f| f.message)?;
     let what = match call.event {
         Event::SessionEnd => ctx.settings().on_stop,

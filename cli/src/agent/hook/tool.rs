@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use rail_core::agent::flight::{FlightHit, FlightStanding};
 use rail_core::agent::hook::{self, Decision};
 use rail_core::agent::{self, Agent, Outcome};
 use rail_core::formats::log::{LogEntry, LogEvent};
@@ -26,6 +27,8 @@ pub fn after_tool(ctx: &Ctx, agent: Agent, call: &agent::Call, here: &Here) -> O
         return Outcome::Allow;
     };
     let by = format!("hook {}", agent.name());
+    // What it wrote of the paths it named, now this session's work in flight.
+    crate::agent::flight::after(ctx, session, &here.cwd, call.call_id.as_deref());
     match crate::agent::after::after(ctx, session, &here.cwd, call.call_id.as_deref(), &by) {
         Some(message) => Outcome::After(message),
         None => Outcome::Allow,
@@ -55,7 +58,15 @@ pub fn pre_tool_use(
     // a path lands in (a Cursor workspace's second root, a Gemini write into a station from
     // another checkout): each path is judged against the rail of the repository it lands in.
     let ours = checkouts(ctx);
-    let primary = match verdict_in(ctx, &ours, acting, &landings, unanalysed) {
+    let mut in_flight = Vec::new();
+    let primary = match verdict_in(
+        ctx,
+        &ours,
+        acting,
+        &landings,
+        unanalysed,
+        Some((&here.cwd, &mut in_flight)),
+    ) {
         Ok(v) => v,
         Err(e) => return fail_safe(&e),
     };
@@ -88,7 +99,7 @@ pub fn pre_tool_use(
     for (other, list) in elsewhere {
         let octx = ctx.for_repo(other);
         let theirs = checkouts(&octx);
-        match verdict_in(&octx, &theirs, acting, &list, &[]) {
+        match verdict_in(&octx, &theirs, acting, &list, &[], None) {
             Ok(Some(v)) => judged.push((octx, v)),
             Ok(None) => {}
             Err(e) => return fail_safe(&e),
@@ -96,11 +107,11 @@ pub fn pre_tool_use(
     }
     for (c, v) in &judged {
         if v.decision == Decision::Deny {
-            log_refusal(c, here.session(), agent, v);
+            log_refusal(c, here.session(), agent, v, &[]);
         }
     }
     if let Some(v) = primary.as_ref().filter(|v| v.decision == Decision::Deny) {
-        log_refusal(ctx, here.session(), agent, v);
+        log_refusal(ctx, here.session(), agent, v, &in_flight);
     }
     let all: Vec<hook::HookVerdict> = primary
         .into_iter()
@@ -148,13 +159,16 @@ fn repo_of(at: &Path) -> Option<crate::git::repo::Repo> {
 /// `None` when nothing of it is this rail's to judge.
 ///
 /// `worktrees`: every checkout of this repository, symlinks resolved ([`checkouts`]): a path is
-/// judged in whichever one it lands in.
+/// judged in whichever one it lands in. `flight`: where the agent works, and where to put the
+/// other sessions' work in flight there that the call would write over (the agent's own
+/// repository only: work in flight is a shared checkout's).
 fn verdict_in(
     ctx: &Ctx,
     worktrees: &[String],
     acting: &Acting,
     landings: &[(String, hook::Landing)],
     unanalysed: &[String],
+    flight: Option<(&Path, &mut Vec<FlightHit>)>,
 ) -> Result<Option<hook::HookVerdict>, String> {
     let rail_root = ctx
         .rail
@@ -173,12 +187,25 @@ fn verdict_in(
     let mode = ctx.settings().hook_unanalysed;
     let rail = Rail::load(&texts);
     let eval = ctx.judge(&rail, Commits::IfNeeded).eval;
+    let mut none = Vec::new();
+    let hits = match flight {
+        Some((cwd, hits)) => {
+            let actor = match acting {
+                Acting::Session(s) => s.as_str(),
+                Acting::Unnamed(_) => "",
+            };
+            *hits = crate::agent::flight::hits(ctx, actor, cwd, &landed.targets);
+            hits
+        }
+        None => &mut none,
+    };
     Ok(Some(hook::judge(
         &eval,
         acting,
         &landed.targets,
         &unanalysed,
         mode,
+        hits,
     )))
 }
 
@@ -259,7 +286,13 @@ fn land(cwd: &Path, written: &str) -> hook::Landing {
 }
 
 /// Denials are recorded, so a person can see what agents were kept from doing.
-fn log_refusal(ctx: &Ctx, session: Option<&str>, agent: Agent, verdict: &hook::HookVerdict) {
+fn log_refusal(
+    ctx: &Ctx,
+    session: Option<&str>,
+    agent: Agent,
+    verdict: &hook::HookVerdict,
+    in_flight: &[FlightHit],
+) {
     // A denial must not wait long on the lock just to be logged.
     let Ok(lock) = ctx.lock_within(session.unwrap_or("hook"), Some(Duration::from_millis(500)))
     else {
@@ -268,12 +301,22 @@ fn log_refusal(ctx: &Ctx, session: Option<&str>, agent: Agent, verdict: &hook::H
     // Only a line appended (opened without following links, like every rail file): no file is
     // planned on, so none is read — claims.log above all, which only grows.
     let texts = rail_core::model::input::RailTexts::default();
-    let line = match verdict.held.first() {
-        Some(first) => LogEntry::new(ctx.now, LogEvent::Refused, first.task.as_deref(), session)
-            .with("path", first.path.clone())
-            .with("holder", first.session.clone()),
+    let live = in_flight
+        .iter()
+        .find(|h| h.standing == FlightStanding::Live);
+    let line = match (verdict.held.first(), live) {
+        (Some(first), _) => {
+            LogEntry::new(ctx.now, LogEvent::Refused, first.task.as_deref(), session)
+                .with("path", first.path.clone())
+                .with("holder", first.session.clone())
+        }
+        // Denied because another session's uncommitted change is in the file.
+        (None, Some(hit)) => LogEntry::new(ctx.now, LogEvent::Refused, None, session)
+            .with("path", hit.path.clone())
+            .with("holder", hit.session.clone())
+            .with("reason", "in flight"),
         // Denied because it could not be judged (`hook_unanalysed: deny`).
-        None => {
+        (None, None) => {
             LogEntry::new(ctx.now, LogEvent::Refused, None, session).with("reason", "not analysed")
         }
     }
