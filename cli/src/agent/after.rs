@@ -36,14 +36,14 @@ fn snapshot_path(repo: &Repo, session: &str, call: Option<&str>) -> PathBuf {
     dir_of(repo).join(format!("{name}@{:016x}", fnv(wt.as_bytes())))
 }
 
-fn fnv(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf29ce484222325u64, |h, b| {
         (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
     })
 }
 
 /// A SHA-256 repository: its index holds 32-byte ids, which this reader does not read.
-fn sha256(repo: &Repo) -> bool {
+pub(crate) fn sha256(repo: &Repo) -> bool {
     crate::git::config::get(Some(repo), &repo.worktree, "extensions.objectformat")
         .is_some_and(|f| f.eq_ignore_ascii_case("sha256"))
 }
@@ -127,7 +127,7 @@ fn walk(worktree: &Path, roots: &[String]) -> (Vec<(String, Stat)>, bool) {
 /// the index's own modification time; `None`: no index, or one Rail cannot read (then every
 /// file's bytes are kept instead). Reading it costs no process: `git status` would cost one per
 /// tool call.
-fn read_index(git_dir: &Path, roots: &[String]) -> Option<gitindex::Index> {
+pub(crate) fn read_index(git_dir: &Path, roots: &[String]) -> Option<gitindex::Index> {
     let path = git_dir.join("index");
     let (bytes, modified) = crate::sys::railfile::read_max(&path, 256 * 1024 * 1024).ok()??;
     let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;

@@ -9,6 +9,7 @@
 use std::path::Path;
 
 use rail_core::agent::flight::{self, FileSeen, FlightHit, PathNow, PendingCall, SessionFlight};
+use rail_core::formats::gitindex;
 use rail_core::formats::gitobject::{self, ObjectKind, Oid};
 
 use crate::context::Ctx;
@@ -82,9 +83,9 @@ pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
     }
     let mut own = crate::store::flight::own(&repo, session);
     own.record(&wrote, &checkout, ctx.now);
-    let mut head = HeadTree::of(&repo);
+    let mut facts = Facts::of(&repo);
     own.entries
-        .retain(|e| e.checkout != checkout || !ended(&repo, &mut head, &e.path));
+        .retain(|e| e.checkout != checkout || !ended(&mut facts, &e.path));
     crate::store::flight::save(&repo, &own);
 }
 
@@ -112,11 +113,11 @@ pub fn hits(ctx: &Ctx, actor: &str, cwd: &Path, targets: &[String]) -> Vec<Fligh
         return Vec::new();
     }
     let lease = ctx.settings().lease;
-    let mut head = HeadTree::of(&repo);
+    let mut facts = Facts::of(&repo);
     let mut out = Vec::new();
     for (i, j) in found {
         let (f, e) = (&flights[i], &flights[i].entries[j]);
-        if ended(&repo, &mut head, &e.path) {
+        if ended(&mut facts, &e.path) {
             continue;
         }
         let seen = last_seen(&repo, &f.session);
@@ -141,29 +142,69 @@ fn last_seen(repo: &Repo, session: &str) -> Option<chrono::DateTime<chrono::Utc>
 }
 
 /// Whether `rel`'s work is over: core's [`flight::ended`] on its file now and HEAD's.
-fn ended(repo: &Repo, head: &mut HeadTree, rel: &str) -> bool {
-    let head = head.blob(rel);
-    flight::ended(
-        &path_now(&repo.worktree, rel),
-        head.as_ref().map(|h| h.as_deref()).map_err(|_| ()),
-    )
+fn ended(facts: &mut Facts, rel: &str) -> bool {
+    let now = facts.path_now(rel);
+    let head = facts.head.blob(rel);
+    flight::ended(&now, head.as_ref().map(|h| h.as_deref()).map_err(|_| ()))
 }
 
-/// The file at `rel` as a blob id (its bytes hashed as git hashes them).
-fn path_now(worktree: &Path, rel: &str) -> PathNow {
-    let at = worktree.join(rel);
-    match std::fs::symlink_metadata(&at) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => PathNow::Missing,
-        Ok(m) if m.is_file() && m.len() <= MAX_HASHED => {
-            match crate::sys::railfile::read_max(&at, MAX_HASHED) {
-                Ok(Some((bytes, _))) => {
-                    PathNow::Blob(gitobject::hex(&gitobject::id(ObjectKind::Blob, &bytes)))
+/// What a call reads of git to tell whether paths in flight are still uncommitted: HEAD's tree
+/// and the checkout's index, each read once and only when first needed.
+struct Facts<'a> {
+    repo: &'a Repo,
+    head: HeadTree<'a>,
+    /// `None`: not read yet; `Some(None)`: no index Rail reads (a SHA-256 repository, none).
+    index: Option<Option<gitindex::Index>>,
+}
+
+impl<'a> Facts<'a> {
+    fn of(repo: &'a Repo) -> Facts<'a> {
+        Facts {
+            repo,
+            head: HeadTree::of(repo),
+            index: None,
+        }
+    }
+
+    /// The file at `rel` as a blob id: the index's when git's own stat test says the file is
+    /// the one it recorded — a file git converts on checkout (`core.autocrlf`, `eol`, filters)
+    /// never hashes to its blob, and a commit leaves it clean in the index — else its bytes
+    /// hashed as git hashes them.
+    fn path_now(&mut self, rel: &str) -> PathNow {
+        let at = self.repo.worktree.join(rel);
+        let m = match std::fs::symlink_metadata(&at) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return PathNow::Missing,
+            Err(_) => return PathNow::Unknown,
+            Ok(m) => m,
+        };
+        if !m.is_file() {
+            return PathNow::Unknown;
+        }
+        let stat = crate::agent::after::stat_of(&m);
+        let repo = self.repo;
+        let index = self.index.get_or_insert_with(|| {
+            (!crate::agent::after::sha256(repo))
+                .then(|| crate::agent::after::read_index(&repo.git_dir, &[String::new()]))
+                .flatten()
+        });
+        if let Some((entries, written)) = index {
+            if let Ok(i) = entries.binary_search_by(|(n, _)| n.as_str().cmp(rel)) {
+                let e = &entries[i].1;
+                if gitindex::clean(&stat, e, *written) {
+                    return PathNow::Blob(e.oid.clone());
                 }
-                Ok(None) => PathNow::Missing,
-                Err(_) => PathNow::Unknown,
             }
         }
-        _ => PathNow::Unknown,
+        if m.len() > MAX_HASHED {
+            return PathNow::Unknown;
+        }
+        match crate::sys::railfile::read_max(&at, MAX_HASHED) {
+            Ok(Some((bytes, _))) => {
+                PathNow::Blob(gitobject::hex(&gitobject::id(ObjectKind::Blob, &bytes)))
+            }
+            Ok(None) => PathNow::Missing,
+            Err(_) => PathNow::Unknown,
+        }
     }
 }
 

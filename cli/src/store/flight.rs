@@ -26,9 +26,7 @@ fn pending_path(repo: &Repo, session: &str, call: Option<&str>, checkout: &str) 
         name.push_str(&file_name(id));
     }
     let wt = file_name(checkout);
-    let hash = wt.bytes().fold(0xcbf29ce484222325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
-    });
+    let hash = crate::agent::after::fnv(wt.as_bytes());
     dir_of(repo)
         .join(PENDING_DIR)
         .join(format!("{name}@{hash:016x}"))

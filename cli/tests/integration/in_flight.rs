@@ -136,3 +136,29 @@ fn a_change_put_back_to_head_or_left_by_an_ended_session_does_not_block() {
         "{said}"
     );
 }
+
+/// A file git converts on checkout (here `core.autocrlf`, as on Windows; `eol` and filters
+/// alike) never hashes to the blob its commit made: once committed, git's index says it is the
+/// committed file, and it is no longer in flight.
+#[test]
+fn a_committed_file_git_converts_on_checkout_is_no_longer_in_flight() {
+    let repo = Repo::new();
+    repo.git(&["config", "core.autocrlf", "true"]);
+    commit(repo.path(), FILE, "export const token = 1;\r\n");
+    let out = agent_writes(&repo, BETA, FILE, "beta's fix\r\n", "toolu_beta1");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = agent_writes(&repo, ALPHA, FILE, "alpha\r\n", "toolu_alpha1");
+    assert_eq!(
+        code(&out),
+        2,
+        "in flight before the commit: {}",
+        stdout(&out)
+    );
+
+    repo.git(&["add", "--", FILE]);
+    repo.git(&["commit", "-qm", "beta's fix"]);
+    // The checkout keeps CRLF, HEAD's blob has LF: the bytes alone would say "uncommitted".
+    assert_eq!(repo.read(FILE), "beta's fix\r\n");
+    let out = agent_writes(&repo, ALPHA, FILE, "alpha\r\n", "toolu_alpha2");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
