@@ -126,6 +126,50 @@ pub fn hits(ctx: &Ctx, actor: &str, cwd: &Path, targets: &[String]) -> Vec<Fligh
     out
 }
 
+/// Every session's recorded writes under `patterns`, in any checkout of the repository, that
+/// are still uncommitted there: each with its session and when that session ended (if it did).
+/// A checkout that is gone is left out (its files went with it).
+pub fn recorded(repo: &Repo, patterns: &[String]) -> Vec<(SessionFlight, flight::FlightEntry)> {
+    let flights = crate::store::flight::read_all(repo);
+    // The entries asked about, by checkout: each checkout's index and HEAD read once.
+    let mut by_checkout: std::collections::BTreeMap<
+        &str,
+        Vec<(&SessionFlight, &flight::FlightEntry)>,
+    > = std::collections::BTreeMap::new();
+    for f in &flights {
+        for e in &f.entries {
+            if patterns
+                .iter()
+                .any(|p| rail_core::model::behind::covers(p, &e.path))
+            {
+                by_checkout
+                    .entry(e.checkout.as_str())
+                    .or_default()
+                    .push((f, e));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (checkout, entries) in by_checkout {
+        let Some(there) = crate::git::repo::discover(Path::new(checkout)) else {
+            continue;
+        };
+        if !crate::ops::station::same(&there.common_dir, &repo.common_dir) {
+            continue;
+        }
+        let mut facts = Facts::of(&there);
+        for (f, e) in entries {
+            if ended(&mut facts, &e.path) {
+                continue;
+            }
+            let mut who = SessionFlight::new(&f.session);
+            who.ended = f.ended;
+            out.push((who, e.clone()));
+        }
+    }
+    out
+}
+
 /// `session`'s last hook call here (its guard mark).
 fn last_seen(repo: &Repo, session: &str) -> Option<chrono::DateTime<chrono::Utc>> {
     let name = rail_core::formats::heartbeat::file_name(session);

@@ -30,6 +30,10 @@ pub struct UpdateArgs {
     /// Replace the purpose (one line, markdown).
     #[arg(long, value_name = "TEXT")]
     pub purpose: Option<String>,
+    /// Add paths even over another live session's work in flight (its files changed and not
+    /// merged): that session is told.
+    #[arg(long)]
+    pub over_flight: bool,
 }
 
 pub fn run(ctx: &Ctx, args: UpdateArgs) -> Result<(), Fail> {
@@ -39,6 +43,7 @@ pub fn run(ctx: &Ctx, args: UpdateArgs) -> Result<(), Fail> {
         purpose: args.purpose,
         add_paths: args.add_paths,
         add_resources: args.add_resources,
+        over_flight: args.over_flight,
     };
     write::update(ctx, &args.task, changes)?.print(ctx.json);
     Ok(())

@@ -16,7 +16,7 @@ pub fn run(ctx: &Ctx, args: &WhoArgs) -> Result<(), Fail> {
     if ctx.json {
         print_json(&answers);
     } else {
-        out!("{}", render::who_text(&answers));
+        out!("{}", render::who_text(&answers, ctx.now));
     }
     Ok(())
 }

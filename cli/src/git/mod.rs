@@ -199,6 +199,47 @@ pub fn worktree_state(dir: &Path, base: Option<&str>) -> WorktreeState {
     }
 }
 
+/// What [`work_in`] found: the uncommitted paths, and the paths committed since the base.
+pub type StationWork = (
+    Result<Vec<String>, String>,
+    Option<Result<Vec<String>, String>>,
+);
+
+/// A station's work in flight under `roots` (folders or files relative to it; none: all of it):
+/// the paths uncommitted there (modified, staged, deleted, untracked and not ignored), and those
+/// its commits changed since they forked from `base` (`None`: no base given). Two processes at
+/// once, neither taking git's index lock.
+pub fn work_in(dir: &Path, base: Option<&str>, roots: &[String]) -> StationWork {
+    let status_line = GitLine::new(&UNCOMMITTED).paths(roots.iter().map(String::as_str));
+    let diff_line = base.map(|b| {
+        GitLine::new(&[
+            "--no-optional-locks",
+            "diff",
+            "--name-only",
+            "-z",
+            "--no-renames",
+        ])
+        .operand(format!("{b}...HEAD"))
+        .paths(roots.iter().map(String::as_str))
+    });
+    let status = started(dir, &status_line);
+    let diff = diff_line.map(|line| (started(dir, &line), line));
+    let uncommitted = finish(status, &status_line).map(|out| status_paths(&out));
+    let unmerged = diff.map(|(child, line)| {
+        finish(child, &line).map(|out| {
+            let mut files: Vec<String> = out
+                .split('\0')
+                .filter(|p| !p.is_empty())
+                .map(str::to_string)
+                .collect();
+            files.sort();
+            files.dedup();
+            files
+        })
+    });
+    (uncommitted, unmerged)
+}
+
 /// The paths of `git status --porcelain=v1 -z`: entries are `XY path`; a rename or copy is
 /// followed by its source path as an entry of its own.
 fn status_paths(out: &str) -> Vec<String> {

@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod doctor;
+pub mod flight;
 pub mod gate;
 pub mod git_hooks;
 pub mod read;

@@ -27,7 +27,10 @@ pub fn who_holds(ctx: &Ctx, paths: &[String]) -> Result<Vec<scope::Who>, Fail> {
     let texts = ctx.read(false)?;
     let rail = Rail::load(&texts);
     let eval = ctx.judge(&rail, Commits::IfNeeded).eval;
-    Ok(scope::who(&eval, paths))
+    let mut answers = scope::who(&eval, paths);
+    let work = crate::ops::flight::gather(ctx, &eval, paths);
+    scope::who_in_flight(&mut answers, &work);
+    Ok(answers)
 }
 
 /// The backlog and the tasks `rail ready` shows from it.

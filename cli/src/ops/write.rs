@@ -48,6 +48,10 @@ pub struct ClaimOptions {
     /// The branch whose commits keep this claim alive (default: the branch named like the session).
     #[arg(long, value_name = "BRANCH")]
     pub branch: Option<String>,
+    /// Claim even over another live session's work in flight (its files changed and not merged):
+    /// that session is told.
+    #[arg(long)]
+    pub over_flight: bool,
 }
 
 /// The claim `args` ask for: the owner named by `--pid` (or `RAIL_OWNER_PID`) with its host and,
@@ -86,7 +90,20 @@ pub fn claim_request(task: &str, args: &ClaimOptions) -> Result<ClaimRequest, Fa
 pub fn claim(ctx: &Ctx, task: &str, args: &ClaimOptions) -> Result<Report, Fail> {
     let session = ctx.session()?;
     let req = claim_request(task, args)?;
-    mutate(ctx, &session, Request::Claim(req))
+    rail_core::text::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
+    let found = crate::ops::flight::check_claim(
+        ctx,
+        &session,
+        task,
+        "claim",
+        |_| args.paths.clone(),
+        args.over_flight,
+    )?;
+    let report = mutate(ctx, &session, Request::Claim(req))?;
+    if report.changed {
+        crate::ops::flight::claimed_over(ctx, &session, task, &found, args.over_flight);
+    }
+    Ok(report)
 }
 
 /// What a release records of the session's work: the files it names, none, or (`Changed`) what
@@ -161,10 +178,30 @@ pub struct Changes {
     pub purpose: Option<String>,
     pub add_paths: Vec<String>,
     pub add_resources: Vec<String>,
+    /// Even over another live session's work in flight (see [`ClaimOptions::over_flight`]).
+    pub over_flight: bool,
 }
 
 pub fn update(ctx: &Ctx, task: &str, changes: Changes) -> Result<Report, Fail> {
     let session = ctx.session()?;
+    rail_core::text::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
+    // Only the paths it adds: the claim's own are its own already.
+    let added = |eval: &rail_core::model::Evaluation| {
+        let held: Vec<&String> = eval
+            .claims
+            .iter()
+            .filter(|c| c.task.as_deref() == Some(task) && c.session == session)
+            .flat_map(|c| c.paths.iter())
+            .collect();
+        (changes.paths.iter().flatten())
+            .chain(&changes.add_paths)
+            .filter(|p| !held.contains(p))
+            .cloned()
+            .collect()
+    };
+    let found =
+        crate::ops::flight::check_claim(ctx, &session, task, "update", added, changes.over_flight)?;
+    let over = changes.over_flight;
     let request = Request::Update {
         task: task.to_string(),
         paths: changes.paths,
@@ -173,7 +210,11 @@ pub fn update(ctx: &Ctx, task: &str, changes: Changes) -> Result<Report, Fail> {
         add_paths: changes.add_paths,
         add_resources: changes.add_resources,
     };
-    mutate(ctx, &session, request)
+    let report = mutate(ctx, &session, request)?;
+    if report.changed {
+        crate::ops::flight::claimed_over(ctx, &session, task, &found, over);
+    }
+    Ok(report)
 }
 
 /// Runs one operation under the lock and returns what was done.

@@ -401,11 +401,20 @@ pub fn class_label(class: FileClass) -> &'static str {
 }
 
 /// `rail who`'s text: a line per path and holder.
-pub fn who_text(answers: &[scope::Who]) -> String {
+pub fn who_text(answers: &[scope::Who], now: rail_core::text::time::Time) -> String {
     let mut text = String::new();
     for answer in answers {
+        for w in &answer.in_flight {
+            text.push_str(&format!(
+                "{}: in flight: {}\n",
+                answer.path,
+                rail_core::model::behind::describe(&[w], now)
+            ));
+        }
         if answer.holders.is_empty() {
-            text.push_str(&format!("{}: nobody\n", answer.path));
+            if answer.in_flight.is_empty() {
+                text.push_str(&format!("{}: nobody\n", answer.path));
+            }
             continue;
         }
         for h in &answer.holders {

@@ -105,3 +105,45 @@ pub fn told(paths: &[PathBuf]) {
         let _ = std::fs::remove_file(Path::new(p));
     }
 }
+
+/// "Behind!": tells `session` that `holder` claimed `task` over its work in flight (`files`,
+/// [`notice::LossCause::ClaimedOver`]), or, with `written`, that `holder`'s agent is writing
+/// `files` in another checkout ([`notice::LossCause::WrittenBeside`]). Delivered to the
+/// session's agents whose hook was seen here: the session itself, and when it is a branch, each
+/// agent working for it; none seen, to the session's own folder, for its next hook call.
+pub fn post_behind(
+    repo: &Repo,
+    session: &str,
+    holder: &str,
+    task: &str,
+    files: &[String],
+    written: bool,
+    at: rail_core::text::time::Time,
+) {
+    let listed = files.join(", ");
+    let why = if written {
+        notice::LossCause::WrittenBeside(listed)
+    } else {
+        notice::LossCause::ClaimedOver(listed)
+    };
+    let marks = crate::store::heartbeat::read_all(repo);
+    let mut to: Vec<&str> = marks
+        .keys()
+        .map(String::as_str)
+        .filter(|s| *s == session || rail_core::text::ident::acts_for(session, s))
+        .filter(|s| crate::store::heartbeat::seen_here(repo, s))
+        .collect();
+    if to.is_empty() {
+        to.push(session);
+    }
+    for s in to {
+        let n = Notice {
+            session: s.to_string(),
+            task: task.to_string(),
+            holder: holder.to_string(),
+            why: why.clone(),
+            at,
+        };
+        post(repo, &n, true);
+    }
+}

@@ -33,20 +33,32 @@ fn write_payload(event: &str, id: &str, cwd: &Path, file: &str, call: &str) -> S
 /// Session `id`'s agent writes `text` into `file` as Claude Code does: the pre-tool hook, the
 /// write when allowed, the after-tool hook. The pre-tool answer.
 fn agent_writes(repo: &Repo, id: &str, file: &str, text: &str, call: &str) -> std::process::Output {
-    let at = repo.file(file).display().to_string();
+    agent_writes_in(repo.path(), id, file, text, call)
+}
+
+/// [`agent_writes`] by an agent working in `dir` (a checkout: the main one or a station).
+fn agent_writes_in(
+    dir: &Path,
+    id: &str,
+    file: &str,
+    text: &str,
+    call: &str,
+) -> std::process::Output {
+    let target = dir.join(file);
+    let at = target.display().to_string();
     let hook = |event: &str| {
         hook_call(
             "claude",
-            repo.path(),
-            &write_payload(event, id, repo.path(), &at, call),
+            dir,
+            &write_payload(event, id, dir, &at, call),
             None,
             &[],
         )
     };
     let pre = hook("PreToolUse");
     if code(&pre) == 0 {
-        std::fs::create_dir_all(repo.file(file).parent().unwrap()).unwrap();
-        std::fs::write(repo.file(file), text).unwrap();
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::write(&target, text).unwrap();
         let post = hook("PostToolUse");
         assert_eq!(code(&post), 0, "after the tool: {}", stderr(&post));
     }
@@ -160,5 +172,144 @@ fn a_committed_file_git_converts_on_checkout_is_no_longer_in_flight() {
     // The checkout keeps CRLF, HEAD's blob has LF: the bytes alone would say "uncommitted".
     assert_eq!(repo.read(FILE), "beta's fix\r\n");
     let out = agent_writes(&repo, ALPHA, FILE, "alpha\r\n", "toolu_alpha2");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
+
+/// The issue's first scenario: beta's station fixes a file outside its claim (uncommitted); a
+/// claim over it by alpha is refused, naming beta, its station and the file; `rail who` names
+/// it; on purpose (`--over-flight`) the claim is made and beta's agent is told at its next tool
+/// call. Once committed on beta's branch (not merged), it is still beta's work in flight.
+#[test]
+fn a_claim_over_a_stations_work_in_flight_is_refused_until_made_on_purpose() {
+    let repo = Repo::new();
+    commit(repo.path(), FILE, "export const token = 1;\n");
+    commit(repo.path(), "src/app.ts", "app\n");
+    let out = repo.rail(&["worktree", "beta", "--path", "src/app.ts"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let station = repo.path().parent().unwrap().join(format!(
+        "{}-beta",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    assert!(station.join("src/app.ts").is_file(), "{}", stdout(&out));
+
+    // Beta's agent fixes src/auth/token.ts in its station: outside its claim, only warned.
+    let out = agent_writes_in(&station, BETA, FILE, "beta's fix\n", "toolu_beta1");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // And beta edits another file by hand (an editor): uncommitted, no hook saw it.
+    std::fs::write(station.join("src/auth/by-hand.ts"), "beta by hand\n").unwrap();
+
+    let claim = |extra: &[&str]| {
+        let mut args = vec![
+            "--session",
+            "alpha",
+            "claim",
+            "auth",
+            "--path",
+            "src/auth/**",
+        ];
+        args.extend_from_slice(extra);
+        repo.rail(&args)
+    };
+    let out = claim(&[]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let said = stderr(&out);
+    let station_name = station.canonicalize().unwrap().display().to_string();
+    assert!(said.contains("auth: refused"), "{said}");
+    assert!(
+        said.contains(&format!("beta~claude-000be7a2 in its station {station_name} (branch beta): {FILE} (uncommitted, written by its agent")),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "beta in its station {station_name} (branch beta): src/auth/by-hand.ts (uncommitted"
+        )),
+        "{said}"
+    );
+    assert!(said.contains("--over-flight"), "{said}");
+    assert!(repo.holders("auth").is_empty(), "nothing claimed");
+
+    // `rail who` names the work in flight beside the claims.
+    let out = repo.rail(&["who", FILE]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!(
+            "{FILE}: in flight: beta~claude-000be7a2 in its station"
+        )),
+        "{}",
+        stdout(&out)
+    );
+
+    // On purpose: claimed, said, and beta's agent hears it at its very next tool call.
+    let out = claim(&["--over-flight"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("claimed over work in flight, on purpose"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.holders("auth").len(), 1);
+    assert!(repo.holders("auth")[0].contains("| alpha |"));
+    let out = agent_writes_in(&station, BETA, "src/app.ts", "app 2\n", "toolu_beta2");
+    assert_eq!(
+        code(&out),
+        2,
+        "the notice stops the call once: {}",
+        stdout(&out)
+    );
+    let told = stderr(&out);
+    assert!(
+        told.contains("Behind! alpha claimed auth on purpose") && told.contains(FILE),
+        "{told}"
+    );
+    // Told once: the next call is judged as usual.
+    let out = agent_writes_in(&station, BETA, "src/app.ts", "app 2\n", "toolu_beta3");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // Nothing beta wrote was touched.
+    assert_eq!(
+        std::fs::read_to_string(station.join(FILE)).unwrap(),
+        "beta's fix\n"
+    );
+
+    // Committed on beta's branch, not merged: still in flight, for any other claim.
+    crate::common::git_in(&station, &["add", "-A"]);
+    crate::common::git_in(&station, &["commit", "-qm", "beta's fix"]);
+    let out = repo.rail(&["--session", "gamma", "claim", "tokens", "--path", FILE]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "beta in its station {station_name} (branch beta): {FILE} (committed, not merged"
+        )),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The issue's second scenario, for claims: in one shared checkout, beta's agent's uncommitted
+/// write is work in flight a claim by another session is refused over.
+#[test]
+fn a_claim_over_a_shared_checkouts_uncommitted_write_is_refused() {
+    let repo = Repo::new();
+    commit(repo.path(), FILE, "export const token = 1;\n");
+    let out = agent_writes(&repo, BETA, FILE, "beta's fix\n", "toolu_beta1");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = repo.rail(&["--session", "alpha", "claim", "auth", "--path", "src/auth"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let here = repo.path().canonicalize().unwrap().display().to_string();
+    assert!(
+        stderr(&out).contains(&format!(
+            "{BETA_SESSION} in the shared checkout {here}: {FILE}"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    // Its own agent's work is its own: the branch's claim over it is not refused.
+    let out = repo.rail(&["--session", "main", "claim", "auth", "--path", "src/auth"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = repo.rail(&["--session", "main", "release", "auth", "--no-touched"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // Committed: no longer in flight, nothing refused.
+    repo.git(&["add", "--", FILE]);
+    repo.git(&["commit", "-qm", "beta's fix"]);
+    let out = repo.rail(&["--session", "alpha", "claim", "auth2", "--path", "src/auth"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
 }

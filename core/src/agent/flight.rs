@@ -199,8 +199,9 @@ pub fn ended(now: &PathNow, head: Result<Option<&str>, ()>) -> bool {
 }
 
 /// Whether a session's work in flight still counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum FlightStanding {
     /// Its agent was seen within the lease: its files are not to be written over.
     Live,
@@ -220,15 +221,7 @@ pub fn standing(
     now: DateTime<Utc>,
     lease: TimeDelta,
 ) -> FlightStanding {
-    if flight.ended.is_some_and(|end| end >= at) {
-        return FlightStanding::Ended;
-    }
-    let last = last_seen.map_or(at, |seen| seen.max(at));
-    if now - last > lease {
-        FlightStanding::Stale
-    } else {
-        FlightStanding::Live
-    }
+    crate::model::behind::standing(flight.ended, at, last_seen, false, now, lease)
 }
 
 /// Another session's entry a tool call would write over: `(index into flights, index into its
@@ -257,7 +250,7 @@ pub fn collisions(
 }
 
 /// Whether writing `target` writes `path`.
-fn names(target: &str, path: &str) -> bool {
+pub(crate) fn names(target: &str, path: &str) -> bool {
     let t = crate::model::scope::normalize_path(target);
     if t == "**" || t.is_empty() || t == "." {
         return true;

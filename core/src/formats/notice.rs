@@ -31,6 +31,12 @@ pub enum LossCause {
     Rewind,
     /// The holder took the claim (it had gone stale); the reason as the take gave it.
     Taken(String),
+    /// Not a loss — "Behind!": the holder claimed the task on purpose (`--over-flight`) over
+    /// files the session has in flight (uncommitted or not merged); those files.
+    ClaimedOver(String),
+    /// Not a loss — "Behind!": the holder's agent is writing, in another checkout, files the
+    /// session has in flight; those files (the notice's task names the first).
+    WrittenBeside(String),
 }
 
 /// One lost claim, for its session.
@@ -62,6 +68,8 @@ pub fn render(n: &Notice) -> String {
         LossCause::Provisional => ("provisional", None),
         LossCause::Rewind => ("rewind", None),
         LossCause::Taken(r) => ("taken", Some(r)),
+        LossCause::ClaimedOver(f) => ("claimed-over", Some(f)),
+        LossCause::WrittenBeside(f) => ("written-beside", Some(f)),
     };
     let mut out = format!(
         "session {}\ntask {}\nholder {}\nwhy {why}\nat {}\n",
@@ -98,6 +106,8 @@ pub fn parse(text: &str) -> Option<Notice> {
         "provisional" => LossCause::Provisional,
         "rewind" => LossCause::Rewind,
         "taken" => LossCause::Taken(reason.unwrap_or_default()),
+        "claimed-over" => LossCause::ClaimedOver(reason?),
+        "written-beside" => LossCause::WrittenBeside(reason?),
         _ => return None,
     };
     Some(Notice {
@@ -141,6 +151,27 @@ pub fn of_log_line(line: &str) -> Option<Notice> {
 pub fn message(notices: &[Notice]) -> String {
     let mut out = String::new();
     for n in notices.iter().take(MAX_TOLD) {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let files = match &n.why {
+            LossCause::ClaimedOver(f) => {
+                out.push_str(&format!(
+                    "Rail: Behind! {} claimed {} on purpose ({}) over {}'s work in flight: {f}, not merged yet. Commit what you have of those files now and agree with {} who finishes them (`rail who FILE` shows who holds what).",
+                    n.holder, n.task, format_time(n.at), n.session, n.holder
+                ));
+                continue;
+            }
+            LossCause::WrittenBeside(f) => f,
+            _ => "",
+        };
+        if !files.is_empty() {
+            out.push_str(&format!(
+                "Rail: Behind! {} is writing {files} in another checkout ({}), which {} has in flight here: both changes will meet in a merge. Commit yours soon and tell {} (`rail who {}`).",
+                n.holder, format_time(n.at), n.session, n.holder, n.task
+            ));
+            continue;
+        }
         let how = match &n.why {
             LossCause::Provisional => format!(
                 "it was claimed while this machine was not on the shared rail, and {} got {} there first",
@@ -152,10 +183,8 @@ pub fn message(notices: &[Notice]) -> String {
             ),
             LossCause::Taken(r) if r.is_empty() => format!("{} took it", n.holder),
             LossCause::Taken(r) => format!("{} took it ({r})", n.holder),
+            LossCause::ClaimedOver(_) | LossCause::WrittenBeside(_) => String::new(),
         };
-        if !out.is_empty() {
-            out.push('\n');
-        }
         out.push_str(&format!(
             "Rail: {}'s claim of {} is no longer theirs ({}, {}): {} holds {}. Stop work on {}: do not edit its files; `rail board` shows what is free, `rail log` what happened.",
             n.session,
@@ -194,6 +223,8 @@ mod tests {
             LossCause::Provisional,
             LossCause::Rewind,
             LossCause::Taken("no activity for 3h".into()),
+            LossCause::ClaimedOver("src/auth/token.ts, src/auth/a.ts".into()),
+            LossCause::WrittenBeside("src/auth/token.ts".into()),
         ] {
             let n = notice(why);
             assert_eq!(parse(&render(&n)), Some(n.clone()));

@@ -5,6 +5,7 @@
 //! from here, so a rule is applied the same way everywhere.
 
 pub mod backlog;
+pub mod behind;
 pub mod board;
 pub mod conflict;
 pub mod freshness;

@@ -130,6 +130,23 @@ pub struct Who {
     #[serde(skip_serializing_if = "crate::model::is_zero")]
     #[cfg_attr(feature = "ts", ts(as = "Option<usize>", optional))]
     pub holders_unlisted: usize,
+    /// Sessions' work in flight under it (changed, not merged), when the host gathered it
+    /// ([`who_in_flight`]): at most [`LISTED_HOLDERS`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub in_flight: Vec<crate::model::behind::InFlight>,
+}
+
+/// `answers` with the work in flight under each path (`work`, as the host gathered it).
+pub fn who_in_flight(answers: &mut [Who], work: &[crate::model::behind::InFlight]) {
+    for a in answers {
+        a.in_flight = work
+            .iter()
+            .filter(|w| crate::model::behind::covers(&a.path, &w.path))
+            .take(LISTED_HOLDERS)
+            .cloned()
+            .collect();
+    }
 }
 
 /// How many holders one path lists (`rail check`, the edit hook's denial; `rail who` when asked
@@ -172,6 +189,7 @@ pub fn who(eval: &Evaluation, paths: &[String]) -> Vec<Who> {
                     .collect(),
                 holders_unlisted,
                 path,
+                in_flight: Vec::new(),
             }
         })
         .collect()

@@ -135,6 +135,10 @@ pub struct ClaimInput {
     /// The branch whose commits keep this claim alive (default: the branch named like the session).
     #[serde(default)]
     pub branch: Option<String>,
+    /// Claim even over another live session's work in flight (its files changed and not
+    /// merged); that session is told. Without it such a claim is refused, naming the work.
+    #[serde(default)]
+    pub over_flight: bool,
 }
 
 /// Arguments of `release` (`rail release TASK …`).
@@ -198,6 +202,9 @@ pub struct UpdateInput {
     /// Add these resources to those the claim holds (kept).
     #[serde(default)]
     pub add_resources: Vec<String>,
+    /// Add paths even over another live session's work in flight; that session is told.
+    #[serde(default)]
+    pub over_flight: bool,
 }
 
 /// Arguments of `who`.
@@ -372,6 +379,7 @@ fn change(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fail> 
                 after: a.after,
                 pid: a.pid,
                 branch: a.branch,
+                over_flight: a.over_flight,
             };
             write::claim(&ctx, &a.task, &claim).map(planned)
         }
@@ -406,6 +414,7 @@ fn change(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fail> 
                 purpose: a.purpose,
                 add_paths: a.add_paths,
                 add_resources: a.add_resources,
+                over_flight: a.over_flight,
             };
             write::update(&ctx, &a.task, changes).map(planned)
         }
@@ -426,7 +435,7 @@ fn read_tool(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fai
             let note = before_read(opts, &ctx)?;
             let answers = read::who_holds(&ctx, &a.paths)?;
             Ok(Answer::ok(
-                with_note(render::who_text(&answers), note),
+                with_note(render::who_text(&answers, ctx.now), note),
                 json!({ "answers": answers }),
             ))
         }

@@ -94,7 +94,19 @@ pub fn station(
         branch: None,
         ..req
     };
+    // Over another live session's work in flight: refused, unless on purpose.
+    let found = crate::ops::flight::check_claim(
+        ctx,
+        &branch,
+        task,
+        "claim",
+        |_| args.paths.clone(),
+        args.over_flight,
+    )?;
     let claim = mutate_with_log(ctx, &branch, Request::Claim(branch_for_claim), Vec::new())?;
+    if claim.changed {
+        crate::ops::flight::claimed_over(ctx, &branch, task, &found, args.over_flight);
+    }
     let dir_s = dir.display().to_string();
     if !reentered {
         let mut line = git::GitLine::new(&["worktree", "add"])

@@ -1,0 +1,270 @@
+//! Work in flight gathered for claims, `rail who` and the board (issue 43, "Behind!"): each
+//! session's files changed and not merged, as core's [`InFlight`] facts — the writes its agent's
+//! tool calls recorded in any checkout and that are still uncommitted
+//! ([`crate::agent::flight::recorded`]), and for each station what is uncommitted there and what
+//! its branch committed since it forked from the base (two git processes per station, all
+//! stations at once, limited to the folders asked about). Every rule is core's
+//! ([`rail_core::model::behind`]): who counts, what blocks, what is said.
+
+use std::path::Path;
+
+use rail_core::model::behind::{self, Behind, InFlight, WorkKind};
+use rail_core::model::lease::LeaseState;
+use rail_core::model::Evaluation;
+use rail_core::text::ident::{acts_for, branch_session};
+use rail_core::text::time::Time;
+
+use crate::context::Ctx;
+use crate::fail::Fail;
+use crate::git::{self, repo};
+
+/// The folders (or files) git is asked about for `patterns`: each pattern's literal part before
+/// its first wildcard; none when one of them has no literal part (then all of the checkout).
+fn roots(patterns: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in patterns {
+        let p = rail_core::model::scope::normalize_path(p);
+        let cut = p.find(['*', '?', '[', '{', '\\']).unwrap_or(p.len());
+        let lit = &p[..cut];
+        // A cut inside a name keeps only the folders above it.
+        let lit = if cut < p.len() {
+            lit.rfind('/').map_or("", |i| &lit[..i])
+        } else {
+            lit
+        };
+        if lit.is_empty() || lit == "." {
+            return Vec::new();
+        }
+        out.push(format!(":(literal){lit}"));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// When `session`, or an agent or branch acting with it, was last seen by a hook here.
+fn last_seen(
+    marks: &std::collections::BTreeMap<String, rail_core::formats::heartbeat::HookSeen>,
+    session: &str,
+) -> Option<Time> {
+    marks
+        .iter()
+        .filter(|(k, _)| *k == session || acts_for(session, k) || acts_for(k, session))
+        .map(|(_, seen)| seen.at)
+        .max()
+}
+
+/// Whether `session` (or one acting with it) holds a claim that holds.
+fn claim_live(eval: &Evaluation, session: &str) -> bool {
+    eval.claims.iter().any(|c| {
+        matches!(c.state(), LeaseState::Live | LeaseState::Expiring)
+            && (c.session == session
+                || acts_for(session, &c.session)
+                || acts_for(&c.session, session))
+    })
+}
+
+/// Every live, stale or ended session's work in flight under `patterns` (`**` for all), each
+/// judged. Best effort: a station git cannot read is left out, and said on stderr.
+pub fn gather(ctx: &Ctx, eval: &Evaluation, patterns: &[String]) -> Vec<InFlight> {
+    let Some(repo) = &ctx.repo else {
+        return Vec::new();
+    };
+    let marks = crate::store::heartbeat::read_all(repo);
+    let lease = ctx.settings().lease;
+    let now = ctx.now;
+    let dirs = repo::worktree_dirs(repo);
+    let main = repo.main_checkout();
+    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let main_canon = canon(&main);
+    let stations: Vec<(String, String, &Path)> = dirs
+        .iter()
+        .filter(|d| d.admin.is_some() && canon(&d.path) != main_canon)
+        .filter(|d| {
+            repo::is_checkout_of(&d.path, d.admin.as_deref(), &repo.common_dir)
+                && !std::fs::symlink_metadata(&d.path).is_ok_and(|m| m.file_type().is_symlink())
+        })
+        .filter_map(|d| {
+            let branch = d.branch.clone()?;
+            Some((
+                canon(&d.path).display().to_string(),
+                branch,
+                d.path.as_path(),
+            ))
+        })
+        .collect();
+    let station_of = |checkout: &str| {
+        stations
+            .iter()
+            .find(|(path, _, _)| path == checkout)
+            .map(|(_, b, _)| b.clone())
+    };
+    let mut work: Vec<InFlight> = crate::agent::flight::recorded(repo, patterns)
+        .into_iter()
+        .map(|(flight, entry)| InFlight {
+            standing: behind::standing(
+                flight.ended,
+                entry.at,
+                last_seen(&marks, &flight.session),
+                claim_live(eval, &flight.session),
+                now,
+                lease,
+            ),
+            station: station_of(&entry.checkout),
+            path: entry.path,
+            session: flight.session,
+            checkout: entry.checkout,
+            kind: WorkKind::Written,
+            at: entry.at,
+            machine: None,
+        })
+        .collect();
+    if stations.is_empty() {
+        return work;
+    }
+    let base = repo::head_branch(&repo.common_dir);
+    let base = rail_core::model::station::base_branch(
+        ctx.settings().stations.base.as_deref(),
+        base.as_deref(),
+    );
+    let recorded = work.len();
+    let roots = roots(patterns);
+    let found: Vec<_> = std::thread::scope(|scope| {
+        let jobs: Vec<_> = stations
+            .iter()
+            .map(|(checkout, branch, dir)| {
+                let (base, roots) = (base.as_deref(), &roots);
+                let job = scope.spawn(move || git::work_in(dir, base, roots));
+                (checkout, branch, *dir, job)
+            })
+            .collect();
+        jobs.into_iter()
+            .map(|(checkout, branch, dir, job)| (checkout, branch, dir, job.join().ok()))
+            .collect()
+    });
+    for (checkout, branch, dir, result) in found {
+        let Some((uncommitted, unmerged)) = result else {
+            continue;
+        };
+        // The session whose station it is: its branch's claim holder, else the branch.
+        let session = eval
+            .claims
+            .iter()
+            .filter(|c| &c.branch == branch || branch_session(&c.session) == branch)
+            .max_by_key(|c| matches!(c.state(), LeaseState::Live | LeaseState::Expiring))
+            .map_or_else(|| branch.clone(), |c| c.session.clone());
+        let seen = last_seen(&marks, &session);
+        let live_claim = claim_live(eval, &session);
+        let mut add = |path: String, kind: WorkKind, at: Time| {
+            if !patterns.iter().any(|p| behind::covers(p, &path)) {
+                return;
+            }
+            // Written by one of the station's own agents: recorded already, under its name.
+            let (known, _) = work.split_at(recorded);
+            if known.iter().any(|w| {
+                w.path == path
+                    && &w.checkout == checkout
+                    && (acts_for(&w.session, &session) || acts_for(&session, &w.session))
+            }) {
+                return;
+            }
+            work.push(InFlight {
+                standing: behind::standing(None, at, seen, live_claim, now, lease),
+                path,
+                session: session.clone(),
+                checkout: checkout.clone(),
+                station: Some(branch.clone()),
+                kind,
+                at,
+                machine: None,
+            });
+        };
+        match uncommitted {
+            Ok(files) => {
+                for f in rail_core::formats::rail_files::work_files(files) {
+                    let at = changed_at(dir, &f).unwrap_or(now);
+                    add(f, WorkKind::Uncommitted, at);
+                }
+            }
+            Err(e) => errln!("rail: work in flight in {checkout}: {e}"),
+        }
+        match unmerged {
+            Some(Ok(files)) if !files.is_empty() => {
+                let at = head_time(dir).unwrap_or(now);
+                for f in rail_core::formats::rail_files::work_files(files) {
+                    add(f, WorkKind::Unmerged, at);
+                }
+            }
+            Some(Err(e)) => errln!("rail: work in flight in {checkout}: {e}"),
+            _ => {}
+        }
+    }
+    work
+}
+
+/// When the station's HEAD was committed.
+fn head_time(dir: &Path) -> Option<Time> {
+    let out = git::run(
+        dir,
+        &git::GitLine::new(&["log", "-1", "--format=%ct"]).operand("HEAD"),
+    )
+    .ok()?;
+    let secs: i64 = out.trim().parse().ok()?;
+    chrono::DateTime::from_timestamp(secs, 0)
+}
+
+/// When the file at `rel` was last changed: its own time, or for a file removed its folder's.
+fn changed_at(dir: &Path, rel: &str) -> Option<Time> {
+    let at = dir.join(rel);
+    let m = std::fs::symlink_metadata(&at)
+        .ok()
+        .or_else(|| std::fs::symlink_metadata(at.parent()?).ok())?;
+    Some(m.modified().ok()?.into())
+}
+
+/// A claim (or update, or station) of `patterns` by `session` against the work in flight:
+/// refused (exit 1) over a live session's work unless `on_purpose`; else what to say besides
+/// the claim's result and whom to tell. `verb`: the command, for the refusal's words;
+/// `patterns`: the paths to check, from the rail as judged (an update checks only those it adds).
+pub fn check_claim(
+    ctx: &Ctx,
+    session: &str,
+    task: &str,
+    verb: &str,
+    patterns: impl FnOnce(&Evaluation) -> Vec<String>,
+    on_purpose: bool,
+) -> Result<Behind, Fail> {
+    let texts = ctx.read(false)?;
+    let rail = rail_core::model::Rail::load(&texts);
+    let eval = ctx.judge(&rail, crate::context::Commits::IfNeeded).eval;
+    let patterns = patterns(&eval);
+    if patterns.is_empty() {
+        return Ok(Behind::default());
+    }
+    let work = gather(ctx, &eval, &patterns);
+    let found = behind::for_claim(session, &patterns, &work);
+    if !on_purpose {
+        if let Some(message) = behind::refusal(task, verb, &found, ctx.now) {
+            let json = serde_json::json!({ "ok": false, "in_flight": found });
+            return Err(Fail::refused(message, Some(json)));
+        }
+    }
+    Ok(found)
+}
+
+/// After a claim made over work in flight: says so on stderr, and tells each live session whose
+/// work it is at its agent's next hook call (and its agents, when it is a branch).
+pub fn claimed_over(ctx: &Ctx, holder: &str, task: &str, found: &Behind, on_purpose: bool) {
+    if let Some(note) = behind::note(found, on_purpose, ctx.now) {
+        errln!("rail: {task}: {note}");
+    }
+    if !on_purpose {
+        return;
+    }
+    let Some(repo) = &ctx.repo else {
+        return;
+    };
+    for (session, files) in found.told() {
+        crate::store::notice::post_behind(repo, &session, holder, task, &files, false, ctx.now);
+    }
+}

@@ -1,0 +1,286 @@
+//! "Behind!" (issue 43): other sessions' work in flight — files they changed and have not
+//! merged — seen by claims, by `rail who`, by the board and by edits in other stations.
+//!
+//! A kitchen does not stop at tickets: a cook passing with a hot pan calls "Behind!" so nobody
+//! turns into him. Rail's tickets are claims; work nobody claimed was invisible to them: beta's
+//! agent fixes `src/auth/token.ts` in its station (uncommitted, outside its claim), then alpha
+//! claims `src/auth/**` and is told nothing, and beta's commit is refused later. The host
+//! gathers each session's work in flight as [`InFlight`] facts — the files its tool calls
+//! wrote in a shared checkout ([`WorkKind::Written`]), what is uncommitted in its station
+//! ([`WorkKind::Uncommitted`]) and what its branch committed and its base does not have
+//! ([`WorkKind::Unmerged`]) — each judged live, stale or ended ([`standing`]). Here:
+//! - a claim over another live session's work in flight is refused, naming the session,
+//!   where it works and the files; claimed on purpose, the session is told ([`for_claim`]);
+//! - a write in one checkout of a file another live session has in flight in another (a
+//!   merge both will have to read) is a warning the agent sees ([`elsewhere`]);
+//! - a stale or ended session's work is named, never blocking, so it can be rescued.
+
+use std::collections::BTreeMap;
+
+use chrono::TimeDelta;
+use serde::{Deserialize, Serialize};
+
+use crate::agent::flight::FlightStanding;
+use crate::text::ident::acts_for;
+use crate::text::time::{format_duration, Time};
+
+/// How many files of one session's work a message names (the rest are counted).
+pub const NAMED_FILES: usize = 5;
+/// How many sessions' work one message names (the rest are counted).
+pub const NAMED_SESSIONS: usize = 4;
+
+/// What kind of work in flight a file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum WorkKind {
+    /// Its agent's tool calls wrote it in a checkout several sessions share; not committed.
+    Written,
+    /// Changed and not committed in its station (git's status there).
+    Uncommitted,
+    /// Committed on its branch and not in the base branch yet.
+    Unmerged,
+}
+
+impl WorkKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkKind::Written => "uncommitted, written by its agent",
+            WorkKind::Uncommitted => "uncommitted",
+            WorkKind::Unmerged => "committed, not merged",
+        }
+    }
+}
+
+/// One file of one session's work in flight, as the host found it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct InFlight {
+    /// Repo-relative, `/`-separated.
+    pub path: String,
+    pub session: String,
+    /// The checkout it is in (its absolute path).
+    pub checkout: String,
+    /// The branch of the station it is in, when the checkout is a station of its own
+    /// (`None`: the main checkout, shared).
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub station: Option<String>,
+    pub kind: WorkKind,
+    /// When it was written (the write, the file's change, the commit).
+    #[serde(with = "crate::text::serde_time")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub at: Time,
+    pub standing: FlightStanding,
+    /// The machine it is on, when another machine's (a shared rail).
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub machine: Option<String>,
+}
+
+/// How a session's work in flight stands `now`: ended when its session ended after the work
+/// (`ended`); live when it holds a live claim (`claim_live`), or its agent's last hook call
+/// (`last_seen`) or the work itself (`at`) is within `lease`; else stale. Work nobody can vouch
+/// for is live until a lease has passed since it was last touched: a wrong "stale" lets a
+/// claim or a write lose it, a wrong "live" only asks for `--over-flight`.
+pub fn standing(
+    ended: Option<Time>,
+    at: Time,
+    last_seen: Option<Time>,
+    claim_live: bool,
+    now: Time,
+    lease: TimeDelta,
+) -> FlightStanding {
+    if ended.is_some_and(|end| end >= at) {
+        return FlightStanding::Ended;
+    }
+    let last = last_seen.map_or(at, |seen| seen.max(at));
+    if claim_live || now - last <= lease {
+        FlightStanding::Live
+    } else {
+        FlightStanding::Stale
+    }
+}
+
+/// Whether `pattern` (a claim's path, a directory, a glob, a file) covers `path`.
+pub fn covers(pattern: &str, path: &str) -> bool {
+    crate::agent::flight::names(pattern, path)
+}
+
+/// Others' work in flight under `patterns`: work of sessions `actor` does not act for either way
+/// ([`acts_for`]: an agent and its branch, a subagent and its lead are one), sorted by session,
+/// checkout and path, each once.
+pub fn under<'a>(actor: &str, patterns: &[String], work: &'a [InFlight]) -> Vec<&'a InFlight> {
+    let mut out: Vec<&InFlight> = work
+        .iter()
+        .filter(|w| !acts_for(actor, &w.session) && !acts_for(&w.session, actor))
+        .filter(|w| patterns.iter().any(|p| covers(p, &w.path)))
+        .collect();
+    crate::text::sort::sort_by(&mut out, |a, b| {
+        (&a.session, &a.checkout, &a.path, a.kind).cmp(&(&b.session, &b.checkout, &b.path, b.kind))
+    });
+    out.dedup_by(|a, b| a.session == b.session && a.checkout == b.checkout && a.path == b.path);
+    out
+}
+
+/// Where a session's work is, in words: `in its station /x/beta (branch beta)`, `in the
+/// shared checkout /x/repo`, `on machine m`.
+fn place(w: &InFlight) -> String {
+    let at = match &w.station {
+        Some(branch) => format!("in its station {} (branch {branch})", w.checkout),
+        None => format!("in the shared checkout {}", w.checkout),
+    };
+    match &w.machine {
+        Some(m) => format!("{at} on machine {m}"),
+        None => at,
+    }
+}
+
+/// `items` in words, grouped by session and place: `beta in its station /x (branch beta):
+/// src/a.ts (uncommitted, 3m ago), …and 4 more`; at most [`NAMED_SESSIONS`] groups and
+/// [`NAMED_FILES`] files each, the rest counted.
+pub fn describe(items: &[&InFlight], now: Time) -> String {
+    let mut groups: BTreeMap<(String, String), Vec<&InFlight>> = BTreeMap::new();
+    for w in items {
+        groups
+            .entry((w.session.clone(), place(w)))
+            .or_default()
+            .push(w);
+    }
+    let mut parts = Vec::new();
+    for ((session, place), files) in groups.iter().take(NAMED_SESSIONS) {
+        let mut named: Vec<String> = files
+            .iter()
+            .take(NAMED_FILES)
+            .map(|w| {
+                let age = format_duration((now - w.at).max(TimeDelta::zero()));
+                let why = match w.standing {
+                    FlightStanding::Live => String::new(),
+                    FlightStanding::Stale => ", its session not seen for a lease".to_string(),
+                    FlightStanding::Ended => ", its session ended".to_string(),
+                };
+                format!("{} ({}, {age} ago{why})", w.path, w.kind.as_str())
+            })
+            .collect();
+        if files.len() > NAMED_FILES {
+            named.push(format!("and {} more", files.len() - NAMED_FILES));
+        }
+        parts.push(format!("{session} {place}: {}", named.join(", ")));
+    }
+    if groups.len() > NAMED_SESSIONS {
+        parts.push(format!(
+            "and {} more sessions' work",
+            groups.len() - NAMED_SESSIONS
+        ));
+    }
+    parts.join("; ")
+}
+
+/// What a claim's paths find of others' work in flight.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Behind {
+    /// Live sessions' work: refuses the claim unless claimed on purpose.
+    pub live: Vec<InFlight>,
+    /// Stale or ended sessions' work: named, never blocking.
+    pub named: Vec<InFlight>,
+}
+
+impl Behind {
+    /// The sessions to tell when the claim is made over their live work, each with its files.
+    pub fn told(&self) -> BTreeMap<String, Vec<String>> {
+        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for w in &self.live {
+            let files = out.entry(w.session.clone()).or_default();
+            if !files.contains(&w.path) {
+                files.push(w.path.clone());
+            }
+        }
+        out
+    }
+}
+
+/// `task`'s claim of `patterns` by `actor`, against the work in flight: the live and the
+/// named work under its paths.
+pub fn for_claim(actor: &str, patterns: &[String], work: &[InFlight]) -> Behind {
+    let mut behind = Behind::default();
+    for w in under(actor, patterns, work) {
+        if w.standing == FlightStanding::Live {
+            behind.live.push(w.clone());
+        } else {
+            behind.named.push(w.clone());
+        }
+    }
+    behind
+}
+
+/// The refusal of a claim of `task` over live work in flight (`None`: nothing live under its
+/// paths). `verb`: what was asked (`claim`, `update`, a station's claim).
+pub fn refusal(task: &str, verb: &str, behind: &Behind, now: Time) -> Option<String> {
+    if behind.live.is_empty() {
+        return None;
+    }
+    let items: Vec<&InFlight> = behind.live.iter().collect();
+    let sessions = behind.told();
+    let whom = sessions.keys().cloned().collect::<Vec<_>>().join(", ");
+    Some(format!(
+        "{task}: refused: its paths cover work in flight of {whom}, not merged yet — {}. Claiming it would leave that change to be overwritten or merged over: ask {whom} to commit and hand it over, or {verb} on purpose with --over-flight ({whom} will be told)",
+        describe(&items, now)
+    ))
+}
+
+/// What a claim made over stale or ended sessions' work, or on purpose over live work, says
+/// besides its result (`None`: nothing to say).
+pub fn note(behind: &Behind, on_purpose: bool, now: Time) -> Option<String> {
+    let mut parts = Vec::new();
+    if on_purpose && !behind.live.is_empty() {
+        let items: Vec<&InFlight> = behind.live.iter().collect();
+        parts.push(format!(
+            "claimed over work in flight, on purpose: {} (told)",
+            describe(&items, now)
+        ));
+    }
+    if !behind.named.is_empty() {
+        let items: Vec<&InFlight> = behind.named.iter().collect();
+        parts.push(format!(
+            "work in flight under its paths, not blocking: {} — rescue it before changing those files",
+            describe(&items, now)
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// A write by `actor` in `checkout` of `targets` (repo-relative), against other sessions' work
+/// in flight in OTHER checkouts (their stations): the live work it lands on, for a warning the
+/// agent sees before its edit — a merge both will have to read. (In the same checkout the
+/// write is denied: `agent::flight`.)
+pub fn elsewhere<'a>(
+    actor: &str,
+    checkout: &str,
+    targets: &[String],
+    work: &'a [InFlight],
+) -> Vec<&'a InFlight> {
+    under(actor, targets, work)
+        .into_iter()
+        .filter(|w| w.checkout != checkout && w.standing == FlightStanding::Live)
+        .collect()
+}
+
+/// The warning for [`elsewhere`]'s work.
+pub fn warning(items: &[&InFlight], now: Time) -> Option<String> {
+    if items.is_empty() {
+        return None;
+    }
+    let whom: Vec<String> = {
+        let mut s: Vec<String> = items.iter().map(|w| w.session.clone()).collect();
+        s.dedup();
+        s
+    };
+    Some(format!(
+        "Rail: Behind! this file is also in flight elsewhere — {}. Both changes will meet in a merge: coordinate with {} (`rail who FILE`), or leave the file to them",
+        describe(items, now),
+        whom.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests;

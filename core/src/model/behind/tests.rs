@@ -1,0 +1,199 @@
+use super::*;
+use crate::text::time::parse_time;
+
+fn t(s: &str) -> Time {
+    parse_time(s).unwrap()
+}
+
+const NOW: &str = "2026-12-06T10:00:00Z";
+
+fn work(session: &str, path: &str, station: Option<&str>, standing: FlightStanding) -> InFlight {
+    InFlight {
+        path: path.into(),
+        session: session.into(),
+        checkout: match station {
+            Some(b) => format!("/w/{b}"),
+            None => "/w/repo".into(),
+        },
+        station: station.map(str::to_string),
+        kind: if station.is_some() {
+            WorkKind::Uncommitted
+        } else {
+            WorkKind::Written
+        },
+        at: t("2026-12-06T09:57:00Z"),
+        standing,
+        machine: None,
+    }
+}
+
+#[test]
+fn standing_counts_the_session_its_claim_and_the_work_itself() {
+    let lease = TimeDelta::hours(2);
+    let now = t(NOW);
+    let old = t("2026-12-06T07:00:00Z");
+    let recent = t("2026-12-06T09:00:00Z");
+    // Touched within the lease: live, whoever vouches.
+    assert_eq!(
+        standing(None, recent, None, false, now, lease),
+        FlightStanding::Live
+    );
+    // Old work, but its agent was seen lately, or its claim is live: live.
+    assert_eq!(
+        standing(None, old, Some(recent), false, now, lease),
+        FlightStanding::Live
+    );
+    assert_eq!(
+        standing(None, old, None, true, now, lease),
+        FlightStanding::Live
+    );
+    // Nobody for a lease: stale. A session that ended after it: ended, whatever else.
+    assert_eq!(
+        standing(None, old, Some(old), false, now, lease),
+        FlightStanding::Stale
+    );
+    assert_eq!(
+        standing(Some(recent), old, Some(recent), true, now, lease),
+        FlightStanding::Ended
+    );
+    // An end before the work (the session wrote again since): not ended.
+    assert_eq!(
+        standing(Some(old), recent, None, false, now, lease),
+        FlightStanding::Live
+    );
+}
+
+#[test]
+fn a_claim_sees_only_others_work_under_its_paths() {
+    let all = vec![
+        work(
+            "beta",
+            "src/auth/token.ts",
+            Some("beta"),
+            FlightStanding::Live,
+        ),
+        work("beta", "src/app.ts", Some("beta"), FlightStanding::Live),
+        work(
+            "main~claude-1",
+            "src/auth/session.ts",
+            None,
+            FlightStanding::Live,
+        ),
+        work(
+            "alpha~codex-2",
+            "src/auth/own.ts",
+            None,
+            FlightStanding::Live,
+        ),
+        work(
+            "gamma",
+            "src/auth/old.ts",
+            Some("gamma"),
+            FlightStanding::Stale,
+        ),
+    ];
+    let pats = vec!["src/auth/**".to_string()];
+    let b = for_claim("alpha", &pats, &all);
+    let live: Vec<&str> = b.live.iter().map(|w| w.path.as_str()).collect();
+    // Its own agent's work never counts; src/app.ts is outside the paths.
+    assert_eq!(live, ["src/auth/token.ts", "src/auth/session.ts"]);
+    assert_eq!(b.named.len(), 1);
+    assert_eq!(
+        b.told().keys().cloned().collect::<Vec<_>>(),
+        ["beta", "main~claude-1"]
+    );
+    let said = refusal("auth", "claim", &b, t(NOW)).unwrap();
+    assert!(
+        said.contains(
+            "beta in its station /w/beta (branch beta): src/auth/token.ts (uncommitted, 3m ago)"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.contains("main~claude-1 in the shared checkout /w/repo: src/auth/session.ts"),
+        "{said}"
+    );
+    assert!(said.contains("--over-flight"), "{said}");
+    // The stale one is named by the note, not refused.
+    let note = note(&b, false, t(NOW)).unwrap();
+    assert!(
+        note.contains("gamma") && note.contains("its session not seen for a lease"),
+        "{note}"
+    );
+    assert!(!note.contains("beta"), "{note}");
+    // A file, a directory and a glob each cover what they name.
+    for p in ["src/auth/token.ts", "src/auth", "src/**/*.ts", "**"] {
+        assert!(
+            !for_claim("alpha", &[p.to_string()], &all).live.is_empty(),
+            "{p}"
+        );
+    }
+    for p in ["src/authx", "src/auth/token.tsx", "lib/**"] {
+        assert!(
+            for_claim("alpha", &[p.to_string()], &all).live.is_empty(),
+            "{p}"
+        );
+    }
+    // Nothing live: no refusal.
+    assert_eq!(
+        refusal(
+            "auth",
+            "claim",
+            &for_claim("beta", &pats, &all[..2]),
+            t(NOW)
+        ),
+        None
+    );
+}
+
+#[test]
+fn a_long_list_is_named_in_part_and_counted() {
+    let mut all = Vec::new();
+    for s in 0..6 {
+        for f in 0..8 {
+            all.push(work(
+                &format!("s{s}"),
+                &format!("src/f{f}.ts"),
+                Some(&format!("s{s}")),
+                FlightStanding::Live,
+            ));
+        }
+    }
+    let items: Vec<&InFlight> = all.iter().collect();
+    let said = describe(&items, t(NOW));
+    assert_eq!(said.matches("and 3 more").count(), NAMED_SESSIONS, "{said}");
+    assert!(said.ends_with("and 2 more sessions' work"), "{said}");
+}
+
+#[test]
+fn an_edit_is_warned_of_live_work_in_other_checkouts_only() {
+    let all = vec![
+        work(
+            "beta",
+            "src/auth/token.ts",
+            Some("beta"),
+            FlightStanding::Live,
+        ),
+        work(
+            "gamma",
+            "src/auth/token.ts",
+            Some("gamma"),
+            FlightStanding::Stale,
+        ),
+        work("delta", "src/auth/token.ts", None, FlightStanding::Live),
+    ];
+    let files = vec!["src/auth/token.ts".to_string()];
+    // From the shared checkout: beta's station is elsewhere, delta's write is here (denied by
+    // the hook, not warned of), gamma's is stale.
+    let found = elsewhere("alpha", "/w/repo", &files, &all);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].session, "beta");
+    let said = warning(&found, t(NOW)).unwrap();
+    assert!(
+        said.starts_with("Rail: Behind!") && said.contains("beta"),
+        "{said}"
+    );
+    assert_eq!(warning(&[], t(NOW)), None);
+    // Its own station's work is its own.
+    assert!(elsewhere("beta~claude-9", "/w/alpha", &files, &all[..1]).is_empty());
+}
