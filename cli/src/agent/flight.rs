@@ -12,6 +12,8 @@ use rail_core::agent::flight::{self, FileSeen, FlightHit, PathNow, PendingCall, 
 use rail_core::formats::gitindex;
 use rail_core::formats::gitobject::{self, ObjectKind, Oid};
 
+use rail_core::model::behind;
+
 use crate::context::Ctx;
 use crate::git::objects::{self, Head, ObjectFiles};
 use crate::git::repo::Repo;
@@ -168,6 +170,67 @@ pub fn recorded(repo: &Repo, patterns: &[String]) -> Vec<(SessionFlight, flight:
         }
     }
     out
+}
+
+/// Before a write from the checkout at `cwd`: other sessions' live work in flight in the
+/// repository's other checkouts (their stations) that `targets` (repo-relative) land on — core's
+/// "Behind!" call ([`behind::call`]), with the writer's record of its calls kept and, when the
+/// write goes ahead, each such session's agents told at their next tool call.
+pub fn called_out(ctx: &Ctx, actor: &str, cwd: &Path, targets: &[String]) -> behind::Call {
+    if actor.is_empty() || targets.is_empty() {
+        return behind::Call::None;
+    }
+    let Some(repo) = crate::git::repo::discover(cwd) else {
+        return behind::Call::None;
+    };
+    let checkout = checkout_of(&repo);
+    let found: Vec<_> = recorded(&repo, targets)
+        .into_iter()
+        .filter(|(_, e)| e.checkout != checkout)
+        .collect();
+    if found.is_empty() {
+        return behind::Call::None;
+    }
+    let lease = ctx.settings().lease;
+    let stations = crate::git::repo::worktree_dirs(&repo);
+    let branch_of = |dir: &str| {
+        stations
+            .iter()
+            .find(|d| {
+                d.admin.is_some()
+                    && d.path
+                        .canonicalize()
+                        .is_ok_and(|p| p.display().to_string() == dir)
+            })
+            .and_then(|d| d.branch.clone())
+    };
+    let work: Vec<behind::InFlight> = found
+        .into_iter()
+        .map(|(f, e)| behind::InFlight {
+            standing: flight::standing(&f, e.at, last_seen(&repo, &f.session), ctx.now, lease),
+            station: branch_of(&e.checkout),
+            path: e.path,
+            session: f.session,
+            checkout: e.checkout,
+            kind: behind::WorkKind::Written,
+            at: e.at,
+            machine: None,
+        })
+        .collect();
+    let items = behind::elsewhere(actor, &checkout, targets, &work);
+    if items.is_empty() {
+        return behind::Call::None;
+    }
+    let mut own = crate::store::flight::own(&repo, actor);
+    let call = behind::call(&items, &mut own, ctx.now);
+    crate::store::flight::save(&repo, &own);
+    if let behind::Call::Pass(_, tell) = &call {
+        for (session, files) in tell {
+            let first = files.first().map_or("", String::as_str);
+            crate::store::notice::post_behind(&repo, session, actor, first, files, true, ctx.now);
+        }
+    }
+    call
 }
 
 /// `session`'s last hook call here (its guard mark).

@@ -222,34 +222,32 @@ fn changed_at(dir: &Path, rel: &str) -> Option<Time> {
     Some(m.modified().ok()?.into())
 }
 
-/// A claim (or update, or station) of `patterns` by `session` against the work in flight:
-/// refused (exit 1) over a live session's work unless `on_purpose`; else what to say besides
-/// the claim's result and whom to tell. `verb`: the command, for the refusal's words;
-/// `patterns`: the paths to check, from the rail as judged (an update checks only those it adds).
-pub fn check_claim(
-    ctx: &Ctx,
-    session: &str,
-    task: &str,
-    verb: &str,
-    patterns: impl FnOnce(&Evaluation) -> Vec<String>,
-    on_purpose: bool,
-) -> Result<Behind, Fail> {
-    let texts = ctx.read(false)?;
-    let rail = rail_core::model::Rail::load(&texts);
-    let eval = ctx.judge(&rail, crate::context::Commits::IfNeeded).eval;
-    let patterns = patterns(&eval);
-    if patterns.is_empty() {
+/// A claim (or update, or station) of `patterns` by `session` against the work in flight, on
+/// the rail as judged (`eval`): refused (exit 1) over a live session's work unless
+/// `on_purpose`; else what to say besides the claim's result and whom to tell. `verb`: the
+/// command, for the refusal's words.
+pub fn judge_claim(ctx: &Ctx, eval: &Evaluation, claim: &FlightCheck) -> Result<Behind, Fail> {
+    if claim.patterns.is_empty() {
         return Ok(Behind::default());
     }
-    let work = gather(ctx, &eval, &patterns);
-    let found = behind::for_claim(session, &patterns, &work);
-    if !on_purpose {
-        if let Some(message) = behind::refusal(task, verb, &found, ctx.now) {
+    let work = gather(ctx, eval, &claim.patterns);
+    let found = behind::for_claim(&claim.session, &claim.patterns, &work);
+    if !claim.on_purpose {
+        if let Some(message) = behind::refusal(&claim.task, claim.verb, &found, ctx.now) {
             let json = serde_json::json!({ "ok": false, "in_flight": found });
             return Err(Fail::refused(message, Some(json)));
         }
     }
     Ok(found)
+}
+
+/// What a claim asks of the work in flight: whose claim, of what, how, and whether on purpose.
+pub struct FlightCheck {
+    pub session: String,
+    pub task: String,
+    pub verb: &'static str,
+    pub patterns: Vec<String>,
+    pub on_purpose: bool,
 }
 
 /// After a claim made over work in flight: says so on stderr, and tells each live session whose

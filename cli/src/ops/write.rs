@@ -20,6 +20,7 @@ use rail_core::model::Rail;
 use super::touched::{recorded, touched_in};
 use crate::context::{Commits, Ctx};
 use crate::fail::Fail;
+use crate::ops::flight::FlightCheck;
 use crate::out::outcome::{refused, Report};
 use crate::store::lock::{self, RailLock};
 use crate::sys::env::env;
@@ -90,20 +91,14 @@ pub fn claim_request(task: &str, args: &ClaimOptions) -> Result<ClaimRequest, Fa
 pub fn claim(ctx: &Ctx, task: &str, args: &ClaimOptions) -> Result<Report, Fail> {
     let session = ctx.session()?;
     let req = claim_request(task, args)?;
-    rail_core::text::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
-    let found = crate::ops::flight::check_claim(
-        ctx,
-        &session,
-        task,
-        "claim",
-        |_| args.paths.clone(),
-        args.over_flight,
-    )?;
-    let report = mutate(ctx, &session, Request::Claim(req))?;
-    if report.changed {
-        crate::ops::flight::claimed_over(ctx, &session, task, &found, args.over_flight);
-    }
-    Ok(report)
+    let check = FlightCheck {
+        session: session.clone(),
+        task: task.to_string(),
+        verb: "claim",
+        patterns: args.paths.clone(),
+        on_purpose: args.over_flight,
+    };
+    mutate_over_flight(ctx, &session, Request::Claim(req), check, Vec::new())
 }
 
 /// What a release records of the session's work: the files it names, none, or (`Changed`) what
@@ -140,6 +135,7 @@ pub fn release(ctx: &Ctx, task: &str, touched: Touched<'_>) -> Result<Report, Fa
             task,
             || release(lister.join().unwrap_or_default()),
             Vec::new(),
+            None,
         )
     })
 }
@@ -184,24 +180,17 @@ pub struct Changes {
 
 pub fn update(ctx: &Ctx, task: &str, changes: Changes) -> Result<Report, Fail> {
     let session = ctx.session()?;
-    rail_core::text::ident::validate_task(task).map_err(|e| Fail::usage(e.0))?;
-    // Only the paths it adds: the claim's own are its own already.
-    let added = |eval: &rail_core::model::Evaluation| {
-        let held: Vec<&String> = eval
-            .claims
-            .iter()
-            .filter(|c| c.task.as_deref() == Some(task) && c.session == session)
-            .flat_map(|c| c.paths.iter())
-            .collect();
-        (changes.paths.iter().flatten())
+    // The paths it names; those the claim holds already are left out where it is judged.
+    let check = FlightCheck {
+        session: session.clone(),
+        task: task.to_string(),
+        verb: "update",
+        patterns: (changes.paths.iter().flatten())
             .chain(&changes.add_paths)
-            .filter(|p| !held.contains(p))
             .cloned()
-            .collect()
+            .collect(),
+        on_purpose: changes.over_flight,
     };
-    let found =
-        crate::ops::flight::check_claim(ctx, &session, task, "update", added, changes.over_flight)?;
-    let over = changes.over_flight;
     let request = Request::Update {
         task: task.to_string(),
         paths: changes.paths,
@@ -210,9 +199,36 @@ pub fn update(ctx: &Ctx, task: &str, changes: Changes) -> Result<Report, Fail> {
         add_paths: changes.add_paths,
         add_resources: changes.add_resources,
     };
-    let report = mutate(ctx, &session, request)?;
-    if report.changed {
-        crate::ops::flight::claimed_over(ctx, &session, task, &found, over);
+    mutate_over_flight(ctx, &session, request, check, Vec::new())
+}
+
+/// [`mutate_with_log`] of a request that claims paths, checked first against other sessions'
+/// work in flight on the rail it is planned on (refused over a live session's, unless on
+/// purpose), and then the sessions it was made over told.
+pub fn mutate_over_flight(
+    ctx: &Ctx,
+    session: &str,
+    request: Request,
+    mut check: FlightCheck,
+    extra_log: Vec<String>,
+) -> Result<Report, Fail> {
+    let task = request.task().to_string();
+    let mut found = None;
+    let mut judge = |eval: &rail_core::model::Evaluation| -> Result<(), Fail> {
+        // An update's paths that the claim holds already are its own.
+        check.patterns.retain(|p| {
+            !eval.claims.iter().any(|c| {
+                c.task.as_deref() == Some(task.as_str())
+                    && c.session == session
+                    && c.paths.contains(p)
+            })
+        });
+        found = Some(crate::ops::flight::judge_claim(ctx, eval, &check)?);
+        Ok(())
+    };
+    let report = mutate_then(ctx, session, &task, || request, extra_log, Some(&mut judge))?;
+    if let (true, Some(found)) = (report.changed, &found) {
+        crate::ops::flight::claimed_over(ctx, session, &task, found, check.on_purpose);
     }
     Ok(report)
 }
@@ -233,17 +249,23 @@ pub fn mutate_with_log(
     extra_log: Vec<String>,
 ) -> Result<Report, Fail> {
     let task = request.task().to_string();
-    mutate_then(ctx, session, &task, || request, extra_log)
+    mutate_then(ctx, session, &task, || request, extra_log, None)
 }
 
 /// [`mutate_with_log`] of the request `make` gives for `task`, asked for only once the rail has
 /// been read and its facts gathered (a release's touched files are listed meanwhile).
+/// A judgement of the rail a plan is made on, before the plan ([`mutate_then`]'s `check`).
+type PlanCheck<'a> = dyn FnMut(&rail_core::model::Evaluation) -> Result<(), Fail> + 'a;
+
+/// `check`, when given, judges the rail the plan is made on before it is (work in flight): on
+/// the rail read before the lock when nobody held it, else under the lock.
 fn mutate_then(
     ctx: &Ctx,
     session: &str,
     task: &str,
     make: impl FnOnce() -> Request,
     extra_log: Vec<String>,
+    mut check: Option<&mut PlanCheck<'_>>,
 ) -> Result<Report, Fail> {
     // Refused here, at the edge, before the lock or the shared rail's queue is touched; core's
     // plan checks the request again for the hosts that have no edge of their own (wasm).
@@ -254,6 +276,10 @@ fn mutate_then(
         request
             .check_limits()
             .map_err(|e| Fail::usage(format!("{task}: {e}; nothing changed")))?;
+        if let Some(check) = check.as_mut() {
+            let texts = ctx.read(false)?;
+            check(&ctx.judge(&Rail::load(&texts), Commits::IfNeeded).eval)?;
+        }
         return crate::shared::mutate(ctx, remote, session, request, &extra_log);
     }
     // Planned before the lock, on the rail as it is now: the plan (overlap searches, commit
@@ -268,6 +294,9 @@ fn mutate_then(
         let judged = ctx.judge(&rail, Commits::IfNeeded);
         (texts, rail, judged)
     });
+    if let (Some((_, _, judged)), Some(check)) = (&early, check.as_mut()) {
+        check(&judged.eval)?;
+    }
     // Asked for now: after the slow reading, before the plan.
     let request = make();
     let early = early.map(|(texts, rail, judged)| {
@@ -276,11 +305,18 @@ fn mutate_then(
     });
     let held = Locked::take(ctx, session)?;
     let texts = restore_lost(ctx, &held.lock, ctx.read(true)?)?;
+    let checked = early.is_some();
     let planned = match early {
         Some((before, plan)) if before == texts => plan,
         _ => {
             let rail = Rail::load(&texts);
             let judged = ctx.judge(&rail, Commits::IfNeeded);
+            if let (false, Some(check)) = (checked, check.as_mut()) {
+                if let Err(f) = check(&judged.eval) {
+                    write_log_only(ctx, &held.lock, &texts, &held.log)?;
+                    return Err(f);
+                }
+            }
             ops::plan_evaluated(&rail, &judged.eval, &judged.facts, session, &request)
         }
     };

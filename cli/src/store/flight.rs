@@ -98,7 +98,7 @@ pub fn own(repo: &Repo, session: &str) -> SessionFlight {
 /// Writes `session`'s file back; an empty one is removed.
 pub fn save(repo: &Repo, flight: &SessionFlight) {
     let path = dir_of(repo).join(file_name(&flight.session));
-    if flight.entries.is_empty() {
+    if flight.is_empty() {
         let _ = std::fs::remove_file(&path);
         return;
     }

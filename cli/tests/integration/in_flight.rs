@@ -313,3 +313,53 @@ fn a_claim_over_a_shared_checkouts_uncommitted_write_is_refused() {
     let out = repo.rail(&["--session", "alpha", "claim", "auth2", "--path", "src/auth"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
 }
+
+/// Item 3 across stations: beta's agent has a file in flight in its station; alpha's agent,
+/// in the main checkout, writing the same file is called "Behind!" before its edit — stopped
+/// once so that its model reads it whatever the agent shows of a warning, then let through
+/// with the warning — and beta's agent is told of the write at its next tool call.
+#[test]
+fn a_write_of_a_file_in_flight_in_another_station_is_called_out_once_and_told() {
+    let repo = Repo::new();
+    commit(repo.path(), FILE, "export const token = 1;\n");
+    let out = repo.rail(&["worktree", "beta", "--path", "src/app.ts"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let station = repo.path().parent().unwrap().join(format!(
+        "{}-beta",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    let out = agent_writes_in(&station, BETA, FILE, "beta's fix\n", "toolu_beta1");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+
+    let out = agent_writes(&repo, ALPHA, FILE, "alpha\n", "toolu_alpha1");
+    assert_eq!(code(&out), 2, "stopped once: {}", stdout(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("Behind!") && said.contains("beta~claude-000be7a2 in its station"),
+        "{said}"
+    );
+    assert_eq!(repo.read(FILE), "export const token = 1;\n", "not written");
+    // The same write again goes through, with the warning (Claude Code's additionalContext:
+    // its model reads it).
+    let out = agent_writes(&repo, ALPHA, FILE, "alpha\n", "toolu_alpha2");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("Behind!"), "{}", stdout(&out));
+    assert_eq!(repo.read(FILE), "alpha\n");
+    // Beta's agent hears of it at its next tool call; its own file is untouched.
+    let out = agent_writes_in(&station, BETA, "src/auth/b.ts", "b\n", "toolu_beta2");
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(
+            "Behind! main~claude-0a1f1a11 is writing src/auth/token.ts in another checkout"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(station.join(FILE)).unwrap(),
+        "beta's fix\n"
+    );
+    // Told once.
+    let out = agent_writes_in(&station, BETA, "src/auth/b.ts", "b\n", "toolu_beta3");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}

@@ -66,6 +66,21 @@ pub struct SessionFlight {
     pub ended: Option<DateTime<Utc>>,
     #[serde(default)]
     pub entries: Vec<FlightEntry>,
+    /// The files this session's agent was called "Behind!" about: another session's work in
+    /// flight in another checkout (`crate::model::behind::elsewhere`), and whether that session
+    /// was told of the write since.
+    #[serde(default)]
+    pub called: Vec<Called>,
+}
+
+/// One "Behind!" call: `path` is in flight in `session`'s checkout.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Called {
+    pub path: String,
+    pub session: String,
+    /// The write went ahead and `session` was told.
+    #[serde(default)]
+    pub told: bool,
 }
 
 impl SessionFlight {
@@ -74,7 +89,13 @@ impl SessionFlight {
             session: session.to_string(),
             ended: None,
             entries: Vec::new(),
+            called: Vec::new(),
         }
+    }
+
+    /// Whether the session holds nothing worth keeping a file for.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty() && self.called.is_empty()
     }
 
     /// `paths` written in `checkout` at `at`: each once (a rewrite moves it to the end, with its
@@ -127,6 +148,11 @@ pub fn parse(file_name: &str, text: &str) -> Option<SessionFlight> {
         .retain(|e| plain_path(&e.path) && e.checkout.len() <= MAX_PATH);
     let over = flight.entries.len().saturating_sub(MAX_ENTRIES);
     flight.entries.drain(..over);
+    flight
+        .called
+        .retain(|c| plain_path(&c.path) && c.session.len() <= MAX_PATH);
+    let over = flight.called.len().saturating_sub(MAX_ENTRIES);
+    flight.called.drain(..over);
     Some(flight)
 }
 

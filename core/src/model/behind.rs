@@ -282,5 +282,87 @@ pub fn warning(items: &[&InFlight], now: Time) -> Option<String> {
     ))
 }
 
+/// What a write that lands on [`elsewhere`]'s work does, given what `own` (the writer's flight
+/// file) says it was called about before.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Call {
+    /// Nothing elsewhere: the verdict as it was.
+    None,
+    /// First time: the call is stopped once, so that every agent's model reads it (a warning
+    /// reaches only the person in some agents); the same write again goes through.
+    Stop(String),
+    /// Called before: the write goes ahead with the warning, and these sessions are told of it
+    /// (each once), with the files.
+    Pass(String, BTreeMap<String, Vec<String>>),
+}
+
+/// The "Behind!" call for a write of `items` (live work elsewhere), given `own`'s record of
+/// earlier calls; `own` is updated (the calls made, the sessions told).
+pub fn call(items: &[&InFlight], own: &mut crate::agent::flight::SessionFlight, now: Time) -> Call {
+    let Some(text) = warning(items, now) else {
+        return Call::None;
+    };
+    let known = |w: &InFlight, own: &crate::agent::flight::SessionFlight| {
+        own.called
+            .iter()
+            .position(|c| c.path == w.path && c.session == w.session)
+    };
+    if items.iter().any(|w| known(w, own).is_none()) {
+        for w in items {
+            if known(w, own).is_none() {
+                own.called.push(crate::agent::flight::Called {
+                    path: w.path.clone(),
+                    session: w.session.clone(),
+                    told: false,
+                });
+            }
+        }
+        let over = own
+            .called
+            .len()
+            .saturating_sub(crate::agent::flight::MAX_ENTRIES);
+        own.called.drain(..over);
+        return Call::Stop(format!(
+            "{text}\nThis write was not run, so that this is read; the same write again goes through."
+        ));
+    }
+    let mut tell: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for w in items {
+        if let Some(i) = known(w, own) {
+            if !own.called[i].told {
+                own.called[i].told = true;
+                tell.entry(w.session.clone())
+                    .or_default()
+                    .push(w.path.clone());
+            }
+        }
+    }
+    Call::Pass(text, tell)
+}
+
+/// The hook's `verdict` with the [`call`] joined: a stop denies (keeping a denial's own reason
+/// first), a pass warns where it allowed; a denial already there stays one.
+pub fn join(
+    mut verdict: crate::agent::hook::HookVerdict,
+    call: &Call,
+) -> crate::agent::hook::HookVerdict {
+    use crate::agent::hook::Decision;
+    let (text, stop) = match call {
+        Call::None => return verdict,
+        Call::Stop(t) => (t, true),
+        Call::Pass(t, _) => (t, false),
+    };
+    if verdict.message.trim().is_empty() {
+        verdict.message = text.clone();
+    } else {
+        verdict.message = format!("{}; {text}", verdict.message);
+    }
+    verdict.decision = match (verdict.decision, stop) {
+        (Decision::Deny, _) | (_, true) => Decision::Deny,
+        _ => Decision::Warn,
+    };
+    verdict
+}
+
 #[cfg(test)]
 mod tests;

@@ -188,25 +188,20 @@ fn verdict_in(
     let rail = Rail::load(&texts);
     let eval = ctx.judge(&rail, Commits::IfNeeded).eval;
     let mut none = Vec::new();
-    let hits = match flight {
-        Some((cwd, hits)) => {
-            let actor = match acting {
-                Acting::Session(s) => s.as_str(),
-                Acting::Unnamed(_) => "",
-            };
-            *hits = crate::agent::flight::hits(ctx, actor, cwd, &landed.targets);
-            hits
-        }
-        None => &mut none,
+    let actor = match acting {
+        Acting::Session(s) => s.as_str(),
+        Acting::Unnamed(_) => "",
     };
-    Ok(Some(hook::judge(
-        &eval,
-        acting,
-        &landed.targets,
-        &unanalysed,
-        mode,
-        hits,
-    )))
+    let (hits, call) = match flight {
+        Some((cwd, hits)) => {
+            *hits = crate::agent::flight::hits(ctx, actor, cwd, &landed.targets);
+            let call = crate::agent::flight::called_out(ctx, actor, cwd, &landed.targets);
+            (hits, call)
+        }
+        None => (&mut none, rail_core::model::behind::Call::None),
+    };
+    let verdict = hook::judge(&eval, acting, &landed.targets, &unanalysed, mode, hits);
+    Ok(Some(rail_core::model::behind::join(verdict, &call)))
 }
 
 /// Where a write of `written` (relative to `cwd`, or absolute) lands: every symlink on the way

@@ -95,18 +95,20 @@ pub fn station(
         ..req
     };
     // Over another live session's work in flight: refused, unless on purpose.
-    let found = crate::ops::flight::check_claim(
+    let check = crate::ops::flight::FlightCheck {
+        session: branch.clone(),
+        task: task.to_string(),
+        verb: "claim",
+        patterns: args.paths.clone(),
+        on_purpose: args.over_flight,
+    };
+    let claim = crate::ops::write::mutate_over_flight(
         ctx,
         &branch,
-        task,
-        "claim",
-        |_| args.paths.clone(),
-        args.over_flight,
+        Request::Claim(branch_for_claim),
+        check,
+        Vec::new(),
     )?;
-    let claim = mutate_with_log(ctx, &branch, Request::Claim(branch_for_claim), Vec::new())?;
-    if claim.changed {
-        crate::ops::flight::claimed_over(ctx, &branch, task, &found, args.over_flight);
-    }
     let dir_s = dir.display().to_string();
     if !reentered {
         let mut line = git::GitLine::new(&["worktree", "add"])
