@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use rail_core::model::input::{Facts, RailTexts};
 use rail_core::text::diagnostic::Severity;
 
-use crate::context::{Commits, Ctx};
+use crate::context::Ctx;
 use crate::fail::Fail;
 use crate::out::{print_json, render};
 use crate::sys::env::env;
@@ -22,7 +22,7 @@ pub struct BoardArgs {
 pub fn run(ctx: &Ctx, args: &BoardArgs) -> Result<(), Fail> {
     if let Some(path) = &args.html {
         let texts = ctx.read(false)?;
-        let facts = ctx.facts(&texts, Commits::Always);
+        let facts = crate::ops::read::board_facts(ctx, &texts);
         return write_board_html(&texts, &facts, path);
     }
     let board = crate::ops::read::board_model(ctx)?;

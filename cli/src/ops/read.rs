@@ -18,8 +18,20 @@ use crate::store::lock;
 /// The board model: what `rail board --json` prints.
 pub fn board_model(ctx: &Ctx) -> Result<board::Board, Fail> {
     let texts = ctx.read(false)?;
-    let facts = ctx.facts(&texts, Commits::Always);
+    let facts = board_facts(ctx, &texts);
     Ok(board::build(&texts, &facts))
+}
+
+/// The facts a board is built on: [`Ctx::facts`] with every session's work in flight.
+pub fn board_facts(
+    ctx: &Ctx,
+    texts: &rail_core::model::input::RailTexts,
+) -> rail_core::model::input::Facts {
+    let rail = Rail::load(texts);
+    let judged = ctx.judge(&rail, Commits::Always);
+    let mut facts = judged.facts;
+    facts.in_flight = crate::ops::flight::gather(ctx, &judged.eval, &["**".to_string()]);
+    facts
 }
 
 /// Who holds each of `paths` (core's `scope::who`).

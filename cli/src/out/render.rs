@@ -125,10 +125,43 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
     columns(&mut out, board, &p, task_w, session_w);
     conflicts(&mut out, board, &p);
     sessions(&mut out, board, &p, session_w);
+    in_flight(&mut out, board, &p);
     resources(&mut out, board, &p);
     backlog(&mut out, board, &p, task_w);
     notes(&mut out, board, &p);
     out
+}
+
+/// Each session's work in flight: files changed and not merged, where.
+fn in_flight(out: &mut String, board: &Board, p: &Paint) {
+    if board.in_flight.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n{}", p.bold("IN FLIGHT (changed, not merged)"));
+    for v in &board.in_flight {
+        let why = match v.standing {
+            rail_core::agent::flight::FlightStanding::Live => String::new(),
+            rail_core::agent::flight::FlightStanding::Stale => {
+                format!(" {}", p.red("(stale: not blocking, rescue it)"))
+            }
+            rail_core::agent::flight::FlightStanding::Ended => {
+                format!(" {}", p.red("(session ended: not blocking, rescue it)"))
+            }
+        };
+        let _ = writeln!(out, "  {} {}{why}", safe(&v.session), safe(&v.place));
+        for f in &v.files {
+            let _ = writeln!(
+                out,
+                "    {}  {}, {}",
+                safe(&f.path),
+                f.kind_text,
+                f.age_text
+            );
+        }
+        if v.files_unlisted > 0 {
+            let _ = writeln!(out, "    and {} more", v.files_unlisted);
+        }
+    }
 }
 
 /// The task and session columns' widths.

@@ -239,6 +239,24 @@ fn a_claim_over_a_stations_work_in_flight_is_refused_until_made_on_purpose() {
         stdout(&out)
     );
 
+    // The board names each session's work in flight, as text and as JSON.
+    let out = repo.rail(&["board"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("IN FLIGHT") && text.contains("src/auth/by-hand.ts  uncommitted"),
+        "{text}"
+    );
+    let out = repo.rail(&["--json", "board"]);
+    let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let groups = board["in_flight"].as_array().unwrap();
+    assert!(
+        groups.iter().any(|g| g["session"] == "beta"
+            && g["station"] == "beta"
+            && g["standing"] == "live"
+            && g["files"][0]["path"] == "src/auth/by-hand.ts"),
+        "{groups:?}"
+    );
+
     // On purpose: claimed, said, and beta's agent hears it at its very next tool call.
     let out = claim(&["--over-flight"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));

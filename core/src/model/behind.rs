@@ -176,6 +176,94 @@ pub fn describe(items: &[&InFlight], now: Time) -> String {
     parts.join("; ")
 }
 
+/// One session's work in flight in one place, as the board shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct FlightView {
+    pub session: String,
+    pub checkout: String,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub station: Option<String>,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub machine: Option<String>,
+    /// The group's standing: live when any of its files is.
+    pub standing: FlightStanding,
+    /// Core's words for where it is: `in its station /x (branch beta)`.
+    pub place: String,
+    pub files: Vec<FlightFile>,
+    /// How many more files than `files` lists ([`BOARD_FILES`]).
+    pub files_unlisted: usize,
+}
+
+/// One file of a [`FlightView`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct FlightFile {
+    pub path: String,
+    pub kind: WorkKind,
+    /// Core's words for the kind: `uncommitted`, `committed, not merged`.
+    pub kind_text: String,
+    pub at: String,
+    /// `3m ago`.
+    pub age_text: String,
+}
+
+/// How many files of one session's work in one place the board lists.
+pub const BOARD_FILES: usize = 50;
+
+/// The board's view of `work`: one group per session and place, live ones first, each group's
+/// files newest first.
+pub fn views(work: &[InFlight], now: Time) -> Vec<FlightView> {
+    let mut groups: BTreeMap<(String, String, Option<String>), Vec<&InFlight>> = BTreeMap::new();
+    for w in work {
+        groups
+            .entry((w.session.clone(), w.checkout.clone(), w.machine.clone()))
+            .or_default()
+            .push(w);
+    }
+    let mut out: Vec<FlightView> = groups
+        .into_values()
+        .map(|mut files| {
+            crate::text::sort::sort_by(&mut files, |a, b| {
+                b.at.cmp(&a.at).then(a.path.cmp(&b.path))
+            });
+            let first = files[0];
+            let standing = if files.iter().any(|w| w.standing == FlightStanding::Live) {
+                FlightStanding::Live
+            } else {
+                first.standing
+            };
+            FlightView {
+                session: first.session.clone(),
+                checkout: first.checkout.clone(),
+                station: first.station.clone(),
+                machine: first.machine.clone(),
+                standing,
+                place: place(first),
+                files_unlisted: files.len().saturating_sub(BOARD_FILES),
+                files: files
+                    .iter()
+                    .take(BOARD_FILES)
+                    .map(|w| FlightFile {
+                        path: w.path.clone(),
+                        kind: w.kind,
+                        kind_text: w.kind.as_str().to_string(),
+                        at: crate::text::time::format_time(w.at),
+                        age_text: format!(
+                            "{} ago",
+                            format_duration((now - w.at).max(TimeDelta::zero()))
+                        ),
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    crate::text::sort::sort_by_key(&mut out, |v| {
+        (v.standing != FlightStanding::Live, v.session.clone())
+    });
+    out
+}
+
 /// What a claim's paths find of others' work in flight.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Behind {

@@ -42,6 +42,8 @@ pub struct Board {
     pub planned: Vec<backlog::PlannedView>,
     pub resources: Vec<ResourceUse>,
     pub sessions: Vec<SessionView>,
+    /// Each session's work in flight (files changed, not merged), when the host gathered it.
+    pub in_flight: Vec<crate::model::behind::FlightView>,
     pub diagnostics: Vec<Located>,
     pub log: Vec<LogEntry>,
 }
@@ -424,6 +426,7 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
         planned,
         resources,
         sessions,
+        in_flight: crate::model::behind::views(&facts.in_flight, now),
         diagnostics,
         log,
     }

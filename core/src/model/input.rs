@@ -96,6 +96,11 @@ pub struct Facts {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub hooks: BTreeMap<String, HookSeen>,
+    /// Sessions' work in flight — files changed and not merged — as the host gathered it
+    /// ([`crate::model::behind`]): the board shows it beside the claims.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub in_flight: Vec<crate::model::behind::InFlight>,
 }
 
 impl Facts {
@@ -110,6 +115,7 @@ impl Facts {
             sessions: BTreeMap::new(),
             worktrees: Vec::new(),
             hooks: BTreeMap::new(),
+            in_flight: Vec::new(),
         }
     }
 }
