@@ -17,8 +17,13 @@ many files in flight. Then, each hook call a fresh process, medians:
 - after the tool: PreToolUse + PostToolUse of a Write (the note, then the write recorded and the
   session's own entries checked against HEAD), and PostToolUse alone.
 
+Then `rail claim` of a folder nobody has in flight (a new task each run, released untimed), a
+claim refused over a session's files, and `rail who` of a file in flight. With `--stations`, as
+many worktrees of the whole checkout, each with a commit and uncommitted files of its own, and
+claims again (each claim asks git of every station, for the claimed folder only).
+
 The targets (issue 43): the hook median ≤ 5 ms and the after-tool check ≤ 10 ms, 8 sessions in
-flight on 5,000 files.
+flight on 5,000 files; `rail claim` ≤ 20 ms there.
 """
 
 import argparse
@@ -49,6 +54,7 @@ def main():
     ap.add_argument("--sessions", type=int, default=8)
     ap.add_argument("--per", type=int, default=5)
     ap.add_argument("--rail", default=None)
+    ap.add_argument("--stations", action="store_true", help="also measure claims with stations")
     args = ap.parse_args()
     global RAIL
     RAIL = rail_binary(args.rail)
@@ -138,6 +144,50 @@ def main():
             f.write("x\n")
         return run("PostToolUse", 97, rel, call)[0]
     case("after the tool: PostToolUse alone (record)", after_only)
+
+    # Claims against the work in flight: each claim a fresh task of a folder, released after
+    # (not timed); a claim over a session's files is refused.
+    claims = [0]
+
+    def claim_free():
+        claims[0] += 1
+        task = f"t{claims[0]}"
+        t, code = timed([RAIL, "--session", "bench", "claim", task, "--path", "pkg45/**"], d, None)
+        assert code == 0, code
+        sh([RAIL, "--session", "bench", "release", task, "--no-touched"], d)
+        return t
+    case("rail claim of a folder nobody has in flight", claim_free)
+
+    def claim_refused():
+        t, code = timed([RAIL, "--session", "bench", "claim", "over", "--path", "pkg0/**"], d, None)
+        assert code == 1, code
+        return t
+    case("rail claim over a session's work in flight (refused)", claim_refused)
+    case("rail who of a file in flight", lambda: timed([RAIL, "who", "pkg0/f0.txt"], d, None)[0])
+
+    if args.stations:
+        # Stations: `--sessions` worktrees of the whole checkout, each on its own branch with a
+        # commit and `--per` uncommitted files of its own.
+        for s_ in range(args.sessions):
+            wt = f"{d}-st{s_}"
+            sh(["git", "worktree", "add", "-q", "-b", f"st{s_}", wt], d)
+            with open(os.path.join(wt, f"pkg{20 + s_}", "f0.txt"), "a") as f:
+                f.write("committed on the station's branch\n")
+            sh(["git", "commit", "-qam", "station work"], wt)
+            for k in range(1, args.per + 1):
+                with open(os.path.join(wt, f"pkg{20 + s_}", f"f{k}.txt"), "a") as f:
+                    f.write("uncommitted in the station\n")
+        print(f"{args.sessions} stations of {args.files} files each, {args.per} uncommitted files and "
+              "one commit each")
+        case("rail claim of a folder, stations present", claim_free)
+
+        def claim_station_refused():
+            t, code = timed([RAIL, "--session", "bench", "claim", "over2", "--path", "pkg20/**"], d, None)
+            assert code == 1, code
+            return t
+        case("rail claim over a station's work (refused)", claim_station_refused)
+        case("rail claim of everything (**), stations present (refused)",
+             lambda: timed([RAIL, "--session", "bench", "claim", "all", "--path", "**"], d, None)[0])
     print(f"  (repository: {d})")
 
 

@@ -11,6 +11,7 @@ import { ColumnsView } from './view/columns.js';
 import { partnersOf, localTime, type ViewContext } from './view/context.js';
 import { renderConflicts } from './view/conflicts.js';
 import { renderDetail } from './view/detail.js';
+import { renderFlight } from './view/flight.js';
 import { renderDiagnostics } from './view/diagnostics.js';
 import { LanesView } from './view/lanes.js';
 import { renderLog } from './view/log.js';
@@ -245,6 +246,7 @@ export class App {
     else this.lanes.update(ctx, this.shown);
     this.timeline.update(ctx, this.shown);
     renderConflicts(byId('conflicts-panel').querySelector('.panel-body')!, ctx, shownIds);
+    renderFlight(byId('flight-panel').querySelector('.panel-body')!, ctx);
     renderResources(byId('resources-panel').querySelector('.panel-body')!, ctx, shownIds);
     renderBacklog(byId('backlog-panel').querySelector('.panel-body')!, ctx);
     renderDiagnostics(byId('diagnostics-panel').querySelector('.panel-body')!, ctx);

@@ -20,6 +20,7 @@ export type {
   Facts,
   FileRole,
   FileText,
+  FlightView,
   HookSeen,
   LeaseState,
   Located,

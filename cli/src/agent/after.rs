@@ -16,6 +16,7 @@ use rail_core::formats::log::{LogEntry, LogEvent};
 use rail_core::model::Rail;
 
 use crate::context::{Commits, Ctx};
+use crate::git::index::{read_index, sha256, stat_of};
 use crate::git::repo::Repo;
 
 const DIR: &str = "after";
@@ -33,51 +34,7 @@ fn snapshot_path(repo: &Repo, session: &str, call: Option<&str>) -> PathBuf {
     }
     // Stations share the common dir: the checkout is part of the name.
     let wt = rail_core::formats::heartbeat::file_name(&repo.worktree.display().to_string());
-    dir_of(repo).join(format!("{name}@{:016x}", fnv(wt.as_bytes())))
-}
-
-pub(crate) fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf29ce484222325u64, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
-    })
-}
-
-/// A SHA-256 repository: its index holds 32-byte ids, which this reader does not read.
-pub(crate) fn sha256(repo: &Repo) -> bool {
-    crate::git::config::get(Some(repo), &repo.worktree, "extensions.objectformat")
-        .is_some_and(|f| f.eq_ignore_ascii_case("sha256"))
-}
-
-pub(crate) fn stat_of(m: &std::fs::Metadata) -> Stat {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Stat {
-            size: m.size(),
-            mtime_ns: m.mtime().saturating_mul(1_000_000_000) + m.mtime_nsec(),
-            ctime_ns: m.ctime().saturating_mul(1_000_000_000) + m.ctime_nsec(),
-            ino: m.ino(),
-            exec: m.mode() & 0o111 != 0,
-            link: m.file_type().is_symlink(),
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let mtime_ns = m
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map(|d| d.as_nanos() as i64)
-            .unwrap_or(0);
-        Stat {
-            size: m.len(),
-            mtime_ns,
-            ctime_ns: 0,
-            ino: 0,
-            exec: false,
-            link: m.file_type().is_symlink(),
-        }
-    }
+    dir_of(repo).join(format!("{name}@{:016x}", crate::sys::fnv(wt.as_bytes())))
 }
 
 /// Every file under `roots` of `worktree` (links not followed, `.git` skipped), at most
@@ -121,18 +78,6 @@ fn walk(worktree: &Path, roots: &[String]) -> (Vec<(String, Stat)>, bool) {
         }
     }
     (out, true)
-}
-
-/// The stage-0 entries of git's index under `roots` (core's reading: `gitindex::entries`), with
-/// the index's own modification time; `None`: no index, or one Rail cannot read (then every
-/// file's bytes are kept instead). Reading it costs no process: `git status` would cost one per
-/// tool call.
-pub(crate) fn read_index(git_dir: &Path, roots: &[String]) -> Option<gitindex::Index> {
-    let path = git_dir.join("index");
-    let (bytes, modified) = crate::sys::railfile::read_max(&path, 256 * 1024 * 1024).ok()??;
-    let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
-    let stamp = (since.as_secs() as i64, i64::from(since.subsec_nanos()));
-    Some((gitindex::entries(&bytes, roots)?, stamp))
 }
 
 /// What the watched roots of `eval` are for `session` in `repo`'s checkout.

@@ -5,6 +5,7 @@
 //! answer itself.
 
 pub mod config;
+pub mod index;
 pub mod line;
 pub mod objects;
 pub mod repo;

@@ -26,7 +26,7 @@ fn pending_path(repo: &Repo, session: &str, call: Option<&str>, checkout: &str) 
         name.push_str(&file_name(id));
     }
     let wt = file_name(checkout);
-    let hash = crate::agent::after::fnv(wt.as_bytes());
+    let hash = crate::sys::fnv(wt.as_bytes());
     dir_of(repo)
         .join(PENDING_DIR)
         .join(format!("{name}@{hash:016x}"))

@@ -236,6 +236,13 @@ pub fn die_now() -> ! {
     os::die_now()
 }
 
+/// The 64-bit FNV-1a hash of `bytes`: a short stable name for a path in a file name.
+pub fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,13 +20,15 @@
 //! file whose session is not its name's ignored.
 
 use chrono::{DateTime, TimeDelta, Utc};
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::agent::hook::{Decision, HookVerdict};
 use crate::formats::gitindex::Stat;
-use crate::text::glob;
 use crate::text::ident::acts_for;
 use crate::text::time::format_duration;
+use crate::text::time::Time;
 
 /// The folder under `<git common dir>/rail/` holding one file per session.
 pub const FLIGHT_DIR: &str = "flight";
@@ -224,18 +226,7 @@ pub fn ended(now: &PathNow, head: Result<Option<&str>, ()>) -> bool {
     }
 }
 
-/// Whether a session's work in flight still counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub enum FlightStanding {
-    /// Its agent was seen within the lease: its files are not to be written over.
-    Live,
-    /// Its agent has not been seen for a lease: named, so it can be rescued, not blocking.
-    Stale,
-    /// Its agent's session ended: named, not blocking.
-    Ended,
-}
+pub use crate::model::behind::FlightStanding;
 
 /// How `flight`'s entry written `at` stands `now`: ended when the session ended after it; stale
 /// when neither its agent's last hook call (`last_seen`, its guard mark) nor the write is within
@@ -277,18 +268,7 @@ pub fn collisions(
 
 /// Whether writing `target` writes `path`.
 pub(crate) fn names(target: &str, path: &str) -> bool {
-    let t = crate::model::scope::normalize_path(target);
-    if t == "**" || t.is_empty() || t == "." {
-        return true;
-    }
-    if glob::is_literal(&t) {
-        path == t
-            || path
-                .strip_prefix(t.as_str())
-                .is_some_and(|r| r.starts_with('/'))
-    } else {
-        glob::covers(&t, path)
-    }
+    crate::model::behind::covers(target, path)
 }
 
 /// One collision, judged: whose file, since when, and whether it blocks.
@@ -390,6 +370,89 @@ pub fn join(mut verdict: HookVerdict, hits: &[FlightHit]) -> HookVerdict {
             verdict.decision = Decision::Warn;
         }
     }
+    verdict
+}
+
+/// What a write that lands on another checkout's work in flight does (`model::behind::elsewhere`), given what `own` (the writer's flight
+/// file) says it was called about before.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallOut {
+    /// Nothing elsewhere: the verdict as it was.
+    None,
+    /// First time: the call is stopped once, so that every agent's model reads it (a warning
+    /// reaches only the person in some agents); the same write again goes through.
+    Stop(String),
+    /// Called before: the write goes ahead with the warning, and these sessions are told of it
+    /// (each once), with the files.
+    Pass(String, BTreeMap<String, Vec<String>>),
+}
+
+/// The "Behind!" call for a write of `items` (live work elsewhere), given `own`'s record of
+/// earlier calls; `own` is updated (the calls made, the sessions told).
+pub fn call_out(
+    items: &[&crate::model::behind::InFlight],
+    own: &mut SessionFlight,
+    now: Time,
+) -> CallOut {
+    let Some(text) = crate::model::behind::warning(items, now) else {
+        return CallOut::None;
+    };
+    let known = |w: &crate::model::behind::InFlight, own: &SessionFlight| {
+        own.called
+            .iter()
+            .position(|c| c.path == w.path && c.session == w.session)
+    };
+    if items.iter().any(|w| known(w, own).is_none()) {
+        for w in items {
+            if known(w, own).is_none() {
+                own.called.push(Called {
+                    path: w.path.clone(),
+                    session: w.session.clone(),
+                    told: false,
+                });
+            }
+        }
+        let over = own.called.len().saturating_sub(MAX_ENTRIES);
+        own.called.drain(..over);
+        return CallOut::Stop(format!(
+            "{text}\nThis write was not run, so that this is read; the same write again goes through."
+        ));
+    }
+    let mut tell: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for w in items {
+        if let Some(i) = known(w, own) {
+            if !own.called[i].told {
+                own.called[i].told = true;
+                tell.entry(w.session.clone())
+                    .or_default()
+                    .push(w.path.clone());
+            }
+        }
+    }
+    CallOut::Pass(text, tell)
+}
+
+/// The hook's `verdict` with the [`call_out`] joined: a stop denies (keeping a denial's own reason
+/// first), a pass warns where it allowed; a denial already there stays one.
+pub fn join_call(
+    mut verdict: crate::agent::hook::HookVerdict,
+    call: &CallOut,
+) -> crate::agent::hook::HookVerdict {
+    use crate::agent::hook::Decision;
+    let (text, stop) = match call {
+        CallOut::None => return verdict,
+        CallOut::Stop(t) => (t, true),
+        CallOut::Pass(t, _) => (t, false),
+    };
+    if verdict.message.trim().is_empty() {
+        verdict.message = text.clone();
+    } else {
+        verdict.message = format!("{}; {text}", verdict.message);
+    }
+    verdict.decision = match (verdict.decision, stop) {
+        (Decision::Deny, _) | (_, true) => Decision::Deny,
+        _ => Decision::Warn,
+    };
     verdict
 }
 

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use chrono::TimeDelta;
 use serde::{Deserialize, Serialize};
 
-use crate::agent::flight::FlightStanding;
+use crate::text::glob;
 use crate::text::ident::acts_for;
 use crate::text::time::{format_duration, Time};
 
@@ -28,6 +28,19 @@ use crate::text::time::{format_duration, Time};
 pub const NAMED_FILES: usize = 5;
 /// How many sessions' work one message names (the rest are counted).
 pub const NAMED_SESSIONS: usize = 4;
+
+/// Whether a session's work in flight still counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum FlightStanding {
+    /// Its agent was seen within the lease: its files are not to be written over.
+    Live,
+    /// Its agent has not been seen for a lease: named, so it can be rescued, not blocking.
+    Stale,
+    /// Its agent's session ended: named, not blocking.
+    Ended,
+}
 
 /// What kind of work in flight a file is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -102,9 +115,21 @@ pub fn standing(
     }
 }
 
-/// Whether `pattern` (a claim's path, a directory, a glob, a file) covers `path`.
+/// Whether `pattern` (a claim's path, a directory, a glob, a file; a tool call's target)
+/// covers `path`: the path itself, a directory above it, or a pattern matching it.
 pub fn covers(pattern: &str, path: &str) -> bool {
-    crate::agent::flight::names(pattern, path)
+    let t = crate::model::scope::normalize_path(pattern);
+    if t == "**" || t.is_empty() || t == "." {
+        return true;
+    }
+    if glob::is_literal(&t) {
+        path == t
+            || path
+                .strip_prefix(t.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+    } else {
+        glob::covers(&t, path)
+    }
 }
 
 /// Others' work in flight under `patterns`: work of sessions `actor` does not act for either way
@@ -368,88 +393,6 @@ pub fn warning(items: &[&InFlight], now: Time) -> Option<String> {
         describe(items, now),
         whom.join(", ")
     ))
-}
-
-/// What a write that lands on [`elsewhere`]'s work does, given what `own` (the writer's flight
-/// file) says it was called about before.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Call {
-    /// Nothing elsewhere: the verdict as it was.
-    None,
-    /// First time: the call is stopped once, so that every agent's model reads it (a warning
-    /// reaches only the person in some agents); the same write again goes through.
-    Stop(String),
-    /// Called before: the write goes ahead with the warning, and these sessions are told of it
-    /// (each once), with the files.
-    Pass(String, BTreeMap<String, Vec<String>>),
-}
-
-/// The "Behind!" call for a write of `items` (live work elsewhere), given `own`'s record of
-/// earlier calls; `own` is updated (the calls made, the sessions told).
-pub fn call(items: &[&InFlight], own: &mut crate::agent::flight::SessionFlight, now: Time) -> Call {
-    let Some(text) = warning(items, now) else {
-        return Call::None;
-    };
-    let known = |w: &InFlight, own: &crate::agent::flight::SessionFlight| {
-        own.called
-            .iter()
-            .position(|c| c.path == w.path && c.session == w.session)
-    };
-    if items.iter().any(|w| known(w, own).is_none()) {
-        for w in items {
-            if known(w, own).is_none() {
-                own.called.push(crate::agent::flight::Called {
-                    path: w.path.clone(),
-                    session: w.session.clone(),
-                    told: false,
-                });
-            }
-        }
-        let over = own
-            .called
-            .len()
-            .saturating_sub(crate::agent::flight::MAX_ENTRIES);
-        own.called.drain(..over);
-        return Call::Stop(format!(
-            "{text}\nThis write was not run, so that this is read; the same write again goes through."
-        ));
-    }
-    let mut tell: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for w in items {
-        if let Some(i) = known(w, own) {
-            if !own.called[i].told {
-                own.called[i].told = true;
-                tell.entry(w.session.clone())
-                    .or_default()
-                    .push(w.path.clone());
-            }
-        }
-    }
-    Call::Pass(text, tell)
-}
-
-/// The hook's `verdict` with the [`call`] joined: a stop denies (keeping a denial's own reason
-/// first), a pass warns where it allowed; a denial already there stays one.
-pub fn join(
-    mut verdict: crate::agent::hook::HookVerdict,
-    call: &Call,
-) -> crate::agent::hook::HookVerdict {
-    use crate::agent::hook::Decision;
-    let (text, stop) = match call {
-        Call::None => return verdict,
-        Call::Stop(t) => (t, true),
-        Call::Pass(t, _) => (t, false),
-    };
-    if verdict.message.trim().is_empty() {
-        verdict.message = text.clone();
-    } else {
-        verdict.message = format!("{}; {text}", verdict.message);
-    }
-    verdict.decision = match (verdict.decision, stop) {
-        (Decision::Deny, _) | (_, true) => Decision::Deny,
-        _ => Decision::Warn,
-    };
-    verdict
 }
 
 #[cfg(test)]

@@ -359,7 +359,7 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
                 lease_secs: c.lease.num_seconds(),
                 lease_left_secs: lease.left.map(|d| d.num_seconds()),
                 lease_left_text: lease.left.map(format_duration),
-                lease_text: lease_phrase(lease.left, lease.state),
+                lease_text: crate::model::lease::phrase(lease.left, lease.state),
                 age_secs: age.map(|d| d.num_seconds()),
                 age_text: age.map(format_duration),
                 state: lease.state,
@@ -429,18 +429,6 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
         in_flight: crate::model::behind::views(&facts.in_flight, now),
         diagnostics,
         log,
-    }
-}
-
-fn lease_phrase(left: Option<chrono::TimeDelta>, state: LeaseState) -> String {
-    match left {
-        None => "no time known".to_string(),
-        Some(l) if l.num_seconds() > 0 && state == LeaseState::Stale => {
-            "stale: owner gone".to_string()
-        }
-        Some(l) if l.num_seconds() > 0 => format!("{} left", format_duration(l)),
-        Some(l) if state == LeaseState::Stale => format!("ran out {} ago", format_duration(-l)),
-        Some(l) => format!("ran out {} ago; owner alive", format_duration(-l)),
     }
 }
 

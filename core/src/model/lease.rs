@@ -292,6 +292,24 @@ fn commit_row<'a>(row: &'a str, prefix: &str) -> Option<(&'a str, Time)> {
     Some((branch, Time::from_timestamp(secs, 0)?))
 }
 
+/// A lease in words, as every board shows it: `1h20m left`, `ran out 3m ago`, `stale: owner gone`.
+pub fn phrase(left: Option<chrono::TimeDelta>, state: LeaseState) -> String {
+    match left {
+        None => "no time known".to_string(),
+        Some(l) if l.num_seconds() > 0 && state == LeaseState::Stale => {
+            "stale: owner gone".to_string()
+        }
+        Some(l) if l.num_seconds() > 0 => format!("{} left", crate::text::time::format_duration(l)),
+        Some(l) if state == LeaseState::Stale => {
+            format!("ran out {} ago", crate::text::time::format_duration(-l))
+        }
+        Some(l) => format!(
+            "ran out {} ago; owner alive",
+            crate::text::time::format_duration(-l)
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -198,10 +198,10 @@ fn verdict_in(
             let call = crate::agent::flight::called_out(ctx, actor, cwd, &landed.targets);
             (hits, call)
         }
-        None => (&mut none, rail_core::model::behind::Call::None),
+        None => (&mut none, rail_core::agent::flight::CallOut::None),
     };
     let verdict = hook::judge(&eval, acting, &landed.targets, &unanalysed, mode, hits);
-    Ok(Some(rail_core::model::behind::join(verdict, &call)))
+    Ok(Some(rail_core::agent::flight::join_call(verdict, &call)))
 }
 
 /// Where a write of `written` (relative to `cwd`, or absolute) lands: every symlink on the way

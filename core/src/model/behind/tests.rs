@@ -1,3 +1,5 @@
+//! model::behind's tests: standing, which work a claim sees, the words, the calls across checkouts.
+
 use super::*;
 use crate::text::time::parse_time;
 
