@@ -79,7 +79,11 @@ pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
     }
     let mut own = crate::store::flight::own(&repo, session);
     own.record(&wrote, &checkout, ctx.now);
-    let mut facts = GitFacts::of(&repo);
+    let here: Vec<String> = (own.entries.iter())
+        .filter(|e| e.checkout == checkout)
+        .map(|e| e.path.clone())
+        .collect();
+    let mut facts = GitFacts::of(&repo, &here.iter().map(String::as_str).collect::<Vec<_>>());
     own.entries
         .retain(|e| e.checkout != checkout || !ended(&mut facts, &e.path));
     crate::store::flight::save(&repo, &own);
@@ -109,7 +113,10 @@ pub fn hits(ctx: &Ctx, actor: &str, cwd: &Path, targets: &[String]) -> Vec<Fligh
         return Vec::new();
     }
     let lease = ctx.settings().lease;
-    let mut facts = GitFacts::of(&repo);
+    let paths: Vec<&str> = (found.iter())
+        .map(|&(i, j)| flights[i].entries[j].path.as_str())
+        .collect();
+    let mut facts = GitFacts::of(&repo, &paths);
     let mut out = Vec::new();
     for (i, j) in found {
         let (f, e) = (&flights[i], &flights[i].entries[j]);
@@ -134,10 +141,7 @@ pub fn called_out(ctx: &Ctx, actor: &str, cwd: &Path, targets: &[String]) -> fli
         return flight::CallOut::None;
     };
     let checkout = checkout_of(&repo);
-    let found: Vec<_> = recorded(&repo, targets)
-        .into_iter()
-        .filter(|(_, e)| e.checkout != checkout)
-        .collect();
+    let found = recorded(&repo, targets, Some(&checkout));
     if found.is_empty() {
         return flight::CallOut::None;
     }

@@ -206,10 +206,10 @@ pub type StationWork = (
     Option<Result<Vec<String>, String>>,
 );
 
-/// A station's work in flight under `roots` (folders or files relative to it; none: all of it):
-/// the paths uncommitted there (modified, staged, deleted, untracked and not ignored), and those
-/// its commits changed since they forked from `base` (`None`: no base given). Two processes at
-/// once, neither taking git's index lock.
+/// A station's work in flight: the paths uncommitted there under `roots` (folders or files
+/// relative to it; none: all of it; modified, staged, deleted, untracked and not ignored), and
+/// all those its commits changed since they forked from `base` (`None`: not asked). Two
+/// processes at once, neither taking git's index lock.
 pub fn work_in(dir: &Path, base: Option<&str>, roots: &[String]) -> StationWork {
     let status_line = GitLine::new(&UNCOMMITTED).paths(roots.iter().map(String::as_str));
     let diff_line = base.map(|b| {

@@ -204,6 +204,14 @@ impl ObjectFiles {
         }
     }
 
+    /// When the commit `oid` was committed (seconds since 1970).
+    pub fn commit_time(&mut self, oid: &Oid) -> Option<i64> {
+        match self.read(oid, 0)? {
+            (Kind::Commit, body) => gitobject::commit_time(&body),
+            _ => None,
+        }
+    }
+
     /// The entries of the tree `oid`.
     pub fn tree(&mut self, oid: &Oid) -> Option<Vec<gitobject::TreeEntry>> {
         match self.read(oid, 0)? {

@@ -104,7 +104,7 @@ pub fn gather(ctx: &Ctx, eval: &Evaluation, patterns: &[String]) -> Vec<InFlight
             .find(|(path, _, _)| path == checkout)
             .map(|(_, b, _)| b.clone())
     };
-    let mut work: Vec<InFlight> = recorded(repo, patterns)
+    let mut work: Vec<InFlight> = recorded(repo, patterns, None)
         .into_iter()
         .map(|(flight, entry)| InFlight {
             standing: behind::standing(
@@ -124,9 +124,41 @@ pub fn gather(ctx: &Ctx, eval: &Evaluation, patterns: &[String]) -> Vec<InFlight
             machine: None,
         })
         .collect();
-    if stations.is_empty() {
-        return work;
+    if !stations.is_empty() {
+        let judge = Judge {
+            ctx,
+            eval,
+            marks: &marks,
+            patterns,
+        };
+        stations_work(&judge, repo, &stations, &mut work);
     }
+    work
+}
+
+/// What judging a station's work needs besides the station.
+struct Judge<'a> {
+    ctx: &'a Ctx,
+    eval: &'a Evaluation,
+    marks: &'a std::collections::BTreeMap<String, rail_core::formats::heartbeat::HookSeen>,
+    patterns: &'a [String],
+}
+
+/// Each station's uncommitted and unmerged files under the patterns, added to `work` (those its
+/// own agents' recorded writes name already left out). `stations`: checkout, branch, folder.
+fn stations_work(
+    judge: &Judge<'_>,
+    repo: &Repo,
+    stations: &[(String, String, &Path)],
+    work: &mut Vec<InFlight>,
+) {
+    let Judge {
+        ctx,
+        eval,
+        marks,
+        patterns,
+    } = *judge;
+    let (lease, now) = (ctx.settings().lease, ctx.now);
     let base = repo::head_branch(&repo.common_dir);
     let base = rail_core::model::station::base_branch(
         ctx.settings().stations.base.as_deref(),
@@ -134,17 +166,43 @@ pub fn gather(ctx: &Ctx, eval: &Evaluation, patterns: &[String]) -> Vec<InFlight
     );
     let recorded = work.len();
     let roots = roots(patterns);
+    // The base's commit: a station's commits are asked of git again only when its HEAD or the
+    // base moved (kept in store::flight's `branches/`).
+    let base_commit = base.as_deref().and_then(|b| {
+        let name = format!("refs/heads/{b}");
+        objects::refs_under(&repo.common_dir, &[name.as_str()])?
+            .into_iter()
+            .next()
+            .map(|(_, id)| id)
+    });
     let found: Vec<_> = std::thread::scope(|scope| {
         let jobs: Vec<_> = stations
             .iter()
             .map(|(checkout, branch, dir)| {
-                let (base, roots) = (base.as_deref(), &roots);
-                let job = scope.spawn(move || git::work_in(dir, base, roots));
-                (checkout, branch, *dir, job)
+                let key = station_key(dir, base_commit.as_deref());
+                let kept = key
+                    .as_deref()
+                    .and_then(|k| crate::store::flight::branch_files(repo, checkout, k));
+                let ask = if kept.is_some() {
+                    None
+                } else {
+                    base.as_deref()
+                };
+                let roots = &roots;
+                let job = scope.spawn(move || git::work_in(dir, ask, roots));
+                (checkout, branch, *dir, key, kept, job)
             })
             .collect();
         jobs.into_iter()
-            .map(|(checkout, branch, dir, job)| (checkout, branch, dir, job.join().ok()))
+            .map(|(checkout, branch, dir, key, kept, job)| {
+                let result = job.join().ok().map(|(uncommitted, asked)| {
+                    if let (Some(key), Some(Ok(files))) = (&key, &asked) {
+                        crate::store::flight::save_branch_files(repo, checkout, key, files);
+                    }
+                    (uncommitted, kept.map(Ok).or(asked))
+                });
+                (checkout, branch, dir, result)
+            })
             .collect()
     });
     for (checkout, branch, dir, result) in found {
@@ -158,7 +216,7 @@ pub fn gather(ctx: &Ctx, eval: &Evaluation, patterns: &[String]) -> Vec<InFlight
             .filter(|c| &c.branch == branch || branch_session(&c.session) == branch)
             .max_by_key(|c| matches!(c.state(), LeaseState::Live | LeaseState::Expiring))
             .map_or_else(|| branch.clone(), |c| c.session.clone());
-        let seen = last_seen(&marks, &session);
+        let seen = last_seen(marks, &session);
         let live_claim = claim_live(eval, &session);
         let mut add = |path: String, kind: WorkKind, at: Time| {
             if !patterns.iter().any(|p| behind::covers(p, &path)) {
@@ -204,17 +262,24 @@ pub fn gather(ctx: &Ctx, eval: &Evaluation, patterns: &[String]) -> Vec<InFlight
             _ => {}
         }
     }
-    work
 }
 
-/// When the station's HEAD was committed.
+/// What a station's commits since the base are kept under: its HEAD's and the base's commits.
+fn station_key(dir: &Path, base_commit: Option<&str>) -> Option<String> {
+    let there = repo::discover(dir)?;
+    match objects::head(&there)? {
+        Head::Commit(oid) => Some(format!("{} {}", gitobject::hex(&oid), base_commit?)),
+        Head::Unborn => None,
+    }
+}
+
+/// When the station's HEAD was committed (read from git's files).
 fn head_time(dir: &Path) -> Option<Time> {
-    let out = git::run(
-        dir,
-        &git::GitLine::new(&["log", "-1", "--format=%ct"]).operand("HEAD"),
-    )
-    .ok()?;
-    let secs: i64 = out.trim().parse().ok()?;
+    let there = repo::discover(dir)?;
+    let Head::Commit(oid) = objects::head(&there)? else {
+        return None;
+    };
+    let secs = ObjectFiles::open(&there.common_dir)?.commit_time(&oid)?;
     chrono::DateTime::from_timestamp(secs, 0)
 }
 
@@ -279,7 +344,11 @@ const MAX_HASHED: u64 = 8 << 20;
 /// Every session's recorded writes under `patterns`, in any checkout of the repository, that
 /// are still uncommitted there: each with its session and when that session ended (if it did).
 /// A checkout that is gone is left out (its files went with it).
-pub fn recorded(repo: &Repo, patterns: &[String]) -> Vec<(SessionFlight, flight::FlightEntry)> {
+pub fn recorded(
+    repo: &Repo,
+    patterns: &[String],
+    except: Option<&str>,
+) -> Vec<(SessionFlight, flight::FlightEntry)> {
     let flights = crate::store::flight::read_all(repo);
     // The entries asked about, by checkout: each checkout's index and HEAD read once.
     let mut by_checkout: std::collections::BTreeMap<
@@ -288,9 +357,10 @@ pub fn recorded(repo: &Repo, patterns: &[String]) -> Vec<(SessionFlight, flight:
     > = std::collections::BTreeMap::new();
     for f in &flights {
         for e in &f.entries {
-            if patterns
-                .iter()
-                .any(|p| rail_core::model::behind::covers(p, &e.path))
+            if Some(e.checkout.as_str()) != except
+                && patterns
+                    .iter()
+                    .any(|p| rail_core::model::behind::covers(p, &e.path))
             {
                 by_checkout
                     .entry(e.checkout.as_str())
@@ -307,7 +377,8 @@ pub fn recorded(repo: &Repo, patterns: &[String]) -> Vec<(SessionFlight, flight:
         if !crate::ops::station::same(&there.common_dir, &repo.common_dir) {
             continue;
         }
-        let mut facts = GitFacts::of(&there);
+        let paths: Vec<&str> = entries.iter().map(|(_, e)| e.path.as_str()).collect();
+        let mut facts = GitFacts::of(&there, &paths);
         for (f, e) in entries {
             if ended(&mut facts, &e.path) {
                 continue;
@@ -331,15 +402,25 @@ pub fn ended(facts: &mut GitFacts, rel: &str) -> bool {
 /// and the checkout's index, each read once and only when first needed.
 pub struct GitFacts<'a> {
     repo: &'a Repo,
+    /// The folders whose index entries are read (the parents of the paths asked about).
+    roots: Vec<String>,
     head: HeadTree<'a>,
     /// `None`: not read yet; `Some(None)`: no index Rail reads (a SHA-256 repository, none).
     index: Option<Option<gitindex::Index>>,
 }
 
 impl<'a> GitFacts<'a> {
-    pub fn of(repo: &'a Repo) -> GitFacts<'a> {
+    /// For asking about `paths` (repo-relative): only their folders' index entries are read.
+    pub fn of(repo: &'a Repo, paths: &[&str]) -> GitFacts<'a> {
+        let mut roots: Vec<String> = paths
+            .iter()
+            .map(|p| p.rsplit_once('/').map_or("", |(dir, _)| dir).to_string())
+            .collect();
+        roots.sort();
+        roots.dedup();
         GitFacts {
             repo,
+            roots,
             head: HeadTree::of(repo),
             index: None,
         }
@@ -363,7 +444,7 @@ impl<'a> GitFacts<'a> {
         let repo = self.repo;
         let index = self.index.get_or_insert_with(|| {
             (!crate::git::index::sha256(repo))
-                .then(|| crate::git::index::read_index(&repo.git_dir, &[String::new()]))
+                .then(|| crate::git::index::read_index(&repo.git_dir, &self.roots))
                 .flatten()
         });
         if let Some((entries, written)) = index {

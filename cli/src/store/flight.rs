@@ -130,3 +130,39 @@ pub fn read_all(repo: &Repo) -> Vec<SessionFlight> {
         .filter_map(|(name, path)| flight::parse(&name, &read_text(&path)?))
         .collect()
 }
+
+/// The folder of each station's files committed since the base, as last asked of git.
+const BRANCHES_DIR: &str = "branches";
+/// The most paths kept of one station's commits (past it, git is asked each time).
+const MAX_BRANCH_FILES: usize = 20_000;
+
+fn branch_path(repo: &Repo, checkout: &str) -> PathBuf {
+    dir_of(repo)
+        .join(BRANCHES_DIR)
+        .join(format!("{:016x}", crate::sys::fnv(checkout.as_bytes())))
+}
+
+/// The files a station's commits changed since the base, kept for `key` (its HEAD and the
+/// base's commit): `None` when none are kept for that key.
+pub fn branch_files(repo: &Repo, checkout: &str, key: &str) -> Option<Vec<String>> {
+    let text = read_text(&branch_path(repo, checkout))?;
+    let (first, rest) = text.split_once('\n')?;
+    (first == key).then(|| {
+        rest.split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect()
+    })
+}
+
+/// Keeps `files` for `key` (see [`branch_files`]).
+pub fn save_branch_files(repo: &Repo, checkout: &str, key: &str, files: &[String]) {
+    if files.len() > MAX_BRANCH_FILES || key.contains('\n') {
+        return;
+    }
+    let text = format!("{key}\n{}", files.join("\0"));
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return;
+    }
+    write(repo, &branch_path(repo, checkout), &text);
+}

@@ -124,6 +124,22 @@ pub fn commit_tree(body: &[u8]) -> Option<Oid> {
     parse_hex(&line[..end])
 }
 
+/// When a commit was committed, from its body's header (`committer <who> <seconds> <zone>`):
+/// seconds since 1970.
+pub fn commit_time(body: &[u8]) -> Option<i64> {
+    let header = &body[..body
+        .windows(2)
+        .position(|w| w == b"\n\n")
+        .unwrap_or(body.len())];
+    let line = header
+        .split(|b| *b == b'\n')
+        .find(|l| l.starts_with(b"committer "))?;
+    let text = std::str::from_utf8(line).ok()?;
+    let mut words = text.rsplitn(3, ' ');
+    let _zone = words.next()?;
+    words.next()?.parse().ok()
+}
+
 /// One entry of a tree object.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TreeEntry {
@@ -321,6 +337,13 @@ pub fn idx_tables(total: u32) -> (u64, u64, u64) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn commit_time_is_the_committers() {
+        let body = b"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor A <a@x> 1700000000 +0100\ncommitter C <c@x> 1733472000 -0500\n\nmessage\ncommitter X <x> 1 +0000\n";
+        assert_eq!(commit_time(body), Some(1_733_472_000));
+        assert_eq!(commit_time(b"tree x\n\nno committer"), None);
+    }
     use super::*;
 
     #[test]
