@@ -14,7 +14,7 @@ use rail_core::model::behind;
 
 use crate::context::Ctx;
 use crate::git::repo::Repo;
-use crate::ops::flight::{ended, recorded, GitFacts};
+use crate::store::flight::{ended, recorded, GitFacts};
 
 /// The checkout's name as entries record it: its path with links resolved.
 fn checkout_of(repo: &Repo) -> String {

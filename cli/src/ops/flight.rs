@@ -8,9 +8,7 @@
 
 use std::path::Path;
 
-use rail_core::agent::flight::{self, PathNow, SessionFlight};
-use rail_core::formats::gitindex;
-use rail_core::formats::gitobject::{self, ObjectKind, Oid};
+use rail_core::formats::gitobject;
 use rail_core::model::behind::{self, Behind, InFlight, WorkKind};
 use rail_core::model::lease::LeaseState;
 use rail_core::model::Evaluation;
@@ -22,6 +20,7 @@ use crate::fail::Fail;
 use crate::git::objects::{self, Head, ObjectFiles};
 use crate::git::repo::Repo;
 use crate::git::{self, repo};
+use crate::store::flight::recorded;
 
 /// The folders (or files) git is asked about for `patterns`: each pattern's literal part before
 /// its first wildcard; none when one of them has no literal part (then all of the checkout).
@@ -124,6 +123,23 @@ pub fn gather(ctx: &Ctx, eval: &Evaluation, patterns: &[String]) -> Vec<InFlight
             machine: None,
         })
         .collect();
+    // Other machines' work in flight, as their shared marks carried it (a shared rail).
+    for (machine, text) in crate::store::heartbeat::shared_texts(repo) {
+        for mut w in behind::parse_shared(&machine, &text) {
+            if !patterns.iter().any(|p| behind::covers(p, &w.path)) {
+                continue;
+            }
+            w.standing = behind::standing(
+                None,
+                w.at,
+                last_seen(&marks, &w.session),
+                claim_live(eval, &w.session),
+                now,
+                lease,
+            );
+            work.push(w);
+        }
+    }
     if !stations.is_empty() {
         let judge = Judge {
             ctx,
@@ -334,185 +350,5 @@ pub fn claimed_over(ctx: &Ctx, holder: &str, task: &str, found: &Behind, on_purp
     };
     for (session, files) in found.told() {
         crate::store::notice::post_behind(repo, &session, holder, task, &files, false, ctx.now);
-    }
-}
-
-/// The largest file whose content is hashed to tell whether it is HEAD's (past it: still in
-/// flight until its session goes stale).
-const MAX_HASHED: u64 = 8 << 20;
-
-/// Every session's recorded writes under `patterns`, in any checkout of the repository, that
-/// are still uncommitted there: each with its session and when that session ended (if it did).
-/// A checkout that is gone is left out (its files went with it).
-pub fn recorded(
-    repo: &Repo,
-    patterns: &[String],
-    except: Option<&str>,
-) -> Vec<(SessionFlight, flight::FlightEntry)> {
-    let flights = crate::store::flight::read_all(repo);
-    // The entries asked about, by checkout: each checkout's index and HEAD read once.
-    let mut by_checkout: std::collections::BTreeMap<
-        &str,
-        Vec<(&SessionFlight, &flight::FlightEntry)>,
-    > = std::collections::BTreeMap::new();
-    for f in &flights {
-        for e in &f.entries {
-            if Some(e.checkout.as_str()) != except
-                && patterns
-                    .iter()
-                    .any(|p| rail_core::model::behind::covers(p, &e.path))
-            {
-                by_checkout
-                    .entry(e.checkout.as_str())
-                    .or_default()
-                    .push((f, e));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for (checkout, entries) in by_checkout {
-        let Some(there) = crate::git::repo::discover(Path::new(checkout)) else {
-            continue;
-        };
-        if !crate::ops::station::same(&there.common_dir, &repo.common_dir) {
-            continue;
-        }
-        let paths: Vec<&str> = entries.iter().map(|(_, e)| e.path.as_str()).collect();
-        let mut facts = GitFacts::of(&there, &paths);
-        for (f, e) in entries {
-            if ended(&mut facts, &e.path) {
-                continue;
-            }
-            let mut who = SessionFlight::new(&f.session);
-            who.ended = f.ended;
-            out.push((who, e.clone()));
-        }
-    }
-    out
-}
-
-/// Whether `rel`'s work is over: core's [`flight::ended`] on its file now and HEAD's.
-pub fn ended(facts: &mut GitFacts, rel: &str) -> bool {
-    let now = facts.path_now(rel);
-    let head = facts.head.blob(rel);
-    flight::ended(&now, head.as_ref().map(|h| h.as_deref()).map_err(|_| ()))
-}
-
-/// What a call reads of git to tell whether paths in flight are still uncommitted: HEAD's tree
-/// and the checkout's index, each read once and only when first needed.
-pub struct GitFacts<'a> {
-    repo: &'a Repo,
-    /// The folders whose index entries are read (the parents of the paths asked about).
-    roots: Vec<String>,
-    head: HeadTree<'a>,
-    /// `None`: not read yet; `Some(None)`: no index Rail reads (a SHA-256 repository, none).
-    index: Option<Option<gitindex::Index>>,
-}
-
-impl<'a> GitFacts<'a> {
-    /// For asking about `paths` (repo-relative): only their folders' index entries are read.
-    pub fn of(repo: &'a Repo, paths: &[&str]) -> GitFacts<'a> {
-        let mut roots: Vec<String> = paths
-            .iter()
-            .map(|p| p.rsplit_once('/').map_or("", |(dir, _)| dir).to_string())
-            .collect();
-        roots.sort();
-        roots.dedup();
-        GitFacts {
-            repo,
-            roots,
-            head: HeadTree::of(repo),
-            index: None,
-        }
-    }
-
-    /// The file at `rel` as a blob id: the index's when git's own stat test says the file is
-    /// the one it recorded — a file git converts on checkout (`core.autocrlf`, `eol`, filters)
-    /// never hashes to its blob, and a commit leaves it clean in the index — else its bytes
-    /// hashed as git hashes them.
-    pub fn path_now(&mut self, rel: &str) -> PathNow {
-        let at = self.repo.worktree.join(rel);
-        let m = match std::fs::symlink_metadata(&at) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return PathNow::Missing,
-            Err(_) => return PathNow::Unknown,
-            Ok(m) => m,
-        };
-        if !m.is_file() {
-            return PathNow::Unknown;
-        }
-        let stat = crate::git::index::stat_of(&m);
-        let repo = self.repo;
-        let index = self.index.get_or_insert_with(|| {
-            (!crate::git::index::sha256(repo))
-                .then(|| crate::git::index::read_index(&repo.git_dir, &self.roots))
-                .flatten()
-        });
-        if let Some((entries, written)) = index {
-            if let Ok(i) = entries.binary_search_by(|(n, _)| n.as_str().cmp(rel)) {
-                let e = &entries[i].1;
-                if gitindex::clean(&stat, e, *written) {
-                    return PathNow::Blob(e.oid.clone());
-                }
-            }
-        }
-        if m.len() > MAX_HASHED {
-            return PathNow::Unknown;
-        }
-        match crate::sys::railfile::read_max(&at, MAX_HASHED) {
-            Ok(Some((bytes, _))) => {
-                PathNow::Blob(gitobject::hex(&gitobject::id(ObjectKind::Blob, &bytes)))
-            }
-            Ok(None) => PathNow::Missing,
-            Err(_) => PathNow::Unknown,
-        }
-    }
-}
-
-/// HEAD's tree, read from git's files once per call when first needed.
-struct HeadTree<'a> {
-    repo: &'a Repo,
-    /// `None`: not read yet; `Some(Err)`: unreadable; `Some(Ok(None))`: an unborn branch.
-    root: Option<Result<Option<(ObjectFiles, Oid)>, ()>>,
-}
-
-impl<'a> HeadTree<'a> {
-    fn of(repo: &'a Repo) -> HeadTree<'a> {
-        HeadTree { repo, root: None }
-    }
-
-    /// HEAD's blob at `rel`: `Ok(None)` when HEAD has no file there, `Err` when unreadable.
-    fn blob(&mut self, rel: &str) -> Result<Option<String>, ()> {
-        let repo = self.repo;
-        let root = self
-            .root
-            .get_or_insert_with(|| match objects::head(repo).ok_or(())? {
-                Head::Unborn => Ok(None),
-                Head::Commit(c) => {
-                    let mut files = ObjectFiles::open(&repo.common_dir).ok_or(())?;
-                    let tree = files.commit_tree(&c).ok_or(())?;
-                    Ok(Some((files, tree)))
-                }
-            });
-        let (files, mut tree) = match root {
-            Err(()) => return Err(()),
-            Ok(None) => return Ok(None),
-            Ok(Some((files, tree))) => (files, *tree),
-        };
-        let parts: Vec<&str> = rel.split('/').collect();
-        for (k, part) in parts.iter().enumerate() {
-            let entries = files.tree(&tree).ok_or(())?;
-            let Some(entry) = entries.iter().find(|e| e.name == *part) else {
-                return Ok(None);
-            };
-            let is_tree = entry.mode == 0o040000;
-            if k + 1 == parts.len() {
-                return Ok((!is_tree).then(|| gitobject::hex(&entry.oid)));
-            }
-            if !is_tree {
-                return Ok(None);
-            }
-            tree = entry.oid;
-        }
-        Ok(None)
     }
 }

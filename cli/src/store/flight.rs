@@ -3,7 +3,9 @@
 //! leaves for its after-tool call in `<git common dir>/rail/flight/pending/` (core's
 //! [`rail_core::agent::flight`] says what they hold and how they read). Written through Rail's
 //! one safe writer, read without following links and bounded; best effort: a hook never fails
-//! on them.
+//! on them. And which recorded writes are still uncommitted ([`recorded`], judged by
+//! [`GitFacts`]: git's index and HEAD's tree read from git's files, for those paths only), and
+//! each station's commits since the base as last asked of git ([`branch_files`]).
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +15,11 @@ use rail_core::agent::flight::{
 };
 use rail_core::formats::heartbeat::file_name;
 
+use rail_core::agent::flight::PathNow;
+use rail_core::formats::gitindex;
+use rail_core::formats::gitobject::{self, ObjectKind, Oid};
+
+use crate::git::objects::{self, Head, ObjectFiles};
 use crate::git::repo::Repo;
 
 fn dir_of(repo: &Repo) -> PathBuf {
@@ -165,4 +172,218 @@ pub fn save_branch_files(repo: &Repo, checkout: &str, key: &str, files: &[String
         return;
     }
     write(repo, &branch_path(repo, checkout), &text);
+}
+
+/// The largest file whose content is hashed to tell whether it is HEAD's (past it: still in
+/// flight until its session goes stale).
+const MAX_HASHED: u64 = 8 << 20;
+
+/// Every session's recorded writes under `patterns`, in any checkout of the repository, that
+/// are still uncommitted there: each with its session and when that session ended (if it did).
+/// A checkout that is gone is left out (its files went with it).
+pub fn recorded(
+    repo: &Repo,
+    patterns: &[String],
+    except: Option<&str>,
+) -> Vec<(SessionFlight, flight::FlightEntry)> {
+    let flights = read_all(repo);
+    // The entries asked about, by checkout: each checkout's index and HEAD read once.
+    let mut by_checkout: std::collections::BTreeMap<
+        &str,
+        Vec<(&SessionFlight, &flight::FlightEntry)>,
+    > = std::collections::BTreeMap::new();
+    for f in &flights {
+        for e in &f.entries {
+            if Some(e.checkout.as_str()) != except
+                && patterns
+                    .iter()
+                    .any(|p| rail_core::model::behind::covers(p, &e.path))
+            {
+                by_checkout
+                    .entry(e.checkout.as_str())
+                    .or_default()
+                    .push((f, e));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (checkout, entries) in by_checkout {
+        let Some(there) = crate::git::repo::discover(Path::new(checkout)) else {
+            continue;
+        };
+        let same = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        if same(&there.common_dir) != same(&repo.common_dir) {
+            continue;
+        }
+        let paths: Vec<&str> = entries.iter().map(|(_, e)| e.path.as_str()).collect();
+        let mut facts = GitFacts::of(&there, &paths);
+        for (f, e) in entries {
+            if ended(&mut facts, &e.path) {
+                continue;
+            }
+            let mut who = SessionFlight::new(&f.session);
+            who.ended = f.ended;
+            out.push((who, e.clone()));
+        }
+    }
+    out
+}
+
+/// This machine's recorded writes still uncommitted, in any checkout, as core's work in flight
+/// (judged live: whoever reads them judges their standing): what its shared marks carry.
+pub fn local_work(repo: &Repo) -> Vec<rail_core::model::behind::InFlight> {
+    let found = recorded(repo, &["**".to_string()], None);
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let dirs = crate::git::repo::worktree_dirs(repo);
+    let branch_of = |checkout: &str| {
+        dirs.iter()
+            .find(|d| {
+                d.admin.is_some()
+                    && d.path
+                        .canonicalize()
+                        .is_ok_and(|p| p.display().to_string() == checkout)
+            })
+            .and_then(|d| d.branch.clone())
+    };
+    found
+        .into_iter()
+        .map(|(f, e)| rail_core::model::behind::InFlight {
+            station: branch_of(&e.checkout),
+            path: e.path,
+            session: f.session,
+            checkout: e.checkout,
+            kind: rail_core::model::behind::WorkKind::Written,
+            at: e.at,
+            standing: rail_core::model::behind::FlightStanding::Live,
+            machine: None,
+        })
+        .collect()
+}
+
+/// Whether `rel`'s work is over: core's [`flight::ended`] on its file now and HEAD's.
+pub fn ended(facts: &mut GitFacts, rel: &str) -> bool {
+    let now = facts.path_now(rel);
+    let head = facts.head.blob(rel);
+    flight::ended(&now, head.as_ref().map(|h| h.as_deref()).map_err(|_| ()))
+}
+
+/// What a call reads of git to tell whether paths in flight are still uncommitted: HEAD's tree
+/// and the checkout's index, each read once and only when first needed.
+pub struct GitFacts<'a> {
+    repo: &'a Repo,
+    /// The folders whose index entries are read (the parents of the paths asked about).
+    roots: Vec<String>,
+    head: HeadTree<'a>,
+    /// `None`: not read yet; `Some(None)`: no index Rail reads (a SHA-256 repository, none).
+    index: Option<Option<gitindex::Index>>,
+}
+
+impl<'a> GitFacts<'a> {
+    /// For asking about `paths` (repo-relative): only their folders' index entries are read.
+    pub fn of(repo: &'a Repo, paths: &[&str]) -> GitFacts<'a> {
+        let mut roots: Vec<String> = paths
+            .iter()
+            .map(|p| p.rsplit_once('/').map_or("", |(dir, _)| dir).to_string())
+            .collect();
+        roots.sort();
+        roots.dedup();
+        GitFacts {
+            repo,
+            roots,
+            head: HeadTree::of(repo),
+            index: None,
+        }
+    }
+
+    /// The file at `rel` as a blob id: the index's when git's own stat test says the file is
+    /// the one it recorded — a file git converts on checkout (`core.autocrlf`, `eol`, filters)
+    /// never hashes to its blob, and a commit leaves it clean in the index — else its bytes
+    /// hashed as git hashes them.
+    pub fn path_now(&mut self, rel: &str) -> PathNow {
+        let at = self.repo.worktree.join(rel);
+        let m = match std::fs::symlink_metadata(&at) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return PathNow::Missing,
+            Err(_) => return PathNow::Unknown,
+            Ok(m) => m,
+        };
+        if !m.is_file() {
+            return PathNow::Unknown;
+        }
+        let stat = crate::git::index::stat_of(&m);
+        let repo = self.repo;
+        let index = self.index.get_or_insert_with(|| {
+            (!crate::git::index::sha256(repo))
+                .then(|| crate::git::index::read_index(&repo.git_dir, &self.roots))
+                .flatten()
+        });
+        if let Some((entries, written)) = index {
+            if let Ok(i) = entries.binary_search_by(|(n, _)| n.as_str().cmp(rel)) {
+                let e = &entries[i].1;
+                if gitindex::clean(&stat, e, *written) {
+                    return PathNow::Blob(e.oid.clone());
+                }
+            }
+        }
+        if m.len() > MAX_HASHED {
+            return PathNow::Unknown;
+        }
+        match crate::sys::railfile::read_max(&at, MAX_HASHED) {
+            Ok(Some((bytes, _))) => {
+                PathNow::Blob(gitobject::hex(&gitobject::id(ObjectKind::Blob, &bytes)))
+            }
+            Ok(None) => PathNow::Missing,
+            Err(_) => PathNow::Unknown,
+        }
+    }
+}
+
+/// HEAD's tree, read from git's files once per call when first needed.
+struct HeadTree<'a> {
+    repo: &'a Repo,
+    /// `None`: not read yet; `Some(Err)`: unreadable; `Some(Ok(None))`: an unborn branch.
+    root: Option<Result<Option<(ObjectFiles, Oid)>, ()>>,
+}
+
+impl<'a> HeadTree<'a> {
+    fn of(repo: &'a Repo) -> HeadTree<'a> {
+        HeadTree { repo, root: None }
+    }
+
+    /// HEAD's blob at `rel`: `Ok(None)` when HEAD has no file there, `Err` when unreadable.
+    fn blob(&mut self, rel: &str) -> Result<Option<String>, ()> {
+        let repo = self.repo;
+        let root = self
+            .root
+            .get_or_insert_with(|| match objects::head(repo).ok_or(())? {
+                Head::Unborn => Ok(None),
+                Head::Commit(c) => {
+                    let mut files = ObjectFiles::open(&repo.common_dir).ok_or(())?;
+                    let tree = files.commit_tree(&c).ok_or(())?;
+                    Ok(Some((files, tree)))
+                }
+            });
+        let (files, mut tree) = match root {
+            Err(()) => return Err(()),
+            Ok(None) => return Ok(None),
+            Ok(Some((files, tree))) => (files, *tree),
+        };
+        let parts: Vec<&str> = rel.split('/').collect();
+        for (k, part) in parts.iter().enumerate() {
+            let entries = files.tree(&tree).ok_or(())?;
+            let Some(entry) = entries.iter().find(|e| e.name == *part) else {
+                return Ok(None);
+            };
+            let is_tree = entry.mode == 0o040000;
+            if k + 1 == parts.len() {
+                return Ok((!is_tree).then(|| gitobject::hex(&entry.oid)));
+            }
+            if !is_tree {
+                return Ok(None);
+            }
+            tree = entry.oid;
+        }
+        Ok(None)
+    }
 }

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rail_core::formats::heartbeat::{self, HookSeen};
+use rail_core::model::behind;
 
 use crate::git::repo::Repo;
 
@@ -109,12 +110,25 @@ fn files(dir: &Path, max: u64) -> Vec<(String, String)> {
 
 /// This machine's marks as it would share them now, when they say something its last shared
 /// marks did not (core's `worth_sharing`); `None`: nothing to share.
+///
+/// The text ends with this machine's work in flight (its sessions' recorded writes still
+/// uncommitted: paths only, core's `behind::render_shared`), shared when a file was added or
+/// is gone too.
 pub fn to_share(repo: &Repo) -> Option<String> {
     let own = own(repo);
     let published = crate::sys::railfile::read_text(&repo.common_dir.join("rail").join(PUBLISHED))
         .ok()
         .flatten();
-    heartbeat::worth_sharing(published.as_deref(), &own).then(|| heartbeat::render_machine(&own))
+    let flight = crate::store::flight::local_work(repo);
+    let news = heartbeat::worth_sharing(published.as_deref(), &own)
+        || behind::worth_sharing(published.as_deref(), &flight);
+    news.then(|| heartbeat::render_machine(&own) + &behind::render_shared(&flight))
+}
+
+/// The other machines' shared texts kept from the last fetch (machine, text): their marks and
+/// their work in flight.
+pub fn shared_texts(repo: &Repo) -> Vec<(String, String)> {
+    files(&shared_dir(repo), MAX_SHARED_BYTES)
 }
 
 /// Records that `text` (from [`to_share`]) reached the remote.

@@ -201,6 +201,118 @@ pub fn describe(items: &[&InFlight], now: Time) -> String {
     parts.join("; ")
 }
 
+/// The first line of the block a machine's shared marks text carries its work in flight in
+/// (the guard marks' parser passes over it: no key, no mark).
+pub const SHARED_HEAD: &str = "in-flight";
+/// The most files in flight one machine shares (its newest), and the longest path shared.
+pub const MAX_SHARED_FILES: usize = 256;
+pub const MAX_SHARED_PATH: usize = 1024;
+
+/// One file of a machine's work in flight as shared: paths only, never content.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct SharedFile {
+    session: String,
+    path: String,
+    kind: WorkKind,
+    #[serde(with = "crate::text::serde_time")]
+    at: Time,
+    checkout: String,
+    #[serde(default)]
+    station: Option<String>,
+}
+
+/// A plain repo-relative path of at most [`MAX_SHARED_PATH`] bytes, no control character.
+fn shareable(path: &str) -> bool {
+    !path.is_empty()
+        && path.len() <= MAX_SHARED_PATH
+        && !path.starts_with('/')
+        && !path.chars().any(char::is_control)
+        && path
+            .split('/')
+            .all(|s| !s.is_empty() && s != "." && s != "..")
+}
+
+/// This machine's work in flight as the block its shared marks text ends with: [`SHARED_HEAD`]
+/// then one JSON line (session, path, kind, time, checkout, station of each file; the newest
+/// [`MAX_SHARED_FILES`]); empty when there is none. Another machine's work is never passed on.
+pub fn render_shared(work: &[InFlight]) -> String {
+    let mut own: Vec<&InFlight> = work
+        .iter()
+        .filter(|w| w.machine.is_none() && shareable(&w.path))
+        .collect();
+    if own.is_empty() {
+        return String::new();
+    }
+    crate::text::sort::sort_by(&mut own, |a, b| b.at.cmp(&a.at).then(a.path.cmp(&b.path)));
+    let files: Vec<SharedFile> = own
+        .iter()
+        .take(MAX_SHARED_FILES)
+        .map(|w| SharedFile {
+            session: w.session.clone(),
+            path: w.path.clone(),
+            kind: w.kind,
+            at: w.at,
+            checkout: w.checkout.chars().take(MAX_SHARED_PATH).collect(),
+            station: w.station.clone(),
+        })
+        .collect();
+    format!(
+        "\n{SHARED_HEAD}\n{}\n",
+        serde_json::to_string(&files).unwrap_or_default()
+    )
+}
+
+/// The work in flight a machine's shared text carries ([`render_shared`]), each file with
+/// `machine` set and judged `Live` (the host judges its standing by the shared guard marks and
+/// its age); damaged or oversized entries are dropped, past [`MAX_SHARED_FILES`] none read.
+pub fn parse_shared(machine: &str, text: &str) -> Vec<InFlight> {
+    let Some(block) = text
+        .split("\n\n")
+        .map(|b| b.trim_start_matches('\n'))
+        .find(|b| b.starts_with(SHARED_HEAD) && b[SHARED_HEAD.len()..].starts_with('\n'))
+    else {
+        return Vec::new();
+    };
+    let json = block[SHARED_HEAD.len()..].trim();
+    let Ok(files) = serde_json::from_str::<Vec<serde_json::Value>>(json) else {
+        return Vec::new();
+    };
+    files
+        .into_iter()
+        .take(MAX_SHARED_FILES)
+        .filter_map(|v| serde_json::from_value::<SharedFile>(v).ok())
+        .filter(|f| shareable(&f.path) && f.checkout.len() <= MAX_SHARED_PATH)
+        .filter(|f| !f.session.is_empty() && !f.session.chars().any(char::is_control))
+        .map(|f| InFlight {
+            path: f.path,
+            session: f.session,
+            checkout: f.checkout,
+            station: f.station.filter(|b| !b.chars().any(char::is_control)),
+            kind: f.kind,
+            at: f.at,
+            standing: FlightStanding::Live,
+            machine: Some(machine.to_string()),
+        })
+        .collect()
+}
+
+/// Whether this machine's work in flight (`now`'s files) differs from what its last shared text
+/// (`published`) carried: a file added or gone (a rewrite of the same file is not news).
+pub fn worth_sharing(published: Option<&str>, now: &[InFlight]) -> bool {
+    let key = |w: &InFlight| (w.session.clone(), w.path.clone());
+    let was: std::collections::BTreeSet<_> = published
+        .map(|t| parse_shared("", t).iter().map(key).collect())
+        .unwrap_or_default();
+    let mut own: Vec<&InFlight> = now.iter().filter(|w| shareable(&w.path)).collect();
+    crate::text::sort::sort_by(&mut own, |a, b| b.at.cmp(&a.at).then(a.path.cmp(&b.path)));
+    let is: std::collections::BTreeSet<_> = own
+        .into_iter()
+        .take(MAX_SHARED_FILES)
+        .map(key)
+        .collect();
+    was != is
+}
+
 /// One session's work in flight in one place, as the board shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::*;
 
+mod flight;
 mod marks;
 mod queues;
 

@@ -199,3 +199,54 @@ fn an_edit_is_warned_of_live_work_in_other_checkouts_only() {
     // Its own station's work is its own.
     assert!(elsewhere("beta~claude-9", "/w/alpha", &files, &all[..1]).is_empty());
 }
+
+#[test]
+fn a_machines_work_in_flight_travels_as_paths_and_reads_back_bounded() {
+    let mut all = vec![
+        work(
+            "beta",
+            "src/auth/token.ts",
+            Some("beta"),
+            FlightStanding::Live,
+        ),
+        work("main~claude-1", "src/a.ts", None, FlightStanding::Live),
+    ];
+    let mut remote = work("x", "src/x.ts", None, FlightStanding::Live);
+    remote.machine = Some("other".into());
+    all.push(remote);
+    let block = render_shared(&all);
+    // Alongside guard marks: the marks parser passes over it.
+    let text = format!("session s\nagent claude\nat 2026-12-06T09:00:00Z\n{block}");
+    assert_eq!(
+        crate::formats::heartbeat::parse_machine("m", &text).len(),
+        1
+    );
+    let read = parse_shared("laptop-1", &text);
+    assert_eq!(read.len(), 2, "another machine's work is not passed on");
+    assert!(read
+        .iter()
+        .all(|w| w.machine.as_deref() == Some("laptop-1")));
+    assert!(read
+        .iter()
+        .any(|w| w.path == "src/auth/token.ts" && w.station.as_deref() == Some("beta")));
+    assert!(!worth_sharing(Some(&text), &all[..2]));
+    assert!(worth_sharing(Some(&text), &all[..1]));
+    assert!(worth_sharing(None, &all[..1]));
+    assert!(!worth_sharing(None, &[]));
+    // Hostile texts: bad paths and damaged JSON are dropped, never a panic.
+    for bad in [
+        "in-flight\n[{\"session\":\"s\",\"path\":\"../etc/passwd\",\"kind\":\"written\",\"at\":\"2026-12-06T09:00:00Z\",\"checkout\":\"/x\"}]\n",
+        "in-flight\n[{\"session\":\"s\",\"path\":\"a\\u0007b\",\"kind\":\"written\",\"at\":\"2026-12-06T09:00:00Z\",\"checkout\":\"/x\"}]\n",
+        "in-flight\n[{]\n",
+        "in-flight\nnot json\n",
+    ] {
+        assert!(parse_shared("m", bad).is_empty(), "{bad}");
+    }
+    let many: Vec<InFlight> = (0..MAX_SHARED_FILES + 10)
+        .map(|i| work("s", &format!("f{i}"), None, FlightStanding::Live))
+        .collect();
+    assert_eq!(
+        parse_shared("m", &render_shared(&many)).len(),
+        MAX_SHARED_FILES
+    );
+}

@@ -1,0 +1,100 @@
+//! Work in flight across machines (issue 43, item 5): a machine's sessions' uncommitted writes
+//! travel, as paths only, with its guard marks on the shared rail, and count on every other
+//! machine: a claim there over them is refused naming the session and its machine, the board
+//! shows them; once committed, the next share drops them.
+
+use super::{machines, Machine, Remote};
+use crate::common::*;
+
+const RECORDED: &str = "5f0c2d1e-7a4b-4c39-9f1e-2b8d6a0c4e11";
+const BETA: &str = "0b2c3d4e-0000-4000-8000-0000000be7a2";
+const FILE: &str = "src/auth/token.ts";
+
+/// Claude Code's agent on `m` writes `text` into `file` through its hooks.
+fn agent_writes(m: &Machine, file: &str, text: &str, call: &str) {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/hooks/claude/write.json");
+    let at = m.path().join(file);
+    let payload = |event: &str| {
+        std::fs::read_to_string(&fixture)
+            .unwrap()
+            .replace(RECORDED, BETA)
+            .replace("{{CWD}}", &m.path().display().to_string())
+            .replace("{{FILE}}", &at.display().to_string())
+            .replace("toolu_01WriteA", call)
+            .replace("\"PreToolUse\"", &format!("\"{event}\""))
+    };
+    let pre = hook_call("claude", m.path(), &payload("PreToolUse"), None, &[]);
+    assert_eq!(code(&pre), 0, "{}", stderr(&pre));
+    std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+    std::fs::write(&at, text).unwrap();
+    let post = hook_call("claude", m.path(), &payload("PostToolUse"), None, &[]);
+    assert_eq!(code(&post), 0, "{}", stderr(&post));
+}
+
+fn machine_id(m: &Machine) -> String {
+    std::fs::read_to_string(m.path().join(".git/rail/exchange/machine"))
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn work_in_flight_on_one_machine_stops_a_claim_on_another() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 2);
+    let (a, b) = (&ms[0], &ms[1]);
+    commit(b.path(), FILE, "export const token = 1;\n");
+    agent_writes(b, FILE, "b's fix\n", "toolu_b1");
+    let out = b.rail(&["sync"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let id = machine_id(b);
+
+    let out = a.rail(&["sync"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = a.rail(
+        &[
+            "claim",
+            "auth",
+            "--session",
+            "alice",
+            "--path",
+            "src/auth/**",
+        ],
+        &[],
+    );
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("main~claude-000be7a2 in the shared checkout")
+            && said.contains(&format!(
+                "on machine {id}: {FILE} (uncommitted, written by its agent"
+            )),
+        "{said}"
+    );
+    let board = stdout(&a.rail(&["board"], &[]));
+    assert!(
+        board.contains("IN FLIGHT") && board.contains(&format!("on machine {id}")),
+        "{board}"
+    );
+
+    // Committed on b and shared again: nothing in flight, the claim goes through.
+    git_in(b.path(), &["add", "--", FILE]);
+    git_in(b.path(), &["commit", "-qm", "b's fix"]);
+    let out = b.rail(&["sync"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = a.rail(&["sync"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = a.rail(
+        &[
+            "claim",
+            "auth",
+            "--session",
+            "alice",
+            "--path",
+            "src/auth/**",
+        ],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
