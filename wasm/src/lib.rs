@@ -201,7 +201,28 @@ pub fn who(
     let facts = facts_arg(facts)?;
     let paths = strings_arg("paths", paths)?;
     let eval = Rail::load(&texts).evaluate(&facts);
-    ret(&scope::who(&eval, &paths))
+    let mut answers = scope::who(&eval, &paths);
+    scope::who_in_flight(&mut answers, &facts.in_flight);
+    ret(&answers)
+}
+
+/// Other sessions' work in flight (the host's `facts.in_flight`) under `paths`, as `actor` sees
+/// it (`behind::under`: never its own, its agents' or its branch's): what the editor marks and
+/// calls out.
+#[wasm_bindgen(js_name = othersInFlight, unchecked_return_type = "InFlight[]")]
+pub fn others_in_flight(
+    #[wasm_bindgen(unchecked_param_type = "Facts")] facts: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] actor: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string[]")] paths: JsValue,
+) -> Result<JsValue, JsError> {
+    let facts = facts_arg(facts)?;
+    let actor = text_arg("actor", actor)?;
+    let paths = strings_arg("paths", paths)?;
+    ret(&rail_core::model::behind::under(
+        &actor,
+        &paths,
+        &facts.in_flight,
+    ))
 }
 
 /// `rail check`: how the files `session` changed relate to what it claimed (in scope, out of

@@ -13,7 +13,11 @@ export type Board = { version: number, now: string, settings: Settings, summary:
 /**
  * The backlog (`- [ ] task` lines of claims.md) and where each task stands.
  */
-planned: Array<PlannedView>, resources: Array<ResourceUse>, sessions: Array<SessionView>, diagnostics: Array<Located>, log: Array<LogEntry>, };
+planned: Array<PlannedView>, resources: Array<ResourceUse>, sessions: Array<SessionView>, 
+/**
+ * Each session's work in flight (files changed, not merged), when the host gathered it.
+ */
+in_flight: Array<FlightView>, diagnostics: Array<Located>, log: Array<LogEntry>, };
 
 export type BoardClaim = { id: number, 
 /**
@@ -144,7 +148,12 @@ sessions?: { [key in string]: boolean }, worktrees?: Array<Worktree>,
 /**
  * The last Rail hook call seen per session ([`crate::formats::heartbeat`]): guard status.
  */
-hooks?: { [key in string]: HookSeen }, };
+hooks?: { [key in string]: HookSeen }, 
+/**
+ * Sessions' work in flight — files changed and not merged — as the host gathered it
+ * ([`crate::model::behind`]): the board shows it beside the claims.
+ */
+in_flight?: Array<InFlight>, };
 
 export type FileClass = "in-scope" | "out-of-scope" | "conflict" | "undeclared";
 
@@ -187,6 +196,32 @@ path: string, text: string,
  * Last modification time, used as a claim file's `since` when it has none.
  */
 modified?: string | null, };
+
+export type FlightFile = { path: string, kind: WorkKind, 
+/**
+ * Core's words for the kind: `uncommitted`, `committed, not merged`.
+ */
+kind_text: string, at: string, 
+/**
+ * `3m ago`.
+ */
+age_text: string, };
+
+export type FlightStanding = "live" | "stale" | "ended";
+
+export type FlightView = { session: string, checkout: string, station?: string | null, machine?: string | null, 
+/**
+ * The group's standing: live when any of its files is.
+ */
+standing: FlightStanding, 
+/**
+ * Core's words for where it is: `in its station /x (branch beta)`.
+ */
+place: string, files: Array<FlightFile>, 
+/**
+ * How many more files than `files` lists ([`BOARD_FILES`]).
+ */
+files_unlisted: number, };
 
 export type Freshness = { text: string, stale: boolean, };
 
@@ -249,6 +284,29 @@ remote_key: string, exit: ExitCodes,
  * Guard marks: where and how much (`formats::heartbeat`).
  */
 marks: MarkFiles, };
+
+export type InFlight = { 
+/**
+ * Repo-relative, `/`-separated.
+ */
+path: string, session: string, 
+/**
+ * The checkout it is in (its absolute path).
+ */
+checkout: string, 
+/**
+ * The branch of the station it is in, when the checkout is a station of its own
+ * (`None`: the main checkout, shared).
+ */
+station?: string | null, kind: WorkKind, 
+/**
+ * When it was written (the write, the file's change, the commit).
+ */
+at: string, standing: FlightStanding, 
+/**
+ * The machine it is on, when another machine's (a shared rail).
+ */
+machine?: string | null, };
 
 export type LeaseState = "live" | "expiring" | "stale";
 
@@ -633,6 +691,13 @@ holders: Array<Holder>,
 /**
  * How many more claims it touches. Present only when some are left out.
  */
-holders_unlisted?: number, };
+holders_unlisted?: number, 
+/**
+ * Sessions' work in flight under it (changed, not merged), when the host gathered it
+ * ([`who_in_flight`]): at most [`LISTED_HOLDERS`].
+ */
+in_flight?: Array<InFlight>, };
+
+export type WorkKind = "written" | "uncommitted" | "unmerged";
 
 export type Worktree = { path: string, branch?: string, };

@@ -9,6 +9,7 @@ pub mod claim;
 pub mod completions;
 pub mod doctor;
 pub mod done;
+pub mod flight;
 pub mod hook;
 pub mod init;
 pub mod lock;
@@ -51,6 +52,8 @@ pub enum Command {
     Board(board::BoardArgs),
     /// Who holds these paths.
     Who(who::WhoArgs),
+    /// Work in flight: each session's files changed and not merged (all, or under PATHs).
+    Flight(flight::FlightArgs),
     /// Check changes against your claims: outside your scope, or inside another session's.
     Check(check::CheckArgs),
     /// Print diagnostics as file:line:col: severity[code]: message.
@@ -101,6 +104,7 @@ impl Command {
         match self {
             Command::Board(_)
             | Command::Who(_)
+            | Command::Flight(_)
             | Command::Check(_)
             | Command::Validate(_)
             | Command::Log(_)
@@ -121,6 +125,7 @@ impl Command {
             Command::Update(args) => update::run(ctx, args),
             Command::Board(args) => board::run(ctx, &args),
             Command::Who(args) => who::run(ctx, &args),
+            Command::Flight(args) => flight::run(ctx, &args),
             Command::Check(args) => check::run(ctx, &args),
             Command::Validate(args) => validate::run(ctx, &args),
             Command::Doctor => doctor::run(ctx),

@@ -34,6 +34,17 @@ pub fn board_facts(
     facts
 }
 
+/// Every session's work in flight under `patterns` (`ops::flight::gather`).
+pub fn in_flight(
+    ctx: &Ctx,
+    patterns: &[String],
+) -> Result<Vec<rail_core::model::behind::InFlight>, Fail> {
+    let texts = ctx.read(false)?;
+    let rail = Rail::load(&texts);
+    let eval = ctx.judge(&rail, Commits::IfNeeded).eval;
+    Ok(crate::ops::flight::gather(ctx, &eval, patterns))
+}
+
 /// Who holds each of `paths` (core's `scope::who`).
 pub fn who_holds(ctx: &Ctx, paths: &[String]) -> Result<Vec<scope::Who>, Fail> {
     let texts = ctx.read(false)?;

@@ -132,13 +132,30 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
     out
 }
 
+/// `rail flight`'s text: the board's In flight section alone.
+pub fn flight_text(
+    work: &[rail_core::model::behind::InFlight],
+    now: rail_core::text::time::Time,
+) -> String {
+    let views = rail_core::model::behind::views(work, now);
+    if views.is_empty() {
+        return "no work in flight (no session has files changed and not merged)\n".to_string();
+    }
+    let mut out = String::new();
+    flight_views(&mut out, &views, &Paint(false));
+    out.trim_start().to_string()
+}
+
 /// Each session's work in flight: files changed and not merged, where.
 fn in_flight(out: &mut String, board: &Board, p: &Paint) {
-    if board.in_flight.is_empty() {
-        return;
+    if !board.in_flight.is_empty() {
+        flight_views(out, &board.in_flight, p);
     }
+}
+
+fn flight_views(out: &mut String, views: &[rail_core::model::behind::FlightView], p: &Paint) {
     let _ = writeln!(out, "\n{}", p.bold("IN FLIGHT (changed, not merged)"));
-    for v in &board.in_flight {
+    for v in views {
         let why = match v.standing {
             rail_core::agent::flight::FlightStanding::Live => String::new(),
             rail_core::agent::flight::FlightStanding::Stale => {

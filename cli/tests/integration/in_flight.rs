@@ -257,6 +257,21 @@ fn a_claim_over_a_stations_work_in_flight_is_refused_until_made_on_purpose() {
         "{groups:?}"
     );
 
+    // `rail flight` lists it, all of it or under a path.
+    let out = repo.rail(&["--json", "flight", "src/auth"]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let files: Vec<&str> = doc["in_flight"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        files.contains(&FILE) && files.contains(&"src/auth/by-hand.ts"),
+        "{doc}"
+    );
+    assert!(stdout(&repo.rail(&["flight"])).contains("src/auth/by-hand.ts  uncommitted"));
+
     // On purpose: claimed, said, and beta's agent hears it at its very next tool call.
     let out = claim(&["--over-flight"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));

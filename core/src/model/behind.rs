@@ -305,11 +305,8 @@ pub fn worth_sharing(published: Option<&str>, now: &[InFlight]) -> bool {
         .unwrap_or_default();
     let mut own: Vec<&InFlight> = now.iter().filter(|w| shareable(&w.path)).collect();
     crate::text::sort::sort_by(&mut own, |a, b| b.at.cmp(&a.at).then(a.path.cmp(&b.path)));
-    let is: std::collections::BTreeSet<_> = own
-        .into_iter()
-        .take(MAX_SHARED_FILES)
-        .map(key)
-        .collect();
+    let is: std::collections::BTreeSet<_> =
+        own.into_iter().take(MAX_SHARED_FILES).map(key).collect();
     was != is
 }
 

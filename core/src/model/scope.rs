@@ -133,7 +133,10 @@ pub struct Who {
     /// Sessions' work in flight under it (changed, not merged), when the host gathered it
     /// ([`who_in_flight`]): at most [`LISTED_HOLDERS`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(
+        feature = "ts",
+        ts(as = "Option<Vec<crate::model::behind::InFlight>>", optional)
+    )]
     pub in_flight: Vec<crate::model::behind::InFlight>,
 }
 
