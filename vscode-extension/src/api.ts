@@ -30,6 +30,9 @@ export interface RailApi {
   editWarning(uri: vscode.Uri): string | undefined;
   /** Whether the edit-time check has already spoken about a file (it says nothing itself). */
   editWarned(uri: vscode.Uri): boolean;
+  /** The "Behind!" notifications shown so far: another session's work in flight under this
+   * session's claims or in a file open here. */
+  behindCalls(): string[];
   statusText(): string;
   statusTooltip(): string;
   /** What the Board view shows above its tree: its description and message (shared rails). */

@@ -26,6 +26,7 @@ import {
   type Facts,
   type FileScope,
   type Hint,
+  type InFlight,
   type RailTexts,
 } from './host/core';
 import { baseFacts, boardWithProcesses, type RailLocation } from './host/facts';
@@ -305,8 +306,14 @@ export class RailContext implements vscode.Disposable {
       // In Restricted Mode no git runs: leases count claim and renewal times only, as on the
       // web board opened from files.
       const commits = processesAllowed();
-      const [texts, local, remote] = await Promise.all([store.read(), baseFacts(loc, { commits, worktrees: true }), shared]);
-      const facts0 = remote !== undefined && commits ? await withPushedCommits(loc, remote, local) : local;
+      const [texts, local, remote, inFlight] = await Promise.all([
+        store.read(),
+        baseFacts(loc, { commits, worktrees: true }),
+        shared,
+        this.inFlight(loc),
+      ]);
+      const facts1 = remote !== undefined && commits ? await withPushedCommits(loc, remote, local) : local;
+      const facts0 = inFlight === undefined ? facts1 : { ...facts1, in_flight: inFlight };
       const coreTexts = this.withThreshold(texts);
       const { board, facts } = boardWithProcesses(coreTexts, facts0);
       const ms = performance.now() - started;
@@ -331,6 +338,23 @@ export class RailContext implements vscode.Disposable {
         this.lastError = message;
         void vscode.window.showWarningMessage(`Rail: cannot read the rail: ${message}`);
       }
+    }
+  }
+
+  /**
+   * Work in flight (files changed and not merged), gathered by the bundled CLI — git's status of
+   * every station is a process per station, which the CLI runs and core judges. Only in a
+   * repository, only when processes may run; a failure is logged and leaves it out (the board
+   * then shows claims only, as before).
+   */
+  private async inFlight(loc: RailLocation): Promise<InFlight[] | undefined> {
+    if (!loc.repo || !processesAllowed()) return undefined;
+    try {
+      const binary = resolveRail({ setting: this.config.path, extensionDir: this.extension.extensionPath });
+      return await new NativeRail(binary, loc.repo.worktree, loc.root).flight();
+    } catch (e) {
+      this.output.warn(`work in flight: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
     }
   }
 
@@ -369,6 +393,26 @@ export class RailContext implements vscode.Disposable {
     );
     // Only whether the lock file is there; who holds it and whether it may be broken is `rail lock`'s.
     void set('rail.lockHeld', store.lockPresent());
+  }
+
+  /**
+   * Other sessions' live work in flight at these repo-relative paths (core's `behind::under`:
+   * never this session's own, its agents' or its branch's), each with core's words from the
+   * board's In flight groups (where, what kind, how old).
+   */
+  othersInFlight(paths: readonly string[]): { work: InFlight; words: string }[] {
+    const snap = this.snapshot;
+    const me = this.session ?? '';
+    if (!snap?.facts.in_flight?.length || paths.length === 0) return [];
+    const found = core().othersInFlight(snap.facts, me, [...paths]) as InFlight[];
+    return found
+      .filter((w) => w.standing === 'live')
+      .map((work) => {
+        const view = snap.board.in_flight.find((v) => v.session === work.session && v.checkout === work.checkout);
+        const file = view?.files.find((f) => f.path === work.path);
+        const words = `${work.session} ${view?.place ?? work.checkout}: ${work.path} (${file?.kind_text ?? work.kind}, ${file?.age_text ?? ''})`;
+        return { work, words };
+      });
   }
 
   /**

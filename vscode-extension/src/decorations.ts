@@ -46,10 +46,17 @@ export class HeldFileDecorations implements vscode.FileDecorationProvider, vscod
     const rel = repoRelative(this.ctx, uri);
     if (rel === undefined || !this.ctx.snapshot) return undefined;
     return this.lookup(rel).then((scope) => {
-      if (scope?.class !== 'conflict') return undefined;
+      // Another live session's work in flight: "Behind!" — its change is not merged yet.
+      const flying = this.ctx.othersInFlight([rel]);
+      const held = scope?.class === 'conflict';
+      if (!held && flying.length === 0) return undefined;
+      const said = [
+        ...(held && scope ? [`held by ${holdersText(scope)}`] : []),
+        ...(flying.length > 0 ? [`in flight: ${flying.map((f) => f.words).join('; ')}`] : []),
+      ];
       const decoration = new vscode.FileDecoration(
-        '!',
-        `Rail: held by ${holdersText(scope)}`,
+        held ? '!' : '↯',
+        `Rail: ${said.join('; ')}`,
         new vscode.ThemeColor('list.warningForeground'),
       );
       decoration.propagate = false;

@@ -9,6 +9,7 @@ import { BoardTree } from './boardTree';
 import { BoardPanel } from './boardWebview';
 import { COMMANDS, type CommandContext } from './commands';
 import { RailContext } from './ctx';
+import { BehindCalls } from './behind';
 import { HeldFileDecorations } from './decorations';
 import { resolveRail } from './host/native';
 import { RailDiagnostics } from './diagnostics';
@@ -46,6 +47,7 @@ export function activate(extension: vscode.ExtensionContext): RailApi {
   const sessionsTree = new SessionsTree(rail);
   const decorations = new HeldFileDecorations(rail);
   const editWarnings = new EditWarnings(rail);
+  const behind = new BehindCalls(rail);
   const statusBar = new RailStatusBar(rail);
   const panel = new BoardPanel(rail);
   const watchers = new RailWatchers(rail);
@@ -57,6 +59,7 @@ export function activate(extension: vscode.ExtensionContext): RailApi {
     rail,
     decorations,
     editWarnings,
+    behind,
     statusBar,
     panel,
     watchers,
@@ -104,6 +107,7 @@ export function activate(extension: vscode.ExtensionContext): RailApi {
     decoration: async (uri) => (await decorations.provideFileDecoration(uri)) ?? undefined,
     editWarning: (uri) => editWarnings.check(uri),
     editWarned: (uri) => editWarnings.said(uri),
+    behindCalls: () => [...behind.shown],
     statusText: () => statusBar.item.text,
     statusTooltip: () => {
       const tip = statusBar.item.tooltip;

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { core, type LockRecord, type LockVerdict, type Plan, type Refusal, type Removal, type Station as StationView } from './core';
+import { core, type InFlight, type LockRecord, type LockVerdict, type Plan, type Refusal, type Removal, type Station as StationView } from './core';
 import { processesAllowed, RestrictedMode } from './trust';
 
 /** The CLI's exit codes: core's (rail_core::model::exit), which cli/src/fail.rs returns. */
@@ -348,6 +348,13 @@ export interface Synced {
   notes: string[];
 }
 
+/** `rail flight`: every session's work in flight, core's facts as the CLI gathered them. */
+export function parseFlight(run: RawRun): InFlight[] {
+  const doc = document(run);
+  if (Array.isArray(doc.in_flight)) return doc.in_flight as InFlight[];
+  throw new RailError(EXIT.environment, `rail flight answered with an unexpected document: ${run.stdout.slice(0, 200)}`, run.stderr);
+}
+
 export function parseSync(run: RawRun): Synced {
   const doc = document(run);
   if (doc.ok === true && typeof doc.remote === 'string' && typeof doc.files === 'number') {
@@ -475,5 +482,10 @@ export class NativeRail {
 
   async sync(session: string | undefined): Promise<Synced> {
     return parseSync(await this.run(['sync'], session));
+  }
+
+  /** Work in flight (files changed and not merged): the CLI asks git of every station. */
+  async flight(): Promise<InFlight[]> {
+    return parseFlight(await this.run(['flight']));
   }
 }
