@@ -195,6 +195,48 @@ suite('Rail in a real VS Code', () => {
     git(ws(), 'checkout', '--', 'web/app.ts'); // whatever the editor did, the file is as committed
   });
 
+  test("another session's work in flight is marked and called out (Behind!)", async () => {
+    // Claude Code's agent, its own session, writes a file nobody claims through its hooks: its
+    // uncommitted change is work in flight, which alice's editor marks and calls out.
+    const rel = 'notes/behind.md';
+    const file = path.join(ws(), rel);
+    const hook = (event: string): void => {
+      const payload = JSON.stringify({
+        session_id: '0b2c3d4e-0000-4000-8000-0000000be7a2',
+        hook_event_name: event,
+        cwd: ws(),
+        tool_name: 'Write',
+        tool_use_id: 'toolu_behind',
+        tool_input: { file_path: file, content: 'x' },
+        tool_response: {},
+      });
+      const env = { ...process.env };
+      delete env.RAIL_SESSION;
+      const r = spawnSync(RAIL_BIN, ['hook', 'claude'], { cwd: ws(), input: payload, encoding: 'utf8', env });
+      assert.equal(r.status, 0, r.stderr);
+    };
+    hook('PreToolUse');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, 'the agent\'s uncommitted note\n');
+    hook('PostToolUse');
+    try {
+      await api.refresh();
+      const deco = await until('the in-flight mark', async () => {
+        const d = await api.decoration(vscode.Uri.file(file));
+        return d?.badge === '↯' ? d : undefined;
+      });
+      assert.match(deco.tooltip ?? '', /in flight: \S+~claude-000be7a2 .*notes\/behind\.md \(uncommitted, written by its agent/);
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(file)));
+      await api.refresh();
+      const said = await until('the Behind! notification', () => api.behindCalls().find((m) => m.includes(rel)));
+      assert.match(said, /^Rail: Behind! \S+~claude-000be7a2 /);
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    } finally {
+      fs.rmSync(path.join(ws(), 'notes'), { recursive: true, force: true });
+      await api.refresh();
+    }
+  });
+
   test('Claim Task, Update, Renew, Release through the command service', async () => {
     const claimed = await vscode.commands.executeCommand<MutateResultLike>('rail.claimTask', {
       task: 'api-docs',
