@@ -5,8 +5,10 @@
 #                                    scripts/build-wasm.sh)
 #
 # Budget (KiB = 1024 bytes; gzip at level 9, as a server would send it precompressed):
-#   raw  <= 544 KiB
-#   gzip <= 224 KiB
+#   raw  <= 576 KiB
+#   gzip <= 232 KiB
+# Raised to 576 and 232 KiB for issue 43's rules (work in flight: the facts, the board's groups,
+# who, othersInFlight); to 544 and 224 KiB for issues 41, 44 and 46's.
 # Raised from 500 and 200 KiB for issue 45's rules, moved out of the hosts into core (owner
 # probes, the shared remote, pushed commit times, the rail's file roles): 515,138 B raw,
 # 209,340 B gzip (504,531 B and 204,631 B before). Rules are not cut to fit: what costs what,
@@ -18,8 +20,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 file=${1:-$root/wasm/pkg/web/rail_wasm_bg.wasm}
-raw_budget=$((544 * 1024))
-gzip_budget=$((224 * 1024))
+raw_budget=$((576 * 1024))
+gzip_budget=$((232 * 1024))
 
 if [[ ! -f "$file" ]]; then
     echo "wasm-size: $file is missing; run scripts/build-wasm.sh" >&2
