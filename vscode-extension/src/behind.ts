@@ -25,7 +25,7 @@ export class BehindCalls implements vscode.Disposable {
 
   /** The paths this session watches: its claims' paths and the files open in editors. */
   private watched(): string[] {
-    const mine = this.ctx.myClaims().flatMap((c) => c.paths);
+    const mine = this.ctx.myClaims().flatMap((c) => c.paths ?? []);
     const open = vscode.workspace.textDocuments.flatMap((d) => {
       const rel = repoRelative(this.ctx, d.uri);
       return rel === undefined ? [] : [rel];

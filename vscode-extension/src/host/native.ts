@@ -13,7 +13,16 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { core, type InFlight, type LockRecord, type LockVerdict, type Plan, type Refusal, type Removal, type Station as StationView } from './core';
+import {
+  core,
+  type InFlight,
+  type LockRecord,
+  type LockVerdict,
+  type Plan,
+  type Refusal,
+  type Removal,
+  type Station as StationView,
+} from './core';
 import { processesAllowed, RestrictedMode } from './trust';
 
 /** The CLI's exit codes: core's (rail_core::model::exit), which cli/src/fail.rs returns. */

@@ -217,7 +217,7 @@ suite('Rail in a real VS Code', () => {
     };
     hook('PreToolUse');
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, 'the agent\'s uncommitted note\n');
+    fs.writeFileSync(file, "the agent's uncommitted note\n");
     hook('PostToolUse');
     try {
       await api.refresh();

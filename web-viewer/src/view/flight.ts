@@ -31,7 +31,12 @@ export function renderFlight(root: HTMLElement, ctx: ViewContext): void {
         'ul',
         { class: 'plain flight-files' },
         ...g.files.map((f) =>
-          h('li', { class: `flight-file kind-${f.kind}` }, h('code', {}, f.path), h('span', { class: 'muted' }, ` ${f.kind_text}, ${f.age_text}`)),
+          h(
+            'li',
+            { class: `flight-file kind-${f.kind}` },
+            h('code', {}, f.path),
+            h('span', { class: 'muted' }, ` ${f.kind_text}, ${f.age_text}`),
+          ),
         ),
         g.files_unlisted > 0 ? h('li', { class: 'muted' }, `and ${g.files_unlisted} more`) : null,
       ),
