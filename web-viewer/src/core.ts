@@ -22,6 +22,7 @@ export type {
   FileText,
   FlightView,
   HookSeen,
+  InFlight,
   LeaseState,
   Located,
   LogEntry,

@@ -2,7 +2,7 @@
 // Only the shape is checked here; what the values mean (times, names, paths) is core's job, and
 // core reports it as diagnostics or a `rail: …` error.
 
-import type { Facts, FileText, HookSeen, RailTexts } from './core.js';
+import type { Facts, FileText, HookSeen, InFlight, RailTexts } from './core.js';
 
 export class InputError extends Error {
   override name = 'InputError';
@@ -105,7 +105,34 @@ export function toFacts(value: unknown): Facts {
       return seen;
     });
   }
+  if (value.in_flight != null) {
+    if (!Array.isArray(value.in_flight)) throw new InputError('facts.in_flight: expected an array');
+    facts.in_flight = value.in_flight.map((w: unknown, i) => inFlight(w, `facts.in_flight[${i}]`));
+  }
   return facts;
+}
+
+const KINDS: readonly InFlight['kind'][] = ['written', 'uncommitted', 'unmerged'];
+const STANDINGS: readonly InFlight['standing'][] = ['live', 'stale', 'ended'];
+
+/** One file of a session's work in flight, as the CLI gathered it. */
+function inFlight(w: unknown, where: string): InFlight {
+  if (!isRecord(w)) throw new InputError(`${where}: expected {path, session, checkout, kind, at, standing, station?, machine?}`);
+  const kind = KINDS.find((k) => k === w.kind);
+  if (kind === undefined) throw new InputError(`${where}.kind: expected one of ${KINDS.join(', ')}`);
+  const standing = STANDINGS.find((k) => k === w.standing);
+  if (standing === undefined) throw new InputError(`${where}.standing: expected one of ${STANDINGS.join(', ')}`);
+  const out: InFlight = {
+    path: str(w.path, `${where}.path`),
+    session: str(w.session, `${where}.session`),
+    checkout: str(w.checkout, `${where}.checkout`),
+    kind,
+    at: str(w.at, `${where}.at`),
+    standing,
+  };
+  if (w.station !== undefined && w.station !== null) out.station = str(w.station, `${where}.station`);
+  if (w.machine !== undefined && w.machine !== null) out.machine = str(w.machine, `${where}.machine`);
+  return out;
 }
 
 /** `{texts, facts}` as the snapshot data block and the embed message carry them. */

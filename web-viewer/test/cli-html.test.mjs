@@ -70,6 +70,29 @@ test('the page rail board --html writes renders the board from file://', async (
   const sharedMarks = join(repo, '.git', 'rail', 'seen-shared');
   mkdirSync(sharedMarks, { recursive: true });
   writeFileSync(join(sharedMarks, 'laptop-b-1'), `session carol\nagent codex\nat ${new Date().toISOString().slice(0, 19)}Z\n\n`);
+  // Work in flight: dave's agent writes a file through its hooks and does not commit it.
+  const note = join(repo, 'notes', 'plan.md');
+  const write = (event) => {
+    const r = spawnSync(RAIL, ['hook', 'claude'], {
+      cwd: repo,
+      env: { ...env, RAIL_SESSION: 'dave' },
+      input: JSON.stringify({
+        session_id: 'd',
+        hook_event_name: event,
+        cwd: repo,
+        tool_name: 'Write',
+        tool_use_id: 'toolu_plan',
+        tool_input: { file_path: note, content: 'plan' },
+        tool_response: {},
+      }),
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+  };
+  write('PreToolUse');
+  mkdirSync(join(repo, 'notes'), { recursive: true });
+  writeFileSync(note, 'the plan, uncommitted\n');
+  write('PostToolUse');
   const file = join(repo, 'board.html');
   run(RAIL, ['board', '--html', file], repo);
 
@@ -94,6 +117,10 @@ test('the page rail board --html writes renders the board from file://', async (
   assert.equal(hookOf('bob')?.agent, 'claude', "bob's mark, from the hook call");
   assert.equal(hookOf('carol')?.host, 'laptop-b-1', "carol's mark, shared by another machine");
   assert.equal(hookOf('alice') ?? null, null, 'no hook seen for alice');
+  assert.equal(board.in_flight.length, 1, "dave's work in flight");
+  const flight = await page.locator('#flight-panel .flight[data-session="dave"]').innerText();
+  assert.match(flight, /notes\/plan\.md/);
+  assert.match(flight, /uncommitted, written by its agent/);
   await page.keyboard.press('v');
   await page.waitForSelector('.lane[data-session="carol"]');
   assert.match(await page.locator('.lane[data-session="bob"] .lane-guard.guarded').innerText(), /^guarded: claude /);
