@@ -12,6 +12,8 @@ use crate::common::*;
 
 mod marks;
 mod queues;
+#[cfg(unix)]
+mod skew;
 
 struct Remote {
     dir: tempfile::TempDir,
