@@ -144,7 +144,17 @@ sessions?: { [key in string]: boolean }, worktrees?: Array<Worktree>,
 /**
  * The last Rail hook call seen per session ([`crate::formats::heartbeat`]): guard status.
  */
-hooks?: { [key in string]: HookSeen }, };
+hooks?: { [key in string]: HookSeen }, 
+/**
+ * A shared rail: leases count from this machine's own sightings ([`Facts::first_seen`]),
+ * not from the recorded times alone.
+ */
+observing?: boolean, 
+/**
+ * On a shared rail, when this machine first saw each claim's activity, by its own clock,
+ * keyed by [`crate::model::lease::activity_key`] ([`crate::model::observed`]).
+ */
+observed?: Record<string, string>, };
 
 export type FileClass = "in-scope" | "out-of-scope" | "conflict" | "undeclared";
 
