@@ -179,7 +179,7 @@ pub fn sightings(ctx: &Ctx) -> BTreeMap<String, DateTime<Utc>> {
 /// Records that this machine sees `rail`'s claims now, by its own clock (never `--now`): each
 /// activity keeps the time it was first seen. Written whole, and only when it changed. A
 /// failure to write is not fatal: the claims new here then count from now at every look.
-fn observe(ctx: &Ctx, rail: &rail_core::model::Rail) {
+pub fn observe(ctx: &Ctx, rail: &rail_core::model::Rail) {
     let Some(path) = observed_path(ctx) else {
         return;
     };

@@ -260,3 +260,26 @@ fn a_made_up_now_changes_no_shared_rail() {
     let out = m.rail(&["board", "--now", "2099-01-01T00:00:00Z"], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
 }
+
+/// A machine's own claim is seen by it when it is made, not at its next look at the remote:
+/// with no round since, its board still shows the claim running out.
+#[test]
+fn a_machines_own_claim_runs_out_on_its_board_without_another_look() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 1);
+    let m = &ms[0];
+    let out = m.rail(
+        &["claim", "brief", "--session", "alice", "--lease", "2s"],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    wait_for(
+        "the claim never ran out on its own machine's board",
+        Duration::from_secs(60),
+        || {
+            let out = m.rail(&["board", "--json"], &[]);
+            let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+            board["claims"][0]["state"] == "stale"
+        },
+    );
+}
