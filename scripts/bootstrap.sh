@@ -109,7 +109,8 @@ if [ "$PROFILE" != demo ]; then
   command -v node >/dev/null || { echo "bootstrap: node is missing; install Node.js 20 first" >&2; exit 3; }
 fi
 
-apt_install git util-linux
+# faketime: the shared-rail tests give each machine its own clock (cli/tests/integration/shared/skew.rs).
+apt_install git util-linux faketime
 
 if [ "$PROFILE" = demo ]; then
   say "done (demo)"

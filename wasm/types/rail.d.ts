@@ -153,7 +153,17 @@ hooks?: { [key in string]: HookSeen },
  * Sessions' work in flight — files changed and not merged — as the host gathered it
  * ([`crate::model::behind`]): the board shows it beside the claims.
  */
-in_flight?: Array<InFlight>, };
+in_flight?: Array<InFlight>, 
+/**
+ * A shared rail: leases count from this machine's own sightings ([`Facts::first_seen`]),
+ * not from the recorded times alone.
+ */
+observing?: boolean, 
+/**
+ * On a shared rail, when this machine first saw each claim's activity, by its own clock,
+ * keyed by [`crate::model::lease::activity_key`] ([`crate::model::observed`]).
+ */
+observed?: Record<string, string>, };
 
 export type FileClass = "in-scope" | "out-of-scope" | "conflict" | "undeclared";
 

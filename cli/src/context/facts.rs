@@ -37,6 +37,12 @@ impl Ctx {
     pub fn judge(&self, rail: &Rail, commits: Commits) -> Judged {
         let mut facts = Facts::at(self.now);
         facts.host = lock::hostname();
+        // On a shared rail leases count from this machine's sightings too (issue 42, finding
+        // 4): every read and every round judges by the same rule.
+        if matches!(self.remote(), Ok(Some(_))) {
+            facts.observing = true;
+            facts.observed = crate::shared::sightings(self);
+        }
         probe_owners(rail.owner_pids(), &mut facts);
         if commits == Commits::Always {
             facts.commits = self.commit_times();

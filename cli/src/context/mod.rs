@@ -37,6 +37,9 @@ pub struct Ctx {
     pub rail: RailDir,
     session_flag: Option<String>,
     pub now: DateTime<Utc>,
+    /// `now` was given (`--now`, `RAIL_NOW`) rather than read from the clock: a shared rail's
+    /// changes refuse it.
+    pub now_given: bool,
     pub json: bool,
     pub command_line: String,
     /// The longest this invocation may wait for the rail lock, whatever rail.yaml says (a hook's
@@ -87,7 +90,9 @@ impl Ctx {
                 }
             },
         };
-        let now = match flags.now.or_else(|| env().now.clone()) {
+        let given = flags.now.or_else(|| env().now.clone());
+        let now_given = given.is_some();
+        let now = match given {
             Some(text) => rail_core::text::time::parse_time(&text)
                 .map_err(|e| Fail::usage(format!("--now `{text}`: {e}")))?,
             None => crate::sys::clock::now(),
@@ -97,6 +102,7 @@ impl Ctx {
             rail: RailDir::new(rail_root),
             session_flag: flags.session.or_else(|| env().session.clone()),
             now,
+            now_given,
             json: flags.json,
             command_line: command_line(),
             lock_cap: None,
@@ -114,6 +120,7 @@ impl Ctx {
             repo: Some(repo),
             session_flag: self.session_flag.clone(),
             now: self.now,
+            now_given: self.now_given,
             json: self.json,
             command_line: self.command_line.clone(),
             lock_cap: self.lock_cap,

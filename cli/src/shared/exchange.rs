@@ -159,7 +159,16 @@ impl Exchange {
 
     /// Removes answers nobody came for (their process was killed while waiting) once they are
     /// an hour old, so the queue directory does not grow.
+    ///
+    /// An answer's age is judged by the file system's clock alone: against the time of a file
+    /// made here just now, never against this process's clock. With the process clock an hour
+    /// or more ahead of the file system's (an NFS server behind), a sweep by `elapsed()`
+    /// removed the answer it had just written, and its waiter led again and again (issue 42,
+    /// finding 5). When the file system's time cannot be read, nothing is removed.
     pub fn sweep(&self) {
+        let Some(now) = self.file_system_now() else {
+            return;
+        };
         let Ok(entries) = fs::read_dir(&self.dir) else {
             return;
         };
@@ -169,12 +178,31 @@ impl Exchange {
                 .metadata()
                 .and_then(|m| m.modified())
                 .ok()
-                .and_then(|t| t.elapsed().ok())
+                .and_then(|t| now.duration_since(t).ok())
                 .is_some_and(|age| age > Duration::from_secs(3600));
             if old && (name.ends_with(".done") || name.ends_with(".tmp")) {
                 let _ = fs::remove_file(e.path());
             }
         }
+    }
+
+    /// The file system's "now": the modification time of a file created in the queue directory
+    /// just now (then removed). `None` when it cannot be made or read.
+    fn file_system_now(&self) -> Option<std::time::SystemTime> {
+        let probe = self.dir.join(format!(
+            "clock-{}-{}.probe",
+            std::process::id(),
+            crate::sys::random_hex()
+        ));
+        let file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+            .ok()?;
+        let at = file.metadata().and_then(|m| m.modified());
+        drop(file);
+        let _ = fs::remove_file(&probe);
+        at.ok()
     }
 
     /// A leader's push was rejected after a round of `round`: machines are contending.
@@ -275,6 +303,15 @@ fn owner(ctx: &Ctx, session: &str) -> LockOwner {
     }
 }
 
+/// A job that was served but whose answer is gone (removed by something other than its
+/// waiter): the operation was planned, and may have been made.
+fn lost_answer(queue: &Exchange) -> Fail {
+    Fail::env(format!(
+        "the answer to this operation vanished from {} after it was served; the operation may or may not have reached the remote: `rail sync` and look",
+        queue.dir.display()
+    ))
+}
+
 /// A new job's id: unique on this machine (pid, time, random).
 pub fn new_id() -> String {
     format!(
@@ -335,7 +372,19 @@ pub fn submit(
             queue.sweep();
             drop(held);
             led?;
-            continue;
+            if let Some(outcome) = queue.take_outcome(&job.id) {
+                return outcome.into_result();
+            }
+            // Led, and our job is neither queued nor answered: nobody will answer it, so
+            // leading again would only spin (issue 42, finding 5: an answer removed under us).
+            if !queue.path(&job.id, "job").exists() {
+                return Err(lost_answer(queue));
+            }
+            // Lead again at once, unless the deadline has passed: then give up below, like a
+            // waiter (the `continue` here used to skip that check).
+            if Instant::now() < give_up {
+                continue;
+            }
         }
         if Instant::now() >= give_up {
             let _ = fs::remove_file(queue.path(&job.id, "job"));

@@ -77,6 +77,13 @@ pub fn mutate(
     request: Request,
     extra_log: &[String],
 ) -> Result<Report, Fail> {
+    // A change's times are read by every machine's leases; a time made up for one command
+    // (`--now 2099-…`, or a past one) would hold a claim or free one there (issue 42, finding 4).
+    if ctx.now_given {
+        return Err(Fail::usage(
+            "--now (or RAIL_NOW) cannot change a shared rail: its times are judged by every machine's leases, so they come from this machine's clock; nothing was changed. Drop --now, or set RAIL_LOCAL=1 to work on the local rail",
+        ));
+    }
     submit(ctx, remote, session, Some(request), extra_log)
 }
 
@@ -121,10 +128,11 @@ fn rail_key(ctx: &Ctx) -> PathBuf {
 /// Facts for the shared rail: leases run on the branches as pushed to the remote (remote-
 /// tracking refs, commits not on the remote's main branch), together with local branches.
 pub fn shared_facts(ctx: &Ctx, remote: &str, texts: &RailTexts) -> rail_core::model::input::Facts {
-    let judged = ctx.judge(
-        &rail_core::model::Rail::load(texts),
-        crate::context::Commits::IfNeeded,
-    );
+    let rail = rail_core::model::Rail::load(texts);
+    // What this machine sees now is recorded before it is judged: a claim first seen in this
+    // very state counts from now (issue 42, finding 4).
+    observe(ctx, &rail);
+    let judged = ctx.judge(&rail, crate::context::Commits::IfNeeded);
     let mut facts = judged.facts;
     // As for local branches: commit times only when a lease could depend on them (a claim
     // that is not live without them). Two git processes fewer in the race window otherwise.
@@ -145,6 +153,55 @@ pub fn shared_facts(ctx: &Ctx, remote: &str, texts: &RailTexts) -> rail_core::mo
     // Core takes each branch's later commit, its own or as pushed (`Facts::last_commit`).
     facts.pushed_commits = git::remote_commit_times(&dir, remote, base.as_deref());
     facts
+}
+
+/// This machine's sightings of the shared rail's claims (core's `model::observed`), in the git
+/// common dir: one machine, however many worktrees.
+fn observed_path(ctx: &Ctx) -> Option<PathBuf> {
+    ctx.repo
+        .as_ref()
+        .map(|r| r.common_dir.join("rail").join("observed"))
+}
+
+/// The sightings this machine recorded (none when the file is missing or unreadable: every
+/// claim then counts as seen now, which can only make it hold longer).
+pub fn sightings(ctx: &Ctx) -> BTreeMap<String, DateTime<Utc>> {
+    observed_path(ctx)
+        .and_then(|p| {
+            crate::sys::railfile::read_max(&p, 16 * 1024 * 1024)
+                .ok()
+                .flatten()
+        })
+        .map(|(bytes, _)| rail_core::model::observed::parse(&String::from_utf8_lossy(&bytes)))
+        .unwrap_or_default()
+}
+
+/// Records that this machine sees `rail`'s claims now, by its own clock (never `--now`): each
+/// activity keeps the time it was first seen. Written whole, and only when it changed. A
+/// failure to write is not fatal: the claims new here then count from now at every look.
+pub fn observe(ctx: &Ctx, rail: &rail_core::model::Rail) {
+    let Some(path) = observed_path(ctx) else {
+        return;
+    };
+    let now = crate::sys::clock::now();
+    let eval = rail.evaluate(&rail_core::model::input::Facts::at(now));
+    let keys = eval.claims.iter().map(|c| c.activity_key.as_str());
+    let (after, changed) = rail_core::model::observed::record(&sightings(ctx), keys, now);
+    if !changed {
+        return;
+    }
+    let text = rail_core::model::observed::render(&after);
+    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+    let written = std::fs::create_dir_all(path.parent().unwrap_or(&path))
+        .and_then(|_| std::fs::write(&tmp, text))
+        .and_then(|_| std::fs::rename(&tmp, &path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        errln!(
+            "rail: could not record what this machine saw of the shared rail in {}: {e}",
+            path.display()
+        );
+    }
 }
 
 fn stamp_path(ctx: &Ctx) -> Option<PathBuf> {

@@ -80,6 +80,10 @@ pub(super) fn append_outbox(ctx: &Ctx, lines: &[String]) -> Result<(), String> {
 /// log lines of this machine's outbox that the shared log lacks stay in claims.log after the
 /// shared ones. Then the outbox keeps only those: the shared log has the rest.
 pub fn mirror(ctx: &Ctx, snapshot: &SharedState) -> Result<(), Fail> {
+    // The state mirrored is one this machine sees now, its own new claims included: recorded
+    // before a later round's look, which could be hours away (issue 42, finding 4).
+    let seen = rail_core::model::Rail::load(&snapshot::texts(&snapshot.files));
+    crate::shared::observe(ctx, &seen);
     let session = ctx.explicit_session().unwrap_or("sync").to_string();
     let lock = ctx.lock(&session)?;
     // What taking the lock cleaned up is recorded like any local line: it reaches the shared

@@ -30,7 +30,19 @@ impl Server {
     }
 
     fn start_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut cmd = Command::new(rail_bin());
+        Server::start_at(dir, None, args, env)
+    }
+
+    /// `clock`: the server's clock moved by this offset (`+3h`), with `faketime`.
+    fn start_at(dir: &Path, clock: Option<&str>, args: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut cmd = match clock {
+            Some(offset) => {
+                let mut c = Command::new("faketime");
+                c.args(["-f", offset]).arg(rail_bin());
+                c
+            }
+            None => Command::new(rail_bin()),
+        };
         cmd.arg("mcp")
             .args(args)
             .current_dir(dir)
@@ -70,7 +82,16 @@ impl Server {
     }
 
     fn ready_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (Server, Value) {
-        let mut server = Server::start_in(dir, args, env);
+        Server::ready_at(dir, None, args, env)
+    }
+
+    fn ready_at(
+        dir: &Path,
+        clock: Option<&str>,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> (Server, Value) {
+        let mut server = Server::start_at(dir, clock, args, env);
         let init = server.request(
             "initialize",
             json!({
@@ -401,24 +422,20 @@ fn on_a_shared_rail_refusals_name_the_holder_and_the_tool_to_call() {
         dir
     };
     let (one, two) = (machine(true), machine(false));
-    let at = "2026-12-01T10:00:00Z";
-    let (mut alice, _) = Server::ready_in(one.path(), &["--session", "alice", "--now", at], &[]);
+    // A shared rail's changes take no `--now`: "three hours on" is bob's clock moved (faketime).
+    let (mut alice, _) = Server::ready_in(one.path(), &["--session", "alice"], &[]);
     let claimed = alice.call("claim", json!({ "task": "auth", "paths": ["src/**"] }));
     assert!(!is_error(&claimed), "{claimed}");
     assert_eq!(claimed["structuredContent"]["plan"]["session"], "alice");
 
-    let (mut bob, _) = Server::ready_in(two.path(), &["--session", "bob", "--now", at], &[]);
+    let (mut bob, _) = Server::ready_in(two.path(), &["--session", "bob"], &[]);
     let refused = bob.call("claim", json!({ "task": "auth" }));
     assert!(is_error(&refused), "{refused}");
     assert!(text(&refused).contains("held by alice"), "{refused}");
     assert_eq!(refused["structuredContent"]["refusal"]["holder"], "alice");
 
     // Three hours on, the 2h lease has run out: the refusal says which tool takes it over.
-    let (mut later, _) = Server::ready_in(
-        two.path(),
-        &["--session", "bob", "--now", "2026-12-01T13:00:00Z"],
-        &[],
-    );
+    let (mut later, _) = Server::ready_at(two.path(), Some("+3h"), &["--session", "bob"], &[]);
     let stale = later.call("claim", json!({ "task": "auth" }));
     assert!(is_error(&stale), "{stale}");
     assert!(

@@ -101,6 +101,16 @@ pub struct Facts {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub in_flight: Vec<crate::model::behind::InFlight>,
+    /// A shared rail: leases count from this machine's own sightings ([`Facts::first_seen`]),
+    /// not from the recorded times alone.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub observing: bool,
+    /// On a shared rail, when this machine first saw each claim's activity, by its own clock,
+    /// keyed by [`crate::model::lease::activity_key`] ([`crate::model::observed`]).
+    #[serde(default, with = "time_map")]
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, string>", optional = nullable))]
+    pub observed: BTreeMap<String, Time>,
 }
 
 impl Facts {
@@ -116,6 +126,8 @@ impl Facts {
             worktrees: Vec::new(),
             hooks: BTreeMap::new(),
             in_flight: Vec::new(),
+            observing: false,
+            observed: BTreeMap::new(),
         }
     }
 }
@@ -128,6 +140,14 @@ impl Facts {
         let local = self.commits.get(branch).copied();
         let pushed = self.pushed_commits.get(branch).copied();
         local.max(pushed)
+    }
+
+    /// When this machine first saw the activity `key` ([`crate::model::lease::activity_key`]),
+    /// on a shared rail: as recorded, or now when it was never recorded (what this machine has
+    /// not seen before, it sees now). `None` off a shared rail.
+    pub fn first_seen(&self, key: &str) -> Option<Time> {
+        self.observing
+            .then(|| self.observed.get(key).copied().unwrap_or(self.now))
     }
 
     /// Is the owner of a claim alive, as far as this host knows? By its `pid` field when the

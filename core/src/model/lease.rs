@@ -5,6 +5,12 @@
 //! than the `expiring` threshold left it is `expiring`; past its end it is `stale`, free to take.
 //! Liveness facts override time: an owner process known dead on this host makes the claim stale
 //! at once; an owner known alive is never stale by time alone.
+//!
+//! On a shared rail a claim's times were written by another machine's clock, which may be hours
+//! off this one's. There the host also says when this machine first saw each claim's activity
+//! (`observed_at`, by its own clock), and an activity counts from the later of its recorded time
+//! and that sighting: a clock ahead cannot make a renewal it just saw look hours old, and a
+//! clock behind cannot write a claim that is born stale (issue 42, finding 4).
 
 use chrono::TimeDelta;
 use serde::Serialize;
@@ -63,16 +69,42 @@ pub struct LeaseInput<'a> {
     /// file that holds it). A claim or renewal time after `now` (another machine's clock runs
     /// ahead, or a `--now` in the future) counts from here, never from itself.
     pub seen_at: Option<Time>,
+    /// On a shared rail: when this machine first saw this claim with these claim and renewal
+    /// times, by its own clock (`Facts::observed`). `None` off a shared rail.
+    pub observed_at: Option<Time>,
 }
 
-/// A claim or renewal time as a lease counts it: a time after `now` has not happened yet by
-/// this host's clock, so it counts from when the host first saw it (`seen_at`, when that is not
-/// itself after `now`), else from `now`; never later than the time itself.
-pub fn counted_time(t: Time, seen_at: Option<Time>, now: Time) -> Time {
+/// A claim or renewal time as a lease counts it.
+///
+/// With an observation (a shared rail): the later of the time and when this machine first saw
+/// it, a time after `now` counting from that sighting alone; never after `now`. The recorded time
+/// comes from another machine's clock and cannot move the lease's start before this machine
+/// knew of it, however far that clock is off.
+///
+/// Without one: a time after `now` has not happened yet by this host's clock, so it counts from
+/// when the host first saw it (`seen_at`, when that is not itself after `now`), else from `now`;
+/// never later than the time itself.
+pub fn counted_time(t: Time, seen_at: Option<Time>, observed_at: Option<Time>, now: Time) -> Time {
+    if let Some(seen) = observed_at {
+        let from = if t > now { seen } else { t.max(seen) };
+        return from.min(now);
+    }
     if t <= now {
         return t;
     }
     seen_at.filter(|s| *s <= now).unwrap_or(now).min(t)
+}
+
+/// What names a claim's activity for [`LeaseInput::observed_at`]: its task (or file), session,
+/// claim time and renewal, as written. A renewal or a take is a new activity, seen anew.
+pub fn activity_key(
+    what: &str,
+    session: &str,
+    since: Option<Time>,
+    renewed: Option<Time>,
+) -> String {
+    let time = |t: Option<Time>| t.map(format_time).unwrap_or_else(|| "-".to_string());
+    format!("{what}\t{session}\t{}\t{}", time(since), time(renewed))
 }
 
 /// Is `t` far enough after `now` to be worth a `future-time` warning? A few minutes of clock
@@ -98,13 +130,20 @@ pub struct Lease {
 pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease {
     // A claim or renewal time after `now` counts from when this host first saw it, so its
     // lease runs out by this host's clock and time left never exceeds the lease.
-    let counted = |t: Option<Time>| t.map(|t| counted_time(t, input.seen_at, now));
+    let counted =
+        |t: Option<Time>| t.map(|t| counted_time(t, input.seen_at, input.observed_at, now));
     let future = [input.claimed_at, input.renewed_at]
         .iter()
         .flatten()
         .copied()
         .filter(|t| *t > now)
         .max();
+    // The recorded time of the activity a sighting moved later, named in the reason.
+    let recorded = |a: Activity| match a {
+        Activity::Claimed => input.claimed_at,
+        Activity::Renewed => input.renewed_at,
+        _ => None,
+    };
     let candidates = [
         (counted(input.claimed_at), Activity::Claimed),
         (counted(input.renewed_at), Activity::Renewed),
@@ -149,6 +188,7 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
         };
     };
 
+    let raised = recorded(activity).filter(|_| input.observed_at.is_some());
     let end = start + input.lease;
     let left = end - now;
     let idle = now - start;
@@ -162,6 +202,12 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
         if let Some(t) = future {
             text.push_str(&format!(
                 " (its time {} is in the future: counted from {}, when this host saw it)",
+                format_time(t),
+                format_time(start)
+            ));
+        } else if let Some(t) = raised.filter(|t| *t < start) {
+            text.push_str(&format!(
+                " (its time {} is before this machine first saw it: counted from {})",
                 format_time(t),
                 format_time(start)
             ));
@@ -329,6 +375,7 @@ mod tests {
             owner: Some("4242@devbox"),
             owner_alive: None,
             seen_at: None,
+            observed_at: None,
         }
     }
 

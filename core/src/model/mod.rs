@@ -12,6 +12,7 @@ pub mod freshness;
 mod guard;
 pub mod input;
 pub mod lease;
+pub mod observed;
 pub mod prune;
 pub mod scope;
 pub mod shared;
@@ -251,6 +252,8 @@ impl Rail {
                         purpose: c.purpose.clone(),
                         lease_state: placeholder_lease(),
                         seen_at: None,
+                        activity_key: String::new(),
+                        observed_at: None,
                     };
                     // A claim file of the same owner naming this task adds to the line.
                     let key = (c.session.as_str(), c.task.as_str());
@@ -332,6 +335,8 @@ impl Rail {
                 purpose: file.purpose.clone(),
                 lease_state: placeholder_lease(),
                 seen_at: None,
+                activity_key: String::new(),
+                observed_at: None,
             });
         }
         for claim in &mut claims {
@@ -341,6 +346,16 @@ impl Rail {
                 Origin::Line(_) => self.claims_modified,
                 Origin::File(i) => self.file_modified[i],
             };
+            // As written: a claim file's `since`, not its mtime, which differs between the
+            // fetched tree and the mirror.
+            let since = match claim.origin {
+                Origin::Line(_) => claim.claimed_at,
+                Origin::File(i) => self.files[i].since,
+            };
+            let what = claim.task.clone().unwrap_or_else(|| claim.file.clone());
+            claim.activity_key =
+                lease::activity_key(&what, &claim.session, since, claim.renewed_at);
+            claim.observed_at = facts.first_seen(&claim.activity_key);
             claim.last_commit_at = facts.last_commit(&claim.branch);
             let owner_alive = facts.owner_alive(claim.pid.as_deref(), &claim.session);
             claim.lease_state = lease::evaluate(
@@ -353,6 +368,7 @@ impl Rail {
                     owner: claim.pid.as_deref(),
                     owner_alive,
                     seen_at: claim.seen_at,
+                    observed_at: claim.observed_at,
                 },
                 facts.now,
                 self.config.expiring,
@@ -429,6 +445,10 @@ pub struct Claim {
     pub lease_state: Lease,
     /// When this host saw the claim as it is (the mtime of its file, by the host's clock).
     pub seen_at: Option<Time>,
+    /// What names its activity for a machine's sightings ([`lease::activity_key`]).
+    pub activity_key: String,
+    /// On a shared rail: when this machine first saw that activity ([`Facts::first_seen`]).
+    pub observed_at: Option<Time>,
 }
 
 impl Claim {
@@ -456,6 +476,8 @@ impl Claim {
             resources: Vec::new(),
             purpose: None,
             seen_at: None,
+            activity_key: String::new(),
+            observed_at: None,
             lease_state: lease::Lease {
                 start: Some(now),
                 end: None,
@@ -471,7 +493,7 @@ impl Claim {
     /// this host saw it ([`lease::counted_time`]), so an age is never negative.
     pub fn age(&self, now: Time) -> Option<TimeDelta> {
         self.claimed_at
-            .map(|t| now - lease::counted_time(t, self.seen_at, now))
+            .map(|t| now - lease::counted_time(t, self.seen_at, self.observed_at, now))
     }
 
     pub fn state(&self) -> LeaseState {

@@ -192,7 +192,9 @@ fn folding<'a>(
                     session: &op.session,
                     request: &op.request,
                     extra_log: &op.extra_log,
-                    now: time(op.now_ms, facts.now),
+                    // Another machine's clock, never later than this one's: its leases are
+                    // judged against this machine's sightings (issue 42, finding 4).
+                    now: time(op.now_ms.min(now_ms), facts.now),
                     foreign: true,
                     expired: op.deadline_ms <= now_ms,
                 }

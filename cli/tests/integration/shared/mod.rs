@@ -13,6 +13,8 @@ use crate::common::*;
 mod flight;
 mod marks;
 mod queues;
+#[cfg(unix)]
+mod skew;
 
 struct Remote {
     dir: tempfile::TempDir,
@@ -428,65 +430,57 @@ fn local_log_lines_survive_syncs_and_reach_every_machine() {
     }
 }
 
+/// Times on a shared rail come from each machine's clock (`--now` is refused there), so bob's
+/// machine is moved forward by `faketime` instead.
 #[test]
 fn pushing_commits_keeps_a_claim_across_machines() {
     let remote = Remote::by_path();
     let ms = machines(&remote, 2);
     let (a, b) = (&ms[0], &ms[1]);
-    let t0 = "2026-10-22T10:00:00Z";
-    let out = a.rail(
-        &["claim", "feature", "--session", "alice", "--now", t0],
-        &[],
-    );
+    let out = a.rail(&["claim", "feature", "--session", "alice"], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(code(&b.rail(&["sync"], &[])), 0);
+    let claimed = chrono::Utc::now();
     // alice works on her branch and pushes a commit 90 minutes in.
     git_in(a.path(), &["checkout", "-q", "-b", "alice"]);
     std::fs::write(a.path().join("work.txt"), "w\n").unwrap();
     git_in(a.path(), &["add", "work.txt"]);
+    let at = (claimed + chrono::TimeDelta::minutes(90)).to_rfc3339();
     let out = Command::new("git")
         .args(["commit", "-qm", "work"])
         .current_dir(a.path())
-        .env("GIT_COMMITTER_DATE", "2026-10-22T11:30:00Z")
-        .env("GIT_AUTHOR_DATE", "2026-10-22T11:30:00Z")
+        .env("GIT_COMMITTER_DATE", &at)
+        .env("GIT_AUTHOR_DATE", &at)
         .output()
         .unwrap();
     assert!(out.status.success());
     git_in(a.path(), &["push", "-q", "origin", "alice"]);
-    // At 12:30 the claim is 2h30 old but alice pushed an hour ago: bob may not take it.
-    let out = b.rail(
-        &[
-            "take",
-            "feature",
-            "--session",
-            "bob",
-            "--now",
-            "2026-10-22T12:30:00Z",
-        ],
-        &[],
-    );
+    let take_at = |offset: &str| {
+        Command::new("faketime")
+            .args(["-f", offset])
+            .arg(rail_bin())
+            .args(["take", "feature", "--session", "bob"])
+            .current_dir(b.path())
+            .no_session()
+            .env_remove("RAIL_NOW")
+            .output()
+            .expect("faketime (Debian package `faketime`; scripts/bootstrap.sh installs it)")
+    };
+    // 2h30 in, the claim is past its lease but alice pushed an hour ago: bob may not take it.
+    let out = take_at("+150m");
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     assert!(
         stderr(&out).contains("last commit on alice"),
         "{}",
         stderr(&out)
     );
-    // alice stops; at 13:31 her last push is more than 2h old: bob takes it.
-    let out = b.rail(
-        &[
-            "take",
-            "feature",
-            "--session",
-            "bob",
-            "--now",
-            "2026-10-22T13:31:00Z",
-        ],
-        &[],
-    );
+    // alice stops; 3h31 in, her last push is more than 2h old: bob takes it.
+    let out = take_at("+211m");
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(remote.shared_file("claims.md").contains("feature | bob |"));
     assert!(remote
         .shared_file("claims.log")
-        .contains("| taken | feature | bob | from: alice | reason: no commit on alice for 2h1m"));
+        .contains("| taken | feature | bob | from: alice | reason: no commit on alice for 2h"));
 }
 
 #[test]
@@ -794,25 +788,11 @@ fn a_rewound_remote_is_named_and_merged_never_taken_as_the_truth() {
     let remote = Remote::by_path();
     let ms = machines(&remote, 3);
     let (a, b, c) = (&ms[0], &ms[1], &ms[2]);
-    let now = "2026-10-22T10:00:00Z";
     // The state before A's claim, as a backup would hold it.
-    let out = a.rail(
-        &["claim", "warmup", "--session", "alice", "--now", now],
-        &[],
-    );
+    let out = a.rail(&["claim", "warmup", "--session", "alice"], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let old = remote.git(&["rev-parse", "refs/rail/claims"]);
-    let out = a.rail(
-        &[
-            "claim",
-            "auth",
-            "--session",
-            "alice",
-            "--now",
-            "2026-10-22T10:05:00Z",
-        ],
-        &[],
-    );
+    let out = a.rail(&["claim", "auth", "--session", "alice"], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     // B syncs (it has now seen alice's claim of auth).
     let out = b.rail(&["sync"], &[]);
@@ -820,18 +800,14 @@ fn a_rewound_remote_is_named_and_merged_never_taken_as_the_truth() {
     // The remote is rewound.
     remote.git(&["update-ref", "refs/rail/claims", old.trim()]);
     // B is refused: the claim it saw is merged back first.
-    let later = "2026-10-22T10:10:00Z";
-    let out = b.rail(&["claim", "auth", "--session", "bob", "--now", later], &[]);
+    let out = b.rail(&["claim", "auth", "--session", "bob"], &[]);
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     assert!(stderr(&out).contains("alice"), "{}", stderr(&out));
     assert!(stderr(&out).contains("rewound"), "{}", stderr(&out));
     assert!(remote.shared_file("claims.md").contains("auth | alice |"));
     // Rewound again; C never saw alice's claim, so it may claim auth on what it sees.
     remote.git(&["update-ref", "refs/rail/claims", old.trim()]);
-    let out = c.rail(
-        &["claim", "auth", "--session", "carol", "--now", later],
-        &[],
-    );
+    let out = c.rail(&["claim", "auth", "--session", "carol"], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     // Carol's agent works on C: its hook has been seen there.
     let seen = hook_call(
