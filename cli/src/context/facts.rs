@@ -41,7 +41,9 @@ impl Ctx {
         // 4): every read and every round judges by the same rule.
         if matches!(self.remote(), Ok(Some(_))) {
             facts.observing = true;
-            facts.observed = crate::shared::sightings(self);
+            facts.observed = (self.repo.as_ref())
+                .map(crate::store::observed::sightings)
+                .unwrap_or_default();
         }
         probe_owners(rail.owner_pids(), &mut facts);
         if commits == Commits::Always {

@@ -155,52 +155,10 @@ pub fn shared_facts(ctx: &Ctx, remote: &str, texts: &RailTexts) -> rail_core::mo
     facts
 }
 
-/// This machine's sightings of the shared rail's claims (core's `model::observed`), in the git
-/// common dir: one machine, however many worktrees.
-fn observed_path(ctx: &Ctx) -> Option<PathBuf> {
-    ctx.repo
-        .as_ref()
-        .map(|r| r.common_dir.join("rail").join("observed"))
-}
-
-/// The sightings this machine recorded (none when the file is missing or unreadable: every
-/// claim then counts as seen now, which can only make it hold longer).
-pub fn sightings(ctx: &Ctx) -> BTreeMap<String, DateTime<Utc>> {
-    observed_path(ctx)
-        .and_then(|p| {
-            crate::sys::railfile::read_max(&p, 16 * 1024 * 1024)
-                .ok()
-                .flatten()
-        })
-        .map(|(bytes, _)| rail_core::model::observed::parse(&String::from_utf8_lossy(&bytes)))
-        .unwrap_or_default()
-}
-
-/// Records that this machine sees `rail`'s claims now, by its own clock (never `--now`): each
-/// activity keeps the time it was first seen. Written whole, and only when it changed. A
-/// failure to write is not fatal: the claims new here then count from now at every look.
+/// Records that this machine sees `rail`'s claims now ([`crate::store::observed::observe`]).
 pub fn observe(ctx: &Ctx, rail: &rail_core::model::Rail) {
-    let Some(path) = observed_path(ctx) else {
-        return;
-    };
-    let now = crate::sys::clock::now();
-    let eval = rail.evaluate(&rail_core::model::input::Facts::at(now));
-    let keys = eval.claims.iter().map(|c| c.activity_key.as_str());
-    let (after, changed) = rail_core::model::observed::record(&sightings(ctx), keys, now);
-    if !changed {
-        return;
-    }
-    let text = rail_core::model::observed::render(&after);
-    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
-    let written = std::fs::create_dir_all(path.parent().unwrap_or(&path))
-        .and_then(|_| std::fs::write(&tmp, text))
-        .and_then(|_| std::fs::rename(&tmp, &path));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        errln!(
-            "rail: could not record what this machine saw of the shared rail in {}: {e}",
-            path.display()
-        );
+    if let Some(repo) = &ctx.repo {
+        crate::store::observed::observe(repo, rail);
     }
 }
 

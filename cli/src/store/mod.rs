@@ -14,6 +14,7 @@ pub mod heartbeat;
 pub mod lock;
 mod log;
 pub mod notice;
+pub mod observed;
 pub mod tasks;
 
 use std::fs::{self, File};
