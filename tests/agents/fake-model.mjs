@@ -43,6 +43,12 @@ function watch(state) {
   for (const w of met) w.resolve();
 }
 
+// Step N of a script: a list's N-th entry, or what a function of N and the results so far
+// gives (a model that answers what it was told, as bench/collisions.mjs drives its sessions).
+function stepOf(script, step, state) {
+  return typeof script === 'function' ? script(step, state.results) : script[step];
+}
+
 // `reply(call)` now, or once the step's `after` settles (a held step without a tool is "done").
 function hold(call, reply) {
   if (call?.after) call.after.then(() => reply(call.tool ? call : undefined));
@@ -80,7 +86,7 @@ function serve(req, res, body, state) {
   if (main && process.env.RAIL_E2E_DUMP) fs.appendFileSync(process.env.RAIL_E2E_DUMP, `${JSON.stringify(messages)}\n`);
   const step = main ? messages.filter((m) => m.role === 'assistant').length : -1;
   const { script, tag } = scriptOf(state, messages);
-  const call = step >= 0 ? script[step] : undefined;
+  const call = step >= 0 ? stepOf(script, step, state) : undefined;
   hold(call, (c) => anthropicStream(res, json.model, c, step, tag));
 }
 
@@ -172,7 +178,7 @@ function gemini(req, res, json, state) {
     }
   }
   const step = main ? contents.filter((c) => c.role === 'model').length : -1;
-  hold(step >= 0 ? state.script[step] : undefined, (call) => geminiReply(req, res, main, call));
+  hold(step >= 0 ? stepOf(state.script, step, state) : undefined, (call) => geminiReply(req, res, main, call));
 }
 
 function geminiReply(req, res, main, call) {
@@ -208,7 +214,7 @@ function responses(res, json, state) {
     }
   }
   const step = main ? input.filter((i) => i.type === 'function_call' || i.type === 'custom_tool_call').length : -1;
-  hold(step >= 0 ? state.script[step] : undefined, (call) => responsesReply(res, json, step, call));
+  hold(step >= 0 ? stepOf(state.script, step, state) : undefined, (call) => responsesReply(res, json, step, call));
 }
 
 function responsesReply(res, json, step, call) {
