@@ -5,53 +5,89 @@
 // model turns already in the history, so the server keeps no turn state; after the last step it
 // answers "done".
 // Every tool result the agent sends back is recorded, to be judged by the runner.
+// A step may carry `after` (a promise): the model holds that reply until it settles, so a runner
+// can keep an agent alive, mid-turn, until another agent has acted; a step with `after` and no
+// `tool` is the final "done", held. `until(model, test)` resolves once `test()` holds after a
+// request has been served (a tool result recorded).
 import fs from 'node:fs';
 import http from 'node:http';
 
 export function startModel() {
-  const state = { script: [], results: [] };
+  const state = { script: [], results: [], watchers: [] };
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => {
       body += c;
     });
     req.on('end', () => {
-      let json = {};
-      try {
-        json = JSON.parse(body || '{}');
-      } catch {}
-      if (req.url.startsWith('/v1/messages/count_tokens')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ input_tokens: 10 }));
-        return;
-      }
-      if (req.url.includes(':streamGenerateContent') || req.url.includes(':generateContent')) {
-        gemini(req, res, json, state);
-        return;
-      }
-      if (req.url.startsWith('/v1/responses')) {
-        responses(res, json, state);
-        return;
-      }
-      if (!req.url.startsWith('/v1/messages')) {
-        if (process.env.RAIL_E2E_VERBOSE === '1') console.error(`fake model: no route for ${req.method} ${req.url}`);
-        res.writeHead(404);
-        res.end();
-        return;
-      }
-      const messages = json.messages ?? [];
-      const main = Array.isArray(json.tools) && json.tools.length > 0;
-      if (main) record(state, messages);
-      if (main && process.env.RAIL_E2E_DUMP) fs.appendFileSync(process.env.RAIL_E2E_DUMP, `${JSON.stringify(messages)}\n`);
-      const step = main ? messages.filter((m) => m.role === 'assistant').length : -1;
-      const { script, tag } = scriptOf(state, messages);
-      const call = step >= 0 ? script[step] : undefined;
-      anthropicStream(res, json.model, call, step, tag);
+      serve(req, res, body, state);
+      watch(state);
     });
   });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => resolve({ state, port: server.address().port, close: () => server.close() }));
   });
+}
+
+// Resolves once `test()` holds, checked now and after each request the model is sent.
+export function until(model, test) {
+  return new Promise((resolve) => {
+    if (test()) resolve();
+    else model.state.watchers.push({ test, resolve });
+  });
+}
+
+function watch(state) {
+  const met = state.watchers.filter((w) => w.test());
+  state.watchers = state.watchers.filter((w) => !met.includes(w));
+  for (const w of met) w.resolve();
+}
+
+// Step N of a script: a list's N-th entry, or what a function of N and the results so far
+// gives (a model that answers what it was told, as bench/collisions.mjs drives its sessions).
+function stepOf(script, step, state) {
+  return typeof script === 'function' ? script(step, state.results) : script[step];
+}
+
+// `reply(call)` now, or once the step's `after` settles (a held step without a tool is "done").
+function hold(call, reply) {
+  if (call?.after) call.after.then(() => reply(call.tool ? call : undefined));
+  else reply(call);
+}
+
+// One request, answered (or held: `hold`).
+function serve(req, res, body, state) {
+  let json = {};
+  try {
+    json = JSON.parse(body || '{}');
+  } catch {}
+  if (req.url.startsWith('/v1/messages/count_tokens')) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ input_tokens: 10 }));
+    return;
+  }
+  if (req.url.includes(':streamGenerateContent') || req.url.includes(':generateContent')) {
+    gemini(req, res, json, state);
+    return;
+  }
+  if (req.url.startsWith('/v1/responses')) {
+    responses(res, json, state);
+    return;
+  }
+  if (!req.url.startsWith('/v1/messages')) {
+    if (process.env.RAIL_E2E_VERBOSE === '1') console.error(`fake model: no route for ${req.method} ${req.url}`);
+    res.writeHead(404);
+    res.end();
+    return;
+  }
+  const messages = json.messages ?? [];
+  const main = Array.isArray(json.tools) && json.tools.length > 0;
+  if (main) record(state, messages);
+  if (main && process.env.RAIL_E2E_DUMP) fs.appendFileSync(process.env.RAIL_E2E_DUMP, `${JSON.stringify(messages)}\n`);
+  const step = main ? messages.filter((m) => m.role === 'assistant').length : -1;
+  const { script, tag } = scriptOf(state, messages);
+  const call = step >= 0 ? stepOf(script, step, state) : undefined;
+  hold(call, (c) => anthropicStream(res, json.model, c, step, tag));
 }
 
 // The script of one conversation: `state.scripts` ([{ when, script }]) holds one per agent of a
@@ -142,7 +178,10 @@ function gemini(req, res, json, state) {
     }
   }
   const step = main ? contents.filter((c) => c.role === 'model').length : -1;
-  const call = step >= 0 ? state.script[step] : undefined;
+  hold(step >= 0 ? stepOf(state.script, step, state) : undefined, (call) => geminiReply(req, res, main, call));
+}
+
+function geminiReply(req, res, main, call) {
   const part = call
     ? { functionCall: { name: call.tool, args: call.input } }
     : { text: main ? 'done' : '{"reasoning":"e2e","model_choice":"flash","next_speaker":"user"}' };
@@ -175,7 +214,10 @@ function responses(res, json, state) {
     }
   }
   const step = main ? input.filter((i) => i.type === 'function_call' || i.type === 'custom_tool_call').length : -1;
-  const call = step >= 0 ? state.script[step] : undefined;
+  hold(step >= 0 ? stepOf(state.script, step, state) : undefined, (call) => responsesReply(res, json, step, call));
+}
+
+function responsesReply(res, json, step, call) {
   const id = `resp_${step}_${Date.now()}`;
   const base = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model: json.model ?? 'gpt-5.5' };
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

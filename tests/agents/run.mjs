@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { startModel } from './fake-model.mjs';
+import { startModel, until } from './fake-model.mjs';
 
 const rail = process.env.RAIL_BIN;
 const agentBin = JSON.parse(process.env.RAIL_E2E_AGENTS); // {claude: "/…/claude"}
@@ -104,15 +104,20 @@ const pinnedVersion = (agent) => /-(\d[\d.]*)\/node_modules\//.exec(agentBin[age
 const drivers = {
   claude: {
     file: (p, content) => ({ tool: 'Write', input: { file_path: p, content } }),
+    // An existing file's whole content replaced (`before`: what the session read there).
+    rewrite: (p, _before, content) => ({ tool: 'Write', input: { file_path: p, content } }),
+    // Its Write refuses a file that exists and the session has not Read.
+    read: (p) => ({ tool: 'Read', input: { file_path: p } }),
     shell: (command) => ({ tool: 'Bash', input: { command, description: 'e2e' } }),
-    env: (port) => ({
+    // `home`: a HOME of its own (two runs of the agent at once, each with its own model).
+    env: (port, { home } = {}) => ({
       ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
       ANTHROPIC_API_KEY: 'dummy',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_TELEMETRY: '1',
       DISABLE_AUTOUPDATER: '1',
       IS_SANDBOX: '1',
-      HOME: path.join(tmpRoot, 'home-claude'),
+      HOME: path.join(tmpRoot, home ?? 'home-claude'),
     }),
     // `worktree`: started as `claude --worktree NAME`, which runs Rail's WorktreeCreate hook.
     run(cwd, env, { worktree } = {}) {
@@ -124,11 +129,12 @@ const drivers = {
 
 drivers.gemini = {
   file: (p, content) => ({ tool: 'write_file', input: { file_path: p, content } }),
+  rewrite: (p, _before, content) => ({ tool: 'write_file', input: { file_path: p, content } }),
   shell: (command) => ({ tool: 'run_shell_command', input: { command } }),
   // Trust: GEMINI_CLI_TRUST_WORKSPACE (`--skip-trust` alone loads no project hook); untrusted:
   // `--skip-trust` only, as a user who thinks that is enough.
-  env(port, { untrusted } = {}) {
-    const home = path.join(tmpRoot, untrusted ? 'home-gemini-untrusted' : 'home-gemini');
+  env(port, { untrusted, home: own } = {}) {
+    const home = path.join(tmpRoot, own ?? (untrusted ? 'home-gemini-untrusted' : 'home-gemini'));
     fs.mkdirSync(path.join(home, '.gemini'), { recursive: true });
     fs.writeFileSync(path.join(home, '.gemini/settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
     const env = { GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${port}`, GEMINI_API_KEY: 'dummy', HOME: home };
@@ -143,6 +149,20 @@ drivers.gemini = {
 
 // Codex's file tool is its freeform apply_patch (offered to a gpt-5 model name); its shell tool
 // is exec_command. The patch names the file by its absolute path, as Codex resolves it.
+// A whole-file rewrite of an existing file as an update hunk (Copilot's apply_patch refuses to
+// Add a file that exists): every line of `before` out, every line of `after` in.
+const lines = (text, mark) =>
+  text
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => `${mark}${l}\n`)
+    .join('');
+const patchOver = (p, before, after) => ({
+  tool: 'apply_patch',
+  custom: true,
+  input: `*** Begin Patch\n*** Update File: ${p}\n@@\n${lines(before, '-')}${lines(after, '+')}*** End Patch\n`,
+});
+
 const patch = (p, content) => ({
   tool: 'apply_patch',
   custom: true,
@@ -158,13 +178,17 @@ const mainOf = (cwd) => path.dirname(path.resolve(cwd, git(cwd, 'rev-parse', '--
 
 drivers.codex = {
   file: patch,
+  rewrite: patchOver,
   shell: (command) => ({ tool: 'exec_command', input: { cmd: command } }),
   // Its own CODEX_HOME: the model provider on 127.0.0.1 and, unless untrusted, project trust for
   // the main checkout (which covers its stations). Hook trust is granted per run with
   // --dangerously-bypass-hook-trust (`codex exec` has no /hooks review), except in the hook-trust
   // scenarios (`hookTrust`), which run without it in a home of their own.
-  env(port, { untrusted, cwd, hookTrust } = {}) {
-    const home = path.join(tmpRoot, hookTrust ? `home-codex-review-${hookTrust}` : untrusted ? 'home-codex-untrusted' : 'home-codex');
+  env(port, { untrusted, cwd, hookTrust, home: own } = {}) {
+    const home = path.join(
+      tmpRoot,
+      own ?? (hookTrust ? `home-codex-review-${hookTrust}` : untrusted ? 'home-codex-untrusted' : 'home-codex'),
+    );
     const codexHome = path.join(home, '.codex');
     fs.mkdirSync(codexHome, { recursive: true });
     const trust = untrusted ? '' : `[projects.${JSON.stringify(mainOf(cwd))}]\ntrust_level = "trusted"\n`;
@@ -222,9 +246,10 @@ async function codexTrustsHooks(env, cwd) {
 // same freeform apply_patch, its shell tool `bash`. Trusted with --trust-folder (not persisted).
 drivers.copilot = {
   file: patch,
+  rewrite: patchOver,
   shell: (command) => ({ tool: 'bash', input: { command, description: 'e2e' } }),
-  env(port, { untrusted } = {}) {
-    const home = path.join(tmpRoot, untrusted ? 'home-copilot-untrusted' : 'home-copilot');
+  env(port, { untrusted, home: own } = {}) {
+    const home = path.join(tmpRoot, own ?? (untrusted ? 'home-copilot-untrusted' : 'home-copilot'));
     return {
       HOME: home,
       COPILOT_HOME: path.join(home, '.copilot'),
@@ -796,7 +821,136 @@ async function twoClaudeSessions() {
   ];
 }
 
-// `rail doctor` with the agent's environment// `rail doctor` with the agent's environment, so it reads the trust files the agent read.
+// Issue 43: two runs of the same agent program in ONE checkout (no station, no claim), each its
+// own session with a model of its own. Beta's agent writes src/auth/token.ts (allowed: nobody
+// claims it) and its model holds its next step, so beta stays live with the change uncommitted;
+// alpha's agent then writes the same file: denied before it runs, in that agent's own form, the
+// model reading beta's session and the file, beta's bytes untouched. Beta's agent commits (its
+// model let go), and stays live; alpha's next write (its model let go) goes through. The steps
+// wait on tool results the models record, never on time.
+const overwrite = 'one checkout, two sessions: a write over the other session’s uncommitted file is denied';
+// How each agent shows its hook's denial to the model (docs/testing.md).
+const denialForm = {
+  claude: /PreToolUse:Write hook error/,
+  codex: /blocked by PreToolUse hook/,
+  copilot: /Denied by preToolUse hook/,
+  gemini: /Tool execution blocked/,
+};
+
+// The sessions whose work in flight (<git common dir>/rail/flight/<session>) holds `rel`.
+function inFlight(cwd, rel) {
+  const dir = path.join(cwd, '.git/rail/flight');
+  const files = fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }).filter((f) => f.isFile()) : [];
+  return files
+    .map((f) => {
+      try {
+        return JSON.parse(fs.readFileSync(path.join(dir, f.name), 'utf8'));
+      } catch {
+        return null;
+      }
+    })
+    .filter((f) => f?.entries?.some((e) => e.path === rel))
+    .map((f) => f.session);
+}
+
+// A promise and the function that settles it.
+function gate() {
+  let open;
+  const promise = new Promise((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+async function oneCheckoutOverwrite(agent) {
+  const d = drivers[agent];
+  const cwd = repo('overwrite', agent);
+  const rel = 'src/auth/token.ts';
+  const file = path.join(cwd, rel);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const original = 'export const token = "v1";\n';
+  fs.writeFileSync(file, original);
+  git(cwd, 'add', rel);
+  git(cwd, 'commit', '-q', '--no-verify', '-m', 'token');
+  const betaText = 'export const token = "v2"; // beta\'s fix\n';
+  const alphaText = 'export const token = "v3"; // alpha\'s rewrite\n';
+  const [commit, again, end] = [gate(), gate(), gate()];
+  const reads = d.read ? [d.read(file)] : [];
+  const w = reads.length; // the step that writes
+  const [beta, alpha] = [await startModel(), await startModel()];
+  beta.state.script = [
+    ...reads,
+    d.rewrite(file, original, betaText),
+    { ...d.shell(`git add ${rel} && git commit -q -m "beta: token fix"`), after: commit.promise },
+    { after: end.promise },
+  ];
+  alpha.state.script = [...reads, d.rewrite(file, betaText, alphaText), { ...d.rewrite(file, betaText, alphaText), after: again.promise }];
+  // Codex runs its commands in a login shell, whose profile resets PATH: this `rail` (which git's
+  // pre-commit hook runs by name) is put on it there, as a user's own `rail` is.
+  const env = (m, who) => {
+    const e = d.env(m.port, { cwd, home: `home-${agent}-${who}` });
+    fs.mkdirSync(e.HOME, { recursive: true });
+    fs.writeFileSync(path.join(e.HOME, '.bash_profile'), `export PATH='${binDir}':"$PATH"\n`);
+    return e;
+  };
+  const betaRun = d.run(cwd, env(beta, 'beta'));
+  // Each wait also ends if that agent exits early (the checks then say what is missing).
+  await Promise.race([until(beta, () => beta.state.results.length > w), betaRun]);
+  const afterBeta = read(file);
+  const betas = inFlight(cwd, rel);
+  const alphaRun = d.run(cwd, env(alpha, 'alpha'));
+  await Promise.race([until(alpha, () => alpha.state.results.length > w), alphaRun]);
+  const afterDenial = read(file);
+  const denial = alpha.state.results[w]?.text ?? '';
+  commit.open();
+  await Promise.race([until(beta, () => beta.state.results.length > w + 1), betaRun]);
+  const committed = spawnSync('git', ['show', `HEAD:${rel}`], { cwd, encoding: 'utf8' }).stdout;
+  again.open();
+  const a = await alphaRun;
+  const afterAlpha = read(file);
+  const second = alpha.state.results[w + 1]?.text ?? '';
+  end.open();
+  const b = await betaRun;
+  for (const m of [beta, alpha]) m.close();
+  const log = read(path.join(cwd, 'claims.log')) ?? '';
+  const refused = log.split('\n').find((l) => /\| refused \|/.test(l) && /in flight/.test(l)) ?? '';
+  const betaSession = betas[0] ?? '(none)';
+  return [
+    [
+      "beta's write went through its hooks and is its work in flight",
+      afterBeta === betaText && betas.length === 1,
+      { afterBeta, betas, result: beta.state.results[w]?.text },
+    ],
+    [
+      `alpha's write was denied in ${agent}'s own form, the model reading beta's session and the file`,
+      denialForm[agent].test(denial) && denial.includes(betaSession) && denial.includes(rel),
+      { denial, betaSession },
+    ],
+    ["beta's content intact on disk after the denial", afterDenial === betaText, afterDenial],
+    [
+      'the denial logged for alpha, a session of its own',
+      refused !== '' && !refused.includes(`| ${betaSession} |`) && refused.includes(rel),
+      refused || log,
+    ],
+    [
+      "beta's commit holds beta's content",
+      committed === betaText,
+      { committed, result: beta.state.results[w + 1]?.text, betaOut: b.out.slice(-600) },
+    ],
+    [
+      "after beta's commit, alpha's write went through",
+      afterAlpha === alphaText && !denialForm[agent].test(second),
+      { afterAlpha, second },
+    ],
+    [
+      'both agents exited 0',
+      a.code === 0 && b.code === 0,
+      { alpha: a.code, beta: b.code, alphaOut: a.out.slice(-400), betaOut: b.out.slice(-400) },
+    ],
+  ];
+}
+
+// `rail doctor` with the agent's environment, so it reads the trust files the agent read.
 function railDoctor(cwd, run, ...args) {
   return spawnSync('rail', ['doctor', ...args], { cwd, env: agentEnv(run.env), encoding: 'utf8' });
 }
@@ -851,6 +1005,16 @@ if (agents.includes('claude') && (!scenarioText || twoSessions.includes(scenario
     if (ok) passed++;
     console.log(`${ok ? 'ok  ' : 'FAIL'} claude: ${twoSessions}: ${name}`);
     if (!ok || process.env.RAIL_E2E_VERBOSE === '1') console.log(`     got: ${JSON.stringify(detail ?? null)}`);
+  }
+}
+if (!scenarioText || overwrite.includes(scenarioText)) {
+  for (const agent of agents) {
+    for (const [name, ok, detail] of await oneCheckoutOverwrite(agent)) {
+      total++;
+      if (ok) passed++;
+      console.log(`${ok ? 'ok  ' : 'FAIL'} ${agent}: ${overwrite}: ${name}`);
+      if (!ok || process.env.RAIL_E2E_VERBOSE === '1') console.log(`     got: ${JSON.stringify(detail ?? null)}`);
+    }
   }
 }
 model.close();
