@@ -207,10 +207,10 @@ pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>, by: &str)
     let repo = crate::git::repo::discover(cwd)?;
     let path = snapshot_path(&repo, session, call);
     // Metadata of MAX_FILES entries and the kept content, with room to spare.
-    let bytes = crate::sys::railfile::read_max(&path, after::MAX_KEPT_BYTES + 16 * 1024 * 1024)
-        .ok()
-        .flatten()?
-        .0;
+    let (bytes, taken) =
+        crate::sys::railfile::read_max(&path, after::MAX_KEPT_BYTES + 16 * 1024 * 1024)
+            .ok()
+            .flatten()?;
     let _ = std::fs::remove_file(&path);
     let snap = after::parse(&bytes)?;
     let texts = ctx.read_claims().ok()?;
@@ -221,6 +221,15 @@ pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>, by: &str)
     if violations.is_empty() {
         return None;
     }
+    // What a holder's own agent wrote meanwhile is its own (the snapshot's time, by the file
+    // system's clock, less a second for coarse clocks).
+    let since = chrono::DateTime::<chrono::Utc>::from(taken) - chrono::TimeDelta::seconds(1);
+    let checkout = (repo.worktree.canonicalize())
+        .unwrap_or_else(|_| repo.worktree.clone())
+        .display()
+        .to_string();
+    let writes = crate::store::flight::writes_since(&repo, &checkout, since);
+    let violations = after::holders_writes_left(violations, &writes);
     let done: Vec<(Violation, Done)> = violations
         .into_iter()
         .map(|v| {
@@ -301,7 +310,7 @@ fn log(ctx: &Ctx, session: &str, by: &str, done: &[(Violation, Done)]) {
     let lines: Vec<String> = done
         .iter()
         .map(|(v, d)| {
-            LogEntry::new(ctx.now, LogEvent::Bypass, v.task.as_deref(), Some(session))
+            let entry = LogEntry::new(ctx.now, LogEvent::Bypass, v.task.as_deref(), Some(session))
                 .with("path", v.path.clone())
                 .with("holder", v.session.clone())
                 .with("check", "after the tool")
@@ -313,8 +322,12 @@ fn log(ctx: &Ctx, session: &str, by: &str, done: &[(Violation, Done)]) {
                         Done::Left(_) => "left",
                     },
                 )
-                .with("by", by.to_string())
-                .render()
+                .with("by", by.to_string());
+            match d {
+                Done::Left(why) => entry.with("why", why.clone()),
+                _ => entry,
+            }
+            .render()
         })
         .collect();
     let texts = rail_core::model::input::RailTexts::default();

@@ -54,7 +54,11 @@ pub fn before(session: &str, cwd: &Path, call: Option<&str>, targets: &[String])
             (rel, seen)
         })
         .collect();
-    let pending = PendingCall { checkout, writes };
+    let pending = PendingCall {
+        checkout,
+        writes,
+        session: session.to_string(),
+    };
     crate::store::flight::note(&repo, session, call, &pending);
 }
 

@@ -112,6 +112,38 @@ pub fn save(repo: &Repo, flight: &SessionFlight) {
     write(repo, &path, &flight::render(flight));
 }
 
+/// Who wrote what in `checkout` since `since`: each path a tool call is writing now (its
+/// pending note), and each recorded as written at or after `since`, with the session. For
+/// another session's after-tool check, which must not put back a holder's own write.
+pub fn writes_since(repo: &Repo, checkout: &str, since: DateTime<Utc>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir_of(repo).join(PENDING_DIR)) {
+        for e in entries.flatten().take(MAX_SESSIONS) {
+            if !e.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
+            let Some(call) = read_text(&e.path()).and_then(|t| flight::parse_pending(&t)) else {
+                continue;
+            };
+            if call.checkout == checkout && !call.session.is_empty() {
+                out.extend(
+                    call.writes
+                        .into_iter()
+                        .map(|(p, _)| (p, call.session.clone())),
+                );
+            }
+        }
+    }
+    for f in read_all(repo) {
+        for e in &f.entries {
+            if e.checkout == checkout && e.at >= since {
+                out.push((e.path.clone(), f.session.clone()));
+            }
+        }
+    }
+    out
+}
+
 /// Marks `session`'s work in flight as left by an ended session (named, not blocking).
 pub fn end(repo: &Repo, session: &str, at: DateTime<Utc>) {
     let mut flight = own(repo, session);

@@ -321,3 +321,54 @@ fn a_snapshot_left_over_is_removed_a_day_later_and_nothing_set_aside_is() {
         "what a tool left"
     );
 }
+
+/// While beta's agent runs a command (its snapshot taken), alpha's own agent writes alpha's
+/// claimed file through its hooks: beta's after-tool check leaves it as alpha wrote it, and
+/// says so, instead of putting it back (bench/collisions found a `git add -A` call's check
+/// undoing the holder's write made meanwhile).
+#[test]
+fn a_holders_own_write_made_during_another_call_is_not_put_back() {
+    let repo = setup();
+    let pre = hook(
+        "claude",
+        repo.path(),
+        &claude("PreToolUse", repo.path(), "toolu_b1", "python3 -c 'pass'"),
+        "beta",
+    );
+    assert_eq!(code(&pre), 0, "{}", stderr(&pre));
+    let file = repo.file("owned/clean.txt").display().to_string();
+    let write = |event: &str| {
+        serde_json::json!({
+            "session_id": "a", "hook_event_name": event, "cwd": repo.path(), "tool_name": "Write",
+            "tool_use_id": "toolu_a1", "tool_input": { "file_path": file, "content": "alpha's own" },
+            "tool_response": {}
+        })
+        .to_string()
+    };
+    let out = hook("claude", repo.path(), &write("PreToolUse"), "alpha");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    std::fs::write(repo.file("owned/clean.txt"), "alpha's own\n").unwrap();
+    let out = hook("claude", repo.path(), &write("PostToolUse"), "alpha");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+
+    let post = hook(
+        "claude",
+        repo.path(),
+        &claude("PostToolUse", repo.path(), "toolu_b1", "python3 -c 'pass'"),
+        "beta",
+    );
+    assert_eq!(
+        repo.read("owned/clean.txt"),
+        "alpha's own\n",
+        "{}",
+        stderr(&post)
+    );
+    let log = repo.read("claims.log");
+    assert!(
+        log.contains("path: owned/clean.txt")
+            && log.contains("alpha, whose claim it is, was writing it meanwhile"),
+        "{log}"
+    );
+    // alpha's uncommitted work elsewhere was not touched either.
+    assert_eq!(repo.read("owned/a.txt"), "alpha's work\n");
+}

@@ -241,6 +241,34 @@ pub fn verdict(
     out
 }
 
+/// `violations` with the files their holder's own agent wrote while the call ran left as they
+/// are (`writes`: each path a session's tool call was writing then, or recorded as written since
+/// the snapshot, with that session): a holder writing its own claimed file is no bypass, and
+/// putting it back would undo its work (found by bench/collisions: a `git add -A` call's check
+/// put back the holder's write made meanwhile). Reported, never dropped: the notes are files any
+/// agent can write, so a forged one leaves a bypass in place but never hides it.
+pub fn holders_writes_left(
+    violations: Vec<Violation>,
+    writes: &[(String, String)],
+) -> Vec<Violation> {
+    violations
+        .into_iter()
+        .map(|mut v| {
+            let by = writes.iter().find(|(path, by)| {
+                *path == v.path
+                    && (crate::text::ident::acts_for(by, &v.session)
+                        || crate::text::ident::acts_for(&v.session, by))
+            });
+            if let Some((_, by)) = by {
+                v.fix = Fix::Report(format!(
+                    "{by}, whose claim it is, was writing it meanwhile: left as it is"
+                ));
+            }
+            v
+        })
+        .collect()
+}
+
 /// What happened to one violation, as the host did it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Done {

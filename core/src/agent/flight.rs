@@ -173,6 +173,10 @@ pub fn seen(stat: &Stat) -> FileSeen {
 pub struct PendingCall {
     pub checkout: String,
     pub writes: Vec<(String, Option<FileSeen>)>,
+    /// The session whose call it is (another session's after-tool check asks who is writing
+    /// what right now).
+    #[serde(default)]
+    pub session: String,
 }
 
 /// The pending note's text, at most [`MAX_PENDING`] paths.

@@ -76,6 +76,7 @@ fn the_file_reads_back_and_hostile_ones_speak_for_nobody() {
 #[test]
 fn a_call_wrote_the_paths_whose_stat_changed() {
     let call = PendingCall {
+        session: "s".into(),
         checkout: SHARED.into(),
         writes: vec![
             ("same.ts".into(), Some((1, 2, 3, 4))),
