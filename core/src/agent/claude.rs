@@ -19,8 +19,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    cursor, field, is_version, mcp_by_name, vscode, Agent, Answer, Event, Harness, Outcome, Spec,
-    ToolWrites, WorktreeDone, WorktreeEvent,
+    copilot, cursor, field, is_version, mcp_by_name, vscode, Agent, Answer, Event, Harness,
+    Outcome, Spec, ToolWrites, WorktreeDone, WorktreeEvent,
 };
 use crate::agent::setup::{self, FileChanges};
 use crate::formats::jsonc::Change;
@@ -222,9 +222,18 @@ impl Spec for Claude {
     }
 
     /// VS Code's agent writes camelCase (`hookEventName`, `sessionId`); Cursor sends
-    /// `conversation_id` and `cursor_version`, and is answered Claude's way.
+    /// `conversation_id` and `cursor_version`, and is answered Claude's way. GitHub Copilot CLI
+    /// (1.0.102) runs Claude Code's settings file's hooks too, with Claude's names and a
+    /// `timestamp` Claude Code never sends: it is Copilot's session (the one its own hooks
+    /// name), answered Claude's way.
     fn guest(&self, payload: &Map<String, Value>) -> Option<Harness> {
-        if payload.contains_key("cursor_version") || payload.contains_key("conversation_id") {
+        if payload.contains_key("timestamp") && payload.contains_key("hook_event_name") {
+            Some(Harness {
+                sender: copilot::AGENT,
+                answers_as: AGENT,
+            })
+        } else if payload.contains_key("cursor_version") || payload.contains_key("conversation_id")
+        {
             Some(Harness {
                 sender: cursor::AGENT,
                 answers_as: AGENT,
@@ -273,6 +282,11 @@ impl Spec for Claude {
     ) -> Result<ToolWrites, String> {
         let mut found = ToolWrites::default();
         match tool {
+            // Copilot CLI's apply_patch, through this file's hooks: `Edit` with the patch as its
+            // input (Claude Code's own input is always an object).
+            "Edit" if input.is_string() => {
+                super::apply_patch(input.as_str().unwrap_or_default(), &mut found)?
+            }
             "Edit" | "Write" | "MultiEdit" => {
                 found.targets.push(field(tool, input, &["file_path"])?)
             }
@@ -352,6 +366,32 @@ mod tests {
     use super::super::tests::tool;
     use super::super::Harness;
     use super::*;
+
+    /// GitHub Copilot CLI 1.0.102 runs this file's hooks too: Claude's names, a `timestamp`, and
+    /// its apply_patch as `Edit` with the patch for input (recorded by bench/collisions). It is
+    /// Copilot's session, the patch's files its targets, answered Claude's way.
+    #[test]
+    fn copilot_through_claudes_settings_is_copilot_and_its_patch_is_read() {
+        let call = read(
+            AGENT,
+            r#"{"hook_event_name":"PreToolUse","session_id":"7d1bf381-0000-4000-8000-000774f6842a","timestamp":"2026-12-06T08:13:04.410Z","cwd":"/w","tool_name":"Edit","tool_input":"*** Begin Patch\n*** Update File: src/auth/token.ts\n@@\n-a\n+b\n*** End Patch\n"}"#,
+        );
+        assert_eq!(
+            call.harness,
+            Harness {
+                sender: copilot::AGENT,
+                answers_as: AGENT
+            }
+        );
+        assert_eq!(tool(&call).0, ["src/auth/token.ts"]);
+        // Claude Code's own Edit is read as before.
+        let own = read(
+            AGENT,
+            r#"{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/w","tool_name":"Edit","tool_input":{"file_path":"/w/src/a.ts","old_string":"a","new_string":"b"}}"#,
+        );
+        assert_eq!(own.harness, Harness::of(AGENT));
+        assert_eq!(tool(&own).0, ["/w/src/a.ts"]);
+    }
 
     #[test]
     fn the_claude_hook_knows_vscode_and_cursor_payloads() {

@@ -55,7 +55,12 @@ impl Spec for Copilot {
         payload.contains_key("toolName").then_some("preToolUse")
     }
 
-    fn event(&self, _: Harness, name: &str, payload: &Map<String, Value>) -> Option<Event> {
+    fn event(&self, harness: Harness, name: &str, payload: &Map<String, Value>) -> Option<Event> {
+        // Through Claude Code's settings file (Copilot CLI runs those hooks too): Claude's
+        // payload shape, read by Claude's table, the session still Copilot's.
+        if harness.answers_as == super::claude::AGENT {
+            return super::claude::AGENT.event(harness, name, payload);
+        }
         if is_pre_tool(name) {
             Some(call(payload))
         } else if super::is_post_tool(name) {
