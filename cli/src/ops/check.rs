@@ -112,6 +112,37 @@ pub enum Checked {
     },
 }
 
+/// The staged files that are another live session's work in flight in this checkout, in words
+/// (`None`: none).
+fn swept(
+    ctx: &Ctx,
+    eval: &rail_core::model::Evaluation,
+    session: &str,
+    staged: &[String],
+) -> Option<String> {
+    let repo = ctx.repo.as_ref()?;
+    if staged.is_empty() {
+        return None;
+    }
+    let checkout = (repo.worktree.canonicalize())
+        .unwrap_or_else(|_| repo.worktree.clone())
+        .display()
+        .to_string();
+    let work = crate::ops::flight::gather(ctx, eval, staged);
+    let found = rail_core::model::behind::swept(session, &checkout, staged, &work);
+    if found.is_empty() {
+        return None;
+    }
+    let whom: std::collections::BTreeSet<&str> = found.iter().map(|w| w.session.as_str()).collect();
+    Some(format!(
+        "{} staged file(s) another session has in flight here, uncommitted — {}: committing them would sweep {}'s work into this commit; commit only your own files (`git commit -- FILE…`, `git restore --staged FILE`), or leave them to {}",
+        found.len(),
+        rail_core::model::behind::describe(&found, ctx.now),
+        whom.iter().copied().collect::<Vec<_>>().join(", "),
+        whom.iter().copied().collect::<Vec<_>>().join(", ")
+    ))
+}
+
 /// Checks the session's changes (or `args.files`) against its claims.
 pub fn check_scope(ctx: &Ctx, args: &CheckArgs) -> Result<Checked, Fail> {
     super::touched::given_base(args.base.as_deref())?;
@@ -173,6 +204,13 @@ pub fn check_scope(ctx: &Ctx, args: &CheckArgs) -> Result<Checked, Fail> {
             "{} file(s) outside {session}'s declared paths",
             report.out_of_scope.len()
         ));
+    }
+    // A commit that would sweep another live session's uncommitted writes in this checkout into
+    // this session's (`git add -A`, `git commit -a` by one of several agents in one checkout).
+    if args.staged {
+        if let Some(swept) = swept(ctx, &eval, &session, &changed) {
+            parts.push(swept);
+        }
     }
     let failure = (!parts.is_empty()).then(|| format!("check failed: {}", parts.join(", ")));
     Ok(Checked::Judged {

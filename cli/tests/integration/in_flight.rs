@@ -396,3 +396,46 @@ fn a_write_of_a_file_in_flight_in_another_station_is_called_out_once_and_told() 
     let out = agent_writes_in(&station, BETA, "src/auth/b.ts", "b\n", "toolu_beta3");
     assert_eq!(code(&out), 0, "{}", stderr(&out));
 }
+
+/// A commit that would sweep another session's uncommitted writes into this session's (`git add
+/// -A` by one of several agents in one checkout) is refused by the pre-commit hook, naming the
+/// session; committing only its own files goes through. Real git, real hooks.
+#[test]
+fn a_commit_sweeping_another_sessions_work_in_flight_is_refused() {
+    use crate::common::NoSession;
+    let repo = Repo::new();
+    let out = repo.rail(&["init", "--hooks"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    commit(repo.path(), FILE, "export const token = 1;\n");
+    let out = agent_writes(&repo, BETA, FILE, "beta's fix\n", "toolu_beta1");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = agent_writes(&repo, ALPHA, "src/other.ts", "alpha\n", "toolu_alpha1");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // Alpha's agent commits as agents often do: everything.
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(repo.path())
+            .no_session()
+            .env("CLAUDE_CODE_SESSION_ID", ALPHA)
+            .output()
+            .unwrap()
+    };
+    assert!(git(&["add", "-A"]).status.success());
+    let out = git(&["commit", "-qm", "alpha's work"]);
+    assert!(!out.status.success(), "the sweep was committed");
+    let said = stderr(&out);
+    assert!(
+        said.contains("another session has in flight here")
+            && said.contains(&format!("{BETA_SESSION} in the shared checkout"))
+            && said.contains(FILE),
+        "{said}"
+    );
+    // Its own file only: committed; beta's change still uncommitted, in place.
+    let out = git(&["commit", "-qm", "alpha's work", "--", "src/other.ts"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(repo.read(FILE), "beta's fix\n");
+    assert!(repo
+        .git(&["status", "--porcelain"])
+        .contains("src/auth/token.ts"));
+}

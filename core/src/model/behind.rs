@@ -487,6 +487,21 @@ pub fn elsewhere<'a>(
         .collect()
 }
 
+/// A commit by `actor` in `checkout` of `staged` files (repo-relative), against other sessions'
+/// work in flight there: the live work it would sweep into `actor`'s commit — another agent's
+/// uncommitted writes in the same checkout, committed under the wrong session.
+pub fn swept<'a>(
+    actor: &str,
+    checkout: &str,
+    staged: &[String],
+    work: &'a [InFlight],
+) -> Vec<&'a InFlight> {
+    under(actor, staged, work)
+        .into_iter()
+        .filter(|w| w.checkout == checkout && w.standing == FlightStanding::Live)
+        .collect()
+}
+
 /// The warning for [`elsewhere`]'s work.
 pub fn warning(items: &[&InFlight], now: Time) -> Option<String> {
     if items.is_empty() {
