@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use crate::common::*;
 
 mod marks;
+mod missing;
 mod queues;
 
 struct Remote {
