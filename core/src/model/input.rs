@@ -96,6 +96,13 @@ pub struct Facts {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub hooks: BTreeMap<String, HookSeen>,
+    /// This clone's machine id on a shared rail (`.git/rail/exchange/machine`): a claim that
+    /// records another machine is that machine's, which no session here acts for
+    /// ([`crate::text::ident::on_machine`]). `None`: the host does not say (a JS host showing a
+    /// board); the CLI, which enforces, always says on a clone that has one.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub machine: Option<String>,
 }
 
 impl Facts {
@@ -110,6 +117,7 @@ impl Facts {
             sessions: BTreeMap::new(),
             worktrees: Vec::new(),
             hooks: BTreeMap::new(),
+            machine: None,
         }
     }
 }
