@@ -229,6 +229,7 @@ impl World {
                 now: self.facts.now,
                 foreign: false,
                 expired: false,
+                machine: None,
             })
             .collect();
         folding.extend(foreign.iter().map(|(_, op)| Folding {
@@ -238,6 +239,7 @@ impl World {
             now: self.facts.now,
             foreign: true,
             expired: false,
+            machine: None,
         }));
         let mut files = base_files.clone();
         let (verdicts, _) = queue::fold(&mut files, &self.facts, &folding);

@@ -25,6 +25,16 @@ export type BoardClaim = { id: number,
  */
 task?: string, session: string, branch: string, 
 /**
+ * On a shared rail, the machine whose session made the claim: only it renews, updates or
+ * releases it.
+ */
+machine?: string, 
+/**
+ * Made on another machine than the one the board was judged on (when it says which it
+ * is): no session of this machine acts for it, whatever its name. Left out when false.
+ */
+elsewhere?: boolean, 
+/**
  * Where it is written: `claims.md` or `claims/<owner>.yaml`, one-based line.
  */
 file: string, line: number, 
@@ -163,7 +173,14 @@ observing?: boolean,
  * On a shared rail, when this machine first saw each claim's activity, by its own clock,
  * keyed by [`crate::model::lease::activity_key`] ([`crate::model::observed`]).
  */
-observed?: Record<string, string>, };
+observed?: Record<string, string>, 
+/**
+ * This clone's machine id on a shared rail (`.git/rail/exchange/machine`): a claim that
+ * records another machine is that machine's, which no session here acts for
+ * ([`crate::text::ident::on_machine`]). `None`: the host does not say (a JS host showing a
+ * board); the CLI, which enforces, always says on a clone that has one.
+ */
+machine?: string | null, };
 
 export type FileClass = "in-scope" | "out-of-scope" | "conflict" | "undeclared";
 

@@ -68,7 +68,7 @@ pub enum Command {
     /// The git merge driver for claims.md (configured by `rail init`).
     MergeDriver(merge_driver::MergeDriverArgs),
     /// Fetch the shared rail (and the remote's branches) and mirror it into the main checkout.
-    Sync,
+    Sync(sync::SyncArgs),
     /// Put back claims that claims.md lost outside Rail (a git reset, stash, checkout or merge).
     Reconcile(reconcile::ReconcileArgs),
     /// Backlog tasks (`- [ ] task` lines) whose dependencies are released and nobody holds.
@@ -133,7 +133,7 @@ impl Command {
             Command::Log(args) => log::run(ctx, &args),
             Command::Worktree(args) => worktree::run(ctx, args),
             Command::Done(args) => done::run(ctx, args),
-            Command::Sync => sync::run(ctx),
+            Command::Sync(args) => sync::run(ctx, &args),
             Command::Reconcile(args) => reconcile::run(ctx, &args),
             Command::Ready(args) => ready::run(ctx, &args),
             Command::MergeDriver(_)

@@ -8,7 +8,7 @@ use rail_core::model::{Evaluation, Rail};
 
 use super::Ctx;
 use crate::git::{self, repo};
-use crate::store::lock;
+use crate::store::{lock, machine_id};
 
 /// How much effort to spend on commit times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +45,7 @@ impl Ctx {
                 .map(crate::store::observed::sightings)
                 .unwrap_or_default();
         }
+        facts.machine = self.machine_here();
         probe_owners(rail.owner_pids(), &mut facts);
         if commits == Commits::Always {
             facts.commits = self.commit_times();
@@ -67,6 +68,21 @@ impl Ctx {
             return Judged { facts, eval };
         }
         Judged { facts, eval }
+    }
+
+    /// This clone's machine id, which judges whose claims are whose on a shared rail (core's
+    /// `ident::on_machine`): made on first use where the rail is shared, read where it was
+    /// once (`RAIL_LOCAL=1` on a shared clone). On a shared rail it is never `None`: an id
+    /// that cannot be had reads as one no claim records, so no other machine's claim is
+    /// taken for this one's.
+    fn machine_here(&self) -> Option<String> {
+        let git_dir = crate::store::gitguard::git_dir_of(&self.rail.root)?;
+        let dir = git_dir.join("rail").join("exchange");
+        if matches!(self.remote(), Ok(Some(_))) {
+            let _ = std::fs::create_dir_all(&dir);
+            return Some(machine_id::machine(&dir).unwrap_or_else(|_| "-".into()));
+        }
+        machine_id::existing(&dir)
     }
 
     /// Every branch's last commit time (leases run on them), judged against the main

@@ -85,6 +85,14 @@ fn claim_line(c: &BoardClaim, p: &Paint, task_w: usize, session_w: usize) -> Str
         line.push_str(&p.red("  [conflict]"));
     }
     let mut details = Vec::new();
+    if let Some(machine) = &c.machine {
+        let whose = if c.elsewhere {
+            " (another machine's: only it changes this claim)"
+        } else {
+            ""
+        };
+        details.push(format!("machine: {}{whose}", safe(machine)));
+    }
     if !c.paths.is_empty() {
         details.push(format!("paths: {}", safe(&c.paths.join(", "))));
     }

@@ -19,26 +19,9 @@ use crate::git::{CatFile, Object};
 pub const FETCHED_QUEUES: &str = "refs/rail/queues/";
 /// Where this machine's next queue commit is made before it is pushed.
 pub const NEW_QUEUE: &str = "refs/rail/queue-new";
-/// The machine id's file in the exchange directory.
-const MACHINE: &str = "machine";
 const STATE: &str = "queue-state.json";
 
-/// This machine's id, made once (host name and random hex) and kept in `exchange_dir`.
-pub fn machine(exchange_dir: &Path) -> Result<String, String> {
-    let path = exchange_dir.join(MACHINE);
-    if let Ok(text) = fs::read_to_string(&path) {
-        let id = text.trim();
-        if queue::machine_ok(id) {
-            return Ok(id.to_string());
-        }
-    }
-    let id = queue::machine_id(&crate::store::lock::hostname(), &crate::sys::random_hex());
-    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
-    fs::write(&tmp, format!("{id}\n"))
-        .and_then(|()| fs::rename(&tmp, &path))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(id)
-}
+pub use crate::store::machine_id::machine;
 
 /// This machine's memory kept in `exchange_dir`; a missing or unreadable one is a fresh start
 /// (it only paces moves and names what was published: the window bounds what a lost one

@@ -30,6 +30,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
+use rail_core::change::missing::{self, Missing};
 use rail_core::change::ops::Request;
 use rail_core::formats::rail_files::{CLAIMS_MD, LOG_FILE};
 use rail_core::model::freshness::FreshnessFacts;
@@ -42,8 +43,7 @@ pub use self::provisional::{
     offer_provisional, read_provisional, record_provisional, settle_provisional, OfferedClaims,
 };
 pub use self::remote::{
-    fetch, fetch_with, listed_refs, measure_listing, push_refs, Fetched, Pushed, RemoteError,
-    UNREACHABLE,
+    fetch_with, listed_refs, measure_listing, push_refs, Fetched, Pushed, RemoteError, UNREACHABLE,
 };
 pub use self::rewind::{rewind, seen_states, Seen};
 pub use self::state::{read_commit, read_commit_via};
@@ -217,27 +217,16 @@ pub fn init_remote(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
         // This machine's exchanges with the remote are one at a time, this one too.
         let deadline = Instant::now() + crate::sys::env::env().shared_timeout;
         let _held = Exchange::of(ctx)?.hold(ctx, "init", deadline)?;
-        let fetched = fetch(&dir, remote, false, deadline).map_err(RemoteError::fail)?;
-        if fetched.is_none() {
-            let local = ctx.read(false)?;
-            let mut files = BTreeMap::new();
-            if let Some(c) = &local.claims {
-                files.insert(CLAIMS_MD.to_string(), c.text.clone());
-            }
-            if let Some(l) = &local.log {
-                files.insert(LOG_FILE.to_string(), l.text.clone());
-            }
-            for f in &local.claim_files {
-                files.insert(f.path.clone(), f.text.clone());
-            }
-            let new = commit::commit(&dir, None, None, &files, "rail: share this rail")
-                .map_err(RemoteError::fail)?;
-            match remote::push(&dir, remote, &new, None, deadline).map_err(RemoteError::fail)? {
-                Pushed::Done => done.push(format!("published the rail to {remote} {REF}")),
-                // `push` turns a declined push into its error.
-                Pushed::Rejected | Pushed::Declined(_) => {
-                    done.push(format!("{remote} already has a shared rail"))
-                }
+        let fetched =
+            fetch_with(&dir, remote, false, false, 2, deadline).map_err(RemoteError::fail)?;
+        if let Some(others) = &fetched.missing {
+            let seen = seen_states(&dir);
+            let seen = seen.kept.or(seen.fetched);
+            match missing::judge(remote, REF, seen.as_deref(), others) {
+                Missing::Start => done.push(publish_local(ctx, &dir, remote, None, deadline)?),
+                // The sync below puts it back, loudly.
+                Missing::Restore { .. } => {}
+                Missing::Refuse { why } => return Err(Fail::env(why)),
             }
         }
     }
@@ -247,6 +236,71 @@ pub fn init_remote(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
         ctx.rail.root.display()
     ));
     Ok(done)
+}
+
+/// Publishes this checkout's rail as the shared ref's state: a new root, or a commit on top of
+/// `parent` (a state this machine saw, so machines that saw it too take the new state as a
+/// move forward rather than a rewind to merge back). Once it landed, it is what this machine
+/// saw last.
+fn publish_local(
+    ctx: &Ctx,
+    dir: &std::path::Path,
+    remote: &str,
+    parent: Option<&str>,
+    deadline: Instant,
+) -> Result<String, Fail> {
+    let local = ctx.read(false)?;
+    let mut files = BTreeMap::new();
+    if let Some(c) = &local.claims {
+        files.insert(CLAIMS_MD.to_string(), c.text.clone());
+    }
+    if let Some(l) = &local.log {
+        files.insert(LOG_FILE.to_string(), l.text.clone());
+    }
+    for f in &local.claim_files {
+        files.insert(f.path.clone(), f.text.clone());
+    }
+    let message = match parent {
+        None => "rail: share this rail".to_string(),
+        Some(p) => format!("rail: reset the shared rail (rail sync --reset-shared; it was missing, last seen here at {p})"),
+    };
+    let new = commit::commit(dir, parent, None, &files, &message).map_err(RemoteError::fail)?;
+    match remote::push(dir, remote, &new, None, deadline).map_err(RemoteError::fail)? {
+        Pushed::Done => {
+            let _ = git::run(
+                dir,
+                &git::GitLine::new(&["update-ref", FETCHED]).operand(new.as_str()),
+            );
+            let _ = git::run(
+                dir,
+                &git::GitLine::new(&["update-ref", "-d", BEFORE_REWIND]),
+            );
+            Ok(format!("published the rail to {remote} {REF}"))
+        }
+        // `push` turns a declined push into its error.
+        Pushed::Rejected | Pushed::Declined(_) => Ok(format!("{remote} already has a shared rail")),
+    }
+}
+
+/// `rail sync --reset-shared`: where the shared ref is missing on `remote` (deleted), publish
+/// this checkout's rail there on purpose — the one way to start a rail over a deleted ref
+/// (core's `change::missing`). Made on top of the state this machine last saw, if any. Where
+/// the ref is there, nothing is reset.
+pub fn reset_shared(ctx: &Ctx, remote: &str) -> Result<String, Fail> {
+    let dir = ctx.repo_dir();
+    let deadline = Instant::now() + crate::sys::env::env().shared_timeout;
+    let _held = Exchange::of(ctx)?.hold(ctx, "reset", deadline)?;
+    let fetched = fetch_with(&dir, remote, false, false, 2, deadline).map_err(RemoteError::fail)?;
+    if let Some(at) = fetched.commit {
+        return Err(Fail::usage(format!(
+            "{remote} has {REF} ({}): --reset-shared starts a new rail only where the shared \
+             ref is missing; nothing was changed",
+            &at[..at.len().min(12)]
+        )));
+    }
+    let seen = seen_states(&dir);
+    let seen = seen.kept.or(seen.fetched);
+    publish_local(ctx, &dir, remote, seen.as_deref(), deadline)
 }
 
 /// For reads: the shared rail's age (core's sentence), and a refresh first with `--fetch`.

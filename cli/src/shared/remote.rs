@@ -153,17 +153,6 @@ fn local_lock_busy(stderr: &str) -> bool {
         || stderr.contains("bad object refs/rail/tmp/")
 }
 
-/// Fetches the shared ref (and, with `branches`, the remote's branch heads for leases).
-/// Returns the fetched commit, `None` if the ref does not exist yet.
-pub fn fetch(
-    dir: &Path,
-    remote: &str,
-    branches: bool,
-    deadline: Instant,
-) -> Result<Option<String>, RemoteError> {
-    fetch_with(dir, remote, branches, false, 2, deadline).map(|f| f.commit)
-}
-
 /// The size of the remote's whole ref listing as git's protocol version 0 sends it (bytes of
 /// `ls-remote` output; core's `change::remote` judges it), measured on a thread of its own
 /// beside a fetch, until `deadline`: the receiver gets the size, or `None` when it could not be
@@ -197,6 +186,9 @@ pub struct Fetched {
     pub queues: Vec<(String, String)>,
     /// Every machine's guard marks ref (machine id, commit): `refs/rail/seen/<machine>`.
     pub marks: Vec<(String, String)>,
+    /// The shared ref is not on the remote: the remote's other refs under `refs/rail/` (core's
+    /// `change::missing` judges what that means).
+    pub missing: Option<Vec<String>>,
 }
 
 /// Fetches the shared ref, with `queues` every machine's queue ref (into `refs/rail/queues/`,
@@ -257,12 +249,16 @@ pub fn fetch_with(
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     if !out.status.success() {
         if stderr.contains("couldn't find remote ref") {
-            // No shared state yet; but the remote is there.
+            // No shared state, or none any more (a deleted ref): what else of a shared rail
+            // the remote holds tells the two apart (core's `change::missing`).
             if branches {
                 let branch_heads = GitLine::new(&["fetch", "--quiet", "--no-tags"]).operand(remote);
                 let _ = git_remote(dir, &branch_heads, deadline);
             }
-            return Ok(Fetched::default());
+            return Ok(Fetched {
+                missing: Some(rail_refs(dir, remote, deadline)?),
+                ..Fetched::default()
+            });
         }
         if local_lock_busy(&stderr) {
             return Err(RemoteError::Git(format!(
@@ -279,6 +275,26 @@ pub fn fetch_with(
         )));
     }
     Ok(fetched)
+}
+
+/// The remote's refs under `refs/rail/` (the shared ref aside), asked of it with `git
+/// ls-remote`: one round trip more, made only when the shared ref was not found.
+fn rail_refs(dir: &Path, remote: &str, deadline: Instant) -> Result<Vec<String>, RemoteError> {
+    let line = GitLine::new(&["ls-remote"])
+        .operand(remote)
+        .operand("refs/rail/*");
+    let out = git_remote(dir, &line, deadline)?
+        .ok_or_else(|| RemoteError::Unreachable(no_answer(remote, "a listing of its refs")))?;
+    if !out.status.success() {
+        return Err(RemoteError::Unreachable(
+            String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once('\t').map(|(_, name)| name.trim().to_string()))
+        .filter(|name| name != REF)
+        .collect())
 }
 
 /// The fetched ref and (with `queues`) every machine's queue as this repository has them from

@@ -13,6 +13,7 @@ pub mod gitguard;
 pub mod heartbeat;
 pub mod lock;
 mod log;
+pub mod machine_id;
 pub mod notice;
 pub mod observed;
 pub mod tasks;

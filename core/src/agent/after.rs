@@ -30,7 +30,7 @@ pub struct Watched {
 pub fn watched(eval: &Evaluation, session: &str) -> Vec<Watched> {
     eval.claims
         .iter()
-        .filter(|c| !crate::text::ident::acts_for(session, &c.session) && c.state().holds())
+        .filter(|c| !eval.acts_for(session, c) && c.state().holds())
         .flat_map(|c| {
             c.paths.iter().map(|p| Watched {
                 pattern: p.clone(),
@@ -178,7 +178,7 @@ pub fn verdict(
     let own: Vec<&str> = eval
         .claims
         .iter()
-        .filter(|c| crate::text::ident::acts_for(session, &c.session))
+        .filter(|c| eval.acts_for(session, c))
         .flat_map(|c| c.paths.iter().map(String::as_str))
         .collect();
     let owner = |path: &str| -> Option<&Watched> {

@@ -85,7 +85,7 @@ pub fn admit(eval: &Evaluation, task: &str, session: &str) -> Result<(), GateRes
     if eval
         .claims_of(task)
         .iter()
-        .any(|c| crate::text::ident::acts_for(session, &c.session))
+        .any(|c| eval.acts_for(session, c))
     {
         return Ok(());
     }

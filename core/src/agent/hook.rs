@@ -19,7 +19,7 @@ use crate::model::lease::LeaseState;
 use crate::model::scope;
 use crate::model::{Claim, Evaluation};
 use crate::text::hint::Hint;
-use crate::text::ident::{acts_for, Acting};
+use crate::text::ident::Acting;
 use crate::text::time::format_duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -107,7 +107,7 @@ pub fn decide(eval: &Evaluation, actor: &Acting, targets: &[String]) -> HookVerd
     let own: Vec<&Claim> = eval
         .claims
         .iter()
-        .filter(|c| acts_for(session, &c.session))
+        .filter(|c| eval.acts_for(session, c))
         .collect();
     let declared: Vec<&str> = own
         .iter()
@@ -123,7 +123,7 @@ pub fn decide(eval: &Evaluation, actor: &Acting, targets: &[String]) -> HookVerd
         for claim in eval
             .claims
             .iter()
-            .filter(|c| !acts_for(session, &c.session) && c.state().holds())
+            .filter(|c| !eval.acts_for(session, c) && c.state().holds())
         {
             if let Some(p) = claim.paths.iter().find(|p| touches(p)) {
                 if held_paths.len() < scope::LISTED_HOLDERS {
@@ -269,6 +269,7 @@ pub fn lifecycle_tasks(eval: &Evaluation, session: &str, end: bool) -> Vec<Strin
     let siblings_hold = branch.is_some_and(|branch| {
         eval.claims.iter().any(|c| {
             is_above(branch, &c.session)
+                && crate::text::ident::on_machine(c.machine.as_deref(), eval.here.as_deref())
                 && c.session != session
                 && !is_above(session, &c.session)
                 && c.state().holds()
@@ -277,6 +278,8 @@ pub fn lifecycle_tasks(eval: &Evaluation, session: &str, end: bool) -> Vec<Strin
     let mut tasks: Vec<String> = eval
         .claims
         .iter()
+        // Another machine's claims are its own sessions', whatever their names (issue 42).
+        .filter(|c| crate::text::ident::on_machine(c.machine.as_deref(), eval.here.as_deref()))
         .filter(|c| {
             let above = is_above(&c.session, session);
             c.session == session

@@ -7,6 +7,7 @@
 pub mod checkout;
 pub mod lock;
 pub mod merge;
+pub mod missing;
 pub mod ops;
 pub mod queue;
 pub mod remote;

@@ -250,7 +250,7 @@ fn busy_with(eval: &Evaluation, ids: &[usize], asker: &str) -> (Vec<Waiting>, us
         let Some(held) = eval.claims.get(*id) else {
             continue;
         };
-        if crate::text::ident::acts_for(asker, &held.session) || !held.state().holds() {
+        if eval.acts_for(asker, held) || !held.state().holds() {
             continue;
         }
         let w = Waiting {

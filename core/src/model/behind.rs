@@ -133,12 +133,17 @@ pub fn covers(pattern: &str, path: &str) -> bool {
 }
 
 /// Others' work in flight under `patterns`: work of sessions `actor` does not act for either way
-/// ([`acts_for`]: an agent and its branch, a subagent and its lead are one), sorted by session,
+/// ([`acts_for`]: an agent and its branch, a subagent and its lead are one) and every other
+/// machine's, sorted by session,
 /// checkout and path, each once.
 pub fn under<'a>(actor: &str, patterns: &[String], work: &'a [InFlight]) -> Vec<&'a InFlight> {
     let mut out: Vec<&InFlight> = work
         .iter()
-        .filter(|w| !acts_for(actor, &w.session) && !acts_for(&w.session, actor))
+        // Another machine's work is always another's: no session here acts for it (a claim
+        // of another machine is that machine's, whatever its session is called).
+        .filter(|w| {
+            w.machine.is_some() || (!acts_for(actor, &w.session) && !acts_for(&w.session, actor))
+        })
         .filter(|w| patterns.iter().any(|p| covers(p, &w.path)))
         .collect();
     crate::text::sort::sort_by(&mut out, |a, b| {

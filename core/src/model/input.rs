@@ -111,6 +111,13 @@ pub struct Facts {
     #[serde(default, with = "time_map")]
     #[cfg_attr(feature = "ts", ts(type = "Record<string, string>", optional = nullable))]
     pub observed: BTreeMap<String, Time>,
+    /// This clone's machine id on a shared rail (`.git/rail/exchange/machine`): a claim that
+    /// records another machine is that machine's, which no session here acts for
+    /// ([`crate::text::ident::on_machine`]). `None`: the host does not say (a JS host showing a
+    /// board); the CLI, which enforces, always says on a clone that has one.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub machine: Option<String>,
 }
 
 impl Facts {
@@ -128,6 +135,7 @@ impl Facts {
             in_flight: Vec::new(),
             observing: false,
             observed: BTreeMap::new(),
+            machine: None,
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod freshness;
 mod guard;
 pub mod input;
 pub mod lease;
+mod lookalike;
 pub mod observed;
 pub mod prune;
 pub mod scope;
@@ -246,6 +247,7 @@ impl Rail {
                             .clone()
                             .unwrap_or_else(|| branch_session(&c.session).to_string()),
                         pid: c.pid.clone(),
+                        machine: c.machine.clone(),
                         after: c.after.clone(),
                         paths: c.paths.clone(),
                         resources: c.resources.clone(),
@@ -329,6 +331,7 @@ impl Rail {
                     .clone()
                     .unwrap_or_else(|| branch_session(&owner).to_string()),
                 pid: file.pid.clone(),
+                machine: None,
                 after: file.after.clone(),
                 paths: file.paths.clone(),
                 resources: file.resources.clone(),
@@ -379,6 +382,7 @@ impl Rail {
             released,
             broken,
             planned,
+            here: facts.machine.clone(),
         }
     }
 }
@@ -438,6 +442,8 @@ pub struct Claim {
     pub lease: TimeDelta,
     pub branch: String,
     pub pid: Option<String>,
+    /// On a shared rail, the machine whose session made the claim (claims.md's `machine:`).
+    pub machine: Option<String>,
     pub after: Vec<String>,
     pub paths: Vec<String>,
     pub resources: Vec<String>,
@@ -471,6 +477,7 @@ impl Claim {
             lease,
             branch: branch_session(session).to_string(),
             pid: None,
+            machine: None,
             after: Vec::new(),
             paths: Vec::new(),
             resources: Vec::new(),
@@ -549,9 +556,40 @@ pub struct Evaluation {
     pub released: Vec<Released>,
     pub broken: Vec<BrokenClaim>,
     pub planned: Vec<Planned>,
+    /// The machine the rail was judged on ([`Facts::machine`]).
+    pub here: Option<String>,
 }
 
 impl Evaluation {
+    /// Whether `session`, acting on this machine, may act on `claim` as on its own: a session
+    /// it acts for ([`crate::text::ident::acts_for`]) holds it, and it was made on this machine
+    /// ([`crate::text::ident::on_machine`]).
+    pub fn acts_for(&self, session: &str, claim: &Claim) -> bool {
+        crate::text::ident::acts_for(session, &claim.session)
+            && crate::text::ident::on_machine(claim.machine.as_deref(), self.here.as_deref())
+    }
+
+    /// The claims as a session of this machine meets them: another machine's claim under a
+    /// name no session here acts for (`main (on machine laptop-1)`), so conflicts between a
+    /// claim made here and one made there are judged as between two sessions, and named so.
+    /// Borrowed when no claim is another machine's (every local rail).
+    pub fn claims_seen_here(&self) -> std::borrow::Cow<'_, [Claim]> {
+        let here = self.here.as_deref();
+        let elsewhere = |c: &Claim| !crate::text::ident::on_machine(c.machine.as_deref(), here);
+        if !self.claims.iter().any(elsewhere) {
+            return std::borrow::Cow::Borrowed(&self.claims);
+        }
+        let mut claims = self.claims.clone();
+        for c in claims.iter_mut().filter(|c| elsewhere(c)) {
+            c.session = format!(
+                "{} (on machine {})",
+                c.session,
+                c.machine.as_deref().unwrap_or_default()
+            );
+        }
+        std::borrow::Cow::Owned(claims)
+    }
+
     /// The owner processes a host should probe before judging these claims
     /// ([`Facts::owner_probes`] over every claim's `pid` field).
     pub fn owner_probes(&self, facts: &Facts) -> Vec<input::OwnerProbe> {

@@ -16,7 +16,6 @@ use serde::Serialize;
 use crate::model::lease::LeaseState;
 use crate::model::{Claim, Evaluation};
 use crate::text::glob;
-use crate::text::ident::acts_for;
 
 /// Patterns filed by literal prefix; a path only needs the patterns under its ancestors.
 #[derive(Debug)]
@@ -259,7 +258,7 @@ pub struct ScopeReport {
 pub fn classify(eval: &Evaluation, session: &str, changed: &[String]) -> ScopeReport {
     let index = PathIndex::new(&eval.claims);
     let mut declared: Vec<String> = Vec::new();
-    for claim in eval.claims.iter().filter(|c| acts_for(session, &c.session)) {
+    for claim in eval.claims.iter().filter(|c| eval.acts_for(session, c)) {
         for p in &claim.paths {
             if !declared.contains(p) {
                 declared.push(p.clone());
@@ -286,11 +285,11 @@ pub fn classify(eval: &Evaluation, session: &str, changed: &[String]) -> ScopeRe
         let covering = index.covering(&path);
         let own: Vec<String> = covering
             .iter()
-            .filter(|(c, _)| acts_for(session, &c.session))
+            .filter(|(c, _)| eval.acts_for(session, c))
             .map(|(_, p)| p.to_string())
             .collect();
         let (others, others_unlisted) = listed(
-            (covering.iter()).filter(|(c, _)| !acts_for(session, &c.session) && c.state().holds()),
+            (covering.iter()).filter(|(c, _)| !eval.acts_for(session, c) && c.state().holds()),
         );
         let others: Vec<Holder> = others.into_iter().map(|(c, p)| holder(c, p)).collect();
         let class = if !others.is_empty() {

@@ -242,6 +242,35 @@ pub fn acts_for(actor: &str, holder: &str) -> bool {
     actor == holder || is_above(holder, actor) || is_above(actor, holder)
 }
 
+/// A machine id on a shared rail (`.git/rail/exchange/machine`, a claim's `machine:` field, a
+/// queue ref's last segment): 1 to 64 bytes of lowercase ASCII letters, digits and `-`, starting
+/// with a letter or digit.
+pub fn validate_machine(id: &str) -> Result<(), NameError> {
+    let ok = (1..=64).contains(&id.len())
+        && id.as_bytes()[0].is_ascii_alphanumeric()
+        && (id.bytes()).all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        Err(NameError(format!(
+            "machine id `{id}` is not 1 to 64 lowercase letters, digits and `-`"
+        )))
+    }
+}
+
+/// Whether a claim recorded as made from machine `owner` may be acted on from machine `here`
+/// as its session's own (issue 42): on a shared rail a session lives on one machine, so
+/// `main` on machine B is not `main` on machine A, and an agent of B's `main` does not act
+/// for A's. A claim that records no machine (a local rail, a line written by hand or by an
+/// older Rail) is judged by its session alone, and so is every claim where the host does not
+/// say which machine it is (`here` is `None`: a JS host showing a board; the CLI always says).
+pub fn on_machine(owner: Option<&str>, here: Option<&str>) -> bool {
+    match (owner, here) {
+        (Some(owner), Some(here)) => owner == here,
+        _ => true,
+    }
+}
+
 /// A session name: like a git branch name. Starts with a letter or digit; then letters, digits
 /// and `. _ - + @ /`; no empty `//` segment, no segment starting with `.`, no trailing `/` or
 /// `.lock`. An agent's session adds up to [`MAX_AGENT_DEPTH`] hops of `~agent-id` (lowercase
@@ -699,5 +728,23 @@ mod tests {
             validate_operand(&long).unwrap_err().0.len() < 200,
             "named shortly"
         );
+    }
+}
+
+#[cfg(test)]
+mod machine_tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_of_another_machine_is_nobody_s_here() {
+        assert!(on_machine(Some("a-1"), Some("a-1")));
+        assert!(!on_machine(Some("a-1"), Some("b-2")));
+        // Not recorded, or not said: judged by the session alone.
+        assert!(on_machine(None, Some("b-2")));
+        assert!(on_machine(Some("a-1"), None));
+        assert!(validate_machine("laptop-3f2a").is_ok());
+        for bad in ["", "-a", "Laptop", "a b", &"a".repeat(65)] {
+            assert!(validate_machine(bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -55,7 +55,7 @@ pub fn commit(
             .collect();
         round::fold_order(&l.machine, &own_jobs, &candidates)
     };
-    let folding = folding(&order, jobs, &looked.candidates, &facts, now_ms);
+    let folding = folding(&order, jobs, &looked.candidates, &l.machine, &facts, now_ms);
     let (verdicts, folded) = queue::fold(&mut looked.files, &facts, &folding);
     looked.changed.extend(folded);
     let settled = Settled::of(&order, &verdicts, &looked.standing);
@@ -169,6 +169,7 @@ fn folding<'a>(
     order: &[Slot],
     jobs: &'a [Job],
     candidates: &'a [(String, Op)],
+    machine: &'a str,
     facts: &rail_core::model::input::Facts,
     now_ms: i64,
 ) -> Vec<Folding<'a>> {
@@ -184,10 +185,11 @@ fn folding<'a>(
                     now: time(j.now_ms, facts.now),
                     foreign: false,
                     expired: j.deadline_ms <= now_ms,
+                    machine: Some(machine),
                 }
             }
             Slot::Foreign(k) => {
-                let op = &candidates[k].1;
+                let (asker, op) = (&candidates[k].0, &candidates[k].1);
                 Folding {
                     session: &op.session,
                     request: &op.request,
@@ -197,6 +199,7 @@ fn folding<'a>(
                     now: time(op.now_ms.min(now_ms), facts.now),
                     foreign: true,
                     expired: op.deadline_ms <= now_ms,
+                    machine: Some(asker),
                 }
             }
         })

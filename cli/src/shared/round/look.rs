@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use rail_core::change::missing::{self, Missing};
 use rail_core::change::queue::{self, Fate, Op, Situation};
 use rail_core::change::remote::Listing;
 use rail_core::change::round::{self, Decide, Decided, Look, Standing, Start};
@@ -118,11 +119,18 @@ pub fn look(inputs: &Inputs<'_>, live: &mut Vec<Job>, l: &mut Leader) -> Result<
         Look::OwnPush(own) => Some(own.to_string()),
         _ => None,
     };
-    let (fetched, fetch_ms) = read_refs(inputs, looked, &seen, live, l, branches, now_ms)?;
+    let (mut fetched, fetch_ms) = read_refs(inputs, looked, &seen, live, l, branches, now_ms)?;
+    let restored = restore_missing(remote, &seen, &mut fetched)?;
     let state = read_state(dir, &fetched, l)?;
     let mut files = state.files.clone();
     let mut changed: BTreeMap<String, String> = BTreeMap::new();
     let mut warnings = Vec::new();
+    if let Some(message) = restored {
+        // Every file of the state put back, so the round commits (and pushes) it whatever
+        // its jobs change.
+        changed = files.clone();
+        warnings.push(message);
+    }
     // A state this machine pushed itself cannot be a rewind of what it saw.
     let rewound = match own_push {
         Some(_) => None,
@@ -192,6 +200,31 @@ pub fn look(inputs: &Inputs<'_>, live: &mut Vec<Job>, l: &mut Leader) -> Result<
         .map(|c| (c.machine.to_string(), c.op.clone()))
         .collect();
     Ok(looked)
+}
+
+/// The shared ref missing on the remote (core's `change::missing`): a state this machine saw
+/// is put back (the round reads and builds on it, and says so: `Some`), and without one a
+/// remote that holds other machines' rail refs changes nothing (exit 3). Only a remote with
+/// nothing of a shared rail starts one.
+fn restore_missing(
+    remote: &str,
+    seen: &Seen,
+    fetched: &mut Fetched,
+) -> Result<Option<String>, Fail> {
+    let Some(others) = &fetched.missing else {
+        return Ok(None);
+    };
+    let last = seen.kept.as_deref().or(seen.fetched.as_deref());
+    match missing::judge(remote, shared::REF, last, others) {
+        Missing::Start => Ok(None),
+        Missing::Refuse { why } => Err(Fail::env(why)),
+        Missing::Restore { seen } => {
+            let message = missing::restored_message(remote, shared::REF, &seen);
+            trace(&format!("missing ref: restoring {seen}"));
+            fetched.commit = Some(seen);
+            Ok(Some(message))
+        }
+    }
 }
 
 /// The refs the round reads: this machine's own last push, the refs a fetch of a moment ago

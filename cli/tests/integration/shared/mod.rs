@@ -12,6 +12,8 @@ use crate::common::*;
 
 mod flight;
 mod marks;
+mod missing;
+mod ownership;
 mod queues;
 #[cfg(unix)]
 mod skew;
@@ -1149,18 +1151,24 @@ fn a_refusal_on_the_guessed_state_is_asked_of_the_remote() {
     let remote = Remote::by_path();
     let ms = machines(&remote, 2);
     let trust = [("RAIL_SHARED_TRUST_MS", "3600000")];
+    // s1 claims on the second machine; the first machine's last push shows it held.
     assert_eq!(
-        code(&ms[0].rail(&["claim", "t", "--session", "s1"], &trust)),
+        code(&ms[1].rail(&["claim", "t", "--session", "s1"], &trust)),
         0
     );
-    // Freed on the other machine: the first machine's last push still shows it held.
+    assert_eq!(
+        code(&ms[0].rail(&["claim", "u", "--session", "s0"], &trust)),
+        0
+    );
+    // Freed on its own machine (only it may release it): the first machine's last push still
+    // shows it held.
     let freed = ms[1].rail(&["release", "t", "--session", "s1"], &trust);
     assert_eq!(code(&freed), 0, "{}", stderr(&freed));
     let out = ms[0].rail(&["claim", "t", "--session", "s2"], &trust);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let shared = rail_core::formats::claims_md::parse(&remote.shared_file("claims.md"));
     let held: Vec<String> = shared.claims().map(|(_, c)| c.session.clone()).collect();
-    assert_eq!(held, vec!["s2"]);
+    assert_eq!(held, vec!["s0", "s2"]);
 }
 
 /// `git ARGS` in `dir` with `input` on its stdin; its stdout.

@@ -64,9 +64,10 @@ impl<'a> Planner<'a> {
         }
 
         self.refuse_confusable()?;
+        self.refuse_session_elsewhere()?;
         let (holder, own) = self.holder();
         if let Some(holder) = holder {
-            if !ident::acts_for(self.session, &holder.session) {
+            if !self.eval.acts_for(self.session, holder) {
                 let now = self.now();
                 return Err(if holder.state().holds() {
                     Refusal::about(
@@ -123,6 +124,7 @@ impl<'a> Planner<'a> {
             lease,
             branch: req.branch.clone().filter(|b| b != self.session),
             pid: req.pid.clone(),
+            machine: self.facts.machine.clone(),
             after: req.after.clone(),
             paths: paths.clone(),
             resources: resources.clone(),

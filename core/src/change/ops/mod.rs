@@ -99,6 +99,16 @@ pub fn plan_evaluated(
     let task = request.task();
     ident::validate_task(task).map_err(|e| Refusal::bad(task, e.0))?;
     ident::validate_session(session).map_err(|e| Refusal::bad(task, e.0))?;
+    if let Some(machine) = &facts.machine {
+        ident::validate_machine(machine).map_err(|e| {
+            Refusal::bad(
+                task,
+                format!(
+                    "this machine's id on the shared rail cannot be had ({e}); nothing changed"
+                ),
+            )
+        })?;
+    }
     request
         .check_limits()
         .map_err(|e| Refusal::too_large(task, format!("{e}; nothing changed")))?;
@@ -428,14 +438,14 @@ impl<'a> Planner<'a> {
         let own = all
             .iter()
             .copied()
-            .filter(|c| ident::acts_for(self.session, &c.session))
+            .filter(|c| self.eval.acts_for(self.session, c))
             .collect();
         (holder_of(&all), own)
     }
 
     /// Conflicts the hypothetical claim `probe` would have with other sessions.
     fn conflicts_with(&self, probe: Claim) -> Vec<Conflict> {
-        conflict::conflicts_of(&self.eval.claims, probe)
+        conflict::conflicts_of(&self.eval.claims_seen_here(), probe)
     }
 
     fn conflict_refusal(&self, mut conflicts: Vec<Conflict>) -> Refusal {
@@ -451,7 +461,7 @@ impl<'a> Planner<'a> {
             .iter()
             .flat_map(|c| c.claims.iter())
             .filter_map(|id| self.eval.claims.get(*id))
-            .find(|c| !ident::acts_for(self.session, &c.session));
+            .find(|c| !self.eval.acts_for(self.session, c));
         // A claim of `src/**` on a rail of 1,500 claims of it would clash with every one: the
         // refusal lists as many as a claim on the board does, and counts the rest.
         let unlisted = conflicts.len().saturating_sub(conflict::LISTED_PER_CLAIM);
@@ -519,6 +529,38 @@ impl<'a> Planner<'a> {
             .unwrap_or_default()
     }
 
+    /// On a shared rail a session lives on one machine (issue 42): a claim by a session that
+    /// holds claims made on another machine is refused, naming the machine, rather than making
+    /// two machines' sessions one (each would act for the other's claims).
+    fn refuse_session_elsewhere(&self) -> Result<(), Refusal> {
+        let Some(here) = self.facts.machine.as_deref() else {
+            return Ok(());
+        };
+        let elsewhere = (self.eval.claims.iter()).find(|c| {
+            c.session == self.session
+                && c.state().holds()
+                && c.machine.as_deref().is_some_and(|m| m != here)
+        });
+        let Some(other) = elsewhere else {
+            return Ok(());
+        };
+        let now = self.now();
+        Err(Refusal::about(
+            RefusalKind::NotYours,
+            other,
+            now,
+            format!(
+                "session {} is on machine {}, not this one ({here}): it holds {} there ({}); \
+                 a session lives on one machine, so act here under a session name of its own \
+                 (--session or RAIL_SESSION)",
+                self.session,
+                other.machine.as_deref().unwrap_or_default(),
+                other.task.as_deref().unwrap_or("paths"),
+                describe_holder(other, now)
+            ),
+        ))
+    }
+
     fn own_claims(&self) -> Result<Vec<&'a Claim>, Refusal> {
         let (holder, own) = self.holder();
         if !own.is_empty() {
@@ -526,6 +568,29 @@ impl<'a> Planner<'a> {
         }
         let now = self.now();
         Err(match holder {
+            // Its session by name, but another machine's: only that machine changes it.
+            Some(h) if ident::acts_for(self.session, &h.session) => Refusal {
+                hint: Some(Hint::Take {
+                    task: self.task.to_string(),
+                }),
+                ..Refusal::about(
+                    RefusalKind::NotYours,
+                    h,
+                    now,
+                    format!(
+                        "{} is not yours here: it is {}; only machine {} renews, updates or \
+                         releases it (this is {}), and from here it can only be taken once it is \
+                         stale (`rail take`)",
+                        self.task,
+                        describe_holder(h, now),
+                        h.machine.as_deref().unwrap_or_default(),
+                        self.facts
+                            .machine
+                            .as_deref()
+                            .unwrap_or("a machine of no id"),
+                    ),
+                )
+            },
             Some(h) => Refusal::about(
                 RefusalKind::NotYours,
                 h,

@@ -170,8 +170,12 @@ pub(super) fn describe_holder(claim: &Claim, now: time::Time) -> String {
         Some(_) => format!("; {}", claim.lease_state.reason),
         None => String::new(),
     };
+    let machine = match &claim.machine {
+        Some(m) => format!(" on machine {m}"),
+        None => String::new(),
+    };
     format!(
-        "held by {}{since} at {}:{}{lease}",
+        "held by {}{machine}{since} at {}:{}{lease}",
         claim.session, claim.file, claim.line
     )
 }

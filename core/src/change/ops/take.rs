@@ -35,9 +35,7 @@ impl Planner<'_> {
             });
         };
         let now = self.now();
-        if ident::acts_for(self.session, &holder.session)
-            || !own.is_empty() && holder.state().holds()
-        {
+        if self.eval.acts_for(self.session, holder) || !own.is_empty() && holder.state().holds() {
             return Ok(Plan {
                 op: "take".into(),
                 task: self.task.into(),
@@ -81,10 +79,15 @@ impl Planner<'_> {
                     TextEdit::replace(line.session_span, self.session),
                     TextEdit::replace(line.time_span, time_text),
                 ];
-                // The old owner's renewal, process and branch do not carry over.
+                // The old owner's renewal, process and branch do not carry over; the machine is
+                // the taker's.
                 for key in ["renewed", "pid", "branch"] {
                     md.extend(claims_md::remove_field(&self.rail.claims, n, key));
                 }
+                md.extend(match &self.facts.machine {
+                    Some(m) => claims_md::set_field(&self.rail.claims, n, "machine", m),
+                    None => claims_md::remove_field(&self.rail.claims, n, "machine"),
+                });
                 edits.push(self.claims_md_edits(md));
             }
             Origin::File(i) => {
@@ -107,6 +110,7 @@ impl Planner<'_> {
                     lease: file.lease,
                     branch: branch.filter(|b| *b != self.session).map(str::to_string),
                     pid: None,
+                    machine: self.facts.machine.clone(),
                     after: holder.after.clone(),
                     paths: holder.paths.clone(),
                     resources: holder.resources.clone(),

@@ -336,3 +336,111 @@ fn a_planned_task_goes_on_the_backlog_once() {
     };
     assert!(super::plan(&texts, &now(), "main~claude-1", &bad).is_err());
 }
+
+/// On a shared rail a claim is its machine's (issue 42): only the machine that made it renews,
+/// updates or releases it, whatever session names itself; a session holding a claim on one
+/// machine claims nothing on another; a claim made records the asking machine.
+#[test]
+fn a_claim_is_changed_only_from_its_machine() {
+    let texts = claims("# Claims\n\nauth | alice | 2026-12-01T09:30Z | machine: laptop-1\n");
+    let on = |machine: Option<&str>| {
+        let mut facts = now();
+        facts.machine = machine.map(str::to_string);
+        facts
+    };
+    let ops = [
+        Request::Release {
+            task: "auth".into(),
+            touched: Vec::new(),
+            done: false,
+        },
+        Request::Renew {
+            task: "auth".into(),
+        },
+    ];
+    for op in &ops {
+        let err = plan(&texts, &on(Some("desk-2")), "alice", op).unwrap_err();
+        assert_eq!(err.kind, RefusalKind::NotYours, "{op:?}");
+        assert!(
+            err.message
+                .contains("only machine laptop-1 renews, updates or releases it (this is desk-2)"),
+            "{}",
+            err.message
+        );
+        assert!(plan(&texts, &on(Some("laptop-1")), "alice", op).is_ok());
+        // An agent of alice's on the other machine acts for none of hers there.
+        let agent = plan(&texts, &on(Some("desk-2")), "alice~claude-1234abcd", op);
+        assert!(agent.is_err(), "{op:?}");
+    }
+    let claim = |task: &str| {
+        Request::Claim(ClaimRequest {
+            task: task.into(),
+            ..Default::default()
+        })
+    };
+    let err = plan(&texts, &on(Some("desk-2")), "alice", &claim("billing")).unwrap_err();
+    assert!(
+        err.message
+            .starts_with("session alice is on machine laptop-1, not this one (desk-2)"),
+        "{}",
+        err.message
+    );
+    let made = plan(&texts, &on(Some("desk-2")), "bob", &claim("billing")).unwrap();
+    let line = &made.edits[0].edits[0].text;
+    assert!(line.contains("| machine: desk-2"), "{line}");
+    // A host that names no machine writes none, as on a local rail.
+    let made = plan(&texts, &now(), "bob", &claim("billing")).unwrap();
+    assert!(!made.edits[0].edits[0].text.contains("machine"));
+    // An id that is not one is refused, not written.
+    let err = plan(&texts, &on(Some("-")), "bob", &claim("billing")).unwrap_err();
+    assert_eq!(err.kind, RefusalKind::BadInput);
+}
+
+/// A take writes the taker's machine over the old one, or adds it to a line without one.
+#[test]
+fn a_take_makes_the_claim_the_takers_machines() {
+    let mut facts = now();
+    facts.machine = Some("desk-2".into());
+    let take = Request::Take {
+        task: "auth".into(),
+        reason: None,
+        branch: None,
+    };
+    for line in [
+        "auth | alice | 2026-11-30T09:00Z | pid: 1@gone | machine: laptop-1 | purpose: x | y",
+        "auth | alice | 2026-11-30T09:00Z | renewed: 2026-11-30T09:10Z | pid: 1@gone | purpose: x",
+        "auth | alice | 2026-11-30T09:00Z | branch: b | pid: 1@gone",
+    ] {
+        let texts = claims(&format!("# Claims\n\n{line}\n"));
+        let plan = plan(&texts, &facts, "bob", &take).unwrap_or_else(|r| panic!("{line}: {r:?}"));
+        let text =
+            crate::text::edit::apply(&texts.claims.as_ref().unwrap().text, &plan.edits[0].edits)
+                .unwrap();
+        let doc = crate::formats::claims_md::parse(&text);
+        let (_, taken) = doc.claims().next().unwrap();
+        assert_eq!(taken.session, "bob", "{text}");
+        assert_eq!(taken.machine.as_deref(), Some("desk-2"), "{text}");
+        assert!(doc.diagnostics.is_empty(), "{text}: {:?}", doc.diagnostics);
+    }
+}
+
+/// A claim made here whose paths overlap a claim another machine's `main` holds conflicts with
+/// it, though an agent of `main` here would act for `main`'s claims made here.
+#[test]
+fn another_machines_claim_conflicts_whatever_its_sessions_name() {
+    let texts = claims(
+        "# Claims\n\nauth | main | 2026-12-01T09:30Z | machine: laptop-1 | paths: src/auth/**\n",
+    );
+    let mut facts = now();
+    facts.machine = Some("desk-2".into());
+    let req = Request::Claim(ClaimRequest {
+        task: "login".into(),
+        paths: vec!["src/auth/login.rs".into()],
+        ..Default::default()
+    });
+    let err = plan(&texts, &facts, "main~claude-1234abcd", &req).unwrap_err();
+    assert_eq!(err.kind, RefusalKind::PathConflict, "{}", err.message);
+    assert!(err.message.contains("machine laptop-1"), "{}", err.message);
+    facts.machine = Some("laptop-1".into());
+    assert!(plan(&texts, &facts, "main~claude-1234abcd", &req).is_ok());
+}

@@ -75,11 +75,7 @@ pub struct Op {
 /// A machine id: what follows [`QUEUE_REFS`] — lower-case letters, digits and `-`, 1 to 64
 /// characters, starting with a letter or digit. Anything else under the prefix is not a queue.
 pub fn machine_ok(id: &str) -> bool {
-    (1..=64).contains(&id.len())
-        && id.as_bytes()[0].is_ascii_alphanumeric()
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    crate::text::ident::validate_machine(id).is_ok()
 }
 
 /// A new machine id from the host's name and random hex: readable, and unique in practice.
@@ -445,6 +441,9 @@ pub struct Folding<'a> {
     /// its deadline.
     pub foreign: bool,
     pub expired: bool,
+    /// The machine that asked (this one's id, or the queue's it came from): its claims are
+    /// its own, others' are not ([`Facts::machine`]). `None` plans as a host that does not say.
+    pub machine: Option<&'a str>,
 }
 
 /// What the fold made of one operation.
@@ -478,6 +477,7 @@ pub fn fold(
         }
         let mut facts = facts.clone();
         facts.now = op.now;
+        facts.machine = op.machine.map(str::to_string);
         // A refusal is made once per operation; boxing it would only add noise (as in ops).
         #[allow(clippy::result_large_err)]
         let on_base = |texts: &RailTexts| ops::plan(texts, &facts, op.session, op.request);

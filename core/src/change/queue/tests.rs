@@ -490,6 +490,7 @@ fn the_fold_refuses_another_machine_s_operation_its_base_refuses() {
         now,
         foreign,
         expired: false,
+        machine: None,
     };
     // The holder's release first, then a claim of the task: mine is planned on the state the
     // release leaves, another machine's is refused by the base (its machine answered so).

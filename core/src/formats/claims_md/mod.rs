@@ -36,6 +36,7 @@ pub const KNOWN_FIELDS: &[&str] = &[
     "lease",
     "branch",
     "pid",
+    "machine",
     "after",
     "paths",
     "resources",
@@ -71,6 +72,9 @@ pub struct ClaimLine {
     pub lease: Option<TimeDelta>,
     pub branch: Option<String>,
     pub pid: Option<String>,
+    /// On a shared rail, the machine whose session made the claim: only that machine renews,
+    /// updates or releases it (docs/shared-rail.md, "Who can change what").
+    pub machine: Option<String>,
     pub after: Vec<String>,
     pub paths: Vec<String>,
     pub resources: Vec<String>,
@@ -485,6 +489,7 @@ fn classify(text: &str, content: Span, diags: &mut Vec<Diagnostic>) -> LineKind 
         lease: None,
         branch: None,
         pid: None,
+        machine: None,
         after: Vec::new(),
         paths: Vec::new(),
         resources: Vec::new(),
@@ -545,6 +550,7 @@ fn planned(text: &str, content: Span, diags: &mut Vec<Diagnostic>) -> Option<Lin
         lease: None,
         branch: None,
         pid: None,
+        machine: None,
         after: Vec::new(),
         paths: Vec::new(),
         resources: Vec::new(),
@@ -645,6 +651,10 @@ fn extra_field(text: &str, claim: &mut ClaimLine, piece: &Piece<'_>, diags: &mut
                 ));
             }
         }
+        "machine" => match ident::validate_machine(value) {
+            Ok(()) => claim.machine = Some(value.to_string()),
+            Err(e) => diags.push(Diagnostic::error(Code::MalformedField, value_span, e.0)),
+        },
         "purpose" => {
             let purpose = if claim.form == Form::TableRow {
                 value.replace("\\|", "|")
@@ -727,6 +737,7 @@ pub struct NewClaim {
     pub lease: Option<TimeDelta>,
     pub branch: Option<String>,
     pub pid: Option<String>,
+    pub machine: Option<String>,
     pub after: Vec<String>,
     pub paths: Vec<String>,
     pub resources: Vec<String>,
@@ -774,6 +785,7 @@ pub fn render_claim(claim: &NewClaim, now: Time) -> String {
     );
     push("branch", claim.branch.clone().unwrap_or_default());
     push("pid", claim.pid.clone().unwrap_or_default());
+    push("machine", claim.machine.clone().unwrap_or_default());
     push("after", claim.after.join(", "));
     push("paths", claim.paths.join(", "));
     push("resources", claim.resources.join(", "));
