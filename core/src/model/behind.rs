@@ -494,7 +494,8 @@ pub fn elsewhere<'a>(
 
 /// A commit by `actor` in `checkout` of `staged` files (repo-relative), against other sessions'
 /// work in flight there: the live work it would sweep into `actor`'s commit — another agent's
-/// uncommitted writes in the same checkout, committed under the wrong session.
+/// uncommitted writes recorded in the same checkout, committed under the wrong session. (What
+/// `git status` lists in a station is the station's own work, whoever commits it.)
 pub fn swept<'a>(
     actor: &str,
     checkout: &str,
@@ -503,7 +504,11 @@ pub fn swept<'a>(
 ) -> Vec<&'a InFlight> {
     under(actor, staged, work)
         .into_iter()
-        .filter(|w| w.checkout == checkout && w.standing == FlightStanding::Live)
+        .filter(|w| {
+            w.kind == WorkKind::Written
+                && w.checkout == checkout
+                && w.standing == FlightStanding::Live
+        })
         .collect()
 }
 

@@ -86,12 +86,18 @@ fn a_clone_that_never_saw_a_deleted_ref_refuses_to_start_over() {
     let missing = remote.git(&["for-each-ref", "--format=%(refname)", "refs/rail/claims"]);
     assert_eq!(missing.trim(), "", "nothing was published");
 
-    // On purpose: a new rail.
+    // On purpose: a new rail. (Whether the other machines' operations still in their queues —
+    // alice's claim of auth — are folded into it varies from run to run: an open question of
+    // issue 42, so carol claims a task nobody asked for.)
     let out = c.rail(&["sync", "--reset-shared"], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let out = c.rail(&["claim", "auth", "--session", "carol"], &[]);
+    let out = c.rail(&["claim", "docs", "--session", "carol"], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert!(claims_on(&remote).contains(&("auth".to_string(), "carol".to_string())));
+    let claims = claims_on(&remote);
+    assert!(
+        claims.contains(&("docs".to_string(), "carol".to_string())),
+        "{claims:?}"
+    );
     // A reset where the ref is there is refused.
     let out = c.rail(&["sync", "--reset-shared"], &[]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
