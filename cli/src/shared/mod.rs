@@ -19,6 +19,7 @@ pub mod commit;
 pub mod exchange;
 pub mod machine;
 pub mod outbox;
+pub mod proof;
 pub mod provisional;
 pub mod remote;
 pub mod rewind;
@@ -253,10 +254,19 @@ pub fn before_read(ctx: &Ctx, remote: &str, fetch_first: bool) -> Result<Option<
         now: crate::sys::clock::now(),
         fetch_error,
     });
-    Ok(Some(if fetch_first || note.stale {
+    let text = if fetch_first || note.stale {
         note.text
     } else {
         format!("{} (`--fetch` to refresh)", note.text)
+    };
+    // A team that has not set keys up keeps working, told on every read that nothing proves
+    // what the remote holds.
+    let keyed = (ctx.repo.as_ref())
+        .and_then(|r| proof::keys(&ctx.repo_dir(), &r.common_dir, remote))
+        .is_some();
+    Ok(Some(match keyed {
+        true => text,
+        false => format!("{text}\nrail: {}", proof::unverified(remote)),
     }))
 }
 

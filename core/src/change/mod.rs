@@ -8,6 +8,7 @@ pub mod checkout;
 pub mod lock;
 pub mod merge;
 pub mod ops;
+pub mod proof;
 pub mod queue;
 pub mod remote;
 pub mod round;

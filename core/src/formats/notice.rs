@@ -31,6 +31,10 @@ pub enum LossCause {
     Rewind,
     /// The holder took the claim (it had gone stale); the reason as the take gave it.
     Taken(String),
+    /// A commit that is not proven (not signed by an allowed machine, or not what the
+    /// operations it records make) changed the claim on the shared rail; the last proven state
+    /// was restored over it. The commit's id.
+    Unproven(String),
 }
 
 /// One lost claim, for its session.
@@ -62,6 +66,7 @@ pub fn render(n: &Notice) -> String {
         LossCause::Provisional => ("provisional", None),
         LossCause::Rewind => ("rewind", None),
         LossCause::Taken(r) => ("taken", Some(r)),
+        LossCause::Unproven(c) => ("unproven", Some(c)),
     };
     let mut out = format!(
         "session {}\ntask {}\nholder {}\nwhy {why}\nat {}\n",
@@ -98,6 +103,7 @@ pub fn parse(text: &str) -> Option<Notice> {
         "provisional" => LossCause::Provisional,
         "rewind" => LossCause::Rewind,
         "taken" => LossCause::Taken(reason.unwrap_or_default()),
+        "unproven" => LossCause::Unproven(reason.unwrap_or_default()),
         _ => return None,
     };
     Some(Notice {
@@ -141,6 +147,20 @@ pub fn of_log_line(line: &str) -> Option<Notice> {
 pub fn message(notices: &[Notice]) -> String {
     let mut out = String::new();
     for n in notices.iter().take(MAX_TOLD) {
+        if let LossCause::Unproven(commit) = &n.why {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&format!(
+                "Rail: {}'s claim of {} was changed on the shared rail ({}) by commit {}, which is not proven (not signed by a machine the team allows, or not what the operations it records make). The last proven state was restored over it; `rail board` shows who holds {} now, `rail log` what happened.",
+                n.session,
+                n.task,
+                format_time(n.at),
+                &commit[..commit.len().min(12)],
+                n.task
+            ));
+            continue;
+        }
         let how = match &n.why {
             LossCause::Provisional => format!(
                 "it was claimed while this machine was not on the shared rail, and {} got {} there first",
@@ -152,6 +172,7 @@ pub fn message(notices: &[Notice]) -> String {
             ),
             LossCause::Taken(r) if r.is_empty() => format!("{} took it", n.holder),
             LossCause::Taken(r) => format!("{} took it ({r})", n.holder),
+            LossCause::Unproven(_) => String::new(),
         };
         if !out.is_empty() {
             out.push('\n');
@@ -194,6 +215,7 @@ mod tests {
             LossCause::Provisional,
             LossCause::Rewind,
             LossCause::Taken("no activity for 3h".into()),
+            LossCause::Unproven("0123456789abcdef0123456789abcdef01234567".into()),
         ] {
             let n = notice(why);
             assert_eq!(parse(&render(&n)), Some(n.clone()));

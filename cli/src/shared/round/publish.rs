@@ -177,11 +177,14 @@ impl MarksCommit {
 
 /// Pushes this machine's guard marks alone (never contended: the ref is this machine's), when
 /// they tell something new.
-pub fn share_marks_alone(ctx: &Ctx, dir: &Path, remote: &str, deadline: Instant, l: &Leader) {
+pub fn share_marks_alone(ctx: &Ctx, dir: &Path, remote: &str, deadline: Instant, l: &mut Leader) {
     let Some(marks) = MarksCommit::of(ctx, dir, l) else {
         return;
     };
     let Ok(ids) = shared::commits(dir, &[marks.new_commit()]) else {
+        return;
+    };
+    let Ok(ids) = super::signed(dir, l, ids) else {
         return;
     };
     let update = Update {
@@ -235,6 +238,9 @@ impl QueueCommit {
 pub fn publish_only(dir: &Path, remote: &str, deadline: Instant, l: &mut Leader, ops: Vec<Op>) {
     let queue_commit = QueueCommit::of(dir, l, &ops);
     let Ok(ids) = shared::commits(dir, &[queue_commit.new_commit()]) else {
+        return;
+    };
+    let Ok(ids) = super::signed(dir, l, ids) else {
         return;
     };
     let dst = format!("{}{}", queue::QUEUE_REFS, l.machine);

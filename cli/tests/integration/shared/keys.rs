@@ -1,0 +1,214 @@
+//! Machine keys and a proven shared history (issue 42, findings 1 and 6): machines sign the
+//! rail's commits with SSH keys the team lists in `.rail/allowed-signers` on the main branch,
+//! and a machine proves every fetched state before it builds on it. Forgeries are made the way
+//! an attacker makes them: plain git on another clone, pushed as a fast-forward.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::{git_stdin, machines, Machine, Remote};
+use crate::common::*;
+
+/// A fresh Ed25519 key in `dir`: its private key file.
+fn keygen(dir: &Path, name: &str) -> PathBuf {
+    let key = dir.join(name);
+    let out = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    key
+}
+
+fn machine_id(m: &Machine) -> String {
+    std::fs::read_to_string(m.path().join(".git/rail/exchange/machine"))
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// Two machines whose keys the team committed on main; each signs with its own. Returns the
+/// machines and their keys.
+fn keyed(remote: &Remote, keys: &Path) -> (Vec<Machine>, Vec<PathBuf>) {
+    let ms = machines(remote, 2);
+    let mut lines = String::new();
+    let mut paths = Vec::new();
+    for (i, m) in ms.iter().enumerate() {
+        let key = keygen(keys, &format!("m{i}"));
+        git_in(
+            m.path(),
+            &["config", "rail.signingKey", key.to_str().unwrap()],
+        );
+        let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
+        lines.push_str(&format!("{} namespaces=\"git\" {}", machine_id(m), public));
+        paths.push(key);
+    }
+    let a = &ms[0];
+    std::fs::create_dir_all(a.path().join(".rail")).unwrap();
+    std::fs::write(a.path().join(".rail/allowed-signers"), lines).unwrap();
+    git_in(a.path(), &["add", ".rail/allowed-signers"]);
+    git_in(a.path(), &["commit", "-q", "-m", "the team's machines"]);
+    git_in(a.path(), &["push", "-q", "origin", "HEAD:main"]);
+    git_in(ms[1].path(), &["pull", "-q", "origin", "main"]);
+    (ms, paths)
+}
+
+/// On `m`, with plain git: a commit on top of the remote's shared ref whose claims.md is
+/// `edit`ed, pushed as a fast-forward (signed with `key` when given, recording nothing).
+fn forge(m: &Machine, key: Option<&Path>, edit: impl Fn(&str) -> String) -> String {
+    git_in(
+        m.path(),
+        &["fetch", "-q", "origin", "+refs/rail/claims:refs/forge"],
+    );
+    let claims = git_in(m.path(), &["show", "refs/forge:claims.md"]);
+    let blob = git_stdin(
+        m.path(),
+        &["hash-object", "-w", "--stdin"],
+        edit(&claims).as_bytes(),
+    );
+    let listing = git_in(m.path(), &["ls-tree", "refs/forge"]);
+    let tree_text: String = listing
+        .lines()
+        .map(|l| match l.split_once('\t') {
+            Some((_, "claims.md")) => format!("100644 blob {}\tclaims.md\n", blob.trim()),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    let tree = git_stdin(m.path(), &["mktree"], tree_text.as_bytes());
+    let mut args = vec![];
+    let signing;
+    if let Some(k) = key {
+        signing = format!("user.signingkey={}", k.display());
+        args.extend(["-c", "gpg.format=ssh", "-c", signing.as_str()]);
+    }
+    args.extend([
+        "commit-tree",
+        tree.trim(),
+        "-p",
+        "refs/forge",
+        "-m",
+        "tidy up",
+    ]);
+    if key.is_some() {
+        args.push("-S");
+    }
+    let commit = git_in(m.path(), &args).trim().to_string();
+    git_in(
+        m.path(),
+        &[
+            "push",
+            "-q",
+            "origin",
+            &format!("{commit}:refs/rail/claims"),
+        ],
+    );
+    commit
+}
+
+fn ok(out: &std::process::Output) -> String {
+    assert_eq!(code(out), 0, "{}", stderr(out));
+    stderr(out)
+}
+
+/// Finding 1: machine B, with plain git, fast-forwards the shared ref to a commit where alice's
+/// claim reads mallory's (signed with B's own allowed key, recording nothing), then to one where
+/// it is gone (unsigned). A's next sync names each forgery, builds nothing on it, restores
+/// alice's claim from the last proven state, and alice's agent is told at its next hook call.
+#[test]
+fn a_forged_fast_forward_is_not_built_on_and_is_named() {
+    let remote = Remote::by_path();
+    let keys = tempfile::tempdir().unwrap();
+    let (ms, paths) = keyed(&remote, keys.path());
+    let (a, b) = (&ms[0], &ms[1]);
+    ok(&a.rail(&["claim", "auth", "--session", "alice"], &[]));
+    // Rail's own commits are signed as git signs them: git itself verifies them.
+    let signers = a.path().join(".rail/allowed-signers");
+    let verify = git_in(
+        a.path(),
+        &[
+            "-c",
+            &format!("gpg.ssh.allowedSignersFile={}", signers.display()),
+            "log",
+            "-1",
+            "--format=%G? %GS",
+            "origin/main",
+        ],
+    );
+    assert_eq!(verify.trim(), "N", "main's own commit is not Rail's");
+    let signed = remote.git(&["cat-file", "-p", "refs/rail/claims"]);
+    assert!(
+        signed.contains("gpgsig -----BEGIN SSH SIGNATURE-----"),
+        "{signed}"
+    );
+    // alice's agent runs on a: its hook is seen there.
+    let hook = hook_call(
+        "claude",
+        a.path(),
+        &claude_bash(a.path(), "ls"),
+        Some("alice"),
+        &[],
+    );
+    assert_eq!(code(&hook), 0, "{}", stderr(&hook));
+    ok(&b.rail(&["sync"], &[]));
+
+    let forged = forge(b, Some(&paths[1]), |c| {
+        c.replace("| alice |", "| mallory |")
+    });
+    assert!(remote.shared_file("claims.md").contains("| mallory |"));
+    let said = ok(&a.rail(&["sync"], &[]));
+    assert!(said.contains("not proven"), "{said}");
+    assert!(said.contains(&forged[..12]), "{said}");
+    assert!(said.contains("alice's claim of auth"), "{said}");
+    let claims = remote.shared_file("claims.md");
+    assert!(claims.contains("auth | alice |"), "{claims}");
+    assert!(!claims.contains("mallory"), "{claims}");
+    // The restore is itself proven: b builds on it without a word.
+    let out = b.rail(&["claim", "billing", "--session", "bob"], &[]);
+    let said_b = ok(&out);
+    assert!(!said_b.contains("not proven"), "{said_b}");
+    // alice's agent hears of it at its next hook call on a.
+    let told = hook_call(
+        "claude",
+        a.path(),
+        &claude_bash(a.path(), "ls"),
+        Some("alice"),
+        &[],
+    );
+    let said = format!("{}{}", stdout(&told), stderr(&told));
+    assert!(
+        said.contains("alice's claim of auth was changed on the shared rail")
+            && said.contains(&forged[..12]),
+        "{said}"
+    );
+
+    // Unsigned, the line gone.
+    let forged = forge(b, None, |c| {
+        c.lines()
+            .filter(|l| !l.contains("| alice |"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    });
+    // A CI job proving the remote's history sees it before any machine does.
+    let out = b.rail(&["validate", "--ci", "--shared"], &[]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains(&forged[..12]), "{}", stdout(&out));
+    let said = ok(&a.rail(&["sync"], &[]));
+    assert!(
+        said.contains(&forged[..12]) && said.contains("not signed"),
+        "{said}"
+    );
+    let claims = remote.shared_file("claims.md");
+    assert!(
+        claims.contains("auth | alice |") && claims.contains("billing | bob |"),
+        "{claims}"
+    );
+    // From the remote's whole history, every forgery is answered by a restore.
+    let out = a.rail(&["validate", "--ci", "--shared"], &[]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let _ = b;
+}
