@@ -336,3 +336,26 @@ pub fn last_proven(dir: &Path) -> Option<String> {
     .map(|s| s.trim().to_string())
     .filter(|s| !s.is_empty())
 }
+
+/// git's signature check of one commit against the allowed signers: core's [`Signature`].
+pub fn signature_of(dir: &Path, keys: &Keys, commit: &str) -> Result<Signature, String> {
+    let file = keys.file.to_string_lossy().into_owned();
+    let line = GitLine::new(&[])
+        .config("gpg.ssh.allowedSignersFile", &file)
+        .opt("log")
+        .opt("-1")
+        .opt("--format=%G?%x1f%GS")
+        .operand(commit);
+    let out = git::run(dir, &line)?;
+    let (letter, signer) = out
+        .trim_end()
+        .split_once('\x1f')
+        .unwrap_or((out.trim(), ""));
+    Ok(Signature::from_git(letter, signer))
+}
+
+/// Whether `machine`'s guard marks commit is signed by `machine` (core's `proof::check_marks`).
+pub fn marks_signed(dir: &Path, keys: &Keys, machine: &str, commit: &str) -> Result<(), String> {
+    let signature = signature_of(dir, keys, commit)?;
+    proof::check_marks(&signature, machine, &keys.signers)
+}

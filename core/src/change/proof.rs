@@ -279,6 +279,24 @@ pub fn check_signature(
     }
 }
 
+/// Whether a machine's guard marks commit (`refs/rail/seen/<machine>`) is that machine's:
+/// signed (well) by an allowed principal who is the machine the ref names. `Err`: why not —
+/// then the marks are not read, and the machine's marks read before stay as they were.
+pub fn check_marks(signature: &Signature, machine: &str, allowed: &Signers) -> Result<(), String> {
+    match signature {
+        Signature::Good { principal }
+            if principal == machine && allowed.principals.contains(principal) =>
+        {
+            Ok(())
+        }
+        Signature::Good { principal } => Err(format!(
+            "signed by `{principal}`, not by `{machine}` whose marks they claim to be"
+        )),
+        Signature::Unsigned => Err("not signed".into()),
+        Signature::Bad(why) => Err(format!("its signature is not good: {why}")),
+    }
+}
+
 /// What a replay may need besides the parent's files: other commits' files (a restore's, a
 /// rejoin's) and two commits' common ancestor (a rejoin's base).
 pub trait Loader {

@@ -106,7 +106,15 @@ pub fn keep_marks(ctx: &Ctx, dir: &Path, l: &mut Leader, fetched: &shared::Fetch
     };
     let me = machine::machine(&l.dir).unwrap_or_default();
     let reader = std::cell::RefCell::new(&mut l.reader);
-    crate::store::heartbeat::keep_shared(repo, &me, &fetched.marks, |commit| {
+    let keys = l.keys.as_ref();
+    crate::store::heartbeat::keep_shared(repo, &me, &fetched.marks, |machine, commit| {
+        // A team with keys reads a machine's marks only signed by that machine.
+        if let Some(keys) = keys {
+            if let Err(why) = shared::proof::marks_signed(dir, keys, machine, commit) {
+                errln!("rail: the guard marks on refs/rail/seen/{machine} are not read: {why}");
+                return None;
+            }
+        }
         reader.borrow_mut().text(
             dir,
             &format!("{commit}:{}", crate::store::heartbeat::MARKS_FILE),

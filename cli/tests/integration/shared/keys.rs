@@ -126,25 +126,6 @@ fn a_forged_fast_forward_is_not_built_on_and_is_named() {
     let (ms, paths) = keyed(&remote, keys.path());
     let (a, b) = (&ms[0], &ms[1]);
     ok(&a.rail(&["claim", "auth", "--session", "alice"], &[]));
-    // Rail's own commits are signed as git signs them: git itself verifies them.
-    let signers = a.path().join(".rail/allowed-signers");
-    let verify = git_in(
-        a.path(),
-        &[
-            "-c",
-            &format!("gpg.ssh.allowedSignersFile={}", signers.display()),
-            "log",
-            "-1",
-            "--format=%G? %GS",
-            "origin/main",
-        ],
-    );
-    assert_eq!(verify.trim(), "N", "main's own commit is not Rail's");
-    let signed = remote.git(&["cat-file", "-p", "refs/rail/claims"]);
-    assert!(
-        signed.contains("gpgsig -----BEGIN SSH SIGNATURE-----"),
-        "{signed}"
-    );
     // alice's agent runs on a: its hook is seen there.
     let hook = hook_call(
         "claude",
@@ -186,6 +167,25 @@ fn a_forged_fast_forward_is_not_built_on_and_is_named() {
         "{said}"
     );
 
+    // Rail's own commits are signed as git signs them: git itself verifies them.
+    let signers = a.path().join(".rail/allowed-signers");
+    let verify = git_in(
+        a.path(),
+        &[
+            "-c",
+            &format!("gpg.ssh.allowedSignersFile={}", signers.display()),
+            "log",
+            "-1",
+            "--format=%G? %GS",
+            "origin/main",
+        ],
+    );
+    assert_eq!(verify.trim(), "N", "main's own commit is not Rail's");
+    let signed = remote.git(&["cat-file", "-p", "refs/rail/claims"]);
+    assert!(
+        signed.contains("gpgsig -----BEGIN SSH SIGNATURE-----"),
+        "{signed}"
+    );
     // Unsigned, the line gone.
     let forged = forge(b, None, |c| {
         c.lines()
@@ -211,4 +211,78 @@ fn a_forged_fast_forward_is_not_built_on_and_is_named() {
     let out = a.rail(&["validate", "--ci", "--shared"], &[]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     let _ = b;
+}
+
+/// On `m`, with plain git: `name` on the remote set (forced) to a commit whose `seen` holds
+/// `text`, signed with `key` when given.
+fn forge_marks(m: &Machine, name: &str, text: &str, key: Option<&Path>) {
+    let blob = git_stdin(m.path(), &["hash-object", "-w", "--stdin"], text.as_bytes());
+    let entry = format!("100644 blob {}\tseen\n", blob.trim());
+    let tree = git_stdin(m.path(), &["mktree"], entry.as_bytes());
+    let signing = key.map(|k| format!("user.signingkey={}", k.display()));
+    let mut args = vec![];
+    if let Some(s) = &signing {
+        args.extend(["-c", "gpg.format=ssh", "-c", s.as_str()]);
+    }
+    args.extend(["commit-tree", tree.trim(), "-m", "marks"]);
+    if key.is_some() {
+        args.push("-S");
+    }
+    let commit = git_in(m.path(), &args);
+    git_in(
+        m.path(),
+        &[
+            "push",
+            "-q",
+            "origin",
+            &format!("+{}:{name}", commit.trim()),
+        ],
+    );
+}
+
+/// Finding 6: guard marks are read only when signed by the machine their ref names. An empty
+/// mark pushed over a's (unsigned, or signed with b's own key) leaves alice guarded; marks for a
+/// session that never ran a hook, dated 2099, under a made-up machine are not read, and under
+/// b's own (signed by b: b speaks for its sessions) are dated no later than b's reading.
+#[test]
+fn guard_marks_are_read_only_from_the_machine_they_name() {
+    let remote = Remote::by_path();
+    let keys = tempfile::tempdir().unwrap();
+    let (ms, paths) = keyed(&remote, keys.path());
+    let (a, b) = (&ms[0], &ms[1]);
+    ok(&a.rail(&["claim", "auth", "--session", "alice"], &[]));
+    ok(&b.rail(&["claim", "web", "--session", "ghost"], &[]));
+    super::marks::stop(a, "alice");
+    ok(&b.rail(&["sync"], &[]));
+    let a_id = machine_id(a);
+    assert_eq!(
+        super::marks::session(b, "alice")["hook"]["host"],
+        a_id.as_str()
+    );
+    // On a third clone (anyone who can push), and with b's key.
+    let ghost = "session ghost\nagent claude\nat 2099-01-01T00:00:00Z\n\n";
+    forge_marks(b, &format!("refs/rail/seen/{a_id}"), "", None);
+    forge_marks(b, "refs/rail/seen/evil-1", ghost, None);
+    let said = ok(&b.rail(&["sync"], &[]));
+    let alice = super::marks::session(b, "alice");
+    assert_eq!(alice["hook"]["host"], a_id.as_str(), "{alice}");
+    assert_eq!(alice["unguarded"], false, "{alice}");
+    assert!(
+        said.contains(&format!("refs/rail/seen/{a_id} are not read")),
+        "{said}"
+    );
+    let g = super::marks::session(b, "ghost");
+    assert!(g["hook"].is_null(), "{g}");
+    // Signed with b's key over a's marks: not a's.
+    forge_marks(b, &format!("refs/rail/seen/{a_id}"), "", Some(&paths[1]));
+    let said = ok(&b.rail(&["sync"], &[]));
+    assert!(said.contains("not by"), "{said}");
+    assert_eq!(super::marks::session(b, "alice")["unguarded"], false);
+    // b's own ref, signed by b, dated 2099, read on a: clamped to a's now.
+    let b_id = machine_id(b);
+    forge_marks(b, &format!("refs/rail/seen/{b_id}"), ghost, Some(&paths[1]));
+    ok(&a.rail(&["sync"], &[]));
+    let g = super::marks::session(a, "ghost");
+    let at = g["hook"]["seen_at"].as_str().unwrap_or("").to_string();
+    assert!(at.starts_with("20") && !at.starts_with("2099"), "{g}");
 }

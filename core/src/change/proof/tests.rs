@@ -237,3 +237,28 @@ fn steps_read_back_as_written() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn marks_are_read_only_signed_by_the_machine_they_name() {
+    let good = |p: &str| Signature::Good {
+        principal: p.into(),
+    };
+    assert_eq!(check_marks(&good("a-1"), "a-1", &allowed()), Ok(()));
+    assert!(check_marks(&good("b-2"), "a-1", &allowed()).is_err());
+    assert!(check_marks(&good("z-9"), "z-9", &allowed()).is_err());
+    assert!(check_marks(&Signature::Unsigned, "a-1", &allowed()).is_err());
+}
+
+#[test]
+fn shared_marks_from_the_future_are_clamped_to_now() {
+    use crate::formats::heartbeat;
+    let now = crate::text::time::parse_time("2026-12-06T08:00:00Z").unwrap();
+    let text = "session s1\nagent claude\nat 2099-01-01T00:00:00Z\n\nsession s2\nagent codex\nat 2026-12-06T07:00:00Z\n\n";
+    let kept = heartbeat::parse_machine("m-1", &heartbeat::clamp_shared(text, now));
+    let at: BTreeMap<String, String> = kept
+        .into_iter()
+        .map(|(s, seen)| (s, crate::text::time::format_time(seen.at)))
+        .collect();
+    assert_eq!(at["s1"], crate::text::time::format_time(now));
+    assert_eq!(at["s2"], "2026-12-06T07:00:00Z");
+}
