@@ -35,29 +35,31 @@ pub struct Keys {
     pub key: Option<PathBuf>,
 }
 
-/// The main branch of `remote` as this clone last fetched it, and the allowed signers there.
-fn committed_signers(dir: &Path, remote: &str) -> Option<(String, String)> {
-    let heads = [
-        format!("refs/remotes/{remote}/HEAD"),
-        format!("refs/remotes/{remote}/main"),
-        format!("refs/remotes/{remote}/master"),
-    ];
+/// The allowed signers committed on the first of `heads` that has them, and where they were.
+fn committed_signers(dir: &Path, heads: &[String]) -> Option<(String, String)> {
     heads.iter().find_map(|head| {
         let name = format!("{head}:{}", proof::ALLOWED_SIGNERS);
-        let text = git::run(
-            dir,
-            &GitLine::new(&["cat-file", "blob"]).operand(name.as_str()),
-        )
-        .ok()?;
+        let line = GitLine::new(&["cat-file", "blob"]).operand(name.as_str());
+        let text = git::run(dir, &line).ok()?;
         let short = head.trim_start_matches("refs/remotes/");
         Some((format!("{short}:{}", proof::ALLOWED_SIGNERS), text))
     })
 }
 
-/// The team's keys for `remote`, or `None`: no allowed signers are committed on its main branch
-/// (the shared rail is unverified, today's behaviour).
+/// The team's keys for `remote` (its main branch as this clone last fetched it), or `None`: no
+/// allowed signers are committed there (the shared rail is unverified, today's behaviour).
 pub fn keys(dir: &Path, common_dir: &Path, remote: &str) -> Option<Keys> {
-    let (from, text) = committed_signers(dir, remote)?;
+    let heads = [
+        format!("refs/remotes/{remote}/HEAD"),
+        format!("refs/remotes/{remote}/main"),
+        format!("refs/remotes/{remote}/master"),
+    ];
+    keys_on(dir, common_dir, &heads)
+}
+
+/// The team's keys as committed on the first of `heads` that has them (a server's: `HEAD`).
+pub fn keys_on(dir: &Path, common_dir: &Path, heads: &[String]) -> Option<Keys> {
+    let (from, text) = committed_signers(dir, heads)?;
     let file = common_dir.join("rail").join(SIGNERS_FILE);
     if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
         let _ = std::fs::create_dir_all(common_dir.join("rail"));

@@ -572,6 +572,51 @@ pub fn robbed(kept: &SharedFiles, unproven: &SharedFiles) -> Vec<(String, String
     out
 }
 
+/// A ref a push updates, as a server's check of pushes sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PushedRef<'a> {
+    /// `refs/rail/claims`: only forward, every new commit proven.
+    Claims,
+    /// `refs/rail/seen/<machine>` or `refs/rail/queue/<machine>`: only that machine's commits.
+    Machine(&'a str),
+    /// Another ref under `refs/rail/` (Rail never pushes one): refused.
+    Unknown,
+    /// Not the rail's: not judged here.
+    Other,
+}
+
+/// What `name` is to a server's check of pushes.
+pub fn pushed_ref(name: &str) -> PushedRef<'_> {
+    if name == "refs/rail/claims" {
+        return PushedRef::Claims;
+    }
+    let machine = name
+        .strip_prefix("refs/rail/seen/")
+        .or_else(|| name.strip_prefix(queue::QUEUE_REFS));
+    match machine {
+        Some(m) if queue::machine_ok(m) => PushedRef::Machine(m),
+        _ if name.starts_with("refs/rail/") => PushedRef::Unknown,
+        _ => PushedRef::Other,
+    }
+}
+
+/// Why a push of `name` is refused before its commits are looked at: a deletion, a rewind (the
+/// old commit not in the new one's history) of the shared ref, a ref Rail never pushes.
+pub fn push_refused(name: &str, deleted: bool, rewinds: bool) -> Option<String> {
+    match pushed_ref(name) {
+        PushedRef::Other => None,
+        PushedRef::Unknown => Some(format!("{name} is not a ref Rail pushes")),
+        _ if deleted => Some(format!(
+            "it deletes {name}: the shared rail's refs are never deleted"
+        )),
+        PushedRef::Claims if rewinds => Some(format!(
+            "it rewinds {name} (the commit it held is not in the new one's history): the shared \
+             rail only moves forward"
+        )),
+        _ => None,
+    }
+}
+
 /// The sentence a machine says, loudly, when a fetched state is not proven.
 pub fn unproven_message(remote: &str, open: &Unproven) -> String {
     format!(

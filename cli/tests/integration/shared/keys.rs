@@ -286,3 +286,122 @@ fn guard_marks_are_read_only_from_the_machine_they_name() {
     let at = g["hook"]["seen_at"].as_str().unwrap_or("").to_string();
     assert!(at.starts_with("20") && !at.starts_with("2099"), "{g}");
 }
+
+/// `rail verify-push` as the remote's pre-receive hook: the machines' own pushes land; a
+/// forged commit (signed with b's key, recording nothing), an unsigned one, a deletion, a
+/// rewind and marks pushed over a's ref with b's key are refused by the server itself.
+#[cfg(unix)]
+#[test]
+fn a_servers_hook_refuses_what_cannot_be_proven() {
+    use std::os::unix::fs::PermissionsExt;
+    let remote = Remote::by_path();
+    let keys = tempfile::tempdir().unwrap();
+    let (ms, paths) = keyed(&remote, keys.path());
+    let (a, b) = (&ms[0], &ms[1]);
+    let hook = remote.bare_path().join("hooks/pre-receive");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\nwhile read old new ref; do '{}' verify-push \"$old\" \"$new\" \"$ref\" || exit 1; done\n",
+            rail_bin().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // The machines' own operations (signed, proven; their marks and queues by themselves).
+    ok(&a.rail(&["claim", "auth", "--session", "alice"], &[]));
+    super::marks::stop(a, "alice");
+    ok(&b.rail(&["claim", "web", "--session", "bob"], &[]));
+    ok(&a.rail(&["sync"], &[]));
+    let tip = remote.git(&["rev-parse", "refs/rail/claims"]);
+    let push = |m: &Machine, spec: &str| {
+        let out = Command::new("git")
+            .args(["push", "origin", spec])
+            .current_dir(m.path())
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let attempt = |key: Option<&Path>| {
+        git_in(
+            b.path(),
+            &["fetch", "-q", "origin", "+refs/rail/claims:refs/forge"],
+        );
+        let claims = git_in(b.path(), &["show", "refs/forge:claims.md"]);
+        let blob = git_stdin(
+            b.path(),
+            &["hash-object", "-w", "--stdin"],
+            claims.replace("| alice |", "| mallory |").as_bytes(),
+        );
+        let listing = git_in(b.path(), &["ls-tree", "refs/forge"]);
+        let tree_text: String = listing
+            .lines()
+            .map(|l| match l.split_once('\t') {
+                Some((_, "claims.md")) => format!("100644 blob {}\tclaims.md\n", blob.trim()),
+                _ => format!("{l}\n"),
+            })
+            .collect();
+        let tree = git_stdin(b.path(), &["mktree"], tree_text.as_bytes());
+        let signing = key.map(|k| format!("user.signingkey={}", k.display()));
+        let mut args = vec![];
+        if let Some(s) = &signing {
+            args.extend(["-c", "gpg.format=ssh", "-c", s.as_str()]);
+        }
+        args.extend(["commit-tree", tree.trim(), "-p", "refs/forge", "-m", "x"]);
+        if key.is_some() {
+            args.push("-S");
+        }
+        git_in(b.path(), &args).trim().to_string()
+    };
+    for key in [Some(paths[1].as_path()), None] {
+        let forged = attempt(key);
+        let (landed, said) = push(b, &format!("{forged}:refs/rail/claims"));
+        assert!(!landed && said.contains("not proven"), "{said}");
+    }
+    let (landed, said) = push(b, ":refs/rail/claims");
+    assert!(!landed && said.contains("deletes"), "{said}");
+    let parent = remote.git(&["rev-parse", "refs/rail/claims~1"]);
+    let (landed, said) = push(b, &format!("+{}:refs/rail/claims", parent.trim()));
+    assert!(!landed && said.contains("rewinds"), "{said}");
+    let a_id = machine_id(a);
+    let marks = remote.git(&["rev-parse", &format!("refs/rail/seen/{a_id}")]);
+    forge_marks_try(b, &a_id, &paths[1], &push);
+    assert_eq!(remote.git(&["rev-parse", "refs/rail/claims"]), tip);
+    assert_eq!(
+        remote.git(&["rev-parse", &format!("refs/rail/seen/{a_id}")]),
+        marks
+    );
+    // And the machines carry on.
+    ok(&a.rail(&["release", "auth", "--session", "alice"], &[]));
+}
+
+fn forge_marks_try(
+    b: &Machine,
+    a_id: &str,
+    key: &Path,
+    push: &dyn Fn(&Machine, &str) -> (bool, String),
+) {
+    let blob = git_stdin(b.path(), &["hash-object", "-w", "--stdin"], b"");
+    let entry = format!("100644 blob {}\tseen\n", blob.trim());
+    let tree = git_stdin(b.path(), &["mktree"], entry.as_bytes());
+    let signing = format!("user.signingkey={}", key.display());
+    let commit = git_in(
+        b.path(),
+        &[
+            "-c",
+            "gpg.format=ssh",
+            "-c",
+            &signing,
+            "commit-tree",
+            tree.trim(),
+            "-m",
+            "marks",
+            "-S",
+        ],
+    );
+    let (landed, said) = push(b, &format!("+{}:refs/rail/seen/{a_id}", commit.trim()));
+    assert!(!landed && said.contains("not by"), "{said}");
+}

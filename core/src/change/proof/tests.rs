@@ -262,3 +262,18 @@ fn shared_marks_from_the_future_are_clamped_to_now() {
     assert_eq!(at["s1"], crate::text::time::format_time(now));
     assert_eq!(at["s2"], "2026-12-06T07:00:00Z");
 }
+
+#[test]
+fn a_server_refuses_deletions_rewinds_and_refs_rail_never_pushes() {
+    assert_eq!(pushed_ref("refs/rail/claims"), PushedRef::Claims);
+    assert_eq!(pushed_ref("refs/rail/seen/a-1"), PushedRef::Machine("a-1"));
+    assert_eq!(pushed_ref("refs/rail/queue/b-2"), PushedRef::Machine("b-2"));
+    assert_eq!(pushed_ref("refs/rail/seen/UP"), PushedRef::Unknown);
+    assert_eq!(pushed_ref("refs/heads/main"), PushedRef::Other);
+    assert!(push_refused("refs/rail/claims", true, false).is_some());
+    assert!(push_refused("refs/rail/claims", false, true).is_some());
+    assert!(push_refused("refs/rail/seen/a-1", true, false).is_some());
+    assert!(push_refused("refs/rail/evil", false, false).is_some());
+    assert_eq!(push_refused("refs/rail/claims", false, false), None);
+    assert_eq!(push_refused("refs/heads/x", true, true), None);
+}
