@@ -405,3 +405,47 @@ fn forge_marks_try(
     let (landed, said) = push(b, &format!("+{}:refs/rail/seen/{a_id}", commit.trim()));
     assert!(!landed && said.contains("not by"), "{said}");
 }
+
+/// A team without keys keeps working, told on every read that the shared rail is unverified;
+/// `rail init --remote` takes an existing `~/.ssh/id_ed25519`, records it and writes this
+/// machine's allowed-signers line for the team to commit — once it is on main, the warning goes.
+#[test]
+fn init_sets_a_machines_key_up_and_reads_warn_until_the_team_has_keys() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 1);
+    let a = &ms[0];
+    let said = ok(&a.rail(&["board"], &[]));
+    assert!(said.contains("UNVERIFIED"), "{said}");
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".ssh")).unwrap();
+    let key = keygen(&home.path().join(".ssh"), "id_ed25519");
+    let home_env = [("HOME", home.path().to_str().unwrap())];
+    let out = a.rail(&["init", "--remote", "origin"], &home_env);
+    ok(&out);
+    let told = stdout(&out);
+    assert!(
+        told.contains("rail.signingKey") && told.contains(".rail/allowed-signers"),
+        "{told}"
+    );
+    assert_eq!(
+        git_in(a.path(), &["config", "rail.signingKey"]).trim(),
+        key.to_str().unwrap()
+    );
+    let line = std::fs::read_to_string(a.path().join(".rail/allowed-signers")).unwrap();
+    assert!(
+        line.starts_with(&format!(
+            "{} namespaces=\"git\" ssh-ed25519 ",
+            machine_id(a)
+        )),
+        "{line}"
+    );
+    git_in(a.path(), &["add", ".rail/allowed-signers"]);
+    git_in(a.path(), &["commit", "-q", "-m", "a's key"]);
+    git_in(a.path(), &["push", "-q", "origin", "HEAD:main"]);
+    ok(&a.rail(&["claim", "auth", "--session", "alice"], &home_env));
+    let said = ok(&a.rail(&["board"], &[]));
+    assert!(!said.contains("UNVERIFIED"), "{said}");
+    let out = a.rail(&["validate", "--ci", "--shared"], &[]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("is proven up to"), "{}", stdout(&out));
+}
