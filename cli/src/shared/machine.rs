@@ -164,6 +164,42 @@ impl ChainReader {
         Ok(read)
     }
 
+    /// With keys, a queue is read only signed by its machine (core's `proof::check_marks`, the
+    /// rule for every machine's own ref): the queue commits not read yet are checked in one `git
+    /// log`, and one that is not its machine's is kept as unreadable, saying why — else anyone
+    /// who can push could put operations in another machine's name for an honest machine to
+    /// make and sign.
+    fn check_queues(
+        &mut self,
+        dir: &Path,
+        refs: &[(String, String)],
+        me: &str,
+        keys: &super::proof::Keys,
+    ) -> Result<(), String> {
+        let new: Vec<&(String, String)> = (refs.iter())
+            .filter(|(m, _)| m != me && queue::machine_ok(m))
+            .filter(|(m, c)| !self.queues.contains_key(&format!("{m} {c}")))
+            .take(queue::MAX_QUEUES)
+            .collect();
+        let commits: Vec<&str> = new.iter().map(|(_, c)| c.as_str()).collect();
+        let signed = super::proof::signatures(dir, keys, &commits)?;
+        for (machine, commit) in new {
+            let signature = signed
+                .get(commit)
+                .cloned()
+                .unwrap_or(rail_core::change::proof::Signature::Unsigned);
+            if let Err(why) =
+                rail_core::change::proof::check_marks(&signature, machine, &keys.signers)
+            {
+                self.queues.insert(
+                    format!("{machine} {commit}"),
+                    Err(format!("not read: {why}")),
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// The text of the blob `name` (`<commit>:<path>`), when it is there and at most `max`
     /// bytes (longer, or unreadable: `None`).
     pub fn text(&mut self, dir: &Path, name: &str, max: usize) -> Option<String> {
@@ -183,7 +219,11 @@ impl ChainReader {
         refs: &[(String, String)],
         me: &str,
         bases: &BTreeSet<String>,
+        keys: Option<&super::proof::Keys>,
     ) -> Result<View, String> {
+        if let Some(keys) = keys {
+            self.check_queues(dir, refs, me, keys)?;
+        }
         let mut view = View::default();
         let mut next = tip.map(str::to_string);
         let mut missing: BTreeSet<&str> = bases.iter().map(String::as_str).collect();

@@ -361,3 +361,35 @@ pub fn marks_signed(dir: &Path, keys: &Keys, machine: &str, commit: &str) -> Res
     let signature = signature_of(dir, keys, commit)?;
     proof::check_marks(&signature, machine, &keys.signers)
 }
+
+/// git's signature check of several commits in one `git log --no-walk`: each commit's
+/// [`Signature`], by id.
+pub fn signatures(
+    dir: &Path,
+    keys: &Keys,
+    commits: &[&str],
+) -> Result<BTreeMap<String, Signature>, String> {
+    let mut out = BTreeMap::new();
+    if commits.is_empty() {
+        return Ok(out);
+    }
+    let file = keys.file.to_string_lossy().into_owned();
+    let mut line = GitLine::new(&[])
+        .config("gpg.ssh.allowedSignersFile", &file)
+        .opt("log")
+        .opt("--no-walk=unsorted")
+        .opt("--format=%H%x1f%G?%x1f%GS");
+    for c in commits {
+        line = line.operand(*c);
+    }
+    for row in git::run(dir, &line)?.lines() {
+        let mut f = row.split('\x1f');
+        let (id, letter, signer) = (
+            f.next().unwrap_or(""),
+            f.next().unwrap_or(""),
+            f.next().unwrap_or(""),
+        );
+        out.insert(id.to_string(), Signature::from_git(letter, signer));
+    }
+    Ok(out)
+}

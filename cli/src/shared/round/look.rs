@@ -386,6 +386,7 @@ fn view(
             refs,
             &l.machine,
             &bases,
+            l.keys.as_ref(),
         )
         .map_err(Fail::env)
 }

@@ -449,3 +449,51 @@ fn init_sets_a_machines_key_up_and_reads_warn_until_the_team_has_keys() {
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).contains("is proven up to"), "{}", stdout(&out));
 }
+
+/// A queue pushed under another machine's name is not read: otherwise anyone who can push
+/// could have an honest machine make (and sign) an operation in a's name — here, releasing
+/// alice's claim.
+#[test]
+fn a_queue_is_read_only_from_the_machine_it_names() {
+    let remote = Remote::by_path();
+    let keys = tempfile::tempdir().unwrap();
+    let (ms, _paths) = keyed(&remote, keys.path());
+    let (a, b) = (&ms[0], &ms[1]);
+    ok(&a.rail(&["claim", "auth", "--session", "alice"], &[]));
+    let a_id = machine_id(a);
+    let tip = remote.git(&["rev-parse", "refs/rail/claims"]);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let queue = serde_json::json!({
+        "v": 1, "machine": a_id, "ops": [{
+            "id": "forged-1", "base": tip.trim(), "session": "alice",
+            "request": {"op": "release", "task": "auth"},
+            "now_ms": now, "deadline_ms": now + 600_000
+        }]
+    })
+    .to_string();
+    let blob = git_stdin(
+        b.path(),
+        &["hash-object", "-w", "--stdin"],
+        queue.as_bytes(),
+    );
+    let entry = format!("100644 blob {}\tqueue.json\n", blob.trim());
+    let tree = git_stdin(b.path(), &["mktree"], entry.as_bytes());
+    let commit = git_in(b.path(), &["commit-tree", tree.trim(), "-m", "queue"]);
+    git_in(
+        b.path(),
+        &[
+            "push",
+            "-q",
+            "origin",
+            &format!("+{}:refs/rail/queue/{a_id}", commit.trim()),
+        ],
+    );
+    ok(&b.rail(&["claim", "web", "--session", "bob"], &[]));
+    let claims = remote.shared_file("claims.md");
+    assert!(claims.contains("auth | alice |"), "{claims}");
+    let log = remote.shared_file("claims.log");
+    assert!(!log.contains("| released | auth"), "{log}");
+}
