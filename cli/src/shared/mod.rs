@@ -316,7 +316,8 @@ fn set_up_key(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
     }
     done.push(format!(
         "added this machine ({machine}) to {}: commit it on the main branch and push (the team \
-         reviews it like code); until {remote}'s main branch has it, the shared rail is unverified",
+         reviews it like code); until {remote}'s main branch has it, the shared rail is unverified, \
+         or, if the team has keys already, this machine cannot change it",
         rail_core::change::proof::ALLOWED_SIGNERS
     ));
     Ok(done)

@@ -102,6 +102,16 @@ fn signed(dir: &Path, l: &mut Leader, ids: Vec<String>) -> Result<Vec<String>, F
             rail_core::change::proof::ALLOWED_SIGNERS
         )));
     };
+    if !keys.signers.principals.contains(&l.machine) {
+        return Err(Fail::usage(format!(
+            "this machine ({}) is not among the team's allowed signers ({}): every other \
+             machine would take its commits for forgeries. `rail init --remote REMOTE` writes \
+             its line into {}; commit it on the main branch",
+            l.machine,
+            keys.from,
+            rail_core::change::proof::ALLOWED_SIGNERS
+        )));
+    }
     let objects = l.reader.objects(dir).map_err(Fail::env)?;
     super::proof::sign(dir, &l.dir, objects, key, &ids).map_err(|e| e.fail())
 }
