@@ -247,7 +247,7 @@ fn set_up_key(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
     let key = match proof::signing_key(&dir) {
         Some(key) => key,
         None => {
-            let home = std::env::var_os("HOME").map(PathBuf::from);
+            let home = crate::sys::env::home();
             match home
                 .map(|h| h.join(".ssh/id_ed25519"))
                 .filter(|k| k.is_file())

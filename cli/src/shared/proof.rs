@@ -94,7 +94,7 @@ pub fn signing_key(dir: &Path) -> Option<PathBuf> {
         return None;
     }
     Some(match named.strip_prefix("~/") {
-        Some(rest) => PathBuf::from(std::env::var_os("HOME")?).join(rest),
+        Some(rest) => crate::sys::env::home()?.join(rest),
         None => PathBuf::from(named),
     })
 }

@@ -1,3 +1,6 @@
+//! The proof's tests: allowed signers read, signatures judged, steps replayed and read back,
+//! forged claims found, the walk and its restores, marks, and what a server refuses.
+
 use super::*;
 use crate::change::ops::ClaimRequest;
 use crate::change::queue::Record;

@@ -440,7 +440,7 @@ fn first_difference(want: &str, have: &str) -> String {
 
 /// One commit of the walk, as the host found it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding {
+pub struct CommitFinding {
     pub commit: String,
     pub what: Found,
 }
@@ -476,7 +476,7 @@ pub struct Walk {
     /// Unproven commits not answered yet.
     pub open: Option<Unproven>,
     /// What each commit that was not plainly proven was.
-    pub found: Vec<Finding>,
+    pub found: Vec<CommitFinding>,
     strict: bool,
 }
 
@@ -501,7 +501,7 @@ impl Walk {
     ) {
         if !self.strict && *signature == Signature::Unsigned && self.open.is_none() {
             self.proven = Some(commit.to_string());
-            self.found.push(Finding {
+            self.found.push(CommitFinding {
                 commit: commit.to_string(),
                 what: Found::BeforeKeys,
             });
@@ -520,7 +520,7 @@ impl Walk {
                 };
                 if restores {
                     self.open = None;
-                    self.found.push(Finding {
+                    self.found.push(CommitFinding {
                         commit: commit.to_string(),
                         what: Found::Restored,
                     });
@@ -530,7 +530,7 @@ impl Walk {
                 }
             }
             Err(why) => {
-                self.found.push(Finding {
+                self.found.push(CommitFinding {
                     commit: commit.to_string(),
                     what: Found::Unproven(why.clone()),
                 });
