@@ -507,3 +507,66 @@ fn a_queue_is_read_only_from_the_machine_it_names() {
     );
     assert!(!remote.shared_file("claims.md").contains("docs |"));
 }
+
+/// Keyed machines racing, their operations folded into each other's commits (every commit
+/// publishes its machine's queue: `RAIL_TEST_PUBLISH`): every claim lands, no machine takes an
+/// honest commit for unproven, and the whole history proves.
+#[test]
+fn keyed_machines_racing_prove_each_others_commits() {
+    let remote = Remote::by_path();
+    let keys = tempfile::tempdir().unwrap();
+    let (ms, _paths) = keyed(&remote, keys.path());
+    let mut children = Vec::new();
+    for (mi, m) in ms.iter().enumerate() {
+        for p in 0..4 {
+            let script = format!(
+                "for t in 1 2 3; do \"$RAIL\" claim m{mi}-p{p}-$t --session m{mi}-p{p} || exit $?; done"
+            );
+            children.push(
+                Command::new("sh")
+                    .arg("-c")
+                    .arg(script)
+                    .current_dir(m.path())
+                    .env("RAIL", rail_bin())
+                    .env("RAIL_TEST_PUBLISH", "1")
+                    .env_remove("RAIL_SESSION")
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap(),
+            );
+        }
+    }
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{said}");
+        assert!(!said.contains("not proven"), "{said}");
+    }
+    for m in &ms {
+        let said = ok(&m.rail(&["sync"], &[]));
+        assert!(!said.contains("not proven"), "{said}");
+    }
+    let claims = remote.shared_file("claims.md");
+    for mi in 0..2 {
+        for p in 0..4 {
+            for t in 1..=3 {
+                assert!(claims.contains(&format!("m{mi}-p{p}-{t} |")), "{claims}");
+            }
+        }
+    }
+    let out = ms[0].rail(&["validate", "--ci", "--shared"], &[]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    // Some commit folded another machine's operation, and its record says who asked.
+    let log = remote.git(&["log", "--format=%B", "refs/rail/claims"]);
+    assert!(log.contains("\"step\":\"op\""), "{log}");
+    let folded = log
+        .split("rail-record v1\n")
+        .skip(1)
+        .filter_map(|r| serde_json::from_str::<serde_json::Value>(r.lines().next()?).ok())
+        .filter(|r| {
+            (r["steps"].as_array().into_iter().flatten()).any(|s| s["machine"] != r["machine"])
+        })
+        .count();
+    eprintln!("commits that made another machine's operation: {folded}");
+}
