@@ -84,6 +84,8 @@ pub struct ChainReader {
     objects: Option<CatFile>,
     commits: std::collections::BTreeMap<String, Commit>,
     queues: std::collections::BTreeMap<String, Result<Queue, String>>,
+    /// Queue commits (`machine commit`) whose signature was found to be their machine's.
+    verified: BTreeSet<String>,
 }
 
 impl ChainReader {
@@ -169,18 +171,35 @@ impl ChainReader {
     /// log`, and one that is not its machine's is kept as unreadable, saying why — else anyone
     /// who can push could put operations in another machine's name for an honest machine to
     /// make and sign.
+    ///
+    /// Only a queue holding an operation the next commit may decide (its base in `window`, as
+    /// `queue::eligible` requires) is checked — the others' operations are never made — and
+    /// each queue commit once per leader.
     fn check_queues(
         &mut self,
         dir: &Path,
         refs: &[(String, String)],
         me: &str,
         keys: &super::proof::Keys,
+        window: &BTreeSet<&str>,
     ) -> Result<(), String> {
-        let new: Vec<&(String, String)> = (refs.iter())
+        let mut new: Vec<&(String, String)> = Vec::new();
+        for pair in (refs.iter())
             .filter(|(m, _)| m != me && queue::machine_ok(m))
-            .filter(|(m, c)| !self.queues.contains_key(&format!("{m} {c}")))
             .take(queue::MAX_QUEUES)
-            .collect();
+        {
+            let key = format!("{} {}", pair.0, pair.1);
+            if self.verified.contains(&key) {
+                continue;
+            }
+            let live = match self.queue(dir, &pair.0, &pair.1)? {
+                Ok(q) => q.ops.iter().any(|op| window.contains(op.base.as_str())),
+                Err(_) => false,
+            };
+            if live {
+                new.push(pair);
+            }
+        }
         let commits: Vec<&str> = new.iter().map(|(_, c)| c.as_str()).collect();
         let signed = super::proof::signatures(dir, keys, &commits)?;
         for (machine, commit) in new {
@@ -188,13 +207,14 @@ impl ChainReader {
                 .get(commit)
                 .cloned()
                 .unwrap_or(rail_core::change::proof::Signature::Unsigned);
-            if let Err(why) =
-                rail_core::change::proof::check_marks(&signature, machine, &keys.signers)
-            {
-                self.queues.insert(
-                    format!("{machine} {commit}"),
-                    Err(format!("not read: {why}")),
-                );
+            let key = format!("{machine} {commit}");
+            match rail_core::change::proof::check_marks(&signature, machine, &keys.signers) {
+                Ok(()) => {
+                    self.verified.insert(key);
+                }
+                Err(why) => {
+                    self.queues.insert(key, Err(format!("not read: {why}")));
+                }
             }
         }
         Ok(())
@@ -221,9 +241,6 @@ impl ChainReader {
         bases: &BTreeSet<String>,
         keys: Option<&super::proof::Keys>,
     ) -> Result<View, String> {
-        if let Some(keys) = keys {
-            self.check_queues(dir, refs, me, keys)?;
-        }
         let mut view = View::default();
         let mut next = tip.map(str::to_string);
         let mut missing: BTreeSet<&str> = bases.iter().map(String::as_str).collect();
@@ -237,6 +254,12 @@ impl ChainReader {
                 next = commit.parent.clone();
             }
             view.chain.push(commit);
+        }
+        if let Some(keys) = keys {
+            let window: BTreeSet<&str> = (view.chain.iter().take(queue::WINDOW))
+                .map(|c| c.id.as_str())
+                .collect();
+            self.check_queues(dir, refs, me, keys, &window)?;
         }
         let mut read = 0;
         for (machine, commit) in refs {
@@ -264,6 +287,7 @@ impl ChainReader {
         if self.queues.len() > refs.len() * 2 + 64 {
             let live: BTreeSet<String> = refs.iter().map(|(m, c)| format!("{m} {c}")).collect();
             self.queues.retain(|k, _| live.contains(k));
+            self.verified.retain(|k| live.contains(k));
         }
         if self.commits.len() > 4 * queue::CHAIN_DEPTH {
             self.commits.clear();
