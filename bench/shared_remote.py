@@ -27,6 +27,8 @@ often they published operations for another machine's commit). And the CPU the c
 receive-pack), this script's proxy, and their sum as a share of all the cores over the cell
 (the rest went to whatever else the machine ran: see the load). `BENCH_SLOWEST=N` prints the N
 slowest claims with their machine ids, to find them in a `RAIL_SHARED_TRACE` file.
+`BENCH_KEYS=1` runs every cell as a keyed team (each clone signs with its own SSH key, every
+fetched state is proven: docs/shared-rail.md, "Who can change what").
 After each cell the remote's claims.md is read: every claim that said it succeeded must be held
 there by its session, once, and the contested task must have exactly one holder. Anything else
 fails the run (exit 1).
@@ -323,7 +325,32 @@ def make_machines(rail, remote, base, n):
             git("pull", "-q", "origin", "main", cwd=d)
         subprocess.run([rail, "init", "--remote", "origin"], cwd=d, check=True, stdout=subprocess.DEVNULL)
         machines.append(d)
+    if os.environ.get("BENCH_KEYS"):
+        set_up_keys(machines)
     return machines
+
+
+def set_up_keys(machines):
+    """`BENCH_KEYS=1`: a keyed team (docs/shared-rail.md, "Who can change what"): an Ed25519
+    key per clone as its `rail.signingKey`, every clone's line in `.rail/allowed-signers` on main."""
+    lines = []
+    for d in machines:
+        key = os.path.join(d, ".git", "bench-key")
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key], check=True)
+        git("config", "rail.signingKey", key, cwd=d)
+        with open(os.path.join(d, ".git", "rail", "exchange", "machine")) as f:
+            machine = f.read().strip()
+        with open(key + ".pub") as f:
+            lines.append(f'{machine} namespaces="git" {f.read().strip()}\n')
+    first = machines[0]
+    os.makedirs(os.path.join(first, ".rail"), exist_ok=True)
+    with open(os.path.join(first, ".rail", "allowed-signers"), "w") as f:
+        f.writelines(lines)
+    git("add", ".rail/allowed-signers", cwd=first)
+    git("commit", "-q", "-m", "the team's keys", cwd=first)
+    git("push", "-q", "origin", "HEAD:main", cwd=first)
+    for d in machines[1:]:
+        git("pull", "-q", "origin", "main", cwd=d)
 
 
 def run_cell(rail, base, kind, machines_n, racers, claims_per_racer, delay_ms, solo):

@@ -118,6 +118,8 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         // A hook answers through its exit code, whatever goes wrong.
         Command::Hook { kind } => std::process::exit(cmd::hook::run(&kind, flags)),
         Command::Mcp => return cmd::mcp::run(flags, cli.fetch),
+        // A server's hook runs in a bare repository: no rail there.
+        Command::VerifyPush(args) => return cmd::verify_push::run(&args),
         _ => {}
     }
     let ctx = Ctx::new(flags, cli.command.creates())?;

@@ -298,6 +298,7 @@ impl World {
         let record = Recorded::Some(Record {
             machine: name,
             decided,
+            ..Default::default()
         });
         // Through the message, as the remote carries it.
         let message = match &record {

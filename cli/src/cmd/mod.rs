@@ -25,6 +25,7 @@ pub mod sync;
 pub mod take;
 pub mod update;
 pub mod validate;
+pub mod verify_push;
 pub mod who;
 pub mod worktree;
 
@@ -88,6 +89,10 @@ pub enum Command {
     Worktree(worktree::WorktreeArgs),
     /// Print the completion script for a shell (README: "Shell completions and man page").
     Completions(completions::CompletionsArgs),
+    /// For a git server's pre-receive hook: accept a push of one of the shared rail's refs only
+    /// when it is proven (never a deletion, a rewind, an unsigned or unprovable commit, or a
+    /// machine's ref signed by another machine). Reads the allowed signers from `HEAD`.
+    VerifyPush(verify_push::VerifyPushArgs),
     /// Print rail's man page (roff): `rail man | man -l -`; `--dir` writes rail.1 and one page per command.
     Man(man::ManArgs),
 }
@@ -140,6 +145,7 @@ impl Command {
             | Command::Hook { .. }
             | Command::Mcp
             | Command::Completions(_)
+            | Command::VerifyPush(_)
             | Command::Man(_) => Err(Fail::usage(
                 "this command is handled before the rail is located",
             )),

@@ -67,6 +67,8 @@ pub struct ChainReader {
     objects: Option<CatFile>,
     commits: std::collections::BTreeMap<String, Commit>,
     queues: std::collections::BTreeMap<String, Result<Queue, String>>,
+    /// Queue commits (`machine commit`) whose signature was found to be their machine's.
+    verified: BTreeSet<String>,
 }
 
 impl ChainReader {
@@ -147,6 +149,60 @@ impl ChainReader {
         Ok(read)
     }
 
+    /// With keys, a queue is read only signed by its machine (core's `proof::check_marks`, the
+    /// rule for every machine's own ref): the queue commits not read yet are checked in one `git
+    /// log`, and one that is not its machine's is kept as unreadable, saying why — else anyone
+    /// who can push could put operations in another machine's name for an honest machine to
+    /// make and sign.
+    ///
+    /// Only a queue holding an operation the next commit may decide (its base in `window`, as
+    /// `queue::eligible` requires) is checked — the others' operations are never made — and
+    /// each queue commit once per leader.
+    fn check_queues(
+        &mut self,
+        dir: &Path,
+        refs: &[(String, String)],
+        me: &str,
+        keys: &super::proof::Keys,
+        window: &BTreeSet<&str>,
+    ) -> Result<(), String> {
+        let mut new: Vec<&(String, String)> = Vec::new();
+        for pair in (refs.iter())
+            .filter(|(m, _)| m != me && queue::machine_ok(m))
+            .take(queue::MAX_QUEUES)
+        {
+            let key = format!("{} {}", pair.0, pair.1);
+            if self.verified.contains(&key) {
+                continue;
+            }
+            let live = match self.queue(dir, &pair.0, &pair.1)? {
+                Ok(q) => q.ops.iter().any(|op| window.contains(op.base.as_str())),
+                Err(_) => false,
+            };
+            if live {
+                new.push(pair);
+            }
+        }
+        let commits: Vec<&str> = new.iter().map(|(_, c)| c.as_str()).collect();
+        let signed = super::proof::signatures(dir, keys, &commits)?;
+        for (machine, commit) in new {
+            let signature = signed
+                .get(commit)
+                .cloned()
+                .unwrap_or(rail_core::change::proof::Signature::Unsigned);
+            let key = format!("{machine} {commit}");
+            match rail_core::change::proof::check_marks(&signature, machine, &keys.signers) {
+                Ok(()) => {
+                    self.verified.insert(key);
+                }
+                Err(why) => {
+                    self.queues.insert(key, Err(format!("not read: {why}")));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The text of the blob `name` (`<commit>:<path>`), when it is there and at most `max`
     /// bytes (longer, or unreadable: `None`).
     pub fn text(&mut self, dir: &Path, name: &str, max: usize) -> Option<String> {
@@ -166,6 +222,7 @@ impl ChainReader {
         refs: &[(String, String)],
         me: &str,
         bases: &BTreeSet<String>,
+        keys: Option<&super::proof::Keys>,
     ) -> Result<View, String> {
         let mut view = View::default();
         let mut next = tip.map(str::to_string);
@@ -180,6 +237,12 @@ impl ChainReader {
                 next = commit.parent.clone();
             }
             view.chain.push(commit);
+        }
+        if let Some(keys) = keys {
+            let window: BTreeSet<&str> = (view.chain.iter().take(queue::WINDOW))
+                .map(|c| c.id.as_str())
+                .collect();
+            self.check_queues(dir, refs, me, keys, &window)?;
         }
         let mut read = 0;
         for (machine, commit) in refs {
@@ -207,6 +270,7 @@ impl ChainReader {
         if self.queues.len() > refs.len() * 2 + 64 {
             let live: BTreeSet<String> = refs.iter().map(|(m, c)| format!("{m} {c}")).collect();
             self.queues.retain(|k, _| live.contains(k));
+            self.verified.retain(|k| live.contains(k));
         }
         if self.commits.len() > 4 * queue::CHAIN_DEPTH {
             self.commits.clear();

@@ -19,6 +19,7 @@ pub mod commit;
 pub mod exchange;
 pub mod machine;
 pub mod outbox;
+pub mod proof;
 pub mod provisional;
 pub mod remote;
 pub mod rewind;
@@ -235,6 +236,94 @@ pub fn init_remote(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
         "mirrored the shared rail into {}",
         ctx.rail.root.display()
     ));
+    done.extend(set_up_key(ctx, remote)?);
+    Ok(done)
+}
+
+/// This machine's key for signing the shared rail, set up where it can be in one step: git's
+/// own signing key (`user.signingKey` with `gpg.format ssh`) or `rail.signingKey` if set, else an
+/// existing `~/.ssh/id_ed25519` (recorded as `rail.signingKey`); and this machine's line for the
+/// team's allowed signers, added to `.rail/allowed-signers` in the checkout for a person to
+/// commit on the main branch (reviewed like code) when it is not there yet.
+fn set_up_key(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
+    let dir = ctx.repo_dir();
+    let mut done = Vec::new();
+    let key = match proof::signing_key(&dir) {
+        Some(key) => key,
+        None => {
+            let home = crate::sys::env::home();
+            match home
+                .map(|h| h.join(".ssh/id_ed25519"))
+                .filter(|k| k.is_file())
+            {
+                Some(key) => {
+                    let shown = key.to_string_lossy().into_owned();
+                    git::config_set(&dir, "rail.signingkey", &shown).map_err(Fail::env)?;
+                    done.push(format!("git config rail.signingKey {shown}"));
+                    key
+                }
+                None => {
+                    done.push(format!(
+                        "no SSH key to sign the shared rail with: make one (`ssh-keygen -t \
+                         ed25519`) or name yours (`git config rail.signingKey PATH`), then run \
+                         `rail init --remote {remote}` again"
+                    ));
+                    return Ok(done);
+                }
+            }
+        }
+    };
+    let public = if key.extension().is_some_and(|e| e == "pub") {
+        key.clone()
+    } else {
+        PathBuf::from(format!("{}.pub", key.display()))
+    };
+    let Ok(public_text) = std::fs::read_to_string(&public) else {
+        done.push(format!(
+            "no public key at {}: this machine's line for {} cannot be written",
+            public.display(),
+            rail_core::change::proof::ALLOWED_SIGNERS
+        ));
+        return Ok(done);
+    };
+    let machine = machine::machine(Exchange::of(ctx)?.dir()).map_err(Fail::env)?;
+    let line = format!(
+        "{machine} namespaces=\"{}\" {}",
+        rail_core::change::proof::NAMESPACE,
+        public_text.trim()
+    );
+    let committed = ctx
+        .repo
+        .as_ref()
+        .and_then(|r| proof::keys(&dir, &r.common_dir, remote))
+        .is_some_and(|k| k.signers.principals.contains(&machine));
+    if committed {
+        done.push(format!(
+            "this machine ({machine}) signs the shared rail with {}",
+            key.display()
+        ));
+        return Ok(done);
+    }
+    let file = dir.join(rail_core::change::proof::ALLOWED_SIGNERS);
+    let old = std::fs::read_to_string(&file).unwrap_or_default();
+    if !old.lines().any(|l| l.trim() == line) {
+        let mut text = old;
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&line);
+        text.push('\n');
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Fail::env(e.to_string()))?;
+        }
+        std::fs::write(&file, text).map_err(|e| Fail::env(format!("{}: {e}", file.display())))?;
+    }
+    done.push(format!(
+        "added this machine ({machine}) to {}: commit it on the main branch and push (the team \
+         reviews it like code); until {remote}'s main branch has it, the shared rail is unverified, \
+         or, if the team has keys already, this machine cannot change it",
+        rail_core::change::proof::ALLOWED_SIGNERS
+    ));
     Ok(done)
 }
 
@@ -322,10 +411,19 @@ pub fn before_read(ctx: &Ctx, remote: &str, fetch_first: bool) -> Result<Option<
         now: crate::sys::clock::now(),
         fetch_error,
     });
-    Ok(Some(if fetch_first || note.stale {
+    let text = if fetch_first || note.stale {
         note.text
     } else {
         format!("{} (`--fetch` to refresh)", note.text)
+    };
+    // A team that has not set keys up keeps working, told on every read that nothing proves
+    // what the remote holds.
+    let keyed = (ctx.repo.as_ref())
+        .and_then(|r| proof::keys(&ctx.repo_dir(), &r.common_dir, remote))
+        .is_some();
+    Ok(Some(match keyed {
+        true => text,
+        false => format!("{text}\nrail: {}", proof::unverified(remote)),
     }))
 }
 

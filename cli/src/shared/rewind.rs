@@ -37,8 +37,11 @@ pub struct Seen {
 
 /// A remote found rewound, merged with the state this machine had seen.
 pub struct Rewound {
-    /// The seen state's commit (the merge's second parent).
-    pub seen: String,
+    /// The seen state's commit (the merge's second parent); none for a restore over commits
+    /// that were not proven (the state restored is in the history already).
+    pub seen: Option<String>,
+    /// What the commit's record says it carries (core's `proof::Step`).
+    pub step: rail_core::change::proof::Step,
     pub files: BTreeMap<String, String>,
     pub changed: BTreeMap<String, String>,
     /// What the requester is told and the commit message says.
@@ -142,7 +145,8 @@ pub fn rewind(
         r.changed.insert(LOG_FILE.to_string(), log);
     }
     Ok(Some(Rewound {
-        seen: old.clone(),
+        seen: Some(old.clone()),
+        step: rail_core::change::proof::Step::Rejoin { seen: old.clone() },
         files: r.files,
         changed: r.changed,
         message,

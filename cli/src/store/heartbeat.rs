@@ -150,7 +150,7 @@ pub fn keep_shared(
     repo: &Repo,
     me: &str,
     fetched: &[(String, String)],
-    read: impl Fn(&str) -> Option<String>,
+    read: impl Fn(&str, &str) -> Option<String>,
 ) {
     let dir = shared_dir(repo);
     let index = dir.join(MIRRORED);
@@ -166,9 +166,11 @@ pub fn keep_shared(
             continue;
         }
         if known.get(machine.as_str()) != Some(&commit.as_str()) {
-            let Some(text) = read(commit) else {
+            // Not read (too large, not UTF-8, not the machine's): the marks kept stay.
+            let Some(text) = read(machine, commit) else {
                 continue;
             };
+            let text = rail_core::formats::heartbeat::clamp_shared(&text, crate::sys::clock::now());
             if crate::sys::railfile::ensure_dir(&dir).is_err() {
                 return;
             }

@@ -9,6 +9,7 @@ pub mod lock;
 pub mod merge;
 pub mod missing;
 pub mod ops;
+pub mod proof;
 pub mod queue;
 pub mod remote;
 pub mod round;

@@ -154,6 +154,20 @@ pub fn parse_machine(machine: &str, text: &str) -> Vec<(String, HookSeen)> {
         .collect()
 }
 
+/// Another machine's shared marks as this machine keeps them: every mark dated after `now`
+/// (this machine's clock when it read them) dated `now` — a mark from the future would show its
+/// session guarded for as long as the future lasts (marks dated 2099).
+pub fn clamp_shared(text: &str, now: Time) -> String {
+    let marks: BTreeMap<String, HookSeen> = parse_machine("", text)
+        .into_iter()
+        .map(|(session, seen)| {
+            let at = seen.at.min(now);
+            (session, HookSeen { at, ..seen })
+        })
+        .collect();
+    render_machine(&marks)
+}
+
 /// How much newer a hook call must be than its session's mark before the mark is written again:
 /// a tool call is a hook call or two, and rewriting the file each time is most of the mark's
 /// cost. A board shows a mark up to this much older than its session's last call.

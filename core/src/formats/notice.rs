@@ -37,6 +37,10 @@ pub enum LossCause {
     /// Not a loss — "Behind!": the holder's agent is writing, in another checkout, files the
     /// session has in flight; those files (the notice's task names the first).
     WrittenBeside(String),
+    /// A commit that is not proven (not signed by an allowed machine, or not what the
+    /// operations it records make) changed the claim on the shared rail; the last proven state
+    /// was restored over it. The commit's id.
+    Unproven(String),
 }
 
 /// One lost claim, for its session.
@@ -70,6 +74,7 @@ pub fn render(n: &Notice) -> String {
         LossCause::Taken(r) => ("taken", Some(r)),
         LossCause::ClaimedOver(f) => ("claimed-over", Some(f)),
         LossCause::WrittenBeside(f) => ("written-beside", Some(f)),
+        LossCause::Unproven(c) => ("unproven", Some(c)),
     };
     let mut out = format!(
         "session {}\ntask {}\nholder {}\nwhy {why}\nat {}\n",
@@ -108,6 +113,7 @@ pub fn parse(text: &str) -> Option<Notice> {
         "taken" => LossCause::Taken(reason.unwrap_or_default()),
         "claimed-over" => LossCause::ClaimedOver(reason?),
         "written-beside" => LossCause::WrittenBeside(reason?),
+        "unproven" => LossCause::Unproven(reason.unwrap_or_default()),
         _ => return None,
     };
     Some(Notice {
@@ -154,7 +160,7 @@ pub fn message(notices: &[Notice]) -> String {
         if !out.is_empty() {
             out.push('\n');
         }
-        let files = match &n.why {
+        match &n.why {
             LossCause::ClaimedOver(f) => {
                 out.push_str(&format!(
                     "Rail: Behind! {} claimed {} on purpose ({}) over {}'s work in flight: {f}, not merged yet. Commit what you have of those files now and agree with {} who finishes them (`rail who FILE` shows who holds what).",
@@ -162,15 +168,25 @@ pub fn message(notices: &[Notice]) -> String {
                 ));
                 continue;
             }
-            LossCause::WrittenBeside(f) => f,
-            _ => "",
-        };
-        if !files.is_empty() {
-            out.push_str(&format!(
-                "Rail: Behind! {} is writing {files} in another checkout ({}), which {} has in flight here: both changes will meet in a merge. Commit yours soon and tell {} (`rail who {}`).",
-                n.holder, format_time(n.at), n.session, n.holder, n.task
-            ));
-            continue;
+            LossCause::WrittenBeside(files) => {
+                out.push_str(&format!(
+                    "Rail: Behind! {} is writing {files} in another checkout ({}), which {} has in flight here: both changes will meet in a merge. Commit yours soon and tell {} (`rail who {}`).",
+                    n.holder, format_time(n.at), n.session, n.holder, n.task
+                ));
+                continue;
+            }
+            LossCause::Unproven(commit) => {
+                out.push_str(&format!(
+                    "Rail: {}'s claim of {} was changed on the shared rail ({}) by commit {}, which is not proven (not signed by a machine the team allows, or not what the operations it records make). The last proven state was restored over it; `rail board` shows who holds {} now, `rail log` what happened.",
+                    n.session,
+                    n.task,
+                    format_time(n.at),
+                    &commit[..commit.len().min(12)],
+                    n.task
+                ));
+                continue;
+            }
+            _ => {}
         }
         let how = match &n.why {
             LossCause::Provisional => format!(
@@ -183,7 +199,9 @@ pub fn message(notices: &[Notice]) -> String {
             ),
             LossCause::Taken(r) if r.is_empty() => format!("{} took it", n.holder),
             LossCause::Taken(r) => format!("{} took it ({r})", n.holder),
-            LossCause::ClaimedOver(_) | LossCause::WrittenBeside(_) => String::new(),
+            LossCause::ClaimedOver(_) | LossCause::WrittenBeside(_) | LossCause::Unproven(_) => {
+                String::new()
+            }
         };
         out.push_str(&format!(
             "Rail: {}'s claim of {} is no longer theirs ({}, {}): {} holds {}. Stop work on {}: do not edit its files; `rail board` shows what is free, `rail log` what happened.",
@@ -225,6 +243,7 @@ mod tests {
             LossCause::Taken("no activity for 3h".into()),
             LossCause::ClaimedOver("src/auth/token.ts, src/auth/a.ts".into()),
             LossCause::WrittenBeside("src/auth/token.ts".into()),
+            LossCause::Unproven("0123456789abcdef0123456789abcdef01234567".into()),
         ] {
             let n = notice(why);
             assert_eq!(parse(&render(&n)), Some(n.clone()));

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 use rail_core::change::ops::Request;
+use rail_core::change::proof::Step;
 use rail_core::change::queue::{self, FoldVerdict, Folding, Op, OpDecision, Record};
 use rail_core::change::round::{self, AfterPush, OwnJob, Settled, Slot, Standing};
 
@@ -87,7 +88,8 @@ pub fn commit(
         }
         (looked.state.commit.clone(), None)
     } else {
-        let message = message(l, &looked, &done, decided, foreign_decided);
+        let steps = steps(&looked, &order, &verdicts, jobs, &l.machine);
+        let message = message(l, &looked, &done, decided, steps, foreign_decided);
         let answered: Vec<usize> = looked.answered.iter().map(|(i, _)| *i).collect();
         let open: Vec<(usize, bool)> = (own.iter())
             .map(|&i| (i, matches!(jobs[i].request, Some(Request::Take { .. }))))
@@ -116,6 +118,9 @@ pub fn commit(
                     inputs.dir,
                     &git::GitLine::new(&["update-ref", shared::FETCHED]).operand(id.as_str()),
                 );
+                if l.keys.is_some() {
+                    shared::proof::proved(inputs.dir, &id);
+                }
                 l.seen = (looked.rewound.is_none()).then(|| shared::Seen {
                     kept: None,
                     fetched: Some(id.clone()),
@@ -250,6 +255,7 @@ fn message(
     looked: &Looked,
     done: &[String],
     decided: Vec<OpDecision>,
+    steps: Vec<Step>,
     foreign_decided: bool,
 ) -> String {
     let summary = match done {
@@ -265,14 +271,62 @@ fn message(
         Some(r) => format!("{summary}\n\n{}", r.message),
         None => summary,
     };
-    if !l.on {
+    // A team with keys proves every commit by its record, queues or not.
+    if !l.on && l.keys.is_none() {
         return summary;
     }
     let record = Record {
         machine: l.machine.clone(),
         decided,
+        steps,
     };
     queue::render_message(&summary, &record)
+}
+
+/// What the commit carries, in the order it was applied, for anyone to replay (core's
+/// `proof::Step`): a merge-back, the provisional claims appended, then every operation made,
+/// with the machine that asked for it.
+fn steps(
+    looked: &Looked,
+    order: &[Slot],
+    verdicts: &[FoldVerdict],
+    jobs: &[Job],
+    me: &str,
+) -> Vec<Step> {
+    let mut steps: Vec<Step> = looked.rewound.iter().map(|r| r.step.clone()).collect();
+    if let Some(text) = &looked.appended {
+        steps.push(Step::Appended { text: text.clone() });
+    }
+    for (slot, verdict) in order.iter().zip(verdicts) {
+        if !matches!(verdict, FoldVerdict::Planned { changed: true, .. }) {
+            continue;
+        }
+        let (machine, session, request, extra_log, now_ms) = match *slot {
+            Slot::Own(i) => {
+                let j = &jobs[i];
+                let request = j.request.clone().expect("own jobs with a request");
+                (me.to_string(), &j.session, request, &j.extra_log, j.now_ms)
+            }
+            Slot::Foreign(k) => {
+                let (m, op) = &looked.candidates[k];
+                (
+                    m.clone(),
+                    &op.session,
+                    op.request.clone(),
+                    &op.extra_log,
+                    op.now_ms,
+                )
+            }
+        };
+        steps.push(Step::Op {
+            machine,
+            session: session.clone(),
+            request,
+            extra_log: extra_log.clone(),
+            now_ms,
+        });
+    }
+    steps
 }
 
 /// Makes the round's commit (with this machine's queue of `publish_now` and its guard marks
@@ -297,7 +351,7 @@ fn push(
     let rail_commit = NewCommit {
         tmp: shared::NEW,
         parent: looked.state.commit.as_deref(),
-        merged: looked.rewound.as_ref().map(|r| r.seen.as_str()),
+        merged: looked.rewound.as_ref().and_then(|r| r.seen.as_deref()),
         changed: &looked.changed,
         message,
     };
@@ -308,6 +362,7 @@ fn push(
     new.extend(queue_commit.as_ref().map(QueueCommit::new_commit));
     new.extend(marks.as_ref().map(MarksCommit::new_commit));
     let ids = shared::commits(dir, &new).map_err(|e| e.fail())?;
+    let ids = super::signed(dir, l, ids)?;
     let queue_ref = format!("{}{}", queue::QUEUE_REFS, l.machine);
     let mut previous = Vec::new();
     let mut updates = vec![Update {

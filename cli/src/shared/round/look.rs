@@ -25,7 +25,7 @@ use crate::shared::machine::View;
 use crate::shared::remote::Fetched;
 use crate::shared::rewind::{Rewound, Seen};
 use crate::shared::state::SharedState;
-use crate::shared::{self, OfferedClaims};
+use crate::shared::{self, proof, OfferedClaims};
 use crate::sys::clock;
 
 /// What a round is given.
@@ -60,6 +60,8 @@ pub struct Looked {
     /// The provisional claims offered, and what became of them.
     pub provisional: Vec<String>,
     pub offered: OfferedClaims,
+    /// The text the provisional claims appended to claims.md (a step of the commit's record).
+    pub appended: Option<String>,
     /// The facts leases need on the remote's branches, gathered once a move needs them.
     base_facts: Option<Facts>,
     pub standing: Vec<Standing>,
@@ -131,12 +133,15 @@ pub fn look(inputs: &Inputs<'_>, live: &mut Vec<Job>, l: &mut Leader) -> Result<
         changed = files.clone();
         warnings.push(message);
     }
-    // A state this machine pushed itself cannot be a rewind of what it saw.
+    // A state this machine pushed itself cannot be a rewind of what it saw, nor unproven.
     let rewound = match own_push {
         Some(_) => None,
-        None => {
-            shared::rewind(ctx, dir, remote, &seen, &state, &mut l.reader).map_err(|e| e.fail())?
-        }
+        None => match shared::rewind(ctx, dir, remote, &seen, &state, &mut l.reader)
+            .map_err(|e| e.fail())?
+        {
+            Some(r) => Some(r),
+            None => prove(ctx, dir, remote, &state, l)?,
+        },
     };
     if let Some(r) = &rewound {
         files = r.files.clone();
@@ -163,6 +168,7 @@ pub fn look(inputs: &Inputs<'_>, live: &mut Vec<Job>, l: &mut Leader) -> Result<
         rewound,
         provisional: shared::read_provisional(ctx),
         offered: OfferedClaims::default(),
+        appended: None,
         base_facts: None,
         standing,
         answered,
@@ -225,6 +231,79 @@ fn restore_missing(
             Ok(Some(message))
         }
     }
+}
+
+/// The fetched state proven from the last state this machine proved (core's `proof::Walk`),
+/// when the team set keys up: a state that is not proven is not built on — the last proven
+/// state is merged back over the commits that are not (a restore, core's `proof::Step`), every
+/// claim that merge drops is logged, and the sessions whose claims the unproven commits changed
+/// are told at their next hook call.
+fn prove(
+    ctx: &Ctx,
+    dir: &Path,
+    remote: &str,
+    state: &SharedState,
+    l: &mut Leader,
+) -> Result<Option<Rewound>, Fail> {
+    let (Some(keys), Some(tip)) = (&l.keys, state.commit.as_deref()) else {
+        return Ok(None);
+    };
+    let from = proof::last_proven(dir);
+    if from.as_deref() == Some(tip) {
+        return Ok(None);
+    }
+    let objects = l.reader.objects(dir).map_err(Fail::env)?;
+    let walk = proof::prove(dir, objects, keys, from.as_deref(), tip).map_err(|e| e.fail())?;
+    let Some(open) = walk.open else {
+        if let Some(p) = &walk.proven {
+            proof::proved(dir, p);
+        }
+        return Ok(None);
+    };
+    let base = proof::files_of(dir, objects, Some(&open.last));
+    let kept = proof::files_of(dir, objects, open.kept.as_deref());
+    let mut r = snapshot::rejoin(&base, &kept, &state.files, None);
+    let mut message = rail_core::change::proof::unproven_message(remote, &open);
+    if !r.losers.is_empty() {
+        let lines: Vec<String> = (r.losers.iter())
+            .map(|loser| loser.log_line(ctx.now, "restore"))
+            .collect();
+        let log = snapshot::log_with(r.files.get(LOG_FILE).map_or("", String::as_str), &lines);
+        r.files.insert(LOG_FILE.to_string(), log.clone());
+        r.changed.insert(LOG_FILE.to_string(), log);
+    }
+    let robbed = rail_core::change::proof::robbed(&kept, &base);
+    if !robbed.is_empty() {
+        message.push_str(&format!(
+            "; claims the unproven commits changed: {}",
+            (robbed.iter())
+                .map(|(s, t)| format!("{s}'s claim of {t}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if let Some(repo) = &ctx.repo {
+        for (session, task) in &robbed {
+            let notice = rail_core::formats::notice::Notice {
+                session: session.clone(),
+                task: task.clone(),
+                holder: session.clone(),
+                why: rail_core::formats::notice::LossCause::Unproven(open.first.clone()),
+                at: ctx.now,
+            };
+            crate::store::notice::post(repo, &notice, false);
+        }
+    }
+    Ok(Some(Rewound {
+        seen: None,
+        step: rail_core::change::proof::Step::Restore {
+            base: open.last.clone(),
+            kept: open.kept.clone(),
+        },
+        files: r.files,
+        changed: r.changed,
+        message,
+    }))
 }
 
 /// The refs the round reads: this machine's own last push, the refs a fetch of a moment ago
@@ -340,6 +419,7 @@ fn view(
             refs,
             &l.machine,
             &bases,
+            l.keys.as_ref(),
         )
         .map_err(Fail::env)
 }
@@ -415,6 +495,11 @@ fn offer_provisional(ctx: &Ctx, remote: &str, looked: &mut Looked) {
     let (claims, offered) =
         shared::offer_provisional(ctx, remote, &looked.files, &facts, &looked.provisional);
     if let Some(claims) = claims {
+        let mut before = looked.files.get(CLAIMS_MD).cloned().unwrap_or_default();
+        if !before.is_empty() && !before.ends_with('\n') {
+            before.push('\n');
+        }
+        looked.appended = claims.strip_prefix(before.as_str()).map(str::to_string);
         looked.files.insert(CLAIMS_MD.to_string(), claims.clone());
         looked.changed.insert(CLAIMS_MD.to_string(), claims);
     }

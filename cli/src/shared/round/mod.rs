@@ -59,6 +59,8 @@ struct Leader {
     seen: Option<Seen>,
     /// Rounds this leader ran.
     rounds: u32,
+    /// The team's keys, when it set them up (`None`: the shared rail is unverified).
+    keys: Option<super::proof::Keys>,
 }
 
 impl Leader {
@@ -74,6 +76,7 @@ impl Leader {
             state: None,
             seen: None,
             rounds: 0,
+            keys: None,
         }
     }
 
@@ -81,6 +84,36 @@ impl Leader {
         // Only pacing and what was published: a lost write costs a wait, not a wrong answer.
         let _ = machine::save(&self.memory, &self.dir);
     }
+}
+
+/// The commits `ids` (made by `shared::commits`) signed with this machine's key when the team
+/// set keys up (`proof::sign`), as they are otherwise. A machine of such a team without a key
+/// changes nothing: every other machine would take its commits for forgeries.
+fn signed(dir: &Path, l: &mut Leader, ids: Vec<String>) -> Result<Vec<String>, Fail> {
+    let Some(keys) = &l.keys else {
+        return Ok(ids);
+    };
+    let Some(key) = &keys.key else {
+        return Err(Fail::usage(format!(
+            "this machine has no key to sign the shared rail's commits with, and its team signs \
+             them ({}): `rail init --remote REMOTE` sets one up (git config rail.signingKey), \
+             then add the line it prints to {} on the main branch",
+            keys.from,
+            rail_core::change::proof::ALLOWED_SIGNERS
+        )));
+    };
+    if !keys.signers.principals.contains(&l.machine) {
+        return Err(Fail::usage(format!(
+            "this machine ({}) is not among the team's allowed signers ({}): every other \
+             machine would take its commits for forgeries. `rail init --remote REMOTE` writes \
+             its line into {}; commit it on the main branch",
+            l.machine,
+            keys.from,
+            rail_core::change::proof::ALLOWED_SIGNERS
+        )));
+    }
+    let objects = l.reader.objects(dir).map_err(Fail::env)?;
+    super::proof::sign(dir, &l.dir, objects, key, &ids).map_err(|e| e.fail())
 }
 
 /// How a round ended.
@@ -120,6 +153,7 @@ pub fn lead(
 ) -> Result<(), Fail> {
     let dir = ctx.repo_dir();
     let mut l = Leader::open(exchange);
+    l.keys = (ctx.repo.as_ref()).and_then(|r| super::proof::keys(&dir, &r.common_dir, remote));
     let mut attempt = 0u32;
     // Rounds lost to another machine's push: a job that then fails at its deadline says so,
     // not only that the last exchange was cut off (which reads as an unreachable remote).

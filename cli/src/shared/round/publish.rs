@@ -106,7 +106,15 @@ pub fn keep_marks(ctx: &Ctx, dir: &Path, l: &mut Leader, fetched: &shared::Fetch
     };
     let me = machine::machine(&l.dir).unwrap_or_default();
     let reader = std::cell::RefCell::new(&mut l.reader);
-    crate::store::heartbeat::keep_shared(repo, &me, &fetched.marks, |commit| {
+    let keys = l.keys.as_ref();
+    crate::store::heartbeat::keep_shared(repo, &me, &fetched.marks, |machine, commit| {
+        // A team with keys reads a machine's marks only signed by that machine.
+        if let Some(keys) = keys {
+            if let Err(why) = shared::proof::marks_signed(dir, keys, machine, commit) {
+                errln!("rail: the guard marks on refs/rail/seen/{machine} are not read: {why}");
+                return None;
+            }
+        }
         reader.borrow_mut().text(
             dir,
             &format!("{commit}:{}", crate::store::heartbeat::MARKS_FILE),
@@ -177,11 +185,14 @@ impl MarksCommit {
 
 /// Pushes this machine's guard marks alone (never contended: the ref is this machine's), when
 /// they tell something new.
-pub fn share_marks_alone(ctx: &Ctx, dir: &Path, remote: &str, deadline: Instant, l: &Leader) {
+pub fn share_marks_alone(ctx: &Ctx, dir: &Path, remote: &str, deadline: Instant, l: &mut Leader) {
     let Some(marks) = MarksCommit::of(ctx, dir, l) else {
         return;
     };
     let Ok(ids) = shared::commits(dir, &[marks.new_commit()]) else {
+        return;
+    };
+    let Ok(ids) = super::signed(dir, l, ids) else {
         return;
     };
     let update = Update {
@@ -235,6 +246,9 @@ impl QueueCommit {
 pub fn publish_only(dir: &Path, remote: &str, deadline: Instant, l: &mut Leader, ops: Vec<Op>) {
     let queue_commit = QueueCommit::of(dir, l, &ops);
     let Ok(ids) = shared::commits(dir, &[queue_commit.new_commit()]) else {
+        return;
+    };
+    let Ok(ids) = super::signed(dir, l, ids) else {
         return;
     };
     let dst = format!("{}{}", queue::QUEUE_REFS, l.machine);

@@ -6,7 +6,7 @@ use crate::common::*;
 
 /// A Stop hook call of Claude Code (2.1.332 names itself in its hooks' environment) for
 /// `session` on `m`: it leaves the session's mark there.
-fn stop(m: &Machine, session: &str) {
+pub(super) fn stop(m: &Machine, session: &str) {
     let payload = serde_json::json!({
         "session_id": "s", "hook_event_name": "Stop", "cwd": m.path(), "stop_hook_active": false
     })
@@ -21,7 +21,7 @@ fn stop(m: &Machine, session: &str) {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
 }
 
-fn session(m: &Machine, name: &str) -> serde_json::Value {
+pub(super) fn session(m: &Machine, name: &str) -> serde_json::Value {
     let out = m.rail(&["board", "--json"], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use crate::common::*;
 
 mod flight;
+mod keys;
 mod marks;
 mod missing;
 mod ownership;

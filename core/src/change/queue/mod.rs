@@ -231,6 +231,10 @@ pub struct Record {
     pub machine: String,
     #[serde(default)]
     pub decided: Vec<OpDecision>,
+    /// What the commit carries, step by step, for anyone to replay (`change::proof`): every
+    /// operation it made with the machine that asked for it, and any merge-back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<crate::change::proof::Step>,
 }
 
 /// What a commit of the shared ref says it decided.

@@ -37,6 +37,7 @@ fn record(machine: &str, decided: &[(&str, &str)]) -> Recorded {
                 outcome: json!({ "code": 0, "id": id }),
             })
             .collect(),
+        ..Default::default()
     })
 }
 
@@ -128,6 +129,7 @@ fn a_commit_message_carries_its_record_after_the_summary() {
             id: "op-1".into(),
             outcome: json!({ "code": 1, "text": "t is held by s" }),
         }],
+        ..Default::default()
     };
     let msg = render_message("rail: 2 operations\n\nclaim t by s\n", &rec);
     assert!(msg.starts_with("rail: 2 operations\n\nclaim t by s\n\nrail-record v1\n{"));
@@ -528,6 +530,7 @@ fn a_commit_object_gives_its_first_parent_and_record() {
     let rec = Record {
         machine: "m1".into(),
         decided: vec![],
+        ..Default::default()
     };
     let msg = render_message("rail: claim t by s", &rec);
     let bytes = format!(

@@ -1,0 +1,403 @@
+//! This machine's side of a proven shared rail (docs/shared-rail.md, "Who can change what"): the
+//! team's allowed signers as committed on the remote's main branch, this machine's signing key
+//! (git's own: `rail.signingKey`, else `user.signingKey` with `gpg.format ssh`), its commits
+//! signed with `ssh-keygen -Y sign` (every commit of a round in one process), and a fetched
+//! history walked with git's signature check (`git log %G?`, against the allowed signers) and
+//! each commit's files read for core's replay (`rail_core::change::proof`). What is proven, and
+//! what a walk found, is core's.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rail_core::change::proof::{self, Loader, Signature, Signers, Walk};
+use rail_core::change::queue;
+use rail_core::change::snapshot::SharedFiles;
+
+use super::remote::RemoteError;
+use super::state::read_commit_via;
+use crate::git::{self, CatFile, GitLine, Object};
+
+/// The last state this machine proved, kept locally.
+pub const PROVEN: &str = "refs/rail/proven";
+/// Where the allowed signers are written for git's signature check, in `<git common dir>/rail/`.
+const SIGNERS_FILE: &str = "allowed-signers";
+
+/// A rail whose team set keys up: the allowed signers, and this machine's key.
+#[derive(Clone, Debug)]
+pub struct Keys {
+    pub signers: Signers,
+    /// The allowed signers as committed, where git's signature check reads them.
+    pub file: PathBuf,
+    /// Where they were read (`origin/main:.rail/allowed-signers`).
+    pub from: String,
+    /// This machine's signing key: a private key file, or a public one whose private half an
+    /// ssh-agent holds.
+    pub key: Option<PathBuf>,
+}
+
+/// The allowed signers committed on the first of `heads` that has them, and where they were.
+/// One `git cat-file` process for every head asked (a read asks on every command: three
+/// processes were most of what an unkeyed rail paid for the question).
+fn committed_signers(dir: &Path, heads: &[String]) -> Option<(String, String)> {
+    let mut objects = CatFile::start(dir).ok()?;
+    heads.iter().find_map(|head| {
+        let name = format!("{head}:{}", proof::ALLOWED_SIGNERS);
+        let text = match objects.get(&name, MAX_SIGNERS_BYTES).ok()? {
+            Object::Read { kind, bytes } if kind == "blob" => String::from_utf8(bytes).ok()?,
+            _ => return None,
+        };
+        let short = head.trim_start_matches("refs/remotes/");
+        Some((format!("{short}:{}", proof::ALLOWED_SIGNERS), text))
+    })
+}
+
+/// An allowed-signers file larger than this is not read (a line is about 120 bytes a machine).
+const MAX_SIGNERS_BYTES: usize = 1 << 20;
+
+/// The team's keys for `remote` (its main branch as this clone last fetched it), or `None`: no
+/// allowed signers are committed there (the shared rail is unverified, today's behaviour).
+pub fn keys(dir: &Path, common_dir: &Path, remote: &str) -> Option<Keys> {
+    let heads = [
+        format!("refs/remotes/{remote}/HEAD"),
+        format!("refs/remotes/{remote}/main"),
+        format!("refs/remotes/{remote}/master"),
+    ];
+    keys_on(dir, common_dir, &heads)
+}
+
+/// The team's keys as committed on the first of `heads` that has them (a server's: `HEAD`).
+pub fn keys_on(dir: &Path, common_dir: &Path, heads: &[String]) -> Option<Keys> {
+    let (from, text) = committed_signers(dir, heads)?;
+    let file = common_dir.join("rail").join(SIGNERS_FILE);
+    if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
+        let _ = std::fs::create_dir_all(common_dir.join("rail"));
+        let tmp = file.with_extension(format!("{}.tmp", std::process::id()));
+        let _ = std::fs::write(&tmp, &text).and_then(|()| std::fs::rename(&tmp, &file));
+    }
+    Some(Keys {
+        signers: proof::signers(&text),
+        file,
+        from,
+        key: signing_key(dir),
+    })
+}
+
+/// This machine's signing key as git's config names it.
+pub fn signing_key(dir: &Path) -> Option<PathBuf> {
+    let named = git::config_get(dir, "rail.signingkey").or_else(|| {
+        (git::config_get(dir, "gpg.format").as_deref() == Some("ssh"))
+            .then(|| git::config_get(dir, "user.signingkey"))
+            .flatten()
+    })?;
+    let named = named.trim();
+    if named.is_empty() || named.starts_with("key::") {
+        return None;
+    }
+    Some(match named.strip_prefix("~/") {
+        Some(rest) => crate::sys::env::home()?.join(rest),
+        None => PathBuf::from(named),
+    })
+}
+
+/// The sentence every read says of a rail without keys.
+pub fn unverified(remote: &str) -> String {
+    format!(
+        "the shared rail on {remote} is UNVERIFIED: no {} is committed on {remote}'s main \
+         branch, so anyone who can push to {remote} can rewrite it unnoticed (docs/shared-rail.md, \
+         \"Who can change what\")",
+        proof::ALLOWED_SIGNERS
+    )
+}
+
+/// Signs the commits `ids` (made unsigned by `git fast-import`) with `key`: each commit's bytes
+/// signed in git's namespace by one `ssh-keygen -Y sign` for all of them, the signature put in
+/// as git puts it (a `gpgsig` header), the signed commits written by one `git hash-object`.
+/// Returns the signed commits' ids, in order.
+pub fn sign(
+    dir: &Path,
+    scratch: &Path,
+    objects: &mut CatFile,
+    key: &Path,
+    ids: &[String],
+) -> Result<Vec<String>, RemoteError> {
+    let fail = |what: String| RemoteError::Git(format!("cannot sign the rail's commit: {what}"));
+    let mut files = Vec::new();
+    let mut raws = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let raw = match objects.get(id, queue::MAX_MESSAGE_BYTES).map_err(fail)? {
+            Object::Read { kind, bytes } if kind == "commit" => bytes,
+            _ => return Err(fail(format!("{id} is not a commit"))),
+        };
+        let path = scratch.join(format!("sign-{}-{i}", std::process::id()));
+        std::fs::write(&path, &raw).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+        files.push(path);
+        raws.push(raw);
+    }
+    let cleanup = |files: &[PathBuf]| {
+        for f in files {
+            let _ = std::fs::remove_file(f);
+            let _ = std::fs::remove_file(f.with_extension("sig"));
+            let _ = std::fs::remove_file(sig_path(f));
+            let _ = std::fs::remove_file(signed_path(f));
+        }
+    };
+    let out = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-Y", "sign", "-n", proof::NAMESPACE, "-f"])
+        .arg(key)
+        .args(&files)
+        .stdin(std::process::Stdio::null())
+        .output();
+    let out = match out {
+        Ok(out) => out,
+        Err(e) => {
+            cleanup(&files);
+            return Err(fail(format!("cannot run ssh-keygen: {e}")));
+        }
+    };
+    if !out.status.success() {
+        cleanup(&files);
+        return Err(fail(format!(
+            "ssh-keygen -Y sign with {} failed: {}",
+            key.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    let mut signed = Vec::new();
+    for (f, raw) in files.iter().zip(&raws) {
+        let sig = std::fs::read_to_string(sig_path(f)).map_err(|e| fail(e.to_string()));
+        let sig = match sig {
+            Ok(s) => s,
+            Err(e) => {
+                cleanup(&files);
+                return Err(e);
+            }
+        };
+        let text = with_signature(raw, &sig);
+        let _ = std::fs::write(signed_path(f), text);
+        signed.push(signed_path(f).to_string_lossy().into_owned());
+    }
+    let written = git::run(
+        dir,
+        &GitLine::new(&["hash-object", "-t", "commit", "-w"])
+            .paths(signed.iter().map(String::as_str)),
+    );
+    cleanup(&files);
+    let ids: Vec<String> = written
+        .map_err(fail)?
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    if ids.len() != raws.len() {
+        return Err(fail("git hash-object did not write every commit".into()));
+    }
+    Ok(ids)
+}
+
+fn sig_path(f: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.sig", f.display()))
+}
+
+fn signed_path(f: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.signed", f.display()))
+}
+
+/// A commit object's bytes with `sig` as its `gpgsig` header (after the other headers, each
+/// line after the first indented by one space, as git writes it).
+fn with_signature(raw: &[u8], sig: &str) -> Vec<u8> {
+    let at = raw
+        .windows(2)
+        .position(|w| w == b"\n\n")
+        .unwrap_or(raw.len());
+    let mut out = raw[..at].to_vec();
+    out.extend_from_slice(b"\ngpgsig ");
+    out.extend_from_slice(sig.trim_end().replace('\n', "\n ").as_bytes());
+    out.extend_from_slice(&raw[at..]);
+    out
+}
+
+/// Commits' files read through one object reader, kept while a walk needs them.
+struct Reading<'a> {
+    dir: &'a Path,
+    objects: &'a mut CatFile,
+    cache: BTreeMap<String, SharedFiles>,
+}
+
+impl Loader for Reading<'_> {
+    fn files(&mut self, commit: &str) -> Option<SharedFiles> {
+        if let Some(f) = self.cache.get(commit) {
+            return Some(f.clone());
+        }
+        let files = read_commit_via(self.objects, self.dir, Some(commit))
+            .ok()?
+            .files;
+        if self.cache.len() > 8 {
+            self.cache.clear();
+        }
+        self.cache.insert(commit.to_string(), files.clone());
+        Some(files)
+    }
+
+    fn merge_base(&mut self, a: &str, b: &str) -> Option<Option<String>> {
+        let line = GitLine::new(&["merge-base"]).operand(a).operand(b);
+        let out = git::line::process(self.dir, &line).ok()?.output().ok()?;
+        match out.status.code() {
+            Some(0) => Some(Some(
+                String::from_utf8_lossy(&out.stdout).trim().to_string(),
+            )),
+            Some(1) if out.stderr.is_empty() => Some(None),
+            _ => None,
+        }
+    }
+}
+
+/// The files of `commit` (none for `None`), through `objects`.
+pub fn files_of(dir: &Path, objects: &mut CatFile, commit: Option<&str>) -> SharedFiles {
+    match commit {
+        Some(c) => read_commit_via(objects, dir, Some(c))
+            .map(|s| s.files)
+            .unwrap_or_default(),
+        None => SharedFiles::new(),
+    }
+}
+
+/// Walks the history of `tip` after `from` (the last proven state; `None`: from the root),
+/// oldest first along first parents: each commit's signature checked by git against the allowed
+/// signers, its record and files read, and core's walk told what each is.
+pub fn prove(
+    dir: &Path,
+    objects: &mut CatFile,
+    keys: &Keys,
+    from: Option<&str>,
+    tip: &str,
+) -> Result<Walk, RemoteError> {
+    let file = keys.file.to_string_lossy().into_owned();
+    let mut line = GitLine::new(&[])
+        .config("gpg.ssh.allowedSignersFile", &file)
+        .opt("log")
+        .opt("--first-parent")
+        .opt("--reverse")
+        .opt("--format=%H%x1f%G?%x1f%GS%x1f%P")
+        .operand(tip);
+    let exclude = from.map(|f| format!("^{f}"));
+    if let Some(x) = &exclude {
+        line = line.operand(x.as_str());
+    }
+    let listed = git::run(dir, &line).map_err(RemoteError::Git)?;
+    let mut walk = Walk::from(from.map(str::to_string));
+    let mut reading = Reading {
+        dir,
+        objects,
+        cache: BTreeMap::new(),
+    };
+    for row in listed.lines() {
+        let mut f = row.split('\x1f');
+        let (id, letter, signer, parents) = (
+            f.next().unwrap_or(""),
+            f.next().unwrap_or(""),
+            f.next().unwrap_or(""),
+            f.next().unwrap_or(""),
+        );
+        if id.is_empty() {
+            continue;
+        }
+        let signature = Signature::from_git(letter, signer);
+        let record = match reading.objects.get(id, queue::MAX_MESSAGE_BYTES) {
+            Ok(Object::Read { bytes, .. }) => queue::commit_object(id, &bytes)
+                .map(|c| c.record)
+                .unwrap_or_default(),
+            _ => queue::Recorded::Unreadable("the commit cannot be read".into()),
+        };
+        let parent = parents.split_whitespace().next().map(str::to_string);
+        let signers = &keys.signers;
+        walk.step(id, &signature, &record, signers, || {
+            let parent_files = match &parent {
+                Some(p) => reading
+                    .files(p)
+                    .ok_or_else(|| "its parent cannot be read".to_string())?,
+                None => SharedFiles::new(),
+            };
+            let files = reading
+                .files(id)
+                .ok_or_else(|| "its files cannot be read".to_string())?;
+            proof::follows(
+                &parent_files,
+                parent.as_deref(),
+                &files,
+                &record,
+                &mut reading,
+            )
+        });
+    }
+    Ok(walk)
+}
+
+/// Records `commit` as the last state this machine proved.
+pub fn proved(dir: &Path, commit: &str) {
+    let _ = git::run(dir, &GitLine::new(&["update-ref", PROVEN]).operand(commit));
+}
+
+/// The last state this machine proved.
+pub fn last_proven(dir: &Path) -> Option<String> {
+    git::run(
+        dir,
+        &GitLine::new(&["rev-parse", "--verify", "--quiet"]).operand(PROVEN),
+    )
+    .ok()
+    .map(|s| s.trim().to_string())
+    .filter(|s| !s.is_empty())
+}
+
+/// git's signature check of one commit against the allowed signers: core's [`Signature`].
+pub fn signature_of(dir: &Path, keys: &Keys, commit: &str) -> Result<Signature, String> {
+    let file = keys.file.to_string_lossy().into_owned();
+    let line = GitLine::new(&[])
+        .config("gpg.ssh.allowedSignersFile", &file)
+        .opt("log")
+        .opt("-1")
+        .opt("--format=%G?%x1f%GS")
+        .operand(commit);
+    let out = git::run(dir, &line)?;
+    let (letter, signer) = out
+        .trim_end()
+        .split_once('\x1f')
+        .unwrap_or((out.trim(), ""));
+    Ok(Signature::from_git(letter, signer))
+}
+
+/// Whether `machine`'s guard marks commit is signed by `machine` (core's `proof::check_marks`).
+pub fn marks_signed(dir: &Path, keys: &Keys, machine: &str, commit: &str) -> Result<(), String> {
+    let signature = signature_of(dir, keys, commit)?;
+    proof::check_marks(&signature, machine, &keys.signers)
+}
+
+/// git's signature check of several commits in one `git log --no-walk`: each commit's
+/// [`Signature`], by id.
+pub fn signatures(
+    dir: &Path,
+    keys: &Keys,
+    commits: &[&str],
+) -> Result<BTreeMap<String, Signature>, String> {
+    let mut out = BTreeMap::new();
+    if commits.is_empty() {
+        return Ok(out);
+    }
+    let file = keys.file.to_string_lossy().into_owned();
+    let mut line = GitLine::new(&[])
+        .config("gpg.ssh.allowedSignersFile", &file)
+        .opt("log")
+        .opt("--no-walk=unsorted")
+        .opt("--format=%H%x1f%G?%x1f%GS");
+    for c in commits {
+        line = line.operand(*c);
+    }
+    for row in git::run(dir, &line)?.lines() {
+        let mut f = row.split('\x1f');
+        let (id, letter, signer) = (
+            f.next().unwrap_or(""),
+            f.next().unwrap_or(""),
+            f.next().unwrap_or(""),
+        );
+        out.insert(id.to_string(), Signature::from_git(letter, signer));
+    }
+    Ok(out)
+}
