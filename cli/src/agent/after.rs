@@ -242,7 +242,7 @@ pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>, by: &str)
 }
 
 /// The file as the tool left it, set aside before Rail changes it (nothing written is lost).
-fn set_aside(ctx: &Ctx, repo: &Repo, session: &str, rel: &str) -> Result<(), String> {
+pub(crate) fn set_aside(ctx: &Ctx, repo: &Repo, session: &str, rel: &str) -> Result<(), String> {
     let at = repo.worktree.join(rel);
     let bytes = match crate::sys::railfile::read_max(&at, 64 * 1024 * 1024) {
         Ok(Some((b, _))) => b,
@@ -250,7 +250,9 @@ fn set_aside(ctx: &Ctx, repo: &Repo, session: &str, rel: &str) -> Result<(), Str
         Err(e) => return Err(format!("cannot read it to set it aside: {e}")),
     };
     let dir = dir_of(repo).join("aside");
-    crate::sys::railfile::ensure_dir(&dir).map_err(|e| e.to_string())?;
+    for d in [repo.common_dir.join("rail"), dir_of(repo), dir.clone()] {
+        crate::sys::railfile::ensure_dir(&d).map_err(|e| e.to_string())?;
+    }
     let name = format!(
         "{}.{}.{}",
         ctx.now.format("%Y%m%dT%H%M%S%.fZ"),

@@ -128,7 +128,13 @@ pub fn hits(ctx: &Ctx, actor: &str, cwd: &Path, targets: &[String]) -> Vec<Fligh
             continue;
         }
         let seen = last_seen(&repo, &f.session);
-        out.push(flight::hit(f, e, seen, ctx.now, lease));
+        let mut hit = flight::hit(f, e, seen, ctx.now, lease);
+        // A stale or ended session's work does not block: a copy is kept before the write, so
+        // nothing it wrote is lost (bench/collisions lost an ended Gemini session's file so).
+        if hit.standing != flight::FlightStanding::Live {
+            hit.kept = crate::agent::after::set_aside(ctx, &repo, &f.session, &e.path).is_ok();
+        }
+        out.push(hit);
     }
     out
 }

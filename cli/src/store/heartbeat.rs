@@ -170,7 +170,10 @@ pub fn keep_shared(
             let Some(text) = read(machine, commit) else {
                 continue;
             };
-            let text = rail_core::formats::heartbeat::clamp_shared(&text, crate::sys::clock::now());
+            // Its marks and its work in flight (issue 43), each dated no later than now here.
+            let now = crate::sys::clock::now();
+            let text = rail_core::formats::heartbeat::clamp_shared(&text, now)
+                + &behind::keep_shared(&text, now);
             if crate::sys::railfile::ensure_dir(&dir).is_err() {
                 return;
             }

@@ -147,6 +147,15 @@ fn a_change_put_back_to_head_or_left_by_an_ended_session_does_not_block() {
         said.contains(BETA_SESSION) && said.contains("its session ended"),
         "{said}"
     );
+    // Not blocking, but nothing beta wrote is lost: a copy was kept before alpha's write.
+    assert!(said.contains("a copy of it is kept"), "{said}");
+    let aside = repo.path().join(".git/rail/after/aside");
+    let kept: Vec<String> = std::fs::read_dir(&aside)
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(kept.contains(&"beta's new file\n".to_string()), "{kept:?}");
 }
 
 /// A file git converts on checkout (here `core.autocrlf`, as on Windows; `eol` and filters

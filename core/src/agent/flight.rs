@@ -287,6 +287,10 @@ pub struct FlightHit {
     #[serde(skip)]
     pub age: TimeDelta,
     pub standing: FlightStanding,
+    /// The host kept a copy of the file's content before a write over it (a stale or ended
+    /// session's work, which does not block: nothing it wrote is lost).
+    #[serde(skip)]
+    pub kept: bool,
 }
 
 /// `flight`'s `entry` as a hit judged `now` ([`standing`]).
@@ -304,17 +308,21 @@ pub fn hit(
         at: entry.at,
         age: (now - entry.at).max(TimeDelta::zero()),
         standing: standing(flight, entry.at, last_seen, now, lease),
+        kept: false,
     }
 }
 
 /// What a hit says: the file, whose change it holds, how old, and why it does not block.
 fn described(hit: &FlightHit) -> String {
     let age = format_duration(hit.age);
-    let why = match hit.standing {
+    let mut why = match hit.standing {
         FlightStanding::Live => String::new(),
         FlightStanding::Stale => ", its agent not seen for a lease".to_string(),
         FlightStanding::Ended => ", its session ended".to_string(),
     };
+    if hit.kept {
+        why.push_str("; a copy of it is kept in <git common dir>/rail/after/aside/");
+    }
     format!(
         "{} has {}'s uncommitted change (written {age} ago{why})",
         hit.path, hit.session

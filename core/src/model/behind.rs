@@ -301,6 +301,21 @@ pub fn parse_shared(machine: &str, text: &str) -> Vec<InFlight> {
         .collect()
 }
 
+/// The work-in-flight block of another machine's shared text as this machine keeps it beside
+/// its marks: read with every limit ([`parse_shared`]), each time after `now` (this machine's
+/// clock when it read them) set to `now`, written again ([`render_shared`]).
+pub fn keep_shared(text: &str, now: Time) -> String {
+    let work: Vec<InFlight> = parse_shared("", text)
+        .into_iter()
+        .map(|w| InFlight {
+            machine: None,
+            at: w.at.min(now),
+            ..w
+        })
+        .collect();
+    render_shared(&work)
+}
+
 /// Whether this machine's work in flight (`now`'s files) differs from what its last shared text
 /// (`published`) carried: a file added or gone (a rewrite of the same file is not news).
 pub fn worth_sharing(published: Option<&str>, now: &[InFlight]) -> bool {
