@@ -16,6 +16,10 @@ use crate::context::Ctx;
 use crate::git::repo::Repo;
 use crate::store::flight::{ended, recorded, GitFacts};
 
+/// How many of a session's entries in one checkout are kept before an after-tool call checks
+/// them all for their end.
+const PRUNE_PAST: usize = 32;
+
 /// The checkout's name as entries record it: its path with links resolved.
 fn checkout_of(repo: &Repo) -> String {
     let wt = &repo.worktree;
@@ -83,13 +87,24 @@ pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
     }
     let mut own = crate::store::flight::own(&repo, session);
     own.record(&wrote, &checkout, ctx.now);
-    let here: Vec<String> = (own.entries.iter())
+    // Entries whose file is HEAD's again (committed, put back) are pruned: those just written
+    // (a write that put the file back), and all of this checkout's once there are more than
+    // PRUNE_PAST — readers skip ended entries anyway, so a call pays for the check only now
+    // and then (bench/in_flight.py: checking every entry on every call doubled the call).
+    let all = own
+        .entries
+        .iter()
         .filter(|e| e.checkout == checkout)
+        .count()
+        > PRUNE_PAST;
+    let here: Vec<String> = (own.entries.iter())
+        .filter(|e| e.checkout == checkout && (all || wrote.contains(&e.path)))
         .map(|e| e.path.clone())
         .collect();
     let mut facts = GitFacts::of(&repo, &here.iter().map(String::as_str).collect::<Vec<_>>());
-    own.entries
-        .retain(|e| e.checkout != checkout || !ended(&mut facts, &e.path));
+    own.entries.retain(|e| {
+        !here.contains(&e.path) || e.checkout != checkout || !ended(&mut facts, &e.path)
+    });
     crate::store::flight::save(&repo, &own);
 }
 
