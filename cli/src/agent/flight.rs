@@ -16,10 +16,6 @@ use crate::context::Ctx;
 use crate::git::repo::Repo;
 use crate::store::flight::{ended, recorded, GitFacts};
 
-/// How many of a session's entries in one checkout are kept before an after-tool call checks
-/// them all for their end.
-const PRUNE_PAST: usize = 32;
-
 /// The checkout's name as entries record it: its path with links resolved.
 fn checkout_of(repo: &Repo) -> String {
     let wt = &repo.worktree;
@@ -88,15 +84,13 @@ pub fn after(ctx: &Ctx, session: &str, cwd: &Path, call: Option<&str>) {
     let mut own = crate::store::flight::own(&repo, session);
     own.record(&wrote, &checkout, ctx.now);
     // Entries whose file is HEAD's again (committed, put back) are pruned: those just written
-    // (a write that put the file back), and all of this checkout's once there are more than
-    // PRUNE_PAST — readers skip ended entries anyway, so a call pays for the check only now
-    // and then (bench/in_flight.py: checking every entry on every call doubled the call).
-    let all = own
-        .entries
-        .iter()
-        .filter(|e| e.checkout == checkout)
-        .count()
-        > PRUNE_PAST;
+    // (a write that put the file back), and all of this checkout's at most once a minute —
+    // readers skip ended entries anyway, so a call pays for the whole check only now and then
+    // (bench/in_flight.py: checking every entry on every call doubled the call).
+    let all = own.prune_due(ctx.now);
+    if all {
+        own.pruned = Some(ctx.now);
+    }
     let here: Vec<String> = (own.entries.iter())
         .filter(|e| e.checkout == checkout && (all || wrote.contains(&e.path)))
         .map(|e| e.path.clone())

@@ -73,6 +73,22 @@ pub struct SessionFlight {
     /// was told of the write since.
     #[serde(default)]
     pub called: Vec<Called>,
+    /// When its entries were last all checked for their end (committed, put back): the host
+    /// does so at most every [`PRUNE_EVERY_SECS`].
+    #[serde(default, with = "crate::text::serde_time::opt")]
+    pub pruned: Option<DateTime<Utc>>,
+}
+
+/// How often a session's entries are all checked for their end (readers skip ended entries
+/// anyway: this only keeps the file small).
+pub const PRUNE_EVERY_SECS: i64 = 60;
+
+impl SessionFlight {
+    /// Whether its entries are due for a check of their end at `now`.
+    pub fn prune_due(&self, now: DateTime<Utc>) -> bool {
+        self.pruned
+            .is_none_or(|at| now - at >= TimeDelta::seconds(PRUNE_EVERY_SECS) || at > now)
+    }
 }
 
 /// One "Behind!" call: `path` is in flight in `session`'s checkout.
@@ -92,6 +108,7 @@ impl SessionFlight {
             ended: None,
             entries: Vec::new(),
             called: Vec::new(),
+            pruned: None,
         }
     }
 
