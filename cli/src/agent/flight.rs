@@ -166,17 +166,7 @@ pub fn called_out(ctx: &Ctx, actor: &str, cwd: &Path, targets: &[String]) -> fli
     }
     let lease = ctx.settings().lease;
     let stations = crate::git::repo::worktree_dirs(&repo);
-    let branch_of = |dir: &str| {
-        stations
-            .iter()
-            .find(|d| {
-                d.admin.is_some()
-                    && d.path
-                        .canonicalize()
-                        .is_ok_and(|p| p.display().to_string() == dir)
-            })
-            .and_then(|d| d.branch.clone())
-    };
+    let branch_of = |dir: &str| crate::store::flight::station_branch(&stations, dir);
     let work: Vec<behind::InFlight> = found
         .into_iter()
         .map(|(f, e)| behind::InFlight {

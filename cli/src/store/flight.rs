@@ -261,6 +261,19 @@ pub fn recorded(
     out
 }
 
+/// The branch of the station (a linked worktree, not the main checkout) at `checkout` (a path
+/// with links resolved, as entries name it); `None` for the main checkout or a detached HEAD.
+pub fn station_branch(dirs: &[crate::git::repo::WorktreeDir], checkout: &str) -> Option<String> {
+    dirs.iter()
+        .find(|d| {
+            d.admin.is_some()
+                && d.path
+                    .canonicalize()
+                    .is_ok_and(|p| p.display().to_string() == checkout)
+        })
+        .and_then(|d| d.branch.clone())
+}
+
 /// This machine's recorded writes still uncommitted, in any checkout, as core's work in flight
 /// (judged live: whoever reads them judges their standing): what its shared marks carry.
 pub fn local_work(repo: &Repo) -> Vec<rail_core::model::behind::InFlight> {
@@ -269,16 +282,7 @@ pub fn local_work(repo: &Repo) -> Vec<rail_core::model::behind::InFlight> {
         return Vec::new();
     }
     let dirs = crate::git::repo::worktree_dirs(repo);
-    let branch_of = |checkout: &str| {
-        dirs.iter()
-            .find(|d| {
-                d.admin.is_some()
-                    && d.path
-                        .canonicalize()
-                        .is_ok_and(|p| p.display().to_string() == checkout)
-            })
-            .and_then(|d| d.branch.clone())
-    };
+    let branch_of = |checkout: &str| station_branch(&dirs, checkout);
     found
         .into_iter()
         .map(|(f, e)| rail_core::model::behind::InFlight {

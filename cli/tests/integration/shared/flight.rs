@@ -3,7 +3,7 @@
 //! machine: a claim there over them is refused naming the session and its machine, the board
 //! shows them; once committed, the next share drops them.
 
-use super::{machines, Machine, Remote};
+use super::{machine_id, machines, Machine, Remote};
 use crate::common::*;
 
 const RECORDED: &str = "5f0c2d1e-7a4b-4c39-9f1e-2b8d6a0c4e11";
@@ -30,13 +30,6 @@ fn agent_writes(m: &Machine, file: &str, text: &str, call: &str) {
     std::fs::write(&at, text).unwrap();
     let post = hook_call("claude", m.path(), &payload("PostToolUse"), None, &[]);
     assert_eq!(code(&post), 0, "{}", stderr(&post));
-}
-
-fn machine_id(m: &Machine) -> String {
-    std::fs::read_to_string(m.path().join(".git/rail/exchange/machine"))
-        .unwrap()
-        .trim()
-        .to_string()
 }
 
 #[test]

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::{git_stdin, machines, Machine, Remote};
+use super::{git_stdin, machine_id, machines, Machine, Remote};
 use crate::common::*;
 
 /// A fresh Ed25519 key in `dir`: its private key file.
@@ -23,13 +23,6 @@ fn keygen(dir: &Path, name: &str) -> PathBuf {
         String::from_utf8_lossy(&out.stderr)
     );
     key
-}
-
-fn machine_id(m: &Machine) -> String {
-    std::fs::read_to_string(m.path().join(".git/rail/exchange/machine"))
-        .unwrap()
-        .trim()
-        .to_string()
 }
 
 /// Two machines whose keys the team committed on main; each signs with its own. Returns the

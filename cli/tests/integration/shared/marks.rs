@@ -1,7 +1,7 @@
 //! Guard marks across machines (issue 27): a machine shares its sessions' marks on its own ref
 //! with its rail updates, and another machine's board names the session guarded and where.
 
-use super::{git_stdin, machines, Machine, Remote};
+use super::{git_stdin, machine_id, machines, Machine, Remote};
 use crate::common::*;
 
 /// A Stop hook call of Claude Code (2.1.332 names itself in its hooks' environment) for
@@ -26,13 +26,6 @@ pub(super) fn session(m: &Machine, name: &str) -> serde_json::Value {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let board: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     board_session(&board, name)
-}
-
-fn machine_id(m: &Machine) -> String {
-    std::fs::read_to_string(m.path().join(".git/rail/exchange/machine"))
-        .unwrap()
-        .trim()
-        .to_string()
 }
 
 fn marks_ref(remote: &Remote, machine: &str) -> String {

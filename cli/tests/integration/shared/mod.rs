@@ -136,6 +136,15 @@ impl Machine {
     }
 }
 
+/// A machine's id, as its clone keeps it.
+fn machine_id(m: &Machine) -> String {
+    let path = m.path().join(".git/rail/exchange/machine");
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .trim()
+        .to_string()
+}
+
 /// Clones as machines; the first one publishes the rail.
 fn machines(remote: &Remote, n: usize) -> Vec<Machine> {
     let mut out = Vec::new();

@@ -17,13 +17,6 @@ fn payload(fixture: &str, id: &str, cwd: &Path, file: &str) -> String {
         .replace("{{FILE}}", file)
 }
 
-fn machine_id(m: &Machine) -> String {
-    std::fs::read_to_string(m.path().join(".git/rail/exchange/machine"))
-        .unwrap()
-        .trim()
-        .to_string()
-}
-
 fn holder_line(remote: &Remote, task: &str) -> Option<String> {
     remote
         .shared_file("claims.md")

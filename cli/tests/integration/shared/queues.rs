@@ -11,17 +11,8 @@ use std::time::Duration;
 
 use rail_core::change::queue::{self, Recorded};
 
-use super::{machines, Machine, Remote};
+use super::{machine_id, machines, Machine, Remote};
 use crate::common::*;
-
-/// The machine id a clone's leader made for itself.
-fn machine_id(m: &Machine) -> String {
-    let path = m.path().join(".git/rail/exchange/machine");
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .trim()
-        .to_string()
-}
 
 /// Every commit of the remote's shared ref, newest first: (id, record).
 fn records(remote: &Remote) -> Vec<(String, Recorded)> {
