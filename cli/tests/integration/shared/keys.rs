@@ -490,8 +490,9 @@ fn a_queue_is_read_only_from_the_machine_it_names() {
     let log = remote.shared_file("claims.log");
     assert!(!log.contains("| released | auth"), "{log}");
     // A machine the list does not name changes nothing, and says why.
+    // (A session of its own: bob's claims are the old id's, and a session lives on one machine.)
     std::fs::write(b.path().join(".git/rail/exchange/machine"), "newcomer-1\n").unwrap();
-    let out = b.rail(&["claim", "docs", "--session", "bob"], &[]);
+    let out = b.rail(&["claim", "docs", "--session", "newbie"], &[]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(
         stderr(&out).contains("newcomer-1) is not among the team's allowed signers"),

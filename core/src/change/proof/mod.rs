@@ -317,18 +317,20 @@ pub fn replay(
     for step in steps {
         match step {
             Step::Op {
+                machine,
                 session,
                 request,
                 extra_log,
                 now_ms,
-                ..
             } => {
                 let now = chrono::DateTime::from_timestamp_millis(*now_ms)
                     .ok_or_else(|| format!("{}: its time is not a time", step.describe()))?;
-                let plan = ops::plan(&snapshot::texts(&files), &Facts::at(now), session, request)
-                    .map_err(|r| {
-                    format!("{} is refused there: {}", step.describe(), r.message)
-                })?;
+                // Planned as the asking machine's, as the round planned it: its claims record
+                // that machine (issue 42: a claim is its machine's).
+                let mut facts = Facts::at(now);
+                facts.machine = Some(machine.clone());
+                let plan = ops::plan(&snapshot::texts(&files), &facts, session, request)
+                    .map_err(|r| format!("{} is refused there: {}", step.describe(), r.message))?;
                 if plan.noop {
                     continue;
                 }
