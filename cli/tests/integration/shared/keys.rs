@@ -371,6 +371,7 @@ fn a_servers_hook_refuses_what_cannot_be_proven() {
     ok(&a.rail(&["release", "auth", "--session", "alice"], &[]));
 }
 
+#[cfg(unix)]
 fn forge_marks_try(
     b: &Machine,
     a_id: &str,
