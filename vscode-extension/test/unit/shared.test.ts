@@ -70,7 +70,11 @@ test("the extension's changes go through the remote; another clone's CLI sees th
   const commits = sharedCommits(remote);
   const r = await native(a).claim('alice', { task: 'auth', paths: ['src/auth/**'] });
   assert.equal(r.ok, true, JSON.stringify(r));
-  assert.match(claimLine(sharedFile(remote, 'claims.md'), 'auth') ?? '', /^auth \| alice \| \S+ \| paths: src\/auth\/\*\*$/);
+  // The claim records the machine that made it (issue 42: only that machine changes it).
+  const machine = fs.readFileSync(path.join(a, '.git', 'rail', 'exchange', 'machine'), 'utf8').trim();
+  const line = claimLine(sharedFile(remote, 'claims.md'), 'auth') ?? '';
+  assert.match(line, /^auth \| alice \| \S+ \| machine: \S+ \| paths: src\/auth\/\*\*$/);
+  assert.ok(line.includes(`| machine: ${machine} |`), line);
   assert.equal(sharedCommits(remote), commits + 1, 'one commit for one operation');
   assert.equal(read(path.join(a, 'claims.md')), sharedFile(remote, 'claims.md'), 'the mirror is the shared state');
   assert.ok(lastSynced(at(a)), 'the sync stamp is there (<common dir>/rail-synced)');
