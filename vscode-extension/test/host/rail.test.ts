@@ -540,7 +540,8 @@ suite('Rail in a real VS Code', () => {
 
     const claimed = await vscode.commands.executeCommand<MutateResultLike>('rail.claimTask', { task: 'from-window', paths: ['window/**'] });
     assert.equal(claimed?.ok, true, JSON.stringify(claimed));
-    assert.match(sharedClaims(), /^from-window \| alice \| \S+ \| paths: window\/\*\*$/m, 'on the remote ref');
+    // A shared claim records the machine that made it (issue 42).
+    assert.match(sharedClaims(), /^from-window \| alice \| \S+ \| machine: \S+ \| paths: window\/\*\*$/m, 'on the remote ref');
     assert.match(claimsMd(), /^from-window \| alice \|/m, 'and in the mirror');
     const refused = cli(other, ['--session', 'zoe', 'claim', 'from-window']);
     assert.equal(refused.status, 1, 'the other machine is refused');
