@@ -131,7 +131,7 @@ impl Step {
                 ..
             } => format!(
                 "{} {} by {session} (asked on {machine})",
-                op_name(request),
+                request.name(),
                 request.task()
             ),
             Step::Appended { .. } => "provisional claims appended".into(),
@@ -143,17 +143,6 @@ impl Step {
             }
             Step::Rejoin { seen } => format!("a rewind merged back with {}", short(seen)),
         }
-    }
-}
-
-fn op_name(request: &Request) -> &'static str {
-    match request {
-        Request::Claim(_) => "claim",
-        Request::Release { .. } => "release",
-        Request::Renew { .. } => "renew",
-        Request::Take { .. } => "take",
-        Request::Update { .. } => "update",
-        Request::Plan { .. } => "plan",
     }
 }
 
