@@ -113,34 +113,64 @@ pub enum Checked {
 }
 
 /// The staged files that are another live session's work in flight in this checkout, in words
-/// (`None`: none).
+/// (`None`: none), and a warning for live agents' writes the commit takes on the committer's say.
 fn swept(
     ctx: &Ctx,
     eval: &rail_core::model::Evaluation,
     session: &str,
     staged: &[String],
-) -> Option<String> {
-    let repo = ctx.repo.as_ref()?;
+) -> (Option<String>, Option<String>) {
+    use rail_core::model::behind::{self, Committer};
+    let Some(repo) = ctx.repo.as_ref() else {
+        return (None, None);
+    };
     if staged.is_empty() {
-        return None;
+        return (None, None);
     }
     let checkout = (repo.worktree.canonicalize())
         .unwrap_or_else(|_| repo.worktree.clone())
         .display()
         .to_string();
     let work = crate::ops::flight::gather(ctx, eval, staged);
-    let found = rail_core::model::behind::swept(session, &checkout, staged, &work);
-    if found.is_empty() {
-        return None;
-    }
-    let whom: std::collections::BTreeSet<&str> = found.iter().map(|w| w.session.as_str()).collect();
-    Some(format!(
-        "{} staged file(s) another session has in flight here, uncommitted — {}: committing them would sweep {}'s work into this commit; commit only your own files (`git commit -- FILE…`, `git restore --staged FILE`), or leave them to {}",
-        found.len(),
-        rail_core::model::behind::describe(&found, ctx.now),
-        whom.iter().copied().collect::<Vec<_>>().join(", "),
-        whom.iter().copied().collect::<Vec<_>>().join(", ")
-    ))
+    // A shell that names no session of its agent's (Gemini CLI's, Copilot CLI's) still says
+    // which agent it is: the commit is that agent's, not the whole branch's.
+    let shell = crate::sys::env::env().shell_agent.as_ref();
+    let committer = match shell {
+        Some((agent, id))
+            if ctx.explicit_session().is_none()
+                && rail_core::text::ident::agent_of_session(session).is_none() =>
+        {
+            Committer::Agent {
+                branch: session,
+                agent,
+                id: id.as_deref(),
+            }
+        }
+        _ => Committer::Session(session),
+    };
+    let found = behind::swept(committer, &checkout, staged, &work);
+    let names = |items: &[&behind::InFlight]| {
+        let whom: std::collections::BTreeSet<&str> =
+            items.iter().map(|w| w.session.as_str()).collect();
+        whom.into_iter().collect::<Vec<_>>().join(", ")
+    };
+    let refused = (!found.swept.is_empty()).then(|| {
+        let whom = names(&found.swept);
+        format!(
+            "{} staged file(s) another session has in flight here, uncommitted — {}: committing them would sweep {whom}'s work into this commit; commit only your own files (`git commit -- FILE…`, `git restore --staged FILE`), or leave them to {whom}",
+            found.swept.len(),
+            behind::describe(&found.swept, ctx.now),
+        )
+    });
+    let noted = (!found.unsure.is_empty()).then(|| {
+        format!(
+            "rail: this commit takes {} file(s) live agents have in flight here, uncommitted — {}: committed as {session}'s; if they are not yours, `git restore --staged FILE` and leave them to {}",
+            found.unsure.len(),
+            behind::describe(&found.unsure, ctx.now),
+            names(&found.unsure)
+        )
+    });
+    (refused, noted)
 }
 
 /// Checks the session's changes (or `args.files`) against its claims.
@@ -208,8 +238,10 @@ pub fn check_scope(ctx: &Ctx, args: &CheckArgs) -> Result<Checked, Fail> {
     // A commit that would sweep another live session's uncommitted writes in this checkout into
     // this session's (`git add -A`, `git commit -a` by one of several agents in one checkout).
     if args.staged {
-        if let Some(swept) = swept(ctx, &eval, &session, &changed) {
-            parts.push(swept);
+        let (refused, noted) = swept(ctx, &eval, &session, &changed);
+        parts.extend(refused);
+        if let Some(noted) = noted {
+            errln!("{noted}");
         }
     }
     let failure = (!parts.is_empty()).then(|| format!("check failed: {}", parts.join(", ")));

@@ -66,6 +66,10 @@ pub struct Env {
     /// takes them, and as `rail mcp` does ([`serving_mcp`]).
     pub agent: Option<(&'static str, String)>,
     pub agent_mcp: Option<(&'static str, String)>,
+    /// The agent whose shell this is when its variables name no session (core's
+    /// `agent::SHELL_MARKS`: Gemini CLI's `GEMINI_CLI`, Copilot CLI's shells), and the id the
+    /// variable carries: who a commit's pre-commit check takes the committer for.
+    pub shell_agent: Option<(&'static str, Option<String>)>,
 }
 
 fn text(name: &str) -> Option<String> {
@@ -111,6 +115,7 @@ impl Env {
             no_color: std::env::var_os("NO_COLOR").is_some(),
             agent: rail_core::agent::agent_of_env(&text, false),
             agent_mcp: rail_core::agent::agent_of_env(&text, true),
+            shell_agent: rail_core::agent::shell_agent_of_env(&text),
         }
     }
 }

@@ -238,6 +238,9 @@ impl NoSession for Command {
         for (var, _, _) in rail_core::agent::SESSION_VARS {
             self.env_remove(var);
         }
+        for (var, _, _) in rail_core::agent::SHELL_MARKS {
+            self.env_remove(var);
+        }
         self
     }
 }

@@ -448,3 +448,60 @@ fn a_commit_sweeping_another_sessions_work_in_flight_is_refused() {
         .git(&["status", "--porcelain"])
         .contains("src/auth/token.ts"));
 }
+
+/// The same sweep from a shell that names no session of its agent's: Gemini CLI's
+/// (`GEMINI_CLI=1`) and Copilot CLI's (`COPILOT_AGENT_SESSION_ID`, which Rail does not take as
+/// the shell's session). The commit is that agent's, not the whole branch's: Claude Code's
+/// uncommitted write is refused, the agent's own goes through. A person's commit (no agent's
+/// variables) answers for the branch's agents: committed, with their files named.
+#[test]
+fn a_sweep_from_a_shell_that_names_only_its_agent_is_refused() {
+    use crate::common::NoSession;
+    let repo = Repo::new();
+    let out = repo.rail(&["init", "--hooks"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    commit(repo.path(), FILE, "export const token = 1;\n");
+    let out = agent_writes(&repo, BETA, FILE, "beta's fix\n", "toolu_beta1");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    std::fs::write(repo.path().join("notes.md"), "the agent's own\n").unwrap();
+    let git = |vars: &[(&str, &str)], args: &[&str]| {
+        let mut cmd = std::process::Command::new("git");
+        cmd.args(args).current_dir(repo.path()).no_session();
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    };
+    assert!(git(&[], &["add", "-A"]).status.success());
+    for shell in [
+        &[("GEMINI_CLI", "1")][..],
+        &[(
+            "COPILOT_AGENT_SESSION_ID",
+            "7d3e9a61-2b1c-4f0e-9a8d-5c6b7a8f9e01",
+        )][..],
+    ] {
+        let out = git(shell, &["commit", "-qm", "everything"]);
+        assert!(!out.status.success(), "{shell:?}: the sweep was committed");
+        let said = stderr(&out);
+        assert!(
+            said.contains("another session has in flight here")
+                && said.contains(BETA_SESSION)
+                && said.contains(FILE),
+            "{shell:?}: {said}"
+        );
+    }
+    // Its own file only: committed.
+    let out = git(
+        &[("GEMINI_CLI", "1")],
+        &["commit", "-qm", "notes", "--", "notes.md"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A person on the branch commits the agent's work on purpose: taken, and named.
+    let out = git(&[], &["commit", "-qm", "beta's fix, reviewed"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("live agents have in flight here") && said.contains(BETA_SESSION),
+        "{said}"
+    );
+}

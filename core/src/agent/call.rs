@@ -75,6 +75,28 @@ pub fn agent_of_env(
         })
 }
 
+/// The variables by which an agent marks the shell commands it runs, for those whose shells do
+/// not name the session their hooks act as ([`SESSION_VARS`]): which agent, and whether the
+/// value is an id. Gemini CLI sets `GEMINI_CLI=1` (its docs, "Shell tool"); Copilot CLI gives
+/// its lead's shells the session id its hooks carry and a subagent's one no hook names. What
+/// a commit's pre-commit check knows of an agent that cannot say which of its sessions it is
+/// (`behind::Committer::Agent`).
+pub const SHELL_MARKS: &[(&str, &str, bool)] = &[
+    ("COPILOT_AGENT_SESSION_ID", "copilot", true),
+    ("GEMINI_CLI", "gemini", false),
+];
+
+/// The agent whose shell this process runs in by [`SHELL_MARKS`], with the id its variable
+/// carries, if it carries one.
+pub fn shell_agent_of_env(
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<(&'static str, Option<String>)> {
+    SHELL_MARKS.iter().find_map(|(var, agent, id)| {
+        let value = env(var).filter(|v| !v.is_empty())?;
+        Some((*agent, id.then(|| value.chars().take(256).collect())))
+    })
+}
+
 /// Reads a hook payload sent to `rail hook <agent>`: with the event name the installed command
 /// gave (`rail hook copilot --event preToolUse`) for payloads that carry none (the payload's own
 /// name wins), and the hook's environment to look variables up in (`env`), which some agents

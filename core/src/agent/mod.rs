@@ -57,7 +57,9 @@ use call::{
     after_tool, apply_patch, command, field, is_post_tool, is_pre_tool, shell_call, shell_writes,
     tool_call, tool_event,
 };
-pub use call::{agent_of_env, read_call, Call, ToolWrites, SESSION_VARS};
+pub use call::{
+    agent_of_env, read_call, shell_agent_of_env, Call, ToolWrites, SESSION_VARS, SHELL_MARKS,
+};
 
 pub use claude::CLAUDE_BLOCK;
 

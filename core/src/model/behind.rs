@@ -507,24 +507,137 @@ pub fn elsewhere<'a>(
         .collect()
 }
 
-/// A commit by `actor` in `checkout` of `staged` files (repo-relative), against other sessions'
-/// work in flight there: the live work it would sweep into `actor`'s commit — another agent's
-/// uncommitted writes recorded in the same checkout, committed under the wrong session. (What
-/// `git status` lists in a station is the station's own work, whoever commits it.)
+/// Who makes a commit, as far as its process can tell (the pre-commit hook runs in the
+/// committer's environment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Committer<'a> {
+    /// A session by name: one given (`--session`, `RAIL_SESSION`), an agent whose shells name
+    /// the session its hooks act as (Claude Code, Codex), or a branch's session where no agent's
+    /// variables are set (a person, who answers for the branch's agents).
+    Session(&'a str),
+    /// An agent of kind `agent` on the branch's session `branch` whose shell does not name the
+    /// session its hooks act as: Gemini CLI's (`GEMINI_CLI=1`, no id), Copilot CLI's (`id`:
+    /// its lead's session id, or a subagent's that no hook names).
+    Agent {
+        branch: &'a str,
+        agent: &'a str,
+        id: Option<&'a str>,
+    },
+}
+
+/// What a commit's staged files take of other sessions' work in flight in its checkout.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Sweep<'a> {
+    /// Other live sessions' uncommitted writes: the commit is refused.
+    pub swept: Vec<&'a InFlight>,
+    /// Live agents' uncommitted writes the committer answers for or cannot be told from (a
+    /// person's commit on the branch of agents at work; one of two Gemini sessions, whose
+    /// shells carry no id): committed, and named in a warning.
+    pub unsure: Vec<&'a InFlight>,
+}
+
+/// A commit by `committer` in `checkout` of `staged` files (repo-relative), against other
+/// sessions' work in flight there: another agent's uncommitted writes recorded in the same
+/// checkout, which the commit would take under the wrong session. (What `git status` lists in a
+/// station is the station's own work, whoever commits it.)
+///
+/// An agent whose shell does not say which session it is ([`Committer::Agent`]) is still known
+/// by its kind: a Gemini shell's `git add -A` takes Claude Code's writes, never its own. Among
+/// sessions of its own kind it is the one its id names, else the only one at work in the
+/// checkout; with several and no id, it cannot be told from its siblings, and their writes are
+/// [`Sweep::unsure`], named rather than refused (the commit may be the writer's own).
 pub fn swept<'a>(
-    actor: &str,
+    committer: Committer<'_>,
     checkout: &str,
     staged: &[String],
     work: &'a [InFlight],
-) -> Vec<&'a InFlight> {
-    under(actor, staged, work)
-        .into_iter()
-        .filter(|w| {
-            w.kind == WorkKind::Written
-                && w.checkout == checkout
-                && w.standing == FlightStanding::Live
-        })
-        .collect()
+) -> Sweep<'a> {
+    let here = |w: &&InFlight| {
+        w.kind == WorkKind::Written
+            && w.checkout == checkout
+            && w.standing == FlightStanding::Live
+            && w.machine.is_none()
+    };
+    let mut out = Sweep::default();
+    let (branch, agent, id) = match committer {
+        Committer::Session(actor) => {
+            out.swept = under(actor, staged, work)
+                .into_iter()
+                .filter(here)
+                .collect();
+            // A branch's session answers for its agents: their work is committed on its say,
+            // and named.
+            if crate::text::ident::agent_of_session(actor).is_none() {
+                out.unsure = staged_work(staged, work)
+                    .into_iter()
+                    .filter(here)
+                    .filter(|w| crate::text::ident::is_above(actor, &w.session))
+                    .collect();
+            }
+            return out;
+        }
+        Committer::Agent { branch, agent, id } => (branch, agent, id),
+    };
+    use crate::text::ident::{agent_of_session, agent_top, is_above, AgentSelf};
+    let live: Vec<&InFlight> = work.iter().filter(here).collect();
+    let mine = id.map(|id| {
+        AgentSelf {
+            agent,
+            id,
+            sub: None,
+        }
+        .session_under(branch)
+    });
+    // The id names a session at work here: the committer is known exactly.
+    let known = mine
+        .as_deref()
+        .filter(|m| live.iter().any(|w| agent_top(&w.session) == Some(*m)));
+    let kin: std::collections::BTreeSet<&str> = live
+        .iter()
+        .filter(|w| agent_of_session(&w.session) == Some(agent))
+        .filter_map(|w| agent_top(&w.session))
+        .collect();
+    for w in staged_work(staged, work).into_iter().filter(here) {
+        let related = w.session == branch || is_above(branch, &w.session);
+        if !related {
+            // Another branch's or an explicitly named session, in this checkout.
+            if !acts_for(branch, &w.session) && !acts_for(&w.session, branch) {
+                out.swept.push(w);
+            }
+            continue;
+        }
+        if w.session == branch {
+            // The branch's own writes (an agent that named no session): every agent's to commit.
+            continue;
+        }
+        if agent_of_session(&w.session) != Some(agent) {
+            out.swept.push(w);
+            continue;
+        }
+        match known {
+            Some(me) if agent_top(&w.session) == Some(me) => {}
+            Some(_) => out.swept.push(w),
+            None if kin.len() <= 1 => {}
+            None => out.unsure.push(w),
+        }
+    }
+    out.swept
+        .dedup_by(|a, b| a.session == b.session && a.path == b.path);
+    out.unsure
+        .dedup_by(|a, b| a.session == b.session && a.path == b.path);
+    out
+}
+
+/// The work in flight on any of `staged`, in [`under`]'s order.
+fn staged_work<'a>(staged: &[String], work: &'a [InFlight]) -> Vec<&'a InFlight> {
+    let mut all: Vec<&InFlight> = work
+        .iter()
+        .filter(|w| staged.iter().any(|p| covers(p, &w.path)))
+        .collect();
+    crate::text::sort::sort_by(&mut all, |a, b| {
+        (&a.session, &a.checkout, &a.path, a.kind).cmp(&(&b.session, &b.checkout, &b.path, b.kind))
+    });
+    all
 }
 
 /// The warning for [`elsewhere`]'s work.

@@ -227,6 +227,26 @@ pub fn parent_session(session: &str) -> Option<&str> {
     session.rsplit_once(AGENT_SEP).map(|(parent, _)| parent)
 }
 
+/// The agent a session's first hop below its branch names (`main~claude-9fd28a1b~sub-2c41aa07`:
+/// `claude`); `None` for a branch's session, or a hop that names no agent.
+pub fn agent_of_session(session: &str) -> Option<&str> {
+    let (_, below) = session.split_once(AGENT_SEP)?;
+    let hop = below.split(AGENT_SEP).next().unwrap_or(below);
+    let (agent, _) = hop.split_once('-')?;
+    (!agent.is_empty()).then_some(agent)
+}
+
+/// The agent's own session a session belongs to: itself or, for a subagent's, the session of
+/// the agent that runs it (`main~claude-9fd28a1b~sub-2c41aa07`: `main~claude-9fd28a1b`); `None`
+/// for a branch's session.
+pub fn agent_top(session: &str) -> Option<&str> {
+    let base = branch_session(session).len();
+    let rest = &session[base..];
+    let rest = rest.strip_prefix(AGENT_SEP)?;
+    let end = rest.find(AGENT_SEP).map_or(session.len(), |i| base + 1 + i);
+    Some(&session[..end])
+}
+
 /// Whether `ancestor` is `session`'s branch session or an agent above it (not itself).
 pub fn is_above(ancestor: &str, session: &str) -> bool {
     session.len() > ancestor.len()
@@ -510,6 +530,26 @@ mod tests {
         id: "4267e419-4b3b-421a-9fd6-f75489fd28a1",
         sub: None,
     };
+
+    #[test]
+    fn a_sessions_agent_and_its_top_are_read_from_its_hops() {
+        assert_eq!(agent_of_session("main"), None);
+        assert_eq!(agent_of_session("main~claude-89fd28a1"), Some("claude"));
+        assert_eq!(
+            agent_of_session("main~copilot-1234abcd~sub-2c41aa07"),
+            Some("copilot")
+        );
+        assert_eq!(agent_of_session("main~nohyphen"), None);
+        assert_eq!(agent_top("main"), None);
+        assert_eq!(
+            agent_top("main~claude-89fd28a1"),
+            Some("main~claude-89fd28a1")
+        );
+        assert_eq!(
+            agent_top("feat/x~codex-0a1b2c3d~sub-2c41aa07"),
+            Some("feat/x~codex-0a1b2c3d")
+        );
+    }
 
     #[test]
     fn an_agent_acts_under_its_branch_unless_a_name_is_given() {

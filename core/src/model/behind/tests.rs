@@ -250,3 +250,123 @@ fn a_machines_work_in_flight_travels_as_paths_and_reads_back_bounded() {
         MAX_SHARED_FILES
     );
 }
+
+/// The sessions a commit's sweep names, refused and unsure, for `committer` staging `staged`
+/// over `work` in `/w/repo`.
+fn sweep_of(
+    committer: Committer,
+    staged: &[&str],
+    work: &[InFlight],
+) -> (Vec<String>, Vec<String>) {
+    let staged: Vec<String> = staged.iter().map(|s| s.to_string()).collect();
+    let found = swept(committer, "/w/repo", &staged, work);
+    let names = |v: &[&InFlight]| {
+        v.iter()
+            .map(|w| format!("{}:{}", w.session, w.path))
+            .collect()
+    };
+    (names(&found.swept), names(&found.unsure))
+}
+
+#[test]
+fn a_commit_sweeping_another_agents_writes_is_refused_by_kind_when_the_shell_names_no_session() {
+    let live = FlightStanding::Live;
+    let at_work = vec![
+        work("main~claude-11111111", "a.ts", None, live),
+        work("main~gemini-22222222", "b.ts", None, live),
+        work("main~copilot-33333333", "c.ts", None, live),
+        work("main~copilot-33333333~sub-44444444", "d.ts", None, live),
+        work("alpha", "e.ts", None, live),
+        work("main", "f.ts", None, live),
+        work("main~codex-55555555", "g.ts", None, FlightStanding::Stale),
+        work("main~claude-11111111", "h.ts", Some("beta"), live),
+    ];
+    let all = [
+        "a.ts", "b.ts", "c.ts", "d.ts", "e.ts", "f.ts", "g.ts", "h.ts",
+    ];
+    // Gemini's shell (`GEMINI_CLI=1`, no id), the only Gemini session here: its own write and the
+    // branch's are its to commit; Claude's, Copilot's (and its subagent's) and alpha's are not;
+    // stale work and another checkout's never count.
+    let gemini = Committer::Agent {
+        branch: "main",
+        agent: "gemini",
+        id: None,
+    };
+    let (refused, unsure) = sweep_of(gemini, &all, &at_work);
+    assert_eq!(
+        refused,
+        [
+            "alpha:e.ts",
+            "main~claude-11111111:a.ts",
+            "main~copilot-33333333:c.ts",
+            "main~copilot-33333333~sub-44444444:d.ts"
+        ]
+    );
+    assert!(unsure.is_empty());
+    // Copilot's lead shell names its lead's id: its subagent's writes are its own too.
+    let lead = Committer::Agent {
+        branch: "main",
+        agent: "copilot",
+        id: Some("c0ffee00-0000-0000-0000-000033333333"),
+    };
+    let (refused, _) = sweep_of(lead, &["c.ts", "d.ts", "b.ts"], &at_work);
+    assert_eq!(refused, ["main~gemini-22222222:b.ts"]);
+    // A subagent's shell carries an id no hook names: still the only Copilot at work here.
+    let sub = Committer::Agent {
+        branch: "main",
+        agent: "copilot",
+        id: Some("99999999"),
+    };
+    let (refused, unsure) = sweep_of(sub, &["c.ts", "d.ts"], &at_work);
+    assert!(refused.is_empty() && unsure.is_empty());
+    // Claude Code's shell names its session: it is refused its sibling's work, as before.
+    let (refused, _) = sweep_of(
+        Committer::Session("main~claude-11111111"),
+        &["a.ts", "b.ts"],
+        &at_work,
+    );
+    assert_eq!(refused, ["main~gemini-22222222:b.ts"]);
+    // A person on the branch answers for its agents: nothing refused but alpha's, the agents'
+    // live writes named.
+    let (refused, unsure) = sweep_of(Committer::Session("main"), &all, &at_work);
+    assert_eq!(refused, ["alpha:e.ts"]);
+    assert_eq!(
+        unsure,
+        [
+            "main~claude-11111111:a.ts",
+            "main~copilot-33333333:c.ts",
+            "main~copilot-33333333~sub-44444444:d.ts",
+            "main~gemini-22222222:b.ts"
+        ]
+    );
+}
+
+#[test]
+fn two_sessions_of_one_agent_whose_shells_name_none_are_named_not_refused() {
+    let live = FlightStanding::Live;
+    let at_work = vec![
+        work("main~gemini-22222222", "b.ts", None, live),
+        work("main~gemini-66666666", "c.ts", None, live),
+        work("main~claude-11111111", "a.ts", None, live),
+    ];
+    let gemini = Committer::Agent {
+        branch: "main",
+        agent: "gemini",
+        id: None,
+    };
+    let (refused, unsure) = sweep_of(gemini, &["a.ts", "b.ts", "c.ts"], &at_work);
+    assert_eq!(refused, ["main~claude-11111111:a.ts"]);
+    assert_eq!(
+        unsure,
+        ["main~gemini-22222222:b.ts", "main~gemini-66666666:c.ts"]
+    );
+    // An id that names one of them settles it.
+    let known = Committer::Agent {
+        branch: "main",
+        agent: "gemini",
+        id: Some("aaaa-66666666"),
+    };
+    let (refused, unsure) = sweep_of(known, &["b.ts", "c.ts"], &at_work);
+    assert_eq!(refused, ["main~gemini-22222222:b.ts"]);
+    assert!(unsure.is_empty());
+}
