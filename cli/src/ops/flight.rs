@@ -6,9 +6,6 @@
 //! stations at once, limited to the folders asked about). Every rule is core's
 //! ([`rail_core::model::behind`]): who counts, what blocks, what is said.
 
-use std::path::Path;
-
-use rail_core::formats::gitobject;
 use rail_core::model::behind::{self, Behind, InFlight, WorkKind};
 use rail_core::model::lease::LeaseState;
 use rail_core::model::Evaluation;
@@ -17,34 +14,9 @@ use rail_core::text::time::Time;
 
 use crate::context::Ctx;
 use crate::fail::Fail;
-use crate::git::objects::{self, Head, ObjectFiles};
 use crate::git::repo::Repo;
-use crate::git::{self, repo};
 use crate::store::flight::recorded;
-
-/// The folders (or files) git is asked about for `patterns`: each pattern's literal part before
-/// its first wildcard; none when one of them has no literal part (then all of the checkout).
-fn roots(patterns: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    for p in patterns {
-        let p = rail_core::model::scope::normalize_path(p);
-        let cut = p.find(['*', '?', '[', '{', '\\']).unwrap_or(p.len());
-        let lit = &p[..cut];
-        // A cut inside a name keeps only the folders above it.
-        let lit = if cut < p.len() {
-            lit.rfind('/').map_or("", |i| &lit[..i])
-        } else {
-            lit
-        };
-        if lit.is_empty() || lit == "." {
-            return Vec::new();
-        }
-        out.push(format!(":(literal){lit}"));
-    }
-    out.sort();
-    out.dedup();
-    out
-}
+use crate::store::stations::Station;
 
 /// When `session`, or an agent or branch acting with it, was last seen by a hook here.
 fn last_seen(
@@ -77,31 +49,12 @@ pub fn gather(ctx: &Ctx, eval: &Evaluation, patterns: &[String]) -> Vec<InFlight
     let marks = crate::store::heartbeat::read_all(repo);
     let lease = ctx.settings().lease;
     let now = ctx.now;
-    let dirs = repo::worktree_dirs(repo);
-    let main = repo.main_checkout();
-    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-    let main_canon = canon(&main);
-    let stations: Vec<(String, String, &Path)> = dirs
-        .iter()
-        .filter(|d| d.admin.is_some() && canon(&d.path) != main_canon)
-        .filter(|d| {
-            repo::is_checkout_of(&d.path, d.admin.as_deref(), &repo.common_dir)
-                && !std::fs::symlink_metadata(&d.path).is_ok_and(|m| m.file_type().is_symlink())
-        })
-        .filter_map(|d| {
-            let branch = d.branch.clone()?;
-            Some((
-                canon(&d.path).display().to_string(),
-                branch,
-                d.path.as_path(),
-            ))
-        })
-        .collect();
+    let stations = crate::store::stations::stations(repo);
     let station_of = |checkout: &str| {
         stations
             .iter()
-            .find(|(path, _, _)| path == checkout)
-            .map(|(_, b, _)| b.clone())
+            .find(|s| s.checkout == checkout)
+            .map(|s| s.branch.clone())
     };
     let mut work: Vec<InFlight> = recorded(repo, patterns, None)
         .into_iter()
@@ -161,13 +114,9 @@ struct Judge<'a> {
 }
 
 /// Each station's uncommitted and unmerged files under the patterns, added to `work` (those its
-/// own agents' recorded writes name already left out). `stations`: checkout, branch, folder.
-fn stations_work(
-    judge: &Judge<'_>,
-    repo: &Repo,
-    stations: &[(String, String, &Path)],
-    work: &mut Vec<InFlight>,
-) {
+/// own agents' recorded writes name already left out), each under the session whose station it
+/// is: its branch's claim holder, else the branch.
+fn stations_work(judge: &Judge<'_>, repo: &Repo, stations: &[Station], work: &mut Vec<InFlight>) {
     let Judge {
         ctx,
         eval,
@@ -175,137 +124,52 @@ fn stations_work(
         patterns,
     } = *judge;
     let (lease, now) = (ctx.settings().lease, ctx.now);
-    let base = repo::head_branch(&repo.common_dir);
-    let base = rail_core::model::station::base_branch(
-        ctx.settings().stations.base.as_deref(),
-        base.as_deref(),
-    );
+    let base = crate::store::stations::base_branch(repo, ctx.settings().stations.base.as_deref());
+    let roots = crate::store::stations::roots(patterns);
+    let files = crate::store::stations::files(repo, stations, base.as_deref(), &roots, now);
     let recorded = work.len();
-    let roots = roots(patterns);
-    // The base's commit: a station's commits are asked of git again only when its HEAD or the
-    // base moved (kept in store::flight's `branches/`).
-    let base_commit = base.as_deref().and_then(|b| {
-        let name = format!("refs/heads/{b}");
-        objects::refs_under(&repo.common_dir, &[name.as_str()])?
-            .into_iter()
-            .next()
-            .map(|(_, id)| id)
-    });
-    let found: Vec<_> = std::thread::scope(|scope| {
-        let jobs: Vec<_> = stations
-            .iter()
-            .map(|(checkout, branch, dir)| {
-                let key = station_key(dir, base_commit.as_deref());
-                let kept = key
-                    .as_deref()
-                    .and_then(|k| crate::store::flight::branch_files(repo, checkout, k));
-                let ask = if kept.is_some() {
-                    None
-                } else {
-                    base.as_deref()
-                };
-                let roots = &roots;
-                let job = scope.spawn(move || git::work_in(dir, ask, roots));
-                (checkout, branch, *dir, key, kept, job)
-            })
-            .collect();
-        jobs.into_iter()
-            .map(|(checkout, branch, dir, key, kept, job)| {
-                let result = job.join().ok().map(|(uncommitted, asked)| {
-                    if let (Some(key), Some(Ok(files))) = (&key, &asked) {
-                        crate::store::flight::save_branch_files(repo, checkout, key, files);
-                    }
-                    (uncommitted, kept.map(Ok).or(asked))
-                });
-                (checkout, branch, dir, result)
-            })
-            .collect()
-    });
-    for (checkout, branch, dir, result) in found {
-        let Some((uncommitted, unmerged)) = result else {
+    let mut sessions: std::collections::BTreeMap<&str, (String, Option<Time>, bool)> =
+        std::collections::BTreeMap::new();
+    for f in &files {
+        if !patterns.iter().any(|p| behind::covers(p, &f.path)) {
             continue;
-        };
-        // The session whose station it is: its branch's claim holder, else the branch.
-        let session = eval
-            .claims
-            .iter()
-            .filter(|c| &c.branch == branch || branch_session(&c.session) == branch)
-            .max_by_key(|c| matches!(c.state(), LeaseState::Live | LeaseState::Expiring))
-            .map_or_else(|| branch.clone(), |c| c.session.clone());
-        let seen = last_seen(marks, &session);
-        let live_claim = claim_live(eval, &session);
-        let mut add = |path: String, kind: WorkKind, at: Time| {
-            if !patterns.iter().any(|p| behind::covers(p, &path)) {
-                return;
-            }
-            // Written by one of the station's own agents: recorded already, under its name.
-            let (known, _) = work.split_at(recorded);
-            if known.iter().any(|w| {
-                w.path == path
-                    && &w.checkout == checkout
-                    && (acts_for(&w.session, &session) || acts_for(&session, &w.session))
-            }) {
-                return;
-            }
-            work.push(InFlight {
-                standing: behind::standing(None, at, seen, live_claim, now, lease),
-                path,
-                session: session.clone(),
-                checkout: checkout.clone(),
-                station: Some(branch.clone()),
-                kind,
-                at,
-                machine: None,
-            });
-        };
-        match uncommitted {
-            Ok(files) => {
-                for f in rail_core::formats::rail_files::work_files(files) {
-                    let at = changed_at(dir, &f).unwrap_or(now);
-                    add(f, WorkKind::Uncommitted, at);
-                }
-            }
-            Err(e) => errln!("rail: work in flight in {checkout}: {e}"),
         }
-        match unmerged {
-            Some(Ok(files)) if !files.is_empty() => {
-                let at = head_time(dir).unwrap_or(now);
-                for f in rail_core::formats::rail_files::work_files(files) {
-                    add(f, WorkKind::Unmerged, at);
-                }
-            }
-            Some(Err(e)) => errln!("rail: work in flight in {checkout}: {e}"),
-            _ => {}
+        let (session, seen, live_claim) = sessions.entry(f.branch.as_str()).or_insert_with(|| {
+            let session = station_session(eval, &f.branch);
+            let seen = last_seen(marks, &session);
+            let live = claim_live(eval, &session);
+            (session, seen, live)
+        });
+        // Written by one of the station's own agents: recorded already, under its name.
+        let (known, _) = work.split_at(recorded);
+        if known.iter().any(|w| {
+            w.path == f.path
+                && w.checkout == f.checkout
+                && (acts_for(&w.session, session) || acts_for(session, &w.session))
+        }) {
+            continue;
         }
+        work.push(InFlight {
+            standing: behind::standing(None, f.at, *seen, *live_claim, now, lease),
+            path: f.path.clone(),
+            session: session.clone(),
+            checkout: f.checkout.clone(),
+            station: Some(f.branch.clone()),
+            kind: f.kind,
+            at: f.at,
+            machine: None,
+        });
     }
 }
 
-/// What a station's commits since the base are kept under: its HEAD's and the base's commits.
-fn station_key(dir: &Path, base_commit: Option<&str>) -> Option<String> {
-    let there = repo::discover(dir)?;
-    match objects::head(&there)? {
-        Head::Commit(oid) => Some(format!("{} {}", gitobject::hex(&oid), base_commit?)),
-        Head::Unborn => None,
-    }
-}
-
-/// When the station's HEAD was committed (read from git's files).
-fn head_time(dir: &Path) -> Option<Time> {
-    let there = repo::discover(dir)?;
-    let Head::Commit(oid) = objects::head(&there)? else {
-        return None;
-    };
-    let secs = ObjectFiles::open(&there.common_dir)?.commit_time(&oid)?;
-    chrono::DateTime::from_timestamp(secs, 0)
-}
-
-/// When the file at `rel` was last changed: its own time, or for a file removed its folder's.
-fn changed_at(dir: &Path, rel: &str) -> Option<Time> {
-    let at = dir.join(rel);
-    let m = std::fs::symlink_metadata(&at)
-        .ok()
-        .or_else(|| std::fs::symlink_metadata(at.parent()?).ok())?;
-    Some(m.modified().ok()?.into())
+/// The session whose station is on `branch`: the branch's claim holder (a live one first),
+/// else the branch.
+fn station_session(eval: &Evaluation, branch: &str) -> String {
+    eval.claims
+        .iter()
+        .filter(|c| c.branch == branch || branch_session(&c.session) == branch)
+        .max_by_key(|c| matches!(c.state(), LeaseState::Live | LeaseState::Expiring))
+        .map_or_else(|| branch.to_string(), |c| c.session.clone())
 }
 
 /// A claim (or update, or station) of `patterns` by `session` against the work in flight, on

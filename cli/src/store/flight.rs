@@ -274,28 +274,61 @@ pub fn station_branch(dirs: &[crate::git::repo::WorktreeDir], checkout: &str) ->
         .and_then(|d| d.branch.clone())
 }
 
-/// This machine's recorded writes still uncommitted, in any checkout, as core's work in flight
-/// (judged live: whoever reads them judges their standing): what its shared marks carry.
-pub fn local_work(repo: &Repo) -> Vec<rail_core::model::behind::InFlight> {
-    let found = recorded(repo, &["**".to_string()], None);
-    if found.is_empty() {
-        return Vec::new();
-    }
-    let dirs = crate::git::repo::worktree_dirs(repo);
-    let branch_of = |checkout: &str| station_branch(&dirs, checkout);
-    found
+/// This machine's work in flight as its shared marks carry it: its sessions' recorded writes
+/// still uncommitted, in any checkout, and each station's uncommitted and unmerged files
+/// (stations forking from `base`), under the station's branch as its session (the claim a
+/// station is made for is named after it). Judged live: whoever reads them judges their
+/// standing.
+pub fn local_work(
+    repo: &Repo,
+    base: Option<&str>,
+    now: DateTime<Utc>,
+) -> Vec<rail_core::model::behind::InFlight> {
+    use rail_core::model::behind::{FlightStanding, InFlight, WorkKind};
+    let stations = super::stations::stations(repo);
+    let branch_of = |checkout: &str| {
+        stations
+            .iter()
+            .find(|s| s.checkout == checkout)
+            .map(|s| s.branch.clone())
+    };
+    let mut work: Vec<InFlight> = recorded(repo, &["**".to_string()], None)
         .into_iter()
-        .map(|(f, e)| rail_core::model::behind::InFlight {
+        .map(|(f, e)| InFlight {
             station: branch_of(&e.checkout),
             path: e.path,
             session: f.session,
             checkout: e.checkout,
-            kind: rail_core::model::behind::WorkKind::Written,
+            kind: WorkKind::Written,
             at: e.at,
-            standing: rail_core::model::behind::FlightStanding::Live,
+            standing: FlightStanding::Live,
             machine: None,
         })
-        .collect()
+        .collect();
+    if stations.is_empty() {
+        return work;
+    }
+    let recorded = work.len();
+    for f in super::stations::files(repo, &stations, base, &[], now) {
+        let (known, _) = work.split_at(recorded);
+        if known
+            .iter()
+            .any(|w| w.path == f.path && w.checkout == f.checkout)
+        {
+            continue;
+        }
+        work.push(InFlight {
+            session: f.branch.clone(),
+            station: Some(f.branch),
+            path: f.path,
+            checkout: f.checkout,
+            kind: f.kind,
+            at: f.at,
+            standing: FlightStanding::Live,
+            machine: None,
+        });
+    }
+    work
 }
 
 /// Whether `rel`'s work is over: core's [`flight::ended`] on its file now and HEAD's.

@@ -112,14 +112,18 @@ fn files(dir: &Path, max: u64) -> Vec<(String, String)> {
 /// marks did not (core's `worth_sharing`); `None`: nothing to share.
 ///
 /// The text ends with this machine's work in flight (its sessions' recorded writes still
-/// uncommitted: paths only, core's `behind::render_shared`), shared when a file was added or
-/// is gone too.
-pub fn to_share(repo: &Repo) -> Option<String> {
+/// uncommitted, its stations' uncommitted and unmerged files — stations forking from `base`:
+/// paths only, core's `behind::render_shared`), shared when a file was added or is gone too.
+pub fn to_share(
+    repo: &Repo,
+    base: Option<&str>,
+    now: rail_core::text::time::Time,
+) -> Option<String> {
     let own = own(repo);
     let published = crate::sys::railfile::read_text(&repo.common_dir.join("rail").join(PUBLISHED))
         .ok()
         .flatten();
-    let flight = crate::store::flight::local_work(repo);
+    let flight = crate::store::flight::local_work(repo, base, now);
     let news = heartbeat::worth_sharing(published.as_deref(), &own)
         || behind::worth_sharing(published.as_deref(), &flight);
     news.then(|| heartbeat::render_machine(&own) + &behind::render_shared(&flight))

@@ -16,6 +16,7 @@ mod log;
 pub mod machine_id;
 pub mod notice;
 pub mod observed;
+pub mod stations;
 pub mod tasks;
 
 use std::fs::{self, File};

@@ -136,7 +136,9 @@ impl MarksCommit {
     pub fn of(ctx: &Ctx, dir: &Path, l: &Leader) -> Option<MarksCommit> {
         let repo = ctx.repo.as_ref()?;
         let me = machine::machine(&l.dir).ok()?;
-        let text = crate::store::heartbeat::to_share(repo)?;
+        let base =
+            crate::store::stations::base_branch(repo, ctx.settings().stations.base.as_deref());
+        let text = crate::store::heartbeat::to_share(repo, base.as_deref(), ctx.now)?;
         let fetched = format!("{}{me}", crate::store::heartbeat::FETCHED_REFS);
         let parent = git::run(dir, &git::GitLine::new(&VERIFY).operand(fetched.as_str()))
             .ok()

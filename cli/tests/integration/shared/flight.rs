@@ -91,3 +91,63 @@ fn work_in_flight_on_one_machine_stops_a_claim_on_another() {
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
 }
+
+/// A station's work travels too: on machine b, a station (`git worktree add`) with a change
+/// not committed and one committed on its branch and not merged; a claim on machine a over
+/// either is refused, naming the station's branch, its machine and the files.
+#[test]
+fn a_stations_work_on_one_machine_stops_a_claim_on_another() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 2);
+    let (a, b) = (&ms[0], &ms[1]);
+    commit(b.path(), FILE, "export const token = 1;\n");
+    commit(b.path(), "src/auth/session.ts", "export const s = 1;\n");
+    let station = b.path().with_file_name("b-beta");
+    git_in(
+        b.path(),
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "beta",
+            station.to_str().unwrap(),
+        ],
+    );
+    std::fs::write(station.join("src/auth/session.ts"), "beta's session\n").unwrap();
+    git_in(&station, &["commit", "-qam", "beta's session"]);
+    std::fs::write(station.join(FILE), "beta's token, uncommitted\n").unwrap();
+    let out = b.rail(&["sync"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let id = machine_id(b);
+
+    let out = a.rail(&["sync"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let claim = |path: &str| {
+        a.rail(
+            &["claim", "auth", "--session", "alice", "--path", path],
+            &[],
+        )
+    };
+    let out = claim("src/auth/**");
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("beta in its station")
+            && said.contains("(branch beta)")
+            && said.contains(&format!("on machine {id}"))
+            && said.contains(&format!("{FILE} (uncommitted"))
+            && said.contains("src/auth/session.ts (committed, not merged"),
+        "{said}"
+    );
+
+    // Merged into the base and the station clean: shared again, nothing in flight.
+    git_in(&station, &["checkout", "-q", "--", FILE]);
+    git_in(b.path(), &["merge", "-q", "--ff-only", "beta"]);
+    let out = b.rail(&["sync"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = a.rail(&["sync"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = claim("src/auth/**");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
