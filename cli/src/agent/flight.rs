@@ -149,10 +149,18 @@ pub fn hits(ctx: &Ctx, actor: &str, cwd: &Path, targets: &[String]) -> Vec<Fligh
 }
 
 /// Before a write from the checkout at `cwd`: other sessions' live work in flight in the
-/// repository's other checkouts (their stations) that `targets` (repo-relative) land on — core's
-/// "Behind!" call ([`behind::call`]), with the writer's record of its calls kept and, when the
-/// write goes ahead, each such session's agents told at their next tool call.
-pub fn called_out(ctx: &Ctx, actor: &str, cwd: &Path, targets: &[String]) -> flight::CallOut {
+/// repository's other checkouts (their stations) that `targets` (repo-relative) land on — their
+/// agents' recorded writes, and the stations' commits not merged yet — core's "Behind!" call
+/// ([`behind::call`]), with the writer's record of its calls kept and, when the write goes
+/// ahead, each such session's agents told at their next tool call. `eval`: the rail as judged,
+/// to name a station's session by its claim.
+pub fn called_out(
+    ctx: &Ctx,
+    eval: &rail_core::model::Evaluation,
+    actor: &str,
+    cwd: &Path,
+    targets: &[String],
+) -> flight::CallOut {
     if actor.is_empty() || targets.is_empty() {
         return flight::CallOut::None;
     }
@@ -161,13 +169,10 @@ pub fn called_out(ctx: &Ctx, actor: &str, cwd: &Path, targets: &[String]) -> fli
     };
     let checkout = checkout_of(&repo);
     let found = recorded(&repo, targets, Some(&checkout));
-    if found.is_empty() {
-        return flight::CallOut::None;
-    }
     let lease = ctx.settings().lease;
     let stations = crate::git::repo::worktree_dirs(&repo);
     let branch_of = |dir: &str| crate::store::flight::station_branch(&stations, dir);
-    let work: Vec<behind::InFlight> = found
+    let mut work: Vec<behind::InFlight> = found
         .into_iter()
         .map(|(f, e)| behind::InFlight {
             standing: flight::standing(&f, e.at, last_seen(&repo, &f.session), ctx.now, lease),
@@ -180,6 +185,14 @@ pub fn called_out(ctx: &Ctx, actor: &str, cwd: &Path, targets: &[String]) -> fli
             machine: None,
         })
         .collect();
+    for w in crate::ops::flight::stations_unmerged(ctx, eval, &repo, &checkout, targets) {
+        if !work
+            .iter()
+            .any(|r| r.path == w.path && r.checkout == w.checkout)
+        {
+            work.push(w);
+        }
+    }
     let items = behind::elsewhere(actor, &checkout, targets, &work);
     if items.is_empty() {
         return flight::CallOut::None;

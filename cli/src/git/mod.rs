@@ -208,37 +208,48 @@ pub type StationWork = (
 
 /// A station's work in flight: the paths uncommitted there under `roots` (folders or files
 /// relative to it; none: all of it; modified, staged, deleted, untracked and not ignored), and
-/// all those its commits changed since they forked from `base` (`None`: not asked). Two
-/// processes at once, neither taking git's index lock.
+/// all those its commits changed since they forked from `base` (`None`: not asked; all of
+/// them, whatever `roots` says: the list is kept for the station's HEAD, whoever asks next).
+/// Two processes at once, neither taking git's index lock.
 pub fn work_in(dir: &Path, base: Option<&str>, roots: &[String]) -> StationWork {
     let status_line = GitLine::new(&UNCOMMITTED).paths(roots.iter().map(String::as_str));
-    let diff_line = base.map(|b| {
-        GitLine::new(&[
-            "--no-optional-locks",
-            "diff",
-            "--name-only",
-            "-z",
-            "--no-renames",
-        ])
-        .operand(format!("{b}...HEAD"))
-        .paths(roots.iter().map(String::as_str))
-    });
     let status = started(dir, &status_line);
-    let diff = diff_line.map(|line| (started(dir, &line), line));
-    let uncommitted = finish(status, &status_line).map(|out| status_paths(&out));
-    let unmerged = diff.map(|(child, line)| {
-        finish(child, &line).map(|out| {
-            let mut files: Vec<String> = out
-                .split('\0')
-                .filter(|p| !p.is_empty())
-                .map(str::to_string)
-                .collect();
-            files.sort();
-            files.dedup();
-            files
-        })
+    let diff = base.map(|b| {
+        let line = unmerged_line(b);
+        (started(dir, &line), line)
     });
+    let uncommitted = finish(status, &status_line).map(|out| status_paths(&out));
+    let unmerged = diff.map(|(child, line)| finish(child, &line).map(|out| name_list(&out)));
     (uncommitted, unmerged)
+}
+
+/// The paths a station's commits changed since they forked from `base` (one git process).
+pub fn unmerged_in(dir: &Path, base: &str) -> Result<Vec<String>, String> {
+    let line = unmerged_line(base);
+    finish(started(dir, &line), &line).map(|out| name_list(&out))
+}
+
+fn unmerged_line(base: &str) -> GitLine<'static> {
+    GitLine::new(&[
+        "--no-optional-locks",
+        "diff",
+        "--name-only",
+        "-z",
+        "--no-renames",
+    ])
+    .operand(format!("{base}...HEAD"))
+}
+
+/// `git … --name-only -z` output: the paths, sorted, each once.
+fn name_list(out: &str) -> Vec<String> {
+    let mut files: Vec<String> = out
+        .split('\0')
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect();
+    files.sort();
+    files.dedup();
+    files
 }
 
 /// The paths of `git status --porcelain=v1 -z`: entries are `XY path`; a rename or copy is

@@ -105,6 +105,60 @@ pub fn gather(ctx: &Ctx, eval: &Evaluation, patterns: &[String]) -> Vec<InFlight
     work
 }
 
+/// Other stations' files committed on their branch and not merged, under `targets`, each
+/// named and judged as [`gather`] does — for a tool call, which has no time for a `git status`
+/// per station: each station's list is kept for its HEAD ([`crate::store::stations::unmerged`]).
+/// `except`: the caller's own checkout.
+pub fn stations_unmerged(
+    ctx: &Ctx,
+    eval: &Evaluation,
+    repo: &Repo,
+    except: &str,
+    targets: &[String],
+) -> Vec<InFlight> {
+    let stations = crate::store::stations::stations(repo);
+    if stations.is_empty() {
+        return Vec::new();
+    }
+    let Some(base) =
+        crate::store::stations::base_branch(repo, ctx.settings().stations.base.as_deref())
+    else {
+        return Vec::new();
+    };
+    let files: Vec<_> = crate::store::stations::unmerged(repo, &stations, &base, except, ctx.now)
+        .into_iter()
+        .filter(|f| targets.iter().any(|t| behind::covers(t, &f.path)))
+        .collect();
+    if files.is_empty() {
+        return Vec::new();
+    }
+    let marks = crate::store::heartbeat::read_all(repo);
+    let lease = ctx.settings().lease;
+    files
+        .into_iter()
+        .map(|f| {
+            let session = station_session(eval, &f.branch);
+            InFlight {
+                standing: behind::standing(
+                    None,
+                    f.at,
+                    last_seen(&marks, &session),
+                    claim_live(eval, &session),
+                    ctx.now,
+                    lease,
+                ),
+                session,
+                path: f.path,
+                checkout: f.checkout,
+                station: Some(f.branch),
+                kind: f.kind,
+                at: f.at,
+                machine: None,
+            }
+        })
+        .collect()
+}
+
 /// What judging a station's work needs besides the station.
 struct Judge<'a> {
     ctx: &'a Ctx,

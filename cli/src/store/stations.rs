@@ -170,6 +170,55 @@ pub fn files(
     out
 }
 
+/// Each station's files committed on its branch since it forked from `base`, from what was
+/// kept for its HEAD and the base's commit (a file read), git asked only for a station whose
+/// HEAD or base moved since (a tool call's budget: one process per new commit, not per call).
+/// Stations in `except` (a checkout) are skipped.
+pub fn unmerged(
+    repo: &Repo,
+    stations: &[Station],
+    base: &str,
+    except: &str,
+    now: Time,
+) -> Vec<StationFile> {
+    let name = format!("refs/heads/{base}");
+    let Some(base_commit) = objects::refs_under(&repo.common_dir, &[name.as_str()])
+        .and_then(|refs| refs.into_iter().next().map(|(_, id)| id))
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for s in stations.iter().filter(|s| s.checkout != except) {
+        let Some(key) = station_key(&s.dir, Some(&base_commit)) else {
+            continue;
+        };
+        let files = match super::flight::branch_files(repo, &s.checkout, &key) {
+            Some(files) => files,
+            None => match crate::git::unmerged_in(&s.dir, base) {
+                Ok(files) => {
+                    super::flight::save_branch_files(repo, &s.checkout, &key, &files);
+                    files
+                }
+                Err(_) => continue,
+            },
+        };
+        if files.is_empty() {
+            continue;
+        }
+        let at = head_time(&s.dir).unwrap_or(now);
+        for path in rail_core::formats::rail_files::work_files(files) {
+            out.push(StationFile {
+                checkout: s.checkout.clone(),
+                branch: s.branch.clone(),
+                path,
+                kind: WorkKind::Unmerged,
+                at,
+            });
+        }
+    }
+    out
+}
+
 /// What a station's commits since the base are kept under: its HEAD's and the base's commits.
 fn station_key(dir: &Path, base_commit: Option<&str>) -> Option<String> {
     let there = repo::discover(dir)?;

@@ -505,3 +505,96 @@ fn a_sweep_from_a_shell_that_names_only_its_agent_is_refused() {
         "{said}"
     );
 }
+
+/// Work a station committed and has not merged is in flight too: beta's agent fixes the file in
+/// its station and commits it there; alpha's agent, in the main checkout, writing the same file
+/// is called "Behind!" (stopped once), naming beta's station and the unmerged commit. Once
+/// beta's branch is merged, nothing is called.
+#[test]
+fn a_write_of_a_file_a_station_committed_and_not_merged_is_called_out() {
+    let repo = Repo::new();
+    commit(repo.path(), FILE, "export const token = 1;\n");
+    let out = repo.rail(&["worktree", "beta", "--path", "src/app.ts"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let station = repo.path().parent().unwrap().join(format!(
+        "{}-beta",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    let out = agent_writes_in(&station, BETA, FILE, "beta's fix\n", "toolu_beta1");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(&station)
+            .env(
+                "RAIL_BYPASS",
+                "committing outside beta's claim, for the test",
+            )
+            .output()
+            .unwrap()
+    };
+    let out = git(&["commit", "-qam", "beta's fix"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let out = agent_writes(&repo, ALPHA, FILE, "alpha\n", "toolu_alpha1");
+    assert_eq!(code(&out), 2, "stopped once: {}", stdout(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("Behind!")
+            && said.contains("in its station")
+            && said.contains("(branch beta)")
+            && said.contains("committed, not merged"),
+        "{said}"
+    );
+    assert_eq!(repo.read(FILE), "export const token = 1;\n", "not written");
+
+    // Merged: the same file is nobody's work in flight any more.
+    let out = std::process::Command::new("git")
+        .args(["merge", "-q", "--ff-only", "beta"])
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = agent_writes(&repo, ALPHA, "src/auth/other.ts", "x\n", "toolu_alpha2");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = agent_writes(&repo, ALPHA, FILE, "alpha\n", "toolu_alpha3");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!stdout(&out).contains("Behind!"), "{}", stdout(&out));
+}
+
+/// A station's commits since the base are kept for its HEAD, whoever asks: a claim of one folder
+/// must not keep only that folder's files, or a claim of another folder over the same station's
+/// commits would find nothing kept for it and pass.
+#[test]
+fn a_stations_commits_are_kept_whole_whichever_claim_asked_first() {
+    let repo = Repo::new();
+    commit(repo.path(), "src/auth/token.ts", "t\n");
+    commit(repo.path(), "lib/util.ts", "u\n");
+    let out = repo.rail(&["worktree", "beta", "--path", "src/app.ts"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let station = repo.path().parent().unwrap().join(format!(
+        "{}-beta",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::write(station.join("src/auth/token.ts"), "beta t\n").unwrap();
+    std::fs::write(station.join("lib/util.ts"), "beta u\n").unwrap();
+    let out = std::process::Command::new("git")
+        .args(["commit", "-qam", "beta's work"])
+        .current_dir(&station)
+        .env("RAIL_BYPASS", "outside beta's claim, for the test")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    for (task, path, file) in [
+        ("auth", "src/auth/**", "src/auth/token.ts"),
+        ("util", "lib/**", "lib/util.ts"),
+    ] {
+        let out = repo.rail(&["--session", "alpha", "claim", task, "--path", path]);
+        assert_eq!(code(&out), 1, "{task}: {}", stdout(&out));
+        let said = stderr(&out);
+        assert!(
+            said.contains(&format!("{file} (committed, not merged")),
+            "{task}: {said}"
+        );
+    }
+}

@@ -102,7 +102,8 @@ fn a_stations_work_on_one_machine_stops_a_claim_on_another() {
     let (a, b) = (&ms[0], &ms[1]);
     commit(b.path(), FILE, "export const token = 1;\n");
     commit(b.path(), "src/auth/session.ts", "export const s = 1;\n");
-    let station = b.path().with_file_name("b-beta");
+    let stations = tempfile::tempdir().unwrap();
+    let station = stations.path().join("beta");
     git_in(
         b.path(),
         &[
