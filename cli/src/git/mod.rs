@@ -86,6 +86,28 @@ pub fn staged_files(dir: &Path) -> Result<Vec<String>, String> {
     run(dir, &line).map(|s| nul_list(&s))
 }
 
+/// Every changed file of the checkout at `dir` as `git status` tells it: staged or not,
+/// tracked or not (one process, no index lock taken).
+pub fn status_entries(dir: &Path) -> Result<Vec<rail_core::agent::flight::StatusEntry>, String> {
+    let out = run(dir, &GitLine::new(&UNCOMMITTED))?;
+    let mut entries = Vec::new();
+    let mut items = out.split('\0').filter(|e| !e.is_empty());
+    while let Some(item) = items.next() {
+        let (xy, path) = (item.get(..2).unwrap_or(""), item.get(3..).unwrap_or(""));
+        let x = xy.chars().next().unwrap_or(' ');
+        entries.push(rail_core::agent::flight::StatusEntry {
+            path: path.to_string(),
+            staged: !matches!(x, ' ' | '?' | '!'),
+            untracked: xy == "??",
+        });
+        // A rename's or copy's source follows as an entry of its own.
+        if xy.contains('R') || xy.contains('C') {
+            items.next();
+        }
+    }
+    Ok(entries)
+}
+
 /// Everything the session changed: commits on its branch since it forked from `base`, plus
 /// uncommitted and untracked files in its worktree.
 pub fn session_changes(dir: &Path, base: Option<&str>) -> Result<Vec<String>, String> {

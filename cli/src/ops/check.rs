@@ -112,8 +112,9 @@ pub enum Checked {
     },
 }
 
-/// The staged files that are another live session's work in flight in this checkout, in words
-/// (`None`: none), and a warning for live agents' writes the commit takes on the committer's say.
+/// The staged files that are another session's work in flight in this checkout, in words
+/// (`None`: none), and a warning for agents' writes the commit takes on the committer's say.
+/// The committer is who the pre-commit hook's environment says (core's `behind::Committer`).
 fn swept(
     ctx: &Ctx,
     eval: &rail_core::model::Evaluation,
@@ -149,6 +150,17 @@ fn swept(
         _ => Committer::Session(session),
     };
     let found = behind::swept(committer, &checkout, staged, &work);
+    sweep_words(ctx, session, &found)
+}
+
+/// A sweep in words: the refusal (`None`: nothing swept), and the note for what the commit
+/// takes on the committer's say.
+fn sweep_words(
+    ctx: &Ctx,
+    session: &str,
+    found: &rail_core::model::behind::Sweep<'_>,
+) -> (Option<String>, Option<String>) {
+    use rail_core::model::behind;
     let names = |items: &[&behind::InFlight]| {
         let whom: std::collections::BTreeSet<&str> =
             items.iter().map(|w| w.session.as_str()).collect();
@@ -164,13 +176,130 @@ fn swept(
     });
     let noted = (!found.unsure.is_empty()).then(|| {
         format!(
-            "rail: this commit takes {} file(s) live agents have in flight here, uncommitted — {}: committed as {session}'s; if they are not yours, `git restore --staged FILE` and leave them to {}",
+            "rail: this commit takes {} file(s) other agents have in flight here, uncommitted — {}: committed as {session}'s; if they are not yours, `git restore --staged FILE` and leave them to {}",
             found.unsure.len(),
             behind::describe(&found.unsure, ctx.now),
             names(&found.unsure)
         )
     });
     (refused, noted)
+}
+
+/// What a shell command's commits would take of other sessions' work, judged before it runs.
+#[derive(Debug)]
+pub enum CommitSweep {
+    /// Refused: the words, and the first file swept with its session (for the log).
+    Refused {
+        message: String,
+        path: String,
+        holder: String,
+    },
+    /// Let through with a warning.
+    Noted(String),
+}
+
+/// Before a shell command run by `session`'s agent in `cwd` that makes `commits`: what they
+/// would take (core's `flight::commit_takes` on the checkout's `git status`), judged as the
+/// pre-commit hook judges a commit (core's `behind::swept`) — for agents whose shells run git
+/// with its hooks turned off (Gemini CLI), and any `--no-verify`. `None`: nothing to say.
+pub fn commit_sweep(
+    ctx: &Ctx,
+    session: &str,
+    cwd: &std::path::Path,
+    commits: &[rail_core::agent::shell::GitCommit],
+) -> Option<CommitSweep> {
+    use rail_core::agent::shell::GitCommit;
+    use rail_core::model::behind::{self, Committer};
+    let repo = crate::git::repo::discover(cwd)?;
+    let root = repo.worktree.canonicalize().ok()?;
+    let here = cwd.canonicalize().ok()?;
+    let below = here.strip_prefix(&root).ok()?.to_path_buf();
+    let status = match git::status_entries(&repo.worktree) {
+        Ok(s) => s,
+        Err(e) => {
+            return Some(CommitSweep::Noted(format!(
+                "Rail: cannot tell what this commit takes ({e}): check it takes no other session's work (`rail flight`)"
+            )))
+        }
+    };
+    let spec = |p: &String| repo_relative(&root, &below, p.as_str());
+    let mut takes = std::collections::BTreeSet::new();
+    let mut unknown = false;
+    for c in commits {
+        let c = GitCommit {
+            added: c.added.iter().filter_map(spec).collect(),
+            only: c.only.iter().filter_map(spec).collect(),
+            ..c.clone()
+        };
+        match rail_core::agent::flight::commit_takes(&c, &status) {
+            Some(files) => takes.extend(files),
+            None => unknown = true,
+        }
+    }
+    let takes = without_rail_files(ctx, &repo.worktree, takes.into_iter().collect());
+    let checkout = root.display().to_string();
+    let texts = ctx.read_claims().ok()?;
+    let rail = Rail::load(&texts);
+    let eval = ctx.judge(&rail, Commits::IfNeeded).eval;
+    if unknown {
+        // What the line commits is only known when it runs: every other session's live work
+        // here is named, never silently let through.
+        let everything: Vec<String> = status.iter().map(|e| e.path.clone()).collect();
+        let work = crate::ops::flight::gather(ctx, &eval, &everything);
+        let found = behind::swept(Committer::Session(session), &checkout, &everything, &work);
+        return (!found.swept.is_empty()).then(|| {
+            CommitSweep::Noted(format!(
+                "Rail: cannot tell from the command line what this commit takes; other sessions have work in flight here, uncommitted — {}: commit only your own files (`git commit -- FILE…`)",
+                behind::describe(&found.swept, ctx.now)
+            ))
+        });
+    }
+    if takes.is_empty() {
+        return None;
+    }
+    let work = crate::ops::flight::gather(ctx, &eval, &takes);
+    let found = behind::swept(Committer::Session(session), &checkout, &takes, &work);
+    let first = found
+        .swept
+        .first()
+        .map(|w| (w.path.clone(), w.session.clone()));
+    match (sweep_words(ctx, session, &found), first) {
+        ((Some(message), _), Some((path, holder))) => Some(CommitSweep::Refused {
+            message: format!("Rail: {message}"),
+            path,
+            holder,
+        }),
+        ((_, Some(note)), _) => Some(CommitSweep::Noted(note)),
+        _ => None,
+    }
+}
+
+/// A pathspec of a command run in `below` (relative to the checkout at `root`), made
+/// repo-relative (`.` and `..` followed as written); `None` when it leaves the checkout.
+fn repo_relative(root: &std::path::Path, below: &std::path::Path, spec: &str) -> Option<String> {
+    use std::path::Component;
+    let path = std::path::Path::new(spec);
+    let joined = if path.is_absolute() {
+        path.strip_prefix(root).ok()?.to_path_buf()
+    } else {
+        below.join(path)
+    };
+    let mut parts: Vec<String> = Vec::new();
+    for c in joined.components() {
+        match c {
+            Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
+    })
 }
 
 /// Checks the session's changes (or `args.files`) against its claims.

@@ -16,7 +16,7 @@ use crate::context::Ctx;
 use crate::fail::Fail;
 use crate::git::repo::Repo;
 use crate::store::flight::recorded;
-use crate::store::stations::Station;
+use crate::store::stations::StationDir;
 
 /// When `session`, or an agent or branch acting with it, was last seen by a hook here.
 fn last_seen(
@@ -170,7 +170,12 @@ struct Judge<'a> {
 /// Each station's uncommitted and unmerged files under the patterns, added to `work` (those its
 /// own agents' recorded writes name already left out), each under the session whose station it
 /// is: its branch's claim holder, else the branch.
-fn stations_work(judge: &Judge<'_>, repo: &Repo, stations: &[Station], work: &mut Vec<InFlight>) {
+fn stations_work(
+    judge: &Judge<'_>,
+    repo: &Repo,
+    stations: &[StationDir],
+    work: &mut Vec<InFlight>,
+) {
     let Judge {
         ctx,
         eval,

@@ -219,6 +219,8 @@ pub fn recorded(
     except: Option<&str>,
 ) -> Vec<(SessionFlight, flight::FlightEntry)> {
     let flights = read_all(repo);
+    // A write another session's later write of the same file replaced is no one's work now.
+    let latest = flight::latest_writes(&flights);
     // The entries asked about, by checkout: each checkout's index and HEAD read once.
     let mut by_checkout: std::collections::BTreeMap<
         &str,
@@ -227,6 +229,7 @@ pub fn recorded(
     for f in &flights {
         for e in &f.entries {
             if Some(e.checkout.as_str()) != except
+                && flight::is_latest(&latest, e)
                 && patterns
                     .iter()
                     .any(|p| rail_core::model::behind::covers(p, &e.path))

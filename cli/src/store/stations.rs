@@ -16,7 +16,7 @@ use crate::git::repo::{self, Repo};
 
 /// A station: a linked worktree of this repository, not the main checkout.
 #[derive(Clone, Debug)]
-pub struct Station {
+pub struct StationDir {
     /// Its folder with links resolved, as work in flight names checkouts.
     pub checkout: String,
     pub branch: String,
@@ -37,7 +37,7 @@ pub struct StationFile {
 
 /// The repository's stations: linked worktrees on a branch that are checkouts of this
 /// repository (a folder whose `.git` names another repository, or a link, is not followed).
-pub fn stations(repo: &Repo) -> Vec<Station> {
+pub fn stations(repo: &Repo) -> Vec<StationDir> {
     let dirs = repo::worktree_dirs(repo);
     let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
     let main = canon(&repo.main_checkout());
@@ -48,7 +48,7 @@ pub fn stations(repo: &Repo) -> Vec<Station> {
                 && !std::fs::symlink_metadata(&d.path).is_ok_and(|m| m.file_type().is_symlink())
         })
         .filter_map(|d| {
-            Some(Station {
+            Some(StationDir {
                 checkout: canon(&d.path).display().to_string(),
                 branch: d.branch.clone()?,
                 dir: d.path.clone(),
@@ -94,7 +94,7 @@ pub fn roots(patterns: &[String]) -> Vec<String> {
 /// file whose time cannot be read.
 pub fn files(
     repo: &Repo,
-    stations: &[Station],
+    stations: &[StationDir],
     base: Option<&str>,
     roots: &[String],
     now: Time,
@@ -176,7 +176,7 @@ pub fn files(
 /// Stations in `except` (a checkout) are skipped.
 pub fn unmerged(
     repo: &Repo,
-    stations: &[Station],
+    stations: &[StationDir],
     base: &str,
     except: &str,
     now: Time,

@@ -496,12 +496,30 @@ fn a_sweep_from_a_shell_that_names_only_its_agent_is_refused() {
         &["commit", "-qm", "notes", "--", "notes.md"],
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    // A person on the branch commits the agent's work on purpose: taken, and named.
+    // Beta's session ends, its fix still uncommitted: an agent committing is at work and beta
+    // is not, so the fix is not its own either; still refused, named as ended.
+    let end = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/hooks/claude/session-end.json"),
+    )
+    .unwrap()
+    .replace(RECORDED, BETA)
+    .replace("{{CWD}}", &repo.path().display().to_string());
+    let out = hook_call("claude", repo.path(), &end, None, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = git(&[("GEMINI_CLI", "1")], &["commit", "-qm", "everything"]);
+    assert!(!out.status.success(), "an ended session's work was swept");
+    assert!(
+        stderr(&out).contains("its session ended"),
+        "{}",
+        stderr(&out)
+    );
+    // A person on the branch commits the agent's work on purpose (a rescue): taken, and named.
     let out = git(&[], &["commit", "-qm", "beta's fix, reviewed"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let said = stderr(&out);
     assert!(
-        said.contains("live agents have in flight here") && said.contains(BETA_SESSION),
+        said.contains("other agents have in flight here") && said.contains(BETA_SESSION),
         "{said}"
     );
 }
@@ -597,4 +615,51 @@ fn a_stations_commits_are_kept_whole_whichever_claim_asked_first() {
             "{task}: {said}"
         );
     }
+}
+
+/// Gemini CLI runs its shell commands with git's hooks turned off (it sets `core.hooksPath` to
+/// nothing through `GIT_CONFIG_*`: seen in bench/collisions), so the pre-commit hook never
+/// judges its commits. The BeforeTool hook reads the commit in the command line and judges
+/// what it would take: `git add -A && git commit` over another session's uncommitted write is
+/// denied before it runs, in Gemini's format; committing only its own file goes through.
+#[test]
+fn a_shell_commit_sweeping_work_in_flight_is_denied_before_it_runs() {
+    let repo = Repo::new();
+    let out = repo.rail(&["init"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    commit(repo.path(), FILE, "export const token = 1;\n");
+    let out = agent_writes(&repo, BETA, FILE, "beta's fix\n", "toolu_beta1");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    std::fs::write(repo.path().join("notes.md"), "gemini's own\n").unwrap();
+    let shell = |command: &str| {
+        let payload = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/hooks/gemini/shell.json"),
+        )
+        .unwrap()
+        .replace("{{CWD}}", &repo.path().display().to_string())
+        .replace("\"{{COMMAND}}\"", &serde_json::to_string(command).unwrap());
+        hook_call("gemini", repo.path(), &payload, None, &[])
+    };
+    for command in [
+        "git add -A && git commit -m everything",
+        "git commit -qam everything",
+        "git add . && git commit --no-verify -m everything",
+    ] {
+        let out = shell(command);
+        let said = stdout(&out) + &stderr(&out);
+        assert!(
+            said.contains("deny") && said.contains(BETA_SESSION) && said.contains(FILE),
+            "{command}: {said}"
+        );
+    }
+    let said = std::fs::read_to_string(repo.path().join("claims.log")).unwrap_or_default();
+    assert!(said.contains("reason: commit sweeps in flight"), "{said}");
+    // Its own file: nothing of beta's taken, let through.
+    let out = shell("git add notes.md && git commit -m notes -- notes.md");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!stdout(&out).contains("deny"), "{}", stdout(&out));
+    // A pathspec only known when it runs: named, not silently let through.
+    let out = shell("git add \"$F\" && git commit -m x");
+    let said = stdout(&out) + &stderr(&out);
+    assert!(said.contains("cannot tell from the command line"), "{said}");
 }

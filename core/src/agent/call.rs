@@ -239,6 +239,7 @@ pub(super) fn workspace_root(root: &str) -> String {
 pub struct ToolWrites {
     pub targets: Vec<String>,
     pub unanalysed: Vec<String>,
+    pub commits: Vec<shell::GitCommit>,
 }
 
 impl ToolWrites {
@@ -255,6 +256,7 @@ impl ToolWrites {
             tool: tool.to_string(),
             targets,
             unanalysed: self.unanalysed,
+            commits: self.commits,
         }
     }
 }
@@ -332,6 +334,23 @@ pub(super) fn shell_writes(command: &str, dir: Option<&str>, found: &mut ToolWri
     let writes = shell::writes(command);
     let mut targets = writes.targets;
     found.unanalysed.extend(writes.unanalysed);
+    let under = |t: String| match dir.filter(|d| !d.is_empty() && *d != ".") {
+        Some(dir) if !t.starts_with('/') => {
+            if t == "." {
+                dir.trim_end_matches('/').to_string()
+            } else {
+                format!("{}/{t}", dir.trim_end_matches('/'))
+            }
+        }
+        _ => t,
+    };
+    found
+        .commits
+        .extend(writes.commits.into_iter().map(|c| shell::GitCommit {
+            added: c.added.into_iter().map(under).collect(),
+            only: c.only.into_iter().map(under).collect(),
+            ..c
+        }));
     for patch in patch::embedded(command) {
         match patch {
             Ok(paths) => targets.extend(paths),

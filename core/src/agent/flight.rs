@@ -273,18 +273,45 @@ pub fn collisions(
     targets: &[String],
     flights: &[SessionFlight],
 ) -> Vec<(usize, usize)> {
+    let latest = latest_writes(flights);
     let mut out = Vec::new();
     for (i, f) in flights.iter().enumerate() {
         if acts_for(actor, &f.session) || acts_for(&f.session, actor) {
             continue;
         }
         for (j, e) in f.entries.iter().enumerate() {
-            if e.checkout == checkout && targets.iter().any(|t| names(t, &e.path)) {
+            if e.checkout == checkout
+                && is_latest(&latest, e)
+                && targets.iter().any(|t| names(t, &e.path))
+            {
                 out.push((i, j));
             }
         }
     }
     out
+}
+
+/// When each (checkout, path) was last written by any session: a write recorded before
+/// another session's later write of the same file is no longer in the file (it was let
+/// through because the first was committed, stale or ended — a copy kept), so it is not that
+/// session's work in flight any more, though the file still differs from HEAD.
+pub fn latest_writes(flights: &[SessionFlight]) -> BTreeMap<(&str, &str), DateTime<Utc>> {
+    let mut latest: BTreeMap<(&str, &str), DateTime<Utc>> = BTreeMap::new();
+    for e in flights.iter().flat_map(|f| &f.entries) {
+        let at = latest
+            .entry((e.checkout.as_str(), e.path.as_str()))
+            .or_insert(e.at);
+        *at = (*at).max(e.at);
+    }
+    latest
+}
+
+/// Whether `entry` is its file's latest recorded write ([`latest_writes`]; writes of one second
+/// both count).
+pub fn is_latest(latest: &BTreeMap<(&str, &str), DateTime<Utc>>, entry: &FlightEntry) -> bool {
+    latest
+        .get(&(entry.checkout.as_str(), entry.path.as_str()))
+        .is_none_or(|at| entry.at >= *at)
 }
 
 /// Whether writing `target` writes `path`.
@@ -483,6 +510,41 @@ pub fn join_call(
         _ => Decision::Warn,
     };
     verdict
+}
+
+/// One changed file of a checkout as `git status` tells it (repo-relative).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusEntry {
+    pub path: String,
+    /// Its change is staged (git's index differs from HEAD).
+    pub staged: bool,
+    /// Git does not track it (and it is not ignored).
+    pub untracked: bool,
+}
+
+/// The files a `git commit` of a command line would take, given its checkout's status before
+/// the line runs (`commit`'s pathspecs made repo-relative by the host); `None` when the line
+/// cannot say (a pathspec only known when it runs). With pathspecs (`git commit -- PATH…`): the
+/// changed files they cover, tracked or staged by the line; else what is staged, every tracked
+/// change with `-a`/`add -u`, every untracked file too with `add -A`, and what its `git add
+/// PATH…` covers.
+pub fn commit_takes(
+    commit: &crate::agent::shell::GitCommit,
+    status: &[StatusEntry],
+) -> Option<Vec<String>> {
+    if commit.unknown {
+        return None;
+    }
+    let covered =
+        |specs: &[String], path: &str| specs.iter().any(|s| crate::model::behind::covers(s, path));
+    let took = status.iter().filter(|e| {
+        let added = covered(&commit.added, &e.path) || (commit.new_files && e.untracked);
+        if !commit.only.is_empty() {
+            return covered(&commit.only, &e.path) && (!e.untracked || added);
+        }
+        e.staged || added || (commit.all && !e.untracked)
+    });
+    Some(took.map(|e| e.path.clone()).collect())
 }
 
 #[cfg(test)]

@@ -298,6 +298,8 @@ pub enum Event {
         tool: String,
         targets: Vec<String>,
         unanalysed: Vec<String>,
+        /// The commits a shell command makes ([`shell::GitCommit`]), judged for what they take.
+        commits: Vec<shell::GitCommit>,
     },
     /// A tool call, after it ran: what it changed is checked against the snapshot taken before
     /// it ([`after`]).

@@ -47,6 +47,34 @@ pub struct Writes {
     pub targets: Vec<String>,
     /// Parts Rail could not judge, in words (each names the part).
     pub unanalysed: Vec<String>,
+    /// The commits the command line makes (`git commit`), with what each would take: a
+    /// commit writes no file, but it can sweep another session's uncommitted work into this
+    /// one's (`git add -A && git commit`), which the hook judges before the command runs —
+    /// some agents run their shells with git's hooks turned off (Gemini CLI), and any agent
+    /// can pass `--no-verify`.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub commits: Vec<GitCommit>,
+}
+
+/// One `git commit` in a command line and what it takes, as far as the line says. Paths are as
+/// written, joined to the directory the command runs in (relative to the agent's working
+/// directory, or absolute); git's pathspecs, so `.` or a folder stands for what is under it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct GitCommit {
+    /// Every change to a tracked file is staged before it (`git add -A`, `git add -u`, `git
+    /// commit -a`): what the work tree has changed, not only what is staged now.
+    pub all: bool,
+    /// And every untracked file (`git add -A`, `git add --all`).
+    pub new_files: bool,
+    /// Pathspecs staged before it by `git add PATH…` in the same line.
+    pub added: Vec<String>,
+    /// Only these pathspecs are committed (`git commit -- PATH…`, `git commit PATH…`), whatever
+    /// else is staged.
+    pub only: Vec<String>,
+    /// A pathspec only known when the command runs, or after a `cd` Rail cannot follow: what
+    /// the commit takes cannot be told from the line.
+    pub unknown: bool,
 }
 
 /// How many strings-run-as-commands deep (`bash -c "sh -c '…'"`) the reader goes.
@@ -113,6 +141,8 @@ mod read {
         /// writes it out (a heredoc or a here-string); `None` for a file, a pipe, the agent's
         /// own input, or text only known when it runs.
         pub stdin: Option<String>,
+        /// What `git add` staged so far in this line, for the next `git commit` in it.
+        pub staging: super::GitCommit,
     }
 
     /// Reads `command` (a whole command line, or a `bash -c` string at `depth`).
@@ -143,6 +173,7 @@ mod read {
             out,
             depth,
             stdin: None,
+            staging: super::GitCommit::default(),
         };
         reader.statement(root, cwd, 0);
     }

@@ -85,6 +85,7 @@ pub(super) fn update_event(input: &Value) -> Event {
             tool: "TaskUpdate".into(),
             targets: Vec::new(),
             unanalysed: Vec::new(),
+            commits: Vec::new(),
         },
     }
 }

@@ -541,9 +541,15 @@ pub struct Sweep<'a> {
 /// checkout, which the commit would take under the wrong session. (What `git status` lists in a
 /// station is the station's own work, whoever commits it.)
 ///
+/// An agent committing is at work, so the writes of a session no longer live (ended, or not
+/// seen for a lease) are not its own either: it is refused them too — they are rescued on
+/// purpose, by a person, not swept into an agent's commit. A person (the branch's session, no
+/// agent's variables) answers for the branch's agents and may rescue anyone's: committed,
+/// named.
+///
 /// An agent whose shell does not say which session it is ([`Committer::Agent`]) is still known
 /// by its kind: a Gemini shell's `git add -A` takes Claude Code's writes, never its own. Among
-/// sessions of its own kind it is the one its id names, else the only one at work in the
+/// live sessions of its own kind it is the one its id names, else the only one at work in the
 /// checkout; with several and no id, it cannot be told from its siblings, and their writes are
 /// [`Sweep::unsure`], named rather than refused (the commit may be the writer's own).
 pub fn swept<'a>(
@@ -552,34 +558,37 @@ pub fn swept<'a>(
     staged: &[String],
     work: &'a [InFlight],
 ) -> Sweep<'a> {
+    use crate::text::ident::{agent_of_session, agent_top, is_above, AgentSelf};
     let here = |w: &&InFlight| {
-        w.kind == WorkKind::Written
-            && w.checkout == checkout
-            && w.standing == FlightStanding::Live
-            && w.machine.is_none()
+        w.kind == WorkKind::Written && w.checkout == checkout && w.machine.is_none()
     };
+    let live = |w: &InFlight| w.standing == FlightStanding::Live;
     let mut out = Sweep::default();
     let (branch, agent, id) = match committer {
         Committer::Session(actor) => {
-            out.swept = under(actor, staged, work)
-                .into_iter()
-                .filter(here)
-                .collect();
+            let person = agent_of_session(actor).is_none();
+            for w in under(actor, staged, work).into_iter().filter(here) {
+                if live(w) || !person {
+                    out.swept.push(w);
+                } else {
+                    out.unsure.push(w);
+                }
+            }
             // A branch's session answers for its agents: their work is committed on its say,
             // and named.
-            if crate::text::ident::agent_of_session(actor).is_none() {
-                out.unsure = staged_work(staged, work)
-                    .into_iter()
-                    .filter(here)
-                    .filter(|w| crate::text::ident::is_above(actor, &w.session))
-                    .collect();
+            if person {
+                out.unsure.extend(
+                    staged_work(staged, work)
+                        .into_iter()
+                        .filter(here)
+                        .filter(|w| is_above(actor, &w.session)),
+                );
             }
             return out;
         }
         Committer::Agent { branch, agent, id } => (branch, agent, id),
     };
-    use crate::text::ident::{agent_of_session, agent_top, is_above, AgentSelf};
-    let live: Vec<&InFlight> = work.iter().filter(here).collect();
+    let at_work: Vec<&InFlight> = work.iter().filter(here).filter(|w| live(w)).collect();
     let mine = id.map(|id| {
         AgentSelf {
             agent,
@@ -591,8 +600,8 @@ pub fn swept<'a>(
     // The id names a session at work here: the committer is known exactly.
     let known = mine
         .as_deref()
-        .filter(|m| live.iter().any(|w| agent_top(&w.session) == Some(*m)));
-    let kin: std::collections::BTreeSet<&str> = live
+        .filter(|m| at_work.iter().any(|w| agent_top(&w.session) == Some(*m)));
+    let kin: std::collections::BTreeSet<&str> = at_work
         .iter()
         .filter(|w| agent_of_session(&w.session) == Some(agent))
         .filter_map(|w| agent_top(&w.session))
@@ -610,7 +619,7 @@ pub fn swept<'a>(
             // The branch's own writes (an agent that named no session): every agent's to commit.
             continue;
         }
-        if agent_of_session(&w.session) != Some(agent) {
+        if agent_of_session(&w.session) != Some(agent) || !live(w) {
             out.swept.push(w);
             continue;
         }

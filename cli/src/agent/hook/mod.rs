@@ -253,14 +253,16 @@ fn judge(
         Event::Tool {
             targets,
             unanalysed,
+            commits,
             ..
-        } if targets.is_empty() && unanalysed.is_empty() => Outcome::Allow,
+        } if targets.is_empty() && unanalysed.is_empty() && commits.is_empty() => Outcome::Allow,
         Event::Tool {
             targets,
             unanalysed,
+            commits,
             ..
         } => match ctx {
-            Ok(ctx) => tool::pre_tool_use(ctx, agent, here, targets, unanalysed),
+            Ok(ctx) => tool::pre_tool_use(ctx, agent, here, targets, unanalysed, commits),
             Err(f) => fail_safe(&f.message),
         },
         Event::Task(task) => match ctx {

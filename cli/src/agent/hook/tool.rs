@@ -43,6 +43,7 @@ pub fn pre_tool_use(
     here: &Here,
     raw_targets: &[String],
     unanalysed: &[String],
+    commits: &[rail_core::agent::shell::GitCommit],
 ) -> Outcome {
     let acting = match &here.acting {
         Some(Ok(a)) => a,
@@ -117,16 +118,57 @@ pub fn pre_tool_use(
         .into_iter()
         .chain(judged.into_iter().map(|(_, v)| v))
         .collect();
+    // A commit in a shell command: what it would take of other sessions' work in flight, judged
+    // here as well as by the pre-commit hook, which some agents' shells turn off.
+    let sweep = match (commits.is_empty(), here.session()) {
+        (false, Some(session)) => crate::ops::check::commit_sweep(ctx, session, &here.cwd, commits),
+        _ => None,
+    };
+    if let Some(crate::ops::check::CommitSweep::Refused {
+        message,
+        path,
+        holder,
+    }) = &sweep
+    {
+        log_sweep(ctx, here.session(), agent, path, holder);
+        return Outcome::Deny(message.clone());
+    }
+    let note = match sweep {
+        Some(crate::ops::check::CommitSweep::Noted(note)) => Some(note),
+        _ => None,
+    };
     if all.is_empty() {
-        return Outcome::Allow;
+        return note.map_or(Outcome::Allow, Outcome::Warn);
     }
     let verdict = hook::combine(all);
-    let message = || crate::out::hint::say(&verdict.message, verdict.hint.as_ref());
+    let message = || {
+        let said = crate::out::hint::say(&verdict.message, verdict.hint.as_ref());
+        match &note {
+            Some(note) => format!("{said}\n{note}"),
+            None => said,
+        }
+    };
     match verdict.decision {
         Decision::Deny => Outcome::Deny(message()),
         Decision::Warn => Outcome::Warn(message()),
-        Decision::Allow => Outcome::Allow,
+        Decision::Allow => note.map_or(Outcome::Allow, Outcome::Warn),
     }
+}
+
+/// A commit refused before it ran for sweeping `holder`'s uncommitted `path` in, logged.
+fn log_sweep(ctx: &Ctx, session: Option<&str>, agent: Agent, path: &str, holder: &str) {
+    let Ok(lock) = ctx.lock_within(session.unwrap_or("hook"), Some(Duration::from_millis(500)))
+    else {
+        return;
+    };
+    let texts = rail_core::model::input::RailTexts::default();
+    let line = LogEntry::new(ctx.now, LogEvent::Refused, None, session)
+        .with("path", path.to_string())
+        .with("holder", holder.to_string())
+        .with("reason", "commit sweeps in flight")
+        .with("by", format!("hook {}", agent.name()))
+        .render();
+    let _ = crate::shared::record_local(ctx, &lock, &texts, &[line]);
 }
 
 /// Every checkout of `ctx`'s repository, symlinks resolved.

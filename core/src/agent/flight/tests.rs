@@ -198,3 +198,90 @@ fn a_live_sessions_file_is_denied_naming_it_and_a_stale_ones_only_named() {
     assert_eq!(v.decision, Decision::Deny);
     assert!(v.message.contains("uncommitted change"));
 }
+
+#[test]
+fn a_commit_takes_what_its_line_and_the_status_say() {
+    use crate::agent::shell::GitCommit;
+    let e = |path: &str, staged: bool, untracked: bool| StatusEntry {
+        path: path.into(),
+        staged,
+        untracked,
+    };
+    let status = [
+        e("a.ts", true, false),
+        e("b.ts", false, false),
+        e("new.ts", false, true),
+        e("src/c.ts", false, false),
+    ];
+    let takes = |c: GitCommit| commit_takes(&c, &status);
+    let v = |xs: &[&str]| Some(xs.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert_eq!(takes(GitCommit::default()), v(&["a.ts"]));
+    let all = GitCommit {
+        all: true,
+        ..GitCommit::default()
+    };
+    assert_eq!(takes(all.clone()), v(&["a.ts", "b.ts", "src/c.ts"]));
+    assert_eq!(
+        takes(GitCommit {
+            new_files: true,
+            ..all
+        }),
+        v(&["a.ts", "b.ts", "new.ts", "src/c.ts"])
+    );
+    assert_eq!(
+        takes(GitCommit {
+            added: vec!["src".into(), "new.ts".into()],
+            ..GitCommit::default()
+        }),
+        v(&["a.ts", "new.ts", "src/c.ts"])
+    );
+    // Pathspecs: only those, and an untracked file only when the line adds it.
+    assert_eq!(
+        takes(GitCommit {
+            only: vec!["b.ts".into(), "new.ts".into()],
+            ..GitCommit::default()
+        }),
+        v(&["b.ts"])
+    );
+    assert_eq!(
+        takes(GitCommit {
+            unknown: true,
+            ..GitCommit::default()
+        }),
+        None
+    );
+}
+
+#[test]
+fn a_write_another_session_wrote_over_later_is_no_longer_in_flight() {
+    // Beta wrote the file at 10:00; it was committed (or beta ended) and gamma wrote it at
+    // 10:05. Beta's entry lingers until pruned, and the file differs from HEAD again: it is
+    // gamma's work in the file now, not beta's.
+    let beta = beta_wrote(&["src/auth/token.ts", "src/a.ts"]);
+    let mut gamma = SessionFlight::new("main~codex-cccc3333");
+    gamma.record(
+        &["src/auth/token.ts".into()],
+        SHARED,
+        t("2026-12-01T10:05:00Z"),
+    );
+    let flights = vec![beta, gamma];
+    let hit = |target: &str| {
+        collisions(ALPHA, SHARED, &[target.to_string()], &flights)
+            .into_iter()
+            .map(|(i, _)| flights[i].session.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(hit("src/auth/token.ts"), ["main~codex-cccc3333"]);
+    assert_eq!(hit("src/a.ts"), [BETA]);
+    // In another checkout the same path is another file.
+    let mut elsewhere = SessionFlight::new("main~gemini-dddd4444");
+    elsewhere.record(
+        &["src/a.ts".into()],
+        "/w/station",
+        t("2026-12-01T10:09:00Z"),
+    );
+    let mut flights = flights;
+    flights.push(elsewhere);
+    let latest = latest_writes(&flights);
+    assert!(is_latest(&latest, &flights[0].entries[1]));
+}

@@ -1070,6 +1070,11 @@ fn git(r: &mut ShellReader, args: &[Val], cwd: &mut Cwd) {
         ))
     };
     let cwd = &here;
+    match sub.text.as_str() {
+        "add" | "stage" => stage(r, rest, cwd),
+        "commit" => commit(r, rest, cwd),
+        _ => {}
+    }
     // The diff family (`diff`, `show`, `log`, `format-patch`…) and `archive` write their output
     // into `--output=FILE`.
     if !matches!(sub.text.as_str(), "config" | "bugreport" | "diagnose") {
@@ -1340,6 +1345,126 @@ fn git(r: &mut ShellReader, args: &[Val], cwd: &mut Cwd) {
     }
 }
 
+/// A pathspec of `git add` or `git commit`, joined to where the command runs; `None` (and the
+/// commit marked unknown) when it is only known when it runs.
+fn pathspec(w: &Val, cwd: &Cwd) -> Option<String> {
+    if w.dynamic {
+        return None;
+    }
+    let dir = cwd.as_deref()?;
+    Some(if w.text == "." {
+        if dir.is_empty() {
+            ".".to_string()
+        } else {
+            dir.trim_end_matches('/').to_string()
+        }
+    } else {
+        join(dir, &w.text)
+    })
+}
+
+/// `git add` / `git stage`: what it stages, for the next `git commit` in the line.
+fn stage(r: &mut ShellReader, args: &[Val], cwd: &Cwd) {
+    let mut operands = false;
+    for w in args {
+        let t = w.text.as_str();
+        if !operands && t == "--" {
+            operands = true;
+            continue;
+        }
+        if !operands && t.starts_with('-') && t.len() > 1 {
+            match t {
+                "-A" | "--all" | "--no-ignore-removal" => {
+                    r.staging.all = true;
+                    r.staging.new_files = true;
+                }
+                "-u" | "--update" => r.staging.all = true,
+                "-n" | "--dry-run" => return,
+                _ if t.starts_with("--pathspec-from-file") => r.staging.unknown = true,
+                _ => {}
+            }
+            continue;
+        }
+        match pathspec(w, cwd) {
+            Some(p) => r.staging.added.push(p),
+            None => r.staging.unknown = true,
+        }
+    }
+}
+
+/// `git commit`: what it takes — the staged files, with `-a` every tracked change, with
+/// pathspecs only those (`-i`: those besides the staged).
+fn commit(r: &mut ShellReader, args: &[Val], cwd: &Cwd) {
+    // The options whose value is the next word (or the rest of a short cluster).
+    const SHORT_TAKES: &str = "mFCct";
+    const LONG_TAKES: &[&str] = &[
+        "--message",
+        "--file",
+        "--reuse-message",
+        "--reedit-message",
+        "--template",
+        "--author",
+        "--date",
+        "--cleanup",
+        "--fixup",
+        "--squash",
+        "--trailer",
+        "--pathspec-from-file",
+    ];
+    let mut c = std::mem::take(&mut r.staging);
+    let mut paths = Vec::new();
+    let mut include = false;
+    let mut operands = false;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        let t = w.text.as_str();
+        if operands || w.dynamic || !t.starts_with('-') || t == "-" {
+            match pathspec(w, cwd) {
+                Some(p) => paths.push(p),
+                None => c.unknown = true,
+            }
+            continue;
+        }
+        if t == "--" {
+            operands = true;
+        } else if let Some(long) = t.strip_prefix("--") {
+            let name = long.split_once('=').map_or(long, |(n, _)| n);
+            match name {
+                "all" => c.all = true,
+                "include" => include = true,
+                "pathspec-from-file" => c.unknown = true,
+                "dry-run" => return,
+                _ => {}
+            }
+            if !long.contains('=') && LONG_TAKES.contains(&t) {
+                i += 1;
+            }
+        } else {
+            for (k, ch) in t[1..].char_indices() {
+                match ch {
+                    'a' => c.all = true,
+                    'i' => include = true,
+                    _ if SHORT_TAKES.contains(ch) => {
+                        // The value is the rest of the cluster, else the next word.
+                        if k + 1 + ch.len_utf8() >= t.len() {
+                            i += 1;
+                        }
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    if include {
+        c.added.extend(paths);
+    } else {
+        c.only = paths;
+    }
+    r.out.commits.push(c);
+}
+
 /// git's commands that write nothing into the work tree (their `--output` is read above).
 const GIT_READERS: &[&str] = &[
     "status",
@@ -1522,6 +1647,7 @@ impl Scratch {
             out: &mut self.out,
             depth: r.depth,
             stdin: None,
+            staging: super::GitCommit::default(),
         };
         run(&mut inner, words, cwd);
     }
@@ -1529,6 +1655,7 @@ impl Scratch {
     fn finish(self, r: &mut ShellReader) {
         r.out.targets.extend(self.out.targets);
         r.out.unanalysed.extend(self.out.unanalysed);
+        r.out.commits.extend(self.out.commits);
     }
 }
 

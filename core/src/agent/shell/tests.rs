@@ -293,6 +293,93 @@ fn git_commands_that_write_files_are_judged_or_named() {
         "git stash list",
         "git -C sub fetch",
     ] {
-        assert_eq!(writes(cmd), Writes::default(), "{cmd:?}");
+        let w = writes(cmd);
+        assert!(
+            w.targets.is_empty() && w.unanalysed.is_empty(),
+            "{cmd:?}: {w:?}"
+        );
     }
+}
+
+#[test]
+fn a_commit_says_what_it_takes() {
+    let commit = |cmd: &str| {
+        let w = writes(cmd);
+        assert_eq!(w.commits.len(), 1, "{cmd:?}: {w:?}");
+        w.commits[0].clone()
+    };
+    let c = |all: bool, added: &[&str], only: &[&str], unknown: bool| GitCommit {
+        all,
+        new_files: false,
+        added: added.iter().map(|s| s.to_string()).collect(),
+        only: only.iter().map(|s| s.to_string()).collect(),
+        unknown,
+    };
+    assert_eq!(commit("git commit -qm x"), c(false, &[], &[], false));
+    let everything = GitCommit {
+        new_files: true,
+        ..c(true, &[], &[], false)
+    };
+    assert_eq!(
+        commit("git add -A && git commit -m 'all of it'"),
+        everything
+    );
+    assert_eq!(
+        commit("git add -u && git commit -m 'tracked'"),
+        c(true, &[], &[], false)
+    );
+    assert_eq!(
+        commit("git add . && git commit -m x"),
+        c(false, &["."], &[], false)
+    );
+    assert_eq!(
+        commit("cd src && git add . && git commit -m x"),
+        c(false, &["src"], &[], false)
+    );
+    assert_eq!(
+        commit("git commit -qam 'fix: typo'"),
+        c(true, &[], &[], false)
+    );
+    assert_eq!(
+        commit("git commit --all --message=x"),
+        c(true, &[], &[], false)
+    );
+    assert_eq!(
+        commit("git add a.ts b.ts && git commit -m 'a and b' -- a.ts b.ts"),
+        c(false, &["a.ts", "b.ts"], &["a.ts", "b.ts"], false)
+    );
+    assert_eq!(
+        commit("git commit -m msg a.ts"),
+        c(false, &[], &["a.ts"], false)
+    );
+    assert_eq!(
+        commit("git commit -i -m msg a.ts"),
+        c(false, &["a.ts"], &[], false)
+    );
+    assert_eq!(
+        commit("git -C sub commit -m x -- b.ts"),
+        c(false, &[], &["sub/b.ts"], false)
+    );
+    assert_eq!(
+        commit("git add \"$F\" && git commit -m x"),
+        c(false, &[], &[], true)
+    );
+    assert_eq!(
+        commit("git commit --no-verify -m x"),
+        c(false, &[], &[], false)
+    );
+    // Staged by an earlier commit's `git add` is that commit's.
+    let w = writes("git add -A && git commit -m one && git add b.ts && git commit -m two");
+    assert_eq!(
+        w.commits,
+        [everything.clone(), c(false, &["b.ts"], &[], false)]
+    );
+    // A dry run commits nothing; a line without a commit makes none.
+    assert!(writes("git commit --dry-run -a").commits.is_empty());
+    assert!(writes("git add -A").commits.is_empty());
+    // Inside `bash -c`, as on the line itself.
+    assert_eq!(
+        commit("bash -c 'git add -A && git commit -m x'"),
+        everything
+    );
 }

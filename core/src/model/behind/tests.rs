@@ -285,8 +285,8 @@ fn a_commit_sweeping_another_agents_writes_is_refused_by_kind_when_the_shell_nam
         "a.ts", "b.ts", "c.ts", "d.ts", "e.ts", "f.ts", "g.ts", "h.ts",
     ];
     // Gemini's shell (`GEMINI_CLI=1`, no id), the only Gemini session here: its own write and the
-    // branch's are its to commit; Claude's, Copilot's (and its subagent's) and alpha's are not;
-    // stale work and another checkout's never count.
+    // branch's are its to commit; Claude's, Copilot's (and its subagent's), alpha's and the stale
+    // Codex session's are not; another checkout's never count.
     let gemini = Committer::Agent {
         branch: "main",
         agent: "gemini",
@@ -298,6 +298,7 @@ fn a_commit_sweeping_another_agents_writes_is_refused_by_kind_when_the_shell_nam
         [
             "alpha:e.ts",
             "main~claude-11111111:a.ts",
+            "main~codex-55555555:g.ts",
             "main~copilot-33333333:c.ts",
             "main~copilot-33333333~sub-44444444:d.ts"
         ]
@@ -326,14 +327,22 @@ fn a_commit_sweeping_another_agents_writes_is_refused_by_kind_when_the_shell_nam
         &at_work,
     );
     assert_eq!(refused, ["main~gemini-22222222:b.ts"]);
-    // A person on the branch answers for its agents: nothing refused but alpha's, the agents'
-    // live writes named.
+    // Nor a stale session's: an agent committing is at work, that session is not.
+    let (refused, _) = sweep_of(
+        Committer::Session("main~claude-11111111"),
+        &["g.ts"],
+        &at_work,
+    );
+    assert_eq!(refused, ["main~codex-55555555:g.ts"]);
+    // A person on the branch answers for its agents and may rescue a stale session's work:
+    // nothing refused but alpha's live work, the agents' writes named.
     let (refused, unsure) = sweep_of(Committer::Session("main"), &all, &at_work);
     assert_eq!(refused, ["alpha:e.ts"]);
     assert_eq!(
         unsure,
         [
             "main~claude-11111111:a.ts",
+            "main~codex-55555555:g.ts",
             "main~copilot-33333333:c.ts",
             "main~copilot-33333333~sub-44444444:d.ts",
             "main~gemini-22222222:b.ts"
