@@ -4,9 +4,10 @@
 // in one shared checkout and in stations, with Rail and without (without: no hook installed).
 // Counted from the repository afterwards, never from what an agent says:
 // - lost edits: a write that landed and whose content is in no commit of any branch and in no
-//   checkout at the end, on a file another session also wrote (replaced while uncommitted);
-//   one Rail's after-tool check put back counts apart, as set aside (its copy in
-//   <common dir>/rail/after/aside/);
+//   checkout at the end, on a file another session also wrote, unless the next write of that
+//   file in that checkout was its own session's (a session rewriting its own uncommitted file
+//   replaced no one's work: counted apart, as rewritten by itself); one whose content Rail kept
+//   (<common dir>/rail/after/aside/) counts apart, as set aside;
 // - swept commits: a session's commit holding a file whose committed content another session
 //   wrote;
 // - tasks worked twice: a task that two or more sessions wrote files for;
@@ -16,8 +17,10 @@
 // Code's Read; the others' whole-file edits need none) and rewritten whole with content naming
 // the session and the task; a write refused or failing is tried again once, then the task is
 // dropped; `git status --short`, then `git add -A && git commit` (`--commit own`: `git add` and
-// `git commit -- FILES` of the task's files only); (with claims) `rail done TASK` (rail.yaml's
-// check is `true`), else `rail release TASK`. Every reply is held `--think` ms (a model's time).
+// `git commit -- FILES` of the task's files only; a `git add -A` commit Rail refuses for taking
+// another session's work is followed by what the refusal says: `git commit -- FILES`); (with
+// claims) `rail done TASK` (rail.yaml's check is `true`), else `rail release TASK`. Every reply
+// is held `--think` ms (a model's time).
 // Run: node bench/collisions.mjs [--sessions 4] [--think 2000] [--runs 1] [--commit all|own]
 //        [--agents claude,codex,copilot,gemini] [--only shared-none,…] [--rail PATH] [--json]
 // The agents come from the real-agent suite's cache (scripts/test-agents.sh installs them).
@@ -238,7 +241,12 @@ function* work(d, me, cwd, tasks, { claims, commit }, writes) {
         commit === 'own'
           ? `git add ${t.files.join(' ')} && git commit -q -m "${t.name} by ${me}" -- ${t.files.join(' ')}`
           : `git add -A && git commit -q -m "${t.name} by ${me}"`;
-      yield d.shell(add);
+      const r = yield d.shell(add);
+      // Refused for sweeping another session's work in: what the refusal says, as a model
+      // reading it does — only its own files.
+      if (commit === 'all' && /commit only your own files/.test(r)) {
+        yield d.shell(`git commit -q -m "${t.name} by ${me}" -- ${t.files.join(' ')}`);
+      }
     }
     // `rail done`: the gate (rail.yaml `check: "true"`), then released and ticked on the backlog.
     if (claims) yield d.shell(dropped ? `rail release ${t.name}` : `rail done ${t.name} || rail release ${t.name}`);
@@ -354,9 +362,14 @@ function count(main, sessions, writes) {
   const aside = new Set(
     fs.existsSync(asideDir) ? fs.readdirSync(asideDir).map((f) => fs.readFileSync(path.join(asideDir, f), 'utf8')) : [],
   );
-  const gone = writes.filter(
-    (w) => !committed.has(`${w.file}\0${w.content}`) && !onDisk.has(`${w.file}\0${w.content}`) && writers(w.file).size > 1,
-  );
+  // Who wrote a file next in the same checkout, after writes[i] (in the order the writes
+  // landed): a session rewriting its own uncommitted file replaced no one's work.
+  const nextWriter = (i) => writes.slice(i + 1).find((n) => n.file === writes[i].file && n.checkout === writes[i].checkout)?.session;
+  const vanished = writes
+    .map((w, i) => ({ w, by: nextWriter(i) }))
+    .filter(({ w }) => !committed.has(`${w.file}\0${w.content}`) && !onDisk.has(`${w.file}\0${w.content}`) && writers(w.file).size > 1);
+  const gone = vanished.filter(({ w, by }) => by !== w.session).map(({ w }) => w);
+  const ownRewrites = vanished.filter(({ w, by }) => by === w.session).map(({ w }) => w);
   const lost = gone.filter((w) => !aside.has(w.content));
   const setAside = gone.filter((w) => aside.has(w.content));
   const sweptHashes = new Set(
@@ -376,6 +389,8 @@ function count(main, sessions, writes) {
     commits: new Set(commits.filter((c) => c.by).map((c) => c.hash)).size,
     twice: twice.length,
     lostDetail: lost.map((w) => `${w.session} ${w.file} (${w.task})`),
+    ownRewrites: ownRewrites.length,
+    ownRewriteDetail: ownRewrites.map((w) => `${w.session} ${w.file} (${w.task})`),
     sweptDetail: [...sweptHashes],
   };
 }
@@ -403,12 +418,12 @@ if (opt.json) {
     `${n} sessions (${AGENTS.join(', ')}), ${TASKS.length} tasks, 3 each, think ${opt.think} ms, commit habit: ${opt.commit}, ${opt.runs} run(s) summed\n`,
   );
   console.log(
-    '| where | Rail | claims | writes landed | writes refused | lost edits | set aside | commits | swept commits | tasks worked twice | wall time (a run) |',
+    '| where | Rail | claims | writes landed | writes refused | lost edits | set aside | rewritten by itself | commits | swept commits | tasks worked twice | wall time (a run) |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     console.log(
-      `| ${r.cfg.where} | ${r.cfg.rail ? 'yes' : 'no'} | ${r.cfg.claims ? 'yes' : 'no'} | ${r.writes} | ${r.refused ?? 0} | ${r.lost} | ${r.aside} | ${r.commits} | ${r.swept} | ${r.twice} | ${(r.wall / Number(opt.runs)).toFixed(1)} s |`,
+      `| ${r.cfg.where} | ${r.cfg.rail ? 'yes' : 'no'} | ${r.cfg.claims ? 'yes' : 'no'} | ${r.writes} | ${r.refused ?? 0} | ${r.lost} | ${r.aside} | ${r.ownRewrites} | ${r.commits} | ${r.swept} | ${r.twice} | ${(r.wall / Number(opt.runs)).toFixed(1)} s |`,
     );
   }
 }
