@@ -136,7 +136,8 @@ fn dispatch(cli: Cli) -> Result<(), Fail> {
         None => None,
     };
     if let Some(remote) = remote {
-        if let Some(note) = shared::before_read(&ctx, remote, cli.fetch)? {
+        let shown = cli.command.shows_verification(cli.json);
+        if let Some(note) = shared::before_read(&ctx, remote, cli.fetch, shown)? {
             errln!("rail: {note}");
         }
     }

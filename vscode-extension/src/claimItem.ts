@@ -60,6 +60,7 @@ export function claimTooltip(claim: BoardClaim): vscode.MarkdownString {
   plain(md.appendMarkdown('\n\n'), claim.reason);
   if (claim.purpose_html) md.appendMarkdown('\n\n---\n\n').appendMarkdown(claim.purpose_html);
   if (claim.blocked_by?.length) plain(md.appendMarkdown('\n\n'), `waiting for: ${claim.blocked_by.join(', ')}`);
+  if (claim.machine_text) plain(md.appendMarkdown('\n\n'), `machine: ${claim.machine_text}`);
   plain(md.appendMarkdown('\n\n'), `${claim.file}:${claim.line}${claim.also ? ` (+ ${claim.also})` : ''}`);
   return md;
 }
@@ -75,7 +76,8 @@ export function claimContext(claim: BoardClaim, session: string | undefined): st
 }
 
 export function claimTreeItem(claim: BoardClaim, id: string, session: string | undefined, railRoot: string): vscode.TreeItem {
-  const hasDetails = (claim.paths?.length ?? 0) + (claim.resources?.length ?? 0) + (claim.after?.length ?? 0) > 0;
+  const hasDetails =
+    (claim.paths?.length ?? 0) + (claim.resources?.length ?? 0) + (claim.after?.length ?? 0) > 0 || claim.machine_text !== undefined;
   const item = new vscode.TreeItem(
     claim.task ?? `(${claim.file})`,
     hasDetails ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
@@ -98,9 +100,18 @@ export function claimTreeItem(claim: BoardClaim, id: string, session: string | u
   return item;
 }
 
-/** The rows under a claim: its paths, resources and the tasks it waits for. */
+/** The rows under a claim: on a shared rail its machine (core's words: this one, or another's),
+ * then its paths, resources and the tasks it waits for. */
 export function claimDetails(claim: BoardClaim, parentId: string): DetailNode[] {
   const out: DetailNode[] = [];
+  if (claim.machine_text !== undefined)
+    out.push({
+      kind: 'detail',
+      id: `${parentId}/machine`,
+      label: claim.machine_text,
+      icon: claim.elsewhere ? 'remote' : 'vm',
+      description: 'machine',
+    });
   for (const p of claim.paths ?? [])
     out.push({ kind: 'detail', id: `${parentId}/path:${p}`, label: p, icon: 'file-submodule', description: 'path' });
   for (const r of claim.resources ?? [])

@@ -31,7 +31,7 @@ import {
 } from './host/core';
 import { baseFacts, boardWithProcesses, type RailLocation } from './host/facts';
 import { forgetGitAnswers } from './host/git';
-import { NativeRail, RailError, resolveRail } from './host/native';
+import { NativeRail, RailError, resolveRail, type FlightFacts } from './host/native';
 import { allowProcesses, processesAllowed, RestrictedMode } from './host/trust';
 import { discover, headBranch, mainCheckout } from './host/repo';
 import { lastSynced, remoteOf, withPushedCommits, type SharedInfo } from './host/shared';
@@ -306,14 +306,14 @@ export class RailContext implements vscode.Disposable {
       // In Restricted Mode no git runs: leases count claim and renewal times only, as on the
       // web board opened from files.
       const commits = processesAllowed();
-      const [texts, local, remote, inFlight] = await Promise.all([
+      const [texts, local, remote, flight] = await Promise.all([
         store.read(),
         baseFacts(loc, { commits, worktrees: true }),
         shared,
         this.inFlight(loc),
       ]);
       const facts1 = remote !== undefined && commits ? await withPushedCommits(loc, remote, local) : local;
-      const facts0 = inFlight === undefined ? facts1 : { ...facts1, in_flight: inFlight };
+      const facts0 = withFlight(facts1, flight, remote);
       const coreTexts = this.withThreshold(texts);
       const { board, facts } = boardWithProcesses(coreTexts, facts0);
       const ms = performance.now() - started;
@@ -347,7 +347,7 @@ export class RailContext implements vscode.Disposable {
    * repository, only when processes may run; a failure is logged and leaves it out (the board
    * then shows claims only, as before).
    */
-  private async inFlight(loc: RailLocation): Promise<InFlight[] | undefined> {
+  private async inFlight(loc: RailLocation): Promise<FlightFacts | undefined> {
     if (!loc.repo || !processesAllowed()) return undefined;
     try {
       const binary = resolveRail({ setting: this.config.path, extensionDir: this.extension.extensionPath });
@@ -539,4 +539,20 @@ export class RailContext implements vscode.Disposable {
     if (e instanceof RailError && e.stderr.trim()) this.output.error(e.stderr.trim());
     void vscode.window.showErrorMessage(`Rail: ${message}`);
   }
+}
+
+/**
+ * The facts `rail flight --json` gathered, joined to this host's: work in flight, this clone's
+ * machine id, and on a shared rail its verification as the CLI knows it. A shared rail whose CLI
+ * did not answer (Restricted Mode, a failure) gets only its remote: core then says it cannot tell
+ * whether it is verified, never that it is.
+ */
+export function withFlight(facts: Facts, flight: FlightFacts | undefined, remote: string | undefined): Facts {
+  const out: Facts = { ...facts };
+  if (flight !== undefined) {
+    out.in_flight = flight.in_flight;
+    if (flight.machine !== undefined) out.machine = flight.machine;
+  }
+  if (remote !== undefined) out.shared = flight?.shared?.remote === remote ? flight.shared : { remote };
+  return out;
 }

@@ -17,7 +17,13 @@ planned: Array<PlannedView>, resources: Array<ResourceUse>, sessions: Array<Sess
 /**
  * Each session's work in flight (files changed, not merged), when the host gathered it.
  */
-in_flight: Array<FlightView>, diagnostics: Array<Located>, log: Array<LogEntry>, };
+in_flight: Array<FlightView>, diagnostics: Array<Located>, log: Array<LogEntry>, 
+/**
+ * A shared rail: whether its state is proven, in core's words (every host shows `text`,
+ * as a warning when `warning`), and the machine the board was judged on. Left out for a
+ * local rail.
+ */
+shared?: SharedView, };
 
 export type BoardClaim = { id: number, 
 /**
@@ -34,6 +40,12 @@ machine?: string,
  * is): no session of this machine acts for it, whatever its name. Left out when false.
  */
 elsewhere?: boolean, 
+/**
+ * `machine` as every board shows it: `laptop-3f2a… (this machine)`, `… (another
+ * machine's: only it changes this claim)`, or the id alone where the host does not say
+ * which machine it is.
+ */
+machine_text?: string, 
 /**
  * Where it is written: `claims.md` or `claims/<owner>.yaml`, one-based line.
  */
@@ -180,7 +192,13 @@ observed?: Record<string, string>,
  * ([`crate::text::ident::on_machine`]). `None`: the host does not say (a JS host showing a
  * board); the CLI, which enforces, always says on a clone that has one.
  */
-machine?: string | null, };
+machine?: string | null, 
+/**
+ * A shared rail's verification as the host found it ([`crate::model::verification`]): the
+ * board says whether its state is proven. `None`: not a shared rail, or a host that only
+ * judges (the hooks), never shows a board.
+ */
+shared?: SharedRailFacts | null, };
 
 export type FileClass = "in-scope" | "out-of-scope" | "conflict" | "undeclared";
 
@@ -627,6 +645,53 @@ export type Settings = { lease_secs: number, expiring_secs: number, };
 
 export type Severity = "error" | "warning" | "info";
 
+export type SharedRailFacts = { 
+/**
+ * The git remote the rail is shared through.
+ */
+remote: string, 
+/**
+ * Whether the host looked (the CLI always does; a host that could not ask it leaves this
+ * out): what was not looked at is never shown as verified.
+ */
+known?: boolean, 
+/**
+ * Where the team's allowed signers were read (`origin/main:.rail/allowed-signers`); `None`:
+ * none are committed on the remote's main branch, so the rail is unverified.
+ */
+signers?: string | null, 
+/**
+ * The shared state this machine last fetched or pushed (`refs/rail/fetched`).
+ */
+fetched?: string | null, 
+/**
+ * The last state this machine proved (`refs/rail/proven`).
+ */
+proven?: string | null, 
+/**
+ * This machine has a signing key and is among the allowed signers: its changes would be
+ * proven by the others.
+ */
+can_sign?: boolean, };
+
+export type SharedView = { remote: string, verified: Verified, 
+/**
+ * Core's sentence, for every host to show as it is.
+ */
+text: string, 
+/**
+ * Shown as a warning (unverified, unproven, unknown, or this machine cannot sign).
+ */
+warning: boolean, 
+/**
+ * The last proven state, shortened.
+ */
+proven?: string, 
+/**
+ * The machine the board was judged on (its claims are "this machine's").
+ */
+machine?: string, };
+
 export type Span = { start: number, end: number, };
 
 export type Station = { state: StationState, claims: Array<StationClaim>, 
@@ -701,6 +766,8 @@ export type Summary = { claims: number, live: number, expiring: number, stale: n
 overlaps_unlisted?: number, errors: number, warnings: number, };
 
 export type TextEdit = { span: Span, text: string, };
+
+export type Verified = "unknown" | "unverified" | "not-fetched" | "proven" | "unproven";
 
 export type Waiting = { task: string, 
 /**

@@ -155,6 +155,11 @@ export class App {
       loaded.clock === 'live' ? ' (clock)' : ' (fixed)',
     );
     byId('facts-note').textContent = factsNote(loaded.facts);
+    // A shared rail: whether its state is proven (core's words; a warning when unverified).
+    const shared = byId('shared-note');
+    shared.hidden = board.shared === undefined;
+    shared.classList.toggle('warning', board.shared?.warning === true);
+    shared.textContent = board.shared ? `${board.shared.warning ? '⚠ ' : ''}${board.shared.text}` : '';
     const files = fileList(loaded.texts);
     fill(
       byId('files'),

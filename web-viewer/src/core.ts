@@ -31,6 +31,7 @@ export type {
   RailTexts,
   ResourceUse,
   SessionView,
+  SharedRailFacts,
   Summary,
   Who,
 } from '../../wasm/pkg/web/rail_wasm.js';

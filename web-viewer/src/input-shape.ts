@@ -2,7 +2,7 @@
 // Only the shape is checked here; what the values mean (times, names, paths) is core's job, and
 // core reports it as diagnostics or a `rail: …` error.
 
-import type { Facts, FileText, HookSeen, InFlight, RailTexts } from './core.js';
+import type { Facts, FileText, HookSeen, InFlight, RailTexts, SharedRailFacts } from './core.js';
 
 export class InputError extends Error {
   override name = 'InputError';
@@ -109,7 +109,26 @@ export function toFacts(value: unknown): Facts {
     if (!Array.isArray(value.in_flight)) throw new InputError('facts.in_flight: expected an array');
     facts.in_flight = value.in_flight.map((w: unknown, i) => inFlight(w, `facts.in_flight[${i}]`));
   }
+  // A shared rail (what `rail board --html` and the VS Code extension pass): leases from this
+  // machine's sightings, this machine's id (whose claims are whose) and how far the rail is
+  // verified, as the CLI found them.
+  if (value.observing != null) facts.observing = bool(value.observing, 'facts.observing');
+  if (value.observed != null) facts.observed = stringMap(value.observed, 'facts.observed', str);
+  if (value.machine != null) facts.machine = str(value.machine, 'facts.machine');
+  if (value.shared != null) facts.shared = sharedRail(value.shared, 'facts.shared');
   return facts;
+}
+
+/** A shared rail's verification as a host found it (core judges it: `model::verification`). */
+function sharedRail(v: unknown, where: string): SharedRailFacts {
+  if (!isRecord(v)) throw new InputError(`${where}: expected {remote, known?, signers?, fetched?, proven?, can_sign?}`);
+  const out: SharedRailFacts = { remote: str(v.remote, `${where}.remote`) };
+  if (v.known != null) out.known = bool(v.known, `${where}.known`);
+  if (v.can_sign != null) out.can_sign = bool(v.can_sign, `${where}.can_sign`);
+  for (const key of ['signers', 'fetched', 'proven'] as const) {
+    if (v[key] != null) out[key] = str(v[key], `${where}.${key}`);
+  }
+  return out;
 }
 
 const KINDS: readonly InFlight['kind'][] = ['written', 'uncommitted', 'unmerged'];

@@ -129,3 +129,58 @@ test('the page rail board --html writes renders the board from file://', async (
   await assertClean(page, problems, 'rail board --html');
   await page.close();
 });
+
+// Issue 42: on a shared rail every board says how far it is verified and whose machine each
+// claim is. Two clones of a bare remote as two machines, no keys: the page `rail board --html`
+// writes on one of them shows core's unverified warning and each claim's machine.
+test("a shared rail without keys: the page warns that it is unverified and names each claim's machine", async () => {
+  const root = mkdtempSync(join(tmpdir(), 'rail-web-shared-'));
+  const bare = join(root, 'rail.git');
+  run('git', ['init', '-q', '--bare', '-b', 'main', bare], root);
+  const machines = ['a', 'b'].map((name, i) => {
+    const dir = join(root, name);
+    run('git', ['clone', '-q', bare, dir], root);
+    run('git', ['config', 'user.email', 'm@e.invalid'], dir);
+    run('git', ['config', 'user.name', 'machine'], dir);
+    if (i === 0) {
+      run('git', ['commit', '-q', '--allow-empty', '-m', 'init'], dir);
+      run('git', ['push', '-q', 'origin', 'HEAD:main'], dir);
+    } else {
+      run('git', ['pull', '-q', 'origin', 'main'], dir);
+    }
+    run(RAIL, ['init', '--remote', 'origin'], dir);
+    return dir;
+  });
+  const [a, b] = machines;
+  run(RAIL, ['claim', 'auth', '--session', 'alice'], a);
+  run(RAIL, ['claim', 'ui', '--session', 'bob'], b);
+  run(RAIL, ['sync'], a);
+  const id = (dir) => readFileSync(join(dir, '.git', 'rail', 'exchange', 'machine'), 'utf8').trim();
+  const file = join(root, 'board.html');
+  run(RAIL, ['board', '--html', file], a);
+
+  const data = readFileSync(file, 'utf8').match(/<script type="application\/json" id="rail-data">(.*?)<\/script>/s);
+  const { texts, facts } = JSON.parse(data[1]);
+  const board = expectedBoard(texts, facts);
+  assert.equal(board.shared?.verified, 'unverified', 'core judges the rail unverified');
+  assert.match(board.shared.text, /^the shared rail on origin is UNVERIFIED: /);
+  const machineOf = (task) => board.claims.find((c) => c.task === task)?.machine_text;
+  assert.equal(machineOf('auth'), `${id(a)} (this machine)`);
+  assert.equal(machineOf('ui'), `${id(b)} (another machine's: only it changes this claim)`);
+
+  const { page, problems } = await newPage(chromium.context);
+  await page.goto(pathToFileURL(file).href);
+  await waitRender(page, 0);
+  await assertShows(page, board, 'shared rail board --html');
+  const note = page.locator('#shared-note');
+  assert.ok(await note.isVisible(), 'the verification note is shown');
+  assert.equal(await note.innerText(), `⚠ ${board.shared.text}`);
+  assert.ok(await note.evaluate((el) => el.classList.contains('warning')), 'shown as a warning');
+  for (const claim of board.claims) {
+    const badge = page.locator(`.card[data-claim-id="${claim.id}"] .badge-machine`);
+    assert.equal(await badge.innerText(), `machine: ${claim.machine_text}`, `${claim.task}'s machine`);
+    assert.equal(await badge.evaluate((el) => el.classList.contains('elsewhere')), claim.elsewhere === true);
+  }
+  await assertClean(page, problems, 'shared rail board --html');
+  await page.close();
+});

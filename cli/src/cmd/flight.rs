@@ -20,7 +20,14 @@ pub fn run(ctx: &Ctx, args: &FlightArgs) -> Result<(), Fail> {
     };
     let work = crate::ops::read::in_flight(ctx, &patterns)?;
     if ctx.json {
-        print_json(&serde_json::json!({ "in_flight": work }));
+        // With the facts the VS Code extension's board needs from here besides: this clone's
+        // machine id (whose claims are whose) and the shared rail's verification.
+        let machine = ctx.machine_here();
+        print_json(&serde_json::json!({
+            "in_flight": work,
+            "machine": machine,
+            "shared": crate::ops::read::shared_rail(ctx),
+        }));
     } else {
         out!("{}", render::flight_text(&work, ctx.now));
     }

@@ -119,6 +119,17 @@ impl Command {
         }
     }
 
+    /// Whether the command's own output says how far the shared rail is verified (a board in
+    /// every form, `rail flight --json` for the VS Code extension): then a read does not say it
+    /// on stderr as well.
+    pub fn shows_verification(&self, json: bool) -> bool {
+        match self {
+            Command::Board(_) => true,
+            Command::Flight(_) => json,
+            _ => false,
+        }
+    }
+
     /// Runs a command that works on a rail, with the invocation resolved.
     pub fn run(self, ctx: &Ctx) -> Result<(), Fail> {
         match self {

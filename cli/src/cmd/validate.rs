@@ -116,7 +116,7 @@ fn prove_shared(ctx: &Ctx) -> Result<Result<(), Fail>, Fail> {
     .trim()
     .to_string();
     let Some(keys) = crate::shared::proof::keys(&dir, &repo.common_dir, remote) else {
-        let why = crate::shared::proof::unverified(remote);
+        let why = rail_core::model::verification::unverified(remote);
         outln!("{why}");
         return Ok(Err(Fail {
             code: fail::REFUSED,

@@ -75,7 +75,7 @@ impl Ctx {
     /// once (`RAIL_LOCAL=1` on a shared clone). On a shared rail it is never `None`: an id
     /// that cannot be had reads as one no claim records, so no other machine's claim is
     /// taken for this one's.
-    fn machine_here(&self) -> Option<String> {
+    pub fn machine_here(&self) -> Option<String> {
         let git_dir = crate::store::gitguard::git_dir_of(&self.rail.root)?;
         let dir = git_dir.join("rail").join("exchange");
         if matches!(self.remote(), Ok(Some(_))) {

@@ -31,7 +31,17 @@ pub fn board_facts(
     let judged = ctx.judge(&rail, Commits::Always);
     let mut facts = judged.facts;
     facts.in_flight = crate::ops::flight::gather(ctx, &judged.eval, &["**".to_string()]);
+    facts.shared = shared_rail(ctx);
     facts
+}
+
+/// A shared rail's verification as this machine knows it (`shared::verification`), for a
+/// board; `None` for a local rail.
+pub fn shared_rail(ctx: &Ctx) -> Option<rail_core::model::verification::SharedRailFacts> {
+    match ctx.remote() {
+        Ok(Some(remote)) => Some(crate::shared::verification(ctx, remote)),
+        _ => None,
+    }
 }
 
 /// Every session's work in flight under `patterns` (`ops::flight::gather`).

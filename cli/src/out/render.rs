@@ -85,13 +85,8 @@ fn claim_line(c: &BoardClaim, p: &Paint, task_w: usize, session_w: usize) -> Str
         line.push_str(&p.red("  [conflict]"));
     }
     let mut details = Vec::new();
-    if let Some(machine) = &c.machine {
-        let whose = if c.elsewhere {
-            " (another machine's: only it changes this claim)"
-        } else {
-            ""
-        };
-        details.push(format!("machine: {}{whose}", safe(machine)));
+    if let Some(machine) = &c.machine_text {
+        details.push(format!("machine: {}", safe(machine)));
     }
     if !c.paths.is_empty() {
         details.push(format!("paths: {}", safe(&c.paths.join(", "))));
@@ -129,6 +124,15 @@ pub fn board(board: &Board, root: &Path, color: bool) -> String {
         count(s.conflicts, "conflict"),
         board.now
     );
+    // A shared rail: how far its state is proven, in core's words (a warning when unverified).
+    if let Some(shared) = &board.shared {
+        let text = safe(&shared.text);
+        let line = match shared.warning {
+            true => p.yellow(&format!("warning: {text}")),
+            false => p.dim(&text),
+        };
+        let _ = writeln!(out, "{line}");
+    }
     let (task_w, session_w) = widths(board);
     columns(&mut out, board, &p, task_w, session_w);
     conflicts(&mut out, board, &p);

@@ -36,6 +36,7 @@ use rail_core::change::ops::Request;
 use rail_core::formats::rail_files::{CLAIMS_MD, LOG_FILE};
 use rail_core::model::freshness::FreshnessFacts;
 use rail_core::model::input::RailTexts;
+use rail_core::model::verification::SharedRailFacts;
 
 pub use self::commit::{commits, NewCommit};
 use self::exchange::{Exchange, Job};
@@ -392,8 +393,47 @@ pub fn reset_shared(ctx: &Ctx, remote: &str) -> Result<String, Fail> {
     publish_local(ctx, &dir, remote, seen.as_deref(), deadline)
 }
 
-/// For reads: the shared rail's age (core's sentence), and a refresh first with `--fetch`.
-pub fn before_read(ctx: &Ctx, remote: &str, fetch_first: bool) -> Result<Option<String>, Fail> {
+/// What this machine knows of how the shared rail on `remote` is verified, for core's
+/// `model::verification` (docs/shared-rail.md, "Who can change what"): where the team's allowed
+/// signers are committed (the remote's main branch as last fetched; none: unverified), the
+/// state last fetched and the last one proven (refs read from the files, no process), and
+/// whether this machine can sign.
+pub fn verification(ctx: &Ctx, remote: &str) -> SharedRailFacts {
+    let dir = ctx.repo_dir();
+    let keys = (ctx.repo.as_ref()).and_then(|r| proof::keys(&dir, &r.common_dir, remote));
+    let mut facts = SharedRailFacts {
+        remote: remote.to_string(),
+        known: true,
+        ..SharedRailFacts::default()
+    };
+    let Some(keys) = keys else {
+        return facts;
+    };
+    for (name, id) in git::refs_of(&dir, &[FETCHED, proof::PROVEN]).unwrap_or_default() {
+        match name.as_str() {
+            FETCHED => facts.fetched = Some(id),
+            proof::PROVEN => facts.proven = Some(id),
+            _ => {}
+        }
+    }
+    let machine = Exchange::of(ctx)
+        .ok()
+        .and_then(|x| machine::machine(x.dir()).ok());
+    facts.can_sign =
+        keys.key.is_some() && machine.is_some_and(|m| keys.signers.principals.contains(&m));
+    facts.signers = Some(keys.from);
+    facts
+}
+
+/// For reads: the shared rail's age (core's sentence), and a refresh first with `--fetch`; and,
+/// unless the command's own output carries it (`shown`: a board, `rail flight --json`), how far
+/// its state is verified when that is a warning (core's words).
+pub fn before_read(
+    ctx: &Ctx,
+    remote: &str,
+    fetch_first: bool,
+    shown: bool,
+) -> Result<Option<String>, Fail> {
     let mut fetch_error = None;
     if fetch_first {
         match sync(ctx, remote) {
@@ -417,13 +457,14 @@ pub fn before_read(ctx: &Ctx, remote: &str, fetch_first: bool) -> Result<Option<
         format!("{} (`--fetch` to refresh)", note.text)
     };
     // A team that has not set keys up keeps working, told on every read that nothing proves
-    // what the remote holds.
-    let keyed = (ctx.repo.as_ref())
-        .and_then(|r| proof::keys(&ctx.repo_dir(), &r.common_dir, remote))
-        .is_some();
-    Ok(Some(match keyed {
-        true => text,
-        false => format!("{text}\nrail: {}", proof::unverified(remote)),
+    // what the remote holds (and a keyed one when what it holds is not proven).
+    if shown {
+        return Ok(Some(text));
+    }
+    let standing = rail_core::model::verification::judge(&verification(ctx, remote), None);
+    Ok(Some(match standing.warning {
+        false => text,
+        true => format!("{text}\nrail: {}", standing.text),
     }))
 }
 

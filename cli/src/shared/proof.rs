@@ -99,16 +99,6 @@ pub fn signing_key(dir: &Path) -> Option<PathBuf> {
     })
 }
 
-/// The sentence every read says of a rail without keys.
-pub fn unverified(remote: &str) -> String {
-    format!(
-        "the shared rail on {remote} is UNVERIFIED: no {} is committed on {remote}'s main \
-         branch, so anyone who can push to {remote} can rewrite it unnoticed (docs/shared-rail.md, \
-         \"Who can change what\")",
-        proof::ALLOWED_SIGNERS
-    )
-}
-
 /// Signs the commits `ids` (made unsigned by `git fast-import`) with `key`: each commit's bytes
 /// signed in git's namespace by one `ssh-keygen -Y sign` for all of them, the signature put in
 /// as git puts it (a `gpgsig` header), the signed commits written by one `git hash-object`.

@@ -26,6 +26,11 @@ pub const JOURNAL: &str = "claims.md.journal";
 /// The lock file, in the rail directory (docs/lock-protocol.md; `change::lock` says when it
 /// may be broken).
 pub const LOCK_NAME: &str = "claims.md.lock";
+/// Where a team's allowed signers live: a file committed on the remote's main branch, in the
+/// format `ssh-keygen -Y verify` reads (`ALLOWED SIGNERS` in ssh-keygen(1)), one line a machine,
+/// its principal the machine's id: `laptop-1a2b namespaces="git" ssh-ed25519 AAAA… comment`
+/// (docs/shared-rail.md, "Who can change what"; `change::proof` proves with it).
+pub const ALLOWED_SIGNERS: &str = ".rail/allowed-signers";
 
 /// Is `path` (relative to the rail directory, `/`-separated) one of the rail's own files?
 pub fn is_rail_file(path: &str) -> bool {

@@ -14,6 +14,7 @@ use crate::model::backlog::{self, Blocked};
 use crate::model::conflict::{self, Conflict, ConflictKind};
 use crate::model::input::{Facts, RailTexts};
 use crate::model::lease::{Activity, LeaseState};
+use crate::model::verification;
 use crate::model::{Claim, Evaluation, Origin, Rail};
 use crate::text::diagnostic::{Code, Diagnostic, Located, Severity};
 use crate::text::ident::resource_key;
@@ -45,6 +46,12 @@ pub struct Board {
     pub in_flight: Vec<crate::model::behind::FlightView>,
     pub diagnostics: Vec<Located>,
     pub log: Vec<LogEntry>,
+    /// A shared rail: whether its state is proven, in core's words (every host shows `text`,
+    /// as a warning when `warning`), and the machine the board was judged on. Left out for a
+    /// local rail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub shared: Option<crate::model::verification::SharedView>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -131,6 +138,12 @@ pub struct BoardClaim {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     #[cfg_attr(feature = "ts", ts(as = "Option<bool>", optional))]
     pub elsewhere: bool,
+    /// `machine` as every board shows it: `laptop-3f2a… (this machine)`, `… (another
+    /// machine's: only it changes this claim)`, or the id alone where the host does not say
+    /// which machine it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub machine_text: Option<String>,
     /// Where it is written: `claims.md` or `claims/<owner>.yaml`, one-based line.
     pub file: String,
     pub line: u32,
@@ -354,6 +367,8 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
             let takeable = holds && lease.state == LeaseState::Stale && c.task.is_some();
             let elsewhere =
                 !crate::text::ident::on_machine(c.machine.as_deref(), facts.machine.as_deref());
+            let machine_text = (c.machine.as_deref())
+                .map(|m| verification::machine_text(m, facts.machine.as_deref()));
             BoardClaim {
                 id: c.id,
                 task: c.task,
@@ -361,6 +376,7 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
                 branch: c.branch,
                 machine: c.machine,
                 elsewhere,
+                machine_text,
                 file: c.file,
                 line: c.line,
                 also: c.also,
@@ -442,6 +458,7 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
         in_flight: crate::model::behind::views(&facts.in_flight, now),
         diagnostics,
         log,
+        shared: (facts.shared.as_ref()).map(|f| verification::judge(f, facts.machine.as_deref())),
     }
 }
 

@@ -118,6 +118,12 @@ pub struct Facts {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub machine: Option<String>,
+    /// A shared rail's verification as the host found it ([`crate::model::verification`]): the
+    /// board says whether its state is proven. `None`: not a shared rail, or a host that only
+    /// judges (the hooks), never shows a board.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub shared: Option<crate::model::verification::SharedRailFacts>,
 }
 
 impl Facts {
@@ -136,6 +142,7 @@ impl Facts {
             observing: false,
             observed: BTreeMap::new(),
             machine: None,
+            shared: None,
         }
     }
 }

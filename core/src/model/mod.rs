@@ -18,6 +18,7 @@ pub mod prune;
 pub mod scope;
 pub mod shared;
 pub mod station;
+pub mod verification;
 
 use chrono::TimeDelta;
 

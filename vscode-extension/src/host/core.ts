@@ -32,6 +32,8 @@ export type {
   ResourceUse,
   ScopeReport,
   SessionView,
+  SharedRailFacts,
+  SharedView,
   Severity,
   Station,
   Who,
@@ -55,5 +57,7 @@ export function core(): CoreModule {
 /** Whether `me` acts for the session holding `claim`, as core decides it (`ident::acts_for`):
  * its own, or an agent's of its branch (`main~claude-…` for `main`), or its branch's. */
 export function isMine(claim: BoardClaim, me: string | undefined): boolean {
-  return me !== undefined && core().actsFor(me, claim.session);
+  // Another machine's claim on a shared rail is no session's here, whatever its name (core's
+  // `elsewhere`): only its machine renews, updates or releases it.
+  return me !== undefined && claim.elsewhere !== true && core().actsFor(me, claim.session);
 }

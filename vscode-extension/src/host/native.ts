@@ -21,6 +21,7 @@ import {
   type Plan,
   type Refusal,
   type Removal,
+  type SharedRailFacts,
   type Station as StationView,
 } from './core';
 import { processesAllowed, RestrictedMode } from './trust';
@@ -357,11 +358,27 @@ export interface Synced {
   notes: string[];
 }
 
-/** `rail flight`: every session's work in flight, core's facts as the CLI gathered them. */
-export function parseFlight(run: RawRun): InFlight[] {
+/**
+ * What `rail flight --json` gathers for the board besides the texts: every session's work in
+ * flight, this clone's machine id (whose claims are whose on a shared rail) and the shared rail's
+ * verification as the CLI knows it (which keys, what was proven) — core's facts, as the CLI
+ * gathered them; nothing of it is judged here.
+ */
+export interface FlightFacts {
+  in_flight: InFlight[];
+  machine?: string;
+  shared?: SharedRailFacts;
+}
+
+/** `rail flight`'s document. */
+export function parseFlight(run: RawRun): FlightFacts {
   const doc = document(run);
-  if (Array.isArray(doc.in_flight)) return doc.in_flight as InFlight[];
-  throw new RailError(EXIT.environment, `rail flight answered with an unexpected document: ${run.stdout.slice(0, 200)}`, run.stderr);
+  if (!Array.isArray(doc.in_flight))
+    throw new RailError(EXIT.environment, `rail flight answered with an unexpected document: ${run.stdout.slice(0, 200)}`, run.stderr);
+  const out: FlightFacts = { in_flight: doc.in_flight as InFlight[] };
+  if (typeof doc.machine === 'string') out.machine = doc.machine;
+  if (typeof doc.shared === 'object' && doc.shared !== null) out.shared = doc.shared as SharedRailFacts;
+  return out;
 }
 
 export function parseSync(run: RawRun): Synced {
@@ -493,8 +510,9 @@ export class NativeRail {
     return parseSync(await this.run(['sync'], session));
   }
 
-  /** Work in flight (files changed and not merged): the CLI asks git of every station. */
-  async flight(): Promise<InFlight[]> {
+  /** Work in flight (files changed and not merged): the CLI asks git of every station; with
+   * this machine's id and the shared rail's verification. */
+  async flight(): Promise<FlightFacts> {
     return parseFlight(await this.run(['flight']));
   }
 }

@@ -534,15 +534,39 @@ suite('Rail in a real VS Code', () => {
     assert.ok(find(await api.tree('board'), 'remote-task'), "Refresh fetched the other machine's claim");
     assert.match(claimsMd(), /^remote-task \| zoe \|/m, 'and mirrored it');
     assert.match(api.boardNote().description, /^shared via origin, fetched (just now|\d+s ago)$/);
-    assert.equal(api.boardNote().message, '');
-    assert.match(api.statusText(), /\$\(cloud\) origin$/);
-    assert.match(api.statusTooltip().replace(/&nbsp;/g, ' '), /Shared via origin, fetched (just now|\d+s ago)\./, 'the status bar tooltip');
+    // No keys on this remote: the Board view, the status bar and the board all say it is
+    // unverified, in core's words (issue 42), as the CLI's `rail board` does.
+    const unverified =
+      "the shared rail on origin is UNVERIFIED: no .rail/allowed-signers is committed on origin's main branch, so anyone who can push to origin can rewrite it unnoticed";
+    assert.equal(api.snapshot()?.board.shared?.verified, 'unverified');
+    assert.ok(api.snapshot()?.board.shared?.text.startsWith(unverified), api.snapshot()?.board.shared?.text);
+    assert.equal(api.boardNote().message, `⚠ ${api.snapshot()?.board.shared?.text}`, 'a warning at the top of the Board view');
+    assert.match(api.statusText(), /\$\(cloud\) origin \$\(warning\) unverified$/);
+    const tooltip = api.statusTooltip().replace(/&nbsp;/g, ' ');
+    assert.match(tooltip, /Shared via origin, fetched (just now|\d+s ago)\./, 'the status bar tooltip');
+    assert.ok(tooltip.includes('The shared rail on origin is UNVERIFIED'), tooltip);
+    // Each claim names its machine: zoe's is the other clone's, which only it changes.
+    const machineOf = (dir: string): string => fs.readFileSync(path.join(dir, '.git', 'rail', 'exchange', 'machine'), 'utf8').trim();
+    const zoes = find(await api.tree('board'), 'remote-task');
+    const zoeMachine = `${machineOf(other)} (another machine's: only it changes this claim)`;
+    assert.ok(
+      zoes?.children.some((r) => r.label === zoeMachine && r.description === 'machine'),
+      JSON.stringify(zoes),
+    );
+    // The hover, as markdown (spaces as &nbsp;, punctuation escaped).
+    const hover = (zoes?.tooltip ?? '').replace(/&nbsp;/g, ' ').replace(/\\(.)/g, '$1');
+    assert.ok(hover.includes(`machine: ${zoeMachine}`), hover);
 
     const claimed = await vscode.commands.executeCommand<MutateResultLike>('rail.claimTask', { task: 'from-window', paths: ['window/**'] });
     assert.equal(claimed?.ok, true, JSON.stringify(claimed));
     // A shared claim records the machine that made it (issue 42).
     assert.match(sharedClaims(), /^from-window \| alice \| \S+ \| machine: \S+ \| paths: window\/\*\*$/m, 'on the remote ref');
     assert.match(claimsMd(), /^from-window \| alice \|/m, 'and in the mirror');
+    const mine = find(await api.tree('board'), 'from-window');
+    assert.ok(
+      mine?.children.some((r) => r.label === `${machineOf(ws())} (this machine)` && r.description === 'machine'),
+      JSON.stringify(mine),
+    );
     const refused = cli(other, ['--session', 'zoe', 'claim', 'from-window']);
     assert.equal(refused.status, 1, 'the other machine is refused');
     assert.match(String(refused.stderr), /from-window is held by alice/);
@@ -555,9 +579,11 @@ suite('Rail in a real VS Code', () => {
     try {
       await vscode.commands.executeCommand('rail.refresh');
       const note = api.boardNote();
-      assert.match(note.message, /^shared via origin: STALE, could not fetch \(.+\); showing the state fetched (just now|\d+s ago)$/);
+      const [staleNote, verifiedNote] = note.message.split('\n\n');
+      assert.match(staleNote ?? '', /^shared via origin: STALE, could not fetch \(.+\); showing the state fetched (just now|\d+s ago)$/);
+      assert.equal(verifiedNote, `⚠ ${api.snapshot()?.board.shared?.text}`, 'and still unverified');
       assert.equal(note.description, 'shared via origin: STALE');
-      assert.match(api.statusText(), /\$\(cloud-offline\) origin: stale$/);
+      assert.match(api.statusText(), /\$\(cloud-offline\) origin: stale \$\(warning\) unverified$/);
       assert.ok(find(await api.tree('board'), 'from-window'), 'the last fetched state is still shown');
       const before = claimsMd();
       const offline = await vscode.commands.executeCommand<MutateResultLike | undefined>('rail.claimTask', { task: 'offline' });
@@ -569,6 +595,6 @@ suite('Rail in a real VS Code', () => {
     }
     await vscode.commands.executeCommand('rail.refresh');
     assert.match(api.boardNote().description, /^shared via origin, fetched (just now|\d+s ago)$/, 'fresh again once the remote answers');
-    assert.equal(api.boardNote().message, '');
+    assert.equal(api.boardNote().message, `⚠ ${api.snapshot()?.board.shared?.text}`, 'unverified still');
   });
 });

@@ -57,6 +57,14 @@ export function renderCard(claim: BoardClaim, ctx: ViewContext): HTMLElement {
       ? h('span', { class: 'badge badge-blocked', title: claim.reason }, 'waits for ', (claim.blocked_by ?? []).join(', '))
       : null,
     claim.holds ? null : h('span', { class: 'badge badge-unheld', title: 'a duplicate claim that lost to an earlier one' }, 'not held'),
+    // A shared rail's claim is its machine's (core's words: this one, or another's).
+    claim.machine_text
+      ? h(
+          'span',
+          { class: `badge badge-machine${claim.elsewhere ? ' elsewhere' : ''}`, title: claim.machine_text },
+          `machine: ${claim.machine_text}`,
+        )
+      : null,
     ...(claim.resources ?? []).map((r) => h('code', { class: 'badge badge-res' }, ...breakable(r))),
     ...(claim.paths ?? []).map((p) => h('code', { class: 'card-path' }, ...breakable(p))),
   );

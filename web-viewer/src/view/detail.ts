@@ -88,6 +88,7 @@ export function renderDetail(root: HTMLElement, ctx: ViewContext, onClose: () =>
       ...(claim.last_commit_at ? row('last commit', time(claim.last_commit_at)) : []),
       ...row('written in', location(ctx, claim.file, claim.line), claim.also ? ' + ' : '', claim.also ? location(ctx, claim.also, 1) : ''),
       ...(claim.pid ? row('process', claim.pid) : []),
+      ...(claim.machine_text ? row('machine', claim.machine_text) : []),
       ...row('paths', list(claim.paths, 'paths')),
       ...row('resources', list(claim.resources, 'resources')),
       ...(claim.after?.length ? row('after', list(claim.after, 'after')) : []),

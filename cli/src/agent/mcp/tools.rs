@@ -432,7 +432,7 @@ fn read_tool(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fai
                 return Err(Fail::usage("who: name at least one path in `paths`"));
             }
             let ctx = opts.ctx(name)?;
-            let note = before_read(opts, &ctx)?;
+            let note = before_read(opts, &ctx, false)?;
             let answers = read::who_holds(&ctx, &a.paths)?;
             Ok(Answer::ok(
                 with_note(render::who_text(&answers, ctx.now), note),
@@ -442,7 +442,7 @@ fn read_tool(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fai
         Name::Check => {
             let a: CheckInput = args(name, arguments)?;
             let ctx = opts.ctx(name)?;
-            let note = before_read(opts, &ctx)?;
+            let note = before_read(opts, &ctx, false)?;
             let check = check::CheckArgs {
                 staged: a.staged,
                 pre_push: false,
@@ -471,7 +471,7 @@ fn read_tool(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fai
         Name::Board => {
             let _: NoInput = args(name, arguments)?;
             let ctx = opts.ctx(name)?;
-            let note = before_read(opts, &ctx)?;
+            let note = before_read(opts, &ctx, true)?;
             let board = read::board_model(&ctx)?;
             let text = render::board(&board, &ctx.rail.root, false);
             Ok(Answer::ok(
@@ -482,7 +482,7 @@ fn read_tool(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fai
         Name::Ready => {
             let a: ReadyInput = args(name, arguments)?;
             let ctx = opts.ctx(name)?;
-            let note = before_read(opts, &ctx)?;
+            let note = before_read(opts, &ctx, false)?;
             let ready = read::ready_tasks(&ctx, a.all)?;
             Ok(Answer::ok(
                 with_note(render::ready_text(ready.backlog, &ready.tasks), note),
@@ -515,9 +515,10 @@ fn read_tool(opts: &Options, name: Name, arguments: Value) -> Result<Answer, Fai
 
 /// A shared rail's reads say how old the local copy is (and fetch it first with `--fetch`),
 /// as the CLI's reads do.
-fn before_read(opts: &Options, ctx: &Ctx) -> Result<Option<String>, Fail> {
+/// `shown`: the answer is a board, which says how far the shared rail is verified itself.
+fn before_read(opts: &Options, ctx: &Ctx, shown: bool) -> Result<Option<String>, Fail> {
     match ctx.remote() {
-        Ok(Some(remote)) => crate::shared::before_read(ctx, remote, opts.fetch),
+        Ok(Some(remote)) => crate::shared::before_read(ctx, remote, opts.fetch, shown),
         Ok(None) => Ok(None),
         // Refused: the local copy is shown, and why it is not the shared one.
         Err(refused) => Ok(Some(format!("{}; showing the local rail", refused.message))),

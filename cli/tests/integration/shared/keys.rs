@@ -408,7 +408,12 @@ fn init_sets_a_machines_key_up_and_reads_warn_until_the_team_has_keys() {
     let remote = Remote::by_path();
     let ms = machines(&remote, 1);
     let a = &ms[0];
-    let said = ok(&a.rail(&["board"], &[]));
+    // The board says it itself (its other reads on stderr).
+    let out = a.rail(&["board"], &[]);
+    ok(&out);
+    let said = stdout(&out);
+    assert!(said.contains("UNVERIFIED"), "{said}");
+    let said = ok(&a.rail(&["log"], &[]));
     assert!(said.contains("UNVERIFIED"), "{said}");
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(home.path().join(".ssh")).unwrap();
@@ -437,8 +442,23 @@ fn init_sets_a_machines_key_up_and_reads_warn_until_the_team_has_keys() {
     git_in(a.path(), &["commit", "-q", "-m", "a's key"]);
     git_in(a.path(), &["push", "-q", "origin", "HEAD:main"]);
     ok(&a.rail(&["claim", "auth", "--session", "alice"], &home_env));
-    let said = ok(&a.rail(&["board"], &[]));
+    let out = a.rail(&["board"], &[]);
+    let said = format!("{}{}", ok(&out), stdout(&out));
     assert!(!said.contains("UNVERIFIED"), "{said}");
+    let said = ok(&a.rail(&["log"], &[]));
+    assert!(!said.contains("UNVERIFIED"), "{said}");
+    // Every board says how far the state is proven, as core words it.
+    let out = a.rail(&["board", "--json"], &[]);
+    ok(&out);
+    let board: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(board["shared"]["verified"], "proven", "{}", board["shared"]);
+    assert_eq!(board["shared"]["warning"], false, "{}", board["shared"]);
+    let text = board["shared"]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("the shared rail on origin is proven up to ")
+            && text.ends_with(":.rail/allowed-signers)"),
+        "{text}"
+    );
     let out = a.rail(&["validate", "--ci", "--shared"], &[]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).contains("is proven up to"), "{}", stdout(&out));

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::*;
 
+mod boards;
 mod flight;
 mod keys;
 mod marks;

@@ -32,10 +32,8 @@ use crate::change::snapshot::{self, SharedFiles};
 use crate::formats::rail_files::{self, CLAIMS_MD, LOG_FILE};
 use crate::model::input::Facts;
 
-/// Where the team's allowed signers live: a file committed on the remote's main branch, in the
-/// format `ssh-keygen -Y verify` reads (`ALLOWED SIGNERS` in ssh-keygen(1)), one line a machine,
-/// its principal the machine's id: `laptop-1a2b namespaces="git" ssh-ed25519 AAAA… comment`.
-pub const ALLOWED_SIGNERS: &str = ".rail/allowed-signers";
+/// Where the team's allowed signers live (`formats::rail_files`, where boards read it too).
+pub use crate::formats::rail_files::ALLOWED_SIGNERS;
 /// The namespace Rail signs in (git's own, so `git verify-commit` and `git log --show-signature`
 /// check Rail's commits too).
 pub const NAMESPACE: &str = "git";
