@@ -20,7 +20,9 @@ many files in flight. Then, each hook call a fresh process, medians:
 Then `rail claim` of a folder nobody has in flight (a new task each run, released untimed), a
 claim refused over a session's files, and `rail who` of a file in flight. With `--stations`, as
 many worktrees of the whole checkout, each with a commit and uncommitted files of its own, and
-claims again (each claim asks git of every station, for the claimed folder only).
+claims again (each claim asks git of every station, for the claimed folder only) and the write
+hooks again (each reads every station's commits not merged, as last asked of git). And a shell
+command that commits (`git add -A && git commit`), judged before it runs: one `git status`.
 
 The targets (issue 43): the hook median ≤ 5 ms and the after-tool check ≤ 10 ms, 8 sessions in
 flight on 5,000 files; `rail claim` ≤ 20 ms there.
@@ -165,6 +167,22 @@ def main():
     case("rail claim over a session's work in flight (refused)", claim_refused)
     case("rail who of a file in flight", lambda: timed([RAIL, "who", "pkg0/f0.txt"], d, None)[0])
 
+    # A shell command that commits: what its `git add -A && git commit` would take is asked of
+    # `git status` and judged against the work in flight before it runs (denied here: the
+    # sessions' files are uncommitted).
+    def commit_call():
+        body = json.dumps({
+            "session_id": "00000000-0000-4000-8000-000000000096", "hook_event_name": "PreToolUse",
+            "cwd": d, "tool_name": "Bash", "tool_use_id": "toolu_commit",
+            "tool_input": {"command": "git add -A && git commit -m everything"},
+        }).encode()
+        t = time.perf_counter()
+        r = subprocess.run(hook, cwd=d, input=body, env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        assert r.returncode == 2, r.returncode
+        return (time.perf_counter() - t) * 1000
+    case("pre-tool, `git add -A && git commit` (denied: a sweep)", commit_call)
+
     if args.stations:
         # Stations: `--sessions` worktrees of the whole checkout, each on its own branch with a
         # commit and `--per` uncommitted files of its own.
@@ -180,6 +198,12 @@ def main():
         print(f"{args.sessions} stations of {args.files} files each, {args.per} uncommitted files and "
               "one commit each")
         case("rail claim of a folder, stations present", claim_free)
+        # Each write's hook also reads every station's commits not merged (kept per station
+        # HEAD: the first call asks git once per station, the rest read what was kept).
+        for _ in range(10):
+            free_call()
+        case("pre-tool, a file nobody has in flight, stations present", free_call)
+        case("PreToolUse + PostToolUse of a Write, stations present", both)
 
         def claim_station_refused():
             t, code = timed([RAIL, "--session", "bench", "claim", "over2", "--path", "pkg20/**"], d, None)
