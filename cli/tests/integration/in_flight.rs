@@ -65,6 +65,26 @@ fn agent_writes_in(
     pre
 }
 
+/// The station `rail worktree NAME` made beside `repo`.
+fn station_of(repo: &Repo, name: &str) -> std::path::PathBuf {
+    repo.path().parent().unwrap().join(format!(
+        "{}-{name}",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ))
+}
+
+/// Session `id`'s agent ends its session (Claude Code's SessionEnd); the hook's answer.
+fn session_ends(repo: &Repo, id: &str) -> std::process::Output {
+    let end = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/hooks/claude/session-end.json"),
+    )
+    .unwrap()
+    .replace(RECORDED, id)
+    .replace("{{CWD}}", &repo.path().display().to_string());
+    hook_call("claude", repo.path(), &end, None, &[])
+}
+
 #[test]
 fn an_uncommitted_change_in_a_shared_checkout_is_not_written_over() {
     let repo = Repo::new();
@@ -131,14 +151,7 @@ fn a_change_put_back_to_head_or_left_by_an_ended_session_does_not_block() {
         "toolu_beta2",
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let end = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/fixtures/hooks/claude/session-end.json"),
-    )
-    .unwrap()
-    .replace(RECORDED, BETA)
-    .replace("{{CWD}}", &repo.path().display().to_string());
-    let out = hook_call("claude", repo.path(), &end, None, &[]);
+    let out = session_ends(&repo, BETA);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let out = agent_writes(&repo, ALPHA, "src/new.ts", "alpha\n", "toolu_alpha2");
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -195,10 +208,7 @@ fn a_claim_over_a_stations_work_in_flight_is_refused_until_made_on_purpose() {
     commit(repo.path(), "src/app.ts", "app\n");
     let out = repo.rail(&["worktree", "beta", "--path", "src/app.ts"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let station = repo.path().parent().unwrap().join(format!(
-        "{}-beta",
-        repo.path().file_name().unwrap().to_string_lossy()
-    ));
+    let station = station_of(&repo, "beta");
     assert!(station.join("src/app.ts").is_file(), "{}", stdout(&out));
 
     // Beta's agent fixes src/auth/token.ts in its station: outside its claim, only warned.
@@ -366,10 +376,7 @@ fn a_write_of_a_file_in_flight_in_another_station_is_called_out_once_and_told() 
     commit(repo.path(), FILE, "export const token = 1;\n");
     let out = repo.rail(&["worktree", "beta", "--path", "src/app.ts"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let station = repo.path().parent().unwrap().join(format!(
-        "{}-beta",
-        repo.path().file_name().unwrap().to_string_lossy()
-    ));
+    let station = station_of(&repo, "beta");
     let out = agent_writes_in(&station, BETA, FILE, "beta's fix\n", "toolu_beta1");
     assert_eq!(code(&out), 0, "{}", stderr(&out));
 
@@ -498,14 +505,7 @@ fn a_sweep_from_a_shell_that_names_only_its_agent_is_refused() {
     assert!(out.status.success(), "{}", stderr(&out));
     // Beta's session ends, its fix still uncommitted: an agent committing is at work and beta
     // is not, so the fix is not its own either; still refused, named as ended.
-    let end = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/fixtures/hooks/claude/session-end.json"),
-    )
-    .unwrap()
-    .replace(RECORDED, BETA)
-    .replace("{{CWD}}", &repo.path().display().to_string());
-    let out = hook_call("claude", repo.path(), &end, None, &[]);
+    let out = session_ends(&repo, BETA);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let out = git(&[("GEMINI_CLI", "1")], &["commit", "-qm", "everything"]);
     assert!(!out.status.success(), "an ended session's work was swept");
@@ -534,10 +534,7 @@ fn a_write_of_a_file_a_station_committed_and_not_merged_is_called_out() {
     commit(repo.path(), FILE, "export const token = 1;\n");
     let out = repo.rail(&["worktree", "beta", "--path", "src/app.ts"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let station = repo.path().parent().unwrap().join(format!(
-        "{}-beta",
-        repo.path().file_name().unwrap().to_string_lossy()
-    ));
+    let station = station_of(&repo, "beta");
     let out = agent_writes_in(&station, BETA, FILE, "beta's fix\n", "toolu_beta1");
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let git = |args: &[&str]| {
@@ -590,10 +587,7 @@ fn a_stations_commits_are_kept_whole_whichever_claim_asked_first() {
     commit(repo.path(), "lib/util.ts", "u\n");
     let out = repo.rail(&["worktree", "beta", "--path", "src/app.ts"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let station = repo.path().parent().unwrap().join(format!(
-        "{}-beta",
-        repo.path().file_name().unwrap().to_string_lossy()
-    ));
+    let station = station_of(&repo, "beta");
     std::fs::write(station.join("src/auth/token.ts"), "beta t\n").unwrap();
     std::fs::write(station.join("lib/util.ts"), "beta u\n").unwrap();
     let out = std::process::Command::new("git")
