@@ -350,8 +350,14 @@ fn publish_local(
     for f in &local.claim_files {
         files.insert(f.path.clone(), f.text.clone());
     }
+    // A new root is made unique: a root of the same files made in the same second would be
+    // the same commit as the rail that was deleted, and operations other machines queued on that
+    // rail (their base: that root) would be folded into the new one as if made on it.
     let message = match parent {
-        None => "rail: share this rail".to_string(),
+        None => format!(
+            "rail: share this rail\n\nnew rail {}",
+            crate::sys::random_hex()
+        ),
         Some(p) => format!("rail: reset the shared rail (rail sync --reset-shared; it was missing, last seen here at {p})"),
     };
     let new = commit::commit(dir, parent, None, &files, &message).map_err(RemoteError::fail)?;
