@@ -2,9 +2,9 @@
 //! team's allowed signers as committed on the remote's main branch, this machine's signing key
 //! (git's own: `rail.signingKey`, else `user.signingKey` with `gpg.format ssh`), its commits
 //! signed with `ssh-keygen -Y sign` (every commit of a round in one process), and a fetched
-//! history walked with git's signature check (`git log %G?`, against the allowed signers) and
-//! each commit's files read for core's replay (`rail_core::change::proof`). What is proven, and
-//! what a walk found, is core's.
+//! history walked with each commit's signature checked in this process (`super::signature`;
+//! git's check, `git log %G?`, for keys it does not verify) and each commit's files read for
+//! core's replay (`rail_core::change::proof`). What is proven, and what a walk found, is core's.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,6 +14,7 @@ use rail_core::change::queue;
 use rail_core::change::snapshot::SharedFiles;
 
 use super::remote::RemoteError;
+use super::signature::{self, Checked};
 use super::state::read_commit_via;
 use crate::git::{self, CatFile, GitLine, Object};
 
@@ -33,6 +34,9 @@ pub struct Keys {
     /// This machine's signing key: a private key file, or a public one whose private half an
     /// ssh-agent holds.
     pub key: Option<PathBuf>,
+    /// Whether signatures are checked in this process: not when git's config names a
+    /// revocation file (`gpg.ssh.revocationFile`), which only git's check reads.
+    pub in_process: bool,
 }
 
 /// The allowed signers committed on the first of `heads` that has them, and where they were.
@@ -74,19 +78,38 @@ pub fn keys_on(dir: &Path, common_dir: &Path, heads: &[String]) -> Option<Keys> 
         let tmp = file.with_extension(format!("{}.tmp", std::process::id()));
         let _ = std::fs::write(&tmp, &text).and_then(|()| std::fs::rename(&tmp, &file));
     }
+    let config = signing_config(dir);
     Some(Keys {
         signers: proof::signers(&text),
         file,
         from,
-        key: signing_key(dir),
+        key: key_of(&config),
+        in_process: !config.contains_key("gpg.ssh.revocationfile"),
     })
+}
+
+/// The git config a keyed rail reads, in one `git config` process: the signing key's settings
+/// and a revocation file (lower-case names; the last value of each).
+fn signing_config(dir: &Path) -> BTreeMap<String, String> {
+    let line = GitLine::new(&["config", "--get-regexp"])
+        .operand("^(rail\\.signingkey|gpg\\.format|user\\.signingkey|gpg\\.ssh\\.revocationfile)$");
+    let listed = git::run(dir, &line).unwrap_or_default();
+    (listed.lines())
+        .filter_map(|l| l.split_once(' ').or(Some((l, ""))))
+        .map(|(k, v)| (k.to_ascii_lowercase(), v.trim().to_string()))
+        .filter(|(_, v)| !v.is_empty())
+        .collect()
 }
 
 /// This machine's signing key as git's config names it.
 pub fn signing_key(dir: &Path) -> Option<PathBuf> {
-    let named = git::config_get(dir, "rail.signingkey").or_else(|| {
-        (git::config_get(dir, "gpg.format").as_deref() == Some("ssh"))
-            .then(|| git::config_get(dir, "user.signingkey"))
+    key_of(&signing_config(dir))
+}
+
+fn key_of(config: &BTreeMap<String, String>) -> Option<PathBuf> {
+    let named = config.get("rail.signingkey").or_else(|| {
+        (config.get("gpg.format").map(String::as_str) == Some("ssh"))
+            .then(|| config.get("user.signingkey"))
             .flatten()
     })?;
     let named = named.trim();
@@ -261,8 +284,9 @@ pub fn files_of(dir: &Path, objects: &mut CatFile, commit: Option<&str>) -> Shar
 }
 
 /// Walks the history of `tip` after `from` (the last proven state; `None`: from the root),
-/// oldest first along first parents: each commit's signature checked by git against the allowed
-/// signers, its record and files read, and core's walk told what each is.
+/// oldest first along first parents: each commit's record and files read, its signature checked
+/// against the allowed signers for the machine its record names ([`signature_in`]), and core's
+/// walk told what each is.
 pub fn prove(
     dir: &Path,
     objects: &mut CatFile,
@@ -270,13 +294,11 @@ pub fn prove(
     from: Option<&str>,
     tip: &str,
 ) -> Result<Walk, RemoteError> {
-    let file = keys.file.to_string_lossy().into_owned();
     let mut line = GitLine::new(&[])
-        .config("gpg.ssh.allowedSignersFile", &file)
         .opt("log")
         .opt("--first-parent")
         .opt("--reverse")
-        .opt("--format=%H%x1f%G?%x1f%GS%x1f%P")
+        .opt("--format=%H%x1f%P")
         .operand(tip);
     let exclude = from.map(|f| format!("^{f}"));
     if let Some(x) = &exclude {
@@ -290,22 +312,24 @@ pub fn prove(
         cache: BTreeMap::new(),
     };
     for row in listed.lines() {
-        let mut f = row.split('\x1f');
-        let (id, letter, signer, parents) = (
-            f.next().unwrap_or(""),
-            f.next().unwrap_or(""),
-            f.next().unwrap_or(""),
-            f.next().unwrap_or(""),
-        );
+        let (id, parents) = row.split_once('\x1f').unwrap_or((row, ""));
         if id.is_empty() {
             continue;
         }
-        let signature = Signature::from_git(letter, signer);
-        let record = match reading.objects.get(id, queue::MAX_MESSAGE_BYTES) {
-            Ok(Object::Read { bytes, .. }) => queue::commit_object(id, &bytes)
+        let raw = match reading.objects.get(id, queue::MAX_MESSAGE_BYTES) {
+            Ok(Object::Read { kind, bytes }) if kind == "commit" => Some(bytes),
+            _ => None,
+        };
+        let record = match &raw {
+            Some(bytes) => queue::commit_object(id, bytes)
                 .map(|c| c.record)
                 .unwrap_or_default(),
-            _ => queue::Recorded::Unreadable("the commit cannot be read".into()),
+            None => queue::Recorded::Unreadable("the commit cannot be read".into()),
+        };
+        let machine = record.machine().unwrap_or_default();
+        let signature = match raw.as_deref().map(|r| checked(keys, r, machine)) {
+            Some(Checked::Known(s)) => s,
+            _ => by_git(dir, keys, id).map_err(RemoteError::Git)?,
         };
         let parent = parents.split_whitespace().next().map(str::to_string);
         let signers = &keys.signers;
@@ -331,6 +355,15 @@ pub fn prove(
     Ok(walk)
 }
 
+/// The in-process check of a commit object's signature, when this rail checks in-process.
+fn checked(keys: &Keys, raw: &[u8], wanted: &str) -> Checked {
+    if keys.in_process {
+        signature::check(raw, &keys.signers, wanted)
+    } else {
+        Checked::AskGit("git's config names a revocation file".into())
+    }
+}
+
 /// Records `commit` as the last state this machine proved.
 pub fn proved(dir: &Path, commit: &str) {
     let _ = git::run(dir, &GitLine::new(&["update-ref", PROVEN]).operand(commit));
@@ -347,8 +380,40 @@ pub fn last_proven(dir: &Path) -> Option<String> {
     .filter(|s| !s.is_empty())
 }
 
-/// git's signature check of one commit against the allowed signers: core's [`Signature`].
-pub fn signature_of(dir: &Path, keys: &Keys, commit: &str) -> Result<Signature, String> {
+/// A commit's signature against the allowed signers, for the machine `wanted` it is said to be
+/// made by: checked in this process ([`super::signature`]), or by git where that cannot say
+/// (a key type this build does not verify, a line with options, a revocation file).
+pub fn signature_in(
+    dir: &Path,
+    objects: &mut CatFile,
+    keys: &Keys,
+    commit: &str,
+    wanted: &str,
+) -> Result<Signature, String> {
+    if let Ok(Object::Read { kind, bytes }) = objects.get(commit, queue::MAX_MESSAGE_BYTES) {
+        if kind == "commit" {
+            if let Checked::Known(s) = checked(keys, &bytes, wanted) {
+                return Ok(s);
+            }
+        }
+    }
+    by_git(dir, keys, commit)
+}
+
+/// [`signature_in`] with an object reader of its own (one commit: a server's hook).
+pub fn signature_of(
+    dir: &Path,
+    keys: &Keys,
+    commit: &str,
+    wanted: &str,
+) -> Result<Signature, String> {
+    let mut objects = CatFile::start(dir)?;
+    signature_in(dir, &mut objects, keys, commit, wanted)
+}
+
+/// git's signature check of one commit against the allowed signers (`git log %G?`, one
+/// `ssh-keygen -Y verify`): core's [`Signature`].
+fn by_git(dir: &Path, keys: &Keys, commit: &str) -> Result<Signature, String> {
     let file = keys.file.to_string_lossy().into_owned();
     let line = GitLine::new(&[])
         .config("gpg.ssh.allowedSignersFile", &file)
@@ -365,39 +430,13 @@ pub fn signature_of(dir: &Path, keys: &Keys, commit: &str) -> Result<Signature, 
 }
 
 /// Whether `machine`'s guard marks commit is signed by `machine` (core's `proof::check_marks`).
-pub fn marks_signed(dir: &Path, keys: &Keys, machine: &str, commit: &str) -> Result<(), String> {
-    let signature = signature_of(dir, keys, commit)?;
-    proof::check_marks(&signature, machine, &keys.signers)
-}
-
-/// git's signature check of several commits in one `git log --no-walk`: each commit's
-/// [`Signature`], by id.
-pub fn signatures(
+pub fn marks_signed(
     dir: &Path,
+    objects: &mut CatFile,
     keys: &Keys,
-    commits: &[&str],
-) -> Result<BTreeMap<String, Signature>, String> {
-    let mut out = BTreeMap::new();
-    if commits.is_empty() {
-        return Ok(out);
-    }
-    let file = keys.file.to_string_lossy().into_owned();
-    let mut line = GitLine::new(&[])
-        .config("gpg.ssh.allowedSignersFile", &file)
-        .opt("log")
-        .opt("--no-walk=unsorted")
-        .opt("--format=%H%x1f%G?%x1f%GS");
-    for c in commits {
-        line = line.operand(*c);
-    }
-    for row in git::run(dir, &line)?.lines() {
-        let mut f = row.split('\x1f');
-        let (id, letter, signer) = (
-            f.next().unwrap_or(""),
-            f.next().unwrap_or(""),
-            f.next().unwrap_or(""),
-        );
-        out.insert(id.to_string(), Signature::from_git(letter, signer));
-    }
-    Ok(out)
+    machine: &str,
+    commit: &str,
+) -> Result<(), String> {
+    let signature = signature_in(dir, objects, keys, commit, machine)?;
+    proof::check_marks(&signature, machine, &keys.signers)
 }
