@@ -133,9 +133,10 @@ pub fn unverified(remote: &str) -> String {
 }
 
 /// Signs the commits `ids` (made unsigned by `git fast-import`) with `key`: each commit's bytes
-/// signed in git's namespace by one `ssh-keygen -Y sign` for all of them, the signature put in
-/// as git puts it (a `gpgsig` header), the signed commits written by one `git hash-object`.
-/// Returns the signed commits' ids, in order.
+/// signed in git's namespace — in this process for an Ed25519 key file without a passphrase,
+/// else by one `ssh-keygen -Y sign` for all of them — the signature put in as git puts it (a
+/// `gpgsig` header), the signed commits written by one `git hash-object`. Returns the signed
+/// commits' ids, in order.
 pub fn sign(
     dir: &Path,
     scratch: &Path,
@@ -144,59 +145,39 @@ pub fn sign(
     ids: &[String],
 ) -> Result<Vec<String>, RemoteError> {
     let fail = |what: String| RemoteError::Git(format!("cannot sign the rail's commit: {what}"));
-    let mut files = Vec::new();
     let mut raws = Vec::new();
-    for (i, id) in ids.iter().enumerate() {
-        let raw = match objects.get(id, queue::MAX_MESSAGE_BYTES).map_err(fail)? {
-            Object::Read { kind, bytes } if kind == "commit" => bytes,
+    for id in ids {
+        match objects.get(id, queue::MAX_MESSAGE_BYTES).map_err(fail)? {
+            Object::Read { kind, bytes } if kind == "commit" => raws.push(bytes),
             _ => return Err(fail(format!("{id} is not a commit"))),
-        };
-        let path = scratch.join(format!("sign-{}-{i}", std::process::id()));
-        std::fs::write(&path, &raw).map_err(|e| fail(format!("{}: {e}", path.display())))?;
-        files.push(path);
-        raws.push(raw);
+        }
     }
+    let files: Vec<PathBuf> = (0..raws.len())
+        .map(|i| scratch.join(format!("sign-{}-{i}", std::process::id())))
+        .collect();
     let cleanup = |files: &[PathBuf]| {
         for f in files {
             let _ = std::fs::remove_file(f);
-            let _ = std::fs::remove_file(f.with_extension("sig"));
             let _ = std::fs::remove_file(sig_path(f));
             let _ = std::fs::remove_file(signed_path(f));
         }
     };
-    let out = std::process::Command::new("ssh-keygen")
-        .args(["-q", "-Y", "sign", "-n", proof::NAMESPACE, "-f"])
-        .arg(key)
-        .args(&files)
-        .stdin(std::process::Stdio::null())
-        .output();
-    let out = match out {
-        Ok(out) => out,
-        Err(e) => {
-            cleanup(&files);
-            return Err(fail(format!("cannot run ssh-keygen: {e}")));
+    let sigs = match signature::sign_here(key, &raws) {
+        Some(sigs) => sigs,
+        None => {
+            let sigs = sign_with_ssh_keygen(key, &files, &raws).map_err(fail);
+            if sigs.is_err() {
+                cleanup(&files);
+            }
+            sigs?
         }
     };
-    if !out.status.success() {
-        cleanup(&files);
-        return Err(fail(format!(
-            "ssh-keygen -Y sign with {} failed: {}",
-            key.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
     let mut signed = Vec::new();
-    for (f, raw) in files.iter().zip(&raws) {
-        let sig = std::fs::read_to_string(sig_path(f)).map_err(|e| fail(e.to_string()));
-        let sig = match sig {
-            Ok(s) => s,
-            Err(e) => {
-                cleanup(&files);
-                return Err(e);
-            }
-        };
-        let text = with_signature(raw, &sig);
-        let _ = std::fs::write(signed_path(f), text);
+    for ((f, raw), sig) in files.iter().zip(&raws).zip(&sigs) {
+        if let Err(e) = std::fs::write(signed_path(f), with_signature(raw, sig)) {
+            cleanup(&files);
+            return Err(fail(format!("{}: {e}", signed_path(f).display())));
+        }
         signed.push(signed_path(f).to_string_lossy().into_owned());
     }
     let written = git::run(
@@ -214,6 +195,35 @@ pub fn sign(
         return Err(fail("git hash-object did not write every commit".into()));
     }
     Ok(ids)
+}
+
+/// `raws` signed by one `ssh-keygen -Y sign` (through `files`, where it writes `<file>.sig`):
+/// their armored signatures, in order.
+fn sign_with_ssh_keygen(
+    key: &Path,
+    files: &[PathBuf],
+    raws: &[Vec<u8>],
+) -> Result<Vec<String>, String> {
+    for (f, raw) in files.iter().zip(raws) {
+        std::fs::write(f, raw).map_err(|e| format!("{}: {e}", f.display()))?;
+    }
+    let out = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-Y", "sign", "-n", proof::NAMESPACE, "-f"])
+        .arg(key)
+        .args(files)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run ssh-keygen: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "ssh-keygen -Y sign with {} failed: {}",
+            key.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    (files.iter())
+        .map(|f| std::fs::read_to_string(sig_path(f)).map_err(|e| e.to_string()))
+        .collect()
 }
 
 fn sig_path(f: &Path) -> PathBuf {

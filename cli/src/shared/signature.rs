@@ -67,6 +67,26 @@ pub fn check(raw: &[u8], signers: &Signers, wanted: &str) -> Checked {
     }
 }
 
+/// Each of `payloads` signed in git's namespace with the private key file `key`, armored as
+/// `ssh-keygen -Y sign` writes it (SHA-512, as it does): when `key` is an Ed25519 key without a
+/// passphrase. `None`: `ssh-keygen` signs (a public key whose private half ssh-agent holds, a
+/// passphrase, another key type, a file that cannot be read).
+pub fn sign_here(key: &std::path::Path, payloads: &[Vec<u8>]) -> Option<Vec<String>> {
+    let text = std::fs::read(key).ok()?;
+    let private = ssh_key::PrivateKey::from_openssh(&text).ok()?;
+    if private.is_encrypted() || private.algorithm() != Algorithm::Ed25519 {
+        return None;
+    }
+    (payloads.iter())
+        .map(|payload| {
+            let sig = private
+                .sign(proof::NAMESPACE, HashAlg::Sha512, payload)
+                .ok()?;
+            sig.to_pem(ssh_key::LineEnding::LF).ok()
+        })
+        .collect()
+}
+
 fn bad(why: impl Into<String>) -> Checked {
     Checked::Known(Signature::Bad(why.into()))
 }
@@ -234,6 +254,48 @@ mod tests {
         );
         assert_eq!(unsigned(&moved), payload);
         assert!(bad(check(&moved, &signers, "m-a")).contains("did not sign"));
+    }
+
+    #[test]
+    fn a_commit_signed_here_verifies_by_git_and_here() {
+        let d = tempfile::tempdir().unwrap();
+        let key = keygen(d.path(), "a", "ed25519");
+        let signers = proof::signers(&format!("m-a {}", public(&key)));
+        // git's own signed commit, taken apart, and its payload signed here.
+        let payload = unsigned(&signed_by_git(d.path(), &key));
+        let sigs = sign_here(&key, std::slice::from_ref(&payload)).unwrap();
+        let raw = with_header(
+            &payload,
+            &format!("gpgsig {}\n", sigs[0].trim_end().replace('\n', "\n ")),
+        );
+        assert_eq!(check(&raw, &signers, "m-a"), good("m-a"));
+        let repo = d.path().join("repo");
+        let file = d.path().join("signed");
+        std::fs::write(&file, &raw).unwrap();
+        let f = file.to_str().unwrap();
+        let id = run(&repo, "git", &["hash-object", "-t", "commit", "-w", f]);
+        let allowed = d.path().join("allowed");
+        std::fs::write(&allowed, format!("m-a {}", public(&key))).unwrap();
+        let allowed = format!("gpg.ssh.allowedSignersFile={}", allowed.display());
+        let git_says = run(
+            &repo,
+            "git",
+            &["-c", &allowed, "log", "-1", "--format=%G?%GS", id.trim()],
+        );
+        assert_eq!(git_says.trim(), "Gm-a");
+        // A key in ssh-agent (its public half named), or with a passphrase: ssh-keygen signs.
+        assert_eq!(
+            sign_here(&key.with_extension("pub"), std::slice::from_ref(&payload)),
+            None
+        );
+        let locked = d.path().join("locked");
+        let l = locked.to_str().unwrap();
+        run(
+            d.path(),
+            "ssh-keygen",
+            &["-q", "-t", "ed25519", "-N", "secret", "-f", l],
+        );
+        assert_eq!(sign_here(&locked, &[payload]), None);
     }
 
     #[test]
