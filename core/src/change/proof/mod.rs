@@ -567,6 +567,8 @@ pub struct Walk {
     pub open: Option<Unproven>,
     /// What each commit that was not plainly proven was.
     pub found: Vec<CommitFinding>,
+    /// Commits walked.
+    pub walked: usize,
     strict: bool,
 }
 
@@ -589,6 +591,7 @@ impl Walk {
         allowed: &Signers,
         follows: impl FnOnce() -> Result<(), String>,
     ) {
+        self.walked += 1;
         if !self.strict && *signature == Signature::Unsigned && self.open.is_none() {
             self.proven = Some(commit.to_string());
             self.found.push(CommitFinding {
