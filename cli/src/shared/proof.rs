@@ -1,7 +1,8 @@
 //! This machine's side of a proven shared rail (docs/shared-rail.md, "Who can change what"): the
 //! team's allowed signers as committed on the remote's main branch, this machine's signing key
 //! (git's own: `rail.signingKey`, else `user.signingKey` with `gpg.format ssh`), its commits
-//! signed with `ssh-keygen -Y sign` (every commit of a round in one process), and a fetched
+//! signed in this process (`super::signature`; `ssh-keygen -Y sign`, every commit of a round in
+//! one process, for a key in ssh-agent or with a passphrase), and a fetched
 //! history walked with each commit's signature checked in this process (`super::signature`;
 //! git's check, `git log %G?`, for keys it does not verify) and each commit's files read for
 //! core's replay (`rail_core::change::proof`). What is proven, and what a walk found, is core's.
@@ -304,28 +305,18 @@ pub fn prove(
     from: Option<&str>,
     tip: &str,
 ) -> Result<Walk, RemoteError> {
-    let mut line = GitLine::new(&[])
-        .opt("log")
-        .opt("--first-parent")
-        .opt("--reverse")
-        .opt("--format=%H%x1f%P")
-        .operand(tip);
-    let exclude = from.map(|f| format!("^{f}"));
-    if let Some(x) = &exclude {
-        line = line.operand(x.as_str());
-    }
-    let listed = git::run(dir, &line).map_err(RemoteError::Git)?;
+    let rows = match from.and_then(|f| first_parents(objects, f, tip)) {
+        Some(rows) => rows,
+        None => listed(dir, from, tip)?,
+    };
     let mut walk = Walk::from(from.map(str::to_string));
     let mut reading = Reading {
         dir,
         objects,
         cache: BTreeMap::new(),
     };
-    for row in listed.lines() {
-        let (id, parents) = row.split_once('\x1f').unwrap_or((row, ""));
-        if id.is_empty() {
-            continue;
-        }
+    for (id, parent) in rows {
+        let id = id.as_str();
         let raw = match reading.objects.get(id, queue::MAX_MESSAGE_BYTES) {
             Ok(Object::Read { kind, bytes }) if kind == "commit" => Some(bytes),
             _ => None,
@@ -341,7 +332,6 @@ pub fn prove(
             Some(Checked::Known(s)) => s,
             _ => by_git(dir, keys, id).map_err(RemoteError::Git)?,
         };
-        let parent = parents.split_whitespace().next().map(str::to_string);
         let signers = &keys.signers;
         walk.step(id, &signature, &record, signers, || {
             let parent_files = match &parent {
@@ -365,6 +355,64 @@ pub fn prove(
     Ok(walk)
 }
 
+/// At most this many commits are walked back through the object reader to the last proven
+/// state; a longer way (or none) is listed by `git log`.
+const MAX_CHAIN: usize = 64;
+
+/// The commits after `from` on `tip`'s first-parent chain, oldest first, each with its first
+/// parent, read through `objects` (no process: a round proves one or two new commits); `None`
+/// when `from` is not met within [`MAX_CHAIN`] commits or a commit cannot be read here. On a
+/// first-parent chain that meets `from`, these are exactly `git log --first-parent tip ^from`.
+fn first_parents(
+    objects: &mut CatFile,
+    from: &str,
+    tip: &str,
+) -> Option<Vec<(String, Option<String>)>> {
+    let mut rows = Vec::new();
+    let mut at = tip.to_string();
+    while at != from {
+        if rows.len() == MAX_CHAIN {
+            return None;
+        }
+        let parent = match objects.get(&at, queue::MAX_MESSAGE_BYTES).ok()? {
+            Object::Read { kind, bytes } if kind == "commit" => {
+                queue::commit_object(&at, &bytes)?.parent
+            }
+            _ => return None,
+        };
+        rows.push((at, parent.clone()));
+        at = parent?;
+    }
+    rows.reverse();
+    Some(rows)
+}
+
+/// `git log --first-parent --reverse tip ^from`: each commit with its first parent.
+fn listed(
+    dir: &Path,
+    from: Option<&str>,
+    tip: &str,
+) -> Result<Vec<(String, Option<String>)>, RemoteError> {
+    let mut line = GitLine::new(&[])
+        .opt("log")
+        .opt("--first-parent")
+        .opt("--reverse")
+        .opt("--format=%H%x1f%P")
+        .operand(tip);
+    let exclude = from.map(|f| format!("^{f}"));
+    if let Some(x) = &exclude {
+        line = line.operand(x.as_str());
+    }
+    let listed = git::run(dir, &line).map_err(RemoteError::Git)?;
+    Ok((listed.lines())
+        .filter_map(|row| {
+            let (id, parents) = row.split_once('\x1f').unwrap_or((row, ""));
+            let parent = parents.split_whitespace().next().map(str::to_string);
+            (!id.is_empty()).then(|| (id.to_string(), parent))
+        })
+        .collect())
+}
+
 /// The in-process check of a commit object's signature, when this rail checks in-process.
 fn checked(keys: &Keys, raw: &[u8], wanted: &str) -> Checked {
     if keys.in_process {
@@ -379,8 +427,15 @@ pub fn proved(dir: &Path, commit: &str) {
     let _ = git::run(dir, &GitLine::new(&["update-ref", PROVEN]).operand(commit));
 }
 
-/// The last state this machine proved.
-pub fn last_proven(dir: &Path) -> Option<String> {
+/// The last state this machine proved: read from the ref files in `common_dir` where they can
+/// be read plainly, else by `git rev-parse`.
+pub fn last_proven(dir: &Path, common_dir: &Path) -> Option<String> {
+    if let Some(refs) = crate::git::objects::refs_under(common_dir, &[PROVEN]) {
+        return refs
+            .into_iter()
+            .find(|(name, _)| name == PROVEN)
+            .map(|(_, id)| id);
+    }
     git::run(
         dir,
         &GitLine::new(&["rev-parse", "--verify", "--quiet"]).operand(PROVEN),

@@ -248,7 +248,10 @@ fn prove(
     let (Some(keys), Some(tip)) = (&l.keys, state.commit.as_deref()) else {
         return Ok(None);
     };
-    let from = proof::last_proven(dir);
+    let from = match &ctx.repo {
+        Some(repo) => proof::last_proven(dir, &repo.common_dir),
+        None => None,
+    };
     if from.as_deref() == Some(tip) {
         return Ok(None);
     }
