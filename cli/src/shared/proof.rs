@@ -15,7 +15,7 @@ use rail_core::change::queue;
 use rail_core::change::snapshot::SharedFiles;
 
 use super::remote::RemoteError;
-use super::signature::{self, Checked};
+use super::signature::{self, SignatureCheck};
 use super::state::read_commit_via;
 use crate::git::{self, CatFile, GitLine, Object};
 
@@ -329,7 +329,7 @@ pub fn prove(
         };
         let machine = record.machine().unwrap_or_default();
         let signature = match raw.as_deref().map(|r| checked(keys, r, machine)) {
-            Some(Checked::Known(s)) => s,
+            Some(SignatureCheck::Known(s)) => s,
             _ => by_git(dir, keys, id).map_err(RemoteError::Git)?,
         };
         let signers = &keys.signers;
@@ -414,11 +414,11 @@ fn listed(
 }
 
 /// The in-process check of a commit object's signature, when this rail checks in-process.
-fn checked(keys: &Keys, raw: &[u8], wanted: &str) -> Checked {
+fn checked(keys: &Keys, raw: &[u8], wanted: &str) -> SignatureCheck {
     if keys.in_process {
         signature::check(raw, &keys.signers, wanted)
     } else {
-        Checked::AskGit("git's config names a revocation file".into())
+        SignatureCheck::AskGit("git's config names a revocation file".into())
     }
 }
 
@@ -457,7 +457,7 @@ pub fn signature_in(
 ) -> Result<Signature, String> {
     if let Ok(Object::Read { kind, bytes }) = objects.get(commit, queue::MAX_MESSAGE_BYTES) {
         if kind == "commit" {
-            if let Checked::Known(s) = checked(keys, &bytes, wanted) {
+            if let SignatureCheck::Known(s) = checked(keys, &bytes, wanted) {
                 return Ok(s);
             }
         }

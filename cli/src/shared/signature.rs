@@ -7,14 +7,14 @@
 //! git's own check (`git log %G?`) runs one `ssh-keygen -Y verify` process per signed commit,
 //! about 30 ms on a loaded machine; this is tens of microseconds. Keys this build does not
 //! verify (RSA, ECDSA, security keys, certificates) and allowed-signers lines with options only
-//! `ssh-keygen` judges are left to git: [`Checked::AskGit`], never an allow.
+//! `ssh-keygen` judges are left to git: [`SignatureCheck::AskGit`], never an allow.
 
 use rail_core::change::proof::{self, KeyOwner, Signature, SignedCommit, Signers};
 use ssh_key::{Algorithm, HashAlg, PublicKey, SshSig};
 
 /// What this process can say of a commit's signature.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Checked {
+pub enum SignatureCheck {
     /// The verdict, as git's check would give it.
     Known(Signature),
     /// Not checked here (why): git's check decides.
@@ -23,9 +23,9 @@ pub enum Checked {
 
 /// The signature of the commit object `raw` against `signers`, for a commit `wanted` (the
 /// machine its record or its ref names) is said to be made by.
-pub fn check(raw: &[u8], signers: &Signers, wanted: &str) -> Checked {
+pub fn check(raw: &[u8], signers: &Signers, wanted: &str) -> SignatureCheck {
     let (payload, armor) = match proof::signed_commit(raw) {
-        SignedCommit::Unsigned => return Checked::Known(Signature::Unsigned),
+        SignedCommit::Unsigned => return SignatureCheck::Known(Signature::Unsigned),
         SignedCommit::Unreadable(why) => return bad(why),
         SignedCommit::Signed { payload, armor } => (payload, armor),
     };
@@ -42,7 +42,7 @@ pub fn check(raw: &[u8], signers: &Signers, wanted: &str) -> Checked {
     }
     let key = sig.public_key().clone();
     if key.algorithm() != Algorithm::Ed25519 {
-        return Checked::AskGit(format!("a {} key", key.algorithm()));
+        return SignatureCheck::AskGit(format!("a {} key", key.algorithm()));
     }
     let fingerprint = key.fingerprint(HashAlg::Sha256);
     let public = PublicKey::from(key);
@@ -57,10 +57,10 @@ pub fn check(raw: &[u8], signers: &Signers, wanted: &str) -> Checked {
                 "signed by the key {fingerprint}, which the allowed signers do not name"
             ))
         }
-        KeyOwner::Unsure(why) => return Checked::AskGit(why),
+        KeyOwner::Unsure(why) => return SignatureCheck::AskGit(why),
     };
     match public.verify(proof::NAMESPACE, &payload, &sig) {
-        Ok(()) => Checked::Known(Signature::Good { principal }),
+        Ok(()) => SignatureCheck::Known(Signature::Good { principal }),
         Err(_) => bad(format!(
             "a bad signature: the key {fingerprint} did not sign this commit"
         )),
@@ -87,8 +87,8 @@ pub fn sign_here(key: &std::path::Path, payloads: &[Vec<u8>]) -> Option<Vec<Stri
         .collect()
 }
 
-fn bad(why: impl Into<String>) -> Checked {
-    Checked::Known(Signature::Bad(why.into()))
+fn bad(why: impl Into<String>) -> SignatureCheck {
+    SignatureCheck::Known(Signature::Bad(why.into()))
 }
 
 #[cfg(test)]
@@ -193,15 +193,15 @@ mod tests {
         }
     }
 
-    fn bad(checked: Checked) -> String {
+    fn bad(checked: SignatureCheck) -> String {
         match checked {
-            Checked::Known(Signature::Bad(why)) => why,
+            SignatureCheck::Known(Signature::Bad(why)) => why,
             other => panic!("not refused: {other:?}"),
         }
     }
 
-    fn good(principal: &str) -> Checked {
-        Checked::Known(Signature::Good {
+    fn good(principal: &str) -> SignatureCheck {
+        SignatureCheck::Known(Signature::Good {
             principal: principal.into(),
         })
     }
@@ -340,7 +340,7 @@ mod tests {
         let signers = proof::signers(&format!("m-a {}m-b {}", public(&a), public(&b)));
         let raw = signed_by_git(d.path(), &b);
         assert_eq!(check(&raw, &signers, "m-a"), good("m-b"));
-        let Checked::Known(signature) = check(&raw, &signers, "m-a") else {
+        let SignatureCheck::Known(signature) = check(&raw, &signers, "m-a") else {
             unreachable!()
         };
         let record = rail_core::change::queue::Recorded::Some(rail_core::change::queue::Record {
@@ -393,7 +393,7 @@ mod tests {
         let unsigned = b"tree 0\n\nm\n";
         assert_eq!(
             check(unsigned, &signers, "m-a"),
-            Checked::Known(Signature::Unsigned)
+            SignatureCheck::Known(Signature::Unsigned)
         );
     }
 
@@ -406,7 +406,7 @@ mod tests {
             let raw = signed_by_git(d.path(), &key);
             std::fs::remove_dir_all(d.path().join("repo")).unwrap();
             assert!(
-                matches!(check(&raw, &signers, "m-a"), Checked::AskGit(_)),
+                matches!(check(&raw, &signers, "m-a"), SignatureCheck::AskGit(_)),
                 "{kind}"
             );
         }
@@ -415,7 +415,7 @@ mod tests {
         for options in ["cert-authority", "valid-after=\"20200101\""] {
             let signers = proof::signers(&format!("m-a {options} {}", public(&ed)));
             assert!(
-                matches!(check(&raw, &signers, "m-a"), Checked::AskGit(_)),
+                matches!(check(&raw, &signers, "m-a"), SignatureCheck::AskGit(_)),
                 "{options}"
             );
         }
