@@ -28,7 +28,9 @@ receive-pack), this script's proxy, and their sum as a share of all the cores ov
 (the rest went to whatever else the machine ran: see the load). `BENCH_SLOWEST=N` prints the N
 slowest claims with their machine ids, to find them in a `RAIL_SHARED_TRACE` file.
 `BENCH_KEYS=1` runs every cell as a keyed team (each clone signs with its own SSH key, every
-fetched state is proven: docs/shared-rail.md, "Who can change what").
+fetched state is proven: docs/shared-rail.md, "Who can change what"). `BENCH_KEYS=A` (or `B`)
+keys only binary A's (B's) runs: `--rail X --against X BENCH_KEYS=A` pairs one binary keyed
+against itself unkeyed.
 After each cell the remote's claims.md is read: every claim that said it succeeded must be held
 there by its session, once, and the contested task must have exactly one holder. Anything else
 fails the run (exit 1).
@@ -310,7 +312,7 @@ class Remote:
         self.daemon.wait()
 
 
-def make_machines(rail, remote, base, n):
+def make_machines(rail, remote, base, n, keyed):
     """n clones of the remote, each set up with `rail init --remote origin` (at no delay)."""
     machines = []
     for i in range(n):
@@ -325,7 +327,7 @@ def make_machines(rail, remote, base, n):
             git("pull", "-q", "origin", "main", cwd=d)
         subprocess.run([rail, "init", "--remote", "origin"], cwd=d, check=True, stdout=subprocess.DEVNULL)
         machines.append(d)
-    if os.environ.get("BENCH_KEYS"):
+    if keyed:
         set_up_keys(machines)
     return machines
 
@@ -353,13 +355,13 @@ def set_up_keys(machines):
         git("pull", "-q", "origin", "main", cwd=d)
 
 
-def run_cell(rail, base, kind, machines_n, racers, claims_per_racer, delay_ms, solo):
+def run_cell(rail, base, kind, machines_n, racers, claims_per_racer, delay_ms, solo, keyed):
     """One cell on a fresh remote and fresh clones. Returns (result dict, list of problems)."""
     cell_dir = tempfile.mkdtemp(prefix=f"{kind}-{machines_n}-{delay_ms}-", dir=base)
     remote = Remote(cell_dir, "rail.git")
     problems = []
     try:
-        machines = make_machines(rail, remote, cell_dir, machines_n)
+        machines = make_machines(rail, remote, cell_dir, machines_n, keyed)
         remote.proxy.delay_ms = delay_ms
         solo_ms = None
         if solo:
@@ -545,7 +547,9 @@ def main():
     if args.against:
         binaries.append(("B", os.path.abspath(args.against)))
     base = tempfile.mkdtemp(prefix="rail-shared-bench-")
-    names = ", ".join(f"{label} {path}" for label, path in binaries)
+    keys = os.environ.get("BENCH_KEYS", "")
+    names = ", ".join(f"{label} {path}{' keyed' if (keys == label if keys in ('A', 'B') else keys) else ''}"
+                      for label, path in binaries)
     print(f"shared rail over git daemon behind a delaying proxy ({names}); load {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores", flush=True)
     results, problems = [], []
@@ -560,7 +564,11 @@ def main():
                 for k in range(args.pairs if args.against else 1):
                     order.extend(binaries if k % 2 == 0 else list(reversed(binaries)))
                 for label, binary in order:
-                    r, p = run_cell(binary, base, kind, m, args.racers, args.claims_per_racer, delay, args.solo)
+                    keys = os.environ.get("BENCH_KEYS", "")
+                    keyed = keys == label if keys in ("A", "B") else bool(keys)
+                    r, p = run_cell(binary, base, kind, m, args.racers, args.claims_per_racer, delay, args.solo,
+                                    keyed)
+                    r["keyed"] = keyed
                     r["load"] = round(os.getloadavg()[0], 1)
                     r["binary"] = binary
                     results.append(r)

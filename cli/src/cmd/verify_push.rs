@@ -87,7 +87,8 @@ pub fn run(args: &VerifyPushArgs) -> Result<(), Fail> {
             Ok(())
         }
         PushedRef::Machine(machine) => {
-            let signature = keys::signature_of(&dir, &team, &args.new).map_err(Fail::env)?;
+            let signature =
+                keys::signature_of(&dir, &team, &args.new, machine).map_err(Fail::env)?;
             proof::check_marks(&signature, machine, &team.signers)
                 .map_err(|why| refused(format!("{name}: {why}")))
         }

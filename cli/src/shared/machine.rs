@@ -150,8 +150,8 @@ impl ChainReader {
     }
 
     /// With keys, a queue is read only signed by its machine (core's `proof::check_marks`, the
-    /// rule for every machine's own ref): the queue commits not read yet are checked in one `git
-    /// log`, and one that is not its machine's is kept as unreadable, saying why — else anyone
+    /// rule for every machine's own ref): the queue commits not read yet are checked in this
+    /// process (`proof::signature_in`), and one that is not its machine's is kept as unreadable, saying why — else anyone
     /// who can push could put operations in another machine's name for an honest machine to
     /// make and sign.
     ///
@@ -183,13 +183,9 @@ impl ChainReader {
                 new.push(pair);
             }
         }
-        let commits: Vec<&str> = new.iter().map(|(_, c)| c.as_str()).collect();
-        let signed = super::proof::signatures(dir, keys, &commits)?;
         for (machine, commit) in new {
-            let signature = signed
-                .get(commit)
-                .cloned()
-                .unwrap_or(rail_core::change::proof::Signature::Unsigned);
+            let objects = self.objects(dir)?;
+            let signature = super::proof::signature_in(dir, objects, keys, commit, machine)?;
             let key = format!("{machine} {commit}");
             match rail_core::change::proof::check_marks(&signature, machine, &keys.signers) {
                 Ok(()) => {

@@ -24,6 +24,7 @@ pub mod provisional;
 pub mod remote;
 pub mod rewind;
 pub mod round;
+pub mod signature;
 pub mod state;
 
 use std::collections::BTreeMap;

@@ -1,10 +1,11 @@
 //! This machine's side of a proven shared rail (docs/shared-rail.md, "Who can change what"): the
 //! team's allowed signers as committed on the remote's main branch, this machine's signing key
 //! (git's own: `rail.signingKey`, else `user.signingKey` with `gpg.format ssh`), its commits
-//! signed with `ssh-keygen -Y sign` (every commit of a round in one process), and a fetched
-//! history walked with git's signature check (`git log %G?`, against the allowed signers) and
-//! each commit's files read for core's replay (`rail_core::change::proof`). What is proven, and
-//! what a walk found, is core's.
+//! signed in this process (`super::signature`; `ssh-keygen -Y sign`, every commit of a round in
+//! one process, for a key in ssh-agent or with a passphrase), and a fetched
+//! history walked with each commit's signature checked in this process (`super::signature`;
+//! git's check, `git log %G?`, for keys it does not verify) and each commit's files read for
+//! core's replay (`rail_core::change::proof`). What is proven, and what a walk found, is core's.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ use rail_core::change::queue;
 use rail_core::change::snapshot::SharedFiles;
 
 use super::remote::RemoteError;
+use super::signature::{self, SignatureCheck};
 use super::state::read_commit_via;
 use crate::git::{self, CatFile, GitLine, Object};
 
@@ -33,6 +35,9 @@ pub struct Keys {
     /// This machine's signing key: a private key file, or a public one whose private half an
     /// ssh-agent holds.
     pub key: Option<PathBuf>,
+    /// Whether signatures are checked in this process: not when git's config names a
+    /// revocation file (`gpg.ssh.revocationFile`), which only git's check reads.
+    pub in_process: bool,
 }
 
 /// The allowed signers committed on the first of `heads` that has them, and where they were.
@@ -74,19 +79,38 @@ pub fn keys_on(dir: &Path, common_dir: &Path, heads: &[String]) -> Option<Keys> 
         let tmp = file.with_extension(format!("{}.tmp", std::process::id()));
         let _ = std::fs::write(&tmp, &text).and_then(|()| std::fs::rename(&tmp, &file));
     }
+    let config = signing_config(dir);
     Some(Keys {
         signers: proof::signers(&text),
         file,
         from,
-        key: signing_key(dir),
+        key: key_of(&config),
+        in_process: !config.contains_key("gpg.ssh.revocationfile"),
     })
+}
+
+/// The git config a keyed rail reads, in one `git config` process: the signing key's settings
+/// and a revocation file (lower-case names; the last value of each).
+fn signing_config(dir: &Path) -> BTreeMap<String, String> {
+    let line = GitLine::new(&["config", "--get-regexp"])
+        .operand("^(rail\\.signingkey|gpg\\.format|user\\.signingkey|gpg\\.ssh\\.revocationfile)$");
+    let listed = git::run(dir, &line).unwrap_or_default();
+    (listed.lines())
+        .filter_map(|l| l.split_once(' ').or(Some((l, ""))))
+        .map(|(k, v)| (k.to_ascii_lowercase(), v.trim().to_string()))
+        .filter(|(_, v)| !v.is_empty())
+        .collect()
 }
 
 /// This machine's signing key as git's config names it.
 pub fn signing_key(dir: &Path) -> Option<PathBuf> {
-    let named = git::config_get(dir, "rail.signingkey").or_else(|| {
-        (git::config_get(dir, "gpg.format").as_deref() == Some("ssh"))
-            .then(|| git::config_get(dir, "user.signingkey"))
+    key_of(&signing_config(dir))
+}
+
+fn key_of(config: &BTreeMap<String, String>) -> Option<PathBuf> {
+    let named = config.get("rail.signingkey").or_else(|| {
+        (config.get("gpg.format").map(String::as_str) == Some("ssh"))
+            .then(|| config.get("user.signingkey"))
             .flatten()
     })?;
     let named = named.trim();
@@ -100,9 +124,10 @@ pub fn signing_key(dir: &Path) -> Option<PathBuf> {
 }
 
 /// Signs the commits `ids` (made unsigned by `git fast-import`) with `key`: each commit's bytes
-/// signed in git's namespace by one `ssh-keygen -Y sign` for all of them, the signature put in
-/// as git puts it (a `gpgsig` header), the signed commits written by one `git hash-object`.
-/// Returns the signed commits' ids, in order.
+/// signed in git's namespace — in this process for an Ed25519 key file without a passphrase,
+/// else by one `ssh-keygen -Y sign` for all of them — the signature put in as git puts it (a
+/// `gpgsig` header), the signed commits written by one `git hash-object`. Returns the signed
+/// commits' ids, in order.
 pub fn sign(
     dir: &Path,
     scratch: &Path,
@@ -111,59 +136,39 @@ pub fn sign(
     ids: &[String],
 ) -> Result<Vec<String>, RemoteError> {
     let fail = |what: String| RemoteError::Git(format!("cannot sign the rail's commit: {what}"));
-    let mut files = Vec::new();
     let mut raws = Vec::new();
-    for (i, id) in ids.iter().enumerate() {
-        let raw = match objects.get(id, queue::MAX_MESSAGE_BYTES).map_err(fail)? {
-            Object::Read { kind, bytes } if kind == "commit" => bytes,
+    for id in ids {
+        match objects.get(id, queue::MAX_MESSAGE_BYTES).map_err(fail)? {
+            Object::Read { kind, bytes } if kind == "commit" => raws.push(bytes),
             _ => return Err(fail(format!("{id} is not a commit"))),
-        };
-        let path = scratch.join(format!("sign-{}-{i}", std::process::id()));
-        std::fs::write(&path, &raw).map_err(|e| fail(format!("{}: {e}", path.display())))?;
-        files.push(path);
-        raws.push(raw);
+        }
     }
+    let files: Vec<PathBuf> = (0..raws.len())
+        .map(|i| scratch.join(format!("sign-{}-{i}", std::process::id())))
+        .collect();
     let cleanup = |files: &[PathBuf]| {
         for f in files {
             let _ = std::fs::remove_file(f);
-            let _ = std::fs::remove_file(f.with_extension("sig"));
             let _ = std::fs::remove_file(sig_path(f));
             let _ = std::fs::remove_file(signed_path(f));
         }
     };
-    let out = std::process::Command::new("ssh-keygen")
-        .args(["-q", "-Y", "sign", "-n", proof::NAMESPACE, "-f"])
-        .arg(key)
-        .args(&files)
-        .stdin(std::process::Stdio::null())
-        .output();
-    let out = match out {
-        Ok(out) => out,
-        Err(e) => {
-            cleanup(&files);
-            return Err(fail(format!("cannot run ssh-keygen: {e}")));
+    let sigs = match signature::sign_here(key, &raws) {
+        Some(sigs) => sigs,
+        None => {
+            let sigs = sign_with_ssh_keygen(key, &files, &raws).map_err(fail);
+            if sigs.is_err() {
+                cleanup(&files);
+            }
+            sigs?
         }
     };
-    if !out.status.success() {
-        cleanup(&files);
-        return Err(fail(format!(
-            "ssh-keygen -Y sign with {} failed: {}",
-            key.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
     let mut signed = Vec::new();
-    for (f, raw) in files.iter().zip(&raws) {
-        let sig = std::fs::read_to_string(sig_path(f)).map_err(|e| fail(e.to_string()));
-        let sig = match sig {
-            Ok(s) => s,
-            Err(e) => {
-                cleanup(&files);
-                return Err(e);
-            }
-        };
-        let text = with_signature(raw, &sig);
-        let _ = std::fs::write(signed_path(f), text);
+    for ((f, raw), sig) in files.iter().zip(&raws).zip(&sigs) {
+        if let Err(e) = std::fs::write(signed_path(f), with_signature(raw, sig)) {
+            cleanup(&files);
+            return Err(fail(format!("{}: {e}", signed_path(f).display())));
+        }
         signed.push(signed_path(f).to_string_lossy().into_owned());
     }
     let written = git::run(
@@ -181,6 +186,35 @@ pub fn sign(
         return Err(fail("git hash-object did not write every commit".into()));
     }
     Ok(ids)
+}
+
+/// `raws` signed by one `ssh-keygen -Y sign` (through `files`, where it writes `<file>.sig`):
+/// their armored signatures, in order.
+fn sign_with_ssh_keygen(
+    key: &Path,
+    files: &[PathBuf],
+    raws: &[Vec<u8>],
+) -> Result<Vec<String>, String> {
+    for (f, raw) in files.iter().zip(raws) {
+        std::fs::write(f, raw).map_err(|e| format!("{}: {e}", f.display()))?;
+    }
+    let out = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-Y", "sign", "-n", proof::NAMESPACE, "-f"])
+        .arg(key)
+        .args(files)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run ssh-keygen: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "ssh-keygen -Y sign with {} failed: {}",
+            key.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    (files.iter())
+        .map(|f| std::fs::read_to_string(sig_path(f)).map_err(|e| e.to_string()))
+        .collect()
 }
 
 fn sig_path(f: &Path) -> PathBuf {
@@ -251,8 +285,9 @@ pub fn files_of(dir: &Path, objects: &mut CatFile, commit: Option<&str>) -> Shar
 }
 
 /// Walks the history of `tip` after `from` (the last proven state; `None`: from the root),
-/// oldest first along first parents: each commit's signature checked by git against the allowed
-/// signers, its record and files read, and core's walk told what each is.
+/// oldest first along first parents: each commit's record and files read, its signature checked
+/// against the allowed signers for the machine its record names ([`signature_in`]), and core's
+/// walk told what each is.
 pub fn prove(
     dir: &Path,
     objects: &mut CatFile,
@@ -260,44 +295,33 @@ pub fn prove(
     from: Option<&str>,
     tip: &str,
 ) -> Result<Walk, RemoteError> {
-    let file = keys.file.to_string_lossy().into_owned();
-    let mut line = GitLine::new(&[])
-        .config("gpg.ssh.allowedSignersFile", &file)
-        .opt("log")
-        .opt("--first-parent")
-        .opt("--reverse")
-        .opt("--format=%H%x1f%G?%x1f%GS%x1f%P")
-        .operand(tip);
-    let exclude = from.map(|f| format!("^{f}"));
-    if let Some(x) = &exclude {
-        line = line.operand(x.as_str());
-    }
-    let listed = git::run(dir, &line).map_err(RemoteError::Git)?;
+    let rows = match from.and_then(|f| first_parents(objects, f, tip)) {
+        Some(rows) => rows,
+        None => listed(dir, from, tip)?,
+    };
     let mut walk = Walk::from(from.map(str::to_string));
     let mut reading = Reading {
         dir,
         objects,
         cache: BTreeMap::new(),
     };
-    for row in listed.lines() {
-        let mut f = row.split('\x1f');
-        let (id, letter, signer, parents) = (
-            f.next().unwrap_or(""),
-            f.next().unwrap_or(""),
-            f.next().unwrap_or(""),
-            f.next().unwrap_or(""),
-        );
-        if id.is_empty() {
-            continue;
-        }
-        let signature = Signature::from_git(letter, signer);
-        let record = match reading.objects.get(id, queue::MAX_MESSAGE_BYTES) {
-            Ok(Object::Read { bytes, .. }) => queue::commit_object(id, &bytes)
+    for (id, parent) in rows {
+        let id = id.as_str();
+        let raw = match reading.objects.get(id, queue::MAX_MESSAGE_BYTES) {
+            Ok(Object::Read { kind, bytes }) if kind == "commit" => Some(bytes),
+            _ => None,
+        };
+        let record = match &raw {
+            Some(bytes) => queue::commit_object(id, bytes)
                 .map(|c| c.record)
                 .unwrap_or_default(),
-            _ => queue::Recorded::Unreadable("the commit cannot be read".into()),
+            None => queue::Recorded::Unreadable("the commit cannot be read".into()),
         };
-        let parent = parents.split_whitespace().next().map(str::to_string);
+        let machine = record.machine().unwrap_or_default();
+        let signature = match raw.as_deref().map(|r| checked(keys, r, machine)) {
+            Some(SignatureCheck::Known(s)) => s,
+            _ => by_git(dir, keys, id).map_err(RemoteError::Git)?,
+        };
         let signers = &keys.signers;
         walk.step(id, &signature, &record, signers, || {
             let parent_files = match &parent {
@@ -321,13 +345,87 @@ pub fn prove(
     Ok(walk)
 }
 
+/// At most this many commits are walked back through the object reader to the last proven
+/// state; a longer way (or none) is listed by `git log`.
+const MAX_CHAIN: usize = 64;
+
+/// The commits after `from` on `tip`'s first-parent chain, oldest first, each with its first
+/// parent, read through `objects` (no process: a round proves one or two new commits); `None`
+/// when `from` is not met within [`MAX_CHAIN`] commits or a commit cannot be read here. On a
+/// first-parent chain that meets `from`, these are exactly `git log --first-parent tip ^from`.
+fn first_parents(
+    objects: &mut CatFile,
+    from: &str,
+    tip: &str,
+) -> Option<Vec<(String, Option<String>)>> {
+    let mut rows = Vec::new();
+    let mut at = tip.to_string();
+    while at != from {
+        if rows.len() == MAX_CHAIN {
+            return None;
+        }
+        let parent = match objects.get(&at, queue::MAX_MESSAGE_BYTES).ok()? {
+            Object::Read { kind, bytes } if kind == "commit" => {
+                queue::commit_object(&at, &bytes)?.parent
+            }
+            _ => return None,
+        };
+        rows.push((at, parent.clone()));
+        at = parent?;
+    }
+    rows.reverse();
+    Some(rows)
+}
+
+/// `git log --first-parent --reverse tip ^from`: each commit with its first parent.
+fn listed(
+    dir: &Path,
+    from: Option<&str>,
+    tip: &str,
+) -> Result<Vec<(String, Option<String>)>, RemoteError> {
+    let mut line = GitLine::new(&[])
+        .opt("log")
+        .opt("--first-parent")
+        .opt("--reverse")
+        .opt("--format=%H%x1f%P")
+        .operand(tip);
+    let exclude = from.map(|f| format!("^{f}"));
+    if let Some(x) = &exclude {
+        line = line.operand(x.as_str());
+    }
+    let listed = git::run(dir, &line).map_err(RemoteError::Git)?;
+    Ok((listed.lines())
+        .filter_map(|row| {
+            let (id, parents) = row.split_once('\x1f').unwrap_or((row, ""));
+            let parent = parents.split_whitespace().next().map(str::to_string);
+            (!id.is_empty()).then(|| (id.to_string(), parent))
+        })
+        .collect())
+}
+
+/// The in-process check of a commit object's signature, when this rail checks in-process.
+fn checked(keys: &Keys, raw: &[u8], wanted: &str) -> SignatureCheck {
+    if keys.in_process {
+        signature::check(raw, &keys.signers, wanted)
+    } else {
+        SignatureCheck::AskGit("git's config names a revocation file".into())
+    }
+}
+
 /// Records `commit` as the last state this machine proved.
 pub fn proved(dir: &Path, commit: &str) {
     let _ = git::run(dir, &GitLine::new(&["update-ref", PROVEN]).operand(commit));
 }
 
-/// The last state this machine proved.
-pub fn last_proven(dir: &Path) -> Option<String> {
+/// The last state this machine proved: read from the ref files in `common_dir` where they can
+/// be read plainly, else by `git rev-parse`.
+pub fn last_proven(dir: &Path, common_dir: &Path) -> Option<String> {
+    if let Some(refs) = crate::git::objects::refs_under(common_dir, &[PROVEN]) {
+        return refs
+            .into_iter()
+            .find(|(name, _)| name == PROVEN)
+            .map(|(_, id)| id);
+    }
     git::run(
         dir,
         &GitLine::new(&["rev-parse", "--verify", "--quiet"]).operand(PROVEN),
@@ -337,8 +435,40 @@ pub fn last_proven(dir: &Path) -> Option<String> {
     .filter(|s| !s.is_empty())
 }
 
-/// git's signature check of one commit against the allowed signers: core's [`Signature`].
-pub fn signature_of(dir: &Path, keys: &Keys, commit: &str) -> Result<Signature, String> {
+/// A commit's signature against the allowed signers, for the machine `wanted` it is said to be
+/// made by: checked in this process ([`super::signature`]), or by git where that cannot say
+/// (a key type this build does not verify, a line with options, a revocation file).
+pub fn signature_in(
+    dir: &Path,
+    objects: &mut CatFile,
+    keys: &Keys,
+    commit: &str,
+    wanted: &str,
+) -> Result<Signature, String> {
+    if let Ok(Object::Read { kind, bytes }) = objects.get(commit, queue::MAX_MESSAGE_BYTES) {
+        if kind == "commit" {
+            if let SignatureCheck::Known(s) = checked(keys, &bytes, wanted) {
+                return Ok(s);
+            }
+        }
+    }
+    by_git(dir, keys, commit)
+}
+
+/// [`signature_in`] with an object reader of its own (one commit: a server's hook).
+pub fn signature_of(
+    dir: &Path,
+    keys: &Keys,
+    commit: &str,
+    wanted: &str,
+) -> Result<Signature, String> {
+    let mut objects = CatFile::start(dir)?;
+    signature_in(dir, &mut objects, keys, commit, wanted)
+}
+
+/// git's signature check of one commit against the allowed signers (`git log %G?`, one
+/// `ssh-keygen -Y verify`): core's [`Signature`].
+fn by_git(dir: &Path, keys: &Keys, commit: &str) -> Result<Signature, String> {
     let file = keys.file.to_string_lossy().into_owned();
     let line = GitLine::new(&[])
         .config("gpg.ssh.allowedSignersFile", &file)
@@ -355,39 +485,13 @@ pub fn signature_of(dir: &Path, keys: &Keys, commit: &str) -> Result<Signature, 
 }
 
 /// Whether `machine`'s guard marks commit is signed by `machine` (core's `proof::check_marks`).
-pub fn marks_signed(dir: &Path, keys: &Keys, machine: &str, commit: &str) -> Result<(), String> {
-    let signature = signature_of(dir, keys, commit)?;
-    proof::check_marks(&signature, machine, &keys.signers)
-}
-
-/// git's signature check of several commits in one `git log --no-walk`: each commit's
-/// [`Signature`], by id.
-pub fn signatures(
+pub fn marks_signed(
     dir: &Path,
+    objects: &mut CatFile,
     keys: &Keys,
-    commits: &[&str],
-) -> Result<BTreeMap<String, Signature>, String> {
-    let mut out = BTreeMap::new();
-    if commits.is_empty() {
-        return Ok(out);
-    }
-    let file = keys.file.to_string_lossy().into_owned();
-    let mut line = GitLine::new(&[])
-        .config("gpg.ssh.allowedSignersFile", &file)
-        .opt("log")
-        .opt("--no-walk=unsorted")
-        .opt("--format=%H%x1f%G?%x1f%GS");
-    for c in commits {
-        line = line.operand(*c);
-    }
-    for row in git::run(dir, &line)?.lines() {
-        let mut f = row.split('\x1f');
-        let (id, letter, signer) = (
-            f.next().unwrap_or(""),
-            f.next().unwrap_or(""),
-            f.next().unwrap_or(""),
-        );
-        out.insert(id.to_string(), Signature::from_git(letter, signer));
-    }
-    Ok(out)
+    machine: &str,
+    commit: &str,
+) -> Result<(), String> {
+    let signature = signature_in(dir, objects, keys, commit, machine)?;
+    proof::check_marks(&signature, machine, &keys.signers)
 }

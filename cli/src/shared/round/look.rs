@@ -248,12 +248,22 @@ fn prove(
     let (Some(keys), Some(tip)) = (&l.keys, state.commit.as_deref()) else {
         return Ok(None);
     };
-    let from = proof::last_proven(dir);
+    let from = match &ctx.repo {
+        Some(repo) => proof::last_proven(dir, &repo.common_dir),
+        None => None,
+    };
     if from.as_deref() == Some(tip) {
         return Ok(None);
     }
     let objects = l.reader.objects(dir).map_err(Fail::env)?;
+    let t0 = std::time::Instant::now();
     let walk = proof::prove(dir, objects, keys, from.as_deref(), tip).map_err(|e| e.fail())?;
+    trace(&format!(
+        "{} proved commits={} prove_ms={}",
+        l.machine,
+        walk.walked,
+        t0.elapsed().as_millis()
+    ));
     let Some(open) = walk.open else {
         if let Some(p) = &walk.proven {
             proof::proved(dir, p);

@@ -113,7 +113,15 @@ fn signed(dir: &Path, l: &mut Leader, ids: Vec<String>) -> Result<Vec<String>, F
         )));
     }
     let objects = l.reader.objects(dir).map_err(Fail::env)?;
-    super::proof::sign(dir, &l.dir, objects, key, &ids).map_err(|e| e.fail())
+    let t0 = std::time::Instant::now();
+    let signed = super::proof::sign(dir, &l.dir, objects, key, &ids).map_err(|e| e.fail());
+    trace(&format!(
+        "{} signed commits={} sign_ms={}",
+        l.machine,
+        ids.len(),
+        t0.elapsed().as_millis()
+    ));
+    signed
 }
 
 /// How a round ended.

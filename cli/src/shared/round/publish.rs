@@ -110,7 +110,11 @@ pub fn keep_marks(ctx: &Ctx, dir: &Path, l: &mut Leader, fetched: &shared::Fetch
     crate::store::heartbeat::keep_shared(repo, &me, &fetched.marks, |machine, commit| {
         // A team with keys reads a machine's marks only signed by that machine.
         if let Some(keys) = keys {
-            if let Err(why) = shared::proof::marks_signed(dir, keys, machine, commit) {
+            let signed = match reader.borrow_mut().objects(dir) {
+                Ok(objects) => shared::proof::marks_signed(dir, objects, keys, machine, commit),
+                Err(e) => Err(e),
+            };
+            if let Err(why) = signed {
                 errln!("rail: the guard marks on refs/rail/seen/{machine} are not read: {why}");
                 return None;
             }

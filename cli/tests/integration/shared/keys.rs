@@ -585,3 +585,71 @@ fn keyed_machines_racing_prove_each_others_commits() {
         .count();
     eprintln!("commits that made another machine's operation: {folded}");
 }
+
+/// The cost of a proof (issue 42's acceptance): a machine proving the commits another machine
+/// signed checks each signature in its own process, not with an `ssh-keygen -Y verify` per
+/// commit as git's check runs it. Every `ssh-keygen` Rail or git starts is logged by one put
+/// first on PATH; the proof must still hold, and a forged commit still be named.
+#[test]
+fn proving_fetched_commits_runs_no_ssh_keygen_per_commit() {
+    let remote = Remote::by_path();
+    let keys = tempfile::tempdir().unwrap();
+    let (ms, paths) = keyed(&remote, keys.path());
+    let (a, b) = (&ms[0], &ms[1]);
+    for t in 1..=4 {
+        ok(&a.rail(&["claim", &format!("t{t}"), "--session", "alice"], &[]));
+    }
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("ssh-keygen.log");
+    let real = String::from_utf8(
+        Command::new("sh")
+            .args(["-c", "command -v ssh-keygen"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let wrapper = bin.path().join("ssh-keygen");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real.trim()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&wrapper)
+        .status()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap()
+    );
+    let said = ok(&b.rail(&["sync"], &[("PATH", &path)]));
+    assert!(!said.contains("not proven"), "{said}");
+    let tip = remote.git(&["rev-parse", "refs/rail/claims"]);
+    let proven = git_in(b.path(), &["rev-parse", "refs/rail/proven"]);
+    assert_eq!(proven.trim(), tip.trim());
+    let out = b.rail(&["validate", "--ci", "--shared"], &[("PATH", &path)]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let ran = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        !ran.contains("-Y verify") && !ran.contains("find-principals"),
+        "{ran}"
+    );
+    // The same check still refuses: a commit signed with b's allowed key that records nothing.
+    forge(b, Some(&paths[1]), |c| {
+        c.replace("| alice |", "| mallory |")
+    });
+    let said = ok(&a.rail(&["sync"], &[("PATH", &path)]));
+    assert!(said.contains("not proven"), "{said}");
+    let ran = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        !ran.contains("-Y verify") && !ran.contains("find-principals"),
+        "{ran}"
+    );
+}

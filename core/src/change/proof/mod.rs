@@ -2,9 +2,10 @@
 //! `refs/rail/claims` signed by a machine the team allows, and following from its parent by the
 //! steps its record says it carries, replayed here with the rail's own rules.
 //!
-//! The host does the cryptography (git and `ssh-keygen -Y verify` check a commit's SSH
-//! signature against the allowed-signers file and name its principal) and reads the commits'
-//! files; core decides: which principals the team allows ([`signers`]), whether a signed commit
+//! The host does the cryptography (an Ed25519 SSH signature checked in its own process over
+//! the payload [`signed_commit`] takes out of the commit; other keys by git and `ssh-keygen -Y
+//! verify`) and reads the commits' files; core decides: which principals the team allows and
+//! whose a signing key is ([`signers`], [`Signers::owner_of`]), whether a signed commit
 //! may say it was made by the machine its record names ([`check_signature`]), what its steps
 //! make of its parent's files ([`replay`]) and whether that is what the commit holds
 //! ([`follows`]), and what a walk over the history found ([`Walk`]): the last proven state, the
@@ -32,7 +33,13 @@ use crate::change::snapshot::{self, SharedFiles};
 use crate::formats::rail_files::{self, CLAIMS_MD, LOG_FILE};
 use crate::model::input::Facts;
 
-/// Where the team's allowed signers live (`formats::rail_files`, where boards read it too).
+mod signed;
+pub use signed::{signed_commit, SignedCommit, MAX_SIGNATURE_BYTES};
+
+/// Where the team's allowed signers live (`formats::rail_files`, where boards read it too): a
+/// file committed on the remote's main branch, in the format `ssh-keygen -Y verify` reads
+/// (`ALLOWED SIGNERS` in ssh-keygen(1)), one line a machine, its principal the machine's id:
+/// `laptop-1a2b namespaces="git" ssh-ed25519 AAAA… comment`.
 pub use crate::formats::rail_files::ALLOWED_SIGNERS;
 /// The namespace Rail signs in (git's own, so `git verify-commit` and `git log --show-signature`
 /// check Rail's commits too).
@@ -148,17 +155,101 @@ fn short(id: &str) -> &str {
     &id[..id.len().min(12)]
 }
 
-/// The principals an allowed-signers file names, and its lines that cannot be read.
+/// The principals an allowed-signers file names, their keys, and its lines that cannot be read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Signers {
     pub principals: BTreeSet<String>,
+    /// Each line read: its machine principals and its key, for a host that checks signatures
+    /// itself ([`Signers::owner_of`]).
+    pub keys: Vec<SignerKey>,
     /// (line number, why) of each line not read.
     pub problems: Vec<(usize, String)>,
 }
 
+/// One line of an allowed-signers file, read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignerKey {
+    /// Its line number.
+    pub line: usize,
+    /// Its principals that are machine ids, in the line's order.
+    pub principals: Vec<String>,
+    /// The key as the file writes it: `ssh-ed25519 AAAA…` (type and base64, no comment).
+    pub key: String,
+    /// No option but `namespaces`: a signature by this key is this line's whatever its date.
+    /// A `cert-authority` line or one bounded in time (`valid-after`, `valid-before`) is left
+    /// to `ssh-keygen`, which knows certificates and the commit's date.
+    pub plain: bool,
+}
+
+/// Whose a signing key is, by the allowed signers ([`Signers::owner_of`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyOwner {
+    /// A plain line of this principal holds the key.
+    Named(String),
+    /// No line holds the key.
+    NotNamed,
+    /// A line holds it with options only `ssh-keygen` judges (why): the host asks git.
+    Unsure(String),
+}
+
+impl Signers {
+    /// Whose `key` (`ssh-ed25519 AAAA…`, the type and the base64 of the key a signature names)
+    /// is: `wanted` (the machine a commit or a ref says made it) when a plain line of `wanted`
+    /// holds it, else the first principal of the first plain line that does (`ssh-keygen -Y
+    /// find-principals`' order, git's `%GS`); [`KeyOwner::Unsure`] when only lines with options
+    /// hold it, or when the line of `wanted` that holds it has options.
+    pub fn owner_of(&self, key: &str, wanted: &str) -> KeyOwner {
+        let key = key_words(key);
+        let holding: Vec<&SignerKey> = (self.keys.iter())
+            .filter(|k| key_words(&k.key) == key)
+            .collect();
+        if let Some(k) = holding
+            .iter()
+            .find(|k| k.principals.iter().any(|p| p == wanted))
+        {
+            return if k.plain {
+                KeyOwner::Named(wanted.to_string())
+            } else {
+                KeyOwner::Unsure(format!("line {} has options", k.line))
+            };
+        }
+        match holding.iter().find(|k| !k.principals.is_empty()) {
+            None => KeyOwner::NotNamed,
+            Some(k) if !k.plain => KeyOwner::Unsure(format!("line {} has options", k.line)),
+            Some(k) => KeyOwner::Named(k.principals[0].clone()),
+        }
+    }
+}
+
+/// A key's type and base64, whatever the spaces around them.
+fn key_words(key: &str) -> (&str, &str) {
+    let mut w = key.split_whitespace();
+    (w.next().unwrap_or(""), w.next().unwrap_or(""))
+}
+
+/// An allowed-signers line's options (`cert-authority,namespaces="git,file"`), split at the
+/// commas outside quotes.
+fn options(word: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut start, mut quoted) = (0, false);
+    for (i, c) in word.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => {
+                out.push(&word[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&word[start..]);
+    out
+}
+
 /// Reads an allowed-signers file: `principals [options] keytype key [comment]`, `#` comments.
 /// Only principals that are machine ids and lines whose namespaces (when given) include
-/// [`NAMESPACE`] count; the keys are the host's to check (`ssh-keygen`).
+/// [`NAMESPACE`] count. The signatures are the host's to check: in-process against
+/// [`Signers::keys`], or by `ssh-keygen`.
 pub fn signers(text: &str) -> Signers {
     let mut out = Signers::default();
     for (i, line) in text.lines().enumerate() {
@@ -168,13 +259,16 @@ pub fn signers(text: &str) -> Signers {
         }
         let mut words = line.split_whitespace();
         let principals = words.next().unwrap_or("");
-        let rest: Vec<&str> = words.collect();
-        let options = rest.first().filter(|w| {
+        let mut rest: Vec<&str> = words.collect();
+        let given = rest.first().copied().filter(|w| {
             !w.starts_with("ssh-") && !w.starts_with("ecdsa-") && !w.starts_with("sk-")
         });
-        if let Some(options) = options {
-            let namespaces = options
-                .split(',')
+        let mut plain = true;
+        if let Some(word) = given {
+            rest.remove(0);
+            let opts = options(word);
+            plain = opts.iter().all(|o| o.starts_with("namespaces="));
+            let namespaces = (opts.iter())
                 .find_map(|o| o.strip_prefix("namespaces="))
                 .map(|n| n.trim_matches('"'));
             if let Some(ns) = namespaces {
@@ -191,9 +285,11 @@ pub fn signers(text: &str) -> Signers {
             out.problems.push((i + 1, "no key".into()));
             continue;
         }
+        let mut machines = Vec::new();
         for p in principals.split(',') {
             if queue::machine_ok(p) {
                 out.principals.insert(p.to_string());
+                machines.push(p.to_string());
             } else {
                 out.problems.push((
                     i + 1,
@@ -204,6 +300,12 @@ pub fn signers(text: &str) -> Signers {
                 ));
             }
         }
+        out.keys.push(SignerKey {
+            line: i + 1,
+            principals: machines,
+            key: format!("{} {}", rest[0], rest[1]),
+            plain,
+        });
     }
     out
 }
@@ -466,6 +568,8 @@ pub struct Walk {
     pub open: Option<Unproven>,
     /// What each commit that was not plainly proven was.
     pub found: Vec<CommitFinding>,
+    /// Commits walked.
+    pub walked: usize,
     strict: bool,
 }
 
@@ -488,6 +592,7 @@ impl Walk {
         allowed: &Signers,
         follows: impl FnOnce() -> Result<(), String>,
     ) {
+        self.walked += 1;
         if !self.strict && *signature == Signature::Unsigned && self.open.is_none() {
             self.proven = Some(commit.to_string());
             self.found.push(CommitFinding {

@@ -280,3 +280,137 @@ fn a_server_refuses_deletions_rewinds_and_refs_rail_never_pushes() {
     assert_eq!(push_refused("refs/rail/claims", false, false), None);
     assert_eq!(push_refused("refs/heads/x", true, true), None);
 }
+
+const KEY_A: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAaaaa";
+const KEY_B: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBbbbb";
+
+#[test]
+fn a_key_is_owned_by_the_wanted_machine_when_its_line_names_it() {
+    let s = signers(&format!(
+        "a-1 namespaces=\"git\" {KEY_A} a@x\nb-2,c-3 {KEY_B} shared\n"
+    ));
+    assert_eq!(s.owner_of(KEY_A, "a-1"), KeyOwner::Named("a-1".into()));
+    // A key under two machines is the wanted one's; asked for another, the first named.
+    assert_eq!(s.owner_of(KEY_B, "c-3"), KeyOwner::Named("c-3".into()));
+    assert_eq!(s.owner_of(KEY_B, "a-1"), KeyOwner::Named("b-2".into()));
+    // Spaces around the key's words do not matter; its comment is no part of it.
+    assert_eq!(
+        s.owner_of(&format!("  {KEY_A}  "), "a-1"),
+        KeyOwner::Named("a-1".into())
+    );
+}
+
+#[test]
+fn a_key_no_line_holds_is_not_named() {
+    let s = signers(&format!("a-1 {KEY_A}\nMallory {KEY_B}\n"));
+    assert_eq!(s.owner_of(KEY_B, "a-1"), KeyOwner::NotNamed);
+    assert_eq!(
+        s.owner_of("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAaaab", "a-1"),
+        KeyOwner::NotNamed
+    );
+    // The same base64 under another type is another key.
+    assert_eq!(
+        s.owner_of("ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIAaaaa", "a-1"),
+        KeyOwner::NotNamed
+    );
+}
+
+#[test]
+fn a_key_outside_gits_namespace_is_not_named() {
+    let s = signers(&format!(
+        "a-1 namespaces=\"file,ssh\" {KEY_A}\nb-2 namespaces=\"file,git\" {KEY_B}\n"
+    ));
+    assert_eq!(s.owner_of(KEY_A, "a-1"), KeyOwner::NotNamed);
+    // A namespace list with git in it, however placed, is read whole.
+    assert_eq!(s.owner_of(KEY_B, "b-2"), KeyOwner::Named("b-2".into()));
+    assert_eq!(
+        s.problems,
+        vec![(1, "its namespaces do not include `git`".to_string())]
+    );
+}
+
+#[test]
+fn a_line_with_options_only_ssh_keygen_judges_is_left_to_it() {
+    let s = signers(&format!(
+        "a-1 cert-authority {KEY_A}\nb-2 namespaces=\"git\",valid-before=\"20300101\" {KEY_B}\n"
+    ));
+    assert!(matches!(s.owner_of(KEY_A, "a-1"), KeyOwner::Unsure(_)));
+    assert!(matches!(s.owner_of(KEY_B, "b-2"), KeyOwner::Unsure(_)));
+    assert!(matches!(s.owner_of(KEY_B, "a-1"), KeyOwner::Unsure(_)));
+    assert_eq!(
+        s.keys.iter().map(|k| k.plain).collect::<Vec<_>>(),
+        [false, false]
+    );
+}
+
+const UNSIGNED: &str = "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n\
+    parent 1111111111111111111111111111111111111111\n\
+    author a <a@x> 1796000000 +0000\ncommitter a <a@x> 1796000000 +0000\n\n\
+    rail: claim auth\n\n gpgsig in the message is the message\n";
+
+fn with_header(header: &str) -> String {
+    UNSIGNED.replacen("committer", &format!("{header}committer"), 1)
+}
+
+#[test]
+fn a_signed_commit_is_its_object_without_the_signature() {
+    let armor = "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n";
+    let raw = UNSIGNED.replacen(
+        "\n\n",
+        &format!("\ngpgsig {}\n\n", armor.trim_end().replace('\n', "\n ")),
+        1,
+    );
+    assert_eq!(
+        signed_commit(raw.as_bytes()),
+        SignedCommit::Signed {
+            payload: UNSIGNED.as_bytes().to_vec(),
+            armor: armor.into()
+        }
+    );
+    assert_eq!(signed_commit(UNSIGNED.as_bytes()), SignedCommit::Unsigned);
+}
+
+#[test]
+fn another_signature_header_is_left_out_of_the_payload_as_git_does() {
+    let raw = with_header("gpgsig-sha256 -----BEGIN SSH SIGNATURE-----\n xyz\n -----END\n")
+        .replacen("\n\n", "\ngpgsig sig\n line\n\n", 1);
+    assert_eq!(
+        signed_commit(raw.as_bytes()),
+        SignedCommit::Signed {
+            payload: UNSIGNED.as_bytes().to_vec(),
+            armor: "sig\nline\n".into()
+        }
+    );
+    // Another header's continuation lines stay in the payload.
+    let mergetag = with_header("mergetag object 11\n type commit\n");
+    let raw = mergetag.replacen("\n\n", "\ngpgsig s\n\n", 1);
+    assert_eq!(
+        signed_commit(raw.as_bytes()),
+        SignedCommit::Signed {
+            payload: mergetag.into_bytes(),
+            armor: "s\n".into()
+        }
+    );
+}
+
+#[test]
+fn two_signatures_or_a_huge_one_are_refused() {
+    let two = with_header("gpgsig a\ngpgsig b\n");
+    assert_eq!(
+        signed_commit(two.as_bytes()),
+        SignedCommit::Unreadable("it has 2 gpgsig headers, not one".into())
+    );
+    let huge = with_header(&format!("gpgsig {}\n", " x\n".repeat(MAX_SIGNATURE_BYTES)));
+    assert!(matches!(
+        signed_commit(huge.as_bytes()),
+        SignedCommit::Unreadable(why) if why.contains("longer than")
+    ));
+    let binary = with_header("gpgsig \u{0}\n").into_bytes();
+    let mut binary = binary;
+    let at = binary.iter().position(|&b| b == 0).unwrap();
+    binary[at] = 0xff;
+    assert_eq!(
+        signed_commit(&binary),
+        SignedCommit::Unreadable("its signature is not UTF-8 text".into())
+    );
+}
