@@ -884,7 +884,15 @@ async function oneCheckoutOverwrite(agent) {
     { ...d.shell(`git add ${rel} && git commit -q -m "beta: token fix"`), after: commit.promise },
     { after: end.promise },
   ];
-  alpha.state.script = [...reads, d.rewrite(file, betaText, alphaText), { ...d.rewrite(file, betaText, alphaText), after: again.promise }];
+  // Denied its write, alpha's agent commits everything (`git add -A`), as agents often do: the
+  // commit would take beta's uncommitted fix, and is denied before it runs (Gemini CLI's shell
+  // runs git with its hooks off: the pre-commit hook alone would never see it).
+  alpha.state.script = [
+    ...reads,
+    d.rewrite(file, betaText, alphaText),
+    d.shell('git add -A && git commit -q -m "alpha: everything"'),
+    { ...d.rewrite(file, betaText, alphaText), after: again.promise },
+  ];
   // Codex runs its commands in a login shell, whose profile resets PATH: this `rail` (which git's
   // pre-commit hook runs by name) is put on it there, as a user's own `rail` is.
   const env = (m, who) => {
@@ -902,13 +910,16 @@ async function oneCheckoutOverwrite(agent) {
   await Promise.race([until(alpha, () => alpha.state.results.length > w), alphaRun]);
   const afterDenial = read(file);
   const denial = alpha.state.results[w]?.text ?? '';
+  await Promise.race([until(alpha, () => alpha.state.results.length > w + 1), alphaRun]);
+  const sweep = alpha.state.results[w + 1]?.text ?? '';
+  const headAfterSweep = spawnSync('git', ['log', '-1', '--format=%s'], { cwd, encoding: 'utf8' }).stdout.trim();
   commit.open();
   await Promise.race([until(beta, () => beta.state.results.length > w + 1), betaRun]);
   const committed = spawnSync('git', ['show', `HEAD:${rel}`], { cwd, encoding: 'utf8' }).stdout;
   again.open();
   const a = await alphaRun;
   const afterAlpha = read(file);
-  const second = alpha.state.results[w + 1]?.text ?? '';
+  const second = alpha.state.results[w + 2]?.text ?? '';
   end.open();
   const b = await betaRun;
   for (const m of [beta, alpha]) m.close();
@@ -927,6 +938,14 @@ async function oneCheckoutOverwrite(agent) {
       { denial, betaSession },
     ],
     ["beta's content intact on disk after the denial", afterDenial === betaText, afterDenial],
+    [
+      `alpha's \`git add -A && git commit\` was denied before it ran, naming beta's session and the file`,
+      /PreToolUse:\w+ hook error|blocked by PreToolUse hook|Denied by preToolUse hook|Tool execution blocked/.test(sweep) &&
+        sweep.includes(betaSession) &&
+        sweep.includes(rel) &&
+        headAfterSweep === 'token',
+      { sweep, headAfterSweep },
+    ],
     [
       'the denial logged for alpha, a session of its own',
       refused !== '' && !refused.includes(`| ${betaSession} |`) && refused.includes(rel),
