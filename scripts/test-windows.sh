@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The native host's tests for Windows (x86_64-pc-windows-gnu), run under Wine.
 #
-# Runs what a Windows process can do under Wine: the CLI's unit tests (the OS layer in
+# Runs what a Windows process can do under Wine: the CLI's unit tests but those that run git and
+# ssh-keygen (`shared::signature`, built for Unix only: counted and named below) (the OS layer in
 # cli/src/sys among them: LockFileEx, OpenProcess, GetProcessTimes, file ids) and
 # cli/tests/portable.rs (real rail.exe processes racing, a killed holder, a reused pid, a crash
 # at every write step). The other integration tests run git and sh (hostile.rs also Unix links,
@@ -50,4 +51,9 @@ for t in $(printf '%s\n' "$list" | sed -n 's/::.*//p' | sort -u); do
   names+=("$t ($n)")
 done
 [ "$skipped" -gt 0 ] || { echo "test-windows: could not list cli/tests/integration's tests" >&2; exit 1; }
+# The CLI's unit tests that run git or ssh-keygen are built for Unix only.
+unix_only=$(cargo test -p rail-cli --bin rail --quiet -- --list --format terse 2>/dev/null | grep -c '^shared::signature::tests::' || true)
+[ "$unix_only" -gt 0 ] || { echo "test-windows: could not list the CLI's Unix-only unit tests" >&2; exit 1; }
+skipped=$((skipped + unix_only))
+names+=("the CLI's shared::signature unit tests ($unix_only)")
 echo "windows (Wine): $ran tests ran and passed; $skipped skipped, they run git or sh: cli/tests/integration ${names[*]}"
