@@ -170,8 +170,14 @@ pub fn called_out(
     let checkout = checkout_of(&repo);
     let found = recorded(&repo, targets, Some(&checkout));
     let lease = ctx.settings().lease;
-    let stations = crate::git::repo::worktree_dirs(&repo);
-    let branch_of = |dir: &str| crate::store::flight::station_branch(&stations, dir);
+    // Read once: the stations name the recorded writes' checkouts and hold the commits asked.
+    let stations = crate::store::stations::stations(&repo);
+    let branch_of = |dir: &str| {
+        stations
+            .iter()
+            .find(|s| s.checkout == dir)
+            .map(|s| s.branch.clone())
+    };
     let mut work: Vec<behind::InFlight> = found
         .into_iter()
         .map(|(f, e)| behind::InFlight {
@@ -185,7 +191,8 @@ pub fn called_out(
             machine: None,
         })
         .collect();
-    for w in crate::ops::flight::stations_unmerged(ctx, eval, &repo, &checkout, targets) {
+    for w in crate::ops::flight::stations_unmerged(ctx, eval, &repo, &stations, &checkout, targets)
+    {
         if !work
             .iter()
             .any(|r| r.path == w.path && r.checkout == w.checkout)

@@ -16,7 +16,7 @@ use crate::context::Ctx;
 use crate::fail::Fail;
 use crate::git::repo::Repo;
 use crate::store::flight::recorded;
-use crate::store::stations::StationDir;
+use crate::store::stations::{StationDir, StationFile};
 
 /// When `session`, or an agent or branch acting with it, was last seen by a hook here.
 fn last_seen(
@@ -108,15 +108,15 @@ pub fn gather(ctx: &Ctx, eval: &Evaluation, patterns: &[String]) -> Vec<InFlight
 /// Other stations' files committed on their branch and not merged, under `targets`, each
 /// named and judged as [`gather`] does — for a tool call, which has no time for a `git status`
 /// per station: each station's list is kept for its HEAD ([`crate::store::stations::unmerged`]).
-/// `except`: the caller's own checkout.
+/// `stations`: the repository's, as the caller read them; `except`: the caller's own checkout.
 pub fn stations_unmerged(
     ctx: &Ctx,
     eval: &Evaluation,
     repo: &Repo,
+    stations: &[StationDir],
     except: &str,
     targets: &[String],
 ) -> Vec<InFlight> {
-    let stations = crate::store::stations::stations(repo);
     if stations.is_empty() {
         return Vec::new();
     }
@@ -125,38 +125,73 @@ pub fn stations_unmerged(
     else {
         return Vec::new();
     };
-    let files: Vec<_> = crate::store::stations::unmerged(repo, &stations, &base, except, ctx.now)
-        .into_iter()
-        .filter(|f| targets.iter().any(|t| behind::covers(t, &f.path)))
-        .collect();
+    let files: Vec<StationFile> =
+        crate::store::stations::unmerged(repo, stations, &base, except, ctx.now)
+            .into_iter()
+            .filter(|f| targets.iter().any(|t| behind::covers(t, &f.path)))
+            .collect();
     if files.is_empty() {
         return Vec::new();
     }
     let marks = crate::store::heartbeat::read_all(repo);
-    let lease = ctx.settings().lease;
-    files
-        .into_iter()
-        .map(|f| {
-            let session = station_session(eval, &f.branch);
-            InFlight {
-                standing: behind::standing(
-                    None,
-                    f.at,
-                    last_seen(&marks, &session),
-                    claim_live(eval, &session),
-                    ctx.now,
-                    lease,
-                ),
-                session,
-                path: f.path,
-                checkout: f.checkout,
-                station: Some(f.branch),
-                kind: f.kind,
-                at: f.at,
-                machine: None,
-            }
+    let mut judge = StationJudge::new(ctx, eval, &marks);
+    files.into_iter().map(|f| judge.judge(f)).collect()
+}
+
+/// Names and judges stations' files as work in flight: each under the session whose station it
+/// is (its branch's claim holder, else the branch), that session's last hook call and live
+/// claim asked once per branch.
+struct StationJudge<'a> {
+    ctx: &'a Ctx,
+    eval: &'a Evaluation,
+    marks: &'a std::collections::BTreeMap<String, rail_core::formats::heartbeat::HookSeen>,
+    /// Per branch: its session, when it was last seen, whether its claim holds.
+    branches: std::collections::BTreeMap<String, (String, Option<Time>, bool)>,
+}
+
+impl<'a> StationJudge<'a> {
+    fn new(
+        ctx: &'a Ctx,
+        eval: &'a Evaluation,
+        marks: &'a std::collections::BTreeMap<String, rail_core::formats::heartbeat::HookSeen>,
+    ) -> Self {
+        StationJudge {
+            ctx,
+            eval,
+            marks,
+            branches: std::collections::BTreeMap::new(),
+        }
+    }
+
+    fn branch(&mut self, branch: &str) -> &(String, Option<Time>, bool) {
+        let (eval, marks) = (self.eval, self.marks);
+        self.branches.entry(branch.to_string()).or_insert_with(|| {
+            let session = station_session(eval, branch);
+            let seen = last_seen(marks, &session);
+            let live = claim_live(eval, &session);
+            (session, seen, live)
         })
-        .collect()
+    }
+
+    /// The session whose station is on `branch`.
+    fn session(&mut self, branch: &str) -> String {
+        self.branch(branch).0.clone()
+    }
+
+    fn judge(&mut self, f: StationFile) -> InFlight {
+        let (lease, now) = (self.ctx.settings().lease, self.ctx.now);
+        let (session, seen, live_claim) = self.branch(&f.branch).clone();
+        InFlight {
+            standing: behind::standing(None, f.at, seen, live_claim, now, lease),
+            session,
+            path: f.path,
+            checkout: f.checkout,
+            station: Some(f.branch),
+            kind: f.kind,
+            at: f.at,
+            machine: None,
+        }
+    }
 }
 
 /// What judging a station's work needs besides the station.
@@ -182,42 +217,26 @@ fn stations_work(
         marks,
         patterns,
     } = *judge;
-    let (lease, now) = (ctx.settings().lease, ctx.now);
     let base = crate::store::stations::base_branch(repo, ctx.settings().stations.base.as_deref());
     let roots = crate::store::stations::roots(patterns);
-    let files = crate::store::stations::files(repo, stations, base.as_deref(), &roots, now);
+    let files = crate::store::stations::files(repo, stations, base.as_deref(), &roots, ctx.now);
     let recorded = work.len();
-    let mut sessions: std::collections::BTreeMap<&str, (String, Option<Time>, bool)> =
-        std::collections::BTreeMap::new();
-    for f in &files {
+    let mut station = StationJudge::new(ctx, eval, marks);
+    for f in files {
         if !patterns.iter().any(|p| behind::covers(p, &f.path)) {
             continue;
         }
-        let (session, seen, live_claim) = sessions.entry(f.branch.as_str()).or_insert_with(|| {
-            let session = station_session(eval, &f.branch);
-            let seen = last_seen(marks, &session);
-            let live = claim_live(eval, &session);
-            (session, seen, live)
-        });
+        let session = station.session(&f.branch);
         // Written by one of the station's own agents: recorded already, under its name.
         let (known, _) = work.split_at(recorded);
         if known.iter().any(|w| {
             w.path == f.path
                 && w.checkout == f.checkout
-                && (acts_for(&w.session, session) || acts_for(session, &w.session))
+                && (acts_for(&w.session, &session) || acts_for(&session, &w.session))
         }) {
             continue;
         }
-        work.push(InFlight {
-            standing: behind::standing(None, f.at, *seen, *live_claim, now, lease),
-            path: f.path.clone(),
-            session: session.clone(),
-            checkout: f.checkout.clone(),
-            station: Some(f.branch.clone()),
-            kind: f.kind,
-            at: f.at,
-            machine: None,
-        });
+        work.push(station.judge(f));
     }
 }
 

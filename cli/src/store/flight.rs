@@ -264,19 +264,6 @@ pub fn recorded(
     out
 }
 
-/// The branch of the station (a linked worktree, not the main checkout) at `checkout` (a path
-/// with links resolved, as entries name it); `None` for the main checkout or a detached HEAD.
-pub fn station_branch(dirs: &[crate::git::repo::WorktreeDir], checkout: &str) -> Option<String> {
-    dirs.iter()
-        .find(|d| {
-            d.admin.is_some()
-                && d.path
-                    .canonicalize()
-                    .is_ok_and(|p| p.display().to_string() == checkout)
-        })
-        .and_then(|d| d.branch.clone())
-}
-
 /// This machine's work in flight as its shared marks carry it: its sessions' recorded writes
 /// still uncommitted, in any checkout, and each station's uncommitted and unmerged files
 /// (stations forking from `base`), under the station's branch as its session (the claim a
