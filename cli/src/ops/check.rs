@@ -211,9 +211,8 @@ pub fn commit_sweep(
     use rail_core::agent::shell::GitCommit;
     use rail_core::model::behind::{self, Committer};
     let repo = crate::git::repo::discover(cwd)?;
-    let root = repo.worktree.canonicalize().ok()?;
-    let here = cwd.canonicalize().ok()?;
-    let below = here.strip_prefix(&root).ok()?.to_path_buf();
+    let root = repo.worktree.canonicalize().ok()?.display().to_string();
+    let here = cwd.canonicalize().ok()?.display().to_string();
     let status = match git::status_entries(&repo.worktree) {
         Ok(s) => s,
         Err(e) => {
@@ -222,7 +221,7 @@ pub fn commit_sweep(
             )))
         }
     };
-    let spec = |p: &String| repo_relative(&root, &below, p.as_str());
+    let spec = |p: &String| rail_core::agent::hook::pathspec_relative(&root, &here, p);
     let mut takes = std::collections::BTreeSet::new();
     let mut unknown = false;
     for c in commits {
@@ -237,7 +236,7 @@ pub fn commit_sweep(
         }
     }
     let takes = without_rail_files(ctx, &repo.worktree, takes.into_iter().collect());
-    let checkout = root.display().to_string();
+    let checkout = root;
     let texts = ctx.read_claims().ok()?;
     let rail = Rail::load(&texts);
     let eval = ctx.judge(&rail, Commits::IfNeeded).eval;
@@ -272,34 +271,6 @@ pub fn commit_sweep(
         ((_, Some(note)), _) => Some(CommitSweep::Noted(note)),
         _ => None,
     }
-}
-
-/// A pathspec of a command run in `below` (relative to the checkout at `root`), made
-/// repo-relative (`.` and `..` followed as written); `None` when it leaves the checkout.
-fn repo_relative(root: &std::path::Path, below: &std::path::Path, spec: &str) -> Option<String> {
-    use std::path::Component;
-    let path = std::path::Path::new(spec);
-    let joined = if path.is_absolute() {
-        path.strip_prefix(root).ok()?.to_path_buf()
-    } else {
-        below.join(path)
-    };
-    let mut parts: Vec<String> = Vec::new();
-    for c in joined.components() {
-        match c {
-            Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
-            Component::ParentDir => {
-                parts.pop()?;
-            }
-            Component::CurDir => {}
-            Component::RootDir | Component::Prefix(_) => return None,
-        }
-    }
-    Some(if parts.is_empty() {
-        ".".to_string()
-    } else {
-        parts.join("/")
-    })
 }
 
 /// Checks the session's changes (or `args.files`) against its claims.

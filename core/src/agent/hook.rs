@@ -443,8 +443,14 @@ fn with_unanalysed(
 }
 
 /// Resolves a path a tool reported (absolute, or relative to `cwd`) to a repo-relative path
-/// under `worktree`, lexically (`..` and `.` folded). `None` if it lies outside the worktree.
+/// under `worktree`, lexically (`..` and `.` folded). `None` if it lies outside the worktree,
+/// or is the worktree itself.
 pub fn repo_relative(worktree: &str, cwd: &str, path: &str) -> Option<String> {
+    pathspec_relative(worktree, cwd, path).filter(|rel| rel != ".")
+}
+
+/// [`repo_relative`] for a git pathspec, where the worktree itself is `.` (all of it).
+pub fn pathspec_relative(worktree: &str, cwd: &str, path: &str) -> Option<String> {
     let joined = if path.starts_with('/') {
         path.to_string()
     } else {
@@ -468,7 +474,7 @@ pub fn repo_relative(worktree: &str, cwd: &str, path: &str) -> Option<String> {
         return None;
     }
     let rel = parts[root.len()..].join("/");
-    (!rel.is_empty()).then_some(rel)
+    Some(if rel.is_empty() { ".".to_string() } else { rel })
 }
 
 /// Where the hook call stands, for [`tell`].
@@ -607,6 +613,15 @@ mod tests {
         assert_eq!(repo_relative("/w/app", "/w/app", "/etc/passwd"), None);
         assert_eq!(repo_relative("/w/app", "/w/app", "/w/app2/x"), None);
         assert_eq!(repo_relative("/w/app", "/w/app", "."), None);
+        assert_eq!(
+            pathspec_relative("/w/app", "/w/app/src", "..").as_deref(),
+            Some(".")
+        );
+        assert_eq!(
+            pathspec_relative("/w/app", "/w/app/src", "./a/../b.ts").as_deref(),
+            Some("src/b.ts")
+        );
+        assert_eq!(pathspec_relative("/w/app", "/w/app", "../x"), None);
     }
 
     #[test]
