@@ -90,22 +90,14 @@ pub fn staged_files(dir: &Path) -> Result<Vec<String>, String> {
 /// tracked or not (one process, no index lock taken).
 pub fn status_entries(dir: &Path) -> Result<Vec<rail_core::agent::flight::StatusEntry>, String> {
     let out = run(dir, &GitLine::new(&UNCOMMITTED))?;
-    let mut entries = Vec::new();
-    let mut items = out.split('\0').filter(|e| !e.is_empty());
-    while let Some(item) = items.next() {
-        let (xy, path) = (item.get(..2).unwrap_or(""), item.get(3..).unwrap_or(""));
-        let x = xy.chars().next().unwrap_or(' ');
-        entries.push(rail_core::agent::flight::StatusEntry {
+    Ok(status_items(&out)
+        .into_iter()
+        .map(|(xy, path)| rail_core::agent::flight::StatusEntry {
             path: path.to_string(),
-            staged: !matches!(x, ' ' | '?' | '!'),
+            staged: !matches!(xy.chars().next(), Some(' ' | '?' | '!') | None),
             untracked: xy == "??",
-        });
-        // A rename's or copy's source follows as an entry of its own.
-        if xy.contains('R') || xy.contains('C') {
-            items.next();
-        }
-    }
-    Ok(entries)
+        })
+        .collect())
 }
 
 /// Everything the session changed: commits on its branch since it forked from `base`, plus
@@ -277,18 +269,28 @@ fn name_list(out: &str) -> Vec<String> {
 /// The paths of `git status --porcelain=v1 -z`: entries are `XY path`; a rename or copy is
 /// followed by its source path as an entry of its own.
 fn status_paths(out: &str) -> Vec<String> {
-    let mut files = Vec::new();
-    let mut entries = out.split('\0').filter(|e| !e.is_empty());
-    while let Some(entry) = entries.next() {
-        let (status, path) = (entry.get(..2).unwrap_or(""), entry.get(3..).unwrap_or(""));
-        files.push(path.to_string());
-        if status.contains('R') || status.contains('C') {
-            entries.next();
-        }
-    }
+    let mut files: Vec<String> = status_items(out)
+        .into_iter()
+        .map(|(_, path)| path.to_string())
+        .collect();
     files.sort();
     files.dedup();
     files
+}
+
+/// The entries of `git status --porcelain=v1 -z`, each its `XY` and path; a rename's or copy's
+/// source, which follows as an entry of its own, is skipped.
+fn status_items(out: &str) -> Vec<(&str, &str)> {
+    let mut items = Vec::new();
+    let mut entries = out.split('\0').filter(|e| !e.is_empty());
+    while let Some(entry) = entries.next() {
+        let (xy, path) = (entry.get(..2).unwrap_or(""), entry.get(3..).unwrap_or(""));
+        items.push((xy, path));
+        if xy.contains('R') || xy.contains('C') {
+            entries.next();
+        }
+    }
+    items
 }
 
 /// A git process started in the background (stdin closed, output captured, as
