@@ -334,6 +334,7 @@ pub(super) fn shell_writes(command: &str, dir: Option<&str>, found: &mut ToolWri
     let writes = shell::writes(command);
     let mut targets = writes.targets;
     found.unanalysed.extend(writes.unanalysed);
+    // A path as written, relative to `dir` (`.`: `dir` itself).
     let under = |t: String| match dir.filter(|d| !d.is_empty() && *d != ".") {
         Some(dir) if !t.starts_with('/') => {
             if t == "." {
@@ -359,16 +360,7 @@ pub(super) fn shell_writes(command: &str, dir: Option<&str>, found: &mut ToolWri
                 .push(format!("a patch in the command ({why})")),
         }
     }
-    match dir.filter(|d| !d.is_empty() && *d != ".") {
-        Some(dir) => found.targets.extend(targets.into_iter().map(|t| {
-            if t.starts_with('/') {
-                t
-            } else {
-                format!("{}/{t}", dir.trim_end_matches('/'))
-            }
-        })),
-        None => found.targets.extend(targets),
-    }
+    found.targets.extend(targets.into_iter().map(under));
 }
 
 pub(super) fn apply_patch(text: &str, found: &mut ToolWrites) -> Result<(), String> {
