@@ -137,18 +137,14 @@ pub fn covers(pattern: &str, path: &str) -> bool {
 /// machine's, sorted by session,
 /// checkout and path, each once.
 pub fn under<'a>(actor: &str, patterns: &[String], work: &'a [InFlight]) -> Vec<&'a InFlight> {
-    let mut out: Vec<&InFlight> = work
-        .iter()
+    let mut out: Vec<&InFlight> = covered(patterns, work)
+        .into_iter()
         // Another machine's work is always another's: no session here acts for it (a claim
         // of another machine is that machine's, whatever its session is called).
         .filter(|w| {
             w.machine.is_some() || (!acts_for(actor, &w.session) && !acts_for(&w.session, actor))
         })
-        .filter(|w| patterns.iter().any(|p| covers(p, &w.path)))
         .collect();
-    crate::text::sort::sort_by(&mut out, |a, b| {
-        (&a.session, &a.checkout, &a.path, a.kind).cmp(&(&b.session, &b.checkout, &b.path, b.kind))
-    });
     out.dedup_by(|a, b| a.session == b.session && a.checkout == b.checkout && a.path == b.path);
     out
 }
@@ -578,7 +574,7 @@ pub fn swept<'a>(
             // and named.
             if person {
                 out.unsure.extend(
-                    staged_work(staged, work)
+                    covered(staged, work)
                         .into_iter()
                         .filter(here)
                         .filter(|w| is_above(actor, &w.session)),
@@ -606,13 +602,11 @@ pub fn swept<'a>(
         .filter(|w| agent_of_session(&w.session) == Some(agent))
         .filter_map(|w| agent_top(&w.session))
         .collect();
-    for w in staged_work(staged, work).into_iter().filter(here) {
-        let related = w.session == branch || is_above(branch, &w.session);
-        if !related {
-            // Another branch's or an explicitly named session, in this checkout.
-            if !acts_for(branch, &w.session) && !acts_for(&w.session, branch) {
-                out.swept.push(w);
-            }
+    for w in covered(staged, work).into_iter().filter(here) {
+        if w.session != branch && !is_above(branch, &w.session) {
+            // Another branch's or an explicitly named session, in this checkout (a branch's
+            // session has none above it: nothing else acts for it either way).
+            out.swept.push(w);
             continue;
         }
         if w.session == branch {
@@ -637,11 +631,12 @@ pub fn swept<'a>(
     out
 }
 
-/// The work in flight on any of `staged`, in [`under`]'s order.
-fn staged_work<'a>(staged: &[String], work: &'a [InFlight]) -> Vec<&'a InFlight> {
+/// The work in flight on any of `patterns`, sorted by session, checkout, path and kind (the
+/// order every list of it is named in).
+fn covered<'a>(patterns: &[String], work: &'a [InFlight]) -> Vec<&'a InFlight> {
     let mut all: Vec<&InFlight> = work
         .iter()
-        .filter(|w| staged.iter().any(|p| covers(p, &w.path)))
+        .filter(|w| patterns.iter().any(|p| covers(p, &w.path)))
         .collect();
     crate::text::sort::sort_by(&mut all, |a, b| {
         (&a.session, &a.checkout, &a.path, a.kind).cmp(&(&b.session, &b.checkout, &b.path, b.kind))
