@@ -101,70 +101,51 @@ pub fn files(
 ) -> Vec<StationFile> {
     // The base's commit: a station's commits are asked of git again only when its HEAD or the
     // base moved.
-    let base_commit = base.and_then(|b| {
-        let name = format!("refs/heads/{b}");
-        objects::refs_under(&repo.common_dir, &[name.as_str()])?
-            .into_iter()
-            .next()
-            .map(|(_, id)| id)
-    });
+    let base_commit = base.and_then(|b| branch_commit(repo, b));
     let found: Vec<_> = std::thread::scope(|scope| {
         let jobs: Vec<_> = stations
             .iter()
             .map(|s| {
-                let key = station_key(&s.dir, base_commit.as_deref());
+                let head = StationHead::of(&s.dir);
+                let key = head.as_ref().and_then(|h| h.key(base_commit.as_deref()));
                 let kept = key
                     .as_deref()
                     .and_then(|k| super::flight::branch_files(repo, &s.checkout, k));
                 let ask = if kept.is_some() { None } else { base };
                 let job = scope.spawn(move || crate::git::work_in(&s.dir, ask, roots));
-                (s, key, kept, job)
+                (s, head, key, kept, job)
             })
             .collect();
         jobs.into_iter()
-            .map(|(s, key, kept, job)| {
+            .map(|(s, head, key, kept, job)| {
                 let result = job.join().ok().map(|(uncommitted, asked)| {
                     if let (Some(key), Some(Ok(files))) = (&key, &asked) {
                         super::flight::save_branch_files(repo, &s.checkout, key, files);
                     }
                     (uncommitted, kept.map(Ok).or(asked))
                 });
-                (s, result)
+                (s, head, result)
             })
             .collect()
     });
     let mut out = Vec::new();
-    for (s, result) in found {
+    for (s, head, result) in found {
         let Some((uncommitted, unmerged)) = result else {
             continue;
         };
-        let mut add = |path: String, kind: WorkKind, at: Time| {
-            out.push(StationFile {
-                checkout: s.checkout.clone(),
-                branch: s.branch.clone(),
-                path,
-                kind,
-                at,
-            });
-        };
         match uncommitted {
             Ok(files) => {
-                for f in rail_core::formats::rail_files::work_files(files) {
-                    let at = changed_at(&s.dir, &f).unwrap_or(now);
-                    add(f, WorkKind::Uncommitted, at);
+                for path in rail_core::formats::rail_files::work_files(files) {
+                    let at = changed_at(&s.dir, &path).unwrap_or(now);
+                    out.push(s.file(path, WorkKind::Uncommitted, at));
                 }
             }
             Err(e) => errln!("rail: work in flight in {}: {e}", s.checkout),
         }
         match unmerged {
-            Some(Ok(files)) if !files.is_empty() => {
-                let at = head_time(&s.dir).unwrap_or(now);
-                for f in rail_core::formats::rail_files::work_files(files) {
-                    add(f, WorkKind::Unmerged, at);
-                }
-            }
+            Some(Ok(files)) => out.extend(s.unmerged(files, head.as_ref(), now)),
             Some(Err(e)) => errln!("rail: work in flight in {}: {e}", s.checkout),
-            _ => {}
+            None => {}
         }
     }
     out
@@ -181,15 +162,13 @@ pub fn unmerged(
     except: &str,
     now: Time,
 ) -> Vec<StationFile> {
-    let name = format!("refs/heads/{base}");
-    let Some(base_commit) = objects::refs_under(&repo.common_dir, &[name.as_str()])
-        .and_then(|refs| refs.into_iter().next().map(|(_, id)| id))
-    else {
+    let Some(base_commit) = branch_commit(repo, base) else {
         return Vec::new();
     };
     let mut out = Vec::new();
     for s in stations.iter().filter(|s| s.checkout != except) {
-        let Some(key) = station_key(&s.dir, Some(&base_commit)) else {
+        let head = StationHead::of(&s.dir);
+        let Some(key) = head.as_ref().and_then(|h| h.key(Some(&base_commit))) else {
             continue;
         };
         let files = match super::flight::branch_files(repo, &s.checkout, &key) {
@@ -202,40 +181,81 @@ pub fn unmerged(
                 Err(_) => continue,
             },
         };
-        if files.is_empty() {
-            continue;
-        }
-        let at = head_time(&s.dir).unwrap_or(now);
-        for path in rail_core::formats::rail_files::work_files(files) {
-            out.push(StationFile {
-                checkout: s.checkout.clone(),
-                branch: s.branch.clone(),
-                path,
-                kind: WorkKind::Unmerged,
-                at,
-            });
-        }
+        out.extend(s.unmerged(files, head.as_ref(), now));
     }
     out
 }
 
-/// What a station's commits since the base are kept under: its HEAD's and the base's commits.
-fn station_key(dir: &Path, base_commit: Option<&str>) -> Option<String> {
-    let there = repo::discover(dir)?;
-    match objects::head(&there)? {
-        Head::Commit(oid) => Some(format!("{} {}", gitobject::hex(&oid), base_commit?)),
-        Head::Unborn => None,
+impl StationDir {
+    /// One of this station's files.
+    fn file(&self, path: String, kind: WorkKind, at: Time) -> StationFile {
+        StationFile {
+            checkout: self.checkout.clone(),
+            branch: self.branch.clone(),
+            path,
+            kind,
+            at,
+        }
+    }
+
+    /// `files` its branch committed since the base, Rail's own left out, each dated by its
+    /// HEAD's commit (`now` when that cannot be read).
+    fn unmerged(
+        &self,
+        files: Vec<String>,
+        head: Option<&StationHead>,
+        now: Time,
+    ) -> Vec<StationFile> {
+        if files.is_empty() {
+            return Vec::new();
+        }
+        let at = head.and_then(StationHead::committed_at).unwrap_or(now);
+        rail_core::formats::rail_files::work_files(files)
+            .into_iter()
+            .map(|path| self.file(path, WorkKind::Unmerged, at))
+            .collect()
     }
 }
 
-/// When the station's HEAD was committed (read from git's files).
-fn head_time(dir: &Path) -> Option<Time> {
-    let there = repo::discover(dir)?;
-    let Head::Commit(oid) = objects::head(&there)? else {
-        return None;
-    };
-    let secs = ObjectFiles::open(&there.common_dir)?.commit_time(&oid)?;
-    chrono::DateTime::from_timestamp(secs, 0)
+/// The commit `branch` points at (read from git's files).
+fn branch_commit(repo: &Repo, branch: &str) -> Option<String> {
+    let name = format!("refs/heads/{branch}");
+    objects::refs_under(&repo.common_dir, &[name.as_str()])?
+        .into_iter()
+        .next()
+        .map(|(_, id)| id)
+}
+
+/// A station's HEAD commit, read once from git's files: what its commits since the base are
+/// kept under, and when they were last added to.
+struct StationHead {
+    common_dir: PathBuf,
+    oid: gitobject::Oid,
+}
+
+impl StationHead {
+    /// `None`: not a checkout, or a branch with no commit yet.
+    fn of(dir: &Path) -> Option<StationHead> {
+        let there = repo::discover(dir)?;
+        match objects::head(&there)? {
+            Head::Commit(oid) => Some(StationHead {
+                common_dir: there.common_dir,
+                oid,
+            }),
+            Head::Unborn => None,
+        }
+    }
+
+    /// What its commits since the base are kept under: its HEAD's and the base's commits.
+    fn key(&self, base_commit: Option<&str>) -> Option<String> {
+        Some(format!("{} {}", gitobject::hex(&self.oid), base_commit?))
+    }
+
+    /// When its HEAD was committed.
+    fn committed_at(&self) -> Option<Time> {
+        let secs = ObjectFiles::open(&self.common_dir)?.commit_time(&self.oid)?;
+        chrono::DateTime::from_timestamp(secs, 0)
+    }
 }
 
 /// When the file at `rel` was last changed: its own time, or for a file removed its folder's.
