@@ -14,7 +14,7 @@ use rail_core::model::behind;
 
 use crate::context::Ctx;
 use crate::git::repo::Repo;
-use crate::store::flight::{ended, recorded, GitFacts};
+use crate::store::flight::{ended, GitFacts};
 
 /// The checkout's name as entries record it: its path with links resolved.
 fn checkout_of(repo: &Repo) -> String {
@@ -109,19 +109,41 @@ pub fn end(ctx: &Ctx, session: &str) {
     }
 }
 
-/// Other sessions' work in flight in the checkout at `cwd` that writing `targets`
+/// Before a write from the checkout at `cwd` of `targets` (repo-relative): the other sessions'
+/// work in flight there it would write over ([`hits`]) and the "Behind!" call for their work
+/// in the repository's other checkouts ([`called_out`]), the sessions' flight files read once.
+pub fn before_write(
+    ctx: &Ctx,
+    eval: &rail_core::model::Evaluation,
+    actor: &str,
+    cwd: &Path,
+    targets: &[String],
+) -> (Vec<FlightHit>, flight::CallOut) {
+    let Some(repo) = crate::git::repo::discover(cwd) else {
+        return (Vec::new(), flight::CallOut::None);
+    };
+    let flights = crate::store::flight::read_all(&repo);
+    (
+        hits(ctx, &repo, &flights, actor, targets),
+        called_out(ctx, eval, &repo, &flights, actor, targets),
+    )
+}
+
+/// Other sessions' work in flight (`flights`) in `repo`'s checkout that writing `targets`
 /// (repo-relative) would write over, each judged: still uncommitted (else left out), and its
 /// session's standing.
-pub fn hits(ctx: &Ctx, actor: &str, cwd: &Path, targets: &[String]) -> Vec<FlightHit> {
-    let Some(repo) = crate::git::repo::discover(cwd) else {
-        return Vec::new();
-    };
-    let flights: Vec<SessionFlight> = crate::store::flight::read_all(&repo);
+fn hits(
+    ctx: &Ctx,
+    repo: &Repo,
+    flights: &[SessionFlight],
+    actor: &str,
+    targets: &[String],
+) -> Vec<FlightHit> {
     if flights.is_empty() {
         return Vec::new();
     }
-    let checkout = checkout_of(&repo);
-    let found = flight::collisions(actor, &checkout, targets, &flights);
+    let checkout = checkout_of(repo);
+    let found = flight::collisions(actor, &checkout, targets, flights);
     if found.is_empty() {
         return Vec::new();
     }
@@ -129,49 +151,47 @@ pub fn hits(ctx: &Ctx, actor: &str, cwd: &Path, targets: &[String]) -> Vec<Fligh
     let paths: Vec<&str> = (found.iter())
         .map(|&(i, j)| flights[i].entries[j].path.as_str())
         .collect();
-    let mut facts = GitFacts::of(&repo, &paths);
+    let mut facts = GitFacts::of(repo, &paths);
     let mut out = Vec::new();
     for (i, j) in found {
         let (f, e) = (&flights[i], &flights[i].entries[j]);
         if ended(&mut facts, &e.path) {
             continue;
         }
-        let seen = last_seen(&repo, &f.session);
+        let seen = last_seen(repo, &f.session);
         let mut hit = flight::hit(f, e, seen, ctx.now, lease);
         // A stale or ended session's work does not block: a copy is kept before the write, so
         // nothing it wrote is lost (bench/collisions lost an ended Gemini session's file so).
         if hit.standing != flight::FlightStanding::Live {
-            hit.kept = crate::agent::after::set_aside(ctx, &repo, &f.session, &e.path).is_ok();
+            hit.kept = crate::agent::after::set_aside(ctx, repo, &f.session, &e.path).is_ok();
         }
         out.push(hit);
     }
     out
 }
 
-/// Before a write from the checkout at `cwd`: other sessions' live work in flight in the
+/// Before a write from `repo`'s checkout: other sessions' live work in flight in the
 /// repository's other checkouts (their stations) that `targets` (repo-relative) land on — their
-/// agents' recorded writes, and the stations' commits not merged yet — core's "Behind!" call
-/// ([`behind::call`]), with the writer's record of its calls kept and, when the write goes
-/// ahead, each such session's agents told at their next tool call. `eval`: the rail as judged,
-/// to name a station's session by its claim.
-pub fn called_out(
+/// agents' recorded writes (`flights`), and the stations' commits not merged yet — core's
+/// "Behind!" call ([`behind::call`]), with the writer's record of its calls kept and, when the
+/// write goes ahead, each such session's agents told at their next tool call. `eval`: the rail
+/// as judged, to name a station's session by its claim.
+fn called_out(
     ctx: &Ctx,
     eval: &rail_core::model::Evaluation,
+    repo: &Repo,
+    flights: &[SessionFlight],
     actor: &str,
-    cwd: &Path,
     targets: &[String],
 ) -> flight::CallOut {
     if actor.is_empty() || targets.is_empty() {
         return flight::CallOut::None;
     }
-    let Some(repo) = crate::git::repo::discover(cwd) else {
-        return flight::CallOut::None;
-    };
-    let checkout = checkout_of(&repo);
-    let found = recorded(&repo, targets, Some(&checkout));
+    let checkout = checkout_of(repo);
+    let found = crate::store::flight::recorded_in(repo, flights, targets, Some(&checkout));
     let lease = ctx.settings().lease;
     // Read once: the stations name the recorded writes' checkouts and hold the commits asked.
-    let stations = crate::store::stations::stations(&repo);
+    let stations = crate::store::stations::stations(repo);
     let branch_of = |dir: &str| {
         stations
             .iter()
@@ -181,7 +201,7 @@ pub fn called_out(
     let mut work: Vec<behind::InFlight> = found
         .into_iter()
         .map(|(f, e)| behind::InFlight {
-            standing: flight::standing(&f, e.at, last_seen(&repo, &f.session), ctx.now, lease),
+            standing: flight::standing(&f, e.at, last_seen(repo, &f.session), ctx.now, lease),
             station: branch_of(&e.checkout),
             path: e.path,
             session: f.session,
@@ -191,8 +211,7 @@ pub fn called_out(
             machine: None,
         })
         .collect();
-    for w in crate::ops::flight::stations_unmerged(ctx, eval, &repo, &stations, &checkout, targets)
-    {
+    for w in crate::ops::flight::stations_unmerged(ctx, eval, repo, &stations, &checkout, targets) {
         if !work
             .iter()
             .any(|r| r.path == w.path && r.checkout == w.checkout)
@@ -204,13 +223,13 @@ pub fn called_out(
     if items.is_empty() {
         return flight::CallOut::None;
     }
-    let mut own = crate::store::flight::own(&repo, actor);
+    let mut own = crate::store::flight::own(repo, actor);
     let call = flight::call_out(&items, &mut own, ctx.now);
-    crate::store::flight::save(&repo, &own);
+    crate::store::flight::save(repo, &own);
     if let flight::CallOut::Pass(_, tell) = &call {
         for (session, files) in tell {
             let first = files.first().map_or("", String::as_str);
-            crate::store::notice::post_behind(&repo, session, actor, first, files, true, ctx.now);
+            crate::store::notice::post_behind(repo, session, actor, first, files, true, ctx.now);
         }
     }
     call

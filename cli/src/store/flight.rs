@@ -218,15 +218,24 @@ pub fn recorded(
     patterns: &[String],
     except: Option<&str>,
 ) -> Vec<(SessionFlight, flight::FlightEntry)> {
-    let flights = read_all(repo);
+    recorded_in(repo, &read_all(repo), patterns, except)
+}
+
+/// [`recorded`] of `flights`, the sessions' files as the caller read them.
+pub fn recorded_in(
+    repo: &Repo,
+    flights: &[SessionFlight],
+    patterns: &[String],
+    except: Option<&str>,
+) -> Vec<(SessionFlight, flight::FlightEntry)> {
     // A write another session's later write of the same file replaced is no one's work now.
-    let latest = flight::latest_writes(&flights);
+    let latest = flight::latest_writes(flights);
     // The entries asked about, by checkout: each checkout's index and HEAD read once.
     let mut by_checkout: std::collections::BTreeMap<
         &str,
         Vec<(&SessionFlight, &flight::FlightEntry)>,
     > = std::collections::BTreeMap::new();
-    for f in &flights {
+    for f in flights {
         for e in &f.entries {
             if Some(e.checkout.as_str()) != except
                 && flight::is_latest(&latest, e)

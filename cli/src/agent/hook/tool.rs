@@ -236,8 +236,9 @@ fn verdict_in(
     };
     let (hits, call) = match flight {
         Some((cwd, hits)) => {
-            *hits = crate::agent::flight::hits(ctx, actor, cwd, &landed.targets);
-            let call = crate::agent::flight::called_out(ctx, &eval, actor, cwd, &landed.targets);
+            let (found, call) =
+                crate::agent::flight::before_write(ctx, &eval, actor, cwd, &landed.targets);
+            *hits = found;
             (hits, call)
         }
         None => (&mut none, rail_core::agent::flight::CallOut::None),
