@@ -54,6 +54,27 @@ fn keyed(remote: &Remote, keys: &Path) -> (Vec<Machine>, Vec<PathBuf>) {
 /// On `m`, with plain git: a commit on top of the remote's shared ref whose claims.md is
 /// `edit`ed, pushed as a fast-forward (signed with `key` when given, recording nothing).
 fn forge(m: &Machine, key: Option<&Path>, edit: impl Fn(&str) -> String) -> String {
+    let commit = forged_commit(m, key, edit, "tidy up");
+    git_in(
+        m.path(),
+        &[
+            "push",
+            "-q",
+            "origin",
+            &format!("{commit}:refs/rail/claims"),
+        ],
+    );
+    commit
+}
+
+/// On `m`, with plain git: a commit (`message`) on top of the remote's shared ref, fetched as
+/// `refs/forge`, whose claims.md is `edit`ed (signed with `key` when given), not pushed.
+fn forged_commit(
+    m: &Machine,
+    key: Option<&Path>,
+    edit: impl Fn(&str) -> String,
+    message: &str,
+) -> String {
     git_in(
         m.path(),
         &["fetch", "-q", "origin", "+refs/rail/claims:refs/forge"],
@@ -73,34 +94,22 @@ fn forge(m: &Machine, key: Option<&Path>, edit: impl Fn(&str) -> String) -> Stri
         })
         .collect();
     let tree = git_stdin(m.path(), &["mktree"], tree_text.as_bytes());
-    let mut args = vec![];
-    let signing;
-    if let Some(k) = key {
-        signing = format!("user.signingkey={}", k.display());
-        args.extend(["-c", "gpg.format=ssh", "-c", signing.as_str()]);
+    signed_commit_tree(m, key, &[tree.trim(), "-p", "refs/forge", "-m", message])
+}
+
+/// `git commit-tree ARGS` on `m`, signed with `key` (git's SSH signing) when given.
+fn signed_commit_tree(m: &Machine, key: Option<&Path>, args: &[&str]) -> String {
+    let signing = key.map(|k| format!("user.signingkey={}", k.display()));
+    let mut line = vec![];
+    if let Some(s) = &signing {
+        line.extend(["-c", "gpg.format=ssh", "-c", s.as_str()]);
     }
-    args.extend([
-        "commit-tree",
-        tree.trim(),
-        "-p",
-        "refs/forge",
-        "-m",
-        "tidy up",
-    ]);
+    line.push("commit-tree");
+    line.extend(args);
     if key.is_some() {
-        args.push("-S");
+        line.push("-S");
     }
-    let commit = git_in(m.path(), &args).trim().to_string();
-    git_in(
-        m.path(),
-        &[
-            "push",
-            "-q",
-            "origin",
-            &format!("{commit}:refs/rail/claims"),
-        ],
-    );
-    commit
+    git_in(m.path(), &line).trim().to_string()
 }
 
 fn ok(out: &std::process::Output) -> String {
@@ -209,28 +218,20 @@ fn a_forged_fast_forward_is_not_built_on_and_is_named() {
 /// On `m`, with plain git: `name` on the remote set (forced) to a commit whose `seen` holds
 /// `text`, signed with `key` when given.
 fn forge_marks(m: &Machine, name: &str, text: &str, key: Option<&Path>) {
+    let commit = marks_commit(m, text, key);
+    git_in(
+        m.path(),
+        &["push", "-q", "origin", &format!("+{commit}:{name}")],
+    );
+}
+
+/// On `m`, with plain git: a commit whose `seen` holds `text` (signed with `key` when given), not
+/// pushed.
+fn marks_commit(m: &Machine, text: &str, key: Option<&Path>) -> String {
     let blob = git_stdin(m.path(), &["hash-object", "-w", "--stdin"], text.as_bytes());
     let entry = format!("100644 blob {}\tseen\n", blob.trim());
     let tree = git_stdin(m.path(), &["mktree"], entry.as_bytes());
-    let signing = key.map(|k| format!("user.signingkey={}", k.display()));
-    let mut args = vec![];
-    if let Some(s) = &signing {
-        args.extend(["-c", "gpg.format=ssh", "-c", s.as_str()]);
-    }
-    args.extend(["commit-tree", tree.trim(), "-m", "marks"]);
-    if key.is_some() {
-        args.push("-S");
-    }
-    let commit = git_in(m.path(), &args);
-    git_in(
-        m.path(),
-        &[
-            "push",
-            "-q",
-            "origin",
-            &format!("+{}:{name}", commit.trim()),
-        ],
-    );
+    signed_commit_tree(m, key, &[tree.trim(), "-m", "marks"])
 }
 
 /// Finding 6: guard marks are read only when signed by the machine their ref names. An empty
@@ -319,35 +320,12 @@ fn a_servers_hook_refuses_what_cannot_be_proven() {
         )
     };
     let attempt = |key: Option<&Path>| {
-        git_in(
-            b.path(),
-            &["fetch", "-q", "origin", "+refs/rail/claims:refs/forge"],
-        );
-        let claims = git_in(b.path(), &["show", "refs/forge:claims.md"]);
-        let blob = git_stdin(
-            b.path(),
-            &["hash-object", "-w", "--stdin"],
-            claims.replace("| alice |", "| mallory |").as_bytes(),
-        );
-        let listing = git_in(b.path(), &["ls-tree", "refs/forge"]);
-        let tree_text: String = listing
-            .lines()
-            .map(|l| match l.split_once('\t') {
-                Some((_, "claims.md")) => format!("100644 blob {}\tclaims.md\n", blob.trim()),
-                _ => format!("{l}\n"),
-            })
-            .collect();
-        let tree = git_stdin(b.path(), &["mktree"], tree_text.as_bytes());
-        let signing = key.map(|k| format!("user.signingkey={}", k.display()));
-        let mut args = vec![];
-        if let Some(s) = &signing {
-            args.extend(["-c", "gpg.format=ssh", "-c", s.as_str()]);
-        }
-        args.extend(["commit-tree", tree.trim(), "-p", "refs/forge", "-m", "x"]);
-        if key.is_some() {
-            args.push("-S");
-        }
-        git_in(b.path(), &args).trim().to_string()
+        forged_commit(
+            b,
+            key,
+            |claims| claims.replace("| alice |", "| mallory |"),
+            "x",
+        )
     };
     for key in [Some(paths[1].as_path()), None] {
         let forged = attempt(key);
@@ -378,25 +356,8 @@ fn forge_marks_try(
     key: &Path,
     push: &dyn Fn(&Machine, &str) -> (bool, String),
 ) {
-    let blob = git_stdin(b.path(), &["hash-object", "-w", "--stdin"], b"");
-    let entry = format!("100644 blob {}\tseen\n", blob.trim());
-    let tree = git_stdin(b.path(), &["mktree"], entry.as_bytes());
-    let signing = format!("user.signingkey={}", key.display());
-    let commit = git_in(
-        b.path(),
-        &[
-            "-c",
-            "gpg.format=ssh",
-            "-c",
-            &signing,
-            "commit-tree",
-            tree.trim(),
-            "-m",
-            "marks",
-            "-S",
-        ],
-    );
-    let (landed, said) = push(b, &format!("+{}:refs/rail/seen/{a_id}", commit.trim()));
+    let commit = marks_commit(b, "", Some(key));
+    let (landed, said) = push(b, &format!("+{commit}:refs/rail/seen/{a_id}"));
     assert!(!landed && said.contains("not by"), "{said}");
 }
 
