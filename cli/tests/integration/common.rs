@@ -91,6 +91,22 @@ impl Repo {
     }
 }
 
+/// The session id the recorded Claude Code payloads carry (tests/fixtures/hooks/claude).
+pub const RECORDED_CLAUDE_SESSION: &str = "5f0c2d1e-7a4b-4c39-9f1e-2b8d6a0c4e11";
+
+/// A recorded Claude Code payload (`tests/fixtures/hooks/claude/FIXTURE`) as session `id` sends
+/// it from `cwd`, about `file` (its `{{FILE}}`).
+pub fn claude_payload(fixture: &str, id: &str, cwd: &Path, file: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/hooks/claude")
+        .join(fixture);
+    std::fs::read_to_string(path)
+        .unwrap()
+        .replace(RECORDED_CLAUDE_SESSION, id)
+        .replace("{{CWD}}", &cwd.display().to_string())
+        .replace("{{FILE}}", file)
+}
+
 pub fn git_in(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(args)

@@ -7,10 +7,8 @@
 
 use std::path::Path;
 
-use crate::common::{code, commit, hook_call, stderr, stdout, Repo};
+use crate::common::{claude_payload, code, commit, hook_call, stderr, stdout, Repo};
 
-/// The id the recorded payloads carry, replaced by each session's.
-const RECORDED: &str = "5f0c2d1e-7a4b-4c39-9f1e-2b8d6a0c4e11";
 const ALPHA: &str = "0a1b2c3d-0000-4000-8000-00000a1f1a11";
 const BETA: &str = "0b2c3d4e-0000-4000-8000-0000000be7a2";
 const BETA_SESSION: &str = "main~claude-000be7a2";
@@ -19,13 +17,7 @@ const FILE: &str = "src/auth/token.ts";
 /// The recorded Write payload of session `id`, as its `event` (PreToolUse, or PostToolUse
 /// after the tool ran), for tool call `call`.
 fn write_payload(event: &str, id: &str, cwd: &Path, file: &str, call: &str) -> String {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/hooks/claude/write.json");
-    std::fs::read_to_string(path)
-        .unwrap()
-        .replace(RECORDED, id)
-        .replace("{{CWD}}", &cwd.display().to_string())
-        .replace("{{FILE}}", file)
+    claude_payload("write.json", id, cwd, file)
         .replace("toolu_01WriteA", call)
         .replace("\"PreToolUse\"", &format!("\"{event}\""))
 }
@@ -75,13 +67,7 @@ fn station_of(repo: &Repo, name: &str) -> std::path::PathBuf {
 
 /// Session `id`'s agent ends its session (Claude Code's SessionEnd); the hook's answer.
 fn session_ends(repo: &Repo, id: &str) -> std::process::Output {
-    let end = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/fixtures/hooks/claude/session-end.json"),
-    )
-    .unwrap()
-    .replace(RECORDED, id)
-    .replace("{{CWD}}", &repo.path().display().to_string());
+    let end = claude_payload("session-end.json", id, repo.path(), "");
     hook_call("claude", repo.path(), &end, None, &[])
 }
 

@@ -6,31 +6,19 @@
 
 use std::path::Path;
 
-use crate::common::{board_session, code, hook_call, stderr, stdout, Repo};
+use crate::common::{board_session, claude_payload, code, hook_call, stderr, stdout, Repo};
 
 const A: &str = "5f0c2d1e-7a4b-4c39-9f1e-2b8d6a0c4e11";
 const B: &str = "7d1e9a00-1b2c-4d3e-8f40-5a6b7c8d9e0f";
 const A_SESSION: &str = "main~claude-6a0c4e11";
 const B_SESSION: &str = "main~claude-7c8d9e0f";
 
-/// A real Claude Code payload (tests/fixtures/hooks/claude) sent by session `id`.
-fn payload(fixture: &str, id: &str, cwd: &Path, file: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/hooks/claude")
-        .join(fixture);
-    std::fs::read_to_string(path)
-        .unwrap()
-        .replace(A, id)
-        .replace("{{CWD}}", &cwd.display().to_string())
-        .replace("{{FILE}}", file)
-}
-
 fn write(repo: &Repo, id: &str, file: &str) -> std::process::Output {
     let file = repo.file(file).display().to_string();
     hook_call(
         "claude",
         repo.path(),
-        &payload("write.json", id, repo.path(), &file),
+        &claude_payload("write.json", id, repo.path(), &file),
         None,
         &[],
     )
@@ -82,7 +70,7 @@ fn two_agents_in_one_checkout_are_two_sessions() {
         hook_call(
             "claude",
             repo.path(),
-            &payload("session-end.json", id, repo.path(), ""),
+            &claude_payload("session-end.json", id, repo.path(), ""),
             None,
             &[],
         )

@@ -6,21 +6,14 @@
 use super::{machine_id, machines, Machine, Remote};
 use crate::common::*;
 
-const RECORDED: &str = "5f0c2d1e-7a4b-4c39-9f1e-2b8d6a0c4e11";
 const BETA: &str = "0b2c3d4e-0000-4000-8000-0000000be7a2";
 const FILE: &str = "src/auth/token.ts";
 
 /// Claude Code's agent on `m` writes `text` into `file` through its hooks.
 fn agent_writes(m: &Machine, file: &str, text: &str, call: &str) {
-    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/hooks/claude/write.json");
     let at = m.path().join(file);
     let payload = |event: &str| {
-        std::fs::read_to_string(&fixture)
-            .unwrap()
-            .replace(RECORDED, BETA)
-            .replace("{{CWD}}", &m.path().display().to_string())
-            .replace("{{FILE}}", &at.display().to_string())
+        claude_payload("write.json", BETA, m.path(), &at.display().to_string())
             .replace("toolu_01WriteA", call)
             .replace("\"PreToolUse\"", &format!("\"{event}\""))
     };

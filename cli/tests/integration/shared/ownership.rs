@@ -5,18 +5,6 @@
 
 use super::*;
 
-/// A real Claude Code payload (tests/fixtures/hooks/claude) sent by session `id` in `cwd`.
-fn payload(fixture: &str, id: &str, cwd: &Path, file: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/hooks/claude")
-        .join(fixture);
-    std::fs::read_to_string(path)
-        .unwrap()
-        .replace("5f0c2d1e-7a4b-4c39-9f1e-2b8d6a0c4e11", id)
-        .replace("{{CWD}}", &cwd.display().to_string())
-        .replace("{{FILE}}", file)
-}
-
 fn holder_line(remote: &Remote, task: &str) -> Option<String> {
     remote
         .shared_file("claims.md")
@@ -111,7 +99,7 @@ fn one_branch_on_two_machines_is_two_sessions() {
     let out = hook_call(
         "claude",
         b.path(),
-        &payload("write.json", agent, b.path(), &file),
+        &claude_payload("write.json", agent, b.path(), &file),
         None,
         &[],
     );
@@ -144,7 +132,7 @@ fn one_branch_on_two_machines_is_two_sessions() {
     let out = hook_call(
         "claude",
         b.path(),
-        &payload("session-end.json", agent, b.path(), ""),
+        &claude_payload("session-end.json", agent, b.path(), ""),
         None,
         &[],
     );
@@ -159,7 +147,7 @@ fn one_branch_on_two_machines_is_two_sessions() {
     let out = hook_call(
         "claude",
         a.path(),
-        &payload("write.json", agent, a.path(), &file),
+        &claude_payload("write.json", agent, a.path(), &file),
         None,
         &[],
     );
