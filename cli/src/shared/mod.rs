@@ -306,8 +306,19 @@ fn set_up_key(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
         ));
         return Ok(done);
     }
+    // A work-tree file a branch commits: read and written through Rail's one way in for those
+    // (no link followed on the way or at the file), and never overwritten when unreadable.
     let file = dir.join(rail_core::change::proof::ALLOWED_SIGNERS);
-    let old = std::fs::read_to_string(&file).unwrap_or_default();
+    let refused = |e: std::io::Error| Fail::env(crate::sys::railfile::describe(&file, &e));
+    let old = match crate::sys::railfile::read(&file).map_err(refused)? {
+        None => String::new(),
+        Some((bytes, _)) => String::from_utf8(bytes).map_err(|_| {
+            Fail::env(format!(
+                "{} is not UTF-8 text: this machine's line was not added; nothing was changed",
+                file.display()
+            ))
+        })?,
+    };
     if !old.lines().any(|l| l.trim() == line) {
         let mut text = old;
         if !text.is_empty() && !text.ends_with('\n') {
@@ -315,10 +326,7 @@ fn set_up_key(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
         }
         text.push_str(&line);
         text.push('\n');
-        if let Some(parent) = file.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| Fail::env(e.to_string()))?;
-        }
-        std::fs::write(&file, text).map_err(|e| Fail::env(format!("{}: {e}", file.display())))?;
+        crate::sys::railfile::write_inside(&dir, &file, text.as_bytes(), false).map_err(refused)?;
     }
     done.push(format!(
         "added this machine ({machine}) to {}: commit it on the main branch and push (the team \

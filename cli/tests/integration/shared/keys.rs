@@ -614,3 +614,28 @@ fn proving_fetched_commits_runs_no_ssh_keygen_per_commit() {
         "{ran}"
     );
 }
+
+/// `.rail/allowed-signers` is a file a branch commits: a link there (or at `.rail`) is refused,
+/// never followed, so `rail init --remote` cannot be made to append to a file outside the
+/// repository.
+#[cfg(unix)]
+#[test]
+fn init_refuses_an_allowed_signers_file_that_is_a_link() {
+    let remote = Remote::by_path();
+    let ms = machines(&remote, 1);
+    let a = &ms[0];
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".ssh")).unwrap();
+    keygen(&home.path().join(".ssh"), "id_ed25519");
+    let outside = home.path().join("elsewhere");
+    std::fs::write(&outside, "untouched\n").unwrap();
+    std::fs::create_dir_all(a.path().join(".rail")).unwrap();
+    std::os::unix::fs::symlink(&outside, a.path().join(".rail/allowed-signers")).unwrap();
+    let out = a.rail(
+        &["init", "--remote", "origin"],
+        &[("HOME", home.path().to_str().unwrap())],
+    );
+    assert_ne!(code(&out), 0, "{}", stdout(&out));
+    assert!(stderr(&out).contains("allowed-signers"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "untouched\n");
+}
