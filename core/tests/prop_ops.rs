@@ -8,6 +8,7 @@ mod common;
 
 use proptest::prelude::*;
 use rail_core::change::ops::{plan, ClaimRequest, RefusalKind, Request};
+use rail_core::change::snapshot::{self, Planning, SharedFiles};
 use rail_core::formats::claim_file;
 use rail_core::formats::claims_md::{self, LineKind, RailDoc};
 use rail_core::model::input::{Facts, FileText, RailTexts};
@@ -364,6 +365,73 @@ proptest! {
                     }
                 }
             }
+        }
+    }
+}
+
+/// A row of operations, each by a session at a minute after 15:00, on a rail of lines that may
+/// open or close code and comments, with a claim file of `t5` and a log.
+fn row() -> impl Strategy<Value = (SharedFiles, Vec<(String, Request, i64)>)> {
+    let line = prop_oneof![
+        8 => rail_line(),
+        1 => Just("```".to_string()),
+        1 => Just("<!--".to_string()),
+        1 => Just("-->".to_string()),
+        1 => Just("    t3 | s1 | 2026-10-22T14:50Z".to_string()),
+    ];
+    (
+        prop::collection::vec(line, 0..8),
+        any::<bool>(),
+        prop::collection::vec(
+            (prop::sample::select(&SESSIONS[..]), request(), 0..90i64),
+            1..8,
+        ),
+    )
+        .prop_map(|(lines, file, ops)| {
+            let mut files = SharedFiles::new();
+            files.insert("claims.md".into(), lines.join("\n"));
+            files.insert(
+                "claims.log".into(),
+                "2026-10-22T14:00Z claimed t1 by s1\n".into(),
+            );
+            if file {
+                files.insert(
+                    "claims/s2.yaml".into(),
+                    "owner: s2\ntask: t5\npaths:\n- lib\nsince: 2026-10-22T14:50Z\n".into(),
+                );
+            }
+            let ops = (ops.into_iter())
+                .map(|(s, r, minute)| (s.to_string(), r, minute))
+                .collect();
+            (files, ops)
+        })
+}
+
+proptest! {
+    #![proptest_config(common::cases(500))]
+
+    /// Operations planned in a row on one `Planning` (a round's fold, a proof's replay: each
+    /// state's claims.md parsed once) plan and write exactly what `ops::plan` does on each
+    /// state's texts, parsed from scratch.
+    #[test]
+    fn a_row_planned_on_one_parse_is_the_row_planned_anew((files, ops) in row()) {
+        let mut planning = Planning::new(files.clone());
+        let mut anew = files;
+        for (session, request, minute) in &ops {
+            let mut facts = Facts::at(parse_time("2026-10-22T15:00Z").unwrap());
+            facts.now += chrono::Duration::minutes(*minute);
+            let kept = planning.plan(&facts, session, request);
+            let fresh = plan(&snapshot::texts(&anew), &facts, session, request);
+            prop_assert_eq!(&kept, &fresh);
+            if let Ok(p) = fresh {
+                if !p.noop {
+                    let a = planning.apply(&p, &[]).map_err(|e| e.to_string());
+                    let b = snapshot::apply_plan(&anew, &p, &[]).map_err(|e| e.to_string());
+                    prop_assert_eq!(&a, &b);
+                    anew.extend(b.unwrap_or_default());
+                }
+            }
+            prop_assert_eq!(planning.files(), &anew);
         }
     }
 }

@@ -170,3 +170,73 @@ proptest! {
         prop_assert_eq!(lock::parse(&record.render()), Some(record));
     }
 }
+
+/// Up to three edits of `text`, apart: each replaces a stretch (often empty: an insertion) at a
+/// random place with a rail fragment (often nothing: a deletion), whole lines among them.
+fn edited() -> impl Strategy<Value = (String, Vec<rail_core::text::edit::TextEdit>)> {
+    (
+        rail_text(),
+        prop::collection::vec(
+            (
+                any::<prop::sample::Index>(),
+                0..3usize,
+                prop_oneof![2 => Just(String::new()), 3 => common::rail_fragment(), 2 => common::claim_line().prop_map(|l| format!("{l}\n"))],
+                any::<bool>(),
+            ),
+            1..4,
+        ),
+    )
+        .prop_map(|(text, picks)| {
+            use rail_core::text::edit::TextEdit;
+            use rail_core::text::Span;
+            let starts: Vec<usize> = (0..=text.len()).filter(|i| text.is_char_boundary(*i)).collect();
+            let line_starts: Vec<usize> = std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect();
+            let mut edits: Vec<TextEdit> = Vec::new();
+            let mut taken: Vec<Span> = Vec::new();
+            for (at, len, with, whole_line) in picks {
+                let span = if whole_line {
+                    let i = at.index(line_starts.len());
+                    let start = line_starts[i];
+                    let end = if len == 0 { start } else { line_starts.get(i + 1).copied().unwrap_or(text.len()) };
+                    Span::new(start, end)
+                } else {
+                    let i = at.index(starts.len());
+                    Span::new(starts[i], starts[(i + len).min(starts.len() - 1)])
+                };
+                let clash = taken.iter().any(|t| span.start < t.end && t.start < span.end || span.start == t.start || (t.is_empty() || span.is_empty()) && (span.start == t.end || t.start == span.end));
+                if clash {
+                    continue;
+                }
+                taken.push(span);
+                edits.push(TextEdit { span, text: with });
+            }
+            (text, edits)
+        })
+}
+
+proptest! {
+    #![proptest_config(common::cases(2048))]
+
+    /// Reading again only the lines an edit changes gives the document a whole reading of the
+    /// new text gives: the same lines, kinds, spans and diagnostics, in the same order.
+    #[test]
+    fn a_reparse_is_a_parse_of_the_new_text((text, edits) in edited()) {
+        let old = claims_md::parse(&text);
+        let Ok(again) = claims_md::reparse(&old, &edits) else {
+            prop_assert!(apply(&text, &edits).is_err());
+            return Ok(());
+        };
+        let new_text = apply(&text, &edits).unwrap();
+        let whole = claims_md::parse(&new_text);
+        prop_assert_eq!(again.text(), whole.text());
+        prop_assert_eq!(&again.lines, &whole.lines);
+        prop_assert_eq!(&again.diagnostics, &whole.diagnostics);
+        // And again from the reparsed document: what a replay does, operation after operation.
+        let back = claims_md::reparse(&again, &[rail_core::text::edit::TextEdit::insert(new_text.len(), "t | s | 2026-10-22T14:05Z\n")]).unwrap();
+        let whole = claims_md::parse(back.text());
+        prop_assert_eq!(&back.lines, &whole.lines);
+        prop_assert_eq!(&back.diagnostics, &whole.diagnostics);
+    }
+}

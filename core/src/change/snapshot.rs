@@ -7,10 +7,13 @@
 
 use std::collections::BTreeMap;
 
-use crate::change::ops::Plan;
+use crate::change::ops::{self, Plan, Refusal, Request};
+use crate::formats::claims_md::RailDoc;
 use crate::formats::rail_files::{self, ForeignPath};
 use crate::formats::rail_files::{CLAIMS_MD, LOG_FILE};
+use crate::model::input::Facts;
 use crate::model::input::{FileText, RailTexts};
+use crate::model::Rail;
 use crate::text::edit::{self, EditError, FileEdits, TextEdit};
 use crate::text::Span;
 
@@ -20,6 +23,10 @@ pub type SharedFiles = BTreeMap<String, String>;
 /// The texts core plans on, from a snapshot: claims.md, the claim files and claims.log.
 /// rail.yaml stays each checkout's own (`config` is `None`); foreign files are not read.
 pub fn texts(files: &SharedFiles) -> RailTexts {
+    texts_of(files, true)
+}
+
+fn texts_of(files: &SharedFiles, with_log: bool) -> RailTexts {
     let file = |path: &str, text: &String| FileText {
         path: path.to_string(),
         text: text.clone(),
@@ -32,11 +39,71 @@ pub fn texts(files: &SharedFiles) -> RailTexts {
         }
         match path.as_str() {
             CLAIMS_MD => texts.claims = Some(file(path, text)),
-            LOG_FILE => texts.log = Some(file(path, text)),
+            LOG_FILE if with_log => texts.log = Some(file(path, text)),
+            LOG_FILE => {}
             _ => texts.claim_files.push(file(path, text)),
         }
     }
     texts
+}
+
+/// A shared rail's files and their parse, kept while operations are planned one after another
+/// (a round's fold, a proof's replay), each on the state the ones before it leave. The claims.md
+/// a plan writes was parsed by the plan's own check of what it writes ([`ops::plan_landed`]):
+/// it is the next state's, so claims.md is parsed once an operation, not twice. claims.log is
+/// carried along, never parsed (no planner reads it).
+#[derive(Debug)]
+pub struct Planning {
+    files: SharedFiles,
+    rail: Rail,
+    /// The last plan's claims.md as its check parsed it.
+    landed: Option<RailDoc>,
+}
+
+impl Planning {
+    pub fn new(files: SharedFiles) -> Planning {
+        let rail = Rail::load(&texts_of(&files, false));
+        Planning {
+            files,
+            rail,
+            landed: None,
+        }
+    }
+
+    pub fn files(&self) -> &SharedFiles {
+        &self.files
+    }
+
+    pub fn into_files(self) -> SharedFiles {
+        self.files
+    }
+
+    /// Plans `request` on the current state, as [`ops::plan`] does on its texts.
+    #[allow(clippy::result_large_err, reason = "as ops::plan returns it")]
+    pub fn plan(
+        &mut self,
+        facts: &Facts,
+        session: &str,
+        request: &Request,
+    ) -> Result<Plan, Refusal> {
+        let eval = self.rail.evaluate(facts);
+        let (plan, landed) = ops::plan_landed(&self.rail, &eval, facts, session, request)?;
+        self.landed = landed;
+        Ok(plan)
+    }
+
+    /// Applies `plan` (made by [`Planning::plan`] on this state, or any plan) as [`apply_plan`]
+    /// does, and returns the files it changed.
+    pub fn apply(&mut self, plan: &Plan, extra_log: &[String]) -> Result<SharedFiles, EditError> {
+        let changed = apply_plan(&self.files, plan, extra_log)?;
+        self.files.extend(changed.clone());
+        let landed = self.landed.take();
+        if changed.keys().any(|p| p != LOG_FILE) {
+            // A parse is taken only for the very text it was made from (Rail::load_parsed).
+            self.rail = Rail::load_parsed(&texts_of(&self.files, false), landed);
+        }
+        Ok(changed)
+    }
 }
 
 /// The files a plan changes, with their new contents: its edits applied to the snapshot's

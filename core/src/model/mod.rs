@@ -129,7 +129,17 @@ pub struct Rail {
 
 impl Rail {
     pub fn load(texts: &RailTexts) -> Rail {
+        Rail::load_parsed(texts, None)
+    }
+
+    /// [`Rail::load`] with claims.md parsed already: `claims` is taken when it is the parse of
+    /// this very text (compared whole), and the text is parsed again otherwise.
+    pub fn load_parsed(texts: &RailTexts, claims: Option<RailDoc>) -> Rail {
         let claims_text = texts.claims.as_ref().map(|f| f.text.as_str()).unwrap_or("");
+        let claims = match claims {
+            Some(doc) if doc.text() == claims_text => doc,
+            _ => claims_md::parse(claims_text),
+        };
         let mut files: Vec<&FileText> = texts.claim_files.iter().collect();
         crate::text::sort::sort_by(&mut files, |a, b| a.path.cmp(&b.path));
         let log_text = texts
@@ -145,7 +155,7 @@ impl Rail {
         let (config, config_diagnostics) = config::parse(&config_text);
         Rail {
             claims_path: path_or(&texts.claims, CLAIMS_MD),
-            claims: claims_md::parse(claims_text),
+            claims,
             claims_index: LineIndex::new(claims_text),
             file_modified: files.iter().map(|f| f.modified).collect(),
             claims_modified: texts.claims.as_ref().and_then(|f| f.modified),

@@ -49,6 +49,13 @@ impl Span {
         Span::new(self.start + base, self.end + base)
     }
 
+    /// The span `delta` bytes further on (back, when negative): where the same text is after an
+    /// edit before it. Never below 0.
+    pub fn moved(self, delta: isize) -> Self {
+        let at = |o: usize| o.saturating_add_signed(delta);
+        Span::new(at(self.start), at(self.end))
+    }
+
     pub fn contains(&self, offset: usize) -> bool {
         self.start <= offset && offset < self.end
     }

@@ -96,6 +96,19 @@ pub fn plan_evaluated(
     session: &str,
     request: &Request,
 ) -> Result<Plan, Refusal> {
+    plan_landed(rail, eval, facts, session, request).map(|(plan, _)| plan)
+}
+
+/// [`plan_evaluated`], with the claims.md the plan writes as its check read it (`None` when the
+/// plan leaves claims.md as it is): operations planned one after another
+/// ([`crate::change::snapshot::Planning`]) plan the next on it instead of parsing it again.
+pub fn plan_landed(
+    rail: &Rail,
+    eval: &Evaluation,
+    facts: &Facts,
+    session: &str,
+    request: &Request,
+) -> Result<(Plan, Option<claims_md::RailDoc>), Refusal> {
     let task = request.task();
     ident::validate_task(task).map_err(|e| Refusal::bad(task, e.0))?;
     ident::validate_session(session).map_err(|e| Refusal::bad(task, e.0))?;
@@ -169,8 +182,8 @@ pub fn plan_evaluated(
         }),
         Request::Plan { paths, purpose, .. } => planner.plan_backlog(paths, purpose.as_deref()),
     }?;
-    check_lands(rail, &plan)?;
-    Ok(plan)
+    let landed = check_lands(rail, &plan)?;
+    Ok((plan, landed))
 }
 
 /// Every file a plan writes must stay within what every host reads (`text::limits`), its log
@@ -253,11 +266,12 @@ fn check_claim_files(rail: &Rail, plan: &Plan) -> Result<(), Refusal> {
 /// an unclosed ```` ``` ```` or `<!--` took every new claim into the block, where it is not a
 /// claim: `rail claim` said yes, and the next session was given the same task (issue 17,
 /// finding 4). Refusing is the safe answer: closing the block would rewrite what a person wrote.
-fn check_lands(rail: &Rail, plan: &Plan) -> Result<(), Refusal> {
+/// `Ok`: the claims.md the plan writes, parsed (`None`: the plan does not edit it).
+fn check_lands(rail: &Rail, plan: &Plan) -> Result<Option<claims_md::RailDoc>, Refusal> {
     check_sizes(rail, plan)?;
     check_claim_files(rail, plan)?;
     let Some(md) = plan.edits.iter().find(|f| f.file == rail.claims_path) else {
-        return Ok(());
+        return Ok(None);
     };
     let old = &rail.claims;
     let refuse = |message: String, at: Option<Span>| {
@@ -276,9 +290,9 @@ fn check_lands(rail: &Rail, plan: &Plan) -> Result<(), Refusal> {
             ..Refusal::bad(&plan.task, "")
         }
     };
-    let text = edit::apply(old.text(), &md.edits)
+    // Only the lines the plan changes are read again.
+    let new = claims_md::reparse(old, &md.edits)
         .map_err(|e| Refusal::bad(&plan.task, format!("internal: {e}")))?;
-    let new = claims_md::parse(&text);
     // Old lines map to new ones in order, less the whole lines the plan deletes; the plan's
     // own new lines come after them.
     let mut kept = 0usize;
@@ -347,7 +361,7 @@ fn check_lands(rail: &Rail, plan: &Plan) -> Result<(), Refusal> {
             ),
         });
     }
-    Ok(())
+    Ok(Some(new))
 }
 
 struct Planner<'a> {
@@ -445,6 +459,10 @@ impl<'a> Planner<'a> {
 
     /// Conflicts the hypothetical claim `probe` would have with other sessions.
     fn conflicts_with(&self, probe: Claim) -> Vec<Conflict> {
+        if !conflict::may_conflict(&probe) {
+            // Then the claims need not be named as seen from here.
+            return Vec::new();
+        }
         conflict::conflicts_of(&self.eval.claims_seen_here(), probe)
     }
 

@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::change::ops::{self, Request};
+use crate::change::ops::Request;
 use crate::change::queue::{self, Recorded};
 use crate::change::snapshot::{self, SharedFiles};
 use crate::formats::rail_files::{self, CLAIMS_MD, LOG_FILE};
@@ -402,8 +402,21 @@ pub fn replay(
     steps: &[Step],
     loader: &mut dyn Loader,
 ) -> Result<SharedFiles, String> {
-    let mut files = parent.clone();
+    // claims.log is not replayed (`claims_of`): left out, it is neither copied nor carried.
+    let mut files: SharedFiles = parent
+        .iter()
+        .filter(|(p, _)| p.as_str() != LOG_FILE)
+        .map(|(p, t)| (p.clone(), t.clone()))
+        .collect();
+    // Operations in a row share one parse of each state (`Planning`); a step of another kind
+    // works on the files.
+    let mut planning: Option<snapshot::Planning> = None;
     for step in steps {
+        if !matches!(step, Step::Op { .. }) {
+            if let Some(p) = planning.take() {
+                files = p.into_files();
+            }
+        }
         match step {
             Step::Op {
                 machine,
@@ -418,14 +431,17 @@ pub fn replay(
                 // that machine (issue 42: a claim is its machine's).
                 let mut facts = Facts::at(now);
                 facts.machine = Some(machine.clone());
-                let plan = ops::plan(&snapshot::texts(&files), &facts, session, request)
+                let state = planning
+                    .get_or_insert_with(|| snapshot::Planning::new(std::mem::take(&mut files)));
+                let plan = state
+                    .plan(&facts, session, request)
                     .map_err(|r| format!("{} is refused there: {}", step.describe(), r.message))?;
                 if plan.noop {
                     continue;
                 }
-                let changed = snapshot::apply_plan(&files, &plan, extra_log)
+                state
+                    .apply(&plan, extra_log)
                     .map_err(|e| format!("{}: {e}", step.describe()))?;
-                files.extend(changed);
             }
             Step::Appended { text } => {
                 let mut claims = files.get(CLAIMS_MD).cloned().unwrap_or_default();
@@ -461,7 +477,10 @@ pub fn replay(
             }
         }
     }
-    Ok(files)
+    Ok(match planning {
+        Some(p) => p.into_files(),
+        None => files,
+    })
 }
 
 /// The files a proof compares: claims.md and the claim files (claims.log is attributed, not

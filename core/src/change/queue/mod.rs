@@ -17,9 +17,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::change::ops::{self, Plan, Refusal, Request};
+use crate::change::ops::{Plan, Refusal, Request};
 use crate::change::snapshot::{self, SharedFiles};
-use crate::model::input::{Facts, RailTexts};
+use crate::model::input::Facts;
 use crate::text::ident;
 
 /// Where machines publish their queues on the remote: `refs/rail/queue/<machine>`.
@@ -471,7 +471,10 @@ pub fn fold(
     facts: &Facts,
     ops: &[Folding<'_>],
 ) -> (Vec<FoldVerdict>, SharedFiles) {
-    let base = snapshot::texts(files);
+    // The base is parsed once and never changed: only planned on (an operation's verdict on
+    // the round's base state).
+    let mut base = snapshot::Planning::new(files.clone());
+    let mut state = snapshot::Planning::new(std::mem::take(files));
     let mut changed = SharedFiles::new();
     let mut verdicts = Vec::with_capacity(ops.len());
     for op in ops {
@@ -482,11 +485,8 @@ pub fn fold(
         let mut facts = facts.clone();
         facts.now = op.now;
         facts.machine = op.machine.map(str::to_string);
-        // A refusal is made once per operation; boxing it would only add noise (as in ops).
-        #[allow(clippy::result_large_err)]
-        let on_base = |texts: &RailTexts| ops::plan(texts, &facts, op.session, op.request);
         if op.foreign {
-            if let Err(refusal) = on_base(&base) {
+            if let Err(refusal) = base.plan(&facts, op.session, op.request) {
                 verdicts.push(FoldVerdict::Refused {
                     refusal,
                     on_base: true,
@@ -494,14 +494,13 @@ pub fn fold(
                 continue;
             }
         }
-        let verdict = match on_base(&snapshot::texts(files)) {
+        let verdict = match state.plan(&facts, op.session, op.request) {
             Ok(plan) if plan.noop => FoldVerdict::Planned {
                 plan,
                 changed: false,
             },
-            Ok(plan) => match snapshot::apply_plan(files, &plan, op.extra_log) {
+            Ok(plan) => match state.apply(&plan, op.extra_log) {
                 Ok(new) => {
-                    files.extend(new.clone());
                     changed.extend(new);
                     FoldVerdict::Planned {
                         plan,
@@ -511,12 +510,13 @@ pub fn fold(
                 Err(e) => FoldVerdict::Broken(e.to_string()),
             },
             Err(refusal) => {
-                let on_base = op.foreign || on_base(&base).is_err();
+                let on_base = op.foreign || base.plan(&facts, op.session, op.request).is_err();
                 FoldVerdict::Refused { refusal, on_base }
             }
         };
         verdicts.push(verdict);
     }
+    *files = state.into_files();
     (verdicts, changed)
 }
 

@@ -121,6 +121,32 @@ pub struct PlannedTask {
 }
 
 /// The edit that ticks a planned task's checkbox (`[ ]` → `[x]`).
+impl LineKind {
+    /// The same reading of the same line `delta` bytes further on: every span moved.
+    fn moved(&self, delta: isize) -> LineKind {
+        let mut kind = self.clone();
+        match &mut kind {
+            LineKind::Claim(c) => {
+                for span in [&mut c.task_span, &mut c.session_span, &mut c.time_span] {
+                    *span = span.moved(delta);
+                }
+                for f in &mut c.fields {
+                    for span in [&mut f.key_span, &mut f.value_span, &mut f.removal_span] {
+                        *span = span.moved(delta);
+                    }
+                }
+                c.insert_at = Span::empty(c.insert_at).moved(delta).start;
+            }
+            LineKind::Planned(p) => {
+                p.task_span = p.task_span.moved(delta);
+                p.checkbox = p.checkbox.moved(delta);
+            }
+            LineKind::Text | LineKind::Broken { .. } | LineKind::ConflictMarker => {}
+        }
+        kind
+    }
+}
+
 pub fn tick(doc: &RailDoc, line: usize) -> Option<TextEdit> {
     match &doc.lines.get(line)?.kind {
         LineKind::Planned(p) if !p.done => Some(TextEdit::replace(p.checkbox, "x")),
@@ -145,6 +171,9 @@ pub struct RailDoc {
     text: String,
     pub lines: Vec<Line>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Per line, where in `diagnostics` the ones its reading made end: what [`reparse`] keeps
+    /// with a line it does not read again.
+    read_ends: Vec<u32>,
 }
 
 impl RailDoc {
@@ -197,15 +226,96 @@ impl std::fmt::Display for RailDoc {
 
 /// Parses claims.md. Never fails.
 pub fn parse(text: &str) -> RailDoc {
-    let excluded = markdown::excluded_ranges(text);
+    read(text.to_string(), None)
+}
+
+/// [`parse`] of `old`'s text with `edits` applied, reading again only the lines the edits
+/// change: a line outside the bytes the old and new texts do not share (their common start and
+/// end) keeps what it was read as, moved by what the edits add or remove before it, unless it
+/// went into or out of code or HTML. The same document as [`parse`] of the new text, field for
+/// field (property-tested in tests/prop_parsers.rs): a plan's check of what it writes and the
+/// next operation of a replay read a 1,000-claim rail once, not per operation.
+pub fn reparse(old: &RailDoc, edits: &[TextEdit]) -> Result<RailDoc, crate::text::edit::EditError> {
+    let text = crate::text::edit::apply(old.text(), edits)?;
+    Ok(read(text, Some(old)))
+}
+
+/// Where a line of `old` is in the new text, when its bytes, its terminator and the newline
+/// before it are all in the part both texts share: `(old line, how far it moved)`.
+struct Kept<'a> {
+    old: &'a RailDoc,
+    /// Bytes both texts start with, and end with (not overlapping).
+    prefix: usize,
+    suffix: usize,
+    delta: isize,
+    /// The next old line to look at.
+    next: usize,
+}
+
+impl Kept<'_> {
+    fn new<'a>(old: &'a RailDoc, new: &str) -> Kept<'a> {
+        let (a, b) = (old.text.as_bytes(), new.as_bytes());
+        let most = a.len().min(b.len());
+        let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let suffix = (a.iter().rev().zip(b.iter().rev()))
+            .take(most - prefix)
+            .take_while(|(x, y)| x == y)
+            .count();
+        Kept {
+            old,
+            prefix,
+            suffix,
+            delta: b.len() as isize - a.len() as isize,
+            next: 0,
+        }
+    }
+
+    /// The old line that reads exactly as the new line `full` does, in the same place in the
+    /// text's lines, and how far it moved (never the first line of either: a byte-order mark is
+    /// read there). Asked in the order of the new lines.
+    fn find(&mut self, full: Span) -> Option<(usize, isize)> {
+        if full.start == 0 {
+            return None;
+        }
+        let shared_from = self.old.text.len() - self.suffix;
+        while let Some(line) = self.old.lines.get(self.next) {
+            let delta = if line.full.end <= self.prefix {
+                0
+            } else if line.full.start > shared_from {
+                self.delta
+            } else {
+                // In the part that changed: read again.
+                self.next += 1;
+                continue;
+            };
+            let at = line.full.start as isize + delta;
+            if at > full.start as isize {
+                return None;
+            }
+            self.next += 1;
+            if at == full.start as isize && line.full.start != 0 && line.full.len() == full.len() {
+                return Some((self.next - 1, delta));
+            }
+        }
+        None
+    }
+}
+
+/// Reads `text` into a document; with `old`, a line [`Kept`] finds there is taken as it was
+/// read (moved), when it is in code or HTML as before.
+fn read(text: String, old: Option<&RailDoc>) -> RailDoc {
+    let excluded = markdown::excluded_ranges(&text);
     let mut excluded_iter = excluded.iter().peekable();
+    let mut kept = old.map(|o| Kept::new(o, &text));
+    let count = text.bytes().filter(|b| *b == b'\n').count() + 1;
     let mut doc = RailDoc {
-        text: text.to_string(),
+        text: String::new(),
         // One allocation for the lines instead of a dozen regrowths on a big rail.
-        lines: Vec::with_capacity(text.bytes().filter(|b| *b == b'\n').count() + 1),
+        lines: Vec::with_capacity(count),
         diagnostics: Vec::new(),
+        read_ends: Vec::with_capacity(count),
     };
-    for (index, spans) in lines(text).enumerate() {
+    for (index, spans) in lines(&text).enumerate() {
         let mut content = spans.content;
         if index == 0 && text.starts_with('\u{feff}') {
             content.start += '\u{feff}'.len_utf8();
@@ -215,12 +325,30 @@ pub fn parse(text: &str) -> RailDoc {
         }
         let in_markup = excluded_iter
             .peek()
-            .is_some_and(|r| r.start <= first_non_space(text, content) && content.start < r.end);
-        let kind = if in_markup {
-            LineKind::Text
-        } else {
-            classify(text, content, &mut doc.diagnostics)
+            .is_some_and(|r| r.start <= first_non_space(&text, content) && content.start < r.end);
+        let before = kept
+            .as_mut()
+            .and_then(|k| Some((k.old, k.find(spans.full)?)))
+            .filter(|(old, (i, _))| old.lines[*i].in_markup == in_markup);
+        let kind = match before {
+            _ if in_markup => LineKind::Text,
+            Some((old, (i, delta))) => {
+                let from = if i == 0 {
+                    0
+                } else {
+                    old.read_ends[i - 1] as usize
+                };
+                for d in &old.diagnostics[from..old.read_ends[i] as usize] {
+                    doc.diagnostics.push(Diagnostic {
+                        span: d.span.moved(delta),
+                        ..d.clone()
+                    });
+                }
+                old.lines[i].kind.moved(delta)
+            }
+            None => classify(&text, content, &mut doc.diagnostics),
         };
+        doc.read_ends.push(doc.diagnostics.len() as u32);
         doc.lines.push(Line {
             full: spans.full,
             content: spans.content,
@@ -228,7 +356,7 @@ pub fn parse(text: &str) -> RailDoc {
             in_markup,
         });
     }
-    if let Some(open) = markdown::unclosed_at_end(text) {
+    if let Some(open) = markdown::unclosed_at_end(&text) {
         doc.diagnostics.push(Diagnostic::warning(
             Code::UnclosedBlock,
             open.span,
@@ -236,7 +364,8 @@ pub fn parse(text: &str) -> RailDoc {
         ));
     }
     doc.diagnostics
-        .extend(crate::text::diagnostic::unsafe_char_warnings(text));
+        .extend(crate::text::diagnostic::unsafe_char_warnings(&text));
+    doc.text = text;
     doc
 }
 
