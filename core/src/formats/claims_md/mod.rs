@@ -304,7 +304,7 @@ impl Kept<'_> {
 /// Reads `text` into a document; with `old`, a line [`Kept`] finds there is taken as it was
 /// read (moved), when it is in code or HTML as before.
 fn read(text: String, old: Option<&RailDoc>) -> RailDoc {
-    let excluded = markdown::excluded_ranges(&text);
+    let (excluded, open) = markdown::markup(&text);
     let mut excluded_iter = excluded.iter().peekable();
     let mut kept = old.map(|o| Kept::new(o, &text));
     let count = text.bytes().filter(|b| *b == b'\n').count() + 1;
@@ -356,7 +356,7 @@ fn read(text: String, old: Option<&RailDoc>) -> RailDoc {
             in_markup,
         });
     }
-    if let Some(open) = markdown::unclosed_at_end(&text) {
+    if let Some(open) = open {
         doc.diagnostics.push(Diagnostic::warning(
             Code::UnclosedBlock,
             open.span,
@@ -983,7 +983,7 @@ pub fn remove_field(doc: &RailDoc, line: usize, key: &str) -> Option<TextEdit> {
 /// Markdown context: byte ranges where no line is a claim (code blocks, HTML blocks and
 /// comments), found by core's own CommonMark block scanner (see [`crate::formats::markdown`]).
 mod markdown {
-    pub(super) use crate::formats::markdown::{excluded_ranges, unclosed_at_end, Unclosed};
+    pub(super) use crate::formats::markdown::{markup, Unclosed};
 }
 
 #[cfg(test)]

@@ -59,10 +59,23 @@ fn escape_attr(value: &str) -> String {
 /// blocks, and the lines after the first of an HTML comment that spans lines inside a
 /// paragraph. A line is inside when its first non-space byte is. Sorted by start.
 pub fn excluded_ranges(text: &str) -> Vec<Span> {
+    markup(text).0
+}
+
+/// [`excluded_ranges`] and [`unclosed_at_end`] of `text` from one scan of its blocks (what
+/// reading claims.md needs, once an operation on a shared rail's replay).
+pub fn markup(text: &str) -> (Vec<Span>, Option<Unclosed>) {
     if !may_have_markup(text) {
-        return Vec::new();
+        return (Vec::new(), None);
     }
     let doc = blocks::parse(text, Dialect::Full);
+    let open = doc
+        .open_at_end
+        .and_then(|(start, opening)| unclosed(text, start, opening));
+    (excluded_in(text, &doc), open)
+}
+
+fn excluded_in(text: &str, doc: &blocks::Doc) -> Vec<Span> {
     let mut out = Vec::new();
     for block in &doc.blocks {
         match block {
@@ -108,10 +121,11 @@ pub struct Unclosed {
 /// would be inside it, not a claim. (A block inside a list item or block quote at the end
 /// counts too: it also runs to the end of the text.)
 pub fn unclosed_at_end(text: &str) -> Option<Unclosed> {
-    if !may_have_markup(text) {
-        return None;
-    }
-    let (start, opening) = blocks::parse(text, Dialect::Full).open_at_end?;
+    markup(text).1
+}
+
+/// The block opened at `start` by `opening`, said.
+fn unclosed(text: &str, start: usize, opening: blocks::Opening) -> Option<Unclosed> {
     let line_end = text[start..]
         .find(['\r', '\n'])
         .map_or(text.len(), |i| start + i);
