@@ -120,7 +120,6 @@ pub struct PlannedTask {
     pub lease: Option<TimeDelta>,
 }
 
-/// The edit that ticks a planned task's checkbox (`[ ]` → `[x]`).
 impl LineKind {
     /// The same reading of the same line `delta` bytes further on: every span moved.
     fn moved(&self, delta: isize) -> LineKind {
@@ -147,6 +146,7 @@ impl LineKind {
     }
 }
 
+/// The edit that ticks a planned task's checkbox (`[ ]` → `[x]`).
 pub fn tick(doc: &RailDoc, line: usize) -> Option<TextEdit> {
     match &doc.lines.get(line)?.kind {
         LineKind::Planned(p) if !p.done => Some(TextEdit::replace(p.checkbox, "x")),
@@ -299,6 +299,26 @@ impl Kept<'_> {
         }
         None
     }
+
+    /// The reading of the new line `full` taken from the old line [`Kept::find`] finds there,
+    /// outside code and HTML as it is now, with its diagnostics (pushed onto `diags`), moved.
+    fn reading(&mut self, full: Span, diags: &mut Vec<Diagnostic>) -> Option<LineKind> {
+        let (i, delta) = self.find(full)?;
+        let old = self.old;
+        if old.lines[i].in_markup {
+            return None;
+        }
+        let from = i
+            .checked_sub(1)
+            .map_or(0, |before| old.read_ends[before] as usize);
+        for d in &old.diagnostics[from..old.read_ends[i] as usize] {
+            diags.push(Diagnostic {
+                span: d.span.moved(delta),
+                ..d.clone()
+            });
+        }
+        Some(old.lines[i].kind.moved(delta))
+    }
 }
 
 /// Reads `text` into a document; with `old`, a line [`Kept`] finds there is taken as it was
@@ -326,27 +346,13 @@ fn read(text: String, old: Option<&RailDoc>) -> RailDoc {
         let in_markup = excluded_iter
             .peek()
             .is_some_and(|r| r.start <= first_non_space(&text, content) && content.start < r.end);
-        let before = kept
-            .as_mut()
-            .and_then(|k| Some((k.old, k.find(spans.full)?)))
-            .filter(|(old, (i, _))| old.lines[*i].in_markup == in_markup);
-        let kind = match before {
-            _ if in_markup => LineKind::Text,
-            Some((old, (i, delta))) => {
-                let from = if i == 0 {
-                    0
-                } else {
-                    old.read_ends[i - 1] as usize
-                };
-                for d in &old.diagnostics[from..old.read_ends[i] as usize] {
-                    doc.diagnostics.push(Diagnostic {
-                        span: d.span.moved(delta),
-                        ..d.clone()
-                    });
-                }
-                old.lines[i].kind.moved(delta)
-            }
-            None => classify(&text, content, &mut doc.diagnostics),
+        let kind = if in_markup {
+            LineKind::Text
+        } else {
+            let kept = kept
+                .as_mut()
+                .and_then(|k| k.reading(spans.full, &mut doc.diagnostics));
+            kept.unwrap_or_else(|| classify(&text, content, &mut doc.diagnostics))
         };
         doc.read_ends.push(doc.diagnostics.len() as u32);
         doc.lines.push(Line {

@@ -295,9 +295,6 @@ fn per_claim(
 /// yet, named nowhere (its session is still among a conflict's). What a claim and an update
 /// are judged by: the rail's conflicts with the probe among its claims, those it is in.
 pub fn conflicts_of(claims: &[Claim], probe: Claim) -> Vec<Conflict> {
-    if !may_conflict(&probe) {
-        return Vec::new();
-    }
     let replaces = claims.iter().any(|c| c.id == probe.id).then_some(probe.id);
     let at = claims.len();
     let all = with_probes(claims, vec![probe]);
@@ -327,7 +324,8 @@ pub fn conflicts_of(claims: &[Claim], probe: Claim) -> Vec<Conflict> {
 
 /// Whether [`conflicts_of`] may find a conflict of `probe` at all: a claim of no paths and no
 /// resources is in none but a duplicate task, which is not one there (a task claimed alone,
-/// most claims of a shared rail), whatever the other claims.
+/// most claims of a shared rail), whatever the other claims. A planner asks first, before it
+/// gathers the claims to judge against.
 pub fn may_conflict(probe: &Claim) -> bool {
     !probe.paths.is_empty() || !probe.resources.is_empty()
 }
