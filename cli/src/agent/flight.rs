@@ -192,17 +192,11 @@ fn called_out(
     let lease = ctx.settings().lease;
     // Read once: the stations name the recorded writes' checkouts and hold the commits asked.
     let stations = crate::store::stations::stations(repo);
-    let branch_of = |dir: &str| {
-        stations
-            .iter()
-            .find(|s| s.checkout == dir)
-            .map(|s| s.branch.clone())
-    };
     let mut work: Vec<behind::InFlight> = found
         .into_iter()
         .map(|(f, e)| behind::InFlight {
             standing: flight::standing(&f, e.at, last_seen(repo, &f.session), ctx.now, lease),
-            station: branch_of(&e.checkout),
+            station: crate::store::stations::branch_at(&stations, &e.checkout),
             path: e.path,
             session: f.session,
             checkout: e.checkout,

@@ -50,12 +50,6 @@ pub fn gather(ctx: &Ctx, eval: &Evaluation, patterns: &[String]) -> Vec<InFlight
     let lease = ctx.settings().lease;
     let now = ctx.now;
     let stations = crate::store::stations::stations(repo);
-    let station_of = |checkout: &str| {
-        stations
-            .iter()
-            .find(|s| s.checkout == checkout)
-            .map(|s| s.branch.clone())
-    };
     let mut work: Vec<InFlight> = recorded(repo, patterns, None)
         .into_iter()
         .map(|(flight, entry)| InFlight {
@@ -67,7 +61,7 @@ pub fn gather(ctx: &Ctx, eval: &Evaluation, patterns: &[String]) -> Vec<InFlight
                 now,
                 lease,
             ),
-            station: station_of(&entry.checkout),
+            station: crate::store::stations::branch_at(&stations, &entry.checkout),
             path: entry.path,
             session: flight.session,
             checkout: entry.checkout,

@@ -285,16 +285,10 @@ pub fn local_work(
 ) -> Vec<rail_core::model::behind::InFlight> {
     use rail_core::model::behind::{FlightStanding, InFlight, WorkKind};
     let stations = super::stations::stations(repo);
-    let branch_of = |checkout: &str| {
-        stations
-            .iter()
-            .find(|s| s.checkout == checkout)
-            .map(|s| s.branch.clone())
-    };
     let mut work: Vec<InFlight> = recorded(repo, &["**".to_string()], None)
         .into_iter()
         .map(|(f, e)| InFlight {
-            station: branch_of(&e.checkout),
+            station: super::stations::branch_at(&stations, &e.checkout),
             path: e.path,
             session: f.session,
             checkout: e.checkout,

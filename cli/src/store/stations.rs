@@ -23,6 +23,14 @@ pub struct StationDir {
     pub dir: PathBuf,
 }
 
+/// The branch of the station checked out in `checkout` (named as work in flight names
+/// checkouts), if it is one of `stations`.
+pub fn branch_at(stations: &[StationDir], checkout: &str) -> Option<String> {
+    (stations.iter())
+        .find(|s| s.checkout == checkout)
+        .map(|s| s.branch.clone())
+}
+
 /// One file of a station's work in flight.
 #[derive(Clone, Debug)]
 pub struct StationFile {
