@@ -33,7 +33,8 @@ pub fn sightings(repo: &Repo) -> BTreeMap<String, DateTime<Utc>> {
 pub fn observe(repo: &Repo, rail: &rail_core::model::Rail) {
     let now = crate::sys::clock::now();
     let eval = rail.evaluate(&rail_core::model::input::Facts::at(now));
-    let keys = eval.claims.iter().map(|c| c.activity_key.as_str());
+    let keys: Vec<String> = eval.claims.iter().map(|c| c.activity_key()).collect();
+    let keys = keys.iter().map(String::as_str);
     let (after, changed) = rail_core::model::observed::record(&sightings(repo), keys, now);
     if !changed {
         return;

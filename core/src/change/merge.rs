@@ -161,12 +161,9 @@ impl Holding<'_> {
                 owner_alive,
                 // The driver sees texts, not files: a future time counts from now.
                 seen_at: None,
-                observed_at: self.facts.first_seen(&lease::activity_key(
-                    &c.task,
-                    &c.session,
-                    Some(c.time),
-                    c.renewed,
-                )),
+                observed_at: self.facts.first_seen(|| {
+                    lease::activity_key(&c.task, &c.session, Some(c.time), c.renewed)
+                }),
             },
             self.facts.now,
             self.expiring,

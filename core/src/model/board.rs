@@ -360,6 +360,7 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
         .into_iter()
         .map(|c| {
             let age = c.age(now);
+            let reason = c.lease_reason();
             let lease = c.lease_state;
             let purpose_html = c.purpose.as_deref().map(markdown::render);
             let blocked = blocked_by[c.id].is_some();
@@ -393,7 +394,7 @@ pub fn build_from(rail: &Rail, facts: &Facts, log_limit: usize) -> Board {
                 age_text: age.map(format_duration),
                 state: lease.state,
                 activity: lease.activity,
-                reason: lease.reason,
+                reason,
                 holds,
                 blocked,
                 column: Column::of(lease.state, blocked),

@@ -157,12 +157,13 @@ impl Facts {
         local.max(pushed)
     }
 
-    /// When this machine first saw the activity `key` ([`crate::model::lease::activity_key`]),
-    /// on a shared rail: as recorded, or now when it was never recorded (what this machine has
-    /// not seen before, it sees now). `None` off a shared rail.
-    pub fn first_seen(&self, key: &str) -> Option<Time> {
+    /// When this machine first saw the activity that `key` names
+    /// ([`crate::model::lease::activity_key`]), on a shared rail: as recorded, or now when it was
+    /// never recorded (what this machine has not seen before, it sees now). `None` off a shared
+    /// rail, where the key is not built.
+    pub fn first_seen(&self, key: impl FnOnce() -> String) -> Option<Time> {
         self.observing
-            .then(|| self.observed.get(key).copied().unwrap_or(self.now))
+            .then(|| self.observed.get(&key()).copied().unwrap_or(self.now))
     }
 
     /// Is the owner of a claim alive, as far as this host knows? By its `pid` field when the

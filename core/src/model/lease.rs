@@ -124,7 +124,127 @@ pub struct Lease {
     pub left: Option<TimeDelta>,
     pub activity: Activity,
     pub state: LeaseState,
-    pub reason: String,
+    /// What the lease's sentence says, kept as facts: [`Lease::reason`] writes it only when it
+    /// is shown (a replay evaluates every claim once an operation and shows none). `None` for a
+    /// lease not judged yet ([`Lease::unjudged`]), which has no sentence.
+    words: Option<Words>,
+}
+
+/// The facts of a lease's sentence beside its times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Words {
+    why: Why,
+    now: Time,
+    lease: TimeDelta,
+    /// The latest recorded claim or renewal time after `now`.
+    future: Option<Time>,
+    /// The recorded time of the latest activity, when a sighting counted it later.
+    raised: Option<Time>,
+}
+
+/// Which rule decided the state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Why {
+    /// No time at all: the owner is dead, or the lease cannot run out.
+    NoTime { dead: bool },
+    /// The owner is known dead.
+    Dead,
+    /// The lease ran out, but the owner is known alive.
+    OutButAlive,
+    /// The lease ran out.
+    Out,
+    /// Time is left.
+    Left,
+}
+
+impl Lease {
+    /// A lease not judged yet, live from `start`: a claim before it is made, or before its
+    /// evaluation. Its sentence is empty.
+    pub fn unjudged(start: Option<Time>, activity: Activity) -> Lease {
+        Lease {
+            start,
+            end: None,
+            left: None,
+            activity,
+            state: LeaseState::Live,
+            words: None,
+        }
+    }
+
+    /// The lease in a sentence, why it is in its state: "1h5m left of 2h (until …); claimed 55m
+    /// ago". `branch` and `owner` are the claim's (its [`LeaseInput`]'s), which the sentence
+    /// names.
+    pub fn reason(&self, branch: &str, owner: Option<&str>) -> String {
+        let Some(w) = self.words else {
+            return String::new();
+        };
+        let owner = || match owner {
+            Some(pid) => format!("owner process {pid}"),
+            None => "its owner".to_string(),
+        };
+        let (Some(start), Some(left)) = (self.start, self.left) else {
+            return match w.why {
+                Why::NoTime { dead: true } => format!("{} is dead", owner()),
+                _ => {
+                    "no claim time is known (add `since:`), so the lease cannot run out".to_string()
+                }
+            };
+        };
+        let idle = w.now - start;
+        let lease_text = format_duration(w.lease);
+        let since = || {
+            let mut text = match self.activity {
+                Activity::Commit => format!("last commit on {branch} {} ago", ago(idle)),
+                Activity::Renewed => format!("renewed {} ago", ago(idle)),
+                _ => format!("claimed {} ago", ago(idle)),
+            };
+            if let Some(t) = w.future {
+                text.push_str(&format!(
+                    " (its time {} is in the future: counted from {}, when this host saw it)",
+                    format_time(t),
+                    format_time(start)
+                ));
+            } else if let Some(t) = w.raised.filter(|t| *t < start) {
+                text.push_str(&format!(
+                    " (its time {} is before this machine first saw it: counted from {})",
+                    format_time(t),
+                    format_time(start)
+                ));
+            }
+            text
+        };
+        match w.why {
+            Why::Dead | Why::NoTime { .. } => format!("{} is dead ({})", owner(), since()),
+            Why::OutButAlive => format!(
+                "lease of {lease_text} ran out {} ago, but {} is alive",
+                ago(-left),
+                owner()
+            ),
+            Why::Out => match self.activity {
+                Activity::Commit => {
+                    format!(
+                        "no commit on {branch} for {} (lease {lease_text})",
+                        ago(idle)
+                    )
+                }
+                Activity::Renewed => format!(
+                    "no renewal or commit on {branch} for {} (lease {lease_text})",
+                    ago(idle)
+                ),
+                _ => format!(
+                    "claimed {} ago with no commit on {branch} or renewal since (lease \
+                     {lease_text})",
+                    ago(idle)
+                ),
+            },
+            Why::Left => format!(
+                "{} left of {lease_text} (until {}); {}",
+                format_duration(left),
+                format_time(start + w.lease),
+                since()
+            ),
+        }
+    }
 }
 
 pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease {
@@ -159,131 +279,56 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
             Some((bt, _)) if bt >= t => best,
             _ => Some((t, a)),
         });
-    // Liveness may come from a process (`pid@host`) or from the host's knowledge of the session.
-    // Built only for the texts that name them: most claims need neither.
-    let owner = || match input.owner {
-        Some(pid) => format!("owner process {pid}"),
-        None => "its owner".to_string(),
+    let words = |why: Why, raised: Option<Time>| {
+        Some(Words {
+            why,
+            now,
+            lease: input.lease,
+            future,
+            raised,
+        })
     };
 
     let Some((start, activity)) = latest else {
         // No time at all (a claim file without `since` and no mtime from the host).
-        let state = if input.owner_alive == Some(false) {
-            LeaseState::Stale
-        } else {
-            LeaseState::Live
-        };
-        let reason = if state == LeaseState::Stale {
-            format!("{} is dead", owner())
-        } else {
-            "no claim time is known (add `since:`), so the lease cannot run out".to_string()
-        };
+        let dead = input.owner_alive == Some(false);
         return Lease {
             start: None,
             end: None,
             left: None,
             activity: Activity::None,
-            state,
-            reason,
+            state: if dead {
+                LeaseState::Stale
+            } else {
+                LeaseState::Live
+            },
+            words: words(Why::NoTime { dead }, None),
         };
     };
 
     let raised = recorded(activity).filter(|_| input.observed_at.is_some());
     let end = start + input.lease;
     let left = end - now;
-    let idle = now - start;
-    let lease_text = format_duration(input.lease);
-    let since = || {
-        let mut text = match activity {
-            Activity::Commit => format!("last commit on {} {} ago", input.branch, ago(idle)),
-            Activity::Renewed => format!("renewed {} ago", ago(idle)),
-            _ => format!("claimed {} ago", ago(idle)),
-        };
-        if let Some(t) = future {
-            text.push_str(&format!(
-                " (its time {} is in the future: counted from {}, when this host saw it)",
-                format_time(t),
-                format_time(start)
-            ));
-        } else if let Some(t) = raised.filter(|t| *t < start) {
-            text.push_str(&format!(
-                " (its time {} is before this machine first saw it: counted from {})",
-                format_time(t),
-                format_time(start)
-            ));
-        }
-        text
-    };
-
-    if input.owner_alive == Some(false) {
-        return Lease {
-            start: Some(start),
-            end: Some(end),
-            left: Some(left),
-            activity,
-            state: LeaseState::Stale,
-            reason: format!("{} is dead ({})", owner(), since()),
-        };
-    }
-    if left <= TimeDelta::zero() {
+    let (state, why) = if input.owner_alive == Some(false) {
+        (LeaseState::Stale, Why::Dead)
+    } else if left <= TimeDelta::zero() {
         if input.owner_alive == Some(true) {
-            return Lease {
-                start: Some(start),
-                end: Some(end),
-                left: Some(left),
-                activity,
-                state: LeaseState::Live,
-                reason: format!(
-                    "lease of {lease_text} ran out {} ago, but {} is alive",
-                    ago(-left),
-                    owner()
-                ),
-            };
+            (LeaseState::Live, Why::OutButAlive)
+        } else {
+            (LeaseState::Stale, Why::Out)
         }
-        let reason = match activity {
-            Activity::Commit => format!(
-                "no commit on {} for {} (lease {lease_text})",
-                input.branch,
-                ago(idle)
-            ),
-            Activity::Renewed => format!(
-                "no renewal or commit on {} for {} (lease {lease_text})",
-                input.branch,
-                ago(idle)
-            ),
-            _ => format!(
-                "claimed {} ago with no commit on {} or renewal since (lease {lease_text})",
-                ago(idle),
-                input.branch
-            ),
-        };
-        return Lease {
-            start: Some(start),
-            end: Some(end),
-            left: Some(left),
-            activity,
-            state: LeaseState::Stale,
-            reason,
-        };
-    }
-    let state = if left <= expiring {
-        LeaseState::Expiring
+    } else if left <= expiring {
+        (LeaseState::Expiring, Why::Left)
     } else {
-        LeaseState::Live
+        (LeaseState::Live, Why::Left)
     };
-    let reason = format!(
-        "{} left of {lease_text} (until {}); {}",
-        format_duration(left),
-        format_time(end),
-        since()
-    );
     Lease {
         start: Some(start),
         end: Some(end),
         left: Some(left),
         activity,
         state,
-        reason,
+        words: words(why, raised),
     }
 }
 
@@ -365,6 +410,11 @@ mod tests {
         parse_time(s).unwrap()
     }
 
+    /// The sentence of `l`, evaluated from [`input`] or a change of it.
+    fn said(l: &Lease, i: &LeaseInput) -> String {
+        l.reason(i.branch, i.owner)
+    }
+
     fn input() -> LeaseInput<'static> {
         LeaseInput {
             claimed_at: Some(t("2026-10-22T14:05Z")),
@@ -385,7 +435,7 @@ mod tests {
         let live = evaluate(&input(), t("2026-10-22T15:00Z"), exp);
         assert_eq!(live.state, LeaseState::Live);
         assert_eq!(
-            live.reason,
+            said(&live, &input()),
             "1h5m left of 2h (until 2026-10-22T16:05:00Z); claimed 55m ago"
         );
         assert_eq!(
@@ -395,7 +445,7 @@ mod tests {
         let stale = evaluate(&input(), t("2026-10-22T16:18Z"), exp);
         assert_eq!(stale.state, LeaseState::Stale);
         assert_eq!(
-            stale.reason,
+            said(&stale, &input()),
             "claimed 2h13m ago with no commit on session-a or renewal since (lease 2h)"
         );
     }
@@ -408,7 +458,7 @@ mod tests {
         assert_eq!(l.state, LeaseState::Live);
         assert_eq!(l.activity, Activity::Commit);
         let l = evaluate(&i, t("2026-10-22T17:43Z"), TimeDelta::minutes(15));
-        assert_eq!(l.reason, "no commit on session-a for 2h13m (lease 2h)");
+        assert_eq!(said(&l, &i), "no commit on session-a for 2h13m (lease 2h)");
     }
 
     #[test]
@@ -432,13 +482,13 @@ mod tests {
         assert_eq!(l.left, Some(TimeDelta::hours(1)));
         assert_eq!(l.start, Some(t("2026-10-22T14:00Z")));
         assert!(
-            l.reason.contains("2099-01-01T00:00:00Z is in the future"),
+            said(&l, &i).contains("2099-01-01T00:00:00Z is in the future"),
             "{}",
-            l.reason
+            said(&l, &i)
         );
         // Its lease runs out by this host's clock.
         let l = evaluate(&i, t("2026-10-22T16:01Z"), exp);
-        assert_eq!(l.state, LeaseState::Stale, "{}", l.reason);
+        assert_eq!(l.state, LeaseState::Stale, "{}", said(&l, &i));
         // A renewal from the future is no different.
         let mut r = input();
         r.renewed_at = Some(t("2099-01-01T00:00Z"));
@@ -474,20 +524,20 @@ mod tests {
         i.owner_alive = Some(false);
         let l = evaluate(&i, t("2026-10-22T14:06Z"), TimeDelta::minutes(15));
         assert_eq!(l.state, LeaseState::Stale);
-        assert!(l.reason.starts_with("owner process 4242@devbox is dead"));
+        assert!(said(&l, &i).starts_with("owner process 4242@devbox is dead"));
         i.owner_alive = Some(true);
         let l = evaluate(&i, t("2026-10-23T14:06Z"), TimeDelta::minutes(15));
         assert_eq!(l.state, LeaseState::Live);
-        assert!(l.reason.contains("alive"));
+        assert!(said(&l, &i).contains("alive"));
         // Without a pid the liveness is the session's (regression: "owner process its owner").
         i.owner = None;
         i.owner_alive = Some(false);
         let l = evaluate(&i, t("2026-10-22T14:06Z"), TimeDelta::minutes(15));
-        assert_eq!(l.reason, "its owner is dead (claimed 1m ago)");
+        assert_eq!(said(&l, &i), "its owner is dead (claimed 1m ago)");
         i.owner_alive = Some(true);
         let l = evaluate(&i, t("2026-10-23T14:06Z"), TimeDelta::minutes(15));
         assert_eq!(
-            l.reason,
+            said(&l, &i),
             "lease of 2h ran out 22h1m ago, but its owner is alive"
         );
     }

@@ -263,9 +263,9 @@ impl Rail {
                         paths: c.paths.clone(),
                         resources: c.resources.clone(),
                         purpose: c.purpose.clone(),
-                        lease_state: placeholder_lease(),
+                        lease_state: Lease::unjudged(None, lease::Activity::None),
                         seen_at: None,
-                        activity_key: String::new(),
+                        written_since: Some(c.time),
                         observed_at: None,
                     };
                     // A claim file of the same owner naming this task adds to the line.
@@ -347,9 +347,11 @@ impl Rail {
                 paths: file.paths.clone(),
                 resources: file.resources.clone(),
                 purpose: file.purpose.clone(),
-                lease_state: placeholder_lease(),
+                lease_state: Lease::unjudged(None, lease::Activity::None),
                 seen_at: None,
-                activity_key: String::new(),
+                // As written: a claim file's `since`, not its mtime, which differs between the
+                // fetched tree and the mirror.
+                written_since: file.since,
                 observed_at: None,
             });
         }
@@ -360,16 +362,7 @@ impl Rail {
                 Origin::Line(_) => self.claims_modified,
                 Origin::File(i) => self.file_modified[i],
             };
-            // As written: a claim file's `since`, not its mtime, which differs between the
-            // fetched tree and the mirror.
-            let since = match claim.origin {
-                Origin::Line(_) => claim.claimed_at,
-                Origin::File(i) => self.files[i].since,
-            };
-            let what = claim.task.clone().unwrap_or_else(|| claim.file.clone());
-            claim.activity_key =
-                lease::activity_key(&what, &claim.session, since, claim.renewed_at);
-            claim.observed_at = facts.first_seen(&claim.activity_key);
+            claim.observed_at = facts.first_seen(|| claim.activity_key());
             claim.last_commit_at = facts.last_commit(&claim.branch);
             let owner_alive = facts.owner_alive(claim.pid.as_deref(), &claim.session);
             claim.lease_state = lease::evaluate(
@@ -413,17 +406,6 @@ fn union(into: &mut Vec<String>, more: &[String]) {
     }
 }
 
-fn placeholder_lease() -> Lease {
-    Lease {
-        start: None,
-        end: None,
-        left: None,
-        activity: lease::Activity::None,
-        state: LeaseState::Live,
-        reason: String::new(),
-    }
-}
-
 /// Where a claim was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -462,8 +444,9 @@ pub struct Claim {
     pub lease_state: Lease,
     /// When this host saw the claim as it is (the mtime of its file, by the host's clock).
     pub seen_at: Option<Time>,
-    /// What names its activity for a machine's sightings ([`lease::activity_key`]).
-    pub activity_key: String,
+    /// Its claim time as written (a claim file's `since:`, not the file's mtime): what names
+    /// its activity ([`Claim::activity_key`]).
+    pub written_since: Option<Time>,
     /// On a shared rail: when this machine first saw that activity ([`Facts::first_seen`]).
     pub observed_at: Option<Time>,
 }
@@ -494,16 +477,9 @@ impl Claim {
             resources: Vec::new(),
             purpose: None,
             seen_at: None,
-            activity_key: String::new(),
+            written_since: Some(now),
             observed_at: None,
-            lease_state: lease::Lease {
-                start: Some(now),
-                end: None,
-                left: None,
-                activity: lease::Activity::Claimed,
-                state: lease::LeaseState::Live,
-                reason: String::new(),
-            },
+            lease_state: Lease::unjudged(Some(now), lease::Activity::Claimed),
         }
     }
 
@@ -516,6 +492,18 @@ impl Claim {
 
     pub fn state(&self) -> LeaseState {
         self.lease_state.state
+    }
+
+    /// Why its lease is in its state, in a sentence ([`Lease::reason`]).
+    pub fn lease_reason(&self) -> String {
+        self.lease_state.reason(&self.branch, self.pid.as_deref())
+    }
+
+    /// What names its activity for a machine's sightings ([`lease::activity_key`]): its task
+    /// (or file), session, claim time as written and renewal.
+    pub fn activity_key(&self) -> String {
+        let what = self.task.as_deref().unwrap_or(&self.file);
+        lease::activity_key(what, &self.session, self.written_since, self.renewed_at)
     }
 
     /// `task` or, for a claim file without a task, `(claims/x.yaml)`.

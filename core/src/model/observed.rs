@@ -94,7 +94,7 @@ mod tests {
 
     fn keys(rail: &Rail) -> Vec<String> {
         let eval = rail.evaluate(&Facts::at(t("2026-10-22T00:00Z")));
-        eval.claims.iter().map(|c| c.activity_key.clone()).collect()
+        eval.claims.iter().map(|c| c.activity_key()).collect()
     }
 
     #[test]
@@ -133,11 +133,11 @@ mod tests {
             behind.evaluate(&f)
         };
         assert!(
-            eval.claims[0].lease_state.reason.contains(
+            eval.claims[0].lease_reason().contains(
                 "its time 2026-10-22T11:00:00Z is before this machine first saw it: counted from 2026-10-22T14:00:00Z"
             ),
             "{}",
-            eval.claims[0].lease_state.reason
+            eval.claims[0].lease_reason()
         );
         assert_eq!(
             state(&behind, &seen, t("2026-10-22T16:01Z")),

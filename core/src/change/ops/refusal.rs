@@ -138,7 +138,7 @@ impl Refusal {
             age_secs: claim.age(now).map(|d| d.num_seconds()),
             lease_left_secs: claim.lease_state.left.map(|d| d.num_seconds()),
             state: Some(claim.state()),
-            reason: Some(claim.lease_state.reason.clone()),
+            reason: Some(claim.lease_reason()),
             conflicts: Vec::new(),
             conflicts_unlisted: 0,
             message,
@@ -161,13 +161,13 @@ pub(super) fn describe_holder(claim: &Claim, now: time::Time) -> String {
     // The state decides the wording: a dead owner makes a claim stale with time left, a live
     // owner keeps it holding past its end.
     let lease = match claim.lease_state.left {
-        _ if claim.state() == LeaseState::Stale => format!("; stale: {}", claim.lease_state.reason),
+        _ if claim.state() == LeaseState::Stale => format!("; stale: {}", claim.lease_reason()),
         Some(left) if left > TimeDelta::zero() => format!(
             "; {} left of its {} lease",
             format_duration(left),
             format_duration(claim.lease)
         ),
-        Some(_) => format!("; {}", claim.lease_state.reason),
+        Some(_) => format!("; {}", claim.lease_reason()),
         None => String::new(),
     };
     let machine = match &claim.machine {

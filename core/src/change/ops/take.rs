@@ -57,14 +57,14 @@ impl Planner<'_> {
                     self.task,
                     describe_holder(holder, now),
                     holder.state().as_str(),
-                    holder.lease_state.reason
+                    holder.lease_reason()
                 ),
             ));
         }
         let stamp = format_time(now);
         let why = reason
             .map(str::to_string)
-            .unwrap_or_else(|| holder.lease_state.reason.clone());
+            .unwrap_or_else(|| holder.lease_reason());
         let mut edits = Vec::new();
         match holder.origin {
             Origin::Line(n) => {
