@@ -115,7 +115,7 @@ fn prove_shared(ctx: &Ctx) -> Result<Result<(), Fail>, Fail> {
     .map_err(Fail::env)?
     .trim()
     .to_string();
-    let Some(keys) = crate::shared::proof::keys(&dir, &repo.common_dir, remote) else {
+    let Some(keys) = crate::shared::proof::keys(repo, &dir, remote) else {
         let why = rail_core::model::verification::unverified(remote);
         outln!("{why}");
         return Ok(Err(Fail {

@@ -66,7 +66,7 @@ pub fn run(args: &VerifyPushArgs) -> Result<(), Fail> {
         git::run(&dir, &GitLine::new(&["rev-parse", "--git-common-dir"])).map_err(Fail::env)?;
     let common = dir.join(PathBuf::from(common.trim()));
     let heads = ["HEAD".to_string(), "refs/heads/main".to_string()];
-    let Some(team) = keys::keys_on(&dir, &common, &heads) else {
+    let Some(team) = keys::keys_on(&dir, &common, &heads, None) else {
         return Err(refused(format!(
             "no {} is committed on this repository's main branch: nothing can be proven",
             proof::ALLOWED_SIGNERS

@@ -89,14 +89,7 @@ fn packed_ref(common_dir: &Path, name: &str) -> Option<Option<Oid>> {
 /// than files, environment that moves the repository, a symbolic ref, a ref file or name this
 /// does not read plainly. Saves a process on every round of a shared rail.
 pub fn refs_under(git_dir: &Path, names: &[&str]) -> Option<Vec<(String, String)>> {
-    const ENV: &[&str] = &[
-        "GIT_DIR",
-        "GIT_COMMON_DIR",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_REF_PARANOIA",
-    ];
-    if ENV.iter().any(|v| crate::sys::env::var_os(v).is_some()) || git_dir.join("reftable").exists()
-    {
+    if !plain_refs(git_dir) {
         return None;
     }
     let wanted = |name: &str| {
@@ -151,6 +144,90 @@ pub fn refs_under(git_dir: &Path, names: &[&str]) -> Option<Vec<(String, String)
 }
 
 /// A small git file's text: `Some(None)` when missing, `None` when it cannot be read plainly.
+/// Are the refs of the common dir `git_dir` plain files that Rail may read and write as git
+/// does? Not with another ref store, or with environment that moves the repository.
+fn plain_refs(git_dir: &Path) -> bool {
+    const ENV: &[&str] = &[
+        "GIT_DIR",
+        "GIT_COMMON_DIR",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_REF_PARANOIA",
+    ];
+    !ENV.iter().any(|v| crate::sys::env::var_os(v).is_some()) && !git_dir.join("reftable").exists()
+}
+
+/// Points the ref `name` (a plain name under `refs/`) of the common dir `git_dir` at the commit
+/// `id` as `git update-ref` does with loose refs — `<ref>.lock` created exclusively, written,
+/// renamed over the ref — without a process (a keyed shared rail records what it proved every
+/// round). `false`, with nothing changed, wherever git must do it: the cases [`refs_under`]
+/// leaves to git, a ref with a reflog (git appends to it), a symbolic ref, a link or anything
+/// not a plain file or folder on the way, a lock held by another writer, any error.
+pub fn write_ref(git_dir: &Path, name: &str, id: &str) -> bool {
+    let plain_name = name.starts_with("refs/")
+        && name.split('/').all(|c| {
+            !c.is_empty()
+                && !c.starts_with('.')
+                && !c.ends_with(".lock")
+                && c.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+        });
+    if !plain_name || gitobject::parse_hex(id.as_bytes()).is_none() || !plain_refs(git_dir) {
+        return false;
+    }
+    if std::fs::symlink_metadata(git_dir.join("logs").join(name)).is_ok() {
+        return false;
+    }
+    let mut path = git_dir.to_path_buf();
+    let parts: Vec<&str> = name.split('/').collect();
+    for dir in &parts[..parts.len() - 1] {
+        path.push(dir);
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if std::fs::create_dir(&path).is_err() {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    path.push(parts[parts.len() - 1]);
+    match std::fs::symlink_metadata(&path) {
+        // A symbolic ref (`ref: …`) is git's to follow.
+        Ok(m) if m.is_file() => {
+            if read_small(&path)
+                .flatten()
+                .and_then(|t| direct(&t))
+                .is_none()
+            {
+                return false;
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        _ => return false,
+    }
+    let lock = path.with_file_name(format!("{}.lock", parts[parts.len() - 1]));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&lock)
+        .map(|mut file| {
+            use std::io::Write;
+            file.write_all(format!("{id}\n").as_bytes())
+        });
+    match written {
+        // Another writer holds the lock: git would fail too; it is left to git to say so.
+        Err(_) => false,
+        Ok(result) => {
+            if result.and_then(|()| std::fs::rename(&lock, &path)).is_ok() {
+                return true;
+            }
+            let _ = std::fs::remove_file(&lock);
+            false
+        }
+    }
+}
+
 fn read_small(path: &Path) -> Option<Option<String>> {
     match crate::sys::railfile::read_max(path, 1 << 20) {
         Ok(Some((bytes, _))) => String::from_utf8(bytes).ok().map(Some),
@@ -398,5 +475,58 @@ mod tests {
         )
         .unwrap();
         assert_eq!(refs_under(&d.join(".git"), &names), None);
+    }
+
+    /// A ref written in this process reads back through git as `git update-ref` would have
+    /// left it — new, over a loose one, over a packed one — and git can move it on after; where
+    /// git must write (a lock held, a symbolic ref, a reflog, a link on the way, a bad name or
+    /// id) nothing is changed and the caller is told to ask git.
+    #[test]
+    fn a_ref_written_here_is_the_ref_git_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let g = d.join(".git");
+        git(d, &["init", "-q"]);
+        git(d, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        let one = git(d, &["rev-parse", "HEAD"]).trim().to_string();
+        git(d, &["commit", "-q", "--allow-empty", "-m", "two"]);
+        let two = git(d, &["rev-parse", "HEAD"]).trim().to_string();
+        let at = |name: &str| git(d, &["rev-parse", "--verify", name]).trim().to_string();
+        const NAME: &str = "refs/rail/proven";
+
+        assert!(write_ref(&g, NAME, &one), "a new ref, its folder made");
+        assert_eq!(at(NAME), one);
+        assert!(write_ref(&g, NAME, &two), "over a loose ref");
+        assert_eq!(at(NAME), two);
+        git(d, &["pack-refs", "--all"]);
+        assert!(!g.join(NAME).exists());
+        assert!(write_ref(&g, NAME, &one), "over a packed ref");
+        assert_eq!(at(NAME), one);
+        git(d, &["update-ref", NAME, &two, &one]);
+        assert_eq!(at(NAME), two, "git moves it on: no lock left behind");
+
+        let unchanged = |why: &str, name: &str, id: &str| {
+            assert!(!write_ref(&g, name, id), "{why}");
+            assert_eq!(at(NAME), two, "{why}");
+        };
+        std::fs::write(g.join("refs/rail/proven.lock"), "").unwrap();
+        unchanged("a lock held", NAME, &one);
+        std::fs::remove_file(g.join("refs/rail/proven.lock")).unwrap();
+        unchanged("not a ref name", "refs/rail/../proven", &one);
+        unchanged("a lock's name", "refs/rail/proven.lock", &one);
+        unchanged("not under refs/", "HEAD", &one);
+        unchanged("not an id", NAME, "main");
+        std::fs::create_dir_all(g.join("logs/refs/rail")).unwrap();
+        std::fs::write(g.join("logs/refs/rail/proven"), "").unwrap();
+        unchanged("a reflog git appends to", NAME, &one);
+        std::fs::remove_dir_all(g.join("logs/refs/rail")).unwrap();
+        std::fs::write(g.join("refs/rail/sym"), "ref: refs/heads/main\n").unwrap();
+        unchanged("a symbolic ref", "refs/rail/sym", &one);
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), g.join("refs/linked")).unwrap();
+        unchanged("a link on the way", "refs/linked/proven", &one);
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+        assert!(write_ref(&g, NAME, &one), "and then it writes again");
+        assert_eq!(at(NAME), one);
     }
 }

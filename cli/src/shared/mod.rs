@@ -250,7 +250,7 @@ pub fn init_remote(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
 fn set_up_key(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
     let dir = ctx.repo_dir();
     let mut done = Vec::new();
-    let key = match proof::signing_key(&dir) {
+    let key = match proof::signing_key(ctx.repo.as_ref(), &dir) {
         Some(key) => key,
         None => {
             let home = crate::sys::env::home();
@@ -297,7 +297,7 @@ fn set_up_key(ctx: &Ctx, remote: &str) -> Result<Vec<String>, Fail> {
     let committed = ctx
         .repo
         .as_ref()
-        .and_then(|r| proof::keys(&dir, &r.common_dir, remote))
+        .and_then(|r| proof::keys(r, &dir, remote))
         .is_some_and(|k| k.signers.principals.contains(&machine));
     if committed {
         done.push(format!(
@@ -415,7 +415,7 @@ pub fn reset_shared(ctx: &Ctx, remote: &str) -> Result<String, Fail> {
 /// whether this machine can sign.
 pub fn verification(ctx: &Ctx, remote: &str) -> SharedRailFacts {
     let dir = ctx.repo_dir();
-    let keys = (ctx.repo.as_ref()).and_then(|r| proof::keys(&dir, &r.common_dir, remote));
+    let keys = (ctx.repo.as_ref()).and_then(|r| proof::keys(r, &dir, remote));
     let mut facts = SharedRailFacts {
         remote: remote.to_string(),
         known: true,

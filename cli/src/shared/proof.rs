@@ -17,7 +17,9 @@ use rail_core::change::snapshot::SharedFiles;
 use super::remote::RemoteError;
 use super::signature::{self, SignatureCheck};
 use super::state::read_commit_via;
+use crate::git::repo::Repo;
 use crate::git::{self, CatFile, GitLine, Object};
+use rail_core::formats::gitconfig::{Key, Lookup};
 
 /// The last state this machine proved, kept locally.
 pub const PROVEN: &str = "refs/rail/proven";
@@ -61,17 +63,23 @@ const MAX_SIGNERS_BYTES: usize = 1 << 20;
 
 /// The team's keys for `remote` (its main branch as this clone last fetched it), or `None`: no
 /// allowed signers are committed there (the shared rail is unverified, today's behaviour).
-pub fn keys(dir: &Path, common_dir: &Path, remote: &str) -> Option<Keys> {
+pub fn keys(repo: &Repo, dir: &Path, remote: &str) -> Option<Keys> {
     let heads = [
         format!("refs/remotes/{remote}/HEAD"),
         format!("refs/remotes/{remote}/main"),
         format!("refs/remotes/{remote}/master"),
     ];
-    keys_on(dir, common_dir, &heads)
+    keys_on(dir, &repo.common_dir, &heads, Some(repo))
 }
 
-/// The team's keys as committed on the first of `heads` that has them (a server's: `HEAD`).
-pub fn keys_on(dir: &Path, common_dir: &Path, heads: &[String]) -> Option<Keys> {
+/// The team's keys as committed on the first of `heads` that has them (a server's: `HEAD`);
+/// `repo`, when the checkout is one, lets git's config be read without a process.
+pub fn keys_on(
+    dir: &Path,
+    common_dir: &Path,
+    heads: &[String],
+    repo: Option<&Repo>,
+) -> Option<Keys> {
     let (from, text) = committed_signers(dir, heads)?;
     let file = common_dir.join("rail").join(SIGNERS_FILE);
     if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
@@ -79,7 +87,7 @@ pub fn keys_on(dir: &Path, common_dir: &Path, heads: &[String]) -> Option<Keys> 
         let tmp = file.with_extension(format!("{}.tmp", std::process::id()));
         let _ = std::fs::write(&tmp, &text).and_then(|()| std::fs::rename(&tmp, &file));
     }
-    let config = signing_config(dir);
+    let config = signing_config(repo, dir);
     Some(Keys {
         signers: proof::signers(&text),
         file,
@@ -89,9 +97,24 @@ pub fn keys_on(dir: &Path, common_dir: &Path, heads: &[String]) -> Option<Keys> 
     })
 }
 
-/// The git config a keyed rail reads, in one `git config` process: the signing key's settings
-/// and a revocation file (lower-case names; the last value of each).
-fn signing_config(dir: &Path) -> BTreeMap<String, String> {
+/// The git config settings a keyed rail reads: the signing key's and a revocation file's.
+const SIGNING_CONFIG: [&str; 4] = [
+    "rail.signingkey",
+    "gpg.format",
+    "user.signingkey",
+    "gpg.ssh.revocationfile",
+];
+
+/// The git config a keyed rail reads ([`SIGNING_CONFIG`], the last value of each, empty
+/// counting as unset): from git's files in this process where they can be read plainly
+/// (`crate::git::config`), else from one `git config` process.
+fn signing_config(repo: Option<&Repo>, dir: &Path) -> BTreeMap<String, String> {
+    if let Some(read) = repo
+        .and_then(|r| crate::git::config::files(r, dir))
+        .and_then(|files| read_signing_config(&files))
+    {
+        return read;
+    }
     let line = GitLine::new(&["config", "--get-regexp"])
         .operand("^(rail\\.signingkey|gpg\\.format|user\\.signingkey|gpg\\.ssh\\.revocationfile)$");
     let listed = git::run(dir, &line).unwrap_or_default();
@@ -102,9 +125,26 @@ fn signing_config(dir: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// [`SIGNING_CONFIG`] as the files say, or `None` where only git can tell.
+fn read_signing_config(
+    files: &crate::git::config::ConfigFiles,
+) -> Option<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    for name in SIGNING_CONFIG {
+        match files.lookup(&Key::parse(name)?) {
+            Lookup::Value(v) if !v.trim().is_empty() => {
+                out.insert(name.to_string(), v.trim().to_string());
+            }
+            Lookup::Value(_) | Lookup::Unset => {}
+            Lookup::Unknown(_) => return None,
+        }
+    }
+    Some(out)
+}
+
 /// This machine's signing key as git's config names it.
-pub fn signing_key(dir: &Path) -> Option<PathBuf> {
-    key_of(&signing_config(dir))
+pub fn signing_key(repo: Option<&Repo>, dir: &Path) -> Option<PathBuf> {
+    key_of(&signing_config(repo, dir))
 }
 
 fn key_of(config: &BTreeMap<String, String>) -> Option<PathBuf> {
@@ -412,8 +452,12 @@ fn checked(keys: &Keys, raw: &[u8], wanted: &str) -> SignatureCheck {
     }
 }
 
-/// Records `commit` as the last state this machine proved.
-pub fn proved(dir: &Path, commit: &str) {
+/// Records `commit` as the last state this machine proved: the ref file written in this
+/// process where git keeps refs as plain files (`common_dir`), else by `git update-ref`.
+pub fn proved(dir: &Path, common_dir: Option<&Path>, commit: &str) {
+    if common_dir.is_some_and(|c| crate::git::objects::write_ref(c, PROVEN, commit)) {
+        return;
+    }
     let _ = git::run(dir, &GitLine::new(&["update-ref", PROVEN]).operand(commit));
 }
 
@@ -494,4 +538,58 @@ pub fn marks_signed(
 ) -> Result<(), String> {
     let signature = signature_in(dir, objects, keys, commit, machine)?;
     proof::check_marks(&signature, machine, &keys.signers)
+}
+
+// They run real git: not under Wine, where the Windows build's unit tests run without it.
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::git::testing::git;
+
+    /// The signing settings read from git's files in this process are the ones a `git config`
+    /// process lists, setting by setting: none, git's own SSH signing, Rail's key given twice
+    /// (the last wins), an empty value, a revocation file; and an include, which only git
+    /// follows, is left to git.
+    #[test]
+    fn the_signing_config_read_here_is_what_git_lists() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = &dir.path().canonicalize().unwrap();
+        git(d, &["init", "-q"]);
+        let repo = crate::git::repo::discover(d).unwrap();
+        let here = || crate::git::config::files(&repo, d).and_then(|f| read_signing_config(&f));
+        let same = |step: &str| {
+            let by_git = signing_config(None, d);
+            assert_eq!(signing_config(Some(&repo), d), by_git, "{step}");
+            by_git
+        };
+        assert_eq!(here(), Some(BTreeMap::new()));
+        assert!(same("nothing set").is_empty());
+        git(d, &["config", "gpg.format", "ssh"]);
+        git(d, &["config", "user.signingKey", "~/.ssh/id_ed25519.pub"]);
+        assert_eq!(same("git's own signing").len(), 2);
+        git(d, &["config", "--add", "rail.signingKey", "/keys/first"]);
+        git(d, &["config", "--add", "rail.signingKey", "/keys/second"]);
+        assert_eq!(
+            same("Rail's key twice")["rail.signingkey"],
+            "/keys/second",
+            "the last value wins"
+        );
+        git(d, &["config", "user.signingKey", ""]);
+        assert!(!same("an empty value").contains_key("user.signingkey"));
+        git(d, &["config", "gpg.ssh.revocationFile", "/keys/revoked"]);
+        assert_eq!(same("a revocation file").len(), 3);
+        assert!(here().is_some(), "all read without git");
+        std::fs::write(
+            d.join("more.config"),
+            "[rail]\n\tsigningKey = /keys/included\n",
+        )
+        .unwrap();
+        git(d, &["config", "include.path", "../more.config"]);
+        assert_eq!(
+            same("an include")["rail.signingkey"],
+            "/keys/included",
+            "git's answer"
+        );
+        assert_eq!(here(), None, "left to git");
+    }
 }

@@ -119,7 +119,8 @@ pub fn commit(
                     &git::GitLine::new(&["update-ref", shared::FETCHED]).operand(id.as_str()),
                 );
                 if l.keys.is_some() {
-                    shared::proof::proved(inputs.dir, &id);
+                    let common = ctx.repo.as_ref().map(|r| r.common_dir.as_path());
+                    shared::proof::proved(inputs.dir, common, &id);
                 }
                 l.seen = (looked.rewound.is_none()).then(|| shared::Seen {
                     kept: None,

@@ -266,7 +266,8 @@ fn prove(
     ));
     let Some(open) = walk.open else {
         if let Some(p) = &walk.proven {
-            proof::proved(dir, p);
+            let common = ctx.repo.as_ref().map(|r| r.common_dir.as_path());
+            proof::proved(dir, common, p);
         }
         return Ok(None);
     };

@@ -161,7 +161,7 @@ pub fn lead(
 ) -> Result<(), Fail> {
     let dir = ctx.repo_dir();
     let mut l = Leader::open(exchange);
-    l.keys = (ctx.repo.as_ref()).and_then(|r| super::proof::keys(&dir, &r.common_dir, remote));
+    l.keys = (ctx.repo.as_ref()).and_then(|r| super::proof::keys(r, &dir, remote));
     let mut attempt = 0u32;
     // Rounds lost to another machine's push: a job that then fails at its deadline says so,
     // not only that the last exchange was cut off (which reads as an unreachable remote).
