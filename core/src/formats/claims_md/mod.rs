@@ -8,6 +8,8 @@
 //! The document keeps the text it was parsed from, so printing an unedited document returns the
 //! input byte for byte; edits are range patches on that text (see [`crate::text::edit`]).
 
+use std::sync::Arc;
+
 use chrono::TimeDelta;
 use serde::Serialize;
 
@@ -94,7 +96,7 @@ pub enum LineKind {
     /// Anything that is not a claim: kept verbatim.
     Text,
     /// A claim.
-    Claim(Box<ClaimLine>),
+    Claim(Arc<ClaimLine>),
     /// Meant as a claim but broken; `task` is set when the task id itself was readable, so the
     /// task counts as taken (a `grep "^task |"` would see it too).
     Broken { task: Option<String> },
@@ -124,8 +126,14 @@ impl LineKind {
     /// The same reading of the same line `delta` bytes further on: every span moved.
     fn moved(&self, delta: isize) -> LineKind {
         let mut kind = self.clone();
+        if delta == 0 {
+            // A claim's reading is shared, not copied: most lines of a big rail stay where
+            // they were (a claim is added at the end).
+            return kind;
+        }
         match &mut kind {
             LineKind::Claim(c) => {
+                let c = Arc::make_mut(c);
                 for span in [&mut c.task_span, &mut c.session_span, &mut c.time_span] {
                     *span = span.moved(delta);
                 }
@@ -237,14 +245,25 @@ pub fn parse(text: &str) -> RailDoc {
 /// next operation of a replay read a 1,000-claim rail once, not per operation.
 pub fn reparse(old: &RailDoc, edits: &[TextEdit]) -> Result<RailDoc, crate::text::edit::EditError> {
     let text = crate::text::edit::apply(old.text(), edits)?;
-    Ok(read(text, Some(old)))
+    // What the edits leave alone, before the first and after the last: the texts may share
+    // more (an edit writing what was there), which is only read again.
+    let prefix = edits.iter().map(|e| e.span.start).min();
+    let suffix = edits.iter().map(|e| e.span.end).max();
+    let kept = Kept {
+        old,
+        prefix: prefix.unwrap_or(old.text.len()),
+        suffix: suffix.map_or(0, |end| old.text.len() - end),
+        delta: text.len() as isize - old.text.len() as isize,
+        next: 0,
+    };
+    Ok(read(text, Some(kept)))
 }
 
 /// Where a line of `old` is in the new text, when its bytes, its terminator and the newline
 /// before it are all in the part both texts share: `(old line, how far it moved)`.
 struct Kept<'a> {
     old: &'a RailDoc,
-    /// Bytes both texts start with, and end with (not overlapping).
+    /// Bytes both texts start with, and end with (not overlapping): what no edit touched.
     prefix: usize,
     suffix: usize,
     delta: isize,
@@ -253,23 +272,6 @@ struct Kept<'a> {
 }
 
 impl Kept<'_> {
-    fn new<'a>(old: &'a RailDoc, new: &str) -> Kept<'a> {
-        let (a, b) = (old.text.as_bytes(), new.as_bytes());
-        let most = a.len().min(b.len());
-        let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-        let suffix = (a.iter().rev().zip(b.iter().rev()))
-            .take(most - prefix)
-            .take_while(|(x, y)| x == y)
-            .count();
-        Kept {
-            old,
-            prefix,
-            suffix,
-            delta: b.len() as isize - a.len() as isize,
-            next: 0,
-        }
-    }
-
     /// The old line that reads exactly as the new line `full` does, in the same place in the
     /// text's lines, and how far it moved (never the first line of either: a byte-order mark is
     /// read there). Asked in the order of the new lines.
@@ -321,12 +323,11 @@ impl Kept<'_> {
     }
 }
 
-/// Reads `text` into a document; with `old`, a line [`Kept`] finds there is taken as it was
-/// read (moved), when it is in code or HTML as before.
-fn read(text: String, old: Option<&RailDoc>) -> RailDoc {
+/// Reads `text` into a document; with `kept`, a line it finds in the old document is taken as
+/// it was read there (moved), when it is in code or HTML as before.
+fn read(text: String, mut kept: Option<Kept<'_>>) -> RailDoc {
     let (excluded, open) = markdown::markup(&text);
     let mut excluded_iter = excluded.iter().peekable();
-    let mut kept = old.map(|o| Kept::new(o, &text));
     let count = text.bytes().filter(|b| *b == b'\n').count() + 1;
     let mut doc = RailDoc {
         text: String::new(),
@@ -642,7 +643,7 @@ fn classify(text: &str, content: Span, diags: &mut Vec<Diagnostic>) -> LineKind 
         .map(|f| f.removal_span.start)
         .or_else(|| claim.fields.last().map(|f| f.removal_span.end))
         .unwrap_or(time_piece.span.end);
-    LineKind::Claim(Box::new(claim))
+    LineKind::Claim(Arc::new(claim))
 }
 
 /// `- [ ] task | key: value…` (also `* `, `1. `, and `[x]` when done). A to-do in words
