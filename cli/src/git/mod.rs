@@ -331,10 +331,20 @@ pub fn config_set(dir: &Path, key: &str, value: &str) -> Result<(), String> {
     run(dir, &GitLine::new(&["config"]).operand(key).operand(value)).map(|_| ())
 }
 
-/// One `git cat-file --batch` process answering object names one at a time (`<commit>`,
-/// `<rev>:<path>`), so a round reads the shared ref's last commits and every machine's queue
-/// in one process, and decides what to read next from what it read.
+/// Objects read one at a time by name (`<commit>`, `<rev>:<path>`), so a round reads the
+/// shared ref's last commits and every machine's queue and decides what to read next from what
+/// it read. An object named by its id is read from the repository's files in this process where
+/// they hold it ([`objects::ObjectFiles`]: a round's reads were a dozen round trips to a
+/// process that, on a busy machine, waits its turn for a core each time); everything else is
+/// asked of one `git cat-file --batch` process, started when first needed.
 pub struct CatFile {
+    dir: std::path::PathBuf,
+    files: Option<objects::ObjectFiles>,
+    batch: Option<Batch>,
+}
+
+/// The `git cat-file --batch` process.
+struct Batch {
     child: std::process::Child,
     stdin: std::process::ChildStdin,
     out: std::io::BufReader<std::process::ChildStdout>,
@@ -343,7 +353,8 @@ pub struct CatFile {
 impl std::fmt::Debug for CatFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CatFile")
-            .field("pid", &self.child.id())
+            .field("dir", &self.dir)
+            .field("pid", &self.batch.as_ref().map(|b| b.child.id()))
             .finish()
     }
 }
@@ -360,7 +371,59 @@ pub enum Object {
 }
 
 impl CatFile {
+    /// Objects of the repository whose checkout (or git dir) is `dir`. Its files are read in
+    /// this process only when nothing in the environment moves the repository or its objects.
     pub fn start(dir: &Path) -> Result<CatFile, String> {
+        const ENV: &[&str] = &[
+            "GIT_DIR",
+            "GIT_COMMON_DIR",
+            "GIT_OBJECT_DIRECTORY",
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        ];
+        let plain = !ENV.iter().any(|v| crate::sys::env::var_os(v).is_some());
+        let files = plain
+            .then(|| repo::discover(dir))
+            .flatten()
+            .and_then(|r| objects::ObjectFiles::open(&r.common_dir));
+        Ok(CatFile {
+            dir: dir.to_path_buf(),
+            files,
+            batch: None,
+        })
+    }
+
+    /// The object `name` names, keeping at most `limit` bytes of it.
+    pub fn get(&mut self, name: &str, limit: usize) -> Result<Object, String> {
+        if name.is_empty() || name.contains(['\n', '\r', '\0']) {
+            return Ok(Object::Missing);
+        }
+        let here = (self.files.as_mut()).and_then(|files| {
+            let oid = rail_core::formats::gitobject::parse_hex(name.as_bytes())?;
+            files.object(&oid)
+        });
+        if let Some((kind, bytes)) = here {
+            return Ok(if bytes.len() > limit {
+                Object::TooLarge { size: bytes.len() }
+            } else {
+                Object::Read {
+                    kind: kind.name().to_string(),
+                    bytes,
+                }
+            });
+        }
+        self.batch()?.get(name, limit)
+    }
+
+    fn batch(&mut self) -> Result<&mut Batch, String> {
+        if self.batch.is_none() {
+            self.batch = Some(Batch::start(&self.dir)?);
+        }
+        Ok(self.batch.as_mut().expect("started above"))
+    }
+}
+
+impl Batch {
+    fn start(dir: &Path) -> Result<Batch, String> {
         let mut child = line::process(dir, &GitLine::new(&["cat-file", "--batch"]))?
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -369,19 +432,15 @@ impl CatFile {
             .map_err(|e| format!("cannot run git cat-file: {e}"))?;
         let stdin = child.stdin.take().ok_or("git cat-file: no stdin")?;
         let out = child.stdout.take().ok_or("git cat-file: no stdout")?;
-        Ok(CatFile {
+        Ok(Batch {
             child,
             stdin,
             out: std::io::BufReader::new(out),
         })
     }
 
-    /// The object `name` names, keeping at most `limit` bytes of it.
-    pub fn get(&mut self, name: &str, limit: usize) -> Result<Object, String> {
+    fn get(&mut self, name: &str, limit: usize) -> Result<Object, String> {
         use std::io::{BufRead, Read, Write};
-        if name.is_empty() || name.contains(['\n', '\r', '\0']) {
-            return Ok(Object::Missing);
-        }
         let broken = |e: std::io::Error| format!("git cat-file: {e}");
         writeln!(self.stdin, "{name}").map_err(broken)?;
         self.stdin.flush().map_err(broken)?;
@@ -416,7 +475,7 @@ impl CatFile {
     }
 }
 
-impl Drop for CatFile {
+impl Drop for Batch {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

@@ -297,6 +297,13 @@ impl ObjectFiles {
         }
     }
 
+    /// The object `oid`: its kind and bytes; `None` where only git can say (not in these
+    /// files — a pack written since they were opened, an alternate store — or beyond this
+    /// reader).
+    pub fn object(&mut self, oid: &Oid) -> Option<(Kind, Vec<u8>)> {
+        self.read(oid, 0)
+    }
+
     fn read(&mut self, oid: &Oid, depth: usize) -> Option<(Kind, Vec<u8>)> {
         if depth > MAX_DEPTH {
             return None;
@@ -528,5 +535,75 @@ mod tests {
         assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
         assert!(write_ref(&g, NAME, &one), "and then it writes again");
         assert_eq!(at(NAME), one);
+    }
+
+    /// Objects read by id from the files in this process are the ones `git cat-file` prints,
+    /// loose and packed (deltas applied); a name only git resolves (`<rev>:<path>`) and an id
+    /// the files do not hold go to git; a limit is kept either way.
+    #[test]
+    fn objects_read_here_are_the_ones_git_prints() {
+        use crate::git::{CatFile, Object};
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q"]);
+        let mut ids = Vec::new();
+        for round in 0..3 {
+            let text: String = (0..200)
+                .map(|i| format!("line {i} of round {round}\n"))
+                .collect();
+            std::fs::write(d.join("claims.md"), text).unwrap();
+            git(d, &["add", "claims.md"]);
+            git(d, &["commit", "-q", "-m", &format!("round {round}")]);
+            let head = git(d, &["rev-parse", "HEAD"]).trim().to_string();
+            ids.push(head.clone());
+            ids.push(git(d, &["rev-parse", "HEAD^{tree}"]).trim().to_string());
+            ids.push(git(d, &["rev-parse", "HEAD:claims.md"]).trim().to_string());
+        }
+        let printed = |id: &str| {
+            let kind = git(d, &["cat-file", "-t", id]).trim().to_string();
+            let out = std::process::Command::new("git")
+                .current_dir(d)
+                .args(["cat-file", &kind, id])
+                .output()
+                .unwrap();
+            (kind, out.stdout)
+        };
+        let check = |step: &str, in_process: bool| {
+            let mut objects = CatFile::start(d).unwrap();
+            for id in &ids {
+                match objects.get(id, 1 << 20).unwrap() {
+                    Object::Read { kind, bytes } => {
+                        assert_eq!((kind, bytes), printed(id), "{step}: {id}")
+                    }
+                    other => panic!("{step}: {id}: {other:?}"),
+                }
+            }
+            assert_eq!(
+                objects.batch.is_none(),
+                in_process,
+                "{step}: read without git"
+            );
+            let blob = git(d, &["rev-parse", "HEAD:claims.md"]).trim().to_string();
+            assert!(matches!(
+                objects.get(&blob, 10).unwrap(),
+                Object::TooLarge { .. }
+            ));
+            let by_path = objects.get("HEAD:claims.md", 1 << 20).unwrap();
+            assert!(matches!(by_path, Object::Read { ref kind, .. } if kind == "blob"));
+            let unknown = "0123456789abcdef0123456789abcdef01234567";
+            assert!(matches!(
+                objects.get(unknown, 1 << 20).unwrap(),
+                Object::Missing
+            ));
+        };
+        check("loose", true);
+        git(d, &["gc", "-q", "--aggressive"]);
+        assert!(
+            std::fs::read_dir(d.join(".git/objects/pack"))
+                .unwrap()
+                .count()
+                > 0
+        );
+        check("packed, with deltas", true);
     }
 }

@@ -31,7 +31,7 @@ pub enum ObjectKind {
 }
 
 impl ObjectKind {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             ObjectKind::Commit => "commit",
             ObjectKind::Tree => "tree",
