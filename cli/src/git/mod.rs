@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
+use rail_core::formats::gitobject::{parse_hex, ObjectKind};
 use rail_core::model::lease;
 
 pub use self::line::GitLine;
@@ -339,7 +340,8 @@ pub fn config_set(dir: &Path, key: &str, value: &str) -> Result<(), String> {
 /// asked of one `git cat-file --batch` process, started when first needed.
 pub struct CatFile {
     dir: std::path::PathBuf,
-    files: Option<objects::ObjectFiles>,
+    /// The repository's common dir and object files, when they are read in this process.
+    files: Option<(std::path::PathBuf, objects::ObjectFiles)>,
     batch: Option<Batch>,
 }
 
@@ -381,10 +383,12 @@ impl CatFile {
             "GIT_ALTERNATE_OBJECT_DIRECTORIES",
         ];
         let plain = !ENV.iter().any(|v| crate::sys::env::var_os(v).is_some());
-        let files = plain
-            .then(|| repo::discover(dir))
-            .flatten()
-            .and_then(|r| objects::ObjectFiles::open(&r.common_dir));
+        let files = plain.then(|| repo::discover(dir)).flatten().and_then(|r| {
+            Some((
+                r.common_dir.clone(),
+                objects::ObjectFiles::open(&r.common_dir)?,
+            ))
+        });
         Ok(CatFile {
             dir: dir.to_path_buf(),
             files,
@@ -397,21 +401,58 @@ impl CatFile {
         if name.is_empty() || name.contains(['\n', '\r', '\0']) {
             return Ok(Object::Missing);
         }
-        let here = (self.files.as_mut()).and_then(|files| {
-            let oid = rail_core::formats::gitobject::parse_hex(name.as_bytes())?;
-            files.object(&oid)
-        });
-        if let Some((kind, bytes)) = here {
-            return Ok(if bytes.len() > limit {
-                Object::TooLarge { size: bytes.len() }
-            } else {
-                Object::Read {
+        match self.read_here(name) {
+            Some(Some((_, bytes))) if bytes.len() > limit => {
+                return Ok(Object::TooLarge { size: bytes.len() })
+            }
+            Some(Some((kind, bytes))) => {
+                return Ok(Object::Read {
                     kind: kind.name().to_string(),
                     bytes,
-                }
-            });
+                })
+            }
+            Some(None) => return Ok(Object::Missing),
+            None => {}
         }
         self.batch()?.get(name, limit)
+    }
+
+    /// `name` read from the files in this process: an object id, or `<rev>:<path>` where
+    /// `<rev>` is a commit's id or a full ref name (`refs/…`) and `<path>` a plain path in its
+    /// tree. `Some(None)`: there is surely no such object; `None`: git must say.
+    fn read_here(&mut self, name: &str) -> Option<Option<(ObjectKind, Vec<u8>)>> {
+        let (common, files) = self.files.as_mut()?;
+        let Some((rev, path)) = name.split_once(':') else {
+            return files.object(&parse_hex(name.as_bytes())?).map(Some);
+        };
+        let commit = match parse_hex(rev.as_bytes()) {
+            Some(oid) => oid,
+            None if rev.starts_with("refs/") => match objects::resolve_ref(common, rev)? {
+                Some(oid) => oid,
+                None => return Some(None),
+            },
+            None => return None,
+        };
+        let mut at = files.commit_tree(&commit)?;
+        let parts: Vec<&str> = path.split('/').collect();
+        if parts
+            .iter()
+            .any(|p| p.is_empty() || *p == "." || *p == "..")
+        {
+            return None;
+        }
+        for (i, part) in parts.iter().enumerate() {
+            let entries = files.tree(&at)?;
+            let Some(entry) = entries.iter().find(|e| e.name == *part) else {
+                return Some(None);
+            };
+            let last = i + 1 == parts.len();
+            if !last && !entry.is_tree() {
+                return Some(None);
+            }
+            at = entry.oid;
+        }
+        files.object(&at).map(Some)
     }
 
     fn batch(&mut self) -> Result<&mut Batch, String> {

@@ -50,6 +50,33 @@ pub fn head(repo: &Repo) -> Option<Head> {
     None
 }
 
+/// The commit a full ref name (`refs/…`) points to in the common dir `git_dir`, following
+/// symbolic refs as git does: `Some(None)` when there is no such ref; `None` wherever git must
+/// say (the cases [`refs_under`] leaves to git, a ref file this does not read plainly).
+pub fn resolve_ref(git_dir: &Path, name: &str) -> Option<Option<Oid>> {
+    if !plain_refs(git_dir) {
+        return None;
+    }
+    let mut target = symbolic(&format!("ref: {name}"))?;
+    for _ in 0..5 {
+        let path = git_dir.join(&target);
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_file() => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return packed_ref(git_dir, &target);
+            }
+            // A folder of refs (`refs/remotes/origin`) or a link: git's to say.
+            _ => return None,
+        }
+        let text = read_small(&path)??;
+        match symbolic(&text) {
+            Some(next) => target = next,
+            None => return direct(&text).map(Some),
+        }
+    }
+    None
+}
+
 /// `ref: refs/...` names another ref: a plain path under `refs/`, or `None`.
 fn symbolic(text: &str) -> Option<String> {
     let name = text.strip_prefix("ref:")?.trim();
@@ -545,7 +572,10 @@ mod tests {
         use crate::git::{CatFile, Object};
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        git(d, &["init", "-q"]);
+        git(d, &["init", "-q", "-b", "main"]);
+        std::fs::create_dir(d.join(".rail")).unwrap();
+        std::fs::write(d.join(".rail/allowed-signers"), "vm-a ssh-ed25519 AAAA\n").unwrap();
+        git(d, &["add", ".rail"]);
         let mut ids = Vec::new();
         for round in 0..3 {
             let text: String = (0..200)
@@ -578,24 +608,58 @@ mod tests {
                     other => panic!("{step}: {id}: {other:?}"),
                 }
             }
+            // By path in a commit named by id or by a ref, the ref symbolic or not; a path or
+            // a ref that is not there is surely missing.
+            let tip = &ids[ids.len() - 3];
+            let blob = printed(&format!("{tip}:.rail/allowed-signers"));
+            for name in [
+                format!("{tip}:.rail/allowed-signers"),
+                "refs/heads/main:.rail/allowed-signers".to_string(),
+                "refs/remotes/origin/HEAD:.rail/allowed-signers".to_string(),
+            ] {
+                match objects.get(&name, 1 << 20).unwrap() {
+                    Object::Read { kind, bytes } => {
+                        assert_eq!((kind, bytes), blob, "{step}: {name}")
+                    }
+                    other => panic!("{step}: {name}: {other:?}"),
+                }
+            }
+            for name in [
+                format!("{tip}:.rail/nothing"),
+                format!("{tip}:claims.md/below"),
+                "refs/remotes/origin/gone:.rail/allowed-signers".to_string(),
+            ] {
+                let got = objects.get(&name, 1 << 20).unwrap();
+                assert!(matches!(got, Object::Missing), "{step}: {name}");
+            }
             assert_eq!(
                 objects.batch.is_none(),
                 in_process,
                 "{step}: read without git"
             );
-            let blob = git(d, &["rev-parse", "HEAD:claims.md"]).trim().to_string();
+            let claims = git(d, &["rev-parse", "HEAD:claims.md"]).trim().to_string();
             assert!(matches!(
-                objects.get(&blob, 10).unwrap(),
+                objects.get(&claims, 10).unwrap(),
                 Object::TooLarge { .. }
             ));
-            let by_path = objects.get("HEAD:claims.md", 1 << 20).unwrap();
-            assert!(matches!(by_path, Object::Read { ref kind, .. } if kind == "blob"));
+            let by_git = objects.get("HEAD:claims.md", 1 << 20).unwrap();
+            assert!(matches!(by_git, Object::Read { ref kind, .. } if kind == "blob"));
+            assert!(objects.batch.is_some(), "{step}: HEAD is git's to resolve");
             let unknown = "0123456789abcdef0123456789abcdef01234567";
             assert!(matches!(
                 objects.get(unknown, 1 << 20).unwrap(),
                 Object::Missing
             ));
         };
+        git(d, &["update-ref", "refs/remotes/origin/main", "main"]);
+        git(
+            d,
+            &[
+                "symbolic-ref",
+                "refs/remotes/origin/HEAD",
+                "refs/remotes/origin/main",
+            ],
+        );
         check("loose", true);
         git(d, &["gc", "-q", "--aggressive"]);
         assert!(
