@@ -455,6 +455,29 @@ impl CatFile {
         files.object(&at).map(Some)
     }
 
+    /// Writes `body` as an object of `kind` into the repository as `git hash-object -w` does:
+    /// in this process where objects are read here and git's config leaves nothing to git
+    /// (another hash, shared permissions, a fsync asked for). Its id, else `None`: ask git.
+    pub fn write(&mut self, kind: ObjectKind, body: &[u8]) -> Option<String> {
+        let (common, _) = self.files.as_ref()?;
+        let repo = repo::discover(&self.dir)?;
+        let settings = config::files(&repo, &self.dir)?;
+        for name in [
+            "extensions.objectformat",
+            "core.sharedrepository",
+            "core.fsync",
+            "core.fsyncobjectfiles",
+            "core.fsyncmethod",
+            "core.loosecompression",
+        ] {
+            let key = rail_core::formats::gitconfig::Key::parse(name)?;
+            if settings.lookup(&key) != rail_core::formats::gitconfig::Lookup::Unset {
+                return None;
+            }
+        }
+        objects::write_loose(common, kind, body).map(|id| rail_core::formats::gitobject::hex(&id))
+    }
+
     fn batch(&mut self) -> Result<&mut Batch, String> {
         if self.batch.is_none() {
             self.batch = Some(Batch::start(&self.dir)?);

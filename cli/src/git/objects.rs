@@ -77,6 +77,74 @@ pub fn resolve_ref(git_dir: &Path, name: &str) -> Option<Option<Oid>> {
     None
 }
 
+/// Writes `body` as a loose object of `kind` into the store of the common dir `git_dir` as
+/// `git hash-object -w` does — deflated, written to a temporary file beside it, made read-only
+/// and renamed to its id — and returns its id; `None`, with nothing left behind, wherever git
+/// must write it (environment that moves the store, a link or anything not a folder where the
+/// object's folder is, an error). What git's config says of writing objects (another hash,
+/// shared permissions, a fsync) is the caller's to check first ([`crate::git::CatFile::write`]).
+pub fn write_loose(git_dir: &Path, kind: Kind, body: &[u8]) -> Option<Oid> {
+    if !plain_refs(git_dir) {
+        return None;
+    }
+    let id = gitobject::id(kind, body);
+    let hex = gitobject::hex(&id);
+    let store = git_dir.join("objects");
+    let dir = store.join(&hex[..2]);
+    let path = dir.join(&hex[2..]);
+    let is_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    if !is_dir(&store) {
+        return None;
+    }
+    match std::fs::symlink_metadata(&path) {
+        // The same bytes under the same id: already written.
+        Ok(m) if m.is_file() => return Some(id),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        _ => return None,
+    }
+    if !is_dir(&dir) {
+        match std::fs::create_dir(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && is_dir(&dir) => {}
+            Err(_) => return None,
+        }
+    }
+    let mut raw = format!("{} {}\0", kind.name(), body.len()).into_bytes();
+    raw.extend_from_slice(body);
+    // git's own level for loose objects (`core.looseCompression` unset: the fastest).
+    let deflated = miniz_oxide::deflate::compress_to_vec_zlib(&raw, 1);
+    let tmp = dir.join(format!(
+        "tmp_obj_rail_{}_{}",
+        std::process::id(),
+        &hex[2..10]
+    ));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut file| {
+            use std::io::Write;
+            file.write_all(&deflated)?;
+            let mut perms = file.metadata()?.permissions();
+            perms.set_readonly(true);
+            file.set_permissions(perms)
+        });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        return None;
+    }
+    match std::fs::rename(&tmp, &path) {
+        Ok(()) => Some(id),
+        Err(_) => {
+            let _ = std::fs::remove_file(&tmp);
+            // Another writer put the same object there first.
+            std::fs::symlink_metadata(&path)
+                .is_ok_and(|m| m.is_file())
+                .then_some(id)
+        }
+    }
+}
+
 /// `ref: refs/...` names another ref: a plain path under `refs/`, or `None`.
 fn symbolic(text: &str) -> Option<String> {
     let name = text.strip_prefix("ref:")?.trim();
@@ -669,5 +737,45 @@ mod tests {
                 > 0
         );
         check("packed, with deltas", true);
+    }
+
+    /// An object written in this process is the one `git hash-object -w` writes: the same id,
+    /// read back by git, checked whole by `git fsck`; written twice, it is there once; where
+    /// git's config has a say in writing objects, git is left to write it.
+    #[test]
+    fn an_object_written_here_is_the_one_git_writes() {
+        use crate::git::CatFile;
+        let dir = tempfile::tempdir().unwrap();
+        let d = &dir.path().canonicalize().unwrap();
+        git(d, &["init", "-q"]);
+        git(d, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        let head = git(d, &["cat-file", "commit", "HEAD"]);
+        let body = head.replace("one\n", "one, rewritten here\n");
+        let mut objects = CatFile::start(d).unwrap();
+        let id = objects
+            .write(Kind::Commit, body.as_bytes())
+            .expect("written here");
+        std::fs::write(d.join("body"), &body).unwrap();
+        let by_git = git(d, &["hash-object", "-t", "commit", "body"]);
+        assert_eq!(id, by_git.trim());
+        assert_eq!(git(d, &["cat-file", "commit", &id]), body);
+        git(d, &["update-ref", "refs/rail/written", &id]);
+        git(d, &["fsck", "--strict", "--no-dangling"]);
+        assert_eq!(
+            objects.write(Kind::Commit, body.as_bytes()),
+            Some(id.clone())
+        );
+        let folder = d.join(".git/objects").join(&id[..2]);
+        let names: Vec<String> = std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, [id[2..].to_string()], "no temporary file left");
+        git(d, &["config", "core.sharedRepository", "group"]);
+        assert_eq!(
+            objects.write(Kind::Blob, b"shared\n"),
+            None,
+            "git's to write"
+        );
     }
 }

@@ -166,8 +166,9 @@ fn key_of(config: &BTreeMap<String, String>) -> Option<PathBuf> {
 /// Signs the commits `ids` (made unsigned by `git fast-import`) with `key`: each commit's bytes
 /// signed in git's namespace — in this process for an Ed25519 key file without a passphrase,
 /// else by one `ssh-keygen -Y sign` for all of them — the signature put in as git puts it (a
-/// `gpgsig` header), the signed commits written by one `git hash-object`. Returns the signed
-/// commits' ids, in order.
+/// `gpgsig` header), the signed commits written in this process where objects can be
+/// ([`CatFile::write`]), else by one `git hash-object`. Returns the signed commits' ids, in
+/// order.
 pub fn sign(
     dir: &Path,
     scratch: &Path,
@@ -203,6 +204,19 @@ pub fn sign(
             sigs?
         }
     };
+    // Written in this process where it can be; else all of them by one `git hash-object`.
+    let here: Option<Vec<String>> = (raws.iter().zip(&sigs))
+        .map(|(raw, sig)| {
+            objects.write(
+                rail_core::formats::gitobject::ObjectKind::Commit,
+                &with_signature(raw, sig),
+            )
+        })
+        .collect();
+    if let Some(ids) = here {
+        cleanup(&files);
+        return Ok(ids);
+    }
     let mut signed = Vec::new();
     for ((f, raw), sig) in files.iter().zip(&raws).zip(&sigs) {
         if let Err(e) = std::fs::write(signed_path(f), with_signature(raw, sig)) {
