@@ -249,14 +249,14 @@ pub fn reparse(old: &RailDoc, edits: &[TextEdit]) -> Result<RailDoc, crate::text
     // more (an edit writing what was there), which is only read again.
     let prefix = edits.iter().map(|e| e.span.start).min();
     let suffix = edits.iter().map(|e| e.span.end).max();
-    let kept = Kept {
+    let mut kept = Kept {
         old,
         prefix: prefix.unwrap_or(old.text.len()),
         suffix: suffix.map_or(0, |end| old.text.len() - end),
         delta: text.len() as isize - old.text.len() as isize,
         next: 0,
     };
-    Ok(read(text, Some(kept)))
+    Ok(read(text, Some(&mut kept)))
 }
 
 /// Where a line of `old` is in the new text, when its bytes, its terminator and the newline
@@ -325,7 +325,7 @@ impl Kept<'_> {
 
 /// Reads `text` into a document; with `kept`, a line it finds in the old document is taken as
 /// it was read there (moved), when it is in code or HTML as before.
-fn read(text: String, mut kept: Option<Kept<'_>>) -> RailDoc {
+fn read(text: String, mut kept: Option<&mut Kept<'_>>) -> RailDoc {
     let (excluded, open) = markdown::markup(&text);
     let mut excluded_iter = excluded.iter().peekable();
     let count = text.bytes().filter(|b| *b == b'\n').count() + 1;
