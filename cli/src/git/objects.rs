@@ -238,7 +238,6 @@ pub fn refs_under(git_dir: &Path, names: &[&str]) -> Option<Vec<(String, String)
     Some(found.into_iter().collect())
 }
 
-/// A small git file's text: `Some(None)` when missing, `None` when it cannot be read plainly.
 /// Are the refs of the common dir `git_dir` plain files that Rail may read and write as git
 /// does? Not with another ref store, or with environment that moves the repository.
 fn plain_refs(git_dir: &Path) -> bool {
@@ -323,6 +322,7 @@ pub fn write_ref(git_dir: &Path, name: &str, id: &str) -> bool {
     }
 }
 
+/// A small git file's text: `Some(None)` when missing, `None` when it cannot be read plainly.
 fn read_small(path: &Path) -> Option<Option<String>> {
     match crate::sys::railfile::read_max(path, 1 << 20) {
         Ok(Some((bytes, _))) => String::from_utf8(bytes).ok().map(Some),
