@@ -376,19 +376,15 @@ impl CatFile {
     /// Objects of the repository whose checkout (or git dir) is `dir`. Its files are read in
     /// this process only when nothing in the environment moves the repository or its objects.
     pub fn start(dir: &Path) -> Result<CatFile, String> {
-        const ENV: &[&str] = &[
-            "GIT_DIR",
-            "GIT_COMMON_DIR",
-            "GIT_OBJECT_DIRECTORY",
-            "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-        ];
-        let plain = !ENV.iter().any(|v| crate::sys::env::var_os(v).is_some());
-        let files = plain.then(|| repo::discover(dir)).flatten().and_then(|r| {
-            Some((
-                r.common_dir.clone(),
-                objects::ObjectFiles::open(&r.common_dir)?,
-            ))
-        });
+        let files = objects::plain_objects()
+            .then(|| repo::discover(dir))
+            .flatten()
+            .and_then(|r| {
+                Some((
+                    r.common_dir.clone(),
+                    objects::ObjectFiles::open(&r.common_dir)?,
+                ))
+            });
         Ok(CatFile {
             dir: dir.to_path_buf(),
             files,

@@ -84,7 +84,7 @@ pub fn resolve_ref(git_dir: &Path, name: &str) -> Option<Option<Oid>> {
 /// object's folder is, an error). What git's config says of writing objects (another hash,
 /// shared permissions, a fsync) is the caller's to check first ([`crate::git::CatFile::write`]).
 pub fn write_loose(git_dir: &Path, kind: Kind, body: &[u8]) -> Option<Oid> {
-    if !plain_refs(git_dir) {
+    if !plain_objects() {
         return None;
     }
     let id = gitobject::id(kind, body);
@@ -238,16 +238,23 @@ pub fn refs_under(git_dir: &Path, names: &[&str]) -> Option<Vec<(String, String)
     Some(found.into_iter().collect())
 }
 
+/// Environment that moves a repository, or its objects, away from where its files say.
+const MOVED_BY: &[&str] = &["GIT_DIR", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"];
+
+fn any_set(names: &[&str]) -> bool {
+    names.iter().any(|v| crate::sys::env::var_os(v).is_some())
+}
+
 /// Are the refs of the common dir `git_dir` plain files that Rail may read and write as git
 /// does? Not with another ref store, or with environment that moves the repository.
 fn plain_refs(git_dir: &Path) -> bool {
-    const ENV: &[&str] = &[
-        "GIT_DIR",
-        "GIT_COMMON_DIR",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_REF_PARANOIA",
-    ];
-    !ENV.iter().any(|v| crate::sys::env::var_os(v).is_some()) && !git_dir.join("reftable").exists()
+    !any_set(MOVED_BY) && !any_set(&["GIT_REF_PARANOIA"]) && !git_dir.join("reftable").exists()
+}
+
+/// May a repository's objects be read and written in its own files as git does? Not with
+/// environment that moves them or adds other stores.
+pub fn plain_objects() -> bool {
+    !any_set(MOVED_BY) && !any_set(&["GIT_ALTERNATE_OBJECT_DIRECTORIES"])
 }
 
 /// Points the ref `name` (a plain name under `refs/`) of the common dir `git_dir` at the commit
