@@ -340,8 +340,8 @@ pub fn config_set(dir: &Path, key: &str, value: &str) -> Result<(), String> {
 /// asked of one `git cat-file --batch` process, started when first needed.
 pub struct CatFile {
     dir: std::path::PathBuf,
-    /// The repository's common dir and object files, when they are read in this process.
-    files: Option<(std::path::PathBuf, objects::ObjectFiles)>,
+    /// The repository and its object files, when they are read in this process.
+    files: Option<(repo::Repo, objects::ObjectFiles)>,
     batch: Option<Batch>,
 }
 
@@ -380,10 +380,8 @@ impl CatFile {
             .then(|| repo::discover(dir))
             .flatten()
             .and_then(|r| {
-                Some((
-                    r.common_dir.clone(),
-                    objects::ObjectFiles::open(&r.common_dir)?,
-                ))
+                let files = objects::ObjectFiles::open(&r.common_dir)?;
+                Some((r, files))
             });
         Ok(CatFile {
             dir: dir.to_path_buf(),
@@ -417,19 +415,10 @@ impl CatFile {
     /// `<rev>` is a commit's id or a full ref name (`refs/…`) and `<path>` a plain path in its
     /// tree. `Some(None)`: there is surely no such object; `None`: git must say.
     fn read_here(&mut self, name: &str) -> Option<Option<(ObjectKind, Vec<u8>)>> {
-        let (common, files) = self.files.as_mut()?;
+        let (repo, files) = self.files.as_mut()?;
         let Some((rev, path)) = name.split_once(':') else {
             return files.object(&parse_hex(name.as_bytes())?).map(Some);
         };
-        let commit = match parse_hex(rev.as_bytes()) {
-            Some(oid) => oid,
-            None if rev.starts_with("refs/") => match objects::resolve_ref(common, rev)? {
-                Some(oid) => oid,
-                None => return Some(None),
-            },
-            None => return None,
-        };
-        let mut at = files.commit_tree(&commit)?;
         let parts: Vec<&str> = path.split('/').collect();
         if parts
             .iter()
@@ -437,6 +426,17 @@ impl CatFile {
         {
             return None;
         }
+        let commit = match parse_hex(rev.as_bytes()) {
+            Some(oid) => oid,
+            None if rev.starts_with("refs/") => {
+                match objects::resolve_ref(&repo.common_dir, rev)? {
+                    Some(oid) => oid,
+                    None => return Some(None),
+                }
+            }
+            None => return None,
+        };
+        let mut at = files.commit_tree(&commit)?;
         for (i, part) in parts.iter().enumerate() {
             let entries = files.tree(&at)?;
             let Some(entry) = entries.iter().find(|e| e.name == *part) else {
@@ -455,9 +455,8 @@ impl CatFile {
     /// in this process where objects are read here and git's config leaves nothing to git
     /// (another hash, shared permissions, a fsync asked for). Its id, else `None`: ask git.
     pub fn write(&mut self, kind: ObjectKind, body: &[u8]) -> Option<String> {
-        let (common, _) = self.files.as_ref()?;
-        let repo = repo::discover(&self.dir)?;
-        let settings = config::files(&repo, &self.dir)?;
+        let (repo, _) = self.files.as_ref()?;
+        let settings = config::files(repo, &self.dir)?;
         for name in [
             "extensions.objectformat",
             "core.sharedrepository",
@@ -471,7 +470,8 @@ impl CatFile {
                 return None;
             }
         }
-        objects::write_loose(common, kind, body).map(|id| rail_core::formats::gitobject::hex(&id))
+        objects::write_loose(&repo.common_dir, kind, body)
+            .map(|id| rail_core::formats::gitobject::hex(&id))
     }
 
     fn batch(&mut self) -> Result<&mut Batch, String> {
