@@ -115,8 +115,12 @@ fn signing_config(repo: Option<&Repo>, dir: &Path) -> BTreeMap<String, String> {
     {
         return read;
     }
-    let line = GitLine::new(&["config", "--get-regexp"])
-        .operand("^(rail\\.signingkey|gpg\\.format|user\\.signingkey|gpg\\.ssh\\.revocationfile)$");
+    let names: Vec<String> = SIGNING_CONFIG
+        .iter()
+        .map(|n| n.replace('.', "\\."))
+        .collect();
+    let pattern = format!("^({})$", names.join("|"));
+    let line = GitLine::new(&["config", "--get-regexp"]).operand(&pattern);
     let listed = git::run(dir, &line).unwrap_or_default();
     (listed.lines())
         .filter_map(|l| l.split_once(' ').or(Some((l, ""))))
