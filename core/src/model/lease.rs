@@ -130,13 +130,12 @@ pub struct Lease {
     words: Option<Words>,
 }
 
-/// The facts of a lease's sentence beside its times.
+/// The facts of a lease's sentence beside its times (the lease is `end - start`; the time idle,
+/// `end - start - left`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Words {
     why: Why,
-    now: Time,
-    lease: TimeDelta,
-    /// The latest recorded claim or renewal time after `now`.
+    /// The latest recorded claim or renewal time after the evaluation's `now`.
     future: Option<Time>,
     /// The recorded time of the latest activity, when a sighting counted it later.
     raised: Option<Time>,
@@ -145,8 +144,8 @@ struct Words {
 /// Which rule decided the state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Why {
-    /// No time at all: the owner is dead, or the lease cannot run out.
-    NoTime { dead: bool },
+    /// No time at all: stale when the owner is dead, else the lease cannot run out.
+    NoTime,
     /// The owner is known dead.
     Dead,
     /// The lease ran out, but the owner is known alive.
@@ -182,16 +181,17 @@ impl Lease {
             Some(pid) => format!("owner process {pid}"),
             None => "its owner".to_string(),
         };
-        let (Some(start), Some(left)) = (self.start, self.left) else {
-            return match w.why {
-                Why::NoTime { dead: true } => format!("{} is dead", owner()),
+        let (Some(start), Some(end), Some(left)) = (self.start, self.end, self.left) else {
+            return match self.state {
+                LeaseState::Stale => format!("{} is dead", owner()),
                 _ => {
                     "no claim time is known (add `since:`), so the lease cannot run out".to_string()
                 }
             };
         };
-        let idle = w.now - start;
-        let lease_text = format_duration(w.lease);
+        let lease = end - start;
+        let idle = lease - left;
+        let lease_text = format_duration(lease);
         let since = || {
             let mut text = match self.activity {
                 Activity::Commit => format!("last commit on {branch} {} ago", ago(idle)),
@@ -214,7 +214,7 @@ impl Lease {
             text
         };
         match w.why {
-            Why::Dead | Why::NoTime { .. } => format!("{} is dead ({})", owner(), since()),
+            Why::Dead | Why::NoTime => format!("{} is dead ({})", owner(), since()),
             Why::OutButAlive => format!(
                 "lease of {lease_text} ran out {} ago, but {} is alive",
                 ago(-left),
@@ -240,7 +240,7 @@ impl Lease {
             Why::Left => format!(
                 "{} left of {lease_text} (until {}); {}",
                 format_duration(left),
-                format_time(start + w.lease),
+                format_time(end),
                 since()
             ),
         }
@@ -282,8 +282,6 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
     let words = |why: Why, raised: Option<Time>| {
         Some(Words {
             why,
-            now,
-            lease: input.lease,
             future,
             raised,
         })
@@ -302,7 +300,7 @@ pub fn evaluate(input: &LeaseInput<'_>, now: Time, expiring: TimeDelta) -> Lease
             } else {
                 LeaseState::Live
             },
-            words: words(Why::NoTime { dead }, None),
+            words: words(Why::NoTime, None),
         };
     };
 
